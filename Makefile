@@ -1,0 +1,47 @@
+# tessera: `make run` sets up, builds and runs the demo; `make test` sets up, builds and tests.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DTESSERA_WERROR=ON
+SAN_BUILD ?= build-asan
+
+# Debian packages the library, its tests and benchmarks need.
+DEB_PACKAGES = cmake make gcc pkg-config libdeflate-dev libcfitsio-dev libcfitsio-bin \
+	libzstd-dev liblz4-dev libbz2-dev libcjson-dev libmsgpack-dev python3 python3-numpy \
+	python3-astropy
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all run test deps build build-asan test-asan clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	./$(BUILD)/tessera demo
+
+# The whole suite, then the suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	$(MAKE) test-asan
+
+build-asan: deps
+	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=ON -DTESSERA_WERROR=ON -DTESSERA_BUILD_BENCH=OFF
+	cmake --build $(SAN_BUILD) -j $(JOBS)
+
+test-asan: build-asan
+	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD) $(SAN_BUILD)

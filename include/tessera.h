@@ -1,0 +1,240 @@
+/* tessera.h - the public C API of libtessera: chunked, compressed arrays into memory. */
+#ifndef TESSERA_H
+#define TESSERA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TSR_VERSION_MAJOR 0
+#define TSR_VERSION_MINOR 1
+#define TSR_VERSION_PATCH 0
+#define TSR_VERSION_STRING "0.1.0"
+
+/* The most dimensions an array or a selection result may have. */
+#define TSR_MAX_DIM 32
+
+#if defined(__GNUC__)
+#define TSR_API __attribute__((visibility("default")))
+#else
+#define TSR_API
+#endif
+
+/*
+ * Status codes. Every fallible call returns TSR_OK (0) or one of these negative codes;
+ * tsr_strerror() names them and tsr_errmsg() gives the detail of this thread's last failure
+ * (file, HDU/array, chunk/tile, what was wrong).
+ */
+#define TSR_STATUS_LIST(X)                                                          \
+	X(TSR_OK, 0, "success")                                                     \
+	X(TSR_E_INVALID_ARG, -1, "invalid argument")                                \
+	X(TSR_E_NOMEM, -2, "out of memory")                                         \
+	X(TSR_E_IO, -3, "I/O error")                                                \
+	X(TSR_E_FORMAT, -4, "malformed file or metadata")                           \
+	X(TSR_E_UNSUPPORTED, -5, "unsupported feature")                             \
+	X(TSR_E_CORRUPT, -6, "corrupt compressed data")                             \
+	X(TSR_E_RANGE, -7, "index out of range")                                    \
+	X(TSR_E_SELECTION, -8, "malformed selection")                               \
+	X(TSR_E_NOT_FOUND, -9, "not found")                                         \
+	X(TSR_E_TOO_SMALL, -10, "destination buffer too small")                     \
+	X(TSR_E_NO_DEVICE, -11, "device or memory space not available")             \
+	X(TSR_E_INTERNAL, -12, "internal error")
+
+enum tsr_status {
+#define TSR_X_ENUM(name, value, text) name = value,
+	TSR_STATUS_LIST(TSR_X_ENUM)
+#undef TSR_X_ENUM
+};
+
+/* tsr_strerror() returns a static description of a status code. */
+TSR_API const char *tsr_strerror(int status);
+/* tsr_status_name() returns the code's name, e.g. "TSR_E_CORRUPT". */
+TSR_API const char *tsr_status_name(int status);
+/*
+ * tsr_errmsg() returns the detailed message of the calling thread's last failed call
+ * ("c.fits: HDU 1: tile 7: RICE_1: block 3 runs past the end of the tile"). The string
+ * stays valid until this thread's next tessera call. Threads never see each other's messages.
+ */
+TSR_API const char *tsr_errmsg(void);
+
+/* Library version as a string ("0.1.0"). */
+TSR_API const char *tsr_version(void);
+
+/* Element types, as NumPy names them. */
+enum tsr_dtype {
+	TSR_DTYPE_INVALID = 0,
+	TSR_BOOL,
+	TSR_INT8,
+	TSR_INT16,
+	TSR_INT32,
+	TSR_INT64,
+	TSR_UINT8,
+	TSR_UINT16,
+	TSR_UINT32,
+	TSR_UINT64,
+	TSR_FLOAT16,
+	TSR_FLOAT32,
+	TSR_FLOAT64,
+	TSR_COMPLEX64,
+	TSR_COMPLEX128,
+};
+
+/* tsr_dtype_size() returns the size in bytes of one element, 0 for an invalid dtype. */
+TSR_API size_t tsr_dtype_size(enum tsr_dtype dtype);
+/* tsr_dtype_name() returns the NumPy name ("int16", "float32", ...). */
+TSR_API const char *tsr_dtype_name(enum tsr_dtype dtype);
+/* tsr_dtype_npy_descr() returns the NPY descr in little-endian ("<i2", "|u1", ...). */
+TSR_API const char *tsr_dtype_npy_descr(enum tsr_dtype dtype);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Context: thread pool and shared settings. Thread-safe: many threads may read through one
+ * context at once (each array handle, though, belongs to one thread at a time). */
+
+struct tsr_context;
+
+struct tsr_context_options {
+	size_t struct_size;    /* sizeof(struct tsr_context_options) */
+	int nthreads;          /* worker threads; 0 = all online CPUs, 1 = decode on the caller */
+};
+
+TSR_API int tsr_context_create(const struct tsr_context_options *opts, /* NULL: defaults */
+			       struct tsr_context **ctx_ret);
+/* tsr_context_free() frees a context; NULL is a no-op. Arrays opened on it must be freed first. */
+TSR_API void tsr_context_free(struct tsr_context *ctx);
+/* tsr_context_nthreads() returns how many threads decode for this context. */
+TSR_API int tsr_context_nthreads(const struct tsr_context *ctx);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Arrays. An array is one FITS image HDU (or later a Zarr array or a Blosc2 array). A handle
+ * may be used by one thread at a time; open one handle per thread to read in parallel. */
+
+struct tsr_array;
+
+struct tsr_open_options {
+	size_t struct_size;    /* sizeof(struct tsr_open_options) */
+	int hdu;               /* FITS: HDU index as astropy counts (primary = 0); -1 = the first
+				  HDU with image data */
+	int raw;               /* 1: stored values (no BSCALE/BZERO, no dequantization) */
+};
+
+TSR_API int tsr_open(struct tsr_context *ctx, const char *path,
+		     const struct tsr_open_options *opts, /* NULL: defaults */
+		     struct tsr_array **array_ret);
+/* tsr_array_free() closes an array; NULL is a no-op. */
+TSR_API void tsr_array_free(struct tsr_array *array);
+
+struct tsr_array_info {
+	size_t struct_size;            /* set by the caller: sizeof(struct tsr_array_info) */
+	const char *format;            /* "fits" */
+	const char *path;
+	int index;                     /* FITS: HDU index */
+	enum tsr_dtype dtype;          /* dtype that tsr_read() returns */
+	enum tsr_dtype stored_dtype;   /* dtype stored in the file (before scaling) */
+	int ndim;
+	int64_t shape[TSR_MAX_DIM];    /* C order (slowest axis first), as NumPy */
+	int64_t chunk_shape[TSR_MAX_DIM]; /* tile / chunk shape, C order */
+	int64_t nchunks;
+	const char *codec;             /* "none", "GZIP_1", "RICE_1", ... */
+	const char *reader;            /* "tessera" or "cfitsio" (fallback) */
+	uint64_t stored_nbytes;        /* bytes of the data in the file (compressed) */
+	int scaled;                    /* 1 when values are transformed (BSCALE/BZERO, quantized) */
+};
+
+/* Fills *info_ret; its strings live as long as the array. */
+TSR_API int tsr_array_info(const struct tsr_array *array, struct tsr_array_info *info_ret);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Selections: NumPy basic indexing (integers, slices with any step, "...", None). */
+
+enum tsr_sel_kind {
+	TSR_SEL_INDEX = 1,   /* one integer; removes the axis */
+	TSR_SEL_SLICE,       /* start:stop:step, each may be absent */
+	TSR_SEL_ELLIPSIS,    /* ... */
+	TSR_SEL_NEWAXIS,     /* None */
+};
+
+struct tsr_sel_item {
+	enum tsr_sel_kind kind;
+	int64_t start, stop, step; /* INDEX: start; SLICE: see has_* */
+	unsigned char has_start, has_stop, has_step;
+};
+
+struct tsr_selection {
+	int nitems;
+	struct tsr_sel_item items[2 * TSR_MAX_DIM];
+};
+
+/* Parses "10:50,3:200", "-1,...,::2", "None,5". An empty string selects everything. */
+TSR_API int tsr_selection_parse(const char *spec, struct tsr_selection *sel_ret);
+
+/* The shape of what a selection selects from an array, with NumPy's rules. */
+TSR_API int tsr_selection_shape(const struct tsr_array *array, const struct tsr_selection *sel,
+				int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM]);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Reading. */
+
+enum tsr_mem {
+	TSR_MEM_HOST = 0,
+	TSR_MEM_HOST_PINNED,
+	TSR_MEM_CUDA,
+};
+
+struct tsr_buffer {
+	void *data;            /* destination; C order, native byte order, dtype of the array */
+	size_t nbytes;         /* capacity in bytes */
+	enum tsr_mem mem;
+	void *cuda_stream;     /* cudaStream_t, for TSR_MEM_CUDA */
+};
+
+struct tsr_read_options {
+	size_t struct_size;    /* sizeof(struct tsr_read_options) */
+	int nthreads;          /* 0: the context's threads; n: at most n */
+};
+
+/* What a read really did. */
+struct tsr_receipt {
+	size_t struct_size;            /* set by the caller: sizeof(struct tsr_receipt) */
+	char driver[16];               /* "fits" */
+	char backend[16];              /* "posix" */
+	char engine[16];               /* "cpu" */
+	char codec[32];                /* codec of the chunks decoded */
+	char reader[16];               /* "tessera", or "cfitsio" when tiles went through CFITSIO */
+	char fallback[160];            /* why a fallback ran; empty when none did */
+	int nthreads;
+	int64_t chunks_total;          /* chunks in the array */
+	int64_t chunks_read;           /* chunks the selection touched */
+	uint64_t bytes_read;           /* bytes fetched from storage */
+	uint64_t bytes_decoded;        /* bytes the codecs produced */
+	uint64_t bytes_out;            /* bytes written to the destination */
+	double t_plan, t_fetch, t_decode, t_place; /* seconds; fetch/decode/place summed over threads */
+	double t_total;                /* wall-clock seconds of the read */
+};
+
+/*
+ * tsr_read() reads the selection (NULL: everything) into dst. The destination receives the
+ * selected values in C order with the array's dtype; dst->nbytes must be at least the
+ * selection's size. receipt_ret may be NULL.
+ */
+TSR_API int tsr_read(struct tsr_array *array, const struct tsr_selection *sel,
+		     const struct tsr_buffer *dst, const struct tsr_read_options *opts,
+		     struct tsr_receipt *receipt_ret);
+
+/*
+ * tsr_read_alloc() reads into a buffer the library allocates (host memory); free it with
+ * tsr_free(). The shape of the result is returned in ndim_ret/shape_ret.
+ */
+TSR_API int tsr_read_alloc(struct tsr_array *array, const struct tsr_selection *sel,
+			   const struct tsr_read_options *opts, void **data_ret, size_t *nbytes_ret,
+			   int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM],
+			   struct tsr_receipt *receipt_ret);
+/* Frees memory that tessera allocated for the caller. NULL is a no-op. */
+TSR_API void tsr_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TESSERA_H */

@@ -1,0 +1,163 @@
+/* chain.c - runs a chunk's codec chain: codec, byte planes, then value transform. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "codecs.h"
+
+void tsr_scratch_free(struct tsr_scratch *s)
+{
+	for (int i = 0; i < 3; i++) {
+		free(s->buf[i]);
+		s->buf[i] = NULL;
+		s->cap[i] = 0;
+	}
+	tsr_inflate_free(s->inflater);
+	s->inflater = NULL;
+}
+
+static void *tsr_scratch_get(struct tsr_scratch *s, int i, size_t n)
+{
+	if (s->cap[i] < n) {
+		free(s->buf[i]);
+		/* 64 bytes of slack: decoders may read a word past the end safely. */
+		s->buf[i] = malloc(n + 64);
+		s->cap[i] = s->buf[i] ? n : 0;
+	}
+	return s->buf[i];
+}
+
+static enum tsr_dtype tsr_int_of_width(size_t w)
+{
+	switch (w) {
+	case 1: return TSR_UINT8;
+	case 2: return TSR_INT16;
+	case 4: return TSR_INT32;
+	case 8: return TSR_INT64;
+	default: return TSR_DTYPE_INVALID;
+	}
+}
+
+int tsr_chunk_decode(const struct tsr_chunk_ref *ref, void *src, size_t src_nbytes, void *out,
+		     struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret)
+{
+	const struct tsr_codec_step *c = &ref->codec;
+	size_t npix = (size_t)ref->npix;
+	enum tsr_dtype elem = c->elem;
+	size_t w = tsr_dtype_size(elem);
+	int be = c->big_endian;
+	void *raw = NULL;
+	size_t raw_nbytes = 0;
+	int st;
+
+	*decoded_nbytes_ret = 0;
+	if (c->id == TSR_CODEC_FILL) {
+		size_t ow = tsr_dtype_size(ref->xform.out);
+		unsigned char *o = out;
+		for (size_t i = 0; i < npix; i++)
+			memcpy(o + i * ow, ref->xform.fill, ow);
+		return TSR_OK;
+	}
+	switch (c->id) {
+	case TSR_CODEC_NONE:
+		raw = src;
+		raw_nbytes = src_nbytes;
+		break;
+	case TSR_CODEC_GZIP:
+	case TSR_CODEC_ZLIB:
+	case TSR_CODEC_DEFLATE: {
+		/* Room for the widest element, since FITS decides the width by the size. */
+		size_t cap = npix * (c->elem_from_size ? 8 : w);
+		raw = tsr_scratch_get(scratch, 0, cap);
+		if (!raw)
+			return tsr_error(TSR_E_NOMEM, "out of memory for %zu bytes", cap);
+		st = tsr_inflate(&scratch->inflater, c->id, raw, cap, src, src_nbytes, &raw_nbytes);
+		if (st)
+			return st;
+		break;
+	}
+	case TSR_CODEC_RICE:
+		w = (size_t)c->rice_bytepix;
+		elem = tsr_int_of_width(w);
+		be = 0;
+		raw_nbytes = npix * w;
+		raw = tsr_scratch_get(scratch, 0, raw_nbytes);
+		if (!raw)
+			return tsr_error(TSR_E_NOMEM, "out of memory for %zu bytes", raw_nbytes);
+		st = tsr_rice_decode(raw, npix, src, src_nbytes, c->rice_bytepix, c->rice_blocksize);
+		if (st)
+			return st;
+		break;
+	case TSR_CODEC_HCOMPRESS:
+	case TSR_CODEC_PLIO:
+		w = 4;
+		elem = TSR_INT32;
+		be = 0;
+		raw_nbytes = npix * 4;
+		raw = tsr_scratch_get(scratch, 0, raw_nbytes);
+		if (!raw)
+			return tsr_error(TSR_E_NOMEM, "out of memory for %zu bytes", raw_nbytes);
+		if (c->id == TSR_CODEC_PLIO)
+			st = tsr_plio_decode_cfitsio(raw, npix, src, src_nbytes);
+		else
+			st = tsr_hcompress_decode_cfitsio(raw, npix,
+							  c->tile_nx, c->tile_ny, src, src_nbytes,
+							  c->hcomp_smooth,
+							  c->rice_bytepix);
+		if (st)
+			return st;
+		break;
+	default:
+		return tsr_error(TSR_E_UNSUPPORTED, "codec %d", (int)c->id);
+	}
+	*decoded_nbytes_ret = raw_nbytes;
+
+	if (c->elem_from_size && raw_nbytes != npix * w) {
+		/* CFITSIO decides a GZIP tile's element width from its decoded size. */
+		size_t ew = npix ? raw_nbytes / npix : 0;
+		enum tsr_dtype t = tsr_int_of_width(ew);
+		if (t == TSR_DTYPE_INVALID || ew * npix != raw_nbytes)
+			return tsr_error(TSR_E_CORRUPT, "%s: decodes to %zu bytes, not a whole number of "
+					 "1/2/4/8-byte values for %zu pixels", ref->codec_name,
+					 raw_nbytes, npix);
+		if (tsr_dtype_is_float(elem) && ref->xform.kind != TSR_XF_DEQUANT)
+			return tsr_error(TSR_E_CORRUPT, "%s: float tile decodes to %zu bytes, expected %zu",
+					 ref->codec_name, raw_nbytes, npix * w);
+		elem = t;
+		w = ew;
+	} else if (raw_nbytes != npix * w) {
+		return tsr_error(TSR_E_CORRUPT, "%s: decodes to %zu bytes, expected %zu",
+				 ref->codec_name, raw_nbytes, npix * w);
+	}
+	if (c->byte_shuffle && w > 1) {
+		void *planes = raw;
+		raw = tsr_scratch_get(scratch, 1, raw_nbytes);
+		if (!raw)
+			return tsr_error(TSR_E_NOMEM, "out of memory for %zu bytes", raw_nbytes);
+		tsr_unshuffle_planes(raw, planes, npix, (int)w);
+	}
+	int32_t *tmp = NULL;
+	if (ref->xform.kind == TSR_XF_DEQUANT && elem != TSR_INT32) {
+		tmp = tsr_scratch_get(scratch, 2, npix * 4);
+		if (!tmp)
+			return tsr_error(TSR_E_NOMEM, "out of memory");
+	}
+	if (ref->xform.kind != TSR_XF_DEQUANT && c->elem != TSR_DTYPE_INVALID && elem != c->elem &&
+	    !tsr_dtype_is_float(elem) && !tsr_dtype_is_float(c->elem) && !be) {
+		/* Integer codecs of another width than the image (RICE BYTEPIX, HCOMPRESS, PLIO). */
+		void *conv = tsr_scratch_get(scratch, 2, npix * tsr_dtype_size(c->elem));
+		if (!conv)
+			return tsr_error(TSR_E_NOMEM, "out of memory");
+		st = tsr_int_convert(conv, c->elem, raw, elem, npix);
+		if (st) {
+			tsr_error_prefix("%s", ref->codec_name);
+			return st;
+		}
+		raw = conv;
+		elem = c->elem;
+		w = tsr_dtype_size(elem);
+	}
+	if (ref->xform.kind == TSR_XF_COPY && tsr_dtype_size(ref->xform.out) != w)
+		return tsr_error(TSR_E_CORRUPT, "%s: tile holds %s values in a %s image",
+				 ref->codec_name, tsr_dtype_name(elem), tsr_dtype_name(ref->xform.out));
+	return tsr_values_apply(out, &ref->xform, raw, elem, be, npix, tmp);
+}

@@ -1,0 +1,75 @@
+/* codecs.h - the CPU codecs: pure functions of bytes and parameters. */
+#ifndef TSR_CODECS_H
+#define TSR_CODECS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/chunk.h"
+
+/* DEFLATE family through libdeflate. framing: TSR_CODEC_GZIP, _ZLIB or _DEFLATE. Decodes into
+ * dst (capacity dst_nbytes) and returns the decoded size in *out_nbytes. A gzip stream may hold
+ * several members (as gzip(1) allows). *state holds the caller's decompressor (NULL at first;
+ * one per thread; release with tsr_inflate_free). */
+int tsr_inflate(void **state, enum tsr_codec_id framing, void *dst, size_t dst_nbytes,
+		const void *src, size_t src_nbytes, size_t *out_nbytes);
+void tsr_inflate_free(void *state);
+
+/* FITS RICE_1: decodes exactly npix pixels of bytepix (1, 2 or 4) bytes each into dst, as
+ * native-endian integers (uint8 / int16 / int32 bit patterns). blocksize is BLOCKSIZE (pixels per
+ * block, normally 32). Never reads past src + src_nbytes; corrupt input is TSR_E_CORRUPT. */
+int tsr_rice_decode(void *dst, size_t npix, const void *src, size_t src_nbytes, int bytepix,
+		    int blocksize);
+
+/* The 10000 FITS dither random numbers (CFITSIO's fits_init_randoms, bit for bit). */
+const float *tsr_dither_randoms(void);
+
+/* FITS dequantization of n stored integers q (native int32) into out (TSR_FLOAT32 or
+ * TSR_FLOAT64), bit-identical to CFITSIO's unquantize_i4r4/i4r8:
+ *   dither NONE:  out = q * zscale + zzero
+ *   dither 1/2:   out = ((double)q - R[k] + 0.5) * zscale + zzero, k walking the table from
+ *                 the tile's seed (dither_row = 1-based tile row + ZDITHER0 - 1)
+ *   DITHER_2:     q == -2147483646 gives exactly 0.0 (only when zero_test is set)
+ *   has_blank:    q == blank gives NaN; the walk advances on every pixel. */
+void tsr_dequantize(void *out, enum tsr_dtype out_type, const int32_t *q, size_t n, double zscale,
+		    double zzero, enum tsr_dither dither, int64_t dither_row, int has_blank,
+		    int64_t blank, int zero_test);
+
+/* FITS HCOMPRESS_1 and PLIO_1 tiles, decoded by CFITSIO's own tile decoders (the fallback
+ * reader). out: npix native int32 values (HCOMPRESS of 8/16-bit images too). */
+int tsr_hcompress_decode_cfitsio(int32_t *out, size_t npix, int64_t nx, int64_t ny,
+				 const void *src, size_t src_nbytes, int smooth, int bytepix);
+int tsr_plio_decode_cfitsio(int32_t *out, size_t npix, const void *src, size_t src_nbytes);
+
+/* Undoes FITS GZIP_2 byte shuffling: n elements of w bytes, plane b holding byte b of all. */
+void tsr_unshuffle_planes(void *dst, const void *src, size_t n, int w);
+
+#endif
+
+/* Byte-swaps n elements of w bytes in place. */
+void tsr_bswap_inplace(void *p, size_t n, int w);
+
+/* Turns n stored elements (in, of in_type, big-endian when in_be) into output values per xf.
+ * in may be modified (swapped in place). DEQUANT needs int32-wide in (narrower is widened in
+ * tmp, which must then hold n int32). */
+int tsr_values_apply(void *out, const struct tsr_xform *xf, void *in, enum tsr_dtype in_type,
+		     int in_be, size_t n, int32_t *tmp);
+
+/* Converts n native integers between types; a value that does not fit is TSR_E_CORRUPT
+ * (codecs that always yield int32, like HCOMPRESS_1 and PLIO_1, feeding 8/16-bit images). */
+int tsr_int_convert(void *dst, enum tsr_dtype dst_type, const void *src, enum tsr_dtype src_type,
+		    size_t n);
+
+/* Buffers a thread reuses from chunk to chunk. */
+struct tsr_scratch {
+	void *buf[3];
+	size_t cap[3];
+	void *inflater; /* libdeflate decompressor */
+};
+void tsr_scratch_free(struct tsr_scratch *s);
+
+/* Decodes one chunk's stored bytes (src) into npix output values at out (C order over the
+ * chunk's extent, dtype ref->xform.out). src may be modified. *decoded_nbytes_ret receives
+ * how many bytes the codec produced. */
+int tsr_chunk_decode(const struct tsr_chunk_ref *ref, void *src, size_t src_nbytes, void *out,
+		     struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret);

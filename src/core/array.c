@@ -1,0 +1,85 @@
+/* array.c - opening arrays (choosing the format driver), describing them, freeing them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../io/io.h"
+#include "array.h"
+
+int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_options *opts,
+	     struct tsr_array **array_ret)
+{
+	if (!array_ret)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_open: array_ret is NULL");
+	*array_ret = NULL;
+	if (!ctx || !path)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_open: NULL context or path");
+	struct tsr_open_options o = {sizeof(o), -1, 0};
+	if (opts) {
+		if (opts->struct_size < sizeof(o))
+			return tsr_error(TSR_E_INVALID_ARG, "tsr_open: bad struct_size");
+		o = *opts;
+	}
+	struct tsr_array *a = calloc(1, sizeof(*a));
+	if (!a)
+		return tsr_error(TSR_E_NOMEM, "tsr_open: out of memory");
+	a->ctx = ctx;
+	a->fd = -1;
+	a->path = strdup(path);
+	if (!a->path) {
+		free(a);
+		return tsr_error(TSR_E_NOMEM, "tsr_open: out of memory");
+	}
+	int st = tsr_io_open(path, &a->fd, &a->file_nbytes);
+	if (st == TSR_OK)
+		st = tsr_fits_open(a, &o);
+	if (st != TSR_OK) {
+		tsr_array_free(a);
+		return st;
+	}
+	a->desc.nchunks = 1;
+	for (int d = 0; d < a->desc.ndim; d++) {
+		int64_t c = a->desc.chunk_shape[d];
+		a->desc.grid[d] = c > 0 ? (a->desc.shape[d] + c - 1) / c : 0;
+		a->desc.nchunks *= a->desc.grid[d];
+	}
+	*array_ret = a;
+	return TSR_OK;
+}
+
+void tsr_array_free(struct tsr_array *a)
+{
+	if (!a)
+		return;
+	if (a->ops && a->ops->free)
+		a->ops->free(a->impl);
+	tsr_io_close(a->fd);
+	free(a->path);
+	free(a);
+}
+
+int tsr_array_info(const struct tsr_array *a, struct tsr_array_info *info)
+{
+	if (!a || !info)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_array_info: NULL argument");
+	if (info->struct_size < sizeof(*info))
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_array_info: bad struct_size");
+	const struct tsr_desc *d = &a->desc;
+	memset(info, 0, sizeof(*info));
+	info->struct_size = sizeof(*info);
+	info->format = a->ops ? a->ops->name : "";
+	info->path = a->path;
+	info->index = d->index;
+	info->dtype = d->dtype;
+	info->stored_dtype = d->stored_dtype;
+	info->ndim = d->ndim;
+	for (int i = 0; i < d->ndim; i++) {
+		info->shape[i] = d->shape[i];
+		info->chunk_shape[i] = d->chunk_shape[i];
+	}
+	info->nchunks = d->nchunks;
+	info->codec = d->codec;
+	info->reader = d->reader;
+	info->stored_nbytes = d->stored_nbytes;
+	info->scaled = d->scaled;
+	return TSR_OK;
+}

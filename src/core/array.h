@@ -1,0 +1,51 @@
+/* array.h - an opened array: its description, its format driver, its file. */
+#ifndef TSR_ARRAY_H
+#define TSR_ARRAY_H
+
+#include "chunk.h"
+
+struct tsr_array;
+
+/* What a format driver provides once it has described an array. The engine calls chunk_ref
+ * from several threads at once, so it must only read the driver's state. */
+struct tsr_driver_ops {
+	const char *name;
+	/* Describes chunk number `chunk` (C order over the chunk grid). */
+	int (*chunk_ref)(const struct tsr_array *array, int64_t chunk, struct tsr_chunk_ref *ref_ret);
+	void (*free)(void *impl);
+};
+
+/* The array description every driver fills. */
+struct tsr_desc {
+	int ndim;
+	int64_t shape[TSR_MAX_DIM];
+	int64_t chunk_shape[TSR_MAX_DIM]; /* grid spacing; edge chunks may be smaller */
+	int64_t grid[TSR_MAX_DIM];        /* chunks per axis */
+	int64_t nchunks;
+	enum tsr_dtype dtype;             /* output */
+	enum tsr_dtype stored_dtype;
+	int scaled;
+	uint64_t stored_nbytes;
+	uint64_t max_chunk_nbytes;        /* largest stored chunk: fetch buffer size */
+	char codec[32];
+	char reader[16];                  /* "tessera" or "cfitsio" */
+	char fallback[160];               /* why part of the work goes through a fallback */
+	const char *unit_noun;            /* "HDU", "array" */
+	const char *chunk_noun;           /* "tile", "chunk" */
+	int index;                        /* HDU index */
+};
+
+struct tsr_array {
+	struct tsr_context *ctx;
+	char *path;
+	int fd;
+	uint64_t file_nbytes;
+	struct tsr_desc desc;
+	const struct tsr_driver_ops *ops;
+	void *impl;
+};
+
+/* Format drivers. Each describes the array at path into array->desc / ops / impl. */
+int tsr_fits_open(struct tsr_array *array, const struct tsr_open_options *opts);
+
+#endif

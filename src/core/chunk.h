@@ -1,0 +1,76 @@
+/* chunk.h - the plain-data description of a chunk: where its bytes are, how they decode, and
+ * how stored values become output values. Format drivers fill it; engines run it. */
+#ifndef TSR_CHUNK_H
+#define TSR_CHUNK_H
+
+#include <stdint.h>
+
+#include "internal.h"
+
+/* The codec that turns a chunk's stored bytes into stored elements. */
+enum tsr_codec_id {
+	TSR_CODEC_NONE = 0,   /* bytes are the elements */
+	TSR_CODEC_GZIP,       /* RFC 1952 (libdeflate) */
+	TSR_CODEC_ZLIB,       /* RFC 1950 */
+	TSR_CODEC_DEFLATE,    /* RFC 1951 */
+	TSR_CODEC_RICE,       /* FITS RICE_1 */
+	TSR_CODEC_HCOMPRESS,  /* FITS HCOMPRESS_1, through CFITSIO */
+	TSR_CODEC_PLIO,       /* FITS PLIO_1, through CFITSIO */
+	TSR_CODEC_FILL,       /* no bytes: every element is the fill value */
+};
+
+struct tsr_codec_step {
+	enum tsr_codec_id id;
+	enum tsr_dtype elem;  /* stored element type the codec yields */
+	int big_endian;       /* decoded elements are big-endian */
+	int byte_shuffle;     /* decoded bytes are in byte planes, MSB plane first (FITS GZIP_2) */
+	int rice_blocksize;   /* RICE_1 */
+	int rice_bytepix;     /* RICE_1: 1, 2 or 4 */
+	int hcomp_smooth;     /* HCOMPRESS_1 */
+	int64_t tile_nx, tile_ny; /* HCOMPRESS_1: the 2-D tile's width and height */
+	/* FITS GZIP tiles: the element width is decided by the decoded size (as CFITSIO does);
+	 * elem is the expected type, and a decoded size of npix * other width is also accepted
+	 * when elem_from_size is set. */
+	int elem_from_size;
+};
+
+/* How stored elements become the values a read returns. */
+enum tsr_xform_kind {
+	TSR_XF_COPY = 0,      /* same values, converted to out type (identical width/kind) */
+	TSR_XF_OFFSET,        /* integer out = in + offset, exactly (FITS unsigned via BZERO) */
+	TSR_XF_SCALE,         /* float out = in * scale + zero, computed in double */
+	TSR_XF_DEQUANT,       /* FITS quantized floats: dithered or linear */
+};
+
+enum tsr_dither {
+	TSR_DITHER_NONE = 0,
+	TSR_DITHER_1,         /* SUBTRACTIVE_DITHER_1 */
+	TSR_DITHER_2,         /* SUBTRACTIVE_DITHER_2: -2147483646 means exactly 0.0 */
+};
+
+struct tsr_xform {
+	enum tsr_xform_kind kind;
+	enum tsr_dtype out;   /* output dtype */
+	double scale, zero;   /* SCALE: BSCALE/BZERO; DEQUANT: ZSCALE/ZZERO of the tile */
+	uint64_t offset;      /* OFFSET: added modulo 2^64 (BZERO 2^63 does not fit int64) */
+	int has_blank;        /* stored value `blank` is null: NaN in float outputs */
+	int64_t blank;
+	int has_fill;         /* FILL codec: every output value is `fill` (out dtype bytes) */
+	uint8_t fill[16];
+	enum tsr_dither dither;
+	int64_t dither_row;   /* 1-based tile row + ZDITHER0 - 1 */
+	int nan_to_null;      /* float in: CFITSIO-style null checking (unused for now) */
+};
+
+/* One chunk of an array, as plain data. */
+struct tsr_chunk_ref {
+	uint64_t offset;      /* of the stored bytes in the file */
+	uint64_t nbytes;      /* stored bytes; 0 with TSR_CODEC_FILL */
+	int64_t extent[TSR_MAX_DIM]; /* the chunk's shape in the array (edge chunks may be smaller) */
+	int64_t npix;         /* product of extent */
+	struct tsr_codec_step codec;
+	struct tsr_xform xform;
+	const char *codec_name; /* for receipts and messages */
+};
+
+#endif /* TSR_CHUNK_H */

@@ -1,0 +1,54 @@
+/* dtype.c - element types: sizes, names, NPY descriptors. */
+#include "internal.h"
+
+static const struct {
+	size_t size;
+	const char *name, *descr;
+	int is_float, is_signed;
+} tsr_dtypes[] = {
+	[TSR_DTYPE_INVALID] = {0, "invalid", "", 0, 0},
+	[TSR_BOOL] = {1, "bool", "|b1", 0, 0},
+	[TSR_INT8] = {1, "int8", "|i1", 0, 1},
+	[TSR_INT16] = {2, "int16", "<i2", 0, 1},
+	[TSR_INT32] = {4, "int32", "<i4", 0, 1},
+	[TSR_INT64] = {8, "int64", "<i8", 0, 1},
+	[TSR_UINT8] = {1, "uint8", "|u1", 0, 0},
+	[TSR_UINT16] = {2, "uint16", "<u2", 0, 0},
+	[TSR_UINT32] = {4, "uint32", "<u4", 0, 0},
+	[TSR_UINT64] = {8, "uint64", "<u8", 0, 0},
+	[TSR_FLOAT16] = {2, "float16", "<f2", 1, 1},
+	[TSR_FLOAT32] = {4, "float32", "<f4", 1, 1},
+	[TSR_FLOAT64] = {8, "float64", "<f8", 1, 1},
+	[TSR_COMPLEX64] = {8, "complex64", "<c8", 1, 1},
+	[TSR_COMPLEX128] = {16, "complex128", "<c16", 1, 1},
+};
+
+static int tsr_dtype_ok(enum tsr_dtype t)
+{
+	return t > TSR_DTYPE_INVALID && t <= TSR_COMPLEX128;
+}
+
+size_t tsr_dtype_size(enum tsr_dtype t)
+{
+	return tsr_dtype_ok(t) ? tsr_dtypes[t].size : 0;
+}
+
+const char *tsr_dtype_name(enum tsr_dtype t)
+{
+	return tsr_dtype_ok(t) ? tsr_dtypes[t].name : "invalid";
+}
+
+const char *tsr_dtype_npy_descr(enum tsr_dtype t)
+{
+	return tsr_dtype_ok(t) ? tsr_dtypes[t].descr : "";
+}
+
+int tsr_dtype_is_float(enum tsr_dtype t)
+{
+	return tsr_dtype_ok(t) && tsr_dtypes[t].is_float;
+}
+
+int tsr_dtype_is_signed(enum tsr_dtype t)
+{
+	return tsr_dtype_ok(t) && tsr_dtypes[t].is_signed;
+}

@@ -1,0 +1,118 @@
+/* plan.c - selection x chunk grid -> chunk tasks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+/* floor division for possibly negative numerators, positive d */
+static int64_t tsr_floordiv(int64_t a, int64_t d)
+{
+	int64_t q = a / d;
+	return (a % d != 0 && a < 0) ? q - 1 : q;
+}
+
+/* The positions k in [0, count) whose index start + k*step lies in [lo, hi). */
+static void tsr_k_range(const struct tsr_dim_sel *s, int64_t lo, int64_t hi, int64_t *k0, int64_t *k1)
+{
+	int64_t a, b;
+	if (s->step > 0) {
+		/* start + k*step >= lo  <=>  k >= ceil((lo - start)/step) */
+		a = -tsr_floordiv(s->start - lo, s->step);
+		b = -tsr_floordiv(s->start - hi, s->step);
+	} else {
+		int64_t m = -s->step;
+		/* start - k*m < hi  <=>  k > (start - hi)/m ; start - k*m >= lo <=> k <= (start-lo)/m */
+		a = tsr_floordiv(s->start - hi, m) + 1;
+		b = tsr_floordiv(s->start - lo, m) + 1;
+	}
+	if (a < 0)
+		a = 0;
+	if (b > s->count)
+		b = s->count;
+	*k0 = a;
+	*k1 = b > a ? b : a;
+}
+
+int tsr_plan_build(const struct tsr_desc *desc, const struct tsr_norm_sel *sel, struct tsr_plan *plan)
+{
+	int nd = desc->ndim;
+	memset(plan, 0, sizeof(*plan));
+	plan->ndim = nd;
+	plan->stride = 1 + 2 * (int64_t)nd;
+
+	/* Output strides: C order over the kept axes (None axes have size 1: no effect). */
+	int64_t st = 1;
+	for (int d = nd - 1; d >= 0; d--) {
+		plan->out_stride[d] = st;
+		if (sel->dim[d].keep)
+			st *= sel->dim[d].count;
+	}
+	if (sel->out_count == 0)
+		return TSR_OK;
+
+	/* Per axis: the chunks touched, each with its k range. */
+	int64_t *lists[TSR_MAX_DIM] = {0};
+	int64_t nlist[TSR_MAX_DIM];
+	int64_t total = 1;
+	int status = TSR_OK;
+	for (int d = 0; d < nd; d++) {
+		const struct tsr_dim_sel *s = &sel->dim[d];
+		int64_t cs = desc->chunk_shape[d];
+		int64_t first = s->start, last = s->start + (s->count - 1) * s->step;
+		int64_t c0 = (first < last ? first : last) / cs, c1 = (first < last ? last : first) / cs;
+		lists[d] = malloc((size_t)(c1 - c0 + 1) * 3 * sizeof(int64_t));
+		if (!lists[d]) {
+			status = tsr_error(TSR_E_NOMEM, "plan: out of memory");
+			goto done;
+		}
+		nlist[d] = 0;
+		/* Walk the chunks in the order positions visit them. */
+		for (int64_t i = 0; i <= c1 - c0; i++) {
+			int64_t c = s->step > 0 ? c0 + i : c1 - i;
+			int64_t k0, k1;
+			tsr_k_range(s, c * cs, (c + 1) * cs, &k0, &k1);
+			if (k0 < k1) {
+				int64_t *e = lists[d] + 3 * nlist[d]++;
+				e[0] = c;
+				e[1] = k0;
+				e[2] = k1;
+			}
+		}
+		total *= nlist[d];
+	}
+	plan->tasks = malloc((size_t)total * (size_t)plan->stride * sizeof(int64_t));
+	if (!plan->tasks) {
+		status = tsr_error(TSR_E_NOMEM, "plan: out of memory for %lld tasks", (long long)total);
+		goto done;
+	}
+	plan->ntasks = total;
+	int64_t idx[TSR_MAX_DIM] = {0};
+	for (int64_t t = 0; t < total; t++) {
+		int64_t *task = plan->tasks + t * plan->stride, chunk = 0;
+		for (int d = 0; d < nd; d++) {
+			const int64_t *e = lists[d] + 3 * idx[d];
+			chunk = chunk * desc->grid[d] + e[0];
+			task[1 + d] = e[1];
+			task[1 + nd + d] = e[2];
+		}
+		task[0] = chunk;
+		for (int d = nd - 1; d >= 0; d--) {
+			if (++idx[d] < nlist[d])
+				break;
+			idx[d] = 0;
+		}
+	}
+done:
+	for (int d = 0; d < nd; d++)
+		free(lists[d]);
+	if (status)
+		tsr_plan_free(plan);
+	return status;
+}
+
+void tsr_plan_free(struct tsr_plan *plan)
+{
+	free(plan->tasks);
+	plan->tasks = NULL;
+	plan->ntasks = 0;
+}

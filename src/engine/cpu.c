@@ -1,0 +1,240 @@
+/* cpu.c - the CPU engine: runs a plan on the context's threads (fetch, decode, place). */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../codecs/codecs.h"
+#include "../io/io.h"
+#include "engine.h"
+
+struct tsr_worker_stats {
+	double t_fetch, t_decode, t_place;
+	uint64_t bytes_read, bytes_decoded;
+	char pad[64]; /* keep workers' counters on separate cache lines */
+};
+
+struct tsr_cpu_job {
+	const struct tsr_array *array;
+	const struct tsr_plan *plan;
+	const struct tsr_norm_sel *sel;
+	unsigned char *out;
+	size_t esize;
+	atomic_llong next;
+	atomic_int failed;
+	pthread_mutex_t lock;
+	int status;
+	char msg[1024];
+	struct tsr_worker_stats *stats;
+};
+
+/* Scatter the selected part of a decoded chunk into the output. */
+static void tsr_place(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
+		      const unsigned char *vals, int64_t chunk, const int64_t *k0, const int64_t *k1)
+{
+	const struct tsr_desc *d = &job->array->desc;
+	const struct tsr_plan *p = job->plan;
+	int nd = d->ndim;
+	size_t es = job->esize;
+	int64_t coord[TSR_MAX_DIM], cstride[TSR_MAX_DIM];
+	int64_t rem = chunk, s = 1;
+	for (int i = nd - 1; i >= 0; i--) {
+		coord[i] = rem % d->grid[i];
+		rem /= d->grid[i];
+		cstride[i] = s;
+		s *= ref->extent[i];
+	}
+	if (nd == 0) {
+		memcpy(job->out, vals, es);
+		return;
+	}
+	/* Odometer over all axes but the last; the last is one run. */
+	int64_t k[TSR_MAX_DIM];
+	for (int i = 0; i < nd; i++)
+		k[i] = k0[i];
+	const struct tsr_dim_sel *sl = &job->sel->dim[nd - 1];
+	int64_t origin_last = coord[nd - 1] * d->chunk_shape[nd - 1];
+	int64_t n = k1[nd - 1] - k0[nd - 1];
+	for (;;) {
+		int64_t src = 0, dst = 0;
+		for (int i = 0; i < nd - 1; i++) {
+			const struct tsr_dim_sel *si = &job->sel->dim[i];
+			src += (si->start + k[i] * si->step - coord[i] * d->chunk_shape[i]) * cstride[i];
+			dst += k[i] * p->out_stride[i];
+		}
+		src += sl->start + k0[nd - 1] * sl->step - origin_last;
+		dst += k0[nd - 1];
+		const unsigned char *from = vals + (size_t)src * es;
+		unsigned char *to = job->out + (size_t)dst * es;
+		if (sl->step == 1) {
+			memcpy(to, from, (size_t)n * es);
+		} else {
+			ptrdiff_t step = (ptrdiff_t)sl->step * (ptrdiff_t)es;
+			for (int64_t j = 0; j < n; j++, from += step, to += es)
+				memcpy(to, from, es);
+		}
+		int i = nd - 2;
+		for (; i >= 0; i--) {
+			if (++k[i] < k1[i])
+				break;
+			k[i] = k0[i];
+		}
+		if (i < 0)
+			break;
+	}
+}
+
+/* When the chunk's selected part is the whole chunk and lands as one contiguous run in the
+ * output, the chunk can be decoded straight into place. Returns the output offset or -1. */
+static int64_t tsr_direct_offset(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
+				 const int64_t *k0, const int64_t *k1)
+{
+	const struct tsr_norm_sel *sel = job->sel;
+	int nd = job->array->desc.ndim;
+	int outer = 1; /* still on the outermost axes where only one run is allowed */
+	int64_t off = 0;
+	for (int i = 0; i < nd; i++) {
+		if (sel->dim[i].step != 1 || k1[i] - k0[i] != ref->extent[i])
+			return -1;
+		off += k0[i] * job->plan->out_stride[i];
+	}
+	/* Inner axes must be complete in the output too. */
+	for (int i = 0; i < nd; i++) {
+		if (outer) {
+			if (ref->extent[i] > 1)
+				outer = 0;
+			continue;
+		}
+		if (ref->extent[i] != sel->dim[i].count)
+			return -1;
+	}
+	return off;
+}
+
+static void tsr_cpu_fail(struct tsr_cpu_job *job, int status, int64_t chunk)
+{
+	const struct tsr_array *a = job->array;
+	pthread_mutex_lock(&job->lock);
+	if (!job->status) {
+		job->status = status;
+		snprintf(job->msg, sizeof(job->msg), "%s: %s %d: %s %lld: %s", a->path,
+			 a->desc.unit_noun, a->desc.index, a->desc.chunk_noun, (long long)chunk,
+			 tsr_errmsg());
+	}
+	pthread_mutex_unlock(&job->lock);
+	atomic_store(&job->failed, 1);
+}
+
+static void tsr_cpu_worker(void *arg, int w)
+{
+	struct tsr_cpu_job *job = arg;
+	const struct tsr_array *a = job->array;
+	struct tsr_worker_stats *stats = &job->stats[w];
+	struct tsr_scratch scratch = {0};
+	unsigned char *fetch = NULL, *vals = NULL;
+	size_t fetch_cap = 0, vals_cap = 0;
+	for (;;) {
+		int64_t t = atomic_fetch_add(&job->next, 1);
+		if (t >= job->plan->ntasks || atomic_load(&job->failed))
+			break;
+		int64_t chunk = tsr_task_chunk(job->plan, t);
+		const int64_t *k0 = tsr_task_k0(job->plan, t), *k1 = tsr_task_k1(job->plan, t);
+		struct tsr_chunk_ref ref;
+		double t0 = tsr_now();
+		int st = a->ops->chunk_ref(a, chunk, &ref);
+		if (st) {
+			tsr_cpu_fail(job, st, chunk);
+			break;
+		}
+		if (ref.nbytes > 0) {
+			if (fetch_cap < ref.nbytes) {
+				free(fetch);
+				/* Slack lets decoders load whole words near the end. */
+				fetch = malloc(ref.nbytes + 64);
+				fetch_cap = fetch ? ref.nbytes : 0;
+				if (!fetch) {
+					tsr_cpu_fail(job, tsr_error(TSR_E_NOMEM, "out of memory"), chunk);
+					break;
+				}
+			}
+			st = tsr_io_pread(a->fd, fetch, ref.nbytes, ref.offset);
+			if (st) {
+				tsr_cpu_fail(job, st, chunk);
+				break;
+			}
+			memset(fetch + ref.nbytes, 0, 64);
+			stats->bytes_read += ref.nbytes;
+		}
+		double t1 = tsr_now();
+		int64_t direct = tsr_direct_offset(job, &ref, k0, k1);
+		unsigned char *dst;
+		if (direct >= 0) {
+			dst = job->out + (size_t)direct * job->esize;
+		} else {
+			size_t need = (size_t)ref.npix * job->esize;
+			if (vals_cap < need) {
+				free(vals);
+				vals = malloc(need);
+				vals_cap = vals ? need : 0;
+				if (!vals) {
+					tsr_cpu_fail(job, tsr_error(TSR_E_NOMEM, "out of memory"), chunk);
+					break;
+				}
+			}
+			dst = vals;
+		}
+		uint64_t decoded = 0;
+		st = tsr_chunk_decode(&ref, fetch, ref.nbytes, dst, &scratch, &decoded);
+		if (st) {
+			tsr_cpu_fail(job, st, chunk);
+			break;
+		}
+		stats->bytes_decoded += decoded;
+		double t2 = tsr_now();
+		if (direct < 0)
+			tsr_place(job, &ref, vals, chunk, k0, k1);
+		double t3 = tsr_now();
+		stats->t_fetch += t1 - t0;
+		stats->t_decode += t2 - t1;
+		stats->t_place += t3 - t2;
+	}
+	tsr_scratch_free(&scratch);
+	free(fetch);
+	free(vals);
+}
+
+int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
+		const struct tsr_norm_sel *sel, void *out, int nthreads, struct tsr_receipt *r)
+{
+	struct tsr_cpu_job job = {0};
+	job.array = array;
+	job.plan = plan;
+	job.sel = sel;
+	job.out = out;
+	job.esize = tsr_dtype_size(array->desc.dtype);
+	atomic_init(&job.next, 0);
+	atomic_init(&job.failed, 0);
+	pthread_mutex_init(&job.lock, NULL);
+	if (nthreads > plan->ntasks)
+		nthreads = plan->ntasks > 0 ? (int)plan->ntasks : 1;
+	job.stats = calloc((size_t)nthreads, sizeof(*job.stats));
+	if (!job.stats) {
+		pthread_mutex_destroy(&job.lock);
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	}
+	tsr_pool_run(array->ctx->pool, nthreads, tsr_cpu_worker, &job);
+	for (int w = 0; w < nthreads; w++) {
+		r->t_fetch += job.stats[w].t_fetch;
+		r->t_decode += job.stats[w].t_decode;
+		r->t_place += job.stats[w].t_place;
+		r->bytes_read += job.stats[w].bytes_read;
+		r->bytes_decoded += job.stats[w].bytes_decoded;
+	}
+	r->nthreads = nthreads;
+	free(job.stats);
+	pthread_mutex_destroy(&job.lock);
+	if (job.status)
+		tsr_error_set_text(job.msg);
+	return job.status;
+}

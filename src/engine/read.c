@@ -1,0 +1,125 @@
+/* read.c - tsr_read: normalise the selection, plan, and run the engine for the destination. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+int tsr_selection_shape(const struct tsr_array *array, const struct tsr_selection *sel,
+			int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM])
+{
+	if (!array || !ndim_ret || !shape_ret)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_selection_shape: NULL argument");
+	struct tsr_norm_sel ns;
+	int st = tsr_selection_normalize(sel, array->desc.ndim, array->desc.shape, &ns);
+	if (st)
+		return st;
+	*ndim_ret = ns.out_ndim;
+	for (int i = 0; i < ns.out_ndim; i++)
+		shape_ret[i] = ns.out_shape[i];
+	return TSR_OK;
+}
+
+static void tsr_receipt_init(const struct tsr_array *a, struct tsr_receipt *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->struct_size = sizeof(*r);
+	snprintf(r->driver, sizeof(r->driver), "%s", a->ops->name);
+	snprintf(r->backend, sizeof(r->backend), "posix");
+	snprintf(r->engine, sizeof(r->engine), "cpu");
+	snprintf(r->codec, sizeof(r->codec), "%s", a->desc.codec);
+	snprintf(r->reader, sizeof(r->reader), "%s", a->desc.reader);
+	snprintf(r->fallback, sizeof(r->fallback), "%s", a->desc.fallback);
+	r->chunks_total = a->desc.nchunks;
+}
+
+static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns, void *out,
+			 const struct tsr_read_options *opts, struct tsr_receipt *r, double t_start)
+{
+	int nthreads = array->ctx->nthreads;
+	if (opts && opts->struct_size >= sizeof(*opts) && opts->nthreads > 0 &&
+	    opts->nthreads < nthreads)
+		nthreads = opts->nthreads;
+	struct tsr_plan plan;
+	int st = tsr_plan_build(&array->desc, ns, &plan);
+	if (st)
+		return st;
+	r->t_plan = tsr_now() - t_start;
+	r->chunks_read = plan.ntasks;
+	st = tsr_cpu_run(array, &plan, ns, out, nthreads, r);
+	tsr_plan_free(&plan);
+	r->bytes_out = st ? 0 : (uint64_t)ns->out_count * tsr_dtype_size(array->desc.dtype);
+	r->t_total = tsr_now() - t_start;
+	return st;
+}
+
+int tsr_read(struct tsr_array *array, const struct tsr_selection *sel, const struct tsr_buffer *dst,
+	     const struct tsr_read_options *opts, struct tsr_receipt *receipt_ret)
+{
+	double t0 = tsr_now();
+	if (!array || !dst)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_read: NULL array or destination");
+	if (receipt_ret && receipt_ret->struct_size < sizeof(*receipt_ret))
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_read: receipt struct_size too small");
+	if (dst->mem == TSR_MEM_CUDA)
+		return tsr_error(TSR_E_NO_DEVICE, "%s: this build has no CUDA engine", array->path);
+	struct tsr_norm_sel ns;
+	int st = tsr_selection_normalize(sel, array->desc.ndim, array->desc.shape, &ns);
+	if (st) {
+		tsr_error_prefix("%s: %s %d", array->path, array->desc.unit_noun, array->desc.index);
+		return st;
+	}
+	size_t need = (size_t)ns.out_count * tsr_dtype_size(array->desc.dtype);
+	if (dst->nbytes < need || (need && !dst->data))
+		return tsr_error(TSR_E_TOO_SMALL, "%s: the selection needs %zu bytes, the buffer has %zu",
+				 array->path, need, dst->nbytes);
+	struct tsr_receipt r;
+	tsr_receipt_init(array, &r);
+	st = tsr_read_impl(array, &ns, dst->data, opts, &r, t0);
+	if (receipt_ret)
+		*receipt_ret = r;
+	return st;
+}
+
+int tsr_read_alloc(struct tsr_array *array, const struct tsr_selection *sel,
+		   const struct tsr_read_options *opts, void **data_ret, size_t *nbytes_ret,
+		   int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM], struct tsr_receipt *receipt_ret)
+{
+	double t0 = tsr_now();
+	if (!array || !data_ret || !nbytes_ret || !ndim_ret || !shape_ret)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_alloc: NULL argument");
+	if (receipt_ret && receipt_ret->struct_size < sizeof(*receipt_ret))
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_alloc: receipt struct_size too small");
+	*data_ret = NULL;
+	*nbytes_ret = 0;
+	struct tsr_norm_sel ns;
+	int st = tsr_selection_normalize(sel, array->desc.ndim, array->desc.shape, &ns);
+	if (st) {
+		tsr_error_prefix("%s: %s %d", array->path, array->desc.unit_noun, array->desc.index);
+		return st;
+	}
+	size_t need = (size_t)ns.out_count * tsr_dtype_size(array->desc.dtype);
+	void *buf = malloc(need ? need : 1);
+	if (!buf)
+		return tsr_error(TSR_E_NOMEM, "%s: cannot allocate %zu bytes", array->path, need);
+	struct tsr_receipt r;
+	tsr_receipt_init(array, &r);
+	st = tsr_read_impl(array, &ns, buf, opts, &r, t0);
+	if (receipt_ret)
+		*receipt_ret = r;
+	if (st) {
+		free(buf);
+		return st;
+	}
+	*data_ret = buf;
+	*nbytes_ret = need;
+	*ndim_ret = ns.out_ndim;
+	for (int i = 0; i < ns.out_ndim; i++)
+		shape_ret[i] = ns.out_shape[i];
+	return TSR_OK;
+}
+
+void tsr_free(void *p)
+{
+	free(p);
+}

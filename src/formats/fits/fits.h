@@ -1,0 +1,50 @@
+/* fits.h - the FITS driver's internal pieces: headers, HDU walk, image descriptions. */
+#ifndef TSR_FITS_H
+#define TSR_FITS_H
+
+#include "../../core/array.h"
+
+#define TSR_FITS_BLOCK 2880
+
+struct tsr_fits_card {
+	char key[9];
+	char text[72]; /* columns 11-80 when the card has a value indicator; else columns 9-80 */
+	int has_value;
+};
+
+struct tsr_fits_header {
+	struct tsr_fits_card *cards;
+	int ncards;
+	uint64_t offset;       /* of the header in the file */
+	uint64_t data_offset;  /* of the data unit */
+	uint64_t data_nbytes;  /* size of the data unit (without padding) */
+};
+
+/* Reads the header at offset; fails cleanly on truncation or a missing END. */
+int tsr_fits_header_read(int fd, uint64_t file_nbytes, uint64_t offset, struct tsr_fits_header *h);
+void tsr_fits_header_free(struct tsr_fits_header *h);
+/* Keyword lookups: TSR_OK, TSR_E_NOT_FOUND (absent) or TSR_E_FORMAT (bad value). */
+int tsr_fits_get_int(const struct tsr_fits_header *h, const char *key, int64_t *v);
+int tsr_fits_get_double(const struct tsr_fits_header *h, const char *key, double *v);
+int tsr_fits_get_bool(const struct tsr_fits_header *h, const char *key, int *v);
+/* Strings follow CONTINUE cards; trailing blanks are dropped as FITS says. */
+int tsr_fits_get_string(const struct tsr_fits_header *h, const char *key, char *buf, size_t cap);
+int tsr_fits_has(const struct tsr_fits_header *h, const char *key);
+
+/* Value semantics for integer/float images, as astropy applies them. */
+struct tsr_fits_scaling {
+	int bitpix;
+	double bscale, bzero;
+	int has_blank;
+	int64_t blank;
+};
+enum tsr_dtype tsr_fits_bitpix_dtype(int bitpix);
+/* Picks output dtype and transform for stored values (uncompressed = 1: astropy's ImageHDU
+ * rules; 0: CompImageHDU rules). */
+void tsr_fits_xform(const struct tsr_fits_scaling *s, int raw, int uncompressed,
+		    struct tsr_xform *xf);
+
+/* Describes a tile-compressed image (ZIMAGE = T binary table) into array. */
+int tsr_fits_tiled_open(struct tsr_array *array, const struct tsr_fits_header *h, int raw);
+
+#endif

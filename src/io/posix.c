@@ -1,0 +1,53 @@
+/* posix.c - the POSIX storage backend: pread from the engine's threads. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../core/internal.h"
+#include "io.h"
+
+int tsr_io_open(const char *path, int *fd_ret, uint64_t *nbytes_ret)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return tsr_error(errno == ENOENT ? TSR_E_NOT_FOUND : TSR_E_IO, "%s: %s", path,
+				 strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return tsr_error(TSR_E_IO, "%s: not a regular file", path);
+	}
+	*fd_ret = fd;
+	*nbytes_ret = (uint64_t)st.st_size;
+	return TSR_OK;
+}
+
+void tsr_io_close(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+int tsr_io_pread(int fd, void *dst, size_t nbytes, uint64_t offset)
+{
+	unsigned char *p = dst;
+	size_t done = 0;
+	while (done < nbytes) {
+		ssize_t n = pread(fd, p + done, nbytes - done, (off_t)(offset + done));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return tsr_error(TSR_E_IO, "read of %zu bytes at offset %llu: %s", nbytes,
+					 (unsigned long long)offset, strerror(errno));
+		}
+		if (n == 0)
+			return tsr_error(TSR_E_IO,
+					 "file ends after %llu bytes, needed %zu bytes at offset %llu",
+					 (unsigned long long)(offset + done), nbytes,
+					 (unsigned long long)offset);
+		done += (size_t)n;
+	}
+	return TSR_OK;
+}

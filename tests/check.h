@@ -1,0 +1,38 @@
+/* check.h - the tiny assertion kit every C test uses. */
+#ifndef TSR_CHECK_H
+#define TSR_CHECK_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check_failures;
+
+#define CHECK(cond)                                                                      \
+	do {                                                                             \
+		if (!(cond)) {                                                           \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+			check_failures++;                                                \
+		}                                                                        \
+	} while (0)
+
+#define CHECK_EQ_INT(a, b)                                                               \
+	do {                                                                             \
+		long long va_ = (long long)(a), vb_ = (long long)(b);                    \
+		if (va_ != vb_) {                                                        \
+			fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, \
+				__LINE__, #a, va_, #b, vb_);                             \
+			check_failures++;                                                \
+		}                                                                        \
+	} while (0)
+
+#define CHECK_DONE()                                                                     \
+	do {                                                                             \
+		if (check_failures) {                                                    \
+			fprintf(stderr, "%d check(s) failed\n", check_failures);         \
+			return 1;                                                        \
+		}                                                                        \
+		return 0;                                                                \
+	} while (0)
+
+#endif

@@ -1,0 +1,57 @@
+"""corpus_util.py - shared helpers for the Python tests: run the CLI, compare arrays exactly."""
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+BIN = os.environ.get("TSR_BIN", os.path.join(os.path.dirname(__file__), "..", "build", "tessera"))
+CORPUS = os.environ.get("TSR_CORPUS", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpus"))
+
+
+def run_read(path, hdu=None, section=None, raw=False, extra=()):
+    """Runs `tessera read`; returns (array or None, returncode, stderr)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.npy")
+        cmd = [BIN, "read", path, "-o", out]
+        if hdu is not None:
+            cmd += ["--hdu", str(hdu)]
+        if section is not None:
+            cmd += ["--section", section]
+        if raw:
+            cmd += ["--raw"]
+        cmd += list(extra)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        if p.returncode != 0:
+            return None, p.returncode, p.stderr
+        return np.load(out), 0, p.stderr
+
+
+def same(a, b):
+    """Same dtype, shape and values; NaN equals NaN; otherwise bit for bit (so -0.0 != 0.0)."""
+    if a.dtype != b.dtype:
+        return "dtype %s != %s" % (a.dtype, b.dtype)
+    if a.shape != b.shape:
+        return "shape %s != %s" % (a.shape, b.shape)
+    if a.dtype.kind in "fc":
+        an, bn = np.isnan(a), np.isnan(b)
+        if not np.array_equal(an, bn):
+            i = np.argwhere(an != bn)[0]
+            return "NaN mismatch at %s: %r vs %r" % (tuple(i), a[tuple(i)], b[tuple(i)])
+        ai = np.ascontiguousarray(a).view(np.uint8).reshape(a.shape + (a.itemsize,))
+        bi = np.ascontiguousarray(b).view(np.uint8).reshape(b.shape + (b.itemsize,))
+        diff = np.any(ai != bi, axis=-1) & ~an
+    else:
+        diff = a != b
+    if np.any(diff):
+        i = tuple(np.argwhere(diff)[0])
+        return "%d values differ, first at %s: %r vs %r" % (int(diff.sum()), i, a[i], b[i])
+    return None
+
+
+def report(failures, total):
+    for f in failures:
+        print("FAIL", f)
+    print("%d of %d cases passed" % (total - len(failures), total))
+    sys.exit(1 if failures else 0)

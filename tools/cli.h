@@ -1,0 +1,17 @@
+/* cli.h - the subcommands of the tessera command-line tool. */
+#ifndef TSR_CLI_H
+#define TSR_CLI_H
+
+#include <stdint.h>
+
+#include "tessera.h"
+
+int tsr_cli_info(int argc, char **argv);
+int tsr_cli_read(int argc, char **argv);
+int tsr_cli_demo(int argc, char **argv);
+
+/* Writes an NPY v1.0 file (little-endian, C order). Returns 0 or -1 with errno. */
+int tsr_cli_write_npy(const char *path, enum tsr_dtype dtype, int ndim, const int64_t *shape,
+		      const void *data, size_t nbytes);
+
+#endif

@@ -1,0 +1,35 @@
+/* npy.c - NPY v1.0 output for `tessera read`. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+int tsr_cli_write_npy(const char *path, enum tsr_dtype dtype, int ndim, const int64_t *shape,
+		      const void *data, size_t nbytes)
+{
+	char hdr[1024];
+	int n = snprintf(hdr, sizeof(hdr), "{'descr': '%s', 'fortran_order': False, 'shape': (",
+			 tsr_dtype_npy_descr(dtype));
+	for (int i = 0; i < ndim; i++)
+		n += snprintf(hdr + n, sizeof(hdr) - (size_t)n, "%lld,%s", (long long)shape[i],
+			      i + 1 < ndim ? " " : "");
+	if (ndim > 1)
+		n--; /* "(3, 4)" not "(3, 4,)" */
+	n += snprintf(hdr + n, sizeof(hdr) - (size_t)n, "), }");
+	/* Pad so that magic + length + header is a multiple of 64, ending in '\n'. */
+	int total = 10 + n + 1;
+	int pad = (64 - total % 64) % 64;
+	memset(hdr + n, ' ', (size_t)pad);
+	n += pad;
+	hdr[n++] = '\n';
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(n & 0xff),
+				 (unsigned char)(n >> 8)};
+	int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, (size_t)n, f) == (size_t)n &&
+		 (nbytes == 0 || fwrite(data, 1, nbytes, f) == nbytes);
+	if (fclose(f) != 0)
+		ok = 0;
+	return ok ? 0 : -1;
+}

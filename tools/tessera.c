@@ -1,0 +1,44 @@
+/* tessera.c - the command-line tool: info, read, demo. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void tsr_cli_usage(FILE *f)
+{
+	fprintf(f, "usage: tessera <command> [options]\n\n"
+		   "commands:\n"
+		   "  info PATH [--hdu N] [--json]       describe an array (HDUs, dtype, shape, tiles, codec)\n"
+		   "  read PATH [--hdu N] [--section SPEC] [--raw] [--threads N] [--receipt] -o OUT.npy\n"
+		   "                                     read all or a section into an NPY file\n"
+		   "  demo [--dir DIR] [--keep]          write sample FITS files, read them back, check, time\n\n"
+		   "  --version                          print the version\n"
+		   "  <command> --help                   help for a command\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		tsr_cli_usage(stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+		printf("tessera %s\n", tsr_version());
+		return 0;
+	}
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+		tsr_cli_usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "info"))
+		return tsr_cli_info(argc - 1, argv + 1);
+	if (!strcmp(cmd, "read"))
+		return tsr_cli_read(argc - 1, argv + 1);
+	if (!strcmp(cmd, "demo"))
+		return tsr_cli_demo(argc - 1, argv + 1);
+	fprintf(stderr, "tessera: unknown command '%s' (try tessera --help)\n", cmd);
+	return 2;
+}
