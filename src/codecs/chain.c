@@ -38,7 +38,7 @@ static enum tsr_dtype tsr_int_of_width(size_t w)
 }
 
 int tsr_chunk_decode(const struct tsr_chunk_ref *ref, void *src, size_t src_nbytes, void *out,
-		     struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret)
+		     size_t npix_needed, struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret)
 {
 	const struct tsr_codec_step *c = &ref->codec;
 	size_t npix = (size_t)ref->npix;
@@ -76,6 +76,9 @@ int tsr_chunk_decode(const struct tsr_chunk_ref *ref, void *src, size_t src_nbyt
 		break;
 	}
 	case TSR_CODEC_RICE:
+		/* RICE is sequential but can stop early: decode only the prefix a section needs. */
+		if (npix_needed > 0 && npix_needed < npix)
+			npix = npix_needed;
 		w = (size_t)c->rice_bytepix;
 		elem = tsr_int_of_width(w);
 		be = 0;

@@ -69,7 +69,8 @@ struct tsr_scratch {
 void tsr_scratch_free(struct tsr_scratch *s);
 
 /* Decodes one chunk's stored bytes (src) into npix output values at out (C order over the
- * chunk's extent, dtype ref->xform.out). src may be modified. *decoded_nbytes_ret receives
- * how many bytes the codec produced. */
+ * chunk's extent, dtype ref->xform.out). src may be modified. npix_needed > 0 says only the
+ * first npix_needed values are wanted (codecs that can stop early then do; the rest of out is
+ * left undefined). *decoded_nbytes_ret receives how many bytes the codec produced. */
 int tsr_chunk_decode(const struct tsr_chunk_ref *ref, void *src, size_t src_nbytes, void *out,
-		     struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret);
+		     size_t npix_needed, struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret);

@@ -112,6 +112,23 @@ static int64_t tsr_direct_offset(const struct tsr_cpu_job *job, const struct tsr
 	return off;
 }
 
+/* One past the chunk-local C-order index of the last element the task needs. */
+static size_t tsr_needed_prefix(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
+				int64_t chunk, const int64_t *k0, const int64_t *k1)
+{
+	const struct tsr_desc *d = &job->array->desc;
+	int64_t rem = chunk, stride = 1, last = 0;
+	for (int i = d->ndim - 1; i >= 0; i--) {
+		const struct tsr_dim_sel *s = &job->sel->dim[i];
+		int64_t origin = (rem % d->grid[i]) * d->chunk_shape[i];
+		rem /= d->grid[i];
+		int64_t kmax = s->step > 0 ? k1[i] - 1 : k0[i];
+		last += (s->start + kmax * s->step - origin) * stride;
+		stride *= ref->extent[i];
+	}
+	return (size_t)last + 1;
+}
+
 static void tsr_cpu_fail(struct tsr_cpu_job *job, int status, int64_t chunk)
 {
 	const struct tsr_array *a = job->array;
@@ -185,7 +202,8 @@ static void tsr_cpu_worker(void *arg, int w)
 			dst = vals;
 		}
 		uint64_t decoded = 0;
-		st = tsr_chunk_decode(&ref, fetch, ref.nbytes, dst, &scratch, &decoded);
+		size_t needed = direct >= 0 ? 0 : tsr_needed_prefix(job, &ref, chunk, k0, k1);
+		st = tsr_chunk_decode(&ref, fetch, ref.nbytes, dst, needed, &scratch, &decoded);
 		if (st) {
 			tsr_cpu_fail(job, st, chunk);
 			break;
