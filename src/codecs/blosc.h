@@ -1,0 +1,139 @@
+/* blosc.h - the Blosc1/Blosc2 chunk container on the CPU: chunk and block decoding, filters. */
+#ifndef TSR_BLOSC_H
+#define TSR_BLOSC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * A blosc chunk is self-describing: its 16-byte header (Blosc1, versions 1-2) or 32-byte extended
+ * header (Blosc2, versions 3-6, flags bits 0x01 and 0x04 both set) gives the decoded size, the
+ * block size, the codec and the filters. Zarr v2 `blosc`, Zarr v3 `blosc` and every chunk of a
+ * Blosc2 frame (including its offsets index) use this container.
+ *
+ * All functions are pure functions of their arguments: no globals, no I/O, no printing. They
+ * never read outside src[0, src_nbytes) nor write outside dst[0, dst_nbytes); a chunk that does
+ * not fit its own header is TSR_E_CORRUPT, a codec/filter/feature we do not decode is
+ * TSR_E_UNSUPPORTED (snappy, user codecs and filters, lazy chunks, VL-block chunks), and the
+ * thread's message (tsr_errmsg) says which block and stream failed. Bytes after the chunk's
+ * cbytes are ignored, so a caller may pass a larger buffer.
+ *
+ * Thread safety: all functions may run concurrently; a struct tsr_blosc_scratch must be used by
+ * one thread at a time.
+ */
+
+#define TSR_BLOSC_MAX_FILTERS 6
+#define TSR_BLOSC_MIN_HEADER 16
+#define TSR_BLOSC_EXT_HEADER 32
+
+/* Codec format codes: flags >> 5 of the header (not the API compcodes: LZ4HC is stored as LZ4). */
+enum tsr_blosc_codec {
+	TSR_BLOSC_BLOSCLZ = 0,
+	TSR_BLOSC_LZ4 = 1,     /* lz4 and lz4hc: raw LZ4 blocks */
+	TSR_BLOSC_SNAPPY = 2,  /* not decoded */
+	TSR_BLOSC_ZLIB = 3,    /* RFC 1950 streams */
+	TSR_BLOSC_ZSTD = 4,    /* zstd frames */
+	TSR_BLOSC_UDCODEC = 6, /* Blosc2 registered/user codec, id in info.udcodec: not decoded */
+};
+
+/* Filter ids of the Blosc2 pipeline (Blosc1 flags map onto them). */
+enum tsr_blosc_filter {
+	TSR_BLOSC_NOFILTER = 0,
+	TSR_BLOSC_SHUFFLE = 1,        /* meta != 0: element size to group by instead of typesize */
+	TSR_BLOSC_BITSHUFFLE = 2,
+	TSR_BLOSC_DELTA = 3,          /* XOR against block 0 of the chunk */
+	TSR_BLOSC_TRUNC_PREC = 4,     /* lossy on write, nothing to undo */
+	TSR_BLOSC_BYTEDELTA_V1 = 34,  /* legacy bytedelta (restarts its sum at the SIMD tail) */
+	TSR_BLOSC_BYTEDELTA = 35,     /* meta: stream count (0 = typesize) */
+	TSR_BLOSC_INT_TRUNC = 36,     /* lossy on write, nothing to undo */
+};
+
+/* Blosc2 special chunks: no data after the header (VALUE: one element). */
+enum tsr_blosc_special {
+	TSR_BLOSC_SPECIAL_NONE = 0,
+	TSR_BLOSC_SPECIAL_ZERO = 1,
+	TSR_BLOSC_SPECIAL_NAN = 2,    /* float32 or float64 quiet NaN by typesize */
+	TSR_BLOSC_SPECIAL_VALUE = 3,  /* every element equals the value stored after the header */
+	TSR_BLOSC_SPECIAL_UNINIT = 4, /* contents undefined; decoded as zeros */
+};
+
+/* What a chunk's header says, after validation against the bytes given. */
+struct tsr_blosc_info {
+	int version;          /* 1-2 Blosc1, 3-6 Blosc2 */
+	int versionlz;        /* codec format version byte */
+	int flags;            /* header byte 2 */
+	int typesize;         /* header byte 3, 1..255 */
+	int64_t nbytes;       /* decoded size */
+	int64_t blocksize;    /* bytes per block (clamped to nbytes); last block may be shorter */
+	int64_t cbytes;       /* the whole chunk, header included */
+	int64_t nblocks;      /* ceil(nbytes / blocksize); 0 when nbytes is 0 */
+	int64_t last_block_nbytes; /* size of the last block */
+	int header_nbytes;    /* 16 or 32 */
+	int codec;            /* enum tsr_blosc_codec */
+	int udcodec;          /* Blosc2 user codec id (codec == TSR_BLOSC_UDCODEC) */
+	int codec_meta;
+	uint8_t filters[TSR_BLOSC_MAX_FILTERS];      /* applied 0..5 on write, undone 5..0 */
+	uint8_t filters_meta[TSR_BLOSC_MAX_FILTERS];
+	int blosc2_flags;     /* extended header byte 31 (0 for Blosc1) */
+	int memcpyed;         /* data stored raw after the header, no block table */
+	int special;          /* enum tsr_blosc_special */
+	int split;            /* full blocks are stored as typesize streams */
+	int use_dict;         /* a zstd/lz4 dictionary follows the block table */
+	int64_t dict_offset, dict_nbytes;
+};
+
+/* Per-thread reusable state: temporary block buffers and codec contexts. Optional everywhere
+ * (NULL allocates and frees per call); reuse it to decode many chunks fast. */
+struct tsr_blosc_scratch;
+int tsr_blosc_scratch_create(struct tsr_blosc_scratch **scratch_ret);
+void tsr_blosc_scratch_free(struct tsr_blosc_scratch *scratch);
+
+/* Parses and checks the header (and block table bounds) of the chunk in src. */
+int tsr_blosc_info(const void *src, size_t src_nbytes, struct tsr_blosc_info *info_ret);
+
+/* Decodes the whole chunk into dst (needs info.nbytes bytes: TSR_E_TOO_SMALL otherwise);
+ * *out_nbytes_ret (may be NULL) gets info.nbytes. */
+int tsr_blosc_decode(void *dst, size_t dst_nbytes, const void *src, size_t src_nbytes,
+		     struct tsr_blosc_scratch *scratch, size_t *out_nbytes_ret);
+
+/* Decodes blocks [first, first + count) only: block first + k lands at dst + k * blocksize,
+ * the chunk's last block being last_block_nbytes long; dst_nbytes must cover the blocks asked
+ * for. A caller decoding block i straight into its place in a chunk-sized buffer passes
+ * dst = buf + i * blocksize and count 1. With the DELTA filter every block needs block 0: it is
+ * decoded too (into the scratch when first > 0). A range outside [0, nblocks] is TSR_E_RANGE. */
+int tsr_blosc_decode_blocks(void *dst, size_t dst_nbytes, const void *src, size_t src_nbytes,
+			    int64_t first, int64_t count, struct tsr_blosc_scratch *scratch);
+
+/* BloscLZ: decodes one stream into dst[0, dst_nbytes) and returns its decoded size in
+ * *out_nbytes_ret; TSR_E_CORRUPT when the stream reaches outside src or dst. */
+int tsr_blosclz_decode(void *dst, size_t dst_nbytes, const void *src, size_t src_nbytes,
+		       size_t *out_nbytes_ret);
+
+/* ---- filters (shuffle.c); all out-of-place, dst and src must not overlap unless stated ---- */
+
+/* Byte unshuffle of nbytes: src holds typesize planes of n = nbytes / typesize bytes;
+ * dst[i * typesize + j] = src[j * n + i]; the nbytes % typesize tail is copied. */
+void tsr_blosc_unshuffle(void *dst, const void *src, size_t nbytes, size_t typesize);
+
+/* Bit unshuffle (bitshuffle's bit transpose): for n8 elements src holds 8 * typesize rows of
+ * n8 / 8 bytes, row j * 8 + b holding bit b of byte j of each element, LSB first. Blosc2
+ * chunks (version >= 3) use n8 = n - n % 8 and copy the rest; Blosc1 chunks (version <= 2)
+ * transpose only when n % 8 == 0 and copy the block as is otherwise. tmp: nbytes of scratch
+ * for the fast two-pass path (bit rows to byte planes, then unshuffle), or NULL. */
+void tsr_blosc_bitunshuffle(void *dst, const void *src, size_t nbytes, size_t typesize,
+			    int version, void *tmp);
+
+/* Blosc DELTA decode of one block: units of 1, 2, 4 or 8 bytes (typesize, or 8 when typesize
+ * is a multiple of 8, else 1). ref == NULL: this is block 0, dst[k] = src[k] ^ dst[k-1];
+ * otherwise dst[k] = src[k] ^ ref[k] (ref = decoded block 0, at least nbytes long). The tail
+ * that is not a whole unit is copied. dst may equal src. */
+void tsr_blosc_delta_decode(void *dst, const void *src, size_t nbytes, size_t typesize,
+			    const void *ref);
+
+/* Blosc2 BYTEDELTA decode: nstreams streams of nbytes / nstreams bytes, each a running sum
+ * (mod 256) of its bytes; the tail is copied. legacy: filter 34, whose sum restarts at 0 after
+ * the last whole 16-byte group of each stream. dst may equal src. */
+void tsr_blosc_bytedelta_decode(void *dst, const void *src, size_t nbytes, size_t nstreams,
+				int legacy);
+
+#endif /* TSR_BLOSC_H */

@@ -1,0 +1,371 @@
+/* shuffle.c - the byte filters blosc undoes: unshuffle, bitunshuffle, delta and bytedelta. */
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "blosc.h"
+
+/* ---- byte unshuffle ---- */
+
+#if defined(__SSE2__)
+/* 16 elements per step: interleave the planes with unpack instructions, two bytes, then two
+ * 16-bit pairs, then two 32-bit quads at a time. */
+static size_t unshuffle2_sse2(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	size_t i = 0;
+	for (; i + 16 <= n; i += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(src + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(src + n + i));
+		_mm_storeu_si128((__m128i *)(dst + 2 * i), _mm_unpacklo_epi8(a, b));
+		_mm_storeu_si128((__m128i *)(dst + 2 * i + 16), _mm_unpackhi_epi8(a, b));
+	}
+	return i;
+}
+
+static size_t unshuffle4_sse2(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	size_t i = 0;
+	for (; i + 16 <= n; i += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(src + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(src + n + i));
+		__m128i c = _mm_loadu_si128((const __m128i *)(src + 2 * n + i));
+		__m128i d = _mm_loadu_si128((const __m128i *)(src + 3 * n + i));
+		__m128i ab0 = _mm_unpacklo_epi8(a, b), ab1 = _mm_unpackhi_epi8(a, b);
+		__m128i cd0 = _mm_unpacklo_epi8(c, d), cd1 = _mm_unpackhi_epi8(c, d);
+		uint8_t *o = dst + 4 * i;
+		_mm_storeu_si128((__m128i *)o, _mm_unpacklo_epi16(ab0, cd0));
+		_mm_storeu_si128((__m128i *)(o + 16), _mm_unpackhi_epi16(ab0, cd0));
+		_mm_storeu_si128((__m128i *)(o + 32), _mm_unpacklo_epi16(ab1, cd1));
+		_mm_storeu_si128((__m128i *)(o + 48), _mm_unpackhi_epi16(ab1, cd1));
+	}
+	return i;
+}
+
+static size_t unshuffle8_sse2(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	size_t i = 0;
+	for (; i + 16 <= n; i += 16) {
+		__m128i p[8], q[8], r[8];
+		for (int k = 0; k < 8; k++)
+			p[k] = _mm_loadu_si128((const __m128i *)(src + k * n + i));
+		/* bytes of planes (0,1), (2,3), (4,5), (6,7) paired: elements 0-7 and 8-15 */
+		for (int k = 0; k < 4; k++) {
+			q[2 * k] = _mm_unpacklo_epi8(p[2 * k], p[2 * k + 1]);
+			q[2 * k + 1] = _mm_unpackhi_epi8(p[2 * k], p[2 * k + 1]);
+		}
+		/* 16-bit pairs joined into 32-bit quads: planes 0-3 and 4-7, 4 elements each */
+		r[0] = _mm_unpacklo_epi16(q[0], q[2]);
+		r[1] = _mm_unpackhi_epi16(q[0], q[2]);
+		r[2] = _mm_unpacklo_epi16(q[1], q[3]);
+		r[3] = _mm_unpackhi_epi16(q[1], q[3]);
+		r[4] = _mm_unpacklo_epi16(q[4], q[6]);
+		r[5] = _mm_unpackhi_epi16(q[4], q[6]);
+		r[6] = _mm_unpacklo_epi16(q[5], q[7]);
+		r[7] = _mm_unpackhi_epi16(q[5], q[7]);
+		uint8_t *o = dst + 8 * i;
+		for (int k = 0; k < 4; k++) {
+			_mm_storeu_si128((__m128i *)(o + 32 * k), _mm_unpacklo_epi32(r[k], r[k + 4]));
+			_mm_storeu_si128((__m128i *)(o + 32 * k + 16),
+					 _mm_unpackhi_epi32(r[k], r[k + 4]));
+		}
+	}
+	return i;
+}
+
+static size_t unshuffle16_sse2(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	size_t i = 0;
+	for (; i + 16 <= n; i += 16) {
+		__m128i a[16], b[16];
+		for (int k = 0; k < 16; k++)
+			a[k] = _mm_loadu_si128((const __m128i *)(src + k * n + i));
+		/* four rounds of pairwise interleaving turn 16 planes of 16 bytes into 16
+		 * elements; each round doubles the width of the interleaved units */
+		for (int k = 0; k < 8; k++) {
+			b[2 * k] = _mm_unpacklo_epi8(a[k], a[k + 8]);
+			b[2 * k + 1] = _mm_unpackhi_epi8(a[k], a[k + 8]);
+		}
+		for (int k = 0; k < 8; k++) {
+			a[2 * k] = _mm_unpacklo_epi8(b[k], b[k + 8]);
+			a[2 * k + 1] = _mm_unpackhi_epi8(b[k], b[k + 8]);
+		}
+		for (int k = 0; k < 8; k++) {
+			b[2 * k] = _mm_unpacklo_epi8(a[k], a[k + 8]);
+			b[2 * k + 1] = _mm_unpackhi_epi8(a[k], a[k + 8]);
+		}
+		for (int k = 0; k < 8; k++) {
+			a[2 * k] = _mm_unpacklo_epi8(b[k], b[k + 8]);
+			a[2 * k + 1] = _mm_unpackhi_epi8(b[k], b[k + 8]);
+		}
+		for (int k = 0; k < 16; k++)
+			_mm_storeu_si128((__m128i *)(dst + 16 * (i + k)), a[k]);
+	}
+	return i;
+}
+#endif
+
+void tsr_blosc_unshuffle(void *dst_, const void *src_, size_t nbytes, size_t typesize)
+{
+	uint8_t *dst = dst_;
+	const uint8_t *src = src_;
+	if (typesize <= 1 || nbytes < typesize) {
+		memcpy(dst, src, nbytes);
+		return;
+	}
+	size_t n = nbytes / typesize, i = 0;
+#if defined(__SSE2__)
+	switch (typesize) {
+	case 2:
+		i = unshuffle2_sse2(dst, src, n);
+		break;
+	case 4:
+		i = unshuffle4_sse2(dst, src, n);
+		break;
+	case 8:
+		i = unshuffle8_sse2(dst, src, n);
+		break;
+	case 16:
+		i = unshuffle16_sse2(dst, src, n);
+		break;
+	default:
+		break;
+	}
+#endif
+	switch (typesize) {
+	case 2:
+		for (; i < n; i++) {
+			dst[2 * i] = src[i];
+			dst[2 * i + 1] = src[n + i];
+		}
+		break;
+	case 4:
+		for (; i < n; i++) {
+			dst[4 * i] = src[i];
+			dst[4 * i + 1] = src[n + i];
+			dst[4 * i + 2] = src[2 * n + i];
+			dst[4 * i + 3] = src[3 * n + i];
+		}
+		break;
+	default:
+		/* plane by plane: sequential reads, strided writes within a small window */
+		for (size_t j = 0; j < typesize; j++) {
+			const uint8_t *s = src + j * n;
+			uint8_t *d = dst + j;
+			for (size_t k = i; k < n; k++)
+				d[k * typesize] = s[k];
+		}
+		break;
+	}
+	size_t done = n * typesize;
+	memcpy(dst + done, src + done, nbytes - done);
+}
+
+/* ---- bit unshuffle ---- */
+
+/* Transposes an 8x8 bit matrix held as 8 bytes: bit c of byte r goes to bit r of byte c. */
+static inline uint64_t transpose8x8(uint64_t x)
+{
+	uint64_t t;
+	t = (x ^ (x >> 7)) & 0x00AA00AA00AA00AAULL;
+	x ^= t ^ (t << 7);
+	t = (x ^ (x >> 14)) & 0x0000CCCC0000CCCCULL;
+	x ^= t ^ (t << 14);
+	t = (x ^ (x >> 28)) & 0x00000000F0F0F0F0ULL;
+	x ^= t ^ (t << 28);
+	return x;
+}
+
+/* Plane bytes (byte j of n8 elements) from the plane's 8 bit rows of row = n8 / 8 bytes each:
+ * byte m of the 8 bytes (r0[k], ..., r7[k]), bit-transposed, is element 8k + m. */
+static void bitrows_to_plane(uint8_t *plane, const uint8_t *rows, size_t row)
+{
+	size_t k = 0;
+#if defined(__SSE2__)
+	const __m128i m1 = _mm_set1_epi64x(0x00AA00AA00AA00AALL);
+	const __m128i m2 = _mm_set1_epi64x(0x0000CCCC0000CCCCLL);
+	const __m128i m3 = _mm_set1_epi64x(0x00000000F0F0F0F0LL);
+	for (; k + 16 <= row; k += 16) {
+		__m128i r[8], a[8], b[8], c[8];
+		for (int i = 0; i < 8; i++)
+			r[i] = _mm_loadu_si128((const __m128i *)(rows + i * row + k));
+		/* gather (r0[k] .. r7[k]) into one 64-bit lane per k, as in unshuffle8 */
+		for (int i = 0; i < 4; i++) {
+			a[2 * i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
+			a[2 * i + 1] = _mm_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
+		}
+		b[0] = _mm_unpacklo_epi16(a[0], a[2]);
+		b[1] = _mm_unpackhi_epi16(a[0], a[2]);
+		b[2] = _mm_unpacklo_epi16(a[1], a[3]);
+		b[3] = _mm_unpackhi_epi16(a[1], a[3]);
+		b[4] = _mm_unpacklo_epi16(a[4], a[6]);
+		b[5] = _mm_unpackhi_epi16(a[4], a[6]);
+		b[6] = _mm_unpacklo_epi16(a[5], a[7]);
+		b[7] = _mm_unpackhi_epi16(a[5], a[7]);
+		for (int i = 0; i < 4; i++) {
+			c[2 * i] = _mm_unpacklo_epi32(b[i], b[i + 4]);
+			c[2 * i + 1] = _mm_unpackhi_epi32(b[i], b[i + 4]);
+		}
+		/* the 8x8 bit transpose on both 64-bit lanes at once */
+		for (int i = 0; i < 8; i++) {
+			__m128i x = c[i], t;
+			t = _mm_and_si128(_mm_xor_si128(x, _mm_srli_epi64(x, 7)), m1);
+			x = _mm_xor_si128(x, _mm_xor_si128(t, _mm_slli_epi64(t, 7)));
+			t = _mm_and_si128(_mm_xor_si128(x, _mm_srli_epi64(x, 14)), m2);
+			x = _mm_xor_si128(x, _mm_xor_si128(t, _mm_slli_epi64(t, 14)));
+			t = _mm_and_si128(_mm_xor_si128(x, _mm_srli_epi64(x, 28)), m3);
+			x = _mm_xor_si128(x, _mm_xor_si128(t, _mm_slli_epi64(t, 28)));
+			_mm_storeu_si128((__m128i *)(plane + 8 * (k + 2 * (size_t)i)), x);
+		}
+	}
+#endif
+	for (; k < row; k++) {
+		const uint8_t *s = rows + k;
+		uint64_t x = (uint64_t)s[0] | (uint64_t)s[row] << 8 | (uint64_t)s[2 * row] << 16 |
+			     (uint64_t)s[3 * row] << 24 | (uint64_t)s[4 * row] << 32 |
+			     (uint64_t)s[5 * row] << 40 | (uint64_t)s[6 * row] << 48 |
+			     (uint64_t)s[7 * row] << 56;
+		x = transpose8x8(x);
+		memcpy(plane + 8 * k, &x, 8); /* byte m of x (little-endian) is element 8k+m */
+	}
+}
+
+/* n8 (a multiple of 8) elements of typesize bytes from the bit-row layout: each plane's bytes
+ * first (into tmp, or straight into dst for one-byte elements), then a byte unshuffle. */
+static void bitunshuffle_core(uint8_t *dst, const uint8_t *src, size_t n8, size_t typesize,
+			      uint8_t *tmp)
+{
+	size_t row = n8 / 8;
+	if (typesize == 1) {
+		bitrows_to_plane(dst, src, row);
+		return;
+	}
+	if (tmp) {
+		for (size_t j = 0; j < typesize; j++)
+			bitrows_to_plane(tmp + j * n8, src + j * n8, row);
+		tsr_blosc_unshuffle(dst, tmp, n8 * typesize, typesize);
+		return;
+	}
+	/* no scratch: transpose and scatter one byte at a time */
+	for (size_t k = 0; k < row; k++) {
+		uint8_t *o = dst + 8 * k * typesize;
+		for (size_t j = 0; j < typesize; j++) {
+			const uint8_t *s = src + j * 8 * row + k;
+			uint64_t x = (uint64_t)s[0] | (uint64_t)s[row] << 8 |
+				     (uint64_t)s[2 * row] << 16 | (uint64_t)s[3 * row] << 24 |
+				     (uint64_t)s[4 * row] << 32 | (uint64_t)s[5 * row] << 40 |
+				     (uint64_t)s[6 * row] << 48 | (uint64_t)s[7 * row] << 56;
+			x = transpose8x8(x);
+			for (int m = 0; m < 8; m++)
+				o[m * typesize + j] = (uint8_t)(x >> (8 * m));
+		}
+	}
+}
+
+void tsr_blosc_bitunshuffle(void *dst_, const void *src_, size_t nbytes, size_t typesize,
+			    int version, void *tmp)
+{
+	uint8_t *dst = dst_;
+	const uint8_t *src = src_;
+	if (typesize == 0) {
+		memcpy(dst, src, nbytes);
+		return;
+	}
+	size_t n = nbytes / typesize, n8;
+	if (version <= 2) {
+		/* Blosc1 bitshuffled only blocks with a whole number of 8-element groups */
+		n8 = n % 8 == 0 ? n : 0;
+	} else {
+		n8 = n - n % 8;
+	}
+	bitunshuffle_core(dst, src, n8, typesize, tmp);
+	size_t done = n8 * typesize;
+	memcpy(dst + done, src + done, nbytes - done);
+}
+
+/* ---- delta ---- */
+
+#define DELTA_LOOP(T)                                                                        \
+	do {                                                                                 \
+		size_t n_ = nbytes / sizeof(T);                                              \
+		if (ref) {                                                                   \
+			for (size_t k = 0; k < n_; k++) {                                    \
+				T a_, r_;                                                    \
+				memcpy(&a_, src + k * sizeof(T), sizeof(T));                 \
+				memcpy(&r_, rf + k * sizeof(T), sizeof(T));                  \
+				a_ ^= r_;                                                    \
+				memcpy(dst + k * sizeof(T), &a_, sizeof(T));                 \
+			}                                                                    \
+		} else if (n_ > 0) {                                                         \
+			T prev_;                                                             \
+			memcpy(&prev_, src, sizeof(T));                                      \
+			memcpy(dst, &prev_, sizeof(T));                                      \
+			for (size_t k = 1; k < n_; k++) {                                    \
+				T a_;                                                        \
+				memcpy(&a_, src + k * sizeof(T), sizeof(T));                 \
+				prev_ ^= a_;                                                 \
+				memcpy(dst + k * sizeof(T), &prev_, sizeof(T));              \
+			}                                                                    \
+		}                                                                            \
+		unit = sizeof(T);                                                            \
+	} while (0)
+
+void tsr_blosc_delta_decode(void *dst_, const void *src_, size_t nbytes, size_t typesize,
+			    const void *ref)
+{
+	uint8_t *dst = dst_;
+	const uint8_t *src = src_, *rf = ref;
+	size_t unit;
+	if (typesize != 1 && typesize != 2 && typesize != 4 && typesize != 8)
+		typesize = typesize % 8 == 0 ? 8 : 1;
+	switch (typesize) {
+	case 2:
+		DELTA_LOOP(uint16_t);
+		break;
+	case 4:
+		DELTA_LOOP(uint32_t);
+		break;
+	case 8:
+		DELTA_LOOP(uint64_t);
+		break;
+	default:
+		DELTA_LOOP(uint8_t);
+		break;
+	}
+	size_t done = nbytes / unit * unit;
+	if (dst != src)
+		memcpy(dst + done, src + done, nbytes - done);
+}
+
+/* ---- bytedelta ---- */
+
+void tsr_blosc_bytedelta_decode(void *dst_, const void *src_, size_t nbytes, size_t nstreams,
+				int legacy)
+{
+	uint8_t *dst = dst_;
+	const uint8_t *src = src_;
+	if (nstreams == 0)
+		nstreams = 1;
+	size_t len = nbytes / nstreams;
+	/* legacy filter 34: the sum carried across whole 16-byte groups only */
+	size_t carried = legacy ? len / 16 * 16 : len;
+	for (size_t s = 0; s < nstreams; s++) {
+		const uint8_t *in = src + s * len;
+		uint8_t *out = dst + s * len;
+		uint8_t acc = 0;
+		size_t k = 0;
+		for (; k < carried; k++) {
+			acc = (uint8_t)(acc + in[k]);
+			out[k] = acc;
+		}
+		acc = 0;
+		for (; k < len; k++) {
+			acc = (uint8_t)(acc + in[k]);
+			out[k] = acc;
+		}
+	}
+	size_t done = len * nstreams;
+	if (dst != src)
+		memcpy(dst + done, src + done, nbytes - done);
+}
