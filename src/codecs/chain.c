@@ -1,18 +1,78 @@
-/* chain.c - runs a chunk's codec chain: codec, byte planes, then value transform. */
+/* chain.c - runs a chunk's codec chain: bytes steps, element codec, byte planes, value
+ * transform, then delta and axis order. */
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
+#include "blosc.h"
 #include "codecs.h"
 
 void tsr_scratch_free(struct tsr_scratch *s)
 {
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < TSR_SCRATCH_SLOTS; i++) {
 		free(s->buf[i]);
 		s->buf[i] = NULL;
 		s->cap[i] = 0;
 	}
 	tsr_inflate_free(s->inflater);
 	s->inflater = NULL;
+	ZSTD_freeDCtx(s->zstd);
+	s->zstd = NULL;
+	tsr_blosc_scratch_free(s->blosc);
+	s->blosc = NULL;
+}
+
+/* Undoes numcodecs' Delta filter: a running sum in the element type. */
+static void tsr_undelta(void *p, enum tsr_dtype t, size_t n)
+{
+#define TSR_CUMSUM(T, U)                                                   \
+	do {                                                               \
+		T *v = p;                                                  \
+		for (size_t i = 1; i < n; i++)                             \
+			v[i] = (T)((U)v[i] + (U)v[i - 1]);                 \
+	} while (0)
+	switch (t) {
+	case TSR_INT8: case TSR_UINT8: case TSR_BOOL: TSR_CUMSUM(uint8_t, uint8_t); break;
+	case TSR_INT16: case TSR_UINT16: TSR_CUMSUM(uint16_t, uint16_t); break;
+	case TSR_INT32: case TSR_UINT32: TSR_CUMSUM(uint32_t, uint32_t); break;
+	case TSR_INT64: case TSR_UINT64: TSR_CUMSUM(uint64_t, uint64_t); break;
+	case TSR_FLOAT32: TSR_CUMSUM(float, float); break;
+	case TSR_FLOAT64: TSR_CUMSUM(double, double); break;
+	default: break;
+	}
+#undef TSR_CUMSUM
+}
+
+/* dst (C order over extent) from src stored with permuted axes: stored axis j is axis perm[j]. */
+static void tsr_permute(void *dst, const void *src, const struct tsr_chunk_ref *ref, size_t es)
+{
+	int nd = ref->ndim;
+	int64_t sshape[TSR_MAX_DIM], sstride[TSR_MAX_DIM], dstride[TSR_MAX_DIM], idx[TSR_MAX_DIM];
+	int64_t st = 1;
+	for (int d = nd - 1; d >= 0; d--) {
+		dstride[d] = st;
+		st *= ref->extent[d];
+	}
+	for (int j = 0; j < nd; j++)
+		sshape[j] = ref->extent[ref->perm[j]];
+	for (int j = 0; j < nd; j++) {
+		sstride[j] = dstride[ref->perm[j]]; /* where stored axis j steps in the output */
+		idx[j] = 0;
+	}
+	const unsigned char *in = src;
+	unsigned char *out = dst;
+	size_t n = (size_t)ref->npix;
+	int64_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(out + (size_t)o * es, in + i * es, es);
+		for (int j = nd - 1; j >= 0; j--) {
+			o += sstride[j];
+			if (++idx[j] < sshape[j])
+				break;
+			o -= sstride[j] * sshape[j];
+			idx[j] = 0;
+		}
+	}
 }
 
 static void *tsr_scratch_get(struct tsr_scratch *s, int i, size_t n)
@@ -56,6 +116,26 @@ int tsr_chunk_decode(const struct tsr_chunk_ref *ref, void *src, size_t src_nbyt
 		for (size_t i = 0; i < npix; i++)
 			memcpy(o + i * ow, ref->xform.fill, ow);
 		return TSR_OK;
+	}
+	for (int i = 0; i < ref->npre; i++) {
+		/* The last step must yield exactly the elements (when their size is known). */
+		size_t expect = i + 1 == ref->npre && c->id == TSR_CODEC_NONE && w ? npix * w : 0;
+		void *next;
+		size_t next_n;
+		st = tsr_bytes_decode(&ref->pre[i], src, src_nbytes, scratch, 3 + (i & 1), expect,
+				      &next, &next_n);
+		if (st)
+			return st;
+		src = next;
+		src_nbytes = next_n;
+	}
+	/* A permuted chunk decodes into scratch first, then lands in order. */
+	void *final_out = out;
+	size_t ow = tsr_dtype_size(ref->xform.out);
+	if (ref->has_perm) {
+		out = tsr_scratch_get(scratch, 5, npix * ow);
+		if (!out)
+			return tsr_error(TSR_E_NOMEM, "out of memory");
 	}
 	switch (c->id) {
 	case TSR_CODEC_NONE:
@@ -162,5 +242,12 @@ int tsr_chunk_decode(const struct tsr_chunk_ref *ref, void *src, size_t src_nbyt
 	if (ref->xform.kind == TSR_XF_COPY && tsr_dtype_size(ref->xform.out) != w)
 		return tsr_error(TSR_E_CORRUPT, "%s: tile holds %s values in a %s image",
 				 ref->codec_name, tsr_dtype_name(elem), tsr_dtype_name(ref->xform.out));
-	return tsr_values_apply(out, &ref->xform, raw, elem, be, npix, tmp);
+	st = tsr_values_apply(out, &ref->xform, raw, elem, be, npix, tmp);
+	if (st)
+		return st;
+	if (ref->delta)
+		tsr_undelta(out, ref->xform.out, npix);
+	if (ref->has_perm)
+		tsr_permute(final_out, out, ref, ow);
+	return TSR_OK;
 }

@@ -7,6 +7,8 @@
 
 #include "../core/chunk.h"
 
+struct tsr_scratch;
+
 /* DEFLATE family through libdeflate. framing: TSR_CODEC_GZIP, _ZLIB or _DEFLATE. Decodes into
  * dst (capacity dst_nbytes) and returns the decoded size in *out_nbytes. A gzip stream may hold
  * several members (as gzip(1) allows). *state holds the caller's decompressor (NULL at first;
@@ -60,11 +62,23 @@ int tsr_values_apply(void *out, const struct tsr_xform *xf, void *in, enum tsr_d
 int tsr_int_convert(void *dst, enum tsr_dtype dst_type, const void *src, enum tsr_dtype src_type,
 		    size_t n);
 
+/* CRC-32C of n bytes. */
+uint32_t tsr_crc32c(const void *data, size_t n);
+
+/* Runs one bytes-to-bytes step on src[0, n): the result is *out (scratch slot `slot`, or src
+ * itself for checksums) of *out_n bytes. expect > 0 is the size the result must have. */
+int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t n,
+		     struct tsr_scratch *s, int slot, size_t expect, void **out, size_t *out_n);
+
 /* Buffers a thread reuses from chunk to chunk. */
+#define TSR_SCRATCH_SLOTS 6
 struct tsr_scratch {
-	void *buf[3];
-	size_t cap[3];
+	void *buf[TSR_SCRATCH_SLOTS]; /* 0-2: element codec, planes, conversions; 3-4: pre-steps;
+				       * 5: permutation */
+	size_t cap[TSR_SCRATCH_SLOTS];
 	void *inflater; /* libdeflate decompressor */
+	void *zstd;     /* ZSTD_DCtx */
+	void *blosc;    /* struct tsr_blosc_scratch */
 };
 void tsr_scratch_free(struct tsr_scratch *s);
 

@@ -103,7 +103,9 @@ int tsr_values_apply(void *out, const struct tsr_xform *xf, void *in, enum tsr_d
 		if (tsr_dtype_size(xf->out) != (size_t)w)
 			return tsr_error(TSR_E_INTERNAL, "copy from %s to %s", tsr_dtype_name(in_type),
 					 tsr_dtype_name(xf->out));
-		if (in_be)
+		if (in_be && (in_type == TSR_COMPLEX64 || in_type == TSR_COMPLEX128))
+			tsr_bswap_copy(out, in, 2 * n, w / 2); /* each part swaps alone */
+		else if (in_be)
 			tsr_bswap_copy(out, in, n, w);
 		else if (out != in)
 			memcpy(out, in, n * (size_t)w);

@@ -17,7 +17,22 @@ enum tsr_codec_id {
 	TSR_CODEC_HCOMPRESS,  /* FITS HCOMPRESS_1, through CFITSIO */
 	TSR_CODEC_PLIO,       /* FITS PLIO_1, through CFITSIO */
 	TSR_CODEC_FILL,       /* no bytes: every element is the fill value */
+	/* Bytes-to-bytes codecs (Zarr, Blosc2), used as pre-steps. */
+	TSR_CODEC_ZSTD,       /* zstd frames (libzstd) */
+	TSR_CODEC_LZ4,        /* numcodecs LZ4: 4-byte little-endian size, then one raw LZ4 block */
+	TSR_CODEC_BZ2,        /* bzip2 (libbz2) */
+	TSR_CODEC_BLOSC,      /* a blosc1/blosc2 chunk */
+	TSR_CODEC_CRC32C,     /* Zarr v3 crc32c: 4 checksum bytes (little-endian) at the end */
 };
+
+/* A bytes-to-bytes step run before the element codec. */
+struct tsr_bytes_step {
+	enum tsr_codec_id id;
+};
+#define TSR_MAX_PRE 4
+
+/* nbytes meaning "the whole file" (Zarr chunk files). */
+#define TSR_WHOLE_FILE UINT64_MAX
 
 struct tsr_codec_step {
 	enum tsr_codec_id id;
@@ -64,13 +79,22 @@ struct tsr_xform {
 
 /* One chunk of an array, as plain data. */
 struct tsr_chunk_ref {
+	char path[1024];      /* file holding the bytes; "" = the array's own file */
+	int missing_is_fill;  /* a missing path reads as the fill value (Zarr) */
 	uint64_t offset;      /* of the stored bytes in the file */
-	uint64_t nbytes;      /* stored bytes; 0 with TSR_CODEC_FILL */
+	uint64_t nbytes;      /* stored bytes (TSR_WHOLE_FILE: to the end); 0 with TSR_CODEC_FILL */
+	int npre;             /* bytes-to-bytes steps, in decode order, before `codec` */
+	struct tsr_bytes_step pre[TSR_MAX_PRE];
+	int ndim;             /* set by the engine */
 	int64_t extent[TSR_MAX_DIM]; /* the chunk's shape in the array (edge chunks may be smaller) */
 	int64_t npix;         /* product of extent */
 	struct tsr_codec_step codec;
 	struct tsr_xform xform;
 	const char *codec_name; /* for receipts and messages */
+	/* After the value transform: */
+	int delta;            /* numcodecs Delta: values are a running difference (cumsum undoes) */
+	int has_perm;         /* the chunk is stored with permuted axes: stored axis j is chunk */
+	int8_t perm[TSR_MAX_DIM]; /* axis perm[j] (Zarr order F, v3 transpose) */
 };
 
 #endif /* TSR_CHUNK_H */

@@ -143,6 +143,45 @@ static void tsr_cpu_fail(struct tsr_cpu_job *job, int status, int64_t chunk)
 	atomic_store(&job->failed, 1);
 }
 
+/* Brings a chunk's stored bytes into *buf (grown as needed, 64 bytes of zeroed slack after
+ * them). A chunk in a file of its own that does not exist becomes a fill chunk when the format
+ * says so (Zarr's missing chunks). */
+static int tsr_cpu_fetch(const struct tsr_array *a, struct tsr_chunk_ref *ref, unsigned char **buf,
+			 size_t *cap)
+{
+	int fd = a->fd, st;
+	if (ref->path[0]) {
+		uint64_t size;
+		st = tsr_io_open(ref->path, &fd, &size);
+		if (st == TSR_E_NOT_FOUND && ref->missing_is_fill) {
+			ref->codec.id = TSR_CODEC_FILL;
+			ref->nbytes = 0;
+			return TSR_OK;
+		}
+		if (st)
+			return st;
+		if (ref->nbytes == TSR_WHOLE_FILE)
+			ref->nbytes = size > ref->offset ? size - ref->offset : 0;
+	}
+	if (*cap < ref->nbytes) {
+		free(*buf);
+		*buf = malloc(ref->nbytes + 64);
+		*cap = *buf ? ref->nbytes : 0;
+		if (!*buf) {
+			st = tsr_error(TSR_E_NOMEM, "out of memory for %llu bytes",
+				       (unsigned long long)ref->nbytes);
+			goto done;
+		}
+	}
+	st = tsr_io_pread(fd, *buf, ref->nbytes, ref->offset);
+	if (st == TSR_OK)
+		memset(*buf + ref->nbytes, 0, 64);
+done:
+	if (fd != a->fd)
+		tsr_io_close(fd);
+	return st;
+}
+
 static void tsr_cpu_worker(void *arg, int w)
 {
 	struct tsr_cpu_job *job = arg;
@@ -164,23 +203,13 @@ static void tsr_cpu_worker(void *arg, int w)
 			tsr_cpu_fail(job, st, chunk);
 			break;
 		}
+		ref.ndim = a->desc.ndim;
 		if (ref.nbytes > 0) {
-			if (fetch_cap < ref.nbytes) {
-				free(fetch);
-				/* Slack lets decoders load whole words near the end. */
-				fetch = malloc(ref.nbytes + 64);
-				fetch_cap = fetch ? ref.nbytes : 0;
-				if (!fetch) {
-					tsr_cpu_fail(job, tsr_error(TSR_E_NOMEM, "out of memory"), chunk);
-					break;
-				}
-			}
-			st = tsr_io_pread(a->fd, fetch, ref.nbytes, ref.offset);
+			st = tsr_cpu_fetch(a, &ref, &fetch, &fetch_cap);
 			if (st) {
 				tsr_cpu_fail(job, st, chunk);
 				break;
 			}
-			memset(fetch + ref.nbytes, 0, 64);
 			stats->bytes_read += ref.nbytes;
 		}
 		double t1 = tsr_now();
