@@ -113,11 +113,18 @@ TSR_API int tsr_context_nthreads(const struct tsr_context *ctx);
 
 struct tsr_array;
 
+/* tsr_open() picks the format from what path is: a FITS file, a Zarr v2/v3 store (a directory
+ * with .zarray/.zgroup/zarr.json), or a Blosc2 frame (a .b2nd/.b2frame file, or a sparse
+ * frame directory). */
 struct tsr_open_options {
 	size_t struct_size;    /* sizeof(struct tsr_open_options) */
 	int hdu;               /* FITS: HDU index as astropy counts (primary = 0); -1 = the first
 				  HDU with image data */
 	int raw;               /* 1: stored values (no BSCALE/BZERO, no dequantization) */
+	const char *array;     /* Zarr: path of the array inside the store; NULL or "" = the
+				  store itself (or, for a group, see tsr_open's notes) */
+	int level;             /* OME-Zarr: multiscale level (dataset index); 0 (or -1) = the
+				  first; ignored for arrays that are not multiscale when <= 0 */
 };
 
 TSR_API int tsr_open(struct tsr_context *ctx, const char *path,
@@ -128,7 +135,7 @@ TSR_API void tsr_array_free(struct tsr_array *array);
 
 struct tsr_array_info {
 	size_t struct_size;            /* set by the caller: sizeof(struct tsr_array_info) */
-	const char *format;            /* "fits" */
+	const char *format;            /* "fits", "zarr", "blosc2" */
 	const char *path;
 	int index;                     /* FITS: HDU index */
 	enum tsr_dtype dtype;          /* dtype that tsr_read() returns */

@@ -61,7 +61,7 @@ int tsr_cli_info(int argc, char **argv)
 	if (json)
 		printf("{\"path\": "), tsr_json_str(path), printf(", \"hdus\": [");
 	for (int hdu = only >= 0 ? only : 0;; hdu++) {
-		struct tsr_open_options oo = {sizeof(oo), hdu, 0};
+		struct tsr_open_options oo = {sizeof(oo), hdu, 0, NULL, -1};
 		struct tsr_array *a;
 		int st = tsr_open(ctx, path, &oo, &a);
 		if (st == TSR_E_RANGE && (only < 0 || shown))

@@ -7,12 +7,14 @@
 
 int tsr_cli_read(int argc, char **argv)
 {
-	const char *path = NULL, *out = NULL, *section = "";
-	int hdu = -1, raw = 0, threads = 0, receipt = 0;
+	const char *path = NULL, *out = NULL, *section = "", *array = NULL;
+	int hdu = -1, raw = 0, threads = 0, receipt = 0, level = -1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: tessera read PATH [--hdu N] [--section SPEC] [--raw] [--threads N]\n"
-			       "                    [--receipt] -o OUT.npy\n"
+			printf("usage: tessera read PATH [--hdu N] [--array NAME] [--level K] [--section SPEC]\n"
+			       "                    [--raw] [--threads N] [--receipt] -o OUT.npy\n"
+			       "PATH is a FITS file, a Zarr store or a Blosc2 frame. --array picks an array\n"
+			       "of a Zarr group, --level an OME-Zarr multiscale level.\n"
 			       "Reads an image (default: the first HDU with image data; N counts HDUs as\n"
 			       "astropy does, primary = 0) or a section of it, written as NPY v1.0,\n"
 			       "little-endian, C order. SPEC is NumPy basic indexing: \"10:50,3:200\",\n"
@@ -24,6 +26,15 @@ int tsr_cli_read(int argc, char **argv)
 			hdu = (int)strtol(argv[++i], &end, 10);
 			if (*end || hdu < 0) {
 				fprintf(stderr, "tessera read: bad --hdu '%s'\n", argv[i]);
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--array") && i + 1 < argc) {
+			array = argv[++i];
+		} else if (!strcmp(argv[i], "--level") && i + 1 < argc) {
+			char *end;
+			level = (int)strtol(argv[++i], &end, 10);
+			if (*end || level < 0) {
+				fprintf(stderr, "tessera read: bad --level '%s'\n", argv[i]);
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--section") && i + 1 < argc) {
@@ -54,7 +65,7 @@ int tsr_cli_read(int argc, char **argv)
 	}
 	struct tsr_context *ctx = NULL;
 	struct tsr_context_options co = {sizeof(co), threads};
-	struct tsr_open_options oo = {sizeof(oo), hdu, raw};
+	struct tsr_open_options oo = {sizeof(oo), hdu, raw, array, level};
 	struct tsr_array *a = NULL;
 	void *data = NULL;
 	size_t nbytes = 0;

@@ -1,9 +1,37 @@
 /* array.c - opening arrays (choosing the format driver), describing them, freeing them. */
+#include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../io/io.h"
 #include "array.h"
+
+/* Chooses the format driver: directories are Zarr stores or sparse Blosc2 frames; files are
+ * Blosc2 frames when they say so, FITS otherwise. */
+static int tsr_open_driver(struct tsr_array *a, const struct tsr_open_options *o)
+{
+	struct stat st;
+	if (stat(a->path, &st) != 0)
+		return tsr_error(errno == ENOENT ? TSR_E_NOT_FOUND : TSR_E_IO, "%s: %s", a->path,
+				 strerror(errno));
+	if (S_ISDIR(st.st_mode)) {
+		if (tsr_blosc2_sniff_dir(a->path))
+			return tsr_blosc2_open(a, o);
+		return tsr_zarr_open(a, o);
+	}
+	int rc = tsr_io_open(a->path, &a->fd, &a->file_nbytes);
+	if (rc)
+		return rc;
+	unsigned char head[64] = {0};
+	size_t n = a->file_nbytes < sizeof(head) ? (size_t)a->file_nbytes : sizeof(head);
+	if ((rc = tsr_io_pread(a->fd, head, n, 0)))
+		return rc;
+	if (tsr_blosc2_sniff(head, n))
+		return tsr_blosc2_open(a, o);
+	return tsr_fits_open(a, o);
+}
 
 int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_options *opts,
 	     struct tsr_array **array_ret)
@@ -13,11 +41,13 @@ int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_op
 	*array_ret = NULL;
 	if (!ctx || !path)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_open: NULL context or path");
-	struct tsr_open_options o = {sizeof(o), -1, 0};
+	struct tsr_open_options o = {sizeof(o), -1, 0, NULL, -1};
 	if (opts) {
-		if (opts->struct_size < sizeof(o))
+		/* Older, shorter option structs keep the defaults of the fields they lack. */
+		if (opts->struct_size < offsetof(struct tsr_open_options, array) ||
+		    opts->struct_size > sizeof(o))
 			return tsr_error(TSR_E_INVALID_ARG, "tsr_open: bad struct_size");
-		o = *opts;
+		memcpy(&o, opts, opts->struct_size);
 	}
 	struct tsr_array *a = calloc(1, sizeof(*a));
 	if (!a)
@@ -29,9 +59,7 @@ int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_op
 		free(a);
 		return tsr_error(TSR_E_NOMEM, "tsr_open: out of memory");
 	}
-	int st = tsr_io_open(path, &a->fd, &a->file_nbytes);
-	if (st == TSR_OK)
-		st = tsr_fits_open(a, &o);
+	int st = tsr_open_driver(a, &o);
 	if (st != TSR_OK) {
 		tsr_array_free(a);
 		return st;

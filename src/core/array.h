@@ -45,7 +45,13 @@ struct tsr_array {
 	void *impl;
 };
 
-/* Format drivers. Each describes the array at path into array->desc / ops / impl. */
+/* Format drivers. Each describes the array at array->path into array->desc / ops / impl.
+ * FITS and Blosc2 contiguous frames find array->fd open; directories find it at -1. */
 int tsr_fits_open(struct tsr_array *array, const struct tsr_open_options *opts);
+int tsr_zarr_open(struct tsr_array *array, const struct tsr_open_options *opts);
+int tsr_blosc2_open(struct tsr_array *array, const struct tsr_open_options *opts);
+/* Does a file start like a Blosc2 frame? Is a directory a sparse Blosc2 frame? */
+int tsr_blosc2_sniff(const unsigned char *head, size_t n);
+int tsr_blosc2_sniff_dir(const char *path);
 
 #endif
