@@ -7,11 +7,16 @@ SAN_BUILD ?= build-asan
 # Debian packages the library, its tests and benchmarks need.
 DEB_PACKAGES = cmake make gcc pkg-config libdeflate-dev libcfitsio-dev libcfitsio-bin \
 	libzstd-dev liblz4-dev libbz2-dev libcjson-dev libmsgpack-dev python3 python3-numpy \
-	python3-astropy
+	python3-astropy python3-venv python3-pip
+
+# Peers from PyPI that write fresh files in tests and race us in benchmarks (never library
+# dependencies): a virtual environment on top of Debian's python3.
+VENV ?= .venv
+PEERS = zarr==3.* tensorstore blosc2 numcodecs
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run test deps build build-asan test-asan clean
+.PHONY: all run test deps venv build build-asan test-asan clean
 
 all: build
 
@@ -24,8 +29,15 @@ deps:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-build: deps
-	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+$(VENV)/.done: deps
+	/usr/bin/python3 -m venv --system-site-packages $(VENV)
+	$(VENV)/bin/pip install -q $(PEERS)
+	touch $@
+
+venv: $(VENV)/.done
+
+build: deps venv
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS) -DTSR_VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build
@@ -36,8 +48,8 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) test-asan
 
-build-asan: deps
-	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=ON -DTESSERA_WERROR=ON -DTESSERA_BUILD_BENCH=OFF
+build-asan: deps venv
+	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=ON -DTESSERA_WERROR=ON -DTESSERA_BUILD_BENCH=OFF -DTSR_VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python
 	cmake --build $(SAN_BUILD) -j $(JOBS)
 
 test-asan: build-asan
