@@ -6,7 +6,7 @@ SAN_BUILD ?= build-asan
 
 # Debian packages the library, its tests and benchmarks need.
 DEB_PACKAGES = cmake make gcc pkg-config libdeflate-dev libcfitsio-dev libcfitsio-bin \
-	libzstd-dev liblz4-dev libbz2-dev libcjson-dev libmsgpack-dev python3 python3-numpy \
+	libzstd-dev liblz4-dev libbz2-dev libcjson-dev libmsgpack-dev libblosc-dev python3 python3-numpy \
 	python3-astropy python3-venv python3-pip
 
 # Peers from PyPI that write fresh files in tests and race us in benchmarks (never library

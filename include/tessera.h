@@ -130,6 +130,14 @@ struct tsr_open_options {
 TSR_API int tsr_open(struct tsr_context *ctx, const char *path,
 		     const struct tsr_open_options *opts, /* NULL: defaults */
 		     struct tsr_array **array_ret);
+/*
+ * tsr_list_arrays() lists the arrays of the Zarr store at path, sorted: their paths inside the
+ * store ("labels/ids"; "" when the store is itself an array). *names_ret is one allocation (the
+ * count_ret pointers, a NULL, then the strings): free it with tsr_free(). A path that is not a
+ * Zarr store is TSR_E_FORMAT.
+ */
+TSR_API int tsr_list_arrays(const char *path, char ***names_ret, size_t *count_ret);
+
 /* tsr_array_free() closes an array; NULL is a no-op. */
 TSR_API void tsr_array_free(struct tsr_array *array);
 
@@ -238,8 +246,28 @@ TSR_API int tsr_read_alloc(struct tsr_array *array, const struct tsr_selection *
 			   const struct tsr_read_options *opts, void **data_ret, size_t *nbytes_ret,
 			   int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM],
 			   struct tsr_receipt *receipt_ret);
+/*
+ * tsr_read_batch() reads the same array (same open options, same selection) of npaths files
+ * into one stacked output of shape (npaths, ...): file i lands at dst->data + i * (bytes per
+ * file). Every file must give the same shape and dtype as the first, else TSR_E_FORMAT naming
+ * the file. Works for host and CUDA destinations. The receipt sums over the files.
+ */
+TSR_API int tsr_read_batch(struct tsr_context *ctx, const char *const *paths, size_t npaths,
+			   const struct tsr_open_options *open_opts, const struct tsr_selection *sel,
+			   const struct tsr_buffer *dst, const struct tsr_read_options *opts,
+			   struct tsr_receipt *receipt_ret);
+
 /* Frees memory that tessera allocated for the caller. NULL is a no-op. */
 TSR_API void tsr_free(void *p);
+
+/* ---------------------------------------------------------------------------------------- */
+/* CUDA helpers, so callers need no CUDA headers for the basics. Each returns TSR_E_NO_DEVICE
+ * (with the reason in tsr_errmsg) when this build has no CUDA engine or no device is there. */
+
+TSR_API int tsr_cuda_device_count(int *n_ret);
+TSR_API int tsr_cuda_malloc(size_t nbytes, void **ptr_ret);
+TSR_API void tsr_cuda_free(void *ptr);
+TSR_API int tsr_cuda_memcpy_to_host(void *dst, const void *src, size_t nbytes);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
-/* cmd_info.c - `tessera info`: what a file holds, HDU by HDU. */
+/* cmd_info.c - `tessera info`: what a file holds, HDU by HDU, or a Zarr store, array by array. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -27,15 +28,111 @@ static void tsr_json_str(const char *s)
 	putchar('"');
 }
 
+/* "120x160" */
+static void tsr_dims_text(char *buf, size_t cap, const int64_t *v, int n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < n && len < cap; i++) {
+		int w = snprintf(buf + len, cap - len, "%s%lld", i ? "x" : "", (long long)v[i]);
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+	if (n == 0)
+		snprintf(buf, cap, "()");
+}
+
+/* How many OME-Zarr multiscale levels the group at `array` of the store has (0: none). */
+static int tsr_ome_levels(struct tsr_context *ctx, const char *path, const char *array)
+{
+	int n = 0;
+	for (; n < 64; n++) {
+		struct tsr_open_options oo = {sizeof(oo), -1, 0, array, n};
+		struct tsr_array *a;
+		if (tsr_open(ctx, path, &oo, &a))
+			break;
+		tsr_array_free(a);
+	}
+	return n;
+}
+
+/* A Zarr store: one row per array (or only `only`), then its multiscale levels. */
+static int tsr_info_store(struct tsr_context *ctx, const char *path, char **names, size_t count,
+			  const char *only, int json)
+{
+	int rc = 0, shown = 0;
+	int plain = count == 1 && names[0][0] == '\0';
+	if (json)
+		printf("{\"path\": "), tsr_json_str(path), printf(", \"format\": \"zarr\", \"arrays\": [");
+	else
+		printf("%s (Zarr %s, %zu array%s)\n%-24s %-10s %-20s %-16s %s\n", path,
+		       plain ? "array" : "group", count, count == 1 ? "" : "s", "array", "dtype",
+		       "shape", "chunks", "codec");
+	for (size_t i = 0; i < count; i++) {
+		if (only && strcmp(only, names[i]) != 0)
+			continue;
+		struct tsr_open_options oo = {sizeof(oo), -1, 0, names[i], -1};
+		struct tsr_array *a;
+		const char *shown_name = names[i][0] ? names[i] : "/";
+		int st = tsr_open(ctx, path, &oo, &a);
+		if (json) {
+			printf("%s{\"array\": ", shown++ ? ", " : "");
+			tsr_json_str(names[i]);
+		}
+		if (st) {
+			if (json)
+				printf(", \"error\": "), tsr_json_str(tsr_errmsg()), printf("}");
+			else
+				printf("%-24s (cannot open: %s)\n", shown_name, tsr_errmsg());
+			rc = 1;
+			continue;
+		}
+		struct tsr_array_info in = {.struct_size = sizeof(in)};
+		tsr_array_info(a, &in);
+		if (json) {
+			printf(", \"dtype\": \"%s\", \"shape\": ", tsr_dtype_name(in.dtype));
+			tsr_print_dims(in.shape, in.ndim, "[", "]");
+			printf(", \"chunk_shape\": ");
+			tsr_print_dims(in.chunk_shape, in.ndim, "[", "]");
+			printf(", \"nchunks\": %lld, \"codec\": ", (long long)in.nchunks);
+			tsr_json_str(in.codec);
+			printf("}");
+		} else {
+			char shape[96], chunks[96];
+			tsr_dims_text(shape, sizeof(shape), in.shape, in.ndim);
+			tsr_dims_text(chunks, sizeof(chunks), in.chunk_shape, in.ndim);
+			printf("%-24s %-10s %-20s %-16s %s\n", shown_name, tsr_dtype_name(in.dtype), shape,
+			       chunks, in.codec);
+		}
+		tsr_array_free(a);
+	}
+	if (only && !plain && !shown && !json) {
+		/* --array names a group (an OME-Zarr image, say) rather than an array. */
+		printf("(%s is not an array of the store)\n", only);
+	}
+	int levels = plain ? 0 : tsr_ome_levels(ctx, path, only);
+	if (json)
+		printf("], \"multiscale_levels\": %d}\n", levels);
+	else if (levels)
+		printf("OME-Zarr multiscale%s%s: %d level%s (--level 0..%d)\n", only ? " " : "",
+		       only ? only : "", levels, levels == 1 ? "" : "s", levels - 1);
+	return rc;
+}
+
 int tsr_cli_info(int argc, char **argv)
 {
-	const char *path = NULL;
+	const char *path = NULL, *array = NULL;
 	int json = 0, only = -2;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: tessera info PATH [--hdu N] [--json]\n"
-			       "Lists the file's HDUs: dtype, shape, tile shape, codec, stored bytes.\n");
+			printf("usage: tessera info PATH [--hdu N] [--array NAME] [--json]\n"
+			       "Lists a FITS file's HDUs (dtype, shape, tile shape, codec, stored bytes)\n"
+			       "or a Zarr store's arrays (dtype, shape, chunk shape, codecs) and its\n"
+			       "OME-Zarr multiscale levels.\n");
 			return 0;
+		} else if (!strcmp(argv[i], "--array") && i + 1 < argc) {
+			array = argv[++i];
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
 		} else if (!strcmp(argv[i], "--hdu") && i + 1 < argc) {
@@ -58,6 +155,15 @@ int tsr_cli_info(int argc, char **argv)
 		return 1;
 	}
 	int shown = 0, rc = 0;
+	struct stat sb;
+	char **names = NULL;
+	size_t count = 0;
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && tsr_list_arrays(path, &names, &count) == TSR_OK) {
+		rc = tsr_info_store(ctx, path, names, count, array, json);
+		tsr_free(names);
+		tsr_context_free(ctx);
+		return rc;
+	}
 	if (json)
 		printf("{\"path\": "), tsr_json_str(path), printf(", \"hdus\": [");
 	for (int hdu = only >= 0 ? only : 0;; hdu++) {
@@ -113,6 +219,9 @@ int tsr_cli_info(int argc, char **argv)
 				       strcmp(in.reader, "tessera") ? " (via CFITSIO)" : "");
 			}
 			tsr_array_free(a);
+			/* Only FITS files hold more than one array. */
+			if (strcmp(in.format, "fits") != 0)
+				break;
 		}
 		if (only >= 0)
 			break;

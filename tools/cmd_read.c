@@ -8,7 +8,7 @@
 int tsr_cli_read(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL, *section = "", *array = NULL;
-	int hdu = -1, raw = 0, threads = 0, receipt = 0, level = -1;
+	int hdu = -1, raw = 0, threads = 0, receipt = 0, level = -1, cuda = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: tessera read PATH [--hdu N] [--array NAME] [--level K] [--section SPEC]\n"
@@ -19,7 +19,8 @@ int tsr_cli_read(int argc, char **argv)
 			       "astropy does, primary = 0) or a section of it, written as NPY v1.0,\n"
 			       "little-endian, C order. SPEC is NumPy basic indexing: \"10:50,3:200\",\n"
 			       "\"-1,...,::2\". --raw returns stored values (no BSCALE/BZERO, no\n"
-			       "dequantization). --receipt prints what the read did.\n");
+			       "dequantization). --receipt prints what the read did. --device cuda reads\n"
+			       "into GPU memory (then copies back to write OUT).\n");
 			return 0;
 		} else if (!strcmp(argv[i], "--hdu") && i + 1 < argc) {
 			char *end;
@@ -43,6 +44,14 @@ int tsr_cli_read(int argc, char **argv)
 			threads = atoi(argv[++i]);
 		} else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc) {
 			out = argv[++i];
+		} else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+			i++;
+			if (!strcmp(argv[i], "cuda"))
+				cuda = 1;
+			else if (strcmp(argv[i], "cpu")) {
+				fprintf(stderr, "tessera read: --device is cpu or cuda, not '%s'\n", argv[i]);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--raw")) {
 			raw = 1;
 		} else if (!strcmp(argv[i], "--receipt")) {
@@ -72,8 +81,40 @@ int tsr_cli_read(int argc, char **argv)
 	int ndim = 0, rc = 1;
 	int64_t shape[TSR_MAX_DIM];
 	struct tsr_receipt r = {.struct_size = sizeof(r)};
-	if (tsr_context_create(&co, &ctx) || tsr_open(ctx, path, &oo, &a) ||
-	    tsr_read_alloc(a, &sel, NULL, &data, &nbytes, &ndim, shape, &r)) {
+	if (tsr_context_create(&co, &ctx) || tsr_open(ctx, path, &oo, &a)) {
+		fprintf(stderr, "tessera read: %s\n", tsr_errmsg());
+		goto done;
+	}
+	if (cuda) {
+		/* Into device memory, then back to the host for the file. */
+		void *dev = NULL;
+		if (tsr_selection_shape(a, &sel, &ndim, shape)) {
+			fprintf(stderr, "tessera read: %s\n", tsr_errmsg());
+			goto done;
+		}
+		struct tsr_array_info ai = {.struct_size = sizeof(ai)};
+		tsr_array_info(a, &ai);
+		nbytes = tsr_dtype_size(ai.dtype);
+		for (int d = 0; d < ndim; d++)
+			nbytes *= (size_t)shape[d];
+		data = malloc(nbytes ? nbytes : 1);
+		struct tsr_buffer dst = {NULL, nbytes, TSR_MEM_CUDA, NULL};
+		if (!data) {
+			fprintf(stderr, "tessera read: out of memory\n");
+			goto done;
+		}
+		int st = tsr_cuda_malloc(nbytes, &dev);
+		dst.data = dev;
+		if (!st)
+			st = tsr_read(a, &sel, &dst, NULL, &r);
+		if (!st)
+			st = tsr_cuda_memcpy_to_host(data, dev, nbytes);
+		tsr_cuda_free(dev);
+		if (st) {
+			fprintf(stderr, "tessera read: %s\n", tsr_errmsg());
+			goto done;
+		}
+	} else if (tsr_read_alloc(a, &sel, NULL, &data, &nbytes, &ndim, shape, &r)) {
 		fprintf(stderr, "tessera read: %s\n", tsr_errmsg());
 		goto done;
 	}
@@ -94,7 +135,10 @@ int tsr_cli_read(int argc, char **argv)
 		       r.t_total, r.fallback[0] ? "\nfallback: " : "", r.fallback);
 	rc = 0;
 done:
-	tsr_free(data);
+	if (cuda)
+		free(data);
+	else
+		tsr_free(data);
 	tsr_array_free(a);
 	tsr_context_free(ctx);
 	return rc;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "b2nd_blocks.h"
 #include "blosc.h"
 #include "codecs.h"
 
@@ -100,6 +101,14 @@ static enum tsr_dtype tsr_int_of_width(size_t w)
 int tsr_chunk_decode(const struct tsr_chunk_ref *ref, void *src, size_t src_nbytes, void *out,
 		     size_t npix_needed, struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret)
 {
+	return tsr_chunk_decode_box(ref, src, src_nbytes, out, npix_needed, NULL, scratch,
+				    decoded_nbytes_ret);
+}
+
+int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_nbytes, void *out,
+			 size_t npix_needed, const struct tsr_chunk_box *box,
+			 struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret)
+{
 	const struct tsr_codec_step *c = &ref->codec;
 	size_t npix = (size_t)ref->npix;
 	enum tsr_dtype elem = c->elem;
@@ -111,11 +120,18 @@ int tsr_chunk_decode(const struct tsr_chunk_ref *ref, void *src, size_t src_nbyt
 
 	*decoded_nbytes_ret = 0;
 	if (c->id == TSR_CODEC_FILL) {
-		size_t ow = tsr_dtype_size(ref->xform.out);
-		unsigned char *o = out;
-		for (size_t i = 0; i < npix; i++)
-			memcpy(o + i * ow, ref->xform.fill, ow);
+		/* only the box: a one-element read of a huge fill chunk stays cheap */
+		tsr_fill_box(out, ref->ndim, ref->extent, tsr_dtype_size(ref->xform.out), box,
+			     ref->xform.fill);
 		return TSR_OK;
+	}
+	if (c->id == TSR_CODEC_BLOSC_B2ND) {
+		/* b2nd blocks land in C order, in native byte order, straight in out */
+		if (ref->npre || ref->has_perm || ref->delta || ref->xform.kind != TSR_XF_COPY ||
+		    tsr_dtype_size(ref->xform.out) != w)
+			return tsr_error(TSR_E_INTERNAL, "b2nd chunks take no other step");
+		return tsr_b2nd_decode(out, npix * w, ref, src, src_nbytes, box, scratch,
+				       decoded_nbytes_ret);
 	}
 	for (int i = 0; i < ref->npre; i++) {
 		/* The last step must yield exactly the elements (when their size is known). */

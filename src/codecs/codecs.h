@@ -46,7 +46,6 @@ int tsr_plio_decode_cfitsio(int32_t *out, size_t npix, const void *src, size_t s
 /* Undoes FITS GZIP_2 byte shuffling: n elements of w bytes, plane b holding byte b of all. */
 void tsr_unshuffle_planes(void *dst, const void *src, size_t n, int w);
 
-#endif
 
 /* Byte-swaps n elements of w bytes in place. */
 void tsr_bswap_inplace(void *p, size_t n, int w);
@@ -88,3 +87,29 @@ void tsr_scratch_free(struct tsr_scratch *s);
  * left undefined). *decoded_nbytes_ret receives how many bytes the codec produced. */
 int tsr_chunk_decode(const struct tsr_chunk_ref *ref, void *src, size_t src_nbytes, void *out,
 		     size_t npix_needed, struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret);
+
+/* The part of a chunk a task needs: chunk-local indices [lo[d], hi[d]) on each axis. */
+struct tsr_chunk_box {
+	int64_t lo[TSR_MAX_DIM], hi[TSR_MAX_DIM];
+};
+
+/* tsr_chunk_decode with a box (NULL: the whole chunk): codecs that decode in independent pieces
+ * (b2nd blocks) decode only the pieces under the box, and only the box of out is then defined.
+ * npix_needed is the prefix hint as above (codecs that stop early, RICE_1). */
+int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_nbytes, void *out,
+			 size_t npix_needed, const struct tsr_chunk_box *box,
+			 struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret);
+
+/* Reads nbytes at `offset` (from the start of the chunk's stored bytes) into dst. */
+typedef int (*tsr_chunk_read_fn)(void *arg, void *dst, size_t nbytes, uint64_t offset);
+
+/* Fetches only the stored bytes that decoding `box` of the chunk needs, when the chunk's codec
+ * can say which (b2nd blocks: header, block table, dictionary and the blocks under the box,
+ * packed as a smaller chunk that tsr_chunk_decode_box takes with the same box). ref->nbytes is
+ * the chunk's full stored size. On TSR_OK, *nbytes_ret is the size now in *buf (grown as
+ * needed, with 64 zeroed bytes of slack), or 0 when the whole chunk should be fetched instead. */
+int tsr_chunk_fetch_part(const struct tsr_chunk_ref *ref, const struct tsr_chunk_box *box,
+			 tsr_chunk_read_fn read, void *arg, unsigned char **buf, size_t *cap,
+			 uint64_t *nbytes_ret);
+
+#endif /* TSR_CODECS_H */

@@ -4,17 +4,24 @@
  * CFITSIO's tile decoders trust their input: fits_hdecompress reads the stream with no
  * length at all, and pl_l2pi reads as many words as the line list's header claims. They
  * also keep state in static variables (hcompress's bit reader; pl_l2pi's locals in the
- * f2c translation), so concurrent calls corrupt each other unless CFITSIO was built
- * reentrant - and even then its lock is private. Hence, here:
- *   - the headers are parsed and checked against the tile first (size, dimensions, bit
- *     plane counts, line-list length);
- *   - the input is copied into a private buffer long enough for the most a decoder can read
- *     for that header, plus 64 KiB, so a corrupt stream stays inside our memory;
+ * f2c translation), so concurrent calls would corrupt each other in a non-reentrant build.
+ *
+ * Worse, a reentrant CFITSIO (Debian's 4.2.0) deadlocks on a bad HCOMPRESS stream:
+ * fits_hdecompress holds its global Fitsio_Lock around decode(), and decode's error paths
+ * (bad magic, bad bit-plane format code, missing end-of-planes code) call ffpmsg(), which
+ * takes the same non-recursive lock again. So no stream that would fail may reach it.
+ *
+ * Hence, here:
+ *   - HCOMPRESS: the header is checked against the tile, then hc_scan() walks the whole bit
+ *     stream exactly as CFITSIO's decoder will (format codes, quadtree codes, end code, one
+ *     sign bit per non-zero coefficient) without building values. It proves the stream
+ *     decodes without an error path and gives its exact length, so a truncated stream is
+ *     reported, also when only its sign bits are cut;
+ *   - PLIO: the line-list header is checked against the words present;
+ *   - the input is copied into a private buffer with zero padding (64 KiB beyond the
+ *     checked length for HCOMPRESS, one word for PLIO), so the decoders stay inside our
+ *     memory even where a check were too lenient;
  *   - each decoder runs under its own mutex.
- * HCOMPRESS streams are padded with 0xFF bytes: a stream cut short anywhere before the end
- * of its bit planes then makes the decoder read a non-zero end-of-planes nybble, which it
- * reports. A cut inside the trailing sign bits cannot be seen (the decoder does not say how
- * far it read), so such a tile decodes to wrong signs without error, as in CFITSIO.
  */
 #include <fitsio.h>
 #include <limits.h>
@@ -38,28 +45,197 @@ _Static_assert(sizeof(short) == sizeof(int16_t), "PLIO line lists are 16-bit wor
 static pthread_mutex_t hc_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t plio_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/*
- * The most bits qtree_decode can read for one nqx x nqy quadrant of `planes` bit planes:
- * per plane a 4-bit format code, then either the plane written directly (one nybble per 2x2
- * block) or quadtree codes of at most 6 bits, one per node of the levels down to the
- * ceil(nqx/2) x ceil(nqy/2) one (their sizes sum to below 4/3 of the last level's plus the
- * edges; 2ab + 2(a+b) + 64 bounds it).
- */
-static uint64_t hc_quadrant_bits(int64_t nqx, int64_t nqy, int planes)
+/* ---- HCOMPRESS_1 stream scan ---- */
+
+/* MSB-first bit reader over the bytes after the header; reads past the end give zeros and
+ * are caught by comparing the final position with the length. */
+struct hc_reader {
+	const uint8_t *s;
+	size_t nbytes;
+	uint64_t pos; /* in bits */
+};
+
+static unsigned hc_bits(struct hc_reader *r, unsigned n) /* 1 <= n <= 8 */
 {
-	uint64_t a = (uint64_t)(nqx + 1) / 2, b = (uint64_t)(nqy + 1) / 2;
-	uint64_t nodes = 2 * a * b + 2 * (a + b) + 64;
-	return (uint64_t)planes * (4 + 6 * nodes);
+	uint64_t byte = r->pos >> 3;
+	unsigned off = (unsigned)(r->pos & 7), w = 0;
+	if (byte < r->nbytes)
+		w = (unsigned)r->s[byte] << 8;
+	if (byte + 1 < r->nbytes)
+		w |= r->s[byte + 1];
+	r->pos += n;
+	return (w >> (16 - off - n)) & ((1u << n) - 1);
+}
+
+/* CFITSIO's fixed Huffman code for the 16 quadtree nybble values (3 to 6 bits). */
+static unsigned hc_huffman(struct hc_reader *r)
+{
+	static const uint8_t four[5] = {3, 5, 10, 12, 15};  /* codes 1000..1100 */
+	static const uint8_t five[5] = {6, 7, 9, 11, 13};   /* codes 11010..11110 */
+	unsigned c = hc_bits(r, 3);
+	if (c < 4)
+		return 1u << c;
+	c = (c << 1) | hc_bits(r, 1);
+	if (c < 13)
+		return four[c - 8];
+	c = (c << 1) | hc_bits(r, 1);
+	if (c < 31)
+		return five[c - 26];
+	return hc_bits(r, 1) ? 14 : 0;
+}
+
+/* Bit (i, j) of a 2x2 block's nybble: 8 = (0,0), 4 = (0,1), 2 = (1,0), 1 = (1,1). */
+static inline unsigned hc_quad_bit(unsigned v, int64_t i, int64_t j)
+{
+	return (v >> (3 - 2 * (unsigned)(i & 1) - (unsigned)(j & 1))) & 1;
+}
+
+/*
+ * Walks one quadrant's bit planes as qtree_decode reads them, setting flag[] for every
+ * coefficient that receives a bit (those get a sign bit later). The quadrant is nqx rows of
+ * nqy coefficients at (r0, c0) of the rows x cols array. cur/prev are scratch buffers of at
+ * least ceil(nqx/2) * ceil(nqy/2) bytes. Returns 0, -1 on a bad format code, -2 if the
+ * level sizes went astray (cannot happen; guards the scratch buffers).
+ */
+static int hc_scan_quadrant(struct hc_reader *r, uint8_t *flag, int64_t cols, int64_t r0,
+			    int64_t c0, int64_t nqx, int64_t nqy, int planes, uint8_t *cur,
+			    uint8_t *prev)
+{
+	int64_t nqmax = nqx > nqy ? nqx : nqy, a = (nqx + 1) / 2, b = (nqy + 1) / 2;
+	int log2n = 0;
+
+	if (planes == 0)
+		return 0;
+	/* qtree_decode's log2n: log2(max(nqx, nqy)) rounded up. */
+	while (((int64_t)1 << log2n) < nqmax)
+		log2n++;
+	for (int bit = planes - 1; bit >= 0; bit--) {
+		unsigned code = hc_bits(r, 4);
+		if (r->pos > 8 * (uint64_t)r->nbytes)
+			return 0; /* ran out: the caller reports the length */
+		if (code == 0) {
+			/* plane written directly, one nybble per 2x2 block */
+			for (int64_t k = 0; k < a * b; k++)
+				cur[k] = (uint8_t)hc_bits(r, 4);
+		} else if (code == 0xF) {
+			/* quadtree: one code at the top, then each level doubles; a code is
+			 * read for every non-zero cell, from the last cell to the first */
+			int64_t nx = 1, ny = 1, nfx = nqx, nfy = nqy, c = (int64_t)1 << log2n;
+			cur[0] = (uint8_t)hc_huffman(r);
+			for (int k = 1; k < log2n; k++) {
+				int64_t py;
+				uint8_t *t = prev;
+				prev = cur;
+				cur = t;
+				c >>= 1;
+				nx <<= 1;
+				ny <<= 1;
+				if (nfx <= c)
+					nx -= 1;
+				else
+					nfx -= c;
+				if (nfy <= c)
+					ny -= 1;
+				else
+					nfy -= c;
+				/* each level halves (rounding up) into the one before it,
+				 * ending at ceil(nqx/2) x ceil(nqy/2) */
+				if (nx > a || ny > b)
+					return -2;
+				py = (ny + 1) / 2;
+				for (int64_t i = 0; i < nx; i++)
+					for (int64_t j = 0; j < ny; j++)
+						cur[i * ny + j] = (uint8_t)hc_quad_bit(
+							prev[(i / 2) * py + j / 2], i, j);
+				for (int64_t idx = nx * ny - 1; idx >= 0; idx--)
+					if (cur[idx])
+						cur[idx] = (uint8_t)hc_huffman(r);
+				if (r->pos > 8 * (uint64_t)r->nbytes)
+					return 0;
+			}
+		} else {
+			return -1;
+		}
+		/* qtree_bitins: the last level's nybbles give the plane's bits */
+		for (int64_t i = 0; i < nqx; i++)
+			for (int64_t j = 0; j < nqy; j++)
+				if (hc_quad_bit(cur[(i / 2) * b + j / 2], i, j))
+					flag[(r0 + i) * cols + c0 + j] = 1;
+	}
+	return 0;
+}
+
+/*
+ * Checks that a rows x cols stream decodes without any of CFITSIO's error paths and
+ * returns its length in bytes through *len. The bit planes start at byte 25 with an empty
+ * bit buffer; after the end-of-planes nybble the decoder drops the rest of the byte and
+ * reads one sign bit per non-zero coefficient from the next byte on.
+ */
+static int hc_scan(const uint8_t *s, size_t nbytes, int64_t rows, int64_t cols,
+		   const int64_t qdim[4][2], const int64_t qorg[4][2], const int qplanes[4],
+		   size_t *len)
+{
+	struct hc_reader r = {s + HC_HEADER, nbytes - HC_HEADER, 0};
+	int64_t a = (qdim[0][0] + 1) / 2, b = (qdim[0][1] + 1) / 2; /* quadrant 0 is largest */
+	uint8_t *flag = calloc((size_t)(rows * cols), 1);
+	uint8_t *scratch = malloc(2 * (size_t)(a * b) + 2);
+	uint64_t nsign = 0, plane_bytes;
+	int rc = TSR_OK;
+
+	if (!flag || !scratch) {
+		rc = tsr_error(TSR_E_NOMEM, "HCOMPRESS_1: out of memory");
+		goto out;
+	}
+	for (int q = 0; q < 4; q++) {
+		int qrc = hc_scan_quadrant(&r, flag, cols, qorg[q][0], qorg[q][1], qdim[q][0],
+					   qdim[q][1], qplanes[q], scratch, scratch + a * b + 1);
+		if (qrc == -1) {
+			rc = tsr_error(TSR_E_CORRUPT,
+				       "HCOMPRESS_1: bad bit-plane format code in quadrant %d", q);
+			goto out;
+		}
+		if (qrc < 0) {
+			rc = tsr_error(TSR_E_INTERNAL, "HCOMPRESS_1: quadtree level sizes out of step");
+			goto out;
+		}
+		if (r.pos > 8 * (uint64_t)r.nbytes)
+			break;
+	}
+	if (r.pos <= 8 * (uint64_t)r.nbytes) {
+		unsigned end = hc_bits(&r, 4);
+		if (r.pos <= 8 * (uint64_t)r.nbytes && end != 0) {
+			rc = tsr_error(TSR_E_CORRUPT,
+				       "HCOMPRESS_1: bit planes not followed by the end code");
+			goto out;
+		}
+	}
+	plane_bytes = (r.pos + 7) / 8;
+	for (int64_t i = 0; i < rows * cols; i++)
+		nsign += flag[i];
+	if (r.pos > 8 * (uint64_t)r.nbytes || plane_bytes + (nsign + 7) / 8 > r.nbytes) {
+		rc = tsr_error(TSR_E_CORRUPT,
+			       "HCOMPRESS_1: stream of %zu bytes is truncated (bit planes and signs "
+			       "need %llu)",
+			       nbytes,
+			       (unsigned long long)(r.pos > 8 * (uint64_t)r.nbytes
+							    ? HC_HEADER + plane_bytes
+							    : HC_HEADER + plane_bytes + (nsign + 7) / 8));
+		goto out;
+	}
+	*len = HC_HEADER + (size_t)plane_bytes + (size_t)((nsign + 7) / 8);
+out:
+	free(flag);
+	free(scratch);
+	return rc;
 }
 
 int tsr_hcompress_decode_cfitsio(int32_t *out, size_t npix, int64_t nx, int64_t ny,
 				 const void *src, size_t src_nbytes, int smooth, int bytepix)
 {
 	const uint8_t *s = src;
-	int64_t rows, cols, qdim[4][2];
-	int planes[3], qplanes[4], hnx = 0, hny = 0, scale = 0, status = 0, maxplanes;
-	uint64_t bits = 0;
-	size_t need, bufsize;
+	int64_t rows, cols, qdim[4][2], qorg[4][2];
+	int planes[3], qplanes[4], hnx = 0, hny = 0, scale = 0, status = 0, maxplanes, rc;
+	size_t len = 0, bufsize;
 	unsigned char *buf;
 
 	if (bytepix != 1 && bytepix != 2 && bytepix != 4)
@@ -91,13 +267,17 @@ int tsr_hcompress_decode_cfitsio(int32_t *out, size_t npix, int64_t nx, int64_t 
 				 "HCOMPRESS_1: stream is %lldx%lld pixels, tile is %lldx%lld",
 				 (long long)cols, (long long)rows, (long long)nx, (long long)ny);
 
-	/* Quadrants as dodecode splits them: [rows][cols], plane counts 0, 1, 1, 2. */
+	/* Quadrants as dodecode splits the [rows][cols] array; plane counts 0, 1, 1, 2. */
 	for (int q = 0; q < 3; q++)
 		planes[q] = s[22 + q];
 	qdim[0][0] = (rows + 1) / 2, qdim[0][1] = (cols + 1) / 2, qplanes[0] = planes[0];
 	qdim[1][0] = (rows + 1) / 2, qdim[1][1] = cols / 2, qplanes[1] = planes[1];
 	qdim[2][0] = rows / 2, qdim[2][1] = (cols + 1) / 2, qplanes[2] = planes[1];
 	qdim[3][0] = rows / 2, qdim[3][1] = cols / 2, qplanes[3] = planes[2];
+	qorg[0][0] = 0, qorg[0][1] = 0;
+	qorg[1][0] = 0, qorg[1][1] = (cols + 1) / 2;
+	qorg[2][0] = (rows + 1) / 2, qorg[2][1] = 0;
+	qorg[3][0] = (rows + 1) / 2, qorg[3][1] = (cols + 1) / 2;
 	/* The 32-bit decoder builds planes with 1 << bit in an int, the 64-bit one in long long. */
 	maxplanes = bytepix == 4 ? 64 : 32;
 	for (int q = 0; q < 4; q++) {
@@ -113,17 +293,17 @@ int tsr_hcompress_decode_cfitsio(int32_t *out, size_t npix, int64_t nx, int64_t 
 					 "HCOMPRESS_1: %lldx%lld tile has an empty quadrant with %d bit "
 					 "planes, which CFITSIO's decoder cannot handle",
 					 (long long)nx, (long long)ny, qplanes[q]);
-		bits += hc_quadrant_bits(qdim[q][0], qdim[q][1], qplanes[q]);
 	}
-	bits += 4 + (uint64_t)npix; /* end-of-planes nybble, one sign bit per pixel at most */
+	rc = hc_scan(s, src_nbytes, rows, cols, (const int64_t(*)[2])qdim,
+		     (const int64_t(*)[2])qorg, qplanes, &len);
+	if (rc != TSR_OK)
+		return rc;
 
-	need = HC_HEADER + (size_t)(bits / 8) + 16;
-	bufsize = (src_nbytes > need ? src_nbytes : need) + HC_PAD;
-	buf = malloc(bufsize);
+	bufsize = len + HC_PAD;
+	buf = calloc(bufsize, 1);
 	if (!buf)
 		return tsr_error(TSR_E_NOMEM, "HCOMPRESS_1: out of memory (%zu bytes)", bufsize);
-	memcpy(buf, src, src_nbytes);
-	memset(buf + src_nbytes, 0xFF, bufsize - src_nbytes);
+	memcpy(buf, src, len);
 
 	if (bytepix == 4) {
 		/* As CFITSIO does for ZBITPIX 32 and quantized floats: decode through 64-bit
@@ -154,6 +334,8 @@ int tsr_hcompress_decode_cfitsio(int32_t *out, size_t npix, int64_t nx, int64_t 
 				 hnx, hny, (long long)cols, (long long)rows);
 	return TSR_OK;
 }
+
+/* ---- PLIO_1 ---- */
 
 int tsr_plio_decode_cfitsio(int32_t *out, size_t npix, const void *src, size_t src_nbytes)
 {

@@ -1,6 +1,7 @@
 /* array.c - opening arrays (choosing the format driver), describing them, freeing them. */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -72,6 +73,14 @@ int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_op
 	}
 	*array_ret = a;
 	return TSR_OK;
+}
+
+void tsr_array_unit(const struct tsr_array *a, char *buf, size_t cap)
+{
+	if (a->desc.unit_label)
+		snprintf(buf, cap, "%s %s", a->desc.unit_noun, a->desc.unit_label);
+	else
+		snprintf(buf, cap, "%s %d", a->desc.unit_noun, a->desc.index);
 }
 
 void tsr_array_free(struct tsr_array *a)

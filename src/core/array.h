@@ -31,6 +31,10 @@ struct tsr_desc {
 	char reader[16];                  /* "tessera" or "cfitsio" */
 	char fallback[160];               /* why part of the work goes through a fallback */
 	const char *unit_noun;            /* "HDU", "array" */
+	const char *unit_label;           /* names the unit in messages ("labels/ids"); NULL:
+					     its index */
+	/* Optional: names chunk `chunk` in messages (a Zarr chunk key); NULL: its number. */
+	void (*chunk_label)(const struct tsr_array *array, int64_t chunk, char *buf, size_t cap);
 	const char *chunk_noun;           /* "tile", "chunk" */
 	int index;                        /* HDU index */
 };
@@ -44,6 +48,9 @@ struct tsr_array {
 	const struct tsr_driver_ops *ops;
 	void *impl;
 };
+
+/* Writes how messages name the array's unit: "HDU 1", "array labels/ids". */
+void tsr_array_unit(const struct tsr_array *array, char *buf, size_t cap);
 
 /* Format drivers. Each describes the array at array->path into array->desc / ops / impl.
  * FITS and Blosc2 contiguous frames find array->fd open; directories find it at -1. */

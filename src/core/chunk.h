@@ -23,6 +23,7 @@ enum tsr_codec_id {
 	TSR_CODEC_BZ2,        /* bzip2 (libbz2) */
 	TSR_CODEC_BLOSC,      /* a blosc1/blosc2 chunk */
 	TSR_CODEC_CRC32C,     /* Zarr v3 crc32c: 4 checksum bytes (little-endian) at the end */
+	TSR_CODEC_BLOSC_B2ND, /* a blosc chunk whose decoded bytes follow ref->blocked (Blosc2) */
 };
 
 /* A bytes-to-bytes step run before the element codec. */
@@ -47,6 +48,9 @@ struct tsr_codec_step {
 	 * elem is the expected type, and a decoded size of npix * other width is also accepted
 	 * when elem_from_size is set. */
 	int elem_from_size;
+	/* Blosc2 plain super-chunks (no dtype): elements are big-endian when the chunk header's
+	 * BIGENDIAN flag says the writer was */
+	int be_from_chunk;
 };
 
 /* How stored elements become the values a read returns. */
@@ -77,6 +81,15 @@ struct tsr_xform {
 	int nan_to_null;      /* float in: CFITSIO-style null checking (unused for now) */
 };
 
+/* The layout of a decoded Blosc2 b2nd chunk (TSR_CODEC_BLOSC_B2ND): the chunk is padded to a
+ * whole number of blocks per axis, blocks lie in C order over that block grid, and each block
+ * is C order inside. A plain super-chunk is the 1-D case with one block per chunk (the chunk
+ * header's own block size then only sets how finely it decodes). */
+struct tsr_blocked {
+	int64_t padded[TSR_MAX_DIM]; /* chunk shape rounded up to whole blocks */
+	int64_t block[TSR_MAX_DIM];  /* block shape */
+};
+
 /* One chunk of an array, as plain data. */
 struct tsr_chunk_ref {
 	char path[1024];      /* file holding the bytes; "" = the array's own file */
@@ -95,6 +108,7 @@ struct tsr_chunk_ref {
 	int delta;            /* numcodecs Delta: values are a running difference (cumsum undoes) */
 	int has_perm;         /* the chunk is stored with permuted axes: stored axis j is chunk */
 	int8_t perm[TSR_MAX_DIM]; /* axis perm[j] (Zarr order F, v3 transpose) */
+	struct tsr_blocked blocked; /* TSR_CODEC_BLOSC_B2ND */
 };
 
 #endif /* TSR_CHUNK_H */

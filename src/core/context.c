@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "../engine/engine.h"
 #include "internal.h"
 
 int tsr_context_create(const struct tsr_context_options *opts, struct tsr_context **ctx_ret)
@@ -39,6 +40,7 @@ void tsr_context_free(struct tsr_context *ctx)
 	if (!ctx)
 		return;
 	tsr_pool_free(ctx->pool);
+	tsr_cuda_state_free(ctx->cuda);
 	free(ctx);
 }
 

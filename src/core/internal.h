@@ -62,6 +62,7 @@ void tsr_pool_run(struct tsr_pool *pool, int nworkers, tsr_pool_fn fn, void *arg
 struct tsr_context {
 	int nthreads;
 	struct tsr_pool *pool;
+	void *cuda; /* the CUDA engine's state, created on first GPU read */
 };
 
 #endif /* TSR_INTERNAL_H */

@@ -129,57 +129,82 @@ static size_t tsr_needed_prefix(const struct tsr_cpu_job *job, const struct tsr_
 	return (size_t)last + 1;
 }
 
-static void tsr_cpu_fail(struct tsr_cpu_job *job, int status, int64_t chunk)
+/* The chunk-local bounding box of the positions a task selects (codecs that decode in pieces
+ * decode only the pieces under it). */
+static void tsr_task_box(const struct tsr_cpu_job *job, int64_t chunk, const int64_t *k0,
+			 const int64_t *k1, struct tsr_chunk_box *box)
 {
-	const struct tsr_array *a = job->array;
-	pthread_mutex_lock(&job->lock);
-	if (!job->status) {
-		job->status = status;
-		snprintf(job->msg, sizeof(job->msg), "%s: %s %d: %s %lld: %s", a->path,
-			 a->desc.unit_noun, a->desc.index, a->desc.chunk_noun, (long long)chunk,
-			 tsr_errmsg());
+	const struct tsr_desc *d = &job->array->desc;
+	int64_t rem = chunk;
+	for (int i = d->ndim - 1; i >= 0; i--) {
+		const struct tsr_dim_sel *s = &job->sel->dim[i];
+		int64_t origin = (rem % d->grid[i]) * d->chunk_shape[i];
+		rem /= d->grid[i];
+		int64_t a = s->start + k0[i] * s->step - origin;
+		int64_t b = s->start + (k1[i] - 1) * s->step - origin;
+		box->lo[i] = a < b ? a : b;
+		box->hi[i] = (a < b ? b : a) + 1;
 	}
-	pthread_mutex_unlock(&job->lock);
-	atomic_store(&job->failed, 1);
 }
 
-/* Brings a chunk's stored bytes into *buf (grown as needed, 64 bytes of zeroed slack after
- * them). A chunk in a file of its own that does not exist becomes a fill chunk when the format
- * says so (Zarr's missing chunks). */
-static int tsr_cpu_fetch(const struct tsr_array *a, struct tsr_chunk_ref *ref, unsigned char **buf,
-			 size_t *cap)
+/* A chunk file of its own (or the array's file) read at ref->offset + off. */
+struct tsr_cpu_reader {
+	int fd;
+	uint64_t base;
+};
+
+static int tsr_cpu_read_at(void *arg, void *dst, size_t nbytes, uint64_t off)
 {
-	int fd = a->fd, st;
+	const struct tsr_cpu_reader *r = arg;
+	return tsr_io_pread(r->fd, dst, nbytes, r->base + off);
+}
+
+/* Fetches only what decoding the box needs when the codec can tell (b2nd blocks); *done = 0
+ * leaves the whole-chunk fetch to tsr_engine_fetch. */
+static int tsr_cpu_fetch_box(const struct tsr_array *a, struct tsr_chunk_ref *ref,
+			     const struct tsr_chunk_box *box, unsigned char **buf, size_t *cap,
+			     int *done)
+{
+	struct tsr_cpu_reader rd = {a->fd, ref->offset};
+	uint64_t got = 0;
+	int st;
+	*done = 0;
+	if (ref->codec.id != TSR_CODEC_BLOSC_B2ND)
+		return TSR_OK;
 	if (ref->path[0]) {
 		uint64_t size;
-		st = tsr_io_open(ref->path, &fd, &size);
-		if (st == TSR_E_NOT_FOUND && ref->missing_is_fill) {
-			ref->codec.id = TSR_CODEC_FILL;
-			ref->nbytes = 0;
-			return TSR_OK;
-		}
-		if (st)
-			return st;
+		if ((st = tsr_io_open(ref->path, &rd.fd, &size)))
+			return ref->missing_is_fill && st == TSR_E_NOT_FOUND ? TSR_OK : st;
 		if (ref->nbytes == TSR_WHOLE_FILE)
 			ref->nbytes = size > ref->offset ? size - ref->offset : 0;
 	}
-	if (*cap < ref->nbytes) {
-		free(*buf);
-		*buf = malloc(ref->nbytes + 64);
-		*cap = *buf ? ref->nbytes : 0;
-		if (!*buf) {
-			st = tsr_error(TSR_E_NOMEM, "out of memory for %llu bytes",
-				       (unsigned long long)ref->nbytes);
-			goto done;
-		}
+	st = tsr_chunk_fetch_part(ref, box, tsr_cpu_read_at, &rd, buf, cap, &got);
+	if (rd.fd != a->fd)
+		tsr_io_close(rd.fd);
+	if (st == TSR_OK && got) {
+		ref->nbytes = got;
+		*done = 1;
 	}
-	st = tsr_io_pread(fd, *buf, ref->nbytes, ref->offset);
-	if (st == TSR_OK)
-		memset(*buf + ref->nbytes, 0, 64);
-done:
-	if (fd != a->fd)
-		tsr_io_close(fd);
 	return st;
+}
+
+static void tsr_cpu_fail(struct tsr_cpu_job *job, int status, int64_t chunk)
+{
+	const struct tsr_array *a = job->array;
+	char unit[320], label[320];
+	tsr_array_unit(a, unit, sizeof(unit));
+	if (a->desc.chunk_label)
+		a->desc.chunk_label(a, chunk, label, sizeof(label));
+	else
+		snprintf(label, sizeof(label), "%lld", (long long)chunk);
+	pthread_mutex_lock(&job->lock);
+	if (!job->status) {
+		job->status = status;
+		snprintf(job->msg, sizeof(job->msg), "%s: %s: %s %s: %s", a->path, unit,
+			 a->desc.chunk_noun, label, tsr_errmsg());
+	}
+	pthread_mutex_unlock(&job->lock);
+	atomic_store(&job->failed, 1);
 }
 
 static void tsr_cpu_worker(void *arg, int w)
@@ -204,8 +229,15 @@ static void tsr_cpu_worker(void *arg, int w)
 			break;
 		}
 		ref.ndim = a->desc.ndim;
+		int64_t direct = tsr_direct_offset(job, &ref, k0, k1);
+		struct tsr_chunk_box box;
+		tsr_task_box(job, chunk, k0, k1, &box);
 		if (ref.nbytes > 0) {
-			st = tsr_cpu_fetch(a, &ref, &fetch, &fetch_cap);
+			int done = 0;
+			if (direct < 0)
+				st = tsr_cpu_fetch_box(a, &ref, &box, &fetch, &fetch_cap, &done);
+			if (!st && !done)
+				st = tsr_engine_fetch(a, &ref, &fetch, &fetch_cap);
 			if (st) {
 				tsr_cpu_fail(job, st, chunk);
 				break;
@@ -213,7 +245,6 @@ static void tsr_cpu_worker(void *arg, int w)
 			stats->bytes_read += ref.nbytes;
 		}
 		double t1 = tsr_now();
-		int64_t direct = tsr_direct_offset(job, &ref, k0, k1);
 		unsigned char *dst;
 		if (direct >= 0) {
 			dst = job->out + (size_t)direct * job->esize;
@@ -232,7 +263,8 @@ static void tsr_cpu_worker(void *arg, int w)
 		}
 		uint64_t decoded = 0;
 		size_t needed = direct >= 0 ? 0 : tsr_needed_prefix(job, &ref, chunk, k0, k1);
-		st = tsr_chunk_decode(&ref, fetch, ref.nbytes, dst, needed, &scratch, &decoded);
+		st = tsr_chunk_decode_box(&ref, fetch, ref.nbytes, dst, needed,
+					  direct >= 0 ? NULL : &box, &scratch, &decoded);
 		if (st) {
 			tsr_cpu_fail(job, st, chunk);
 			break;

@@ -9,4 +9,17 @@
 int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
 		const struct tsr_norm_sel *sel, void *out, int nthreads, struct tsr_receipt *r);
 
+/* Runs plan with the CUDA engine: the selection lands in device memory at out, ordered on
+ * stream (a cudaStream_t; NULL: the default stream); returns once it is there. */
+int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
+		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads,
+		 struct tsr_receipt *r);
+/* Frees a context's CUDA state (streams, staging ring). */
+void tsr_cuda_state_free(void *state);
+
+/* Brings a chunk's stored bytes into *buf (grown as needed, with 64 zeroed bytes of slack).
+ * A chunk file that does not exist becomes a fill chunk when ref->missing_is_fill. */
+int tsr_engine_fetch(const struct tsr_array *a, struct tsr_chunk_ref *ref, unsigned char **buf,
+		     size_t *cap);
+
 #endif

@@ -34,7 +34,8 @@ static void tsr_receipt_init(const struct tsr_array *a, struct tsr_receipt *r)
 }
 
 static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns, void *out,
-			 const struct tsr_read_options *opts, struct tsr_receipt *r, double t_start)
+			 void *cuda_stream, int on_device, const struct tsr_read_options *opts,
+			 struct tsr_receipt *r, double t_start)
 {
 	int nthreads = array->ctx->nthreads;
 	if (opts && opts->struct_size >= sizeof(*opts) && opts->nthreads > 0 &&
@@ -46,7 +47,10 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 		return st;
 	r->t_plan = tsr_now() - t_start;
 	r->chunks_read = plan.ntasks;
-	st = tsr_cpu_run(array, &plan, ns, out, nthreads, r);
+	if (on_device)
+		st = tsr_cuda_run(array, &plan, ns, out, cuda_stream, nthreads, r);
+	else
+		st = tsr_cpu_run(array, &plan, ns, out, nthreads, r);
 	tsr_plan_free(&plan);
 	r->bytes_out = st ? 0 : (uint64_t)ns->out_count * tsr_dtype_size(array->desc.dtype);
 	r->t_total = tsr_now() - t_start;
@@ -61,12 +65,12 @@ int tsr_read(struct tsr_array *array, const struct tsr_selection *sel, const str
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_read: NULL array or destination");
 	if (receipt_ret && receipt_ret->struct_size < sizeof(*receipt_ret))
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_read: receipt struct_size too small");
-	if (dst->mem == TSR_MEM_CUDA)
-		return tsr_error(TSR_E_NO_DEVICE, "%s: this build has no CUDA engine", array->path);
 	struct tsr_norm_sel ns;
 	int st = tsr_selection_normalize(sel, array->desc.ndim, array->desc.shape, &ns);
 	if (st) {
-		tsr_error_prefix("%s: %s %d", array->path, array->desc.unit_noun, array->desc.index);
+		char unit[320];
+		tsr_array_unit(array, unit, sizeof(unit));
+		tsr_error_prefix("%s: %s", array->path, unit);
 		return st;
 	}
 	size_t need = (size_t)ns.out_count * tsr_dtype_size(array->desc.dtype);
@@ -75,7 +79,8 @@ int tsr_read(struct tsr_array *array, const struct tsr_selection *sel, const str
 				 array->path, need, dst->nbytes);
 	struct tsr_receipt r;
 	tsr_receipt_init(array, &r);
-	st = tsr_read_impl(array, &ns, dst->data, opts, &r, t0);
+	st = tsr_read_impl(array, &ns, dst->data, dst->cuda_stream, dst->mem == TSR_MEM_CUDA, opts,
+			   &r, t0);
 	if (receipt_ret)
 		*receipt_ret = r;
 	return st;
@@ -95,7 +100,9 @@ int tsr_read_alloc(struct tsr_array *array, const struct tsr_selection *sel,
 	struct tsr_norm_sel ns;
 	int st = tsr_selection_normalize(sel, array->desc.ndim, array->desc.shape, &ns);
 	if (st) {
-		tsr_error_prefix("%s: %s %d", array->path, array->desc.unit_noun, array->desc.index);
+		char unit[320];
+		tsr_array_unit(array, unit, sizeof(unit));
+		tsr_error_prefix("%s: %s", array->path, unit);
 		return st;
 	}
 	size_t need = (size_t)ns.out_count * tsr_dtype_size(array->desc.dtype);
@@ -104,7 +111,7 @@ int tsr_read_alloc(struct tsr_array *array, const struct tsr_selection *sel,
 		return tsr_error(TSR_E_NOMEM, "%s: cannot allocate %zu bytes", array->path, need);
 	struct tsr_receipt r;
 	tsr_receipt_init(array, &r);
-	st = tsr_read_impl(array, &ns, buf, opts, &r, t0);
+	st = tsr_read_impl(array, &ns, buf, NULL, 0, opts, &r, t0);
 	if (receipt_ret)
 		*receipt_ret = r;
 	if (st) {

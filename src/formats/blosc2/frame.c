@@ -1,21 +1,527 @@
-/* frame.c - the Blosc2 frame driver (to come: frames are not read yet). */
-#include "../../core/array.h"
+/* frame.c - the Blosc2 frame driver: contiguous frames and sparse (directory) frames holding a
+ * b2nd array or a plain super-chunk.
+ *
+ * Opening reads only metadata: the msgpack header with its metalayers, the trailer, and the
+ * chunk-offsets index (itself a blosc chunk). All of it stays on the handle, immutable after
+ * tsr_blosc2_open returns, so chunk_ref only reads it and many threads may call it at once.
+ * Chunks decode with TSR_CODEC_BLOSC_B2ND (src/codecs/b2nd_blocks.c), which reads only the
+ * blocks a section needs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../codecs/blosc.h"
+#include "../../io/io.h"
+#include "blosc2.h"
+
+/* Metadata larger than this is not a frame we should trust with memory. */
+#define TSR_B2_MAX_META_NBYTES ((int64_t)1 << 28)
+
+struct tsr_b2 {
+	int sparse;
+	struct tsr_b2_header h;
+	int64_t nchunks;
+	int64_t *offsets;      /* the index: offsets from header_len (contiguous), chunk file
+				* numbers (sparse), negative: special chunks */
+	uint64_t *ends;        /* contiguous: where each chunk's bytes end at the latest */
+	uint64_t data_end;     /* contiguous: end of the chunks section */
+	int b2nd;              /* 0: a plain super-chunk, read as 1-D */
+	struct tsr_blocked blocked;
+	enum tsr_dtype dtype;
+	int big_endian, be_from_chunk;
+	int nvlmeta;
+	char codec[32];
+};
 
 int tsr_blosc2_sniff(const unsigned char *head, size_t n)
 {
-	(void)head;
-	(void)n;
-	return 0;
+	/* fixarray(14), fixstr(8) "b2frame\0" */
+	return n >= 10 && head[0] == 0x9e && head[1] == 0xa8 && memcmp(head + 2, "b2frame", 8) == 0;
 }
 
 int tsr_blosc2_sniff_dir(const char *path)
 {
-	(void)path;
-	return 0;
+	char p[4096];
+	unsigned char head[10];
+	int fd;
+	uint64_t size;
+	if ((size_t)snprintf(p, sizeof(p), "%s/chunks.b2frame", path) >= sizeof(p))
+		return 0;
+	if (tsr_io_open(p, &fd, &size) != TSR_OK)
+		return 0;
+	int ok = size >= sizeof(head) && tsr_io_pread(fd, head, sizeof(head), 0) == TSR_OK &&
+		 tsr_blosc2_sniff(head, sizeof(head));
+	tsr_io_close(fd);
+	tsr_error_clear();
+	return ok;
 }
 
-int tsr_blosc2_open(struct tsr_array *array, const struct tsr_open_options *opts)
+static void tsr_b2_free(void *impl)
 {
-	(void)opts;
-	return tsr_error(TSR_E_UNSUPPORTED, "%s: Blosc2 frames are not read yet", array->path);
+	struct tsr_b2 *f = impl;
+	if (!f)
+		return;
+	free(f->offsets);
+	free(f->ends);
+	free(f);
+}
+
+static int tsr_b2_chunk_ref(const struct tsr_array *a, int64_t chunk, struct tsr_chunk_ref *ref)
+{
+	const struct tsr_b2 *f = a->impl;
+	const struct tsr_desc *d = &a->desc;
+	if (chunk < 0 || chunk >= f->nchunks)
+		return tsr_error(TSR_E_INTERNAL, "chunk %lld of %lld", (long long)chunk,
+				 (long long)f->nchunks);
+	memset(ref, 0, sizeof(*ref));
+	int64_t rem = chunk, npix = 1;
+	for (int i = d->ndim - 1; i >= 0; i--) {
+		int64_t c = rem % d->grid[i], cs = d->chunk_shape[i];
+		rem /= d->grid[i];
+		ref->extent[i] = d->shape[i] - c * cs < cs ? d->shape[i] - c * cs : cs;
+		npix *= ref->extent[i];
+	}
+	ref->npix = npix;
+	ref->codec.elem = f->dtype;
+	ref->codec.big_endian = f->big_endian;
+	ref->codec.be_from_chunk = f->be_from_chunk;
+	ref->xform.kind = TSR_XF_COPY;
+	ref->xform.out = f->dtype;
+	ref->codec_name = f->codec;
+
+	int64_t off = f->offsets[chunk];
+	if (off < 0) {
+		/* a special chunk kept in the index only: bits 56-58 say which */
+		int kind = (int)(((uint64_t)off >> 56) & 0x7);
+		ref->codec.id = TSR_CODEC_FILL;
+		ref->xform.has_fill = 1;
+		if (kind == 2) {
+			static const uint8_t nan32[4] = {0x00, 0x00, 0xc0, 0x7f};
+			static const uint8_t nan64[8] = {0, 0, 0, 0, 0, 0, 0xf8, 0x7f};
+			if (f->dtype == TSR_FLOAT32)
+				memcpy(ref->xform.fill, nan32, 4);
+			else if (f->dtype == TSR_FLOAT64)
+				memcpy(ref->xform.fill, nan64, 8);
+			else
+				return tsr_error(TSR_E_CORRUPT,
+						 "chunk-offsets index: a NaN chunk in a %s array",
+						 tsr_dtype_name(f->dtype));
+		} else if (kind != 1 && kind != 4) {
+			/* 1 zeros, 4 uninitialised (read as zeros, as c-blosc2 does) */
+			return tsr_error(TSR_E_CORRUPT, "chunk-offsets index: special chunk kind %d", kind);
+		}
+		return TSR_OK;
+	}
+	ref->codec.id = TSR_CODEC_BLOSC_B2ND;
+	if (f->b2nd) {
+		ref->blocked = f->blocked;
+	} else {
+		/* a plain super-chunk is one row of items: the chunk header's blocks decide */
+		ref->blocked.padded[0] = ref->extent[0];
+		ref->blocked.block[0] = ref->extent[0];
+	}
+	if (f->sparse) {
+		if ((uint64_t)off > UINT32_MAX)
+			return tsr_error(TSR_E_CORRUPT, "chunk-offsets index: chunk file number %lld",
+					 (long long)off);
+		if ((size_t)snprintf(ref->path, sizeof(ref->path), "%s/%08llX.chunk", a->path,
+				     (unsigned long long)off) >= sizeof(ref->path))
+			return tsr_error(TSR_E_UNSUPPORTED, "path of chunk file too long");
+		ref->offset = 0;
+		ref->nbytes = TSR_WHOLE_FILE;
+		return TSR_OK;
+	}
+	uint64_t start = (uint64_t)f->h.header_len + (uint64_t)off;
+	if (off >= f->h.cbytes || start >= f->data_end)
+		return tsr_error(TSR_E_CORRUPT,
+				 "chunk-offsets index: chunk at byte %llu lies beyond the chunks section "
+				 "(bytes %lld to %llu of the file)",
+				 (unsigned long long)start, (long long)f->h.header_len,
+				 (unsigned long long)f->data_end);
+	ref->offset = start;
+	ref->nbytes = f->ends[chunk] - start;
+	return TSR_OK;
+}
+
+static const struct tsr_driver_ops tsr_b2_ops = {"blosc2", tsr_b2_chunk_ref, tsr_b2_free};
+
+/* Reads n bytes at off of a metadata region into a new buffer. */
+static int read_new(int fd, uint64_t off, int64_t n, uint8_t **buf_ret)
+{
+	*buf_ret = malloc((size_t)n + 1);
+	if (!*buf_ret)
+		return tsr_error(TSR_E_NOMEM, "out of memory for %lld bytes", (long long)n);
+	int st = tsr_io_pread(fd, *buf_ret, (size_t)n, off);
+	if (st) {
+		free(*buf_ret);
+		*buf_ret = NULL;
+	}
+	return st;
+}
+
+/* Plain super-chunks store no dtype; the reference corpus (manifest-blosc2.json, written by
+ * c-blosc2) reads their 1-, 2-, 4- and 8-byte items as uint8, int16, float32 and int64. */
+static enum tsr_dtype tsr_b2_dtype_of_size(int32_t typesize)
+{
+	switch (typesize) {
+	case 1: return TSR_UINT8;
+	case 2: return TSR_INT16;
+	case 4: return TSR_FLOAT32;
+	case 8: return TSR_INT64;
+	default: return TSR_DTYPE_INVALID;
+	}
+}
+
+static const char *tsr_b2_filter_name(int id)
+{
+	switch (id) {
+	case 1: return "shuffle";
+	case 2: return "bitshuffle";
+	case 3: return "delta";
+	case 4: return "trunc_prec";
+	case 34: case 35: return "bytedelta";
+	case 36: return "int_trunc";
+	default: return "filter";
+	}
+}
+
+static void tsr_b2_codec_name(struct tsr_b2 *f)
+{
+	static const char *const names[] = {"blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"};
+	int cc = f->h.codec_flags & 0x0f;
+	int n = snprintf(f->codec, sizeof(f->codec), "blosc2/%s", cc < 6 ? names[cc] : "plugin");
+	for (int i = 0; i < 6 && n > 0 && (size_t)n < sizeof(f->codec); i++)
+		if (f->h.filters[i])
+			n += snprintf(f->codec + n, sizeof(f->codec) - (size_t)n, "+%s",
+				      tsr_b2_filter_name(f->h.filters[i]));
+}
+
+/* Array shape, chunk grid and dtype from the b2nd metalayer (or for a plain super-chunk). */
+static int tsr_b2_describe(struct tsr_array *a, struct tsr_b2 *f, const uint8_t *hbuf)
+{
+	struct tsr_desc *d = &a->desc;
+	const struct tsr_b2_header *h = &f->h;
+	int mi = -1;
+	for (int i = 0; i < h->nmeta && mi < 0; i++)
+		if (!strcmp(h->meta_name[i], "b2nd"))
+			mi = i;
+	for (int i = 0; i < h->nmeta && mi < 0; i++)
+		if (!strcmp(h->meta_name[i], "caterva"))
+			mi = i;
+	if (mi < 0) {
+		/* plain super-chunk: 1-D items of typesize */
+		f->dtype = tsr_b2_dtype_of_size(h->typesize);
+		if (f->dtype == TSR_DTYPE_INVALID)
+			return tsr_error(TSR_E_UNSUPPORTED,
+					 "super-chunk of %d-byte items without a b2nd dtype", h->typesize);
+		if (h->nbytes % h->typesize || h->chunksize % h->typesize)
+			return tsr_error(TSR_E_FORMAT, "%lld bytes in chunks of %d are not whole "
+					 "%d-byte items", (long long)h->nbytes, h->chunksize, h->typesize);
+		f->be_from_chunk = 1;
+		d->ndim = 1;
+		d->shape[0] = h->nbytes / h->typesize;
+		d->chunk_shape[0] = h->chunksize / h->typesize > 0 ? h->chunksize / h->typesize : 1;
+		return TSR_OK;
+	}
+	int64_t mo = h->meta_off[mi];
+	if (mo < TSR_B2_HEADER_MINLEN || mo + 5 > h->header_len || hbuf[mo] != 0xc6)
+		return tsr_error(TSR_E_FORMAT, "metalayer '%s' at byte %lld is not in the header",
+				 h->meta_name[mi], (long long)mo);
+	int64_t mlen = (int64_t)tsr_be32(hbuf + mo + 1);
+	if (mlen > h->header_len - mo - 5)
+		return tsr_error(TSR_E_FORMAT, "metalayer '%s' of %lld bytes runs past the header",
+				 h->meta_name[mi], (long long)mlen);
+	struct tsr_b2nd_meta m;
+	int st = tsr_b2nd_meta_parse(hbuf + mo + 5, (size_t)mlen, &m);
+	if (st)
+		return st;
+	f->b2nd = 1;
+	d->ndim = m.ndim;
+	int64_t padded = 1, nchunks = 1;
+	for (int i = 0; i < m.ndim; i++) {
+		int64_t s = m.shape[i], c = m.chunkshape[i], b = m.blockshape[i];
+		if (s < 0 || c <= 0 || b <= 0 || c > INT32_MAX || b > INT32_MAX)
+			return tsr_error(TSR_E_FORMAT, "b2nd metalayer: axis %d: shape %lld, chunks %lld, "
+					 "blocks %lld", i, (long long)s, (long long)c, (long long)b);
+		d->shape[i] = s;
+		d->chunk_shape[i] = c;
+		f->blocked.block[i] = b;
+		f->blocked.padded[i] = (c + b - 1) / b * b;
+		/* c-blosc2 pads chunks to blocks only on non-empty axes (b2nd.c update_shape) */
+		int64_t p = s ? f->blocked.padded[i] : c;
+		if (padded > (int64_t)INT32_MAX / p)
+			return tsr_error(TSR_E_FORMAT, "b2nd metalayer: chunks of over 2 GiB");
+		padded *= p;
+		nchunks = s ? nchunks * ((s + c - 1) / c) : 0;
+	}
+	if (h->nbytes > 0 && padded * h->typesize != h->chunksize)
+		return tsr_error(TSR_E_FORMAT, "b2nd chunks of %lld items of %d bytes, but the frame "
+				 "has chunks of %d bytes", (long long)padded, h->typesize, h->chunksize);
+	if (h->nbytes != nchunks * (int64_t)h->chunksize && (h->nbytes || nchunks))
+		return tsr_error(TSR_E_FORMAT, "the frame holds %lld bytes, the b2nd array %lld chunks "
+				 "of %d", (long long)h->nbytes, (long long)nchunks, h->chunksize);
+	/* The dtype says how to read the items; c-blosc2's own examples store "|u1" for 4-byte
+	 * items, so when its size disagrees with the typesize the typesize wins. */
+	enum tsr_dtype t = TSR_DTYPE_INVALID;
+	int be = 0;
+	if (m.has_dtype && m.dtype_format == 0) {
+		st = tsr_b2_dtype_parse(m.dtype, &t, &be);
+		if (st && h->typesize > 8)
+			return st;
+		if (st || tsr_dtype_size(t) != (size_t)h->typesize)
+			t = TSR_DTYPE_INVALID, be = 0;
+	}
+	if (t == TSR_DTYPE_INVALID)
+		t = tsr_b2_dtype_of_size(h->typesize);
+	if (t == TSR_DTYPE_INVALID)
+		return tsr_error(TSR_E_UNSUPPORTED, "b2nd items of %d bytes (dtype '%s')", h->typesize,
+				 m.has_dtype ? m.dtype : "none");
+	f->dtype = t;
+	f->big_endian = be;
+	return TSR_OK;
+}
+
+static int cmp_off(const void *x, const void *y)
+{
+	const int64_t *a = x, *b = y;
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* Contiguous frames: each chunk ends at the latest where the next chunk (in file order)
+ * starts, or at the end of the chunks section. */
+static int tsr_b2_chunk_ends(struct tsr_b2 *f, uint64_t *max_nbytes)
+{
+	int64_t n = 0, *pairs = malloc((size_t)f->nchunks * 2 * sizeof(int64_t) + 1);
+	f->ends = calloc((size_t)f->nchunks + 1, sizeof(uint64_t));
+	if (!pairs || !f->ends) {
+		free(pairs);
+		return tsr_error(TSR_E_NOMEM, "out of memory for %lld chunks", (long long)f->nchunks);
+	}
+	for (int64_t i = 0; i < f->nchunks; i++)
+		if (f->offsets[i] >= 0 && f->offsets[i] < f->h.cbytes) {
+			pairs[2 * n] = f->offsets[i];
+			pairs[2 * n + 1] = i;
+			n++;
+		}
+	qsort(pairs, (size_t)n, 2 * sizeof(int64_t), cmp_off);
+	*max_nbytes = 0;
+	for (int64_t k = 0, j = 0; k < n; k = j) {
+		j = k + 1;
+		while (j < n && pairs[2 * j] == pairs[2 * k])
+			j++;
+		uint64_t end = j < n ? (uint64_t)(f->h.header_len + pairs[2 * j]) : f->data_end;
+		uint64_t size = end - (uint64_t)(f->h.header_len + pairs[2 * k]);
+		if (size > *max_nbytes)
+			*max_nbytes = size;
+		for (int64_t q = k; q < j; q++)
+			f->ends[pairs[2 * q + 1]] = end;
+	}
+	free(pairs);
+	return TSR_OK;
+}
+
+/* Reads and decodes the chunk-offsets index at [ioff, iend) of the frame file. */
+static int tsr_b2_read_index(struct tsr_b2 *f, int fd, int64_t ioff, int64_t iend)
+{
+	uint8_t head[32], *chunk = NULL;
+	if (ioff < 0 || iend - ioff < 16)
+		return tsr_error(TSR_E_FORMAT, "no room for the chunk-offsets index at byte %lld",
+				 (long long)ioff);
+	size_t hn = iend - ioff < 32 ? (size_t)(iend - ioff) : 32;
+	int st = tsr_io_pread(fd, head, hn, (uint64_t)ioff);
+	if (st)
+		return st;
+	int64_t icb = (int32_t)tsr_le32(head + 12);
+	if (icb < 16 || icb > iend - ioff)
+		return tsr_error(TSR_E_FORMAT, "chunk-offsets index of %lld bytes at byte %lld runs "
+				 "past its room (%lld bytes; truncated?)", (long long)icb,
+				 (long long)ioff, (long long)(iend - ioff));
+	if ((st = read_new(fd, (uint64_t)ioff, icb, &chunk)))
+		return st;
+	struct tsr_blosc_info in;
+	if ((st = tsr_blosc_info(chunk, (size_t)icb, &in)))
+		goto done;
+	if (in.nbytes < f->nchunks * 8) {
+		st = tsr_error(TSR_E_FORMAT, "chunk-offsets index holds %lld offsets for %lld chunks",
+			       (long long)(in.nbytes / 8), (long long)f->nchunks);
+		goto done;
+	}
+	f->offsets = malloc((size_t)in.nbytes + 8);
+	if (!f->offsets) {
+		st = tsr_error(TSR_E_NOMEM, "out of memory for the chunk-offsets index");
+		goto done;
+	}
+	if ((st = tsr_blosc_decode(f->offsets, (size_t)in.nbytes, chunk, (size_t)icb, NULL, NULL)))
+		goto done;
+	for (int64_t i = 0; i < f->nchunks; i++) {
+		uint8_t *p = (uint8_t *)&f->offsets[i];
+		f->offsets[i] = (int64_t)((uint64_t)tsr_le32(p) | (uint64_t)tsr_le32(p + 4) << 32);
+	}
+done:
+	if (st)
+		tsr_error_prefix("chunk-offsets index");
+	free(chunk);
+	return st;
+}
+
+static int tsr_b2_open_frame(struct tsr_array *a, struct tsr_b2 *f, int fd, uint64_t fsize)
+{
+	uint8_t fixed[TSR_B2_HEADER_MINLEN], *hbuf = NULL, *tbuf = NULL;
+	struct tsr_b2_header *h = &f->h;
+	int st;
+	if (fsize < TSR_B2_HEADER_MINLEN)
+		return tsr_error(TSR_E_FORMAT, "%llu bytes cannot hold a Blosc2 frame header "
+				 "(truncated?)", (unsigned long long)fsize);
+	if ((st = tsr_io_pread(fd, fixed, sizeof(fixed), 0)))
+		return st;
+	if (!tsr_blosc2_sniff(fixed, sizeof(fixed)))
+		return tsr_error(TSR_E_FORMAT, "not a Blosc2 frame (bad magic)");
+	if (fixed[10] != 0xd2 || fixed[15] != 0xcf)
+		return tsr_error(TSR_E_FORMAT, "frame header: no header or frame length");
+	int64_t header_len = (int32_t)tsr_be32(fixed + 11);
+	uint64_t frame_len = tsr_be64(fixed + 16);
+	if (header_len < TSR_B2_HEADER_MINLEN || header_len > TSR_B2_MAX_META_NBYTES ||
+	    (uint64_t)header_len > frame_len)
+		return tsr_error(TSR_E_FORMAT, "frame header of %lld bytes in a frame of %llu",
+				 (long long)header_len, (unsigned long long)frame_len);
+	if (frame_len > fsize)
+		return tsr_error(TSR_E_FORMAT, "the frame says it has %llu bytes but the file has %llu "
+				 "(truncated?)", (unsigned long long)frame_len,
+				 (unsigned long long)fsize);
+	if ((st = read_new(fd, 0, header_len, &hbuf)))
+		return st;
+	if ((st = tsr_b2_header_parse(hbuf, (size_t)header_len, h)))
+		goto done;
+	st = TSR_E_FORMAT;
+	if (h->header_len != header_len || (uint64_t)h->frame_len != frame_len) {
+		tsr_error(st, "frame header: lengths disagree with its fixed fields");
+		goto done;
+	}
+	if ((h->general_flags & 0x0f) > 3) {
+		st = tsr_error(TSR_E_UNSUPPORTED, "frame format version %d (this reader knows 1-3)",
+			       h->general_flags & 0x0f);
+		goto done;
+	}
+	if (((h->general_flags >> 4) & 0x3) != 1) {
+		st = tsr_error(TSR_E_UNSUPPORTED, "chunk offsets of %d bits (only 64 exist)",
+			       32 << ((h->general_flags >> 4) & 0x3));
+		goto done;
+	}
+	if (h->general_flags & 0x80) {
+		st = tsr_error(TSR_E_UNSUPPORTED, "frame of variable-length-block chunks");
+		goto done;
+	}
+	if (h->frame_type != f->sparse) {
+		tsr_error(st, "frame type %d in a %s", h->frame_type,
+			  f->sparse ? "sparse frame directory" : "frame file");
+		goto done;
+	}
+	if (h->nbytes < 0 || h->cbytes < 0 ||
+	    (!f->sparse && h->cbytes > (int64_t)frame_len - header_len)) {
+		tsr_error(st, "frame of %llu bytes cannot hold %lld bytes of chunks after its "
+			  "%lld-byte header (truncated?)", (unsigned long long)frame_len,
+			  (long long)h->cbytes, (long long)header_len);
+		goto done;
+	}
+	if (h->chunksize == 0 && h->nbytes > 0) {
+		st = tsr_error(TSR_E_UNSUPPORTED, "frame of variable-size chunks");
+		goto done;
+	}
+	f->data_end = (uint64_t)header_len + (uint64_t)h->cbytes;
+
+	/* trailer: ... 0xce trailer_len(4) 0xd8 fingerprint(17) at the frame's end */
+	int64_t body_end = f->sparse ? header_len : (int64_t)f->data_end;
+	uint8_t tail[23];
+	if ((int64_t)frame_len - body_end < 23) {
+		tsr_error(st, "no trailer after the chunks (truncated?)");
+		goto done;
+	}
+	if ((st = tsr_io_pread(fd, tail, sizeof(tail), frame_len - sizeof(tail))))
+		goto done;
+	st = TSR_E_FORMAT;
+	int64_t tlen = (int64_t)tsr_be32(tail + 1);
+	if (tail[0] != 0xce || tail[5] != 0xd8 || tlen < 23 ||
+	    tlen > (int64_t)frame_len - body_end || tlen > TSR_B2_MAX_META_NBYTES) {
+		tsr_error(st, "frame trailer: no valid length at its end (truncated?)");
+		goto done;
+	}
+	int64_t tstart = (int64_t)frame_len - tlen;
+	if ((st = read_new(fd, (uint64_t)tstart, tlen, &tbuf)) ||
+	    (st = tsr_b2_trailer_parse(tbuf, (size_t)tlen, &f->nvlmeta)))
+		goto done;
+
+	if ((st = tsr_b2_describe(a, f, hbuf)))
+		goto done;
+	f->nchunks = h->chunksize > 0 ? (h->nbytes + h->chunksize - 1) / h->chunksize : 0;
+	if (f->nchunks > 0) {
+		st = tsr_b2_read_index(f, fd, body_end, tstart);
+		if (st)
+			goto done;
+	}
+	uint64_t maxc = 0;
+	if (!f->sparse && f->nchunks > 0 && (st = tsr_b2_chunk_ends(f, &maxc)))
+		goto done;
+	a->desc.max_chunk_nbytes = f->sparse ? (uint64_t)h->chunksize + 32 : maxc;
+	st = TSR_OK;
+done:
+	free(hbuf);
+	free(tbuf);
+	return st;
+}
+
+int tsr_blosc2_open(struct tsr_array *a, const struct tsr_open_options *opts)
+{
+	if (opts && opts->hdu > 0)
+		return tsr_error(TSR_E_RANGE, "%s: a Blosc2 frame holds one array (asked for %d)",
+				 a->path, opts->hdu);
+	if (opts && opts->struct_size > offsetof(struct tsr_open_options, array) && opts->array &&
+	    opts->array[0])
+		return tsr_error(TSR_E_NOT_FOUND, "%s: a Blosc2 frame holds one array, not '%s'",
+				 a->path, opts->array);
+	struct tsr_b2 *f = calloc(1, sizeof(*f));
+	if (!f)
+		return tsr_error(TSR_E_NOMEM, "%s: out of memory", a->path);
+	/* from here tsr_array_free releases f */
+	a->impl = f;
+	a->ops = &tsr_b2_ops;
+	char ipath[4096];
+	const char *fname = a->path;
+	int fd = a->fd;
+	uint64_t fsize = a->file_nbytes;
+	int st;
+	if (fd < 0) {
+		/* a sparse frame: the header, index and trailer are in chunks.b2frame */
+		f->sparse = 1;
+		if ((size_t)snprintf(ipath, sizeof(ipath), "%s/chunks.b2frame", a->path) >=
+		    sizeof(ipath))
+			return tsr_error(TSR_E_INVALID_ARG, "%s: path too long", a->path);
+		fname = ipath;
+		if ((st = tsr_io_open(ipath, &fd, &fsize)))
+			return st;
+	}
+	st = tsr_b2_open_frame(a, f, fd, fsize);
+	if (f->sparse)
+		tsr_io_close(fd);
+	if (st) {
+		tsr_error_prefix("%s", fname);
+		return st;
+	}
+	struct tsr_desc *d = &a->desc;
+	d->dtype = f->dtype;
+	d->stored_dtype = f->dtype;
+	d->stored_nbytes = (uint64_t)f->h.cbytes;
+	tsr_b2_codec_name(f);
+	snprintf(d->codec, sizeof(d->codec), "%s", f->codec);
+	snprintf(d->reader, sizeof(d->reader), "tessera");
+	d->unit_noun = "array";
+	d->chunk_noun = "chunk";
+	d->index = 0;
+	/* the chunk grid tsr_open derives from shape and chunk shape must be the frame's */
+	int64_t n = 1;
+	for (int i = 0; i < d->ndim; i++)
+		n *= (d->shape[i] + d->chunk_shape[i] - 1) / d->chunk_shape[i];
+	if (n != f->nchunks && f->nchunks > 0)
+		return tsr_error(TSR_E_FORMAT, "%s: %lld chunks in the frame, %lld in the array's grid",
+				 fname, (long long)f->nchunks, (long long)n);
+	return TSR_OK;
 }

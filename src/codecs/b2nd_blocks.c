@@ -1,0 +1,660 @@
+/* b2nd_blocks.c - Blosc2 b2nd chunks: decode only the blocks under a box, scattered into C order
+ * over the chunk; fetch only those blocks' bytes.
+ *
+ * Both halves pick blocks with the same code (struct b2_iter), so the packed chunk a part fetch
+ * makes always holds what the decode of the same box asks for. The packed chunk is an ordinary
+ * blosc chunk: the original header (cbytes patched), the whole block table (entries of blocks
+ * not fetched set to 0, which the blosc decoder rejects should anything ask for them), the
+ * dictionary, then the fetched blocks' streams. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "b2nd_blocks.h"
+#include "blosc.h"
+
+/* Chunks smaller than this are read whole: one read costs less than the two or three a part
+ * fetch makes. */
+#define B2_PART_MIN_NBYTES (64 * 1024)
+/* A part fetch packs at most this many blocks; a box needing more reads the whole chunk. */
+#define B2_PART_MAX_BLOCKS 64
+
+/* The chunk's geometry and the box, as both halves see them. */
+struct b2_geom {
+	int nd;
+	size_t w;
+	int64_t ext[TSR_MAX_DIM], pad[TSR_MAX_DIM], blk[TSR_MAX_DIM], bgrid[TSR_MAX_DIM];
+	int64_t lo[TSR_MAX_DIM], hi[TSR_MAX_DIM];
+	int64_t nblocks;  /* blocks of the layout */
+	uint64_t bbytes;  /* bytes of one layout block */
+	uint64_t nbytes;  /* bytes of the decoded (padded) chunk */
+	uint64_t npix;    /* elements of the extent */
+	int rows;         /* row layout: decoded bytes are C order over the extent's rows */
+	int whole;        /* the box is the whole extent */
+	int empty;        /* the box selects nothing */
+};
+
+static int geom_init(struct b2_geom *g, const struct tsr_chunk_ref *ref,
+		     const struct tsr_chunk_box *box)
+{
+	memset(g, 0, sizeof(*g));
+	g->nd = ref->ndim;
+	g->w = tsr_dtype_size(ref->codec.elem);
+	if (!g->w || g->nd < 0 || g->nd > TSR_MAX_DIM)
+		return tsr_error(TSR_E_INTERNAL, "b2nd: element type %d, %d axes", (int)ref->codec.elem,
+				 g->nd);
+	g->nblocks = 1;
+	g->bbytes = g->w;
+	g->nbytes = g->w;
+	g->npix = 1;
+	g->rows = 1;
+	g->whole = 1;
+	for (int d = 0; d < g->nd; d++) {
+		int64_t e = ref->extent[d], p = ref->blocked.padded[d], b = ref->blocked.block[d];
+		if (b <= 0 || p <= 0 || p % b != 0 || e < 0 || e > p)
+			return tsr_error(TSR_E_INTERNAL,
+					 "b2nd: axis %d: extent %lld, padded %lld, block %lld", d,
+					 (long long)e, (long long)p, (long long)b);
+		g->ext[d] = e;
+		g->pad[d] = p;
+		g->blk[d] = b;
+		g->bgrid[d] = p / b;
+		/* blosc chunks hold < 2 GiB, so these products stay small when checked as we go */
+		if (g->nbytes > (uint64_t)INT32_MAX / (uint64_t)p)
+			return tsr_error(TSR_E_UNSUPPORTED, "b2nd: chunk of over 2 GiB");
+		g->nbytes *= (uint64_t)p;
+		g->bbytes *= (uint64_t)b;
+		g->nblocks *= g->bgrid[d];
+		g->npix *= (uint64_t)e;
+		if (d > 0 && (b != p || e != p))
+			g->rows = 0;
+		int64_t lo = box ? box->lo[d] : 0, hi = box ? box->hi[d] : e;
+		if (lo < 0)
+			lo = 0;
+		if (hi > e)
+			hi = e;
+		g->lo[d] = lo;
+		g->hi[d] = hi;
+		if (lo >= hi)
+			g->empty = 1;
+		if (lo != 0 || hi != e)
+			g->whole = 0;
+	}
+	return TSR_OK;
+}
+
+/* C-order index over the padded shape (row layout: the decoded element's index). */
+static uint64_t pad_index(const struct b2_geom *g, const int64_t *x)
+{
+	uint64_t i = 0;
+	for (int d = 0; d < g->nd; d++)
+		i = i * (uint64_t)g->pad[d] + (uint64_t)x[d];
+	return i;
+}
+
+/* Row layout: the decoded bytes [*first, *last) the box needs. */
+static void row_span(const struct b2_geom *g, uint64_t *first, uint64_t *last)
+{
+	int64_t top[TSR_MAX_DIM];
+	for (int d = 0; d < g->nd; d++)
+		top[d] = g->hi[d] - 1;
+	*first = pad_index(g, g->lo) * g->w;
+	*last = (pad_index(g, top) + 1) * g->w;
+}
+
+/* Walks the blocks a box needs, in increasing block order. Row layout: blocks of the chunk
+ * header's size bs over the bytes the box spans. Otherwise: the layout blocks the box touches. */
+struct b2_iter {
+	const struct b2_geom *g;
+	int64_t next, end;                       /* row layout */
+	int64_t bc[TSR_MAX_DIM], blo[TSR_MAX_DIM], bhi[TSR_MAX_DIM];
+	int done;
+};
+
+static void iter_init(struct b2_iter *it, const struct b2_geom *g, uint64_t bs)
+{
+	memset(it, 0, sizeof(*it));
+	it->g = g;
+	it->done = g->empty;
+	if (g->empty)
+		return;
+	if (g->rows) {
+		uint64_t first, last;
+		row_span(g, &first, &last);
+		it->next = (int64_t)(first / bs);
+		it->end = (int64_t)((last - 1) / bs + 1);
+		return;
+	}
+	for (int d = 0; d < g->nd; d++) {
+		it->blo[d] = g->lo[d] / g->blk[d];
+		it->bhi[d] = (g->hi[d] - 1) / g->blk[d] + 1;
+		it->bc[d] = it->blo[d];
+	}
+}
+
+static int iter_next(struct b2_iter *it, int64_t *b)
+{
+	const struct b2_geom *g = it->g;
+	if (it->done)
+		return 0;
+	if (g->rows) {
+		if (it->next >= it->end)
+			return 0;
+		*b = it->next++;
+		return 1;
+	}
+	int64_t i = 0;
+	for (int d = 0; d < g->nd; d++)
+		i = i * g->bgrid[d] + it->bc[d];
+	*b = i;
+	int d = g->nd - 1;
+	for (; d >= 0; d--) {
+		if (++it->bc[d] < it->bhi[d])
+			break;
+		it->bc[d] = it->blo[d];
+	}
+	if (d < 0)
+		it->done = 1;
+	return 1;
+}
+
+/* Copies n elements of w bytes, swapping each (complex: each half) when be is set. */
+static void copy_elems(uint8_t *dst, const uint8_t *src, size_t n, size_t w, int be, int cplx)
+{
+	if (!be || w == 1) {
+		memcpy(dst, src, n * w);
+		return;
+	}
+	size_t part = cplx ? w / 2 : w;
+	size_t nparts = n * (w / part);
+	for (size_t i = 0; i < nparts; i++, dst += part, src += part)
+		for (size_t k = 0; k < part; k++)
+			dst[k] = src[part - 1 - k];
+}
+
+static void swap_elems(uint8_t *p, size_t n, size_t w, int cplx)
+{
+	size_t part = cplx ? w / 2 : w;
+	size_t nparts = n * (w / part);
+	for (size_t i = 0; i < nparts; i++, p += part)
+		for (size_t k = 0; k < part / 2; k++) {
+			uint8_t t = p[k];
+			p[k] = p[part - 1 - k];
+			p[part - 1 - k] = t;
+		}
+}
+
+void tsr_fill_box(void *out, int nd, const int64_t *extent, size_t w,
+		  const struct tsr_chunk_box *box, const void *value)
+{
+	int64_t lo[TSR_MAX_DIM] = {0}, hi[TSR_MAX_DIM] = {0}, x[TSR_MAX_DIM], stride[TSR_MAX_DIM];
+	int64_t s = 1;
+	uint8_t *o = out;
+	if (nd <= 0) {
+		memcpy(o, value, w);
+		return;
+	}
+	for (int d = nd - 1; d >= 0; d--) {
+		lo[d] = box ? (box->lo[d] > 0 ? box->lo[d] : 0) : 0;
+		hi[d] = box ? (box->hi[d] < extent[d] ? box->hi[d] : extent[d]) : extent[d];
+		if (lo[d] >= hi[d])
+			return;
+		stride[d] = s;
+		s *= extent[d];
+	}
+	/* one row of the box, built by doubling, then copied to every row */
+	size_t rown = (size_t)(hi[nd - 1] - lo[nd - 1]) * w;
+	uint8_t *row0 = NULL;
+	for (int d = 0; d < nd; d++)
+		x[d] = lo[d];
+	for (;;) {
+		int64_t off = 0;
+		for (int d = 0; d < nd; d++)
+			off += x[d] * stride[d];
+		uint8_t *row = o + (size_t)off * w;
+		if (!row0) {
+			size_t filled = w;
+			memcpy(row, value, w);
+			while (filled < rown) {
+				size_t c = rown - filled < filled ? rown - filled : filled;
+				memcpy(row + filled, row, c);
+				filled += c;
+			}
+			row0 = row;
+		} else {
+			memcpy(row, row0, rown);
+		}
+		int d = nd - 2;
+		for (; d >= 0; d--) {
+			if (++x[d] < hi[d])
+				break;
+			x[d] = lo[d];
+		}
+		if (d < 0)
+			break;
+	}
+}
+
+/* Copies the part of layout block b (decoded at src) that lies in the box into out. */
+static void scatter_block(const struct b2_geom *g, int64_t b, const uint8_t *src, uint8_t *out,
+			  int be, int cplx)
+{
+	int nd = g->nd;
+	int64_t o[TSR_MAX_DIM], lo[TSR_MAX_DIM], hi[TSR_MAX_DIM], x[TSR_MAX_DIM];
+	int64_t bstr[TSR_MAX_DIM], estr[TSR_MAX_DIM];
+	int64_t rem = b, bs = 1, es = 1;
+	for (int d = nd - 1; d >= 0; d--) {
+		o[d] = (rem % g->bgrid[d]) * g->blk[d];
+		rem /= g->bgrid[d];
+		lo[d] = o[d] > g->lo[d] ? o[d] : g->lo[d];
+		hi[d] = o[d] + g->blk[d] < g->hi[d] ? o[d] + g->blk[d] : g->hi[d];
+		if (lo[d] >= hi[d])
+			return;
+		bstr[d] = bs;
+		estr[d] = es;
+		bs *= g->blk[d];
+		es *= g->ext[d];
+		x[d] = lo[d];
+	}
+	size_t w = g->w, n = (size_t)(hi[nd - 1] - lo[nd - 1]);
+	for (;;) {
+		int64_t so = 0, eo = 0;
+		for (int d = 0; d < nd; d++) {
+			so += (x[d] - o[d]) * bstr[d];
+			eo += x[d] * estr[d];
+		}
+		copy_elems(out + (size_t)eo * w, src + (size_t)so * w, n, w, be, cplx);
+		int d = nd - 2;
+		for (; d >= 0; d--) {
+			if (++x[d] < hi[d])
+				break;
+			x[d] = lo[d];
+		}
+		if (d < 0)
+			break;
+	}
+}
+
+static void *slot_get(struct tsr_scratch *s, int i, size_t n)
+{
+	if (s->cap[i] < n) {
+		free(s->buf[i]);
+		s->buf[i] = malloc(n + 64);
+		s->cap[i] = s->buf[i] ? n : 0;
+	}
+	return s->buf[i];
+}
+
+/* The element a special (run-length) chunk repeats, in stored byte order. */
+static int special_value(const struct tsr_blosc_info *in, const uint8_t *src, size_t w,
+			 uint8_t value[16])
+{
+	static const uint8_t nan32[4] = {0x00, 0x00, 0xc0, 0x7f};
+	static const uint8_t nan64[8] = {0, 0, 0, 0, 0, 0, 0xf8, 0x7f};
+	memset(value, 0, 16);
+	switch (in->special) {
+	case TSR_BLOSC_SPECIAL_NAN:
+		if (w != (size_t)in->typesize)
+			return tsr_error(TSR_E_CORRUPT, "blosc: NaN chunk of typesize %d for %zu-byte "
+					 "elements", in->typesize, w);
+		memcpy(value, w == 4 ? nan32 : nan64, w);
+		return TSR_OK;
+	case TSR_BLOSC_SPECIAL_VALUE: {
+		/* typesizes over 255 are stored as 1: the value is then all that follows */
+		int64_t vlen = in->typesize == 1 && in->cbytes - in->header_nbytes > 1
+				       ? in->cbytes - in->header_nbytes
+				       : in->typesize;
+		if ((size_t)vlen != w)
+			return tsr_error(TSR_E_CORRUPT, "blosc: repeated value of %lld bytes for "
+					 "%zu-byte elements", (long long)vlen, w);
+		memcpy(value, src + in->header_nbytes, w);
+		return TSR_OK;
+	}
+	default: /* zeros, and uninitialised chunks (which read as zeros) */
+		return TSR_OK;
+	}
+}
+
+static int has_delta(const struct tsr_blosc_info *in)
+{
+	for (int i = 0; i < TSR_BLOSC_MAX_FILTERS; i++)
+		if (in->filters[i] == TSR_BLOSC_DELTA)
+			return 1;
+	return 0;
+}
+
+int tsr_b2nd_decode(void *out, size_t out_nbytes, const struct tsr_chunk_ref *ref,
+		    const void *src, size_t src_nbytes, const struct tsr_chunk_box *box,
+		    struct tsr_scratch *s, uint64_t *decoded_nbytes_ret)
+{
+	struct b2_geom g;
+	struct tsr_blosc_info in;
+	uint8_t *o = out;
+	const uint8_t *csrc = src;
+	int st;
+	*decoded_nbytes_ret = 0;
+	if ((st = geom_init(&g, ref, box)))
+		return st;
+	if (out_nbytes < g.npix * g.w)
+		return tsr_error(TSR_E_INTERNAL, "b2nd: %zu bytes for %llu elements", out_nbytes,
+				 (unsigned long long)g.npix);
+	if ((st = tsr_blosc_info(src, src_nbytes, &in)))
+		return st;
+	if ((uint64_t)in.nbytes != g.nbytes)
+		return tsr_error(TSR_E_CORRUPT, "blosc: chunk holds %lld bytes, the array's chunks %llu",
+				 (long long)in.nbytes, (unsigned long long)g.nbytes);
+	if (g.empty)
+		return TSR_OK;
+	int be = ref->codec.big_endian || (ref->codec.be_from_chunk && (in.blosc2_flags & 0x02));
+	int cplx = ref->codec.elem == TSR_COMPLEX64 || ref->codec.elem == TSR_COMPLEX128;
+
+	if (in.special) {
+		uint8_t value[16];
+		if ((st = special_value(&in, csrc, g.w, value)))
+			return st;
+		/* a NaN chunk means NaN whatever the byte order (c-blosc2 writes the writer's
+		 * native NaN even into big-endian arrays); a repeated value is the array's bytes */
+		if (be && in.special != TSR_BLOSC_SPECIAL_NAN)
+			swap_elems(value, 1, g.w, cplx);
+		tsr_fill_box(out, g.nd, g.ext, g.w, box, value);
+		*decoded_nbytes_ret = g.npix * g.w;
+		return TSR_OK;
+	}
+	const uint8_t *raw = in.memcpyed ? csrc + in.header_nbytes : NULL;
+	if (!in.memcpyed && !g.rows && ((uint64_t)in.blocksize != g.bbytes || in.nblocks != g.nblocks))
+		return tsr_error(TSR_E_CORRUPT,
+				 "blosc: chunk has %lld blocks of %lld bytes, the b2nd layout %lld of %llu",
+				 (long long)in.nblocks, (long long)in.blocksize, (long long)g.nblocks,
+				 (unsigned long long)g.bbytes);
+	if (!s->blosc && tsr_blosc_scratch_create((struct tsr_blosc_scratch **)&s->blosc))
+		return tsr_error(TSR_E_NOMEM, "blosc: out of memory");
+
+	if (g.rows) {
+		/* The decoded bytes are the output's bytes: decode the blocks over the box's span
+		 * straight into out; only a block reaching into row padding goes through scratch. */
+		uint64_t first, last, bs = (uint64_t)in.blocksize;
+		row_span(&g, &first, &last);
+		if (raw) {
+			copy_elems(o + first, raw + first, (size_t)((last - first) / g.w), g.w, be, cplx);
+			*decoded_nbytes_ret = last - first;
+			return TSR_OK;
+		}
+		int64_t b0 = (int64_t)(first / bs), b1 = (int64_t)((last - 1) / bs + 1);
+		/* blocks [b0, bin) end inside out */
+		int64_t bin = b1;
+		while (bin > b0) {
+			uint64_t end = (uint64_t)bin * bs < (uint64_t)in.nbytes ? (uint64_t)bin * bs
+										: (uint64_t)in.nbytes;
+			if (end <= out_nbytes)
+				break;
+			bin--;
+		}
+		if (bin > b0) {
+			uint64_t end = (uint64_t)bin * bs < (uint64_t)in.nbytes ? (uint64_t)bin * bs
+										: (uint64_t)in.nbytes;
+			st = tsr_blosc_decode_blocks(o + (uint64_t)b0 * bs, end - (uint64_t)b0 * bs, src,
+						     src_nbytes, b0, bin - b0, s->blosc);
+			if (st)
+				return st;
+			*decoded_nbytes_ret += end - (uint64_t)b0 * bs;
+		}
+		for (int64_t b = bin; b < b1; b++) {
+			uint64_t at = (uint64_t)b * bs;
+			uint64_t len = at + bs < (uint64_t)in.nbytes ? bs : (uint64_t)in.nbytes - at;
+			uint8_t *tmp = slot_get(s, 0, (size_t)len);
+			if (!tmp)
+				return tsr_error(TSR_E_NOMEM, "b2nd: out of memory for a block");
+			if ((st = tsr_blosc_decode_blocks(tmp, (size_t)len, src, src_nbytes, b, 1,
+							  s->blosc)))
+				return st;
+			*decoded_nbytes_ret += len;
+			uint64_t upto = last < at + len ? last : at + len;
+			if (upto > at)
+				memcpy(o + at, tmp, (size_t)(upto - at));
+		}
+		if (be)
+			swap_elems(o + first, (size_t)((last - first) / g.w), g.w, cplx);
+		return TSR_OK;
+	}
+
+	/* Blocks in the padded layout: decode each needed block (with DELTA, each run of
+	 * consecutive ones, so block 0 is decoded once per run) and scatter its box part. */
+	struct b2_iter it;
+	iter_init(&it, &g, g.bbytes);
+	int delta = has_delta(&in);
+	int64_t b, pend = -1, npend = 0;
+	int more = iter_next(&it, &b);
+	while (more || npend) {
+		if (more && npend && delta && b == pend + npend) {
+			npend++;
+			more = iter_next(&it, &b);
+			continue;
+		}
+		if (npend) {
+			const uint8_t *blocks;
+			if (raw) {
+				blocks = raw + (uint64_t)pend * g.bbytes;
+			} else {
+				size_t len = (size_t)((uint64_t)npend * g.bbytes);
+				uint8_t *tmp = slot_get(s, 0, len);
+				if (!tmp)
+					return tsr_error(TSR_E_NOMEM, "b2nd: out of memory for %zu bytes",
+							 len);
+				if ((st = tsr_blosc_decode_blocks(tmp, len, src, src_nbytes, pend, npend,
+								  s->blosc)))
+					return st;
+				*decoded_nbytes_ret += len;
+				blocks = tmp;
+			}
+			for (int64_t k = 0; k < npend; k++)
+				scatter_block(&g, pend + k, blocks + (uint64_t)k * g.bbytes, o, be, cplx);
+			npend = 0;
+		}
+		if (more) {
+			pend = b;
+			npend = 1;
+			more = iter_next(&it, &b);
+		}
+	}
+	return TSR_OK;
+}
+
+/* ---- part fetch ---- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Grows *buf to hold n bytes plus 64 of slack, keeping its contents. */
+static int buf_reserve(unsigned char **buf, size_t *cap, size_t n)
+{
+	if (*cap >= n && *buf)
+		return TSR_OK;
+	unsigned char *p = realloc(*buf, n + 64);
+	if (!p)
+		return tsr_error(TSR_E_NOMEM, "out of memory for %zu bytes", n);
+	*buf = p;
+	*cap = n;
+	return TSR_OK;
+}
+
+int tsr_chunk_fetch_part(const struct tsr_chunk_ref *ref, const struct tsr_chunk_box *box,
+			 tsr_chunk_read_fn read, void *arg, unsigned char **buf, size_t *cap,
+			 uint64_t *nbytes_ret)
+{
+	struct b2_geom g;
+	int st;
+	*nbytes_ret = 0;
+	if (ref->codec.id != TSR_CODEC_BLOSC_B2ND || !box || ref->nbytes < B2_PART_MIN_NBYTES ||
+	    ref->nbytes > (uint64_t)INT32_MAX)
+		return TSR_OK;
+	if (geom_init(&g, ref, box) != TSR_OK || g.whole || g.empty)
+		return TSR_OK;
+
+	/* The header and block table. A row layout's block count is the chunk header's, which
+	 * we do not know yet: guess the layout's and read more if the header says so. */
+	int64_t guess = g.nblocks > 64 ? g.nblocks : 64;
+	size_t head = (size_t)(32 + 4 * guess + 4);
+	if (head > ref->nbytes)
+		head = (size_t)ref->nbytes;
+	if ((st = buf_reserve(buf, cap, head)) || (st = read(arg, *buf, head, 0)))
+		return st;
+	const uint8_t *h = *buf;
+	int version = h[0], flags = h[2];
+	int32_t nbytes = (int32_t)tsr_le32(h + 4), bsize = (int32_t)tsr_le32(h + 8),
+		cbytes = (int32_t)tsr_le32(h + 12);
+	int ext = (flags & 0x05) == 0x05;
+	int hdr = ext ? 32 : 16;
+	int b2flags = ext ? h[31] : 0;
+	/* Anything unusual takes the whole-chunk path, whose decoder says what is wrong. */
+	if (version < 1 || version > 6 || nbytes <= 0 || bsize <= 0 || cbytes < hdr ||
+	    (uint64_t)cbytes > ref->nbytes || (uint64_t)nbytes != g.nbytes || (flags & 0x02) ||
+	    (b2flags & 0x70) || (b2flags & 0x08) || (ext && (h[30] & 0x01)))
+		return TSR_OK;
+	if (bsize > nbytes)
+		bsize = nbytes;
+	int64_t nblocks = ((int64_t)nbytes + bsize - 1) / bsize;
+	if (!g.rows && ((uint64_t)bsize != g.bbytes || nblocks != g.nblocks))
+		return TSR_OK;
+	int use_dict = ext && (b2flags & 0x01);
+	int64_t data_start = hdr + 4 * nblocks;
+	size_t need = (size_t)data_start + (use_dict ? 4 : 0);
+	if (need > (size_t)cbytes)
+		return TSR_OK;
+	if (need > head) {
+		if ((st = buf_reserve(buf, cap, need)) || (st = read(arg, *buf + head, need - head, head)))
+			return st;
+		head = need;
+		h = *buf;
+	}
+	if (use_dict) {
+		/* a dictionary follows the table: the packed chunk keeps it */
+		int32_t dsize = (int32_t)tsr_le32(h + data_start);
+		if (dsize <= 0 || dsize > cbytes - data_start - 4)
+			return TSR_OK;
+		data_start += 4 + dsize;
+		if ((size_t)data_start > head) {
+			if ((st = buf_reserve(buf, cap, (size_t)data_start)) ||
+			    (st = read(arg, *buf + head, (size_t)data_start - head, head)))
+				return st;
+			head = (size_t)data_start;
+			h = *buf;
+		}
+	}
+
+	/* The blocks the box needs (and block 0 under DELTA, which every block refers to). */
+	int delta = (!ext && (flags & 0x08)) || (ext && memchr(h + 16, TSR_BLOSC_DELTA, 6));
+	int64_t want[B2_PART_MAX_BLOCKS + 1];
+	int nwant = 0;
+	struct b2_iter it;
+	iter_init(&it, &g, (uint64_t)bsize);
+	int64_t b;
+	if (delta)
+		want[nwant++] = 0;
+	while (iter_next(&it, &b)) {
+		if (b >= nblocks)
+			return TSR_OK;
+		if (delta && b == 0)
+			continue;
+		if (nwant == B2_PART_MAX_BLOCKS || 2 * (int64_t)(nwant + 1) > nblocks)
+			return TSR_OK;
+		want[nwant++] = b;
+	}
+	if (nwant == 0)
+		return TSR_OK;
+
+	/* Where each wanted block's bytes end: at the next block start, whatever the order
+	 * blocks were written in (threaded writers store them out of order), or at cbytes. */
+	const uint8_t *table = h + hdr;
+	int64_t *sorted = NULL;
+	if (nwant > 4) {
+		sorted = malloc((size_t)nblocks * sizeof(*sorted));
+		if (!sorted)
+			return tsr_error(TSR_E_NOMEM, "out of memory");
+		for (int64_t k = 0; k < nblocks; k++)
+			sorted[k] = (int32_t)tsr_le32(table + 4 * k);
+		qsort(sorted, (size_t)nblocks, sizeof(*sorted), cmp_i64);
+	}
+	int64_t start[B2_PART_MAX_BLOCKS + 1], end[B2_PART_MAX_BLOCKS + 1];
+	uint64_t total = (uint64_t)data_start;
+	for (int k = 0; k < nwant; k++) {
+		int64_t s0 = (int32_t)tsr_le32(table + 4 * want[k]), e0 = cbytes;
+		if (sorted) {
+			size_t lo = 0, hi = (size_t)nblocks; /* first entry > s0 */
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				if (sorted[mid] <= s0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < (size_t)nblocks)
+				e0 = sorted[lo];
+		} else {
+			for (int64_t j = 0; j < nblocks; j++) {
+				int64_t sj = (int32_t)tsr_le32(table + 4 * j);
+				if (sj > s0 && sj < e0)
+					e0 = sj;
+			}
+		}
+		if (s0 < data_start || e0 > cbytes || s0 >= e0) {
+			free(sorted);
+			return TSR_OK;
+		}
+		start[k] = s0;
+		end[k] = e0;
+		total += (uint64_t)(e0 - s0);
+	}
+	free(sorted);
+
+	/* Pack: header and table (patched), dictionary, then the blocks, adjacent ones read
+	 * together. Reading in file order keeps the reads sequential. */
+	if ((st = buf_reserve(buf, cap, (size_t)total)))
+		return st;
+	uint8_t *p = *buf;
+	int order[B2_PART_MAX_BLOCKS + 1];
+	for (int k = 0; k < nwant; k++) {
+		int j = k;
+		while (j > 0 && start[order[j - 1]] > start[k]) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = k;
+	}
+	uint64_t at = (uint64_t)data_start;
+	for (int k = 0; k < nwant;) {
+		int j = k + 1;
+		while (j < nwant && start[order[j]] == end[order[j - 1]])
+			j++;
+		int64_t s0 = start[order[k]], e0 = end[order[j - 1]];
+		if ((st = read(arg, p + at, (size_t)(e0 - s0), (uint64_t)s0)))
+			return st;
+		at += (uint64_t)(e0 - s0);
+		k = j;
+	}
+	/* new block starts; every other entry 0 */
+	int64_t newstart[B2_PART_MAX_BLOCKS + 1];
+	at = (uint64_t)data_start;
+	for (int k = 0; k < nwant; k++) {
+		newstart[order[k]] = (int64_t)at;
+		at += (uint64_t)(end[order[k]] - start[order[k]]);
+	}
+	memset(p + hdr, 0, (size_t)(4 * nblocks));
+	for (int k = 0; k < nwant; k++) {
+		uint32_t v = (uint32_t)newstart[k];
+		uint8_t *e = p + hdr + 4 * want[k];
+		e[0] = (uint8_t)v;
+		e[1] = (uint8_t)(v >> 8);
+		e[2] = (uint8_t)(v >> 16);
+		e[3] = (uint8_t)(v >> 24);
+	}
+	uint32_t c = (uint32_t)total;
+	p[12] = (uint8_t)c;
+	p[13] = (uint8_t)(c >> 8);
+	p[14] = (uint8_t)(c >> 16);
+	p[15] = (uint8_t)(c >> 24);
+	memset(p + total, 0, 64);
+	*nbytes_ret = total;
+	return TSR_OK;
+}

@@ -1,0 +1,34 @@
+/* b2nd_blocks.h - Blosc2 b2nd chunks on the CPU: only the blocks a box touches, into C order. */
+#ifndef TSR_B2ND_BLOCKS_H
+#define TSR_B2ND_BLOCKS_H
+
+#include "codecs.h"
+
+/*
+ * A decoded b2nd chunk is not C order over the chunk: it is padded to whole blocks per axis,
+ * blocks lie in C order over the block grid and each block is C order inside (ref->blocked).
+ * Blosc blocks decode independently (except with the DELTA filter, which needs block 0 too), so
+ * a box of the chunk needs only the blocks it touches.
+ *
+ * When every axis but the first is whole in both the block and the chunk ("row layout": plain
+ * super-chunks, and python-blosc2's default chunk and block shapes), the decoded bytes are
+ * already C order over the chunk; the chunk header's own block size then decides which blocks a
+ * box needs, and blocks decode straight into the output.
+ *
+ * Thread safety: pure functions; a struct tsr_scratch belongs to one thread at a time.
+ */
+
+/* Decodes the chunk in src (a blosc chunk, or the packed part tsr_chunk_fetch_part made for
+ * the same box) into out: C order over ref->extent, ref->codec.elem values in native byte
+ * order, out_nbytes = npix * element size. box NULL = all of it; otherwise only the box of out
+ * is written. *decoded_nbytes_ret: bytes the blosc decoder produced. */
+int tsr_b2nd_decode(void *out, size_t out_nbytes, const struct tsr_chunk_ref *ref,
+		    const void *src, size_t src_nbytes, const struct tsr_chunk_box *box,
+		    struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret);
+
+/* Sets the box of out (C order over extent[0, nd), elements of w bytes) to the element at
+ * value (w bytes); box NULL = all of it. */
+void tsr_fill_box(void *out, int nd, const int64_t *extent, size_t w,
+		  const struct tsr_chunk_box *box, const void *value);
+
+#endif

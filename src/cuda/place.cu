@@ -1,0 +1,161 @@
+/* place.cu - the fused place kernel: byte order, BZERO offsets, BSCALE/BZERO scaling with
+ * BLANK, and the scatter of each chunk's selected box into the output, one launch a batch. */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "place.h"
+
+/* enum tsr_dtype values (tessera.h), repeated so this file needs no C header. */
+enum { D_BOOL = 1, D_I8, D_I16, D_I32, D_I64, D_U8, D_U16, D_U32, D_U64, D_F16, D_F32, D_F64,
+       D_C64, D_C128 };
+
+__device__ static int tsr_width(int t)
+{
+	switch (t) {
+	case D_BOOL: case D_I8: case D_U8: return 1;
+	case D_I16: case D_U16: case D_F16: return 2;
+	case D_I32: case D_U32: case D_F32: return 4;
+	case D_C128: return 16;
+	default: return 8;
+	}
+}
+
+/* Loads w bytes as an unsigned integer, swapping when big-endian. */
+__device__ static uint64_t tsr_load_bits(const unsigned char *p, int w, int be)
+{
+	uint64_t v = 0;
+	switch (w) {
+	case 1: v = p[0]; break;
+	case 2: { uint16_t x; memcpy(&x, p, 2); v = be ? __byte_perm(x, 0, 0x3201) & 0xffff : x; break; }
+	case 4: { uint32_t x; memcpy(&x, p, 4); v = be ? __byte_perm(x, 0, 0x0123) : x; break; }
+	default: { uint64_t x; memcpy(&x, p, 8);
+		if (be) {
+			uint32_t lo = (uint32_t)x, hi = (uint32_t)(x >> 32);
+			x = ((uint64_t)__byte_perm(lo, 0, 0x0123) << 32) | __byte_perm(hi, 0, 0x0123);
+		}
+		v = x; break; }
+	}
+	return v;
+}
+
+__device__ static void tsr_store_bits(unsigned char *p, int w, uint64_t v)
+{
+	switch (w) {
+	case 1: p[0] = (unsigned char)v; break;
+	case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+	case 4: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+	default: memcpy(p, &v, 8); break;
+	}
+}
+
+/* The stored value as a double, for scaling (exact for every integer type up to 2^53, as on
+ * the CPU, which converts each integer type straight to the output float type). */
+__device__ static void tsr_scale_store(unsigned char *dst, const struct tsr_cuda_place *pl,
+				       uint64_t bits)
+{
+	int64_t iv = 0;
+	double dv = 0.0;
+	float fv = 0.0f;
+	int is_int = 1;
+	switch (pl->in_type) {
+	case D_U8: iv = (uint8_t)bits; break;
+	case D_I8: iv = (int8_t)bits; break;
+	case D_I16: iv = (int16_t)bits; break;
+	case D_I32: iv = (int32_t)bits; break;
+	case D_I64: iv = (int64_t)bits; break;
+	case D_F32: { uint32_t b = (uint32_t)bits; memcpy(&fv, &b, 4); dv = fv; is_int = 0; break; }
+	default: memcpy(&dv, &bits, 8); is_int = 0; break;
+	}
+	int blank = pl->has_blank && is_int && iv == pl->blank;
+	if (pl->out_type == D_F32) {
+		/* One float rounding per operation, as NumPy does in float32. */
+		float v = is_int ? (float)iv : (pl->in_type == D_F32 ? fv : (float)dv);
+		if (pl->scale != 1.0)
+			v = __fmul_rn(v, (float)pl->scale);
+		if (pl->zero != 0.0)
+			v = __fadd_rn(v, (float)pl->zero);
+		if (blank)
+			v = __int_as_float(0x7fc00000);
+		memcpy(dst, &v, 4);
+	} else {
+		double v = is_int ? (double)iv : dv;
+		if (pl->scale != 1.0)
+			v = __dmul_rn(v, pl->scale);
+		if (pl->zero != 0.0)
+			v = __dadd_rn(v, pl->zero);
+		if (blank)
+			v = __longlong_as_double(0x7ff8000000000000LL);
+		memcpy(dst, &v, 8);
+	}
+}
+
+/* blockIdx.x: the chunk task; blockIdx.y strides over the box's rows; threads walk a row. */
+__global__ void tsr_place_kernel(unsigned char *out, const unsigned char *src,
+				 const struct tsr_cuda_place *places)
+{
+	const struct tsr_cuda_place *pl = &places[blockIdx.x];
+	int nd = pl->ndim;
+	int wi = tsr_width(pl->in_type), wo = tsr_width(pl->out_type);
+	int64_t rows = 1;
+	for (int d = 0; d < nd - 1; d++)
+		rows *= pl->count[d];
+	int64_t n = nd ? pl->count[nd - 1] : 1;
+	int64_t cstride[TSR_CUDA_MAX_DIM];
+	int64_t s = 1;
+	for (int d = nd - 1; d >= 0; d--) {
+		cstride[d] = s;
+		s *= pl->extent[d];
+	}
+	const unsigned char *base = src + pl->src_offset;
+	for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
+		/* Row r of the box: its chunk-local start and output start. */
+		int64_t rem = r, sidx = 0, didx = pl->out_first;
+		for (int d = nd - 2; d >= 0; d--) {
+			int64_t k = rem % pl->count[d];
+			rem /= pl->count[d];
+			sidx += (pl->first[d] + k * pl->step[d]) * cstride[d];
+			didx += k * pl->out_stride[d];
+		}
+		if (nd) {
+			sidx += pl->first[nd - 1];
+		}
+		int64_t sstep = nd ? pl->step[nd - 1] : 0;
+		int64_t dstep = nd ? pl->out_stride[nd - 1] : 0;
+		for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+			const unsigned char *p = base + (sidx + j * sstep) * wi;
+			unsigned char *q = out + (didx + j * dstep) * wo;
+			if (wi == 16) { /* complex128: each part alone */
+				uint64_t a = tsr_load_bits(p, 8, pl->in_be), b = tsr_load_bits(p + 8, 8, pl->in_be);
+				tsr_store_bits(q, 8, a);
+				tsr_store_bits(q + 8, 8, b);
+				continue;
+			}
+			if (pl->in_type == D_C64) {
+				uint64_t a = tsr_load_bits(p, 4, pl->in_be), b = tsr_load_bits(p + 4, 4, pl->in_be);
+				tsr_store_bits(q, 4, a);
+				tsr_store_bits(q + 4, 4, b);
+				continue;
+			}
+			uint64_t bits = tsr_load_bits(p, wi, pl->in_be);
+			if (pl->kind == TSR_CUDA_COPY)
+				tsr_store_bits(q, wo, bits);
+			else if (pl->kind == TSR_CUDA_OFFSET)
+				tsr_store_bits(q, wo, bits + pl->offset);
+			else
+				tsr_scale_store(q, pl, bits);
+		}
+	}
+}
+
+extern "C" int tsr_cuda_place_launch(void *out, const void *d_src, const struct tsr_cuda_place *d_places,
+				     size_t n, int64_t max_rows, void *stream)
+{
+	if (n == 0)
+		return 0;
+	unsigned int gy = (unsigned int)(max_rows < 1 ? 1 : max_rows > 4096 ? 4096 : max_rows);
+	dim3 grid((unsigned int)n, gy);
+	tsr_place_kernel<<<grid, 256, 0, (cudaStream_t)stream>>>((unsigned char *)out,
+								  (const unsigned char *)d_src, d_places);
+	return (int)cudaGetLastError();
+}

@@ -1,0 +1,47 @@
+/* place.h - the fused place kernel's plain-data batch description and its C launcher. */
+#ifndef TSR_CUDA_PLACE_H
+#define TSR_CUDA_PLACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The GPU place path handles arrays of up to this many axes (more: the CPU engine). */
+#define TSR_CUDA_MAX_DIM 8
+
+/* Value transforms the kernel applies (mirrors enum tsr_xform_kind). */
+enum { TSR_CUDA_COPY = 0, TSR_CUDA_OFFSET = 1, TSR_CUDA_SCALE = 2 };
+
+/* One chunk task of a batch: where its values are in the batch buffer, how they turn into
+ * output values, and which box of it lands where in the output. */
+struct tsr_cuda_place {
+	uint64_t src_offset;    /* bytes into the batch's device buffer */
+	int32_t in_type;        /* enum tsr_dtype of the staged elements */
+	int32_t out_type;       /* enum tsr_dtype of the output */
+	int32_t in_be;          /* staged elements are big-endian */
+	int32_t kind;           /* TSR_CUDA_COPY / OFFSET / SCALE */
+	double scale, zero;
+	uint64_t offset;
+	int32_t has_blank, ndim;
+	int64_t blank;
+	int64_t extent[TSR_CUDA_MAX_DIM];   /* chunk shape as staged (C order) */
+	int64_t first[TSR_CUDA_MAX_DIM];    /* chunk-local index of position k0 */
+	int64_t step[TSR_CUDA_MAX_DIM];     /* selection step */
+	int64_t count[TSR_CUDA_MAX_DIM];    /* k1 - k0 */
+	int64_t out_first;                  /* output element index of position k0 */
+	int64_t out_stride[TSR_CUDA_MAX_DIM];
+};
+
+/* Scatters a batch into out (device memory) on stream. d_places: device array of n places;
+ * d_src: the batch's device buffer. rows_hint: a row count to size the grid by. Returns 0 or a
+ * CUDA error code. */
+int tsr_cuda_place_launch(void *out, const void *d_src, const struct tsr_cuda_place *d_places,
+			  size_t n, int64_t max_rows, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

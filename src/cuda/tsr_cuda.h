@@ -1,0 +1,97 @@
+/* tsr_cuda.h - C launchers of tessera's own CUDA kernels (no CUDA types: streams are void *). */
+#ifndef TSR_CUDA_H
+#define TSR_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * tsr_cuda_device_count() stores the number of usable CUDA devices in *count_ret: 0 when the
+ * driver is missing, too old, or sees no GPU (a binary built with CUDA must run on such a
+ * machine). Returns TSR_OK (0) always; never fails for want of a GPU.
+ */
+int tsr_cuda_device_count(int *count_ret);
+
+/*
+ * Batched DEFLATE (RFC 1951) decoder, with zlib (RFC 1950) or gzip (RFC 1952) framing.
+ *
+ * One launch decodes nstreams independent streams, one warp per stream (streams are handed
+ * out to warps as they finish, so a batch may mix sizes). Stored, fixed-Huffman and
+ * dynamic-Huffman blocks, any length and distance DEFLATE allows, streams of any size.
+ * Output is byte for byte libdeflate's (and zlib's) for every valid stream, and a stream is
+ * accepted exactly when libdeflate accepts it (as libdeflate: the unused length symbols 286/287
+ * read as 258 and distance symbols 30/31 as 29; an empty code, or one code of length 1, is
+ * allowed), except that a gzip header CRC (FHCRC) is checked here and not by libdeflate.
+ *
+ * Framing (the low byte of `framing`):
+ *   TSR_CUDA_DEFLATE  raw DEFLATE; decoding stops after the final block (trailing input is
+ *                     ignored, as libdeflate_deflate_decompress does).
+ *   TSR_CUDA_ZLIB     2-byte header (CM 8, window <= 32 KiB, FCHECK; FDICT is rejected), then
+ *                     the 4-byte big-endian Adler-32 of the output.
+ *   TSR_CUDA_GZIP     10-byte header with optional FEXTRA, FNAME, FCOMMENT, FHCRC, then CRC-32
+ *                     and ISIZE. Several members one after another decode into one output (as
+ *                     gzip(1) and tessera's CPU path do); input after the last member that does
+ *                     not start with the gzip magic is ignored.
+ * Flag TSR_CUDA_INFLATE_NO_CHECKSUM (or-ed in): skip the Adler-32 / CRC-32 / header-CRC checks.
+ * Without it, checksums ARE verified on the GPU (one extra read of each stream's output by its
+ * warp). The gzip ISIZE field and the presence of every trailer byte are checked always.
+ *
+ * All arrays are in device memory, nstreams long:
+ *   d_in[i], d_in_nbytes[i]    compressed stream i (any alignment; never read past its end)
+ *   d_out[i], d_out_cap[i]     its output buffer and capacity (never written past cap)
+ *   d_out_nbytes[i]            set to the decoded size; on failure, the bytes written so far
+ *                              (always <= cap). May be NULL.
+ *   d_status[i]                set to TSR_CUDA_INFLATE_OK or a TSR_CUDA_INFLATE_E_* code below.
+ *                              May be NULL.
+ * d_scratch: device memory of at least tsr_cuda_inflate_scratch_nbytes() bytes, not used by
+ * another launch in flight. cuda_stream: a cudaStream_t (NULL: the legacy default stream).
+ * The call only enqueues work: results are there once the stream has reached that point.
+ *
+ * Returns TSR_OK (0); TSR_E_INVALID_ARG (-1) for NULL arrays, a bad framing or too little
+ * scratch; TSR_E_NO_DEVICE (-11) when no CUDA device can run it; TSR_E_INTERNAL (-12) for any
+ * other CUDA error at launch. Per-stream problems never fail the call: they land in d_status.
+ * Thread-safe (no global state besides a per-device launch-size cache).
+ */
+enum {
+	TSR_CUDA_DEFLATE = 0,
+	TSR_CUDA_ZLIB = 1,
+	TSR_CUDA_GZIP = 2,
+	TSR_CUDA_INFLATE_NO_CHECKSUM = 0x100
+};
+
+/* Per-stream status codes (d_status). */
+enum {
+	TSR_CUDA_INFLATE_OK = 0,
+	TSR_CUDA_INFLATE_E_TRUNCATED = 1,     /* input ended before the stream did */
+	TSR_CUDA_INFLATE_E_HEADER = 2,        /* bad zlib/gzip header (magic, method, flags, FCHECK) */
+	TSR_CUDA_INFLATE_E_BLOCK_TYPE = 3,    /* block type 3 */
+	TSR_CUDA_INFLATE_E_STORED_LEN = 4,    /* stored block LEN != ~NLEN */
+	TSR_CUDA_INFLATE_E_CODE_LENGTHS = 5,  /* over-subscribed or incomplete code, repeat with no
+						 previous length, lengths overrun, no end-of-block code */
+	TSR_CUDA_INFLATE_E_SYMBOL = 6,        /* bits that are no code (the codes accepted leave
+						 none; kept as a guard) */
+	TSR_CUDA_INFLATE_E_DISTANCE = 7,      /* distance reaches before the start of the output */
+	TSR_CUDA_INFLATE_E_OVERFLOW = 8,      /* output larger than d_out_cap[i] */
+	TSR_CUDA_INFLATE_E_CHECKSUM = 9,      /* Adler-32, CRC-32, header CRC or ISIZE mismatch */
+	TSR_CUDA_INFLATE_E_ARGUMENT = 10      /* NULL input or output pointer with a nonzero size */
+};
+
+/* Name of a per-stream status code ("truncated input", ...); never NULL. */
+const char *tsr_cuda_inflate_status_name(int status);
+
+/* Scratch bytes tsr_cuda_inflate_batch() needs for nstreams streams (a work counter). */
+int tsr_cuda_inflate_scratch_nbytes(size_t nstreams, size_t *nbytes_ret);
+
+int tsr_cuda_inflate_batch(const void *const *d_in, const size_t *d_in_nbytes,
+			   void *const *d_out, const size_t *d_out_cap, size_t *d_out_nbytes,
+			   int *d_status, size_t nstreams, int framing, void *d_scratch,
+			   size_t scratch_nbytes, void *cuda_stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

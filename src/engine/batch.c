@@ -1,0 +1,80 @@
+/* batch.c - batch reads: the same array of many files stacked into one (N, ...) output. */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine.h"
+
+int tsr_read_batch(struct tsr_context *ctx, const char *const *paths, size_t npaths,
+		   const struct tsr_open_options *open_opts, const struct tsr_selection *sel,
+		   const struct tsr_buffer *dst, const struct tsr_read_options *opts,
+		   struct tsr_receipt *receipt_ret)
+{
+	double t0 = tsr_now();
+	if (!ctx || !paths || !dst)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_batch: NULL argument");
+	if (receipt_ret && receipt_ret->struct_size < sizeof(*receipt_ret))
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_batch: receipt struct_size too small");
+	struct tsr_receipt sum = {.struct_size = sizeof(sum)};
+	int ndim0 = 0;
+	int64_t shape0[TSR_MAX_DIM];
+	enum tsr_dtype dtype0 = TSR_DTYPE_INVALID;
+	size_t per = 0;
+	int st = TSR_OK;
+	for (size_t i = 0; i < npaths && st == TSR_OK; i++) {
+		struct tsr_array *a = NULL;
+		if ((st = tsr_open(ctx, paths[i], open_opts, &a)))
+			break;
+		int ndim;
+		int64_t shape[TSR_MAX_DIM];
+		if ((st = tsr_selection_shape(a, sel, &ndim, shape))) {
+			tsr_array_free(a);
+			break;
+		}
+		if (i == 0) {
+			ndim0 = ndim;
+			memcpy(shape0, shape, sizeof(shape));
+			dtype0 = a->desc.dtype;
+			per = tsr_dtype_size(dtype0);
+			for (int d = 0; d < ndim; d++)
+				per *= (size_t)shape[d];
+			if (dst->nbytes / (npaths ? npaths : 1) < per) {
+				st = tsr_error(TSR_E_TOO_SMALL, "batch of %zu x %zu bytes, buffer has %zu",
+					       npaths, per, dst->nbytes);
+				tsr_array_free(a);
+				break;
+			}
+		} else if (ndim != ndim0 || memcmp(shape, shape0, (size_t)ndim * sizeof(int64_t)) ||
+			   a->desc.dtype != dtype0) {
+			st = tsr_error(TSR_E_FORMAT, "%s: shape or dtype (%s) differs from %s's (%s)",
+				       paths[i], tsr_dtype_name(a->desc.dtype), paths[0],
+				       tsr_dtype_name(dtype0));
+			tsr_array_free(a);
+			break;
+		}
+		struct tsr_buffer one = *dst;
+		one.data = (unsigned char *)dst->data + i * per;
+		one.nbytes = per;
+		struct tsr_receipt r = {.struct_size = sizeof(r)};
+		st = tsr_read(a, sel, &one, opts, &r);
+		tsr_array_free(a);
+		if (i == 0)
+			sum = r;
+		else {
+			sum.chunks_total += r.chunks_total;
+			sum.chunks_read += r.chunks_read;
+			sum.bytes_read += r.bytes_read;
+			sum.bytes_decoded += r.bytes_decoded;
+			sum.bytes_out += r.bytes_out;
+			sum.t_plan += r.t_plan;
+			sum.t_fetch += r.t_fetch;
+			sum.t_decode += r.t_decode;
+			sum.t_place += r.t_place;
+			if (!sum.fallback[0])
+				memcpy(sum.fallback, r.fallback, sizeof(sum.fallback));
+		}
+	}
+	sum.t_total = tsr_now() - t0;
+	if (receipt_ret)
+		*receipt_ret = sum;
+	return st;
+}

@@ -1,0 +1,173 @@
+/* json.c - metadata files and JSON values for the Zarr driver (through cJSON). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../io/io.h"
+#include "zarr.h"
+
+int tsr_zarr_read_file(const char *path, char **text_ret, size_t *nbytes_ret)
+{
+	int fd, st;
+	uint64_t size;
+	*text_ret = NULL;
+	if ((st = tsr_io_open(path, &fd, &size)))
+		return st;
+	if (size > TSR_ZARR_MAX_JSON) {
+		tsr_io_close(fd);
+		return tsr_error(TSR_E_FORMAT, "%s: %llu bytes is too large for metadata", path,
+				 (unsigned long long)size);
+	}
+	char *text = malloc((size_t)size + 1);
+	if (!text) {
+		tsr_io_close(fd);
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	}
+	st = tsr_io_pread(fd, text, (size_t)size, 0);
+	tsr_io_close(fd);
+	if (st) {
+		free(text);
+		return st;
+	}
+	text[size] = '\0';
+	*text_ret = text;
+	if (nbytes_ret)
+		*nbytes_ret = (size_t)size;
+	return TSR_OK;
+}
+
+int tsr_zarr_json_load(const char *path, cJSON **json_ret, char **text_ret)
+{
+	char *text = NULL;
+	size_t n = 0;
+	*json_ret = NULL;
+	if (text_ret)
+		*text_ret = NULL;
+	int st = tsr_zarr_read_file(path, &text, &n);
+	if (st)
+		return st;
+	const char *end = NULL;
+	cJSON *j = cJSON_ParseWithLengthOpts(text, n, &end, 0);
+	if (!j) {
+		/* Say where the parse stopped: the line and a few characters of it. */
+		size_t at = end && end >= text && end <= text + n ? (size_t)(end - text) : 0;
+		int line = 1;
+		for (size_t i = 0; i < at; i++)
+			line += text[i] == '\n';
+		char near[24];
+		snprintf(near, sizeof(near), "%.20s", text + at);
+		for (char *p = near; *p; p++)
+			if (*p == '\n' || *p == '\r' || *p == '\t')
+				*p = ' ';
+		free(text);
+		const char *base = strrchr(path, '/');
+		return tsr_error(TSR_E_FORMAT, "%s: not valid JSON (line %d, near '%s')",
+				 base ? base + 1 : path, line, near);
+	}
+	*json_ret = j;
+	if (text_ret)
+		*text_ret = text;
+	else
+		free(text);
+	return TSR_OK;
+}
+
+int tsr_zarr_json_int(const cJSON *item, int64_t lo, int64_t hi, int64_t *v_ret)
+{
+	if (!cJSON_IsNumber(item))
+		return TSR_E_FORMAT;
+	double v = item->valuedouble;
+	/* Integers beyond 2^53 are not exact in a double: metadata never needs them here. */
+	if (!(v == floor(v)) || v < -9007199254740992.0 || v > 9007199254740992.0)
+		return TSR_E_FORMAT;
+	if ((int64_t)v < lo || (int64_t)v > hi)
+		return TSR_E_RANGE;
+	*v_ret = (int64_t)v;
+	return TSR_OK;
+}
+
+int tsr_zarr_json_dims(const cJSON *list, const char *what, int64_t lo, int *n_ret, int64_t *v)
+{
+	if (!list)
+		return tsr_error(TSR_E_FORMAT, "no '%s'", what);
+	if (!cJSON_IsArray(list))
+		return tsr_error(TSR_E_FORMAT, "'%s' is not a list", what);
+	int n = cJSON_GetArraySize(list);
+	if (n > TSR_MAX_DIM)
+		return tsr_error(TSR_E_UNSUPPORTED, "'%s' has %d dimensions (at most %d)", what, n,
+				 TSR_MAX_DIM);
+	int i = 0;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, list) {
+		if (tsr_zarr_json_int(e, lo, (int64_t)1 << 53, &v[i]))
+			return tsr_error(TSR_E_FORMAT, "'%s'[%d] is not an integer >= %lld", what, i,
+					 (long long)lo);
+		i++;
+	}
+	*n_ret = n;
+	return TSR_OK;
+}
+
+/* cJSON keeps numbers as doubles: a 64-bit integer fill value such as 2^63 - 1 needs its digits.
+ * They are found in the text as the number after a "fill_value" key whose value rounds to the
+ * same double (the text may hold several documents, as consolidated metadata does). */
+int tsr_zarr_json_exact_int(const char *text, const cJSON *item, int is_unsigned, uint64_t *bits_ret)
+{
+	double v = item->valuedouble;
+	if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+		if (is_unsigned && v < 0)
+			return TSR_E_RANGE;
+		*bits_ret = v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v;
+		return TSR_OK;
+	}
+	for (const char *p = text; p && (p = strstr(p, "\"fill_value\"")); p++) {
+		const char *q = p + 12;
+		while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+			q++;
+		if (*q != ':')
+			continue;
+		q++;
+		while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+			q++;
+		char *end;
+		errno = 0;
+		if (*q == '-') {
+			long long s = strtoll(q, &end, 10);
+			if (errno || end == q || *end == '.' || *end == 'e' || *end == 'E' ||
+			    (double)s != v)
+				continue;
+			if (is_unsigned)
+				return TSR_E_RANGE;
+			*bits_ret = (uint64_t)s;
+			return TSR_OK;
+		}
+		unsigned long long u = strtoull(q, &end, 10);
+		if (errno || end == q || *end == '.' || *end == 'e' || *end == 'E' || (double)u != v)
+			continue;
+		if (!is_unsigned && u > (unsigned long long)INT64_MAX)
+			return TSR_E_RANGE;
+		*bits_ret = u;
+		return TSR_OK;
+	}
+	return TSR_E_FORMAT;
+}
+
+char *tsr_zarr_join(const char *dir, const char *name)
+{
+	size_t a = strlen(dir), b = strlen(name);
+	char *s = malloc(a + b + 2);
+	if (!s)
+		return NULL;
+	memcpy(s, dir, a);
+	size_t n = a;
+	if (b) {
+		if (n && s[n - 1] != '/')
+			s[n++] = '/';
+		memcpy(s + n, name, b);
+		n += b;
+	}
+	s[n] = '\0';
+	return s;
+}

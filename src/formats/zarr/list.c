@@ -1,0 +1,203 @@
+/* list.c - the arrays of a Zarr store: from consolidated metadata when there is some, else by
+ * walking its groups (never into arrays, whose folders hold chunks). */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "zarr.h"
+
+/* Groups deeper than this are not walked. */
+#define TSR_ZARR_MAX_DEPTH 32
+
+struct tsr_zarr_names {
+	char **v;
+	size_t n, cap;
+};
+
+static int tsr_zarr_names_add(struct tsr_zarr_names *l, const char *name)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		char **v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return tsr_error(TSR_E_NOMEM, "out of memory");
+		l->v = v;
+		l->cap = cap;
+	}
+	if (!(l->v[l->n] = strdup(name)))
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	l->n++;
+	return TSR_OK;
+}
+
+static void tsr_zarr_names_free(struct tsr_zarr_names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+static int tsr_zarr_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Consolidated metadata: v2 keys "a/b/.zarray"; v3 keys "a/b" with node_type "array". */
+static int tsr_zarr_list_consolidated(const cJSON *meta, int version, struct tsr_zarr_names *l)
+{
+	const cJSON *e;
+	int st;
+	cJSON_ArrayForEach(e, meta) {
+		const char *k = e->string;
+		size_t len = strlen(k);
+		if (version == 2) {
+			if (len >= 7 && !strcmp(k + len - 7, ".zarray") && (len == 7 || k[len - 8] == '/')) {
+				char name[1024];
+				size_t nl = len > 7 ? len - 8 : 0;
+				if (nl >= sizeof(name))
+					continue;
+				memcpy(name, k, nl);
+				name[nl] = '\0';
+				if ((st = tsr_zarr_names_add(l, name)))
+					return st;
+			}
+		} else {
+			const cJSON *nt = cJSON_GetObjectItemCaseSensitive(e, "node_type");
+			if (cJSON_IsString(nt) && !strcmp(nt->valuestring, "array") &&
+			    (st = tsr_zarr_names_add(l, k)))
+				return st;
+		}
+	}
+	return TSR_OK;
+}
+
+static int tsr_zarr_walk(const char *store, int version, const char *path, int depth,
+			 struct tsr_zarr_names *l)
+{
+	char *dir = tsr_zarr_join(store, path);
+	if (!dir)
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	DIR *d = opendir(dir);
+	int st = TSR_OK;
+	if (!d) {
+		free(dir);
+		return TSR_OK;
+	}
+	struct dirent *e;
+	while (st == TSR_OK && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *sub = tsr_zarr_join(dir, e->d_name);
+		char *rel = tsr_zarr_join(path, e->d_name);
+		struct stat sb;
+		if (!sub || !rel) {
+			st = tsr_error(TSR_E_NOMEM, "out of memory");
+		} else if (stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			int v = tsr_zarr_store_version(sub);
+			if (v == version) {
+				struct tsr_zarr_node n;
+				int ls = tsr_zarr_node_load(store, version, rel, &n);
+				if (ls == TSR_OK && n.is_array)
+					st = tsr_zarr_names_add(l, rel);
+				else if (ls == TSR_OK && depth < TSR_ZARR_MAX_DEPTH)
+					st = tsr_zarr_walk(store, version, rel, depth + 1, l);
+				tsr_zarr_node_free(&n);
+			} else if (v == 0 && version == 2 && depth < TSR_ZARR_MAX_DEPTH) {
+				/* v2 writers may leave intermediate groups implicit. */
+				st = tsr_zarr_walk(store, version, rel, depth + 1, l);
+			}
+		}
+		free(sub);
+		free(rel);
+	}
+	closedir(d);
+	free(dir);
+	tsr_error_clear();
+	return st;
+}
+
+int tsr_zarr_list(const char *store, char ***names_ret, size_t *count_ret)
+{
+	struct tsr_zarr_names l = {0};
+	struct tsr_zarr_node root;
+	int version = tsr_zarr_store_version(store), st;
+	*names_ret = NULL;
+	*count_ret = 0;
+	if (!version)
+		return tsr_error(TSR_E_FORMAT, "%s: not a Zarr store (no .zarray, .zgroup or "
+				 "zarr.json)", store);
+	if ((st = tsr_zarr_node_load(store, version, "", &root))) {
+		tsr_error_prefix("%s", store);
+		return st;
+	}
+	if (root.is_array) {
+		st = tsr_zarr_names_add(&l, "");
+	} else {
+		cJSON *cons = NULL;
+		const cJSON *meta = NULL;
+		if (version == 2) {
+			char *p = tsr_zarr_join(store, ".zmetadata");
+			if (p && tsr_zarr_json_load(p, &cons, NULL) == TSR_OK)
+				meta = cJSON_GetObjectItemCaseSensitive(cons, "metadata");
+			free(p);
+		} else {
+			const cJSON *cm = cJSON_GetObjectItemCaseSensitive(root.json, "consolidated_metadata");
+			meta = cJSON_GetObjectItemCaseSensitive(cm, "metadata");
+		}
+		if (cJSON_IsObject(meta))
+			st = tsr_zarr_list_consolidated(meta, version, &l);
+		else
+			st = tsr_zarr_walk(store, version, "", 0, &l);
+		cJSON_Delete(cons);
+	}
+	tsr_zarr_node_free(&root);
+	if (st) {
+		tsr_zarr_names_free(&l);
+		return st;
+	}
+	qsort(l.v, l.n, sizeof(*l.v), tsr_zarr_cmp);
+	/* One allocation: the pointers, then the strings, so tsr_free() releases it all. */
+	size_t total = (l.n + 1) * sizeof(char *);
+	for (size_t i = 0; i < l.n; i++)
+		total += strlen(l.v[i]) + 1;
+	char **out = malloc(total);
+	if (!out) {
+		tsr_zarr_names_free(&l);
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	}
+	char *s = (char *)(out + l.n + 1);
+	for (size_t i = 0; i < l.n; i++) {
+		size_t len = strlen(l.v[i]) + 1;
+		memcpy(s, l.v[i], len);
+		out[i] = s;
+		s += len;
+	}
+	out[l.n] = NULL;
+	*names_ret = out;
+	*count_ret = l.n;
+	tsr_zarr_names_free(&l);
+	tsr_error_clear();
+	return TSR_OK;
+}
+
+int tsr_list_arrays(const char *path, char ***names_ret, size_t *count_ret)
+{
+	if (!path || !names_ret || !count_ret)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_list_arrays: NULL argument");
+	struct stat sb;
+	if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		*names_ret = NULL;
+		*count_ret = 0;
+		return tsr_error(TSR_E_FORMAT, "%s: not a Zarr store (not a directory)", path);
+	}
+	char *store = strdup(path);
+	if (!store)
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	size_t n = strlen(store);
+	while (n > 1 && store[n - 1] == '/')
+		store[--n] = '\0';
+	int st = tsr_zarr_list(store, names_ret, count_ret);
+	free(store);
+	return st;
+}

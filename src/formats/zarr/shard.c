@@ -1,0 +1,206 @@
+/* shard.c - sharding_indexed: finds an inner chunk's byte range in its shard from the shard's
+ * index, reading each index once (only the index, never the shard) and caching it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../codecs/codecs.h"
+#include "../../io/io.h"
+#include "zarr.h"
+
+#define TSR_ZARR_PAGE 1024
+#define TSR_ZARR_EMPTY UINT64_MAX
+
+int tsr_zarr_cache_init(struct tsr_zarr_cache *c, int64_t nslots)
+{
+	c->nslots = nslots;
+	c->npages = (nslots + TSR_ZARR_PAGE - 1) / TSR_ZARR_PAGE;
+	c->pages = calloc(c->npages ? (size_t)c->npages : 1, sizeof(*c->pages));
+	if (!c->pages)
+		return tsr_error(TSR_E_NOMEM, "out of memory for %lld shard slots", (long long)nslots);
+	for (int64_t p = 0; p < c->npages; p++)
+		atomic_init(&c->pages[p], NULL);
+	return TSR_OK;
+}
+
+void tsr_zarr_cache_free(struct tsr_zarr_cache *c)
+{
+	if (!c->pages)
+		return;
+	for (int64_t p = 0; p < c->npages; p++) {
+		_Atomic(void *) *page = atomic_load(&c->pages[p]);
+		if (!page)
+			continue;
+		for (int i = 0; i < TSR_ZARR_PAGE; i++)
+			free(atomic_load(&page[i]));
+		free(page);
+	}
+	free(c->pages);
+	c->pages = NULL;
+}
+
+/* The slot of blob `id`, its page allocated (and published) on first use. */
+static _Atomic(void *) *tsr_zarr_slot(struct tsr_zarr_cache *c, int64_t id)
+{
+	_Atomic(void *) *pp = &c->pages[id / TSR_ZARR_PAGE];
+	_Atomic(void *) *page = atomic_load_explicit(pp, memory_order_acquire);
+	if (!page) {
+		_Atomic(void *) *mine = malloc(TSR_ZARR_PAGE * sizeof(*mine));
+		if (!mine)
+			return NULL;
+		for (int i = 0; i < TSR_ZARR_PAGE; i++)
+			atomic_init(&mine[i], NULL);
+		void *expect = NULL;
+		if (atomic_compare_exchange_strong_explicit(pp, &expect, (void *)mine,
+							    memory_order_acq_rel, memory_order_acquire)) {
+			page = mine;
+		} else {
+			free(mine);
+			page = expect;
+		}
+	}
+	return &page[id % TSR_ZARR_PAGE];
+}
+
+/* Publishes idx in slot unless another thread got there first; returns the one that stays. */
+static struct tsr_zarr_index *tsr_zarr_publish(_Atomic(void *) *slot, struct tsr_zarr_index *idx)
+{
+	void *expect = NULL;
+	if (atomic_compare_exchange_strong_explicit(slot, &expect, (void *)idx, memory_order_acq_rel,
+						    memory_order_acquire))
+		return idx;
+	free(idx);
+	return expect;
+}
+
+/* Reads and decodes the index of the blob at [region_offset, +region_nbytes) of fd. */
+static int tsr_zarr_index_read(int fd, const struct tsr_zarr_shard *s, uint64_t region_offset,
+			       uint64_t region_nbytes, struct tsr_zarr_index **idx_ret)
+{
+	uint64_t in = s->index_nbytes;
+	if (region_nbytes < in)
+		return tsr_error(TSR_E_CORRUPT, "shard of %llu bytes is too small for its index of "
+				 "%llu bytes", (unsigned long long)region_nbytes, (unsigned long long)in);
+	struct tsr_zarr_index *idx = malloc(sizeof(*idx) + (size_t)in + 8);
+	if (!idx)
+		return tsr_error(TSR_E_NOMEM, "out of memory for a shard index of %llu bytes",
+				 (unsigned long long)in);
+	uint64_t at = region_offset + (s->index_at_start ? 0 : region_nbytes - in);
+	unsigned char *raw = (unsigned char *)idx->entries;
+	int st = tsr_io_pread(fd, raw, (size_t)in, at);
+	if (st) {
+		free(idx);
+		tsr_error_prefix("shard index");
+		return st;
+	}
+	if (s->index_crc32c) {
+		uint32_t want = tsr_le32(raw + in - 4), have = tsr_crc32c(raw, (size_t)in - 4);
+		if (want != have) {
+			free(idx);
+			return tsr_error(TSR_E_CORRUPT, "shard index: crc32c mismatch: stored %08x, "
+					 "computed %08x", want, have);
+		}
+	}
+	/* Entries in place: byte order of the index to native. */
+	for (int64_t i = 0; i < 2 * s->ninner; i++) {
+		const unsigned char *p = raw + 8 * i;
+		uint64_t v = 0;
+		if (s->index_big_endian)
+			v = tsr_be64(p);
+		else
+			for (int b = 7; b >= 0; b--)
+				v = (v << 8) | p[b];
+		idx->entries[i] = v;
+	}
+	idx->missing = 0;
+	idx->region_offset = region_offset;
+	idx->region_nbytes = region_nbytes;
+	*idx_ret = idx;
+	return TSR_OK;
+}
+
+int tsr_zarr_shard_ref(struct tsr_zarr *z, const int64_t *origin, struct tsr_chunk_ref *ref)
+{
+	const struct tsr_zarr_meta *m = &z->m;
+	int nd = m->ndim, fd = -1, st = TSR_OK;
+	int64_t idx[TSR_MAX_DIM];
+	for (int d = 0; d < nd; d++)
+		idx[d] = origin[d] / m->chunk[d];
+	char key[512];
+	if ((st = tsr_zarr_key(m, idx, key, sizeof(key))))
+		return st;
+	if (z->dir_len + 1 + strlen(key) >= sizeof(ref->path))
+		return tsr_error(TSR_E_UNSUPPORTED, "chunk path longer than %zu bytes", sizeof(ref->path));
+	memcpy(ref->path, z->dir, z->dir_len);
+	ref->path[z->dir_len] = '/';
+	strcpy(ref->path + z->dir_len + 1, key);
+
+	uint64_t off = 0, nbytes = 0;
+	for (int k = 0; k < m->nshard; k++) {
+		const struct tsr_zarr_shard *s = &m->shard[k];
+		int64_t blob = 0, j = 0;
+		for (int d = 0; d < nd; d++) {
+			blob = blob * s->grid[d] + origin[d] / s->outer[d];
+			j = j * s->per[d] + (origin[d] % s->outer[d]) / s->inner[d];
+		}
+		_Atomic(void *) *slot = tsr_zarr_slot(&z->cache[k], blob);
+		if (!slot) {
+			st = tsr_error(TSR_E_NOMEM, "out of memory");
+			goto done;
+		}
+		struct tsr_zarr_index *ix = atomic_load_explicit(slot, memory_order_acquire);
+		if (!ix) {
+			uint64_t size = 0;
+			if (fd < 0) {
+				st = tsr_io_open(ref->path, &fd, &size);
+				if (st == TSR_E_NOT_FOUND && k == 0) {
+					/* A shard never written: all of it is the fill value. */
+					ix = calloc(1, sizeof(*ix));
+					if (!ix) {
+						st = tsr_error(TSR_E_NOMEM, "out of memory");
+						goto done;
+					}
+					ix->missing = 1;
+					ix = tsr_zarr_publish(slot, ix);
+					st = TSR_OK;
+					goto fill;
+				}
+				if (st)
+					goto done;
+			}
+			if (k == 0) {
+				off = 0;
+				nbytes = size;
+			}
+			if ((st = tsr_zarr_index_read(fd, s, off, nbytes, &ix)))
+				goto done;
+			ix = tsr_zarr_publish(slot, ix);
+		}
+		if (ix->missing)
+			goto fill;
+		uint64_t eo = ix->entries[2 * j], en = ix->entries[2 * j + 1];
+		if (eo == TSR_ZARR_EMPTY && en == TSR_ZARR_EMPTY)
+			goto fill;
+		if (eo > ix->region_nbytes || en > ix->region_nbytes - eo) {
+			st = tsr_error(TSR_E_CORRUPT, "shard index: inner chunk %lld at offset %llu, %llu "
+				       "bytes, lies outside its shard of %llu bytes", (long long)j,
+				       (unsigned long long)eo, (unsigned long long)en,
+				       (unsigned long long)ix->region_nbytes);
+			goto done;
+		}
+		/* Offsets count from the start of the blob holding the index, even at "start". */
+		off = ix->region_offset + eo;
+		nbytes = en;
+	}
+	ref->offset = off;
+	ref->nbytes = nbytes;
+	ref->missing_is_fill = 0;
+	goto done;
+fill:
+	ref->codec.id = TSR_CODEC_FILL;
+	ref->npre = 0;
+	ref->nbytes = 0;
+	ref->offset = 0;
+done:
+	tsr_io_close(fd);
+	return st;
+}

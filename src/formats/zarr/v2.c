@@ -1,0 +1,150 @@
+/* v2.c - Zarr v2 array metadata (.zarray): shape, chunks, dtype, order, compressor, filters. */
+#include <stdio.h>
+#include <string.h>
+
+#include "zarr.h"
+
+/* numcodecs compressors we decode, by id. */
+static const struct {
+	const char *id;
+	enum tsr_codec_id codec;
+} tsr_zarr_v2_compressors[] = {
+	{"blosc", TSR_CODEC_BLOSC}, {"zstd", TSR_CODEC_ZSTD}, {"gzip", TSR_CODEC_GZIP},
+	{"zlib", TSR_CODEC_ZLIB},   {"lz4", TSR_CODEC_LZ4},   {"bz2", TSR_CODEC_BZ2},
+};
+
+static int tsr_zarr_v2_codec(const char *id, enum tsr_codec_id *codec_ret)
+{
+	for (size_t i = 0; i < sizeof(tsr_zarr_v2_compressors) / sizeof(tsr_zarr_v2_compressors[0]); i++) {
+		if (!strcmp(id, tsr_zarr_v2_compressors[i].id)) {
+			*codec_ret = tsr_zarr_v2_compressors[i].codec;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static const char *tsr_zarr_id(const cJSON *codec)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(codec, "id");
+	return cJSON_IsString(id) ? id->valuestring : NULL;
+}
+
+static int tsr_zarr_add_pre(struct tsr_zarr_meta *m, enum tsr_codec_id id)
+{
+	if (m->npre >= TSR_MAX_PRE)
+		return tsr_error(TSR_E_UNSUPPORTED, "more than %d compressors and filters", TSR_MAX_PRE);
+	m->pre[m->npre++].id = id;
+	return TSR_OK;
+}
+
+/* Filters decode in reverse order after the compressor. A compressor used as a filter is one
+ * more bytes step; Delta undoes last of all, so it must be the first filter written. */
+static int tsr_zarr_v2_filters(const cJSON *filters, struct tsr_zarr_meta *m)
+{
+	if (!filters || cJSON_IsNull(filters))
+		return TSR_OK;
+	if (!cJSON_IsArray(filters))
+		return tsr_error(TSR_E_FORMAT, "'filters' is not a list or null");
+	int n = cJSON_GetArraySize(filters);
+	for (int i = n - 1; i >= 0; i--) {
+		const cJSON *f = cJSON_GetArrayItem(filters, i);
+		const char *id = tsr_zarr_id(f);
+		enum tsr_codec_id codec;
+		if (!id)
+			return tsr_error(TSR_E_FORMAT, "filter %d has no \"id\"", i);
+		if (tsr_zarr_v2_codec(id, &codec)) {
+			int st = tsr_zarr_add_pre(m, codec);
+			if (st)
+				return st;
+		} else if (!strcmp(id, "delta")) {
+			const cJSON *dt = cJSON_GetObjectItemCaseSensitive(f, "dtype");
+			const cJSON *as = cJSON_GetObjectItemCaseSensitive(f, "astype");
+			enum tsr_dtype t, ta = TSR_DTYPE_INVALID;
+			int be, bea = 0;
+			if (i != 0)
+				return tsr_error(TSR_E_UNSUPPORTED, "filter 'delta' after another filter");
+			if (tsr_zarr_v2_dtype(dt, &t, &be))
+				return tsr_error(TSR_E_UNSUPPORTED, "filter 'delta': dtype not supported");
+			if (as && !cJSON_IsNull(as) && tsr_zarr_v2_dtype(as, &ta, &bea))
+				return tsr_error(TSR_E_UNSUPPORTED, "filter 'delta': astype not supported");
+			if (t != m->dtype || be != m->big_endian ||
+			    (ta != TSR_DTYPE_INVALID && (ta != t || bea != be)))
+				return tsr_error(TSR_E_UNSUPPORTED, "filter 'delta' with a dtype or astype "
+						 "other than the array's");
+			if (t == TSR_BOOL || t == TSR_FLOAT16 || t == TSR_COMPLEX64 || t == TSR_COMPLEX128)
+				return tsr_error(TSR_E_UNSUPPORTED, "filter 'delta' on %s", tsr_dtype_name(t));
+			m->delta = 1;
+		} else if (!strcmp(id, "bitround")) {
+			/* Lossy on write only: decoding returns the bytes unchanged. */
+		} else {
+			return tsr_error(TSR_E_UNSUPPORTED, "filter '%s' is not supported (supported "
+					 "filters: delta, bitround, and the compressors blosc, zstd, "
+					 "gzip, zlib, lz4, bz2)", id);
+		}
+	}
+	return TSR_OK;
+}
+
+int tsr_zarr_v2_parse(const cJSON *j, const char *text, struct tsr_zarr_meta *m)
+{
+	int st, n;
+	memset(m, 0, sizeof(*m));
+	m->version = 2;
+	if (!cJSON_IsObject(j))
+		return tsr_error(TSR_E_FORMAT, "not a JSON object");
+	const cJSON *zf = cJSON_GetObjectItemCaseSensitive(j, "zarr_format");
+	int64_t fmt;
+	if (zf && (tsr_zarr_json_int(zf, 0, 100, &fmt) || fmt != 2))
+		return tsr_error(TSR_E_FORMAT, "zarr_format is not 2");
+	if ((st = tsr_zarr_json_dims(cJSON_GetObjectItemCaseSensitive(j, "shape"), "shape", 0, &m->ndim,
+				     m->shape)))
+		return st;
+	if ((st = tsr_zarr_json_dims(cJSON_GetObjectItemCaseSensitive(j, "chunks"), "chunks", 1, &n,
+				     m->chunk)))
+		return st;
+	if (n != m->ndim)
+		return tsr_error(TSR_E_FORMAT, "'chunks' has %d dimensions, 'shape' %d", n, m->ndim);
+	if ((st = tsr_zarr_v2_dtype(cJSON_GetObjectItemCaseSensitive(j, "dtype"), &m->dtype,
+				    &m->big_endian)))
+		return st;
+	if ((st = tsr_zarr_fill(cJSON_GetObjectItemCaseSensitive(j, "fill_value"), m->dtype, text,
+				m->fill)))
+		return st;
+	const cJSON *order = cJSON_GetObjectItemCaseSensitive(j, "order");
+	if (order && !(cJSON_IsString(order) && (!strcmp(order->valuestring, "C") ||
+						 !strcmp(order->valuestring, "F"))))
+		return tsr_error(TSR_E_FORMAT, "'order' is not \"C\" or \"F\"");
+	if (order && !strcmp(order->valuestring, "F") && m->ndim > 1) {
+		/* F: the chunk's bytes are its transpose in C order. */
+		m->has_perm = 1;
+		for (int d = 0; d < m->ndim; d++)
+			m->perm[d] = (int8_t)(m->ndim - 1 - d);
+	}
+	const cJSON *sep = cJSON_GetObjectItemCaseSensitive(j, "dimension_separator");
+	m->sep = '.';
+	if (sep && !cJSON_IsNull(sep)) {
+		if (!cJSON_IsString(sep) || (strcmp(sep->valuestring, ".") && strcmp(sep->valuestring, "/")))
+			return tsr_error(TSR_E_FORMAT, "'dimension_separator' is not \".\" or \"/\"");
+		m->sep = sep->valuestring[0];
+	}
+	const cJSON *comp = cJSON_GetObjectItemCaseSensitive(j, "compressor");
+	char names[32] = "";
+	if (comp && !cJSON_IsNull(comp)) {
+		const char *id = tsr_zarr_id(comp);
+		enum tsr_codec_id codec;
+		if (!id)
+			return tsr_error(TSR_E_FORMAT, "'compressor' has no \"id\"");
+		if (!tsr_zarr_v2_codec(id, &codec))
+			return tsr_error(TSR_E_UNSUPPORTED, "compressor '%s' is not supported (supported: "
+					 "blosc, zstd, gzip, zlib, lz4, bz2)", id);
+		if ((st = tsr_zarr_add_pre(m, codec)))
+			return st;
+		snprintf(names, sizeof(names), "%s", id);
+	}
+	if ((st = tsr_zarr_v2_filters(cJSON_GetObjectItemCaseSensitive(j, "filters"), m)))
+		return st;
+	snprintf(m->codec, sizeof(m->codec), "%s%s", names[0] ? names : "none",
+		 m->delta ? "+delta" : "");
+	return TSR_OK;
+}

@@ -1,0 +1,148 @@
+/* zarr.h - the Zarr driver's internal pieces: metadata, chunk keys, shard indexes, groups. */
+#ifndef TSR_ZARR_H
+#define TSR_ZARR_H
+
+#include <cJSON.h>
+#include <stdatomic.h>
+
+#include "../../core/array.h"
+
+/* How deep sharding_indexed may nest (a shard whose inner chunks are shards, ...). */
+#define TSR_ZARR_MAX_SHARD 4
+/* Metadata documents larger than this are not metadata. */
+#define TSR_ZARR_MAX_JSON ((size_t)256 << 20)
+/* A shard index larger than this is refused at open (it is read whole, once per shard). */
+#define TSR_ZARR_MAX_INDEX ((uint64_t)1 << 30)
+
+/* One level of sharding_indexed: a blob of shape `outer` (the shard, or an inner shard) holds
+ * inner chunks of shape `inner`, located by an index of (offset, nbytes) pairs. */
+struct tsr_zarr_shard {
+	int64_t outer[TSR_MAX_DIM];
+	int64_t inner[TSR_MAX_DIM];
+	int64_t per[TSR_MAX_DIM];   /* inner chunks per blob along each axis */
+	int64_t ninner;             /* entries in the index */
+	int64_t grid[TSR_MAX_DIM];  /* blobs of this level per axis, over the whole array */
+	int64_t nblobs;
+	int index_at_start;
+	int index_big_endian;
+	int index_crc32c;
+	uint64_t index_nbytes;
+};
+
+/* An array's metadata, reduced to what reading needs (v2 and v3 alike). */
+struct tsr_zarr_meta {
+	int version;                /* 2 or 3 */
+	int ndim;
+	int64_t shape[TSR_MAX_DIM];
+	int64_t chunk[TSR_MAX_DIM]; /* chunk grid spacing: the shard shape when sharded */
+	enum tsr_dtype dtype;
+	int big_endian;             /* stored elements are big-endian */
+	uint8_t fill[16];           /* the fill value, little-endian bytes of dtype */
+	char sep;                   /* chunk key separator */
+	int key_c_prefix;           /* v3 "default" keys: "c/1/2" */
+	int npre;                   /* bytes steps of the innermost chunk, in decode order */
+	struct tsr_bytes_step pre[TSR_MAX_PRE];
+	int delta;                  /* numcodecs Delta filter */
+	int has_perm;               /* order F, transpose */
+	int8_t perm[TSR_MAX_DIM];
+	int nshard;                 /* sharding levels, outermost first */
+	struct tsr_zarr_shard shard[TSR_ZARR_MAX_SHARD];
+	char codec[32];             /* for info and receipts: "blosc", "shard/zstd+crc32c" */
+};
+
+/* A shard's (or inner shard's) decoded index, cached once read. */
+struct tsr_zarr_index {
+	int missing;                /* the shard file does not exist: all fill */
+	uint64_t region_offset;     /* of the blob in the shard file */
+	uint64_t region_nbytes;
+	uint64_t entries[];         /* offset, nbytes per inner chunk (C order) */
+};
+
+/* Read-mostly cache of shard indexes: a two-level table of atomically published pointers, so
+ * chunk_ref stays lock-free and thread-safe; memory grows only with the shards read. */
+struct tsr_zarr_cache {
+	int64_t nslots;
+	int64_t npages;
+	_Atomic(void *) *pages;
+};
+
+/* The driver's state behind array->impl. */
+struct tsr_zarr {
+	struct tsr_zarr_meta m;
+	char *dir;                  /* store/array: where chunk keys start */
+	size_t dir_len;
+	char *label;                /* the array's path in the store ("/" for the root) */
+	int64_t cshape[TSR_MAX_DIM]; /* the engine's chunk: the innermost chunk shape */
+	struct tsr_chunk_ref tmpl;  /* what every chunk has in common */
+	struct tsr_zarr_cache cache[TSR_ZARR_MAX_SHARD];
+};
+
+/* ---- json.c: files and JSON values ---- */
+
+/* Reads a whole small file (NUL-terminated); TSR_E_NOT_FOUND when it does not exist. */
+int tsr_zarr_read_file(const char *path, char **text_ret, size_t *nbytes_ret);
+/* Reads and parses a JSON file; *text_ret (may be NULL) keeps the text for exact numbers. */
+int tsr_zarr_json_load(const char *path, cJSON **json_ret, char **text_ret);
+/* An integral JSON number in [lo, hi]. */
+int tsr_zarr_json_int(const cJSON *item, int64_t lo, int64_t hi, int64_t *v_ret);
+/* A list of n integers in [lo, hi] (n <= TSR_MAX_DIM). */
+int tsr_zarr_json_dims(const cJSON *list, const char *what, int64_t lo, int *n_ret, int64_t *v);
+/* The exact text of a JSON number that cJSON holds as a double: the integer digits of
+ * "fill_value" in text whose value rounds to item's double. */
+int tsr_zarr_json_exact_int(const char *text, const cJSON *item, int is_unsigned, uint64_t *bits_ret);
+/* "a/b" joined onto dir, allocated. */
+char *tsr_zarr_join(const char *dir, const char *name);
+
+/* ---- meta.c: dtypes and fill values ---- */
+
+/* A v2 dtype string ("<f4", ">i2", "|b1") into dtype and byte order. */
+int tsr_zarr_v2_dtype(const cJSON *item, enum tsr_dtype *dtype_ret, int *big_endian_ret);
+/* A v3 data_type name ("float32"). */
+int tsr_zarr_v3_dtype(const cJSON *item, enum tsr_dtype *dtype_ret);
+/* A fill_value into little-endian bytes of dtype; null is zero (as zarr-python 3 and
+ * tensorstore read it). text: the document, for integers beyond a double's precision. */
+int tsr_zarr_fill(const cJSON *fv, enum tsr_dtype dtype, const char *text, uint8_t out[16]);
+
+/* ---- v2.c, v3.c: array metadata ---- */
+int tsr_zarr_v2_parse(const cJSON *zarray, const char *text, struct tsr_zarr_meta *m);
+int tsr_zarr_v3_parse(const cJSON *zarr_json, const char *text, struct tsr_zarr_meta *m);
+
+/* ---- keys.c ---- */
+
+/* The key of the chunk at grid coordinates idx ("c/0/3", "0.3"). */
+int tsr_zarr_key(const struct tsr_zarr_meta *m, const int64_t *idx, char *buf, size_t cap);
+
+/* ---- shard.c ---- */
+
+int tsr_zarr_cache_init(struct tsr_zarr_cache *c, int64_t nslots);
+void tsr_zarr_cache_free(struct tsr_zarr_cache *c);
+/* Finds the innermost chunk whose origin (element coordinates) is origin: sets ref->path,
+ * offset and nbytes, or makes ref a fill chunk (missing shard, empty index entry). */
+int tsr_zarr_shard_ref(struct tsr_zarr *z, const int64_t *origin, struct tsr_chunk_ref *ref);
+
+/* ---- node.c: stores, groups, OME-Zarr ---- */
+
+/* A node's metadata as found in a store: from its own file, or from consolidated metadata. */
+struct tsr_zarr_node {
+	int version;                /* 2 or 3 */
+	int is_array;
+	cJSON *json;                /* .zarray / zarr.json (owned unless borrowed) */
+	cJSON *attrs;               /* v2 .zattrs, or v3 attributes (may be NULL) */
+	char *text;                 /* the text json came from (for exact numbers) */
+	cJSON *owned[3];            /* documents to free */
+};
+
+/* The Zarr version of the store rooted at dir: 2, 3, or 0 when it is not a Zarr store. */
+int tsr_zarr_store_version(const char *dir);
+/* Loads node `path` ("" = root) of the store. TSR_E_NOT_FOUND when there is none. */
+int tsr_zarr_node_load(const char *store, int version, const char *path, struct tsr_zarr_node *n);
+void tsr_zarr_node_free(struct tsr_zarr_node *n);
+/* The OME-Zarr multiscale level of a group's attributes: *path_ret borrows datasets[level].path.
+ * TSR_E_NOT_FOUND when the group is not multiscale, TSR_E_RANGE when level is too large. */
+int tsr_zarr_ome_level(const cJSON *attrs, int level, const char **path_ret, int *nlevels_ret);
+/* Normalises an array path: strips slashes, collapses "//", refuses "." and "..". */
+int tsr_zarr_norm_path(const char *in, char **out_ret);
+/* Lists a store's arrays (sorted), as tsr_list_arrays returns them. */
+int tsr_zarr_list(const char *store, char ***names_ret, size_t *count_ret);
+
+#endif /* TSR_ZARR_H */
