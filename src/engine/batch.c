@@ -55,7 +55,7 @@ int tsr_read_batch(struct tsr_context *ctx, const char *const *paths, size_t npa
 		one.data = (unsigned char *)dst->data + i * per;
 		one.nbytes = per;
 		struct tsr_receipt r = {.struct_size = sizeof(r)};
-		st = tsr_read(a, sel, &one, opts, &r);
+		st = tsr_read_ex(a, sel, &one, opts, &r, i + 1 < npaths);
 		tsr_array_free(a);
 		if (i == 0)
 			sum = r;

@@ -39,6 +39,7 @@ struct tsr_cuda_state {
 	cudaStream_t copy;
 	struct tsr_cuda_slot slot[TSR_NSLOTS];
 	size_t slot_nbytes;
+	int next_slot;
 	char name[256];
 };
 
@@ -288,7 +289,7 @@ static void tsr_cuda_describe(const struct tsr_cuda_job *job, const struct tsr_c
 }
 
 int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
-		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads,
+		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int defer_sync,
 		 struct tsr_receipt *r)
 {
 	struct tsr_cuda_state *cs = NULL;
@@ -335,7 +336,7 @@ int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
 	job.plan = plan;
 	job.sel = sel;
 	int64_t t0 = 0;
-	int slot_i = 0;
+	int slot_i = cs->next_slot; /* the ring turns on across reads of a batch */
 	double t_copy = 0;
 	while (st == TSR_OK && t0 < plan->ntasks) {
 		struct tsr_cuda_slot *s = &cs->slot[slot_i];
@@ -397,11 +398,16 @@ int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
 		t0 = t1;
 		slot_i = (slot_i + 1) % TSR_NSLOTS;
 	}
-	/* Reads are synchronous: the status covers every kernel of this read. */
-	cudaError_t e = cudaStreamSynchronize(cstream);
+	cs->next_slot = slot_i;
+	/* Reads are synchronous: the status covers every kernel of this read (in a batch, the
+	 * last file's read waits for all of them: they share the stream). */
+	cudaError_t e = cudaSuccess;
+	if (!defer_sync || st != TSR_OK) {
+		e = cudaStreamSynchronize(cstream);
+		cudaStreamSynchronize(cs->copy);
+	}
 	if (st == TSR_OK && e)
 		st = tsr_cuda_fail(e, "place kernel");
-	cudaStreamSynchronize(cs->copy);
 	r->t_fetch += job.t_fetch;
 	r->t_decode += job.t_decode;
 	r->t_place += t_copy;
@@ -451,10 +457,10 @@ int tsr_cuda_memcpy_to_host(void *dst, const void *src, size_t nbytes)
 #else /* no CUDA in this build */
 
 int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
-		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads,
+		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int defer_sync,
 		 struct tsr_receipt *r)
 {
-	(void)plan, (void)sel, (void)out, (void)stream, (void)nthreads, (void)r;
+	(void)plan, (void)sel, (void)out, (void)stream, (void)nthreads, (void)defer_sync, (void)r;
 	return tsr_error(TSR_E_NO_DEVICE, "%s: this build of tessera has no CUDA engine",
 			 array->path);
 }

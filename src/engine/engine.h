@@ -10,10 +10,17 @@ int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
 		const struct tsr_norm_sel *sel, void *out, int nthreads, struct tsr_receipt *r);
 
 /* Runs plan with the CUDA engine: the selection lands in device memory at out, ordered on
- * stream (a cudaStream_t; NULL: the default stream); returns once it is there. */
+ * stream (a cudaStream_t; NULL: the default stream); returns once it is there, unless
+ * defer_sync (a batch's earlier files: the last one waits for all). */
 int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
-		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads,
+		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int defer_sync,
 		 struct tsr_receipt *r);
+
+/* tsr_read with the option to leave a CUDA read's completion to a later read on the same
+ * stream (batch reads). */
+int tsr_read_ex(struct tsr_array *array, const struct tsr_selection *sel,
+		const struct tsr_buffer *dst, const struct tsr_read_options *opts,
+		struct tsr_receipt *receipt_ret, int defer_sync);
 /* Frees a context's CUDA state (streams, staging ring). */
 void tsr_cuda_state_free(void *state);
 

@@ -34,8 +34,8 @@ static void tsr_receipt_init(const struct tsr_array *a, struct tsr_receipt *r)
 }
 
 static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns, void *out,
-			 void *cuda_stream, int on_device, const struct tsr_read_options *opts,
-			 struct tsr_receipt *r, double t_start)
+			 void *cuda_stream, int on_device, int defer_sync,
+			 const struct tsr_read_options *opts, struct tsr_receipt *r, double t_start)
 {
 	int nthreads = array->ctx->nthreads;
 	if (opts && opts->struct_size >= sizeof(*opts) && opts->nthreads > 0 &&
@@ -48,7 +48,7 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 	r->t_plan = tsr_now() - t_start;
 	r->chunks_read = plan.ntasks;
 	if (on_device)
-		st = tsr_cuda_run(array, &plan, ns, out, cuda_stream, nthreads, r);
+		st = tsr_cuda_run(array, &plan, ns, out, cuda_stream, nthreads, defer_sync, r);
 	else
 		st = tsr_cpu_run(array, &plan, ns, out, nthreads, r);
 	tsr_plan_free(&plan);
@@ -59,6 +59,13 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 
 int tsr_read(struct tsr_array *array, const struct tsr_selection *sel, const struct tsr_buffer *dst,
 	     const struct tsr_read_options *opts, struct tsr_receipt *receipt_ret)
+{
+	return tsr_read_ex(array, sel, dst, opts, receipt_ret, 0);
+}
+
+int tsr_read_ex(struct tsr_array *array, const struct tsr_selection *sel,
+		const struct tsr_buffer *dst, const struct tsr_read_options *opts,
+		struct tsr_receipt *receipt_ret, int defer_sync)
 {
 	double t0 = tsr_now();
 	if (!array || !dst)
@@ -79,8 +86,8 @@ int tsr_read(struct tsr_array *array, const struct tsr_selection *sel, const str
 				 array->path, need, dst->nbytes);
 	struct tsr_receipt r;
 	tsr_receipt_init(array, &r);
-	st = tsr_read_impl(array, &ns, dst->data, dst->cuda_stream, dst->mem == TSR_MEM_CUDA, opts,
-			   &r, t0);
+	st = tsr_read_impl(array, &ns, dst->data, dst->cuda_stream, dst->mem == TSR_MEM_CUDA,
+			   defer_sync, opts, &r, t0);
 	if (receipt_ret)
 		*receipt_ret = r;
 	return st;
@@ -111,7 +118,7 @@ int tsr_read_alloc(struct tsr_array *array, const struct tsr_selection *sel,
 		return tsr_error(TSR_E_NOMEM, "%s: cannot allocate %zu bytes", array->path, need);
 	struct tsr_receipt r;
 	tsr_receipt_init(array, &r);
-	st = tsr_read_impl(array, &ns, buf, NULL, 0, opts, &r, t0);
+	st = tsr_read_impl(array, &ns, buf, NULL, 0, 0, opts, &r, t0);
 	if (receipt_ret)
 		*receipt_ret = r;
 	if (st) {
