@@ -1,0 +1,50 @@
+// kvikio_peer.cpp - the peer for the engine benchmark: KvikIO (libkvikio from the PyPI wheel,
+// carried to the GPU machine; never a dependency of tessera) reads the same files' bytes into
+// device memory. Usage: kvikio_peer FILE... ; prints GB/s (best of 5).
+#include <cuda_runtime.h>
+#include <kvikio/file_handle.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+int main(int argc, char **argv)
+{
+	std::vector<std::string> paths(argv + 1, argv + argc);
+	std::vector<size_t> sizes;
+	size_t total = 0;
+	for (auto &p : paths) {
+		struct stat st;
+		stat(p.c_str(), &st);
+		sizes.push_back((size_t)st.st_size);
+		total += (size_t)st.st_size;
+	}
+	void *dev = nullptr;
+	if (cudaMalloc(&dev, total) != cudaSuccess) {
+		std::printf("cudaMalloc failed\n");
+		return 1;
+	}
+	double best = 1e30;
+	for (int it = 0; it < 5; it++) {
+		auto t0 = std::chrono::steady_clock::now();
+		std::vector<kvikio::FileHandle> fhs;
+		std::vector<std::future<std::size_t>> futs;
+		size_t off = 0;
+		for (size_t i = 0; i < paths.size(); i++) {
+			fhs.emplace_back(paths[i], "r");
+			futs.push_back(fhs.back().pread((char *)dev + off, sizes[i], 0));
+			off += sizes[i];
+		}
+		for (auto &f : futs)
+			f.get();
+		cudaDeviceSynchronize();
+		double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+		if (t < best)
+			best = t;
+	}
+	std::printf("| %zu files, %.0f MiB | KvikIO pread -> device | %.2f |\n", paths.size(),
+		    total / 1048576.0, total / best / 1e9);
+	return 0;
+}
