@@ -33,7 +33,8 @@ int main(int argc, char **argv)
 		std::vector<std::future<std::size_t>> futs;
 		size_t off = 0;
 		for (size_t i = 0; i < paths.size(); i++) {
-			fhs.emplace_back(paths[i], "r");
+			// POSIX mode: this machine has no GPUDirect Storage (no nvidia-fs).
+			fhs.emplace_back(paths[i], "r", kvikio::FileHandle::m644, kvikio::CompatMode::ON);
 			futs.push_back(fhs.back().pread((char *)dev + off, sizes[i], 0));
 			off += sizes[i];
 		}
