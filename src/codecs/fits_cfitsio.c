@@ -55,75 +55,88 @@ struct hc_reader {
 	uint64_t pos; /* in bits */
 };
 
-static unsigned hc_bits(struct hc_reader *r, unsigned n) /* 1 <= n <= 8 */
+static inline unsigned hc_peek(const struct hc_reader *r, unsigned n) /* 1 <= n <= 8 */
 {
 	uint64_t byte = r->pos >> 3;
-	unsigned off = (unsigned)(r->pos & 7), w = 0;
-	if (byte < r->nbytes)
-		w = (unsigned)r->s[byte] << 8;
-	if (byte + 1 < r->nbytes)
-		w |= r->s[byte + 1];
-	r->pos += n;
+	unsigned off = (unsigned)(r->pos & 7), w;
+	if (byte + 1 < r->nbytes) {
+		w = (unsigned)r->s[byte] << 8 | r->s[byte + 1];
+	} else {
+		w = byte < r->nbytes ? (unsigned)r->s[byte] << 8 : 0;
+	}
 	return (w >> (16 - off - n)) & ((1u << n) - 1);
 }
 
-/* CFITSIO's fixed Huffman code for the 16 quadtree nybble values (3 to 6 bits). */
-static unsigned hc_huffman(struct hc_reader *r)
+static inline unsigned hc_bits(struct hc_reader *r, unsigned n)
 {
-	static const uint8_t four[5] = {3, 5, 10, 12, 15};  /* codes 1000..1100 */
-	static const uint8_t five[5] = {6, 7, 9, 11, 13};   /* codes 11010..11110 */
-	unsigned c = hc_bits(r, 3);
-	if (c < 4)
-		return 1u << c;
-	c = (c << 1) | hc_bits(r, 1);
-	if (c < 13)
-		return four[c - 8];
-	c = (c << 1) | hc_bits(r, 1);
-	if (c < 31)
-		return five[c - 26];
-	return hc_bits(r, 1) ? 14 : 0;
+	unsigned v = hc_peek(r, n);
+	r->pos += n;
+	return v;
 }
 
-/* Bit (i, j) of a 2x2 block's nybble: 8 = (0,0), 4 = (0,1), 2 = (1,0), 1 = (1,1). */
-static inline unsigned hc_quad_bit(unsigned v, int64_t i, int64_t j)
+/* CFITSIO's fixed Huffman code for the 16 quadtree nybble values (input_huffman):
+ * 3 bits 000..011 -> 1, 2, 4, 8; 4 bits 1000..1100 -> 3, 5, 10, 12, 15;
+ * 5 bits 11010..11110 -> 6, 7, 9, 11, 13; 6 bits 111110 -> 0, 111111 -> 14. */
+static inline unsigned hc_huffman(struct hc_reader *r)
 {
-	return (v >> (3 - 2 * (unsigned)(i & 1) - (unsigned)(j & 1))) & 1;
+	static const uint8_t four[5] = {3, 5, 10, 12, 15};
+	static const uint8_t five[5] = {6, 7, 9, 11, 13};
+	unsigned p = hc_peek(r, 6);
+	if (p < 32) {
+		r->pos += 3;
+		return 1u << (p >> 3);
+	}
+	if (p < 52) {
+		r->pos += 4;
+		return four[(p >> 2) - 8];
+	}
+	if (p < 62) {
+		r->pos += 5;
+		return five[(p >> 1) - 26];
+	}
+	r->pos += 6;
+	return p == 62 ? 0 : 14;
 }
 
 /*
- * Walks one quadrant's bit planes as qtree_decode reads them, setting flag[] for every
- * coefficient that receives a bit (those get a sign bit later). The quadrant is nqx rows of
- * nqy coefficients at (r0, c0) of the rows x cols array. cur/prev are scratch buffers of at
- * least ceil(nqx/2) * ceil(nqy/2) bytes. Returns 0, -1 on a bad format code, -2 if the
- * level sizes went astray (cannot happen; guards the scratch buffers).
+ * Walks one nqx x nqy quadrant's bit planes as qtree_decode reads them and returns through
+ * *nonzero how many of its coefficients received any bit (each gets a sign bit later).
+ * A plane ends as one nybble per 2x2 block (8 = top left, 4 = top right, 2 = bottom left,
+ * 1 = bottom right); OR-ing them over the planes into acc[] and counting the bits of
+ * pixels inside the quadrant gives the count. cur, prev, acc: scratch buffers of at least
+ * ceil(nqx/2) * ceil(nqy/2) bytes. Returns 0, -1 on a bad format code, -2 if the level sizes
+ * went astray (cannot happen; guards the scratch buffers).
  */
-static int hc_scan_quadrant(struct hc_reader *r, uint8_t *flag, int64_t cols, int64_t r0,
-			    int64_t c0, int64_t nqx, int64_t nqy, int planes, uint8_t *cur,
-			    uint8_t *prev)
+static int hc_scan_quadrant(struct hc_reader *r, int64_t nqx, int64_t nqy, int planes,
+			    uint8_t *cur, uint8_t *prev, uint8_t *acc, uint64_t *nonzero)
 {
-	int64_t nqmax = nqx > nqy ? nqx : nqy, a = (nqx + 1) / 2, b = (nqy + 1) / 2;
+	const int64_t a = (nqx + 1) / 2, b = (nqy + 1) / 2, nqmax = nqx > nqy ? nqx : nqy;
+	const uint64_t limit = 8 * (uint64_t)r->nbytes;
 	int log2n = 0;
+	uint64_t count = 0;
 
+	*nonzero = 0;
 	if (planes == 0)
 		return 0;
 	/* qtree_decode's log2n: log2(max(nqx, nqy)) rounded up. */
 	while (((int64_t)1 << log2n) < nqmax)
 		log2n++;
+	memset(acc, 0, (size_t)(a * b));
 	for (int bit = planes - 1; bit >= 0; bit--) {
 		unsigned code = hc_bits(r, 4);
-		if (r->pos > 8 * (uint64_t)r->nbytes)
+		if (r->pos > limit)
 			return 0; /* ran out: the caller reports the length */
 		if (code == 0) {
 			/* plane written directly, one nybble per 2x2 block */
 			for (int64_t k = 0; k < a * b; k++)
-				cur[k] = (uint8_t)hc_bits(r, 4);
+				acc[k] |= (uint8_t)hc_bits(r, 4);
 		} else if (code == 0xF) {
-			/* quadtree: one code at the top, then each level doubles; a code is
-			 * read for every non-zero cell, from the last cell to the first */
+			/* quadtree: one code at the top, then each level doubles; a cell's 4
+			 * bits say which of its 4 children are non-zero, and each of those
+			 * reads a code, from the last cell to the first */
 			int64_t nx = 1, ny = 1, nfx = nqx, nfy = nqy, c = (int64_t)1 << log2n;
 			cur[0] = (uint8_t)hc_huffman(r);
 			for (int k = 1; k < log2n; k++) {
-				int64_t py;
 				uint8_t *t = prev;
 				prev = cur;
 				cur = t;
@@ -138,30 +151,38 @@ static int hc_scan_quadrant(struct hc_reader *r, uint8_t *flag, int64_t cols, in
 					ny -= 1;
 				else
 					nfy -= c;
-				/* each level halves (rounding up) into the one before it,
-				 * ending at ceil(nqx/2) x ceil(nqy/2) */
+				/* each level halves (rounding up) into the one before it, ending
+				 * at ceil(nqx/2) x ceil(nqy/2) */
 				if (nx > a || ny > b)
 					return -2;
-				py = (ny + 1) / 2;
-				for (int64_t i = 0; i < nx; i++)
+				for (int64_t i = 0; i < nx; i++) {
+					const uint8_t *pr = prev + (i / 2) * ((ny + 1) / 2);
+					const unsigned sh = (i & 1) ? 1 : 3; /* even column's bit */
+					uint8_t *cr = cur + i * ny;
 					for (int64_t j = 0; j < ny; j++)
-						cur[i * ny + j] = (uint8_t)hc_quad_bit(
-							prev[(i / 2) * py + j / 2], i, j);
+						cr[j] = (uint8_t)((pr[j >> 1] >> (sh - (unsigned)(j & 1))) & 1);
+				}
 				for (int64_t idx = nx * ny - 1; idx >= 0; idx--)
 					if (cur[idx])
 						cur[idx] = (uint8_t)hc_huffman(r);
-				if (r->pos > 8 * (uint64_t)r->nbytes)
+				if (r->pos > limit)
 					return 0;
 			}
+			for (int64_t k = 0; k < a * b; k++)
+				acc[k] |= cur[k];
 		} else {
 			return -1;
 		}
-		/* qtree_bitins: the last level's nybbles give the plane's bits */
-		for (int64_t i = 0; i < nqx; i++)
-			for (int64_t j = 0; j < nqy; j++)
-				if (hc_quad_bit(cur[(i / 2) * b + j / 2], i, j))
-					flag[(r0 + i) * cols + c0 + j] = 1;
 	}
+	/* Count set bits of pixels inside the quadrant (edge blocks lose a row or column). */
+	for (int64_t i = 0; i < a; i++) {
+		unsigned rowmask = 2 * i + 1 < nqx ? 0xF : 0xC;
+		for (int64_t j = 0; j < b; j++) {
+			unsigned m = 2 * j + 1 < nqy ? rowmask : rowmask & 0xA;
+			count += (uint64_t)__builtin_popcount(acc[i * b + j] & m);
+		}
+	}
+	*nonzero = count;
 	return 0;
 }
 
@@ -171,24 +192,23 @@ static int hc_scan_quadrant(struct hc_reader *r, uint8_t *flag, int64_t cols, in
  * bit buffer; after the end-of-planes nybble the decoder drops the rest of the byte and
  * reads one sign bit per non-zero coefficient from the next byte on.
  */
-static int hc_scan(const uint8_t *s, size_t nbytes, int64_t rows, int64_t cols,
-		   const int64_t qdim[4][2], const int64_t qorg[4][2], const int qplanes[4],
-		   size_t *len)
+static int hc_scan(const uint8_t *s, size_t nbytes, const int64_t qdim[4][2],
+		   const int qplanes[4], size_t *len)
 {
 	struct hc_reader r = {s + HC_HEADER, nbytes - HC_HEADER, 0};
-	int64_t a = (qdim[0][0] + 1) / 2, b = (qdim[0][1] + 1) / 2; /* quadrant 0 is largest */
-	uint8_t *flag = calloc((size_t)(rows * cols), 1);
-	uint8_t *scratch = malloc(2 * (size_t)(a * b) + 2);
+	const uint64_t limit = 8 * (uint64_t)r.nbytes;
+	/* quadrant 0 is the largest */
+	const size_t blocks = (size_t)(((qdim[0][0] + 1) / 2) * ((qdim[0][1] + 1) / 2));
+	uint8_t *scratch = malloc(3 * blocks + 3);
 	uint64_t nsign = 0, plane_bytes;
 	int rc = TSR_OK;
 
-	if (!flag || !scratch) {
-		rc = tsr_error(TSR_E_NOMEM, "HCOMPRESS_1: out of memory");
-		goto out;
-	}
-	for (int q = 0; q < 4; q++) {
-		int qrc = hc_scan_quadrant(&r, flag, cols, qorg[q][0], qorg[q][1], qdim[q][0],
-					   qdim[q][1], qplanes[q], scratch, scratch + a * b + 1);
+	if (!scratch)
+		return tsr_error(TSR_E_NOMEM, "HCOMPRESS_1: out of memory");
+	for (int q = 0; q < 4 && r.pos <= limit; q++) {
+		uint64_t nz = 0;
+		int qrc = hc_scan_quadrant(&r, qdim[q][0], qdim[q][1], qplanes[q], scratch,
+					   scratch + blocks + 1, scratch + 2 * blocks + 2, &nz);
 		if (qrc == -1) {
 			rc = tsr_error(TSR_E_CORRUPT,
 				       "HCOMPRESS_1: bad bit-plane format code in quadrant %d", q);
@@ -198,33 +218,26 @@ static int hc_scan(const uint8_t *s, size_t nbytes, int64_t rows, int64_t cols,
 			rc = tsr_error(TSR_E_INTERNAL, "HCOMPRESS_1: quadtree level sizes out of step");
 			goto out;
 		}
-		if (r.pos > 8 * (uint64_t)r.nbytes)
-			break;
+		nsign += nz;
 	}
-	if (r.pos <= 8 * (uint64_t)r.nbytes) {
+	if (r.pos <= limit) {
 		unsigned end = hc_bits(&r, 4);
-		if (r.pos <= 8 * (uint64_t)r.nbytes && end != 0) {
+		if (r.pos <= limit && end != 0) {
 			rc = tsr_error(TSR_E_CORRUPT,
 				       "HCOMPRESS_1: bit planes not followed by the end code");
 			goto out;
 		}
 	}
 	plane_bytes = (r.pos + 7) / 8;
-	for (int64_t i = 0; i < rows * cols; i++)
-		nsign += flag[i];
-	if (r.pos > 8 * (uint64_t)r.nbytes || plane_bytes + (nsign + 7) / 8 > r.nbytes) {
+	if (r.pos > limit || plane_bytes + (nsign + 7) / 8 > r.nbytes) {
+		uint64_t want = HC_HEADER + plane_bytes + (r.pos > limit ? 0 : (nsign + 7) / 8);
 		rc = tsr_error(TSR_E_CORRUPT,
-			       "HCOMPRESS_1: stream of %zu bytes is truncated (bit planes and signs "
-			       "need %llu)",
-			       nbytes,
-			       (unsigned long long)(r.pos > 8 * (uint64_t)r.nbytes
-							    ? HC_HEADER + plane_bytes
-							    : HC_HEADER + plane_bytes + (nsign + 7) / 8));
+			       "HCOMPRESS_1: stream of %zu bytes is truncated (needs %s%llu)", nbytes,
+			       r.pos > limit ? "more than " : "", (unsigned long long)want);
 		goto out;
 	}
 	*len = HC_HEADER + (size_t)plane_bytes + (size_t)((nsign + 7) / 8);
 out:
-	free(flag);
 	free(scratch);
 	return rc;
 }
@@ -233,7 +246,7 @@ int tsr_hcompress_decode_cfitsio(int32_t *out, size_t npix, int64_t nx, int64_t 
 				 const void *src, size_t src_nbytes, int smooth, int bytepix)
 {
 	const uint8_t *s = src;
-	int64_t rows, cols, qdim[4][2], qorg[4][2];
+	int64_t rows, cols, qdim[4][2];
 	int planes[3], qplanes[4], hnx = 0, hny = 0, scale = 0, status = 0, maxplanes, rc;
 	size_t len = 0, bufsize;
 	unsigned char *buf;
@@ -274,10 +287,6 @@ int tsr_hcompress_decode_cfitsio(int32_t *out, size_t npix, int64_t nx, int64_t 
 	qdim[1][0] = (rows + 1) / 2, qdim[1][1] = cols / 2, qplanes[1] = planes[1];
 	qdim[2][0] = rows / 2, qdim[2][1] = (cols + 1) / 2, qplanes[2] = planes[1];
 	qdim[3][0] = rows / 2, qdim[3][1] = cols / 2, qplanes[3] = planes[2];
-	qorg[0][0] = 0, qorg[0][1] = 0;
-	qorg[1][0] = 0, qorg[1][1] = (cols + 1) / 2;
-	qorg[2][0] = (rows + 1) / 2, qorg[2][1] = 0;
-	qorg[3][0] = (rows + 1) / 2, qorg[3][1] = (cols + 1) / 2;
 	/* The 32-bit decoder builds planes with 1 << bit in an int, the 64-bit one in long long. */
 	maxplanes = bytepix == 4 ? 64 : 32;
 	for (int q = 0; q < 4; q++) {
@@ -286,16 +295,15 @@ int tsr_hcompress_decode_cfitsio(int32_t *out, size_t npix, int64_t nx, int64_t 
 					 "HCOMPRESS_1: quadrant %d claims %d bit planes (at most %d)", q,
 					 qplanes[q], maxplanes);
 		/* An empty quadrant with bit planes makes qtree_decode expand codes into a
-		 * zero-sized scratch buffer; CFITSIO never writes such tiles (its tiles are at
-		 * least 4 pixels on a side) but a corrupt one must not reach it. */
+		 * zero-sized scratch buffer (a heap overflow). Only tiles one pixel wide have
+		 * empty quadrants, and HCOMPRESS is written with 2-D tiles. */
 		if ((qdim[q][0] == 0 || qdim[q][1] == 0) && qplanes[q] > 0)
 			return tsr_error(TSR_E_UNSUPPORTED,
 					 "HCOMPRESS_1: %lldx%lld tile has an empty quadrant with %d bit "
 					 "planes, which CFITSIO's decoder cannot handle",
 					 (long long)nx, (long long)ny, qplanes[q]);
 	}
-	rc = hc_scan(s, src_nbytes, rows, cols, (const int64_t(*)[2])qdim,
-		     (const int64_t(*)[2])qorg, qplanes, &len);
+	rc = hc_scan(s, src_nbytes, (const int64_t(*)[2])qdim, qplanes, &len);
 	if (rc != TSR_OK)
 		return rc;
 
