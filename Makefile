@@ -3,6 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DTESSERA_WERROR=ON
 SAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 
 # Debian packages the library, its tests and benchmarks need.
 DEB_PACKAGES = cmake make gcc pkg-config libdeflate-dev libcfitsio-dev libcfitsio-bin \
@@ -16,7 +17,7 @@ PEERS = zarr==3.* tensorstore blosc2 numcodecs
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run test deps venv build build-asan test-asan clean
+.PHONY: all run test deps venv build build-asan test-asan build-tsan test-tsan clean
 
 all: build
 
@@ -43,10 +44,12 @@ build: deps venv
 run: build
 	./$(BUILD)/tessera demo
 
-# The whole suite, then the suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# The whole suite, then the suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
+# then the tests of concurrent reads under ThreadSanitizer.
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) test-asan
+	$(MAKE) test-tsan
 
 build-asan: deps venv
 	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=ON -DTESSERA_WERROR=ON -DTESSERA_BUILD_BENCH=OFF -DTSR_VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python
@@ -55,5 +58,13 @@ build-asan: deps venv
 test-asan: build-asan
 	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
 
+build-tsan: deps
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTESSERA_TSAN=ON -DTESSERA_WERROR=ON -DTESSERA_BUILD_BENCH=OFF
+	cmake --build $(TSAN_BUILD) -j $(JOBS)
+
+# Only the thread tests (ctest -R threads): TSan slows everything else down for no finding.
+test-tsan: build-tsan
+	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1 TSR_THREAD_ITERS=40 ctest --output-on-failure -R threads
+
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD)

@@ -6,6 +6,7 @@ import bz2
 import gzip
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -227,6 +228,18 @@ want[2:4, 3:6] = 99
 want[4:] = 99
 check("v3 shard: index at start, big-endian, empty entry, missing shard", p, want)
 check("v3 shard section", p, want[1:7, 2:5], section="1:7,2:5")
+
+# ---- a section of a sharded array reads its inner chunks' bytes, not the shard ----
+total += 1
+store = os.path.join(CORPUS, "zarr3/shard_end_zstd_f4.zarr")
+shard_nbytes = os.path.getsize(os.path.join(store, "c/0/0/0"))
+pr = subprocess.run([BIN, "read", store, "--section", "0:4,0:32,0:16", "--receipt", "-o",
+                     os.path.join(tmp, "one.npy")], capture_output=True, text=True, timeout=60)
+m = re.search(r"\bread (\d+) B", pr.stdout)
+nread = int(m.group(1)) if m else None
+if pr.returncode != 0 or nread is None or not 0 < nread < shard_nbytes // 4:
+    failures.append("one inner chunk of a shard: read %s of a %d-byte shard: %s %s" % (
+        nread, shard_nbytes, pr.stdout, pr.stderr))
 
 # ---- tessera info on stores ----
 

@@ -158,7 +158,8 @@ int tsr_cli_info(int argc, char **argv)
 	struct stat sb;
 	char **names = NULL;
 	size_t count = 0;
-	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && tsr_list_arrays(path, &names, &count) == TSR_OK) {
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+	    tsr_list_arrays(path, &names, &count) == TSR_OK) {
 		rc = tsr_info_store(ctx, path, names, count, array, json);
 		tsr_free(names);
 		tsr_context_free(ctx);

@@ -28,6 +28,9 @@ struct b2_geom {
 	uint64_t bbytes;  /* bytes of one layout block */
 	uint64_t nbytes;  /* bytes of the decoded (padded) chunk */
 	uint64_t npix;    /* elements of the extent */
+	/* the output: C order over odim (the extent, or the box's shape), starting at olo */
+	int64_t olo[TSR_MAX_DIM], odim[TSR_MAX_DIM], ostr[TSR_MAX_DIM];
+	uint64_t onpix;
 	int rows;         /* row layout: decoded bytes are C order over the extent's rows */
 	int whole;        /* the box is the whole extent */
 	int empty;        /* the box selects nothing */
@@ -78,6 +81,13 @@ static int geom_init(struct b2_geom *g, const struct tsr_chunk_ref *ref,
 			g->empty = 1;
 		if (lo != 0 || hi != e)
 			g->whole = 0;
+		g->olo[d] = box ? lo : 0;
+		g->odim[d] = box ? (hi > lo ? hi - lo : 0) : e;
+	}
+	g->onpix = 1;
+	for (int d = g->nd - 1; d >= 0; d--) {
+		g->ostr[d] = (int64_t)g->onpix;
+		g->onpix *= (uint64_t)g->odim[d];
 	}
 	return TSR_OK;
 }
@@ -183,54 +193,16 @@ static void swap_elems(uint8_t *p, size_t n, size_t w, int cplx)
 		}
 }
 
-void tsr_fill_box(void *out, int nd, const int64_t *extent, size_t w,
-		  const struct tsr_chunk_box *box, const void *value)
+void tsr_fill_elems(void *out, size_t n, size_t w, const void *value)
 {
-	int64_t lo[TSR_MAX_DIM] = {0}, hi[TSR_MAX_DIM] = {0}, x[TSR_MAX_DIM], stride[TSR_MAX_DIM];
-	int64_t s = 1;
 	uint8_t *o = out;
-	if (nd <= 0) {
-		memcpy(o, value, w);
-		return;
-	}
-	for (int d = nd - 1; d >= 0; d--) {
-		lo[d] = box ? (box->lo[d] > 0 ? box->lo[d] : 0) : 0;
-		hi[d] = box ? (box->hi[d] < extent[d] ? box->hi[d] : extent[d]) : extent[d];
-		if (lo[d] >= hi[d])
-			return;
-		stride[d] = s;
-		s *= extent[d];
-	}
-	/* one row of the box, built by doubling, then copied to every row */
-	size_t rown = (size_t)(hi[nd - 1] - lo[nd - 1]) * w;
-	uint8_t *row0 = NULL;
-	for (int d = 0; d < nd; d++)
-		x[d] = lo[d];
-	for (;;) {
-		int64_t off = 0;
-		for (int d = 0; d < nd; d++)
-			off += x[d] * stride[d];
-		uint8_t *row = o + (size_t)off * w;
-		if (!row0) {
-			size_t filled = w;
-			memcpy(row, value, w);
-			while (filled < rown) {
-				size_t c = rown - filled < filled ? rown - filled : filled;
-				memcpy(row + filled, row, c);
-				filled += c;
-			}
-			row0 = row;
-		} else {
-			memcpy(row, row0, rown);
-		}
-		int d = nd - 2;
-		for (; d >= 0; d--) {
-			if (++x[d] < hi[d])
-				break;
-			x[d] = lo[d];
-		}
-		if (d < 0)
-			break;
+	size_t total = n * w, filled = w < total ? w : total;
+	memcpy(o, value, filled);
+	/* the filled prefix is a whole number of elements: double it */
+	while (filled < total) {
+		size_t c = total - filled < filled ? total - filled : filled;
+		memcpy(o + filled, o, c);
+		filled += c;
 	}
 }
 
@@ -240,8 +212,8 @@ static void scatter_block(const struct b2_geom *g, int64_t b, const uint8_t *src
 {
 	int nd = g->nd;
 	int64_t o[TSR_MAX_DIM], lo[TSR_MAX_DIM], hi[TSR_MAX_DIM], x[TSR_MAX_DIM];
-	int64_t bstr[TSR_MAX_DIM], estr[TSR_MAX_DIM];
-	int64_t rem = b, bs = 1, es = 1;
+	int64_t bstr[TSR_MAX_DIM];
+	int64_t rem = b, bs = 1;
 	for (int d = nd - 1; d >= 0; d--) {
 		o[d] = (rem % g->bgrid[d]) * g->blk[d];
 		rem /= g->bgrid[d];
@@ -250,9 +222,7 @@ static void scatter_block(const struct b2_geom *g, int64_t b, const uint8_t *src
 		if (lo[d] >= hi[d])
 			return;
 		bstr[d] = bs;
-		estr[d] = es;
 		bs *= g->blk[d];
-		es *= g->ext[d];
 		x[d] = lo[d];
 	}
 	size_t w = g->w, n = (size_t)(hi[nd - 1] - lo[nd - 1]);
@@ -260,7 +230,7 @@ static void scatter_block(const struct b2_geom *g, int64_t b, const uint8_t *src
 		int64_t so = 0, eo = 0;
 		for (int d = 0; d < nd; d++) {
 			so += (x[d] - o[d]) * bstr[d];
-			eo += x[d] * estr[d];
+			eo += (x[d] - g->olo[d]) * g->ostr[d];
 		}
 		copy_elems(out + (size_t)eo * w, src + (size_t)so * w, n, w, be, cplx);
 		int d = nd - 2;
@@ -322,6 +292,122 @@ static int has_delta(const struct tsr_blosc_info *in)
 	return 0;
 }
 
+/* Decodes blocks [b, b + n) of the chunk into a scratch buffer (they are whole blocks of bs
+ * bytes except the chunk's last). */
+static int decode_run(const struct tsr_blosc_info *in, const void *src, size_t src_nbytes,
+		      int64_t b, int64_t n, struct tsr_scratch *s, uint8_t **run_ret,
+		      uint64_t *decoded)
+{
+	uint64_t bs = (uint64_t)in->blocksize, at = (uint64_t)b * bs;
+	uint64_t end = (uint64_t)(b + n) * bs < (uint64_t)in->nbytes ? (uint64_t)(b + n) * bs
+								      : (uint64_t)in->nbytes;
+	uint8_t *run = slot_get(s, 0, (size_t)(end - at));
+	if (!run)
+		return tsr_error(TSR_E_NOMEM, "b2nd: out of memory for %llu bytes of blocks",
+				 (unsigned long long)(end - at));
+	int st = tsr_blosc_decode_blocks(run, (size_t)(end - at), src, src_nbytes, b, n, s->blosc);
+	if (st)
+		return st;
+	*decoded += end - at;
+	*run_ret = run;
+	return TSR_OK;
+}
+
+/* Row layout, box output: copies each row of the box from the decoded bytes, decoding blocks
+ * as the rows reach them (all at once under DELTA, so block 0 is decoded once). */
+static int rows_to_box(const struct b2_geom *g, const struct tsr_blosc_info *in, const void *src,
+		       size_t src_nbytes, const uint8_t *raw, uint8_t *out, int be, int cplx,
+		       struct tsr_scratch *s, uint64_t *decoded)
+{
+	int nd = g->nd, st;
+	size_t w = g->w;
+	uint64_t bs = (uint64_t)in->blocksize, first, last;
+	row_span(g, &first, &last);
+	int64_t b0 = (int64_t)(first / bs), b1 = (int64_t)((last - 1) / bs + 1);
+	int64_t cur = -1, curn = 0; /* blocks [cur, cur + curn) are decoded at buf */
+	uint8_t *buf = NULL;
+	if (!raw && has_delta(in)) {
+		if ((st = decode_run(in, src, src_nbytes, b0, b1 - b0, s, &buf, decoded)))
+			return st;
+		cur = b0;
+		curn = b1 - b0;
+	}
+	int64_t x[TSR_MAX_DIM];
+	for (int d = 0; d < nd; d++)
+		x[d] = g->lo[d];
+	size_t rown = nd ? (size_t)(g->hi[nd - 1] - g->lo[nd - 1]) : 1;
+	for (;;) {
+		uint64_t r0 = pad_index(g, x) * w, r1 = r0 + rown * w;
+		int64_t oo = 0;
+		for (int d = 0; d < nd; d++)
+			oo += (x[d] - g->olo[d]) * g->ostr[d];
+		uint8_t *dst = out + (uint64_t)oo * w;
+		if (raw) {
+			copy_elems(dst, raw + r0, rown, w, be, cplx);
+		} else {
+			/* a row may straddle blocks: copy piece by piece */
+			for (uint64_t p = r0; p < r1;) {
+				int64_t b = (int64_t)(p / bs);
+				if (b < cur || b >= cur + curn) {
+					if ((st = decode_run(in, src, src_nbytes, b, 1, s, &buf, decoded)))
+						return st;
+					cur = b;
+					curn = 1;
+				}
+				uint64_t end = (uint64_t)(cur + curn) * bs < r1 ? (uint64_t)(cur + curn) * bs
+									       : r1;
+				copy_elems(dst + (p - r0), buf + (p - (uint64_t)cur * bs),
+					   (size_t)((end - p) / w), w, be, cplx);
+				p = end;
+			}
+		}
+		int d = nd - 2;
+		for (; d >= 0; d--) {
+			if (++x[d] < g->hi[d])
+				break;
+			x[d] = g->lo[d];
+		}
+		if (d < 0)
+			break;
+	}
+	return TSR_OK;
+}
+
+/* Row layout, whole chunk: the decoded bytes are the output's bytes, so blocks decode straight
+ * into out; only a block reaching into padding rows goes through scratch. */
+static int rows_whole(const struct b2_geom *g, const struct tsr_blosc_info *in, const void *src,
+		      size_t src_nbytes, const uint8_t *raw, uint8_t *out, int be, int cplx,
+		      struct tsr_scratch *s, uint64_t *decoded)
+{
+	uint64_t bs = (uint64_t)in->blocksize, last = g->npix * g->w;
+	int st;
+	if (raw) {
+		copy_elems(out, raw, (size_t)g->npix, g->w, be, cplx);
+		return TSR_OK;
+	}
+	int64_t b1 = (int64_t)((last - 1) / bs + 1), bin = b1;
+	while (bin > 0 && ((uint64_t)bin * bs < (uint64_t)in->nbytes ? (uint64_t)bin * bs
+								     : (uint64_t)in->nbytes) > last)
+		bin--;
+	if (bin > 0) {
+		uint64_t end = (uint64_t)bin * bs < (uint64_t)in->nbytes ? (uint64_t)bin * bs
+									 : (uint64_t)in->nbytes;
+		if ((st = tsr_blosc_decode_blocks(out, end, src, src_nbytes, 0, bin, s->blosc)))
+			return st;
+		*decoded += end;
+	}
+	for (int64_t b = bin; b < b1; b++) {
+		uint8_t *buf;
+		if ((st = decode_run(in, src, src_nbytes, b, 1, s, &buf, decoded)))
+			return st;
+		uint64_t at = (uint64_t)b * bs, upto = last < at + bs ? last : at + bs;
+		memcpy(out + at, buf, (size_t)(upto - at));
+	}
+	if (be)
+		swap_elems(out, (size_t)g->npix, g->w, cplx);
+	return TSR_OK;
+}
+
 int tsr_b2nd_decode(void *out, size_t out_nbytes, const struct tsr_chunk_ref *ref,
 		    const void *src, size_t src_nbytes, const struct tsr_chunk_box *box,
 		    struct tsr_scratch *s, uint64_t *decoded_nbytes_ret)
@@ -334,9 +420,9 @@ int tsr_b2nd_decode(void *out, size_t out_nbytes, const struct tsr_chunk_ref *re
 	*decoded_nbytes_ret = 0;
 	if ((st = geom_init(&g, ref, box)))
 		return st;
-	if (out_nbytes < g.npix * g.w)
+	if (out_nbytes < g.onpix * g.w)
 		return tsr_error(TSR_E_INTERNAL, "b2nd: %zu bytes for %llu elements", out_nbytes,
-				 (unsigned long long)g.npix);
+				 (unsigned long long)g.onpix);
 	if ((st = tsr_blosc_info(src, src_nbytes, &in)))
 		return st;
 	if ((uint64_t)in.nbytes != g.nbytes)
@@ -355,8 +441,8 @@ int tsr_b2nd_decode(void *out, size_t out_nbytes, const struct tsr_chunk_ref *re
 		 * native NaN even into big-endian arrays); a repeated value is the array's bytes */
 		if (be && in.special != TSR_BLOSC_SPECIAL_NAN)
 			swap_elems(value, 1, g.w, cplx);
-		tsr_fill_box(out, g.nd, g.ext, g.w, box, value);
-		*decoded_nbytes_ret = g.npix * g.w;
+		tsr_fill_elems(out, (size_t)g.onpix, g.w, value);
+		*decoded_nbytes_ret = g.onpix * g.w;
 		return TSR_OK;
 	}
 	const uint8_t *raw = in.memcpyed ? csrc + in.header_nbytes : NULL;
@@ -367,54 +453,10 @@ int tsr_b2nd_decode(void *out, size_t out_nbytes, const struct tsr_chunk_ref *re
 				 (unsigned long long)g.bbytes);
 	if (!s->blosc && tsr_blosc_scratch_create((struct tsr_blosc_scratch **)&s->blosc))
 		return tsr_error(TSR_E_NOMEM, "blosc: out of memory");
-
-	if (g.rows) {
-		/* The decoded bytes are the output's bytes: decode the blocks over the box's span
-		 * straight into out; only a block reaching into row padding goes through scratch. */
-		uint64_t first, last, bs = (uint64_t)in.blocksize;
-		row_span(&g, &first, &last);
-		if (raw) {
-			copy_elems(o + first, raw + first, (size_t)((last - first) / g.w), g.w, be, cplx);
-			*decoded_nbytes_ret = last - first;
-			return TSR_OK;
-		}
-		int64_t b0 = (int64_t)(first / bs), b1 = (int64_t)((last - 1) / bs + 1);
-		/* blocks [b0, bin) end inside out */
-		int64_t bin = b1;
-		while (bin > b0) {
-			uint64_t end = (uint64_t)bin * bs < (uint64_t)in.nbytes ? (uint64_t)bin * bs
-										: (uint64_t)in.nbytes;
-			if (end <= out_nbytes)
-				break;
-			bin--;
-		}
-		if (bin > b0) {
-			uint64_t end = (uint64_t)bin * bs < (uint64_t)in.nbytes ? (uint64_t)bin * bs
-										: (uint64_t)in.nbytes;
-			st = tsr_blosc_decode_blocks(o + (uint64_t)b0 * bs, end - (uint64_t)b0 * bs, src,
-						     src_nbytes, b0, bin - b0, s->blosc);
-			if (st)
-				return st;
-			*decoded_nbytes_ret += end - (uint64_t)b0 * bs;
-		}
-		for (int64_t b = bin; b < b1; b++) {
-			uint64_t at = (uint64_t)b * bs;
-			uint64_t len = at + bs < (uint64_t)in.nbytes ? bs : (uint64_t)in.nbytes - at;
-			uint8_t *tmp = slot_get(s, 0, (size_t)len);
-			if (!tmp)
-				return tsr_error(TSR_E_NOMEM, "b2nd: out of memory for a block");
-			if ((st = tsr_blosc_decode_blocks(tmp, (size_t)len, src, src_nbytes, b, 1,
-							  s->blosc)))
-				return st;
-			*decoded_nbytes_ret += len;
-			uint64_t upto = last < at + len ? last : at + len;
-			if (upto > at)
-				memcpy(o + at, tmp, (size_t)(upto - at));
-		}
-		if (be)
-			swap_elems(o + first, (size_t)((last - first) / g.w), g.w, cplx);
-		return TSR_OK;
-	}
+	if (g.rows && !box)
+		return rows_whole(&g, &in, src, src_nbytes, raw, o, be, cplx, s, decoded_nbytes_ret);
+	if (g.rows)
+		return rows_to_box(&g, &in, src, src_nbytes, raw, o, be, cplx, s, decoded_nbytes_ret);
 
 	/* Blocks in the padded layout: decode each needed block (with DELTA, each run of
 	 * consecutive ones, so block 0 is decoded once per run) and scatter its box part. */
@@ -434,16 +476,11 @@ int tsr_b2nd_decode(void *out, size_t out_nbytes, const struct tsr_chunk_ref *re
 			if (raw) {
 				blocks = raw + (uint64_t)pend * g.bbytes;
 			} else {
-				size_t len = (size_t)((uint64_t)npend * g.bbytes);
-				uint8_t *tmp = slot_get(s, 0, len);
-				if (!tmp)
-					return tsr_error(TSR_E_NOMEM, "b2nd: out of memory for %zu bytes",
-							 len);
-				if ((st = tsr_blosc_decode_blocks(tmp, len, src, src_nbytes, pend, npend,
-								  s->blosc)))
+				uint8_t *run;
+				if ((st = decode_run(&in, src, src_nbytes, pend, npend, s, &run,
+						     decoded_nbytes_ret)))
 					return st;
-				*decoded_nbytes_ret += len;
-				blocks = tmp;
+				blocks = run;
 			}
 			for (int64_t k = 0; k < npend; k++)
 				scatter_block(&g, pend + k, blocks + (uint64_t)k * g.bbytes, o, be, cplx);

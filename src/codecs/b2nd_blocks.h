@@ -19,16 +19,15 @@
  */
 
 /* Decodes the chunk in src (a blosc chunk, or the packed part tsr_chunk_fetch_part made for
- * the same box) into out: C order over ref->extent, ref->codec.elem values in native byte
- * order, out_nbytes = npix * element size. box NULL = all of it; otherwise only the box of out
- * is written. *decoded_nbytes_ret: bytes the blosc decoder produced. */
+ * the same box) into out as ref->codec.elem values in native byte order: box NULL, the whole
+ * chunk in C order over ref->extent; otherwise the box alone, in C order over its shape
+ * (hi - lo per axis). out_nbytes must hold that. *decoded_nbytes_ret: bytes the blosc decoder
+ * produced. */
 int tsr_b2nd_decode(void *out, size_t out_nbytes, const struct tsr_chunk_ref *ref,
 		    const void *src, size_t src_nbytes, const struct tsr_chunk_box *box,
 		    struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret);
 
-/* Sets the box of out (C order over extent[0, nd), elements of w bytes) to the element at
- * value (w bytes); box NULL = all of it. */
-void tsr_fill_box(void *out, int nd, const int64_t *extent, size_t w,
-		  const struct tsr_chunk_box *box, const void *value);
+/* Sets n elements of w bytes at out to the element at value. */
+void tsr_fill_elems(void *out, size_t n, size_t w, const void *value);
 
 #endif

@@ -105,6 +105,22 @@ int tsr_chunk_decode(const struct tsr_chunk_ref *ref, void *src, size_t src_nbyt
 				    decoded_nbytes_ret);
 }
 
+/* Elements of the box (NULL: of the chunk). */
+static size_t tsr_box_npix(const struct tsr_chunk_ref *ref, const struct tsr_chunk_box *box)
+{
+	if (!box)
+		return (size_t)ref->npix;
+	size_t n = 1;
+	for (int d = 0; d < ref->ndim; d++)
+		n *= box->hi[d] > box->lo[d] ? (size_t)(box->hi[d] - box->lo[d]) : 0;
+	return n;
+}
+
+int tsr_chunk_decodes_box(const struct tsr_chunk_ref *ref)
+{
+	return ref->codec.id == TSR_CODEC_BLOSC_B2ND || ref->codec.id == TSR_CODEC_FILL;
+}
+
 int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_nbytes, void *out,
 			 size_t npix_needed, const struct tsr_chunk_box *box,
 			 struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret)
@@ -119,10 +135,12 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 	int st;
 
 	*decoded_nbytes_ret = 0;
+	if (box && !tsr_chunk_decodes_box(ref))
+		return tsr_error(TSR_E_INTERNAL, "%s: no box decoding", ref->codec_name);
 	if (c->id == TSR_CODEC_FILL) {
-		/* only the box: a one-element read of a huge fill chunk stays cheap */
-		tsr_fill_box(out, ref->ndim, ref->extent, tsr_dtype_size(ref->xform.out), box,
-			     ref->xform.fill);
+		/* a box alone: a one-element read of a huge fill chunk stays cheap */
+		tsr_fill_elems(out, tsr_box_npix(ref, box), tsr_dtype_size(ref->xform.out),
+			       ref->xform.fill);
 		return TSR_OK;
 	}
 	if (c->id == TSR_CODEC_BLOSC_B2ND) {
@@ -130,8 +148,8 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 		if (ref->npre || ref->has_perm || ref->delta || ref->xform.kind != TSR_XF_COPY ||
 		    tsr_dtype_size(ref->xform.out) != w)
 			return tsr_error(TSR_E_INTERNAL, "b2nd chunks take no other step");
-		return tsr_b2nd_decode(out, npix * w, ref, src, src_nbytes, box, scratch,
-				       decoded_nbytes_ret);
+		return tsr_b2nd_decode(out, tsr_box_npix(ref, box) * w, ref, src, src_nbytes, box,
+				       scratch, decoded_nbytes_ret);
 	}
 	for (int i = 0; i < ref->npre; i++) {
 		/* The last step must yield exactly the elements (when their size is known). */

@@ -93,9 +93,12 @@ struct tsr_chunk_box {
 	int64_t lo[TSR_MAX_DIM], hi[TSR_MAX_DIM];
 };
 
-/* tsr_chunk_decode with a box (NULL: the whole chunk): codecs that decode in independent pieces
- * (b2nd blocks) decode only the pieces under the box, and only the box of out is then defined.
- * npix_needed is the prefix hint as above (codecs that stop early, RICE_1). */
+/* Can the chunk's codec decode just a box of it? (b2nd blocks, fill values: yes) */
+int tsr_chunk_decodes_box(const struct tsr_chunk_ref *ref);
+
+/* tsr_chunk_decode of a box only, for codecs where tsr_chunk_decodes_box says so: out receives
+ * the box in C order over its shape (hi - lo per axis), and the codec decodes only the pieces
+ * under it (b2nd: the blocks it touches). box NULL is tsr_chunk_decode. */
 int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_nbytes, void *out,
 			 size_t npix_needed, const struct tsr_chunk_box *box,
 			 struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret);

@@ -31,6 +31,8 @@ int tsr_context_create(const struct tsr_context_options *opts, struct tsr_contex
 		free(ctx);
 		return st;
 	}
+	/* no cache (out of memory) only makes reads allocate their own worker states */
+	ctx->cpu_cache = tsr_cpu_cache_create();
 	*ctx_ret = ctx;
 	return TSR_OK;
 }
@@ -41,6 +43,7 @@ void tsr_context_free(struct tsr_context *ctx)
 		return;
 	tsr_pool_free(ctx->pool);
 	tsr_cuda_state_free(ctx->cuda);
+	tsr_cpu_cache_free(ctx->cpu_cache);
 	free(ctx);
 }
 

@@ -63,6 +63,7 @@ struct tsr_context {
 	int nthreads;
 	struct tsr_pool *pool;
 	void *cuda; /* the CUDA engine's state, created on first GPU read */
+	void *cpu_cache; /* the CPU engine's idle worker states (engine/cpu.c) */
 };
 
 #endif /* TSR_INTERNAL_H */

@@ -15,9 +15,12 @@
  *   distances. An entry holds the code length, the extra-bit count and the literal or base
  *   value, so a literal costs one lookup. Longer codes (rare) decode canonically from per-length
  *   counts and the symbols sorted by code.
- * - Literals are staged by lane 0 in a 128-byte shared buffer that the warp writes out 128 at a
- *   time; a match is copied by all lanes from output already written (every source byte lies
- *   before every destination byte, so a lane needs no other lane's result).
+ * - Output is deferred: the decoder queues up to 32 symbols (matches, and runs of literals whose
+ *   bytes lane 0 stages in shared memory), then the warp executes the queue at once. Entries
+ *   whose source lies wholly before the batch (most: DEFLATE distances are long) go one per lane
+ *   in parallel, so the whole batch waits for memory once; the rest follow in order, each
+ *   copied by all lanes. Built for the CPU, the parallel phase runs backwards, so an entry
+ *   wrongly taken as independent reads stale bytes and the tests see it.
  * - Safety: input words outside [in, in + n) read as zero and are never loaded; more than 64 bits
  *   read past the end stops output (lim = 0), so corrupt input cannot loop long; every write is
  *   checked against the capacity.
@@ -54,7 +57,8 @@
 #define TSR_LL_BITS 10u
 #define TSR_D_BITS 8u
 #define TSR_PRE_BITS 7u
-#define TSR_STAGE 128u
+#define TSR_STAGE 128u   /* staged literal bytes per batch */
+#define TSR_QUEUE 32u    /* queued symbols per batch */
 
 /* Table entry: bits 0-3 code length, 4-7 extra bits, 8-10 kind, 16-31 literal or base value. */
 enum { TSR_K_LIT = 0, TSR_K_LEN = 1, TSR_K_EOB = 2, TSR_K_LONG = 3, TSR_K_BAD = 4 };
@@ -69,7 +73,16 @@ struct tsr_code_meta {
 	uint32_t end[16];       /* end of each length's codes in the root table's code space */
 };
 
-/* One warp's shared memory: 6.4 KiB, so 32 warps fit an SM. */
+/* Decoder state the symbol loop never touches (in shared memory, to spare registers). */
+struct tsr_cold {
+	uintptr_t lo, hi;       /* the stream's bytes [lo, hi) */
+	uint8_t *out;
+	size_t qbase;           /* output position where the queued batch starts */
+	size_t lim;             /* capacity; 0 once reading ran far past the input */
+	size_t wstart;          /* start of the gzip member: distances may not reach before it */
+};
+
+/* One warp's shared memory: 6.7 KiB, so 32 warps fit an SM. */
 struct tsr_inflate_smem {
 	uint32_t ll[1u << TSR_LL_BITS];
 	uint32_t dt[1u << TSR_D_BITS];  /* also the precode table */
@@ -78,27 +91,42 @@ struct tsr_inflate_smem {
 	uint16_t dsorted[32];           /* also the precode's */
 	uint8_t lllens[288];
 	uint8_t dlens[32];              /* also the precode's lengths */
-	uint8_t stage[TSR_STAGE];       /* literals not yet written out */
+	uint32_t qa[TSR_QUEUE];         /* queue: offset in batch | length << 16 | literal << 31 */
+	uint32_t qb[TSR_QUEUE];         /* queue: distance, or first staged literal */
+	uint8_t stage[TSR_STAGE];       /* literal bytes of the batch */
+	struct tsr_cold cold;
 };
 
-/* One stream's decoder state; identical in every lane except the input window. */
+/*
+ * One stream's decoder state in registers; identical in every lane except the input window.
+ * What the symbol loop touches is 32-bit where it can be (positions relative to the queued
+ * batch) and the rest lives in shared memory (tsr_cold), so that the loop needs no spills at 64
+ * registers a thread.
+ */
 struct tsr_inf {
 	uint64_t buf;           /* the next cnt input bits, first bit lowest */
 	uint32_t cnt;
-	uintptr_t lo, abase;    /* stream start; start rounded down to 4 bytes (word 0) */
-	size_t n;               /* stream bytes */
-	size_t nwords;          /* words holding stream bytes */
-	size_t wnext;           /* next word to enter buf */
+	unsigned rel;           /* next word to enter buf: wbase + rel (rel < 32) */
+	size_t wbase;           /* words count from lo rounded down to 4 bytes */
 #ifndef TSR_INFLATE_EMU
-	size_t wbase;           /* first word of the register window */
-	uint32_t wcur, wnxt;    /* this lane's word of the window, and of the next one */
+	uint32_t wcur, wnxt;    /* this lane's word of the window (wbase + lane), and of the next */
 #endif
-	uint8_t *out;
-	size_t pos;             /* bytes decoded */
-	size_t pstart;          /* first position still in the stage buffer */
-	size_t lim;             /* cap; 0 once reading ran past the input (stops runaway output) */
-	size_t wstart;          /* start of the gzip member: distances may not reach before it */
+	unsigned qoff;          /* bytes decoded past qbase (queued, not yet written) */
+	unsigned qlim;          /* qoff may reach: min(lim - qbase, 2^31) */
+	unsigned hist;          /* how far back a distance may reach from qbase: min(qbase - wstart, 2^16) */
+	unsigned qn;            /* queued entries */
+	unsigned nlit;          /* staged literal bytes */
+	unsigned lmark;         /* nlit when the last entry was queued: later literals form a run */
+	struct tsr_cold *c;     /* the rest, in shared memory */
 };
+
+/* Cold state is written by lane 0 and read by all: sync after writing. */
+#define TSR_SET_COLD(s, field, v)                                                                \
+	do {                                                                                     \
+		if (TSR_LANE == 0)                                                               \
+			(s)->c->field = (v);                                                     \
+		TSR_SYNCWARP();                                                                  \
+	} while (0)
 
 /* ---- lane primitives (one lane on the CPU) ---- */
 
@@ -181,17 +209,22 @@ TSR_D uint32_t tsr_in32(uintptr_t a)
 
 /* ---- bit reader ---- */
 
-/* Word k (little-endian) of the stream; bytes outside the stream read as zero, unread. */
+TSR_D uintptr_t tsr_abase(const struct tsr_inf *s)
+{
+	return s->c->lo & ~(uintptr_t)3;
+}
+
+/* Word k (little-endian) of the stream; bytes outside it read as zero and are not touched. */
 TSR_D uint32_t tsr_word(const struct tsr_inf *s, size_t k)
 {
-	if (k >= s->nwords)
+	uintptr_t lo = s->c->lo, hi = s->c->hi, a = (lo & ~(uintptr_t)3) + 4 * k;
+	if (a >= hi)
 		return 0;
-	uintptr_t a = s->abase + 4 * k, hi = s->lo + s->n;
-	if (a >= s->lo && a + 4 <= hi)
+	if (a >= lo && a + 4 <= hi)
 		return tsr_in32(a);
 	uint32_t w = 0;
 	for (unsigned j = 0; j < 4; j++)
-		if (a + j >= s->lo && a + j < hi)
+		if (a + j >= lo && a + j < hi)
 			w |= (uint32_t)tsr_in8((const uint8_t *)(a + j)) << (8 * j);
 	return w;
 }
@@ -202,24 +235,25 @@ TSR_D void tsr_refill(struct tsr_inf *s)
 	if (s->cnt > 32)
 		return;
 #ifdef TSR_INFLATE_EMU
-	uint32_t v = tsr_word(s, s->wnext);
-	if ((s->wnext & 31) == 31 && s->wnext > s->nwords + 2)
-		s->lim = 0;
+	uint32_t v = tsr_word(s, s->wbase + s->rel);
 #else
-	unsigned rel = (unsigned)(s->wnext - s->wbase);
-	uint32_t v = __shfl_sync(0xffffffffu, s->wcur, rel);
-	if (rel == 31) {
-		s->wbase += 32;
-		s->wcur = s->wnxt;
-		s->wnxt = tsr_word(s, s->wbase + 32 + TSR_LANE);
-		/* every bit of the input consumed and 32 more: decoding zeros now */
-		if (s->wbase > s->nwords + 2)
-			s->lim = 0;
-	}
+	uint32_t v = __shfl_sync(0xffffffffu, s->wcur, s->rel);
 #endif
 	s->buf |= (uint64_t)v << s->cnt;
 	s->cnt += 32;
-	s->wnext++;
+	if (++s->rel == 32) {
+		s->rel = 0;
+		s->wbase += 32;
+#ifndef TSR_INFLATE_EMU
+		s->wcur = s->wnxt;
+		s->wnxt = tsr_word(s, s->wbase + 32 + TSR_LANE);
+#endif
+		/* three words past the input: every input bit and 32 more consumed; stop output */
+		if (tsr_abase(s) + 4 * s->wbase >= s->c->hi + 12) {
+			TSR_SET_COLD(s, lim, 0);
+			s->qlim = 0;
+		}
+	}
 }
 
 TSR_D void tsr_drop(struct tsr_inf *s, unsigned k)
@@ -239,27 +273,27 @@ TSR_D unsigned tsr_bits(struct tsr_inf *s, unsigned k)
 /* Bits consumed, counted from word 0. */
 TSR_D size_t tsr_consumed(const struct tsr_inf *s)
 {
-	return s->wnext * 32 - s->cnt;
+	return (s->wbase + s->rel) * 32 - s->cnt;
 }
 
 TSR_D size_t tsr_limit_bits(const struct tsr_inf *s)
 {
-	return (s->lo - s->abase + s->n) * 8;
+	return (s->c->hi - tsr_abase(s)) * 8;
 }
 
 /* Offset in the stream of the first whole byte not consumed. */
 TSR_D size_t tsr_byte_offset(const struct tsr_inf *s)
 {
-	return (tsr_consumed(s) + 7) / 8 - (s->lo - s->abase);
+	return (tsr_consumed(s) + 7) / 8 - (s->c->lo - tsr_abase(s));
 }
 
-/* Restarts reading at byte off (<= n) of the stream. */
+/* Restarts reading at byte off (<= stream size) of the stream. */
 TSR_D void tsr_seek(struct tsr_inf *s, size_t off)
 {
-	size_t b = (size_t)(s->lo - s->abase) + off;
-	s->wnext = b >> 2;
+	size_t b = (size_t)(s->c->lo - tsr_abase(s)) + off;
+	s->wbase = b >> 2;
+	s->rel = 0;
 #ifndef TSR_INFLATE_EMU
-	s->wbase = s->wnext;
 	s->wcur = tsr_word(s, s->wbase + TSR_LANE);
 	s->wnxt = tsr_word(s, s->wbase + 32 + TSR_LANE);
 #endif
@@ -490,22 +524,6 @@ TSR_D int tsr_dynamic_tables(struct tsr_inf *s, struct tsr_inflate_smem *m)
 
 /* ---- output ---- */
 
-/* Writes the staged literals [pstart, pos) out; they lie in one TSR_STAGE-aligned window. */
-TSR_D void tsr_flush(struct tsr_inf *s, struct tsr_inflate_smem *m)
-{
-	if (s->pstart == s->pos)
-		return;
-	TSR_SYNCWARP();
-	size_t base = s->pstart & ~(size_t)(TSR_STAGE - 1);
-	for (unsigned k = TSR_LANE; k < TSR_STAGE; k += TSR_NLANES) {
-		size_t p = base + k;
-		if (p >= s->pstart && p < s->pos)
-			s->out[p] = m->stage[k];
-	}
-	TSR_SYNCWARP();
-	s->pstart = s->pos;
-}
-
 #define TSR_MATCH_PER_LANE ((258u + TSR_NLANES - 1) / TSR_NLANES)
 
 /*
@@ -542,60 +560,187 @@ TSR_D void tsr_copy_match(uint8_t *out, size_t pos, unsigned dist, unsigned len)
 			dst[lane + t * TSR_NLANES] = v[t];
 }
 
+TSR_D uint32_t tsr_or_all(uint32_t v)
+{
+#ifdef TSR_INFLATE_EMU
+	return v;
+#else
+	return __reduce_or_sync(0xffffffffu, v);
+#endif
+}
+
+/*
+ * Executes the queued batch of qn entries that starts at output position base. Phase one: each
+ * lane takes one entry that depends on nothing else in the batch (a literal run of at most 16
+ * bytes, or a match of at most 16 whose source lies wholly before base and does not overlap
+ * itself) and copies it alone, all loads before all stores; literal runs and matches share the
+ * code (generic loads from shared or global memory, at constant offsets from one address), so
+ * the warp does not diverge. Phase two: the other entries in queue order, each by the whole
+ * warp.
+ */
+TSR_D void tsr_run_queue(uint8_t *out, size_t base, unsigned qn, struct tsr_inflate_smem *m)
+{
+	uint32_t left = 0;
+	TSR_SYNCWARP();
+	for (unsigned t = TSR_LANE; t < qn; t += TSR_NLANES) {
+#ifdef TSR_INFLATE_EMU
+		unsigned k = qn - 1 - t;
+#else
+		unsigned k = t;
+#endif
+		uint32_t w0 = m->qa[k], w1 = m->qb[k];
+		unsigned off = w0 & 0xffffu, len = (w0 >> 16) & 0x1ffu, lit = w0 >> 31, j;
+		uint8_t *dst = out + base + off;
+		if (len <= 16 && (lit || off + len <= w1)) {
+			const uint8_t *src = lit ? m->stage + w1 : dst - w1;
+			uint8_t v[16];
+#ifndef TSR_INFLATE_EMU
+#pragma unroll
+#endif
+			for (j = 0; j < 16; j++)
+				v[j] = j < len ? src[j] : 0;
+#ifndef TSR_INFLATE_EMU
+#pragma unroll
+#endif
+			for (j = 0; j < 16; j++)
+				if (j < len)
+					dst[j] = v[j];
+		} else {
+			left |= 1u << k;
+		}
+	}
+	left = tsr_or_all(left);
+	TSR_SYNCWARP();
+	while (left) {
+		unsigned k = tsr_lowest(left);
+		left &= left - 1;
+		uint32_t w0 = m->qa[k], w1 = m->qb[k];
+		unsigned off = w0 & 0xffffu, len = (w0 >> 16) & 0x1ffu;
+		if (w0 >> 31) {
+			for (unsigned i = TSR_LANE; i < len; i += TSR_NLANES)
+				out[base + off + i] = m->stage[w1 + i];
+		} else {
+			tsr_copy_match(out, base + off, w1, len);
+		}
+		TSR_SYNCWARP();
+	}
+}
+
+/* The same, out of line: called once a batch, so the symbol loop keeps its registers. */
+TSR_COLD void tsr_run_queue_cold(uint8_t *out, size_t base, unsigned qn,
+				 struct tsr_inflate_smem *m)
+{
+	tsr_run_queue(out, base, qn, m);
+}
+
+TSR_D void tsr_push(struct tsr_inf *s, struct tsr_inflate_smem *m, uint32_t w0, uint32_t w1)
+{
+	if (TSR_LANE == 0) {
+		m->qa[s->qn] = w0;
+		m->qb[s->qn] = w1;
+	}
+	s->qn++;
+}
+
+/* Queues the literals decoded since the last queued entry as one run. */
+TSR_D void tsr_push_run(struct tsr_inf *s, struct tsr_inflate_smem *m)
+{
+	unsigned n = s->nlit - s->lmark;
+	if (n) {
+		tsr_push(s, m, (s->qoff - n) | n << 16 | 0x80000000u, s->lmark);
+		s->lmark = s->nlit;
+	}
+}
+
+TSR_D size_t tsr_pos(const struct tsr_inf *s)
+{
+	return s->c->qbase + s->qoff;
+}
+
+/* Starts a new, empty batch at the current position. */
+TSR_D void tsr_new_batch(struct tsr_inf *s)
+{
+	size_t qbase = s->c->qbase + s->qoff, lim = s->c->lim, back = qbase - s->c->wstart;
+	TSR_SET_COLD(s, qbase, qbase);
+	s->qoff = 0;
+	s->qn = 0;
+	s->nlit = 0;
+	s->lmark = 0;
+	size_t room = lim > qbase ? lim - qbase : 0;
+	s->qlim = room < 0x80000000u ? (unsigned)room : 0x80000000u;
+	s->hist = back < 0x10000u ? (unsigned)back : 0x10000u;
+}
+
+/* Writes everything queued out; afterwards out[0..pos) is complete and visible to the warp. */
+TSR_D void tsr_drain(struct tsr_inf *s, struct tsr_inflate_smem *m)
+{
+	tsr_push_run(s, m);
+	if (s->qn)
+		tsr_run_queue_cold(s->c->out, s->c->qbase, s->qn, m);
+	tsr_new_batch(s);
+}
+
 /* ---- blocks ---- */
 
-/* Decodes one Huffman-coded block's symbols, up to and including end-of-block. */
+/*
+ * Decodes one Huffman-coded block's symbols, up to and including end-of-block. Literals and
+ * lengths are tested first (the common cases); the queue is drained at one place.
+ */
 TSR_D int tsr_huff_block(struct tsr_inf *s, struct tsr_inflate_smem *m)
 {
 	for (;;) {
 		tsr_refill(s);
 		uint32_t e = m->ll[s->buf & ((1u << TSR_LL_BITS) - 1)];
-		if (TSR_KIND(e) != TSR_K_LIT) {
-			if (TSR_KIND(e) >= TSR_K_LONG) {
-				e = tsr_slow(&m->llm, m->llsorted, TSR_LL_BITS, s->buf, TSR_CODE_LL);
-				if (TSR_KIND(e) == TSR_K_BAD)
+	dispatch:
+		if ((e & 0x700u) == (uint32_t)TSR_K_LIT << 8) {
+			if (s->qoff >= s->qlim)
+				return TSR_CUDA_INFLATE_E_OVERFLOW;
+			tsr_drop(s, e & 15);
+			if (TSR_LANE == 0)
+				m->stage[s->nlit] = (uint8_t)(e >> 16);
+			s->nlit++;
+			s->qoff++;
+			if (s->nlit < TSR_STAGE)
+				continue;
+		} else if ((e & 0x700u) == (uint32_t)TSR_K_LEN << 8) {
+			unsigned cl = e & 15, ex = (e >> 4) & 15;
+			unsigned len = (e >> 16) + ((unsigned)(s->buf >> cl) & ((1u << ex) - 1u));
+			tsr_drop(s, cl + ex);
+			tsr_refill(s);
+			uint32_t d = m->dt[s->buf & ((1u << TSR_D_BITS) - 1)];
+			if (TSR_KIND(d) >= TSR_K_LONG) {
+				d = tsr_slow(&m->dm, m->dsorted, TSR_D_BITS, s->buf, TSR_CODE_D);
+				if (TSR_KIND(d) == TSR_K_BAD)
 					return TSR_CUDA_INFLATE_E_SYMBOL;
 			}
-			if (TSR_KIND(e) == TSR_K_EOB) {
-				tsr_drop(s, e & 15);
-				return TSR_CUDA_INFLATE_OK;
-			}
-			if (TSR_KIND(e) == TSR_K_LEN) {
-				unsigned cl = e & 15, ex = (e >> 4) & 15;
-				unsigned len = (e >> 16) + ((unsigned)(s->buf >> cl) & ((1u << ex) - 1u));
-				tsr_drop(s, cl + ex);
-				tsr_refill(s);
-				uint32_t d = m->dt[s->buf & ((1u << TSR_D_BITS) - 1)];
-				if (TSR_KIND(d) >= TSR_K_LONG) {
-					d = tsr_slow(&m->dm, m->dsorted, TSR_D_BITS, s->buf, TSR_CODE_D);
-					if (TSR_KIND(d) == TSR_K_BAD)
-						return TSR_CUDA_INFLATE_E_SYMBOL;
-				}
-				cl = d & 15;
-				ex = (d >> 4) & 15;
-				unsigned dist = (d >> 16) + ((unsigned)(s->buf >> cl) & ((1u << ex) - 1u));
-				tsr_drop(s, cl + ex);
-				if (dist > s->pos - s->wstart)
-					return TSR_CUDA_INFLATE_E_DISTANCE;
-				if (s->pos + len > s->lim)
-					return TSR_CUDA_INFLATE_E_OVERFLOW;
-				tsr_flush(s, m);
-				tsr_copy_match(s->out, s->pos, dist, len);
-				TSR_SYNCWARP();
-				s->pos += len;
-				s->pstart = s->pos;
+			cl = d & 15;
+			ex = (d >> 4) & 15;
+			unsigned dist = (d >> 16) + ((unsigned)(s->buf >> cl) & ((1u << ex) - 1u));
+			tsr_drop(s, cl + ex);
+			if (dist > s->hist + s->qoff)
+				return TSR_CUDA_INFLATE_E_DISTANCE;
+			if (s->qoff + len > s->qlim)
+				return TSR_CUDA_INFLATE_E_OVERFLOW;
+			/* room for this and a literal run: between symbols the queue holds <= QUEUE - 2 */
+			tsr_push_run(s, m);
+			tsr_push(s, m, s->qoff | len << 16, dist);
+			s->qoff += len;
+			if (s->qn < TSR_QUEUE - 1)
 				continue;
-			}
-			/* a literal with a code longer than the root table */
+		} else if (TSR_KIND(e) == TSR_K_EOB) {
+			tsr_drop(s, e & 15);
+			return TSR_CUDA_INFLATE_OK;
+		} else {
+			/* a code longer than the root table: decode it, then handle it as above */
+			e = tsr_slow(&m->llm, m->llsorted, TSR_LL_BITS, s->buf, TSR_CODE_LL);
+			if (TSR_KIND(e) == TSR_K_BAD)
+				return TSR_CUDA_INFLATE_E_SYMBOL;
+			goto dispatch;
 		}
-		if (s->pos >= s->lim)
-			return TSR_CUDA_INFLATE_E_OVERFLOW;
-		tsr_drop(s, e & 15);
-		if (TSR_LANE == 0)
-			m->stage[s->pos & (TSR_STAGE - 1)] = (uint8_t)(e >> 16);
-		s->pos++;
-		if ((s->pos & (TSR_STAGE - 1)) == 0)
-			tsr_flush(s, m);
+		/* the stage or the queue is full: the one inlined copy of the queue runner */
+		tsr_push_run(s, m);
+		tsr_run_queue(s->c->out, s->c->qbase, s->qn, m);
+		tsr_new_batch(s);
 	}
 }
 
@@ -612,18 +757,20 @@ TSR_D int tsr_deflate(struct tsr_inf *s, struct tsr_inflate_smem *m)
 			unsigned len = tsr_bits(s, 16), nlen = tsr_bits(s, 16);
 			if (len != (~nlen & 0xffffu))
 				return TSR_CUDA_INFLATE_E_STORED_LEN;
-			size_t off = tsr_consumed(s) / 8 - (s->lo - s->abase);
-			if (off > s->n || len > s->n - off)
+			size_t off = tsr_consumed(s) / 8 - (s->c->lo - tsr_abase(s));
+			size_t n = s->c->hi - s->c->lo;
+			if (off > n || len > n - off)
 				return TSR_CUDA_INFLATE_E_TRUNCATED;
-			if (s->pos + len > s->lim)
+			if (s->qoff + len > s->qlim)
 				return TSR_CUDA_INFLATE_E_OVERFLOW;
-			tsr_flush(s, m);
-			const uint8_t *src = (const uint8_t *)s->lo + off;
+			tsr_drain(s, m);
+			const uint8_t *src = (const uint8_t *)s->c->lo + off;
+			uint8_t *dst = s->c->out + s->c->qbase;
 			for (unsigned i = TSR_LANE; i < len; i += TSR_NLANES)
-				s->out[s->pos + i] = (uint8_t)tsr_in8(src + i);
+				dst[i] = (uint8_t)tsr_in8(src + i);
 			TSR_SYNCWARP();
-			s->pos += len;
-			s->pstart = s->pos;
+			s->qoff = len;
+			tsr_new_batch(s);
 			tsr_seek(s, off + len);
 		} else if (type <= 2) {
 			if (type == 2) {
@@ -645,7 +792,7 @@ TSR_D int tsr_deflate(struct tsr_inf *s, struct tsr_inflate_smem *m)
 		if (final)
 			break;
 	}
-	tsr_flush(s, m);
+	tsr_drain(s, m);
 	if (tsr_consumed(s) > tsr_limit_bits(s))
 		return TSR_CUDA_INFLATE_E_TRUNCATED;
 	return TSR_CUDA_INFLATE_OK;
@@ -925,38 +1072,46 @@ TSR_D int tsr_inflate_stream(struct tsr_inflate_smem *m, const uint8_t *in, size
 	*out_nbytes = 0;
 	if ((!in && n) || (!out && cap))
 		return TSR_CUDA_INFLATE_E_ARGUMENT;
-	s.lo = (uintptr_t)in;
-	s.abase = s.lo & ~(uintptr_t)3;
-	s.n = n;
-	s.nwords = (s.lo - s.abase + n + 3) / 4;
-	s.wnext = 0;
+	s.c = &m->cold;
+	TSR_SYNCWARP(); /* the previous stream's readers are done with m */
+	if (TSR_LANE == 0) {
+		s.c->lo = (uintptr_t)in;
+		s.c->hi = (uintptr_t)in + n;
+		s.c->out = out;
+		s.c->lim = cap;
+		s.c->wstart = 0;
+		s.c->qbase = 0;
+	}
+	TSR_SYNCWARP();
+	s.wbase = 0;
+	s.rel = 0;
 	s.buf = 0;
 	s.cnt = 0;
-	s.out = out;
-	s.pos = s.pstart = s.wstart = 0;
-	s.lim = cap;
+	s.qoff = 0;
+	tsr_new_batch(&s);
 	/* one decoder call site for all framings (and gzip members): one copy of the hot loop */
 	for (;;) {
 		st = tsr_header(in, n, fr, verify, off, &start);
 		if (st)
 			break;
-		s.wstart = s.pos;
+		TSR_SET_COLD(&s, wstart, tsr_pos(&s));
+		tsr_new_batch(&s);
 		tsr_seek(&s, start);
 		st = tsr_deflate(&s, m);
 		if (st)
 			break;
-		st = tsr_trailer(in, n, fr, verify, tsr_byte_offset(&s), out + s.wstart,
-				 s.pos - s.wstart, &off, &more);
+		st = tsr_trailer(in, n, fr, verify, tsr_byte_offset(&s), out + s.c->wstart,
+				 tsr_pos(&s) - s.c->wstart, &off, &more);
 		if (st || !more)
 			break;
 	}
 	if (st) {
-		tsr_flush(&s, m);
+		tsr_drain(&s, m); /* what is queued was checked: write it, so out_nbytes is true */
 		/* whatever went wrong after the input ran out, the cause is truncation */
 		if (tsr_consumed(&s) > tsr_limit_bits(&s))
 			st = TSR_CUDA_INFLATE_E_TRUNCATED;
 	}
-	*out_nbytes = s.pos;
+	*out_nbytes = tsr_pos(&s);
 	return st;
 }
 

@@ -23,9 +23,10 @@ int tsr_cuda_device_count(int *count_ret);
  * out to warps as they finish, so a batch may mix sizes). Stored, fixed-Huffman and
  * dynamic-Huffman blocks, any length and distance DEFLATE allows, streams of any size.
  * Output is byte for byte libdeflate's (and zlib's) for every valid stream, and a stream is
- * accepted exactly when libdeflate accepts it (as libdeflate: the unused length symbols 286/287
- * read as 258 and distance symbols 30/31 as 29; an empty code, or one code of length 1, is
- * allowed), except that a gzip header CRC (FHCRC) is checked here and not by libdeflate.
+ * accepted when libdeflate (1.16 or later) accepts it: as libdeflate, the unused length symbols
+ * 286/287 read as 258 and distance symbols 30/31 as 29, and an empty code or one code of length 1
+ * is allowed; a code-length repeat past the last length is an error (as in zlib and libdeflate
+ * 1.16+; 1.14 accepted it). A gzip header CRC (FHCRC) is checked here, not by libdeflate.
  *
  * Framing (the low byte of `framing`):
  *   TSR_CUDA_DEFLATE  raw DEFLATE; decoding stops after the final block (trailing input is

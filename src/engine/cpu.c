@@ -29,9 +29,11 @@ struct tsr_cpu_job {
 	struct tsr_worker_stats *stats;
 };
 
-/* Scatter the selected part of a decoded chunk into the output. */
+/* Scatter the selected part of a decoded chunk into the output. vals is C order over the
+ * chunk's extent, or over vbox's shape when the codec decoded only that box. */
 static void tsr_place(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
-		      const unsigned char *vals, int64_t chunk, const int64_t *k0, const int64_t *k1)
+		      const unsigned char *vals, int64_t chunk, const int64_t *k0, const int64_t *k1,
+		      const struct tsr_chunk_box *vbox)
 {
 	const struct tsr_desc *d = &job->array->desc;
 	const struct tsr_plan *p = job->plan;
@@ -43,8 +45,12 @@ static void tsr_place(const struct tsr_cpu_job *job, const struct tsr_chunk_ref 
 		coord[i] = rem % d->grid[i];
 		rem /= d->grid[i];
 		cstride[i] = s;
-		s *= ref->extent[i];
+		s *= vbox ? vbox->hi[i] - vbox->lo[i] : ref->extent[i];
 	}
+	/* box-shaped vals: chunk-local positions shift by the box's corner */
+	int64_t base = 0;
+	for (int i = 0; vbox && i < nd; i++)
+		base -= vbox->lo[i] * cstride[i];
 	if (nd == 0) {
 		memcpy(job->out, vals, es);
 		return;
@@ -63,7 +69,7 @@ static void tsr_place(const struct tsr_cpu_job *job, const struct tsr_chunk_ref 
 			src += (si->start + k[i] * si->step - coord[i] * d->chunk_shape[i]) * cstride[i];
 			dst += k[i] * p->out_stride[i];
 		}
-		src += sl->start + k0[nd - 1] * sl->step - origin_last;
+		src += sl->start + k0[nd - 1] * sl->step - origin_last + base;
 		dst += k0[nd - 1];
 		const unsigned char *from = vals + (size_t)src * es;
 		unsigned char *to = job->out + (size_t)dst * es;
@@ -207,14 +213,122 @@ static void tsr_cpu_fail(struct tsr_cpu_job *job, int status, int64_t chunk)
 	atomic_store(&job->failed, 1);
 }
 
+/* What a worker keeps from chunk to chunk, and (idle, on the context) from read to read: codec
+ * contexts and buffers. Reusing them is what lets a one-element read take microseconds: a
+ * zstd context alone costs more to create than the read. */
+struct tsr_cpu_state {
+	struct tsr_scratch scratch;
+	unsigned char *fetch, *vals;
+	size_t fetch_cap, vals_cap;
+	struct tsr_cpu_state *next;
+};
+
+/* Idle states keep buffers up to this size (a few blocks); larger ones go back to the system. */
+#define TSR_CPU_KEEP_NBYTES ((size_t)4 << 20)
+#define TSR_CPU_MAX_IDLE 64
+
+struct tsr_cpu_cache {
+	pthread_mutex_t lock; /* guards idle and nidle */
+	struct tsr_cpu_state *idle;
+	int nidle;
+};
+
+void *tsr_cpu_cache_create(void)
+{
+	struct tsr_cpu_cache *c = calloc(1, sizeof(*c));
+	if (c)
+		pthread_mutex_init(&c->lock, NULL);
+	return c;
+}
+
+static void tsr_cpu_state_free(struct tsr_cpu_state *st)
+{
+	tsr_scratch_free(&st->scratch);
+	free(st->fetch);
+	free(st->vals);
+	free(st);
+}
+
+void tsr_cpu_cache_free(void *cache)
+{
+	struct tsr_cpu_cache *c = cache;
+	if (!c)
+		return;
+	while (c->idle) {
+		struct tsr_cpu_state *st = c->idle;
+		c->idle = st->next;
+		tsr_cpu_state_free(st);
+	}
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+static struct tsr_cpu_state *tsr_cpu_state_get(struct tsr_cpu_cache *c)
+{
+	struct tsr_cpu_state *st = NULL;
+	if (c) {
+		pthread_mutex_lock(&c->lock);
+		if ((st = c->idle)) {
+			c->idle = st->next;
+			c->nidle--;
+		}
+		pthread_mutex_unlock(&c->lock);
+	}
+	return st ? st : calloc(1, sizeof(*st));
+}
+
+static void tsr_cpu_state_put(struct tsr_cpu_cache *c, struct tsr_cpu_state *st)
+{
+	if (!st)
+		return;
+	if (!c) {
+		tsr_cpu_state_free(st);
+		return;
+	}
+	for (int i = 0; i < TSR_SCRATCH_SLOTS; i++)
+		if (st->scratch.cap[i] > TSR_CPU_KEEP_NBYTES) {
+			free(st->scratch.buf[i]);
+			st->scratch.buf[i] = NULL;
+			st->scratch.cap[i] = 0;
+		}
+	if (st->fetch_cap > TSR_CPU_KEEP_NBYTES) {
+		free(st->fetch);
+		st->fetch = NULL;
+		st->fetch_cap = 0;
+	}
+	if (st->vals_cap > TSR_CPU_KEEP_NBYTES) {
+		free(st->vals);
+		st->vals = NULL;
+		st->vals_cap = 0;
+	}
+	pthread_mutex_lock(&c->lock);
+	int keep = c->nidle < TSR_CPU_MAX_IDLE;
+	if (keep) {
+		st->next = c->idle;
+		c->idle = st;
+		c->nidle++;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (!keep)
+		tsr_cpu_state_free(st);
+}
+
 static void tsr_cpu_worker(void *arg, int w)
 {
 	struct tsr_cpu_job *job = arg;
 	const struct tsr_array *a = job->array;
 	struct tsr_worker_stats *stats = &job->stats[w];
-	struct tsr_scratch scratch = {0};
-	unsigned char *fetch = NULL, *vals = NULL;
-	size_t fetch_cap = 0, vals_cap = 0;
+	struct tsr_cpu_state *ws = tsr_cpu_state_get(a->ctx->cpu_cache);
+	if (!ws) {
+		pthread_mutex_lock(&job->lock);
+		if (!job->status) {
+			job->status = TSR_E_NOMEM;
+			snprintf(job->msg, sizeof(job->msg), "%s: out of memory", a->path);
+		}
+		pthread_mutex_unlock(&job->lock);
+		atomic_store(&job->failed, 1);
+		return;
+	}
 	for (;;) {
 		int64_t t = atomic_fetch_add(&job->next, 1);
 		if (t >= job->plan->ntasks || atomic_load(&job->failed))
@@ -230,14 +344,16 @@ static void tsr_cpu_worker(void *arg, int w)
 		}
 		ref.ndim = a->desc.ndim;
 		int64_t direct = tsr_direct_offset(job, &ref, k0, k1);
+		/* Part of a chunk: codecs that decode in pieces (b2nd blocks) fetch and decode only
+		 * the pieces under the task's box, into a box-sized buffer. */
 		struct tsr_chunk_box box;
 		tsr_task_box(job, chunk, k0, k1, &box);
 		if (ref.nbytes > 0) {
 			int done = 0;
-			if (direct < 0)
-				st = tsr_cpu_fetch_box(a, &ref, &box, &fetch, &fetch_cap, &done);
+			if (direct < 0 && tsr_chunk_decodes_box(&ref))
+				st = tsr_cpu_fetch_box(a, &ref, &box, &ws->fetch, &ws->fetch_cap, &done);
 			if (!st && !done)
-				st = tsr_engine_fetch(a, &ref, &fetch, &fetch_cap);
+				st = tsr_engine_fetch(a, &ref, &ws->fetch, &ws->fetch_cap);
 			if (st) {
 				tsr_cpu_fail(job, st, chunk);
 				break;
@@ -245,26 +361,29 @@ static void tsr_cpu_worker(void *arg, int w)
 			stats->bytes_read += ref.nbytes;
 		}
 		double t1 = tsr_now();
+		int boxed = direct < 0 && tsr_chunk_decodes_box(&ref);
 		unsigned char *dst;
 		if (direct >= 0) {
 			dst = job->out + (size_t)direct * job->esize;
 		} else {
-			size_t need = (size_t)ref.npix * job->esize;
-			if (vals_cap < need) {
-				free(vals);
-				vals = malloc(need);
-				vals_cap = vals ? need : 0;
-				if (!vals) {
+			size_t need = job->esize;
+			for (int i = 0; i < ref.ndim; i++)
+				need *= (size_t)(boxed ? box.hi[i] - box.lo[i] : ref.extent[i]);
+			if (ws->vals_cap < need) {
+				free(ws->vals);
+				ws->vals = malloc(need);
+				ws->vals_cap = ws->vals ? need : 0;
+				if (!ws->vals) {
 					tsr_cpu_fail(job, tsr_error(TSR_E_NOMEM, "out of memory"), chunk);
 					break;
 				}
 			}
-			dst = vals;
+			dst = ws->vals;
 		}
 		uint64_t decoded = 0;
 		size_t needed = direct >= 0 ? 0 : tsr_needed_prefix(job, &ref, chunk, k0, k1);
-		st = tsr_chunk_decode_box(&ref, fetch, ref.nbytes, dst, needed,
-					  direct >= 0 ? NULL : &box, &scratch, &decoded);
+		st = tsr_chunk_decode_box(&ref, ws->fetch, ref.nbytes, dst, needed,
+					  boxed ? &box : NULL, &ws->scratch, &decoded);
 		if (st) {
 			tsr_cpu_fail(job, st, chunk);
 			break;
@@ -272,15 +391,13 @@ static void tsr_cpu_worker(void *arg, int w)
 		stats->bytes_decoded += decoded;
 		double t2 = tsr_now();
 		if (direct < 0)
-			tsr_place(job, &ref, vals, chunk, k0, k1);
+			tsr_place(job, &ref, ws->vals, chunk, k0, k1, boxed ? &box : NULL);
 		double t3 = tsr_now();
 		stats->t_fetch += t1 - t0;
 		stats->t_decode += t2 - t1;
 		stats->t_place += t3 - t2;
 	}
-	tsr_scratch_free(&scratch);
-	free(fetch);
-	free(vals);
+	tsr_cpu_state_put(a->ctx->cpu_cache, ws);
 }
 
 int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,

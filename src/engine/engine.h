@@ -24,6 +24,11 @@ int tsr_read_ex(struct tsr_array *array, const struct tsr_selection *sel,
 /* Frees a context's CUDA state (streams, staging ring). */
 void tsr_cuda_state_free(void *state);
 
+/* The CPU engine's idle worker states (codec contexts, small buffers), kept on the context
+ * between reads; NULL (no cache) is allowed everywhere. */
+void *tsr_cpu_cache_create(void);
+void tsr_cpu_cache_free(void *cache);
+
 /* Brings a chunk's stored bytes into *buf (grown as needed, with 64 zeroed bytes of slack).
  * A chunk file that does not exist becomes a fill chunk when ref->missing_is_fill. */
 int tsr_engine_fetch(const struct tsr_array *a, struct tsr_chunk_ref *ref, unsigned char **buf,

@@ -35,8 +35,14 @@ struct tsr_b2 {
 
 int tsr_blosc2_sniff(const unsigned char *head, size_t n)
 {
-	/* fixarray(14), fixstr(8) "b2frame\0" */
-	return n >= 10 && head[0] == 0x9e && head[1] == 0xa8 && memcmp(head + 2, "b2frame", 8) == 0;
+	/* fixarray(14), fixstr(8): the magic "b2frame\0" itself is checked on open, so that a
+	 * frame with a damaged magic is told so rather than read as something else */
+	return n >= 2 && head[0] == 0x9e && head[1] == 0xa8;
+}
+
+static int tsr_b2_magic(const unsigned char *head, size_t n)
+{
+	return n >= 10 && tsr_blosc2_sniff(head, n) && memcmp(head + 2, "b2frame", 8) == 0;
 }
 
 int tsr_blosc2_sniff_dir(const char *path)
@@ -265,10 +271,9 @@ static int tsr_b2_describe(struct tsr_array *a, struct tsr_b2 *f, const uint8_t 
 	enum tsr_dtype t = TSR_DTYPE_INVALID;
 	int be = 0;
 	if (m.has_dtype && m.dtype_format == 0) {
-		st = tsr_b2_dtype_parse(m.dtype, &t, &be);
-		if (st && h->typesize > 8)
+		if ((st = tsr_b2_dtype_parse(m.dtype, &t, &be)))
 			return st;
-		if (st || tsr_dtype_size(t) != (size_t)h->typesize)
+		if (tsr_dtype_size(t) != (size_t)h->typesize)
 			t = TSR_DTYPE_INVALID, be = 0;
 	}
 	if (t == TSR_DTYPE_INVALID)
@@ -374,7 +379,7 @@ static int tsr_b2_open_frame(struct tsr_array *a, struct tsr_b2 *f, int fd, uint
 				 "(truncated?)", (unsigned long long)fsize);
 	if ((st = tsr_io_pread(fd, fixed, sizeof(fixed), 0)))
 		return st;
-	if (!tsr_blosc2_sniff(fixed, sizeof(fixed)))
+	if (!tsr_b2_magic(fixed, sizeof(fixed)))
 		return tsr_error(TSR_E_FORMAT, "not a Blosc2 frame (bad magic)");
 	if (fixed[10] != 0xd2 || fixed[15] != 0xcf)
 		return tsr_error(TSR_E_FORMAT, "frame header: no header or frame length");

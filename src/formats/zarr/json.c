@@ -113,7 +113,8 @@ int tsr_zarr_json_dims(const cJSON *list, const char *what, int64_t lo, int *n_r
 /* cJSON keeps numbers as doubles: a 64-bit integer fill value such as 2^63 - 1 needs its digits.
  * They are found in the text as the number after a "fill_value" key whose value rounds to the
  * same double (the text may hold several documents, as consolidated metadata does). */
-int tsr_zarr_json_exact_int(const char *text, const cJSON *item, int is_unsigned, uint64_t *bits_ret)
+int tsr_zarr_json_exact_int(const char *text, const cJSON *item, int is_unsigned,
+			    uint64_t *bits_ret)
 {
 	double v = item->valuedouble;
 	if (v == floor(v) && fabs(v) < 9007199254740992.0) {

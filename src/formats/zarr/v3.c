@@ -273,7 +273,8 @@ int tsr_zarr_v3_parse(const cJSON *j, const char *text, struct tsr_zarr_meta *m)
 			k++;
 		if (k < nk)
 			continue;
-		const cJSON *mu = cJSON_IsObject(f) ? cJSON_GetObjectItemCaseSensitive(f, "must_understand") : NULL;
+		const cJSON *mu = cJSON_IsObject(f) ?
+				  cJSON_GetObjectItemCaseSensitive(f, "must_understand") : NULL;
 		if (!cJSON_IsFalse(mu))
 			return tsr_error(TSR_E_UNSUPPORTED, "unknown field '%s' (an extension that must "
 					 "be understood)", f->string);

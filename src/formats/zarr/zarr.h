@@ -89,7 +89,8 @@ int tsr_zarr_json_int(const cJSON *item, int64_t lo, int64_t hi, int64_t *v_ret)
 int tsr_zarr_json_dims(const cJSON *list, const char *what, int64_t lo, int *n_ret, int64_t *v);
 /* The exact text of a JSON number that cJSON holds as a double: the integer digits of
  * "fill_value" in text whose value rounds to item's double. */
-int tsr_zarr_json_exact_int(const char *text, const cJSON *item, int is_unsigned, uint64_t *bits_ret);
+int tsr_zarr_json_exact_int(const char *text, const cJSON *item, int is_unsigned,
+			    uint64_t *bits_ret);
 /* "a/b" joined onto dir, allocated. */
 char *tsr_zarr_join(const char *dir, const char *name);
 
