@@ -8,9 +8,9 @@
  *   branch is warp-uniform and nothing needs broadcasting; the lanes share the work that is
  *   parallel: table building, match and stored-block copies, literal write-out, checksums and
  *   header scans.
- * - Input: lane k holds word k of a 32-word (128-byte) window in a register and word k of the
- *   next window in another, loaded one window ahead; the bit buffer takes its words from the
- *   window by shuffle, so the decoder rarely waits for memory.
+ * - Input: the warp loads 32 words (128 bytes) at a time into a shared-memory window, one word a
+ *   lane, and the bit buffer takes its words from there (in shared memory rather than lane
+ *   registers, the window costs the symbol loop no registers and no copies).
  * - Tables in shared memory: a 10-bit root table for literals/lengths and an 8-bit one for
  *   distances. An entry holds the code length, the extra-bit count and the literal or base
  *   value, so a literal costs one lookup. Longer codes (rare) decode canonically from per-length
@@ -82,7 +82,8 @@ struct tsr_cold {
 	size_t wstart;          /* start of the gzip member: distances may not reach before it */
 };
 
-/* One warp's shared memory: 6.7 KiB, so 32 warps fit an SM. */
+/* One warp's shared memory: 6.9 KiB, so 32 warps (8 blocks of 4, with the 1 KiB the driver
+ * keeps a block) just fit an SM's 228 KiB. */
 struct tsr_inflate_smem {
 	uint32_t ll[1u << TSR_LL_BITS];
 	uint32_t dt[1u << TSR_D_BITS];  /* also the precode table */
@@ -95,6 +96,7 @@ struct tsr_inflate_smem {
 	uint32_t qb[TSR_QUEUE];         /* queue: distance, or first staged literal */
 	uint8_t stage[TSR_STAGE];       /* literal bytes of the batch */
 	struct tsr_cold cold;
+	uint32_t win[32];               /* input words wbase .. wbase + 31 */
 };
 
 /*
@@ -108,9 +110,6 @@ struct tsr_inf {
 	uint32_t cnt;
 	unsigned rel;           /* next word to enter buf: wbase + rel (rel < 32) */
 	size_t wbase;           /* words count from lo rounded down to 4 bytes */
-#ifndef TSR_INFLATE_EMU
-	uint32_t wcur, wnxt;    /* this lane's word of the window (wbase + lane), and of the next */
-#endif
 	unsigned qoff;          /* bytes decoded past qbase (queued, not yet written) */
 	unsigned qlim;          /* qoff may reach: min(lim - qbase, 2^31) */
 	unsigned hist;          /* how far back a distance may reach from qbase: min(qbase - wstart, 2^16) */
@@ -118,6 +117,7 @@ struct tsr_inf {
 	unsigned nlit;          /* staged literal bytes */
 	unsigned lmark;         /* nlit when the last entry was queued: later literals form a run */
 	struct tsr_cold *c;     /* the rest, in shared memory */
+	uint32_t *win;          /* the input window, in shared memory */
 };
 
 /* Cold state is written by lane 0 and read by all: sync after writing. */
@@ -229,25 +229,27 @@ TSR_D uint32_t tsr_word(const struct tsr_inf *s, size_t k)
 	return w;
 }
 
+/* Loads the window (words wbase .. wbase + 31), one word a lane. */
+TSR_D void tsr_load_window(struct tsr_inf *s)
+{
+	TSR_SYNCWARP(); /* every lane has read the old window */
+	for (unsigned k = TSR_LANE; k < 32; k += TSR_NLANES)
+		s->win[k] = tsr_word(s, s->wbase + k);
+	TSR_SYNCWARP();
+	s->rel = 0;
+}
+
 /* Makes cnt > 32, so any one Huffman code with its extra bits (at most 28) is there. */
 TSR_D void tsr_refill(struct tsr_inf *s)
 {
 	if (s->cnt > 32)
 		return;
-#ifdef TSR_INFLATE_EMU
-	uint32_t v = tsr_word(s, s->wbase + s->rel);
-#else
-	uint32_t v = __shfl_sync(0xffffffffu, s->wcur, s->rel);
-#endif
+	uint32_t v = s->win[s->rel];
 	s->buf |= (uint64_t)v << s->cnt;
 	s->cnt += 32;
 	if (++s->rel == 32) {
-		s->rel = 0;
 		s->wbase += 32;
-#ifndef TSR_INFLATE_EMU
-		s->wcur = s->wnxt;
-		s->wnxt = tsr_word(s, s->wbase + 32 + TSR_LANE);
-#endif
+		tsr_load_window(s);
 		/* three words past the input: every input bit and 32 more consumed; stop output */
 		if (tsr_abase(s) + 4 * s->wbase >= s->c->hi + 12) {
 			TSR_SET_COLD(s, lim, 0);
@@ -292,11 +294,7 @@ TSR_D void tsr_seek(struct tsr_inf *s, size_t off)
 {
 	size_t b = (size_t)(s->c->lo - tsr_abase(s)) + off;
 	s->wbase = b >> 2;
-	s->rel = 0;
-#ifndef TSR_INFLATE_EMU
-	s->wcur = tsr_word(s, s->wbase + TSR_LANE);
-	s->wnxt = tsr_word(s, s->wbase + 32 + TSR_LANE);
-#endif
+	tsr_load_window(s);
 	s->buf = 0;
 	s->cnt = 0;
 	tsr_refill(s);
@@ -1073,6 +1071,7 @@ TSR_D int tsr_inflate_stream(struct tsr_inflate_smem *m, const uint8_t *in, size
 	if ((!in && n) || (!out && cap))
 		return TSR_CUDA_INFLATE_E_ARGUMENT;
 	s.c = &m->cold;
+	s.win = m->win;
 	TSR_SYNCWARP(); /* the previous stream's readers are done with m */
 	if (TSR_LANE == 0) {
 		s.c->lo = (uintptr_t)in;

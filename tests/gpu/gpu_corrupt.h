@@ -3,6 +3,7 @@
 #define TSR_GPU_CORRUPT_H
 
 #include "gpu_test_util.h"
+#include "tsr_cuda.h"
 
 struct tu_bad {
 	unsigned char *z;
