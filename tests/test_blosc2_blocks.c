@@ -105,8 +105,8 @@ static void test_random_layouts(void)
 			int64_t top = big ? (int64_t[]){200000, 500, 70, 24}[nd - 1] : 12;
 			int64_t chunk = rr(big ? top / 2 : 1, top);
 			int64_t block = rows && d > 0 ? chunk : rr(1, chunk);
-			ref.blocked.block[d] = block;
-			ref.blocked.padded[d] = (chunk + block - 1) / block * block;
+			ref.blocked.block[d] = (int32_t)block;
+			ref.blocked.padded[d] = (int32_t)((chunk + block - 1) / block * block);
 			/* an edge chunk holds less than the chunk shape; row layouts only on axis 0 */
 			ref.extent[d] = rows && d > 0 ? ref.blocked.padded[d] : rr(1, chunk);
 			padn *= ref.blocked.padded[d];
@@ -262,7 +262,8 @@ static void test_specials_and_order(void)
 	ref.codec.id = TSR_CODEC_BLOSC_B2ND;
 	ref.codec.elem = TSR_INT32;
 	ref.codec.be_from_chunk = 1;
-	ref.extent[0] = ref.blocked.padded[0] = ref.blocked.block[0] = 1000;
+	ref.extent[0] = 1000;
+	ref.blocked.padded[0] = ref.blocked.block[0] = 1000;
 	ref.npix = 1000;
 	int32_t vals[1000];
 	for (int i = 0; i < 1000; i++)

@@ -89,8 +89,8 @@ def random_geometry(big):
             chunks = (rng.randint(10, 25), shape[1], rng.randint(50, shape[2]))
             blocks = (rng.randint(1, 5), rng.randint(8, 40), rng.randint(8, chunks[2]))
         return shape, tuple(min(c, s) if rng.random() < 0.2 else c for c, s in zip(chunks, shape)), blocks
-    nd = rng.choice([1, 1, 2, 2, 2, 3, 3, 4, 5])
-    top = {1: 5000, 2: 120, 3: 30, 4: 12, 5: 7}[nd]
+    nd = rng.choice([1, 1, 2, 2, 2, 3, 3, 4, 5, 16 if rng.random() < 0.5 else rng.randint(6, 15)])
+    top = {1: 5000, 2: 120, 3: 30, 4: 12, 5: 7}.get(nd, 3)
     shape = tuple(rng.randint(1, top) for _ in range(nd))
     chunks = tuple(rng.randint(1, s + 2) for s in shape)
     blocks = tuple(rng.randint(1, c) for c in chunks)

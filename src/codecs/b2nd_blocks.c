@@ -42,7 +42,7 @@ static int geom_init(struct b2_geom *g, const struct tsr_chunk_ref *ref,
 	memset(g, 0, sizeof(*g));
 	g->nd = ref->ndim;
 	g->w = tsr_dtype_size(ref->codec.elem);
-	if (!g->w || g->nd < 0 || g->nd > TSR_MAX_DIM)
+	if (!g->w || g->nd < 0 || g->nd > TSR_BLOCKED_MAX_DIM)
 		return tsr_error(TSR_E_INTERNAL, "b2nd: element type %d, %d axes", (int)ref->codec.elem,
 				 g->nd);
 	g->nblocks = 1;

@@ -85,9 +85,10 @@ struct tsr_xform {
  * whole number of blocks per axis, blocks lie in C order over that block grid, and each block
  * is C order inside. A plain super-chunk is the 1-D case with one block per chunk (the chunk
  * header's own block size then only sets how finely it decodes). */
+#define TSR_BLOCKED_MAX_DIM 16 /* b2nd's B2ND_MAX_DIM; blosc chunks keep sizes within int32 */
 struct tsr_blocked {
-	int64_t padded[TSR_MAX_DIM]; /* chunk shape rounded up to whole blocks */
-	int64_t block[TSR_MAX_DIM];  /* block shape */
+	int32_t padded[TSR_BLOCKED_MAX_DIM]; /* chunk shape rounded up to whole blocks */
+	int32_t block[TSR_BLOCKED_MAX_DIM];  /* block shape */
 };
 
 /* One chunk of an array, as plain data. */

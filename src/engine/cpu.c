@@ -55,36 +55,51 @@ static void tsr_place(const struct tsr_cpu_job *job, const struct tsr_chunk_ref 
 		memcpy(job->out, vals, es);
 		return;
 	}
-	/* Odometer over all axes but the last; the last is one run. */
-	int64_t k[TSR_MAX_DIM];
-	for (int i = 0; i < nd; i++)
-		k[i] = k0[i];
-	const struct tsr_dim_sel *sl = &job->sel->dim[nd - 1];
-	int64_t origin_last = coord[nd - 1] * d->chunk_shape[nd - 1];
-	int64_t n = k1[nd - 1] - k0[nd - 1];
+	/* Per axis: the start of position k0 and the move of one step, in vals and in out. */
+	int64_t cnt[TSR_MAX_DIM], sstr[TSR_MAX_DIM], dstr[TSR_MAX_DIM], k[TSR_MAX_DIM];
+	int64_t so = base, doff = 0;
+	for (int i = 0; i < nd; i++) {
+		const struct tsr_dim_sel *si = &job->sel->dim[i];
+		cnt[i] = k1[i] - k0[i];
+		sstr[i] = si->step * cstride[i];
+		dstr[i] = p->out_stride[i];
+		so += (si->start + k0[i] * si->step - coord[i] * d->chunk_shape[i]) * cstride[i];
+		doff += k0[i] * p->out_stride[i];
+		k[i] = 0;
+	}
+	/* Merge axes that are contiguous in both buffers, so the copies get long. */
+	int m = nd;
+	while (m >= 2 && sstr[m - 1] == 1 && dstr[m - 1] == 1 && sstr[m - 2] == cnt[m - 1] &&
+	       dstr[m - 2] == cnt[m - 1]) {
+		cnt[m - 2] *= cnt[m - 1];
+		sstr[m - 2] = dstr[m - 2] = 1;
+		m--;
+	}
+	int64_t n = cnt[m - 1];
+	ptrdiff_t sstep = (ptrdiff_t)sstr[m - 1] * (ptrdiff_t)es;
 	for (;;) {
-		int64_t src = 0, dst = 0;
-		for (int i = 0; i < nd - 1; i++) {
-			const struct tsr_dim_sel *si = &job->sel->dim[i];
-			src += (si->start + k[i] * si->step - coord[i] * d->chunk_shape[i]) * cstride[i];
-			dst += k[i] * p->out_stride[i];
-		}
-		src += sl->start + k0[nd - 1] * sl->step - origin_last + base;
-		dst += k0[nd - 1];
-		const unsigned char *from = vals + (size_t)src * es;
-		unsigned char *to = job->out + (size_t)dst * es;
-		if (sl->step == 1) {
+		const unsigned char *from = vals + so * (int64_t)es;
+		unsigned char *to = job->out + doff * (int64_t)es;
+		if (sstr[m - 1] == 1) {
 			memcpy(to, from, (size_t)n * es);
 		} else {
-			ptrdiff_t step = (ptrdiff_t)sl->step * (ptrdiff_t)es;
-			for (int64_t j = 0; j < n; j++, from += step, to += es)
-				memcpy(to, from, es);
+			switch (es) { /* fixed sizes let the compiler inline the element moves */
+			case 1: for (int64_t j = 0; j < n; j++, from += sstep, to += 1) memcpy(to, from, 1); break;
+			case 2: for (int64_t j = 0; j < n; j++, from += sstep, to += 2) memcpy(to, from, 2); break;
+			case 4: for (int64_t j = 0; j < n; j++, from += sstep, to += 4) memcpy(to, from, 4); break;
+			case 8: for (int64_t j = 0; j < n; j++, from += sstep, to += 8) memcpy(to, from, 8); break;
+			default: for (int64_t j = 0; j < n; j++, from += sstep, to += es) memcpy(to, from, es); break;
+			}
 		}
-		int i = nd - 2;
+		int i = m - 2;
 		for (; i >= 0; i--) {
-			if (++k[i] < k1[i])
+			so += sstr[i];
+			doff += dstr[i];
+			if (++k[i] < cnt[i])
 				break;
-			k[i] = k0[i];
+			so -= sstr[i] * cnt[i];
+			doff -= dstr[i] * cnt[i];
+			k[i] = 0;
 		}
 		if (i < 0)
 			break;
@@ -329,6 +344,8 @@ static void tsr_cpu_worker(void *arg, int w)
 		atomic_store(&job->failed, 1);
 		return;
 	}
+	/* Chunk files stay open while the next chunk is in the same file (a shard). */
+	struct tsr_fd_cache fdc = {.fd = -1};
 	for (;;) {
 		int64_t t = atomic_fetch_add(&job->next, 1);
 		if (t >= job->plan->ntasks || atomic_load(&job->failed))
@@ -353,7 +370,7 @@ static void tsr_cpu_worker(void *arg, int w)
 			if (direct < 0 && tsr_chunk_decodes_box(&ref))
 				st = tsr_cpu_fetch_box(a, &ref, &box, &ws->fetch, &ws->fetch_cap, &done);
 			if (!st && !done)
-				st = tsr_engine_fetch(a, &ref, &ws->fetch, &ws->fetch_cap);
+				st = tsr_engine_fetch_cached(a, &ref, &ws->fetch, &ws->fetch_cap, &fdc);
 			if (st) {
 				tsr_cpu_fail(job, st, chunk);
 				break;
@@ -397,6 +414,7 @@ static void tsr_cpu_worker(void *arg, int w)
 		stats->t_decode += t2 - t1;
 		stats->t_place += t3 - t2;
 	}
+	tsr_fd_cache_close(&fdc);
 	tsr_cpu_state_put(a->ctx->cpu_cache, ws);
 }
 

@@ -11,8 +11,27 @@
 int tsr_engine_fetch(const struct tsr_array *a, struct tsr_chunk_ref *ref, unsigned char **buf,
 		     size_t *cap)
 {
+	return tsr_engine_fetch_cached(a, ref, buf, cap, NULL);
+}
+
+void tsr_fd_cache_close(struct tsr_fd_cache *c)
+{
+	if (c->fd >= 0)
+		tsr_io_close(c->fd);
+	c->fd = -1;
+	c->path[0] = '\0';
+}
+
+int tsr_engine_fetch_cached(const struct tsr_array *a, struct tsr_chunk_ref *ref,
+			    unsigned char **buf, size_t *cap, struct tsr_fd_cache *cache)
+{
 	int fd = a->fd, st;
-	if (ref->path[0]) {
+	if (ref->path[0] && cache && cache->fd >= 0 && strcmp(cache->path, ref->path) == 0) {
+		/* Same file as the last chunk (inner chunks of one shard): keep it open. */
+		fd = cache->fd;
+		if (ref->nbytes == TSR_WHOLE_FILE)
+			ref->nbytes = cache->size > ref->offset ? cache->size - ref->offset : 0;
+	} else if (ref->path[0]) {
 		uint64_t size;
 		st = tsr_io_open(ref->path, &fd, &size);
 		if (st == TSR_E_NOT_FOUND && ref->missing_is_fill) {
@@ -24,6 +43,12 @@ int tsr_engine_fetch(const struct tsr_array *a, struct tsr_chunk_ref *ref, unsig
 			return st;
 		if (ref->nbytes == TSR_WHOLE_FILE)
 			ref->nbytes = size > ref->offset ? size - ref->offset : 0;
+		if (cache && strlen(ref->path) < sizeof(cache->path)) {
+			tsr_fd_cache_close(cache);
+			cache->fd = fd;
+			cache->size = size;
+			strcpy(cache->path, ref->path);
+		}
 	}
 	if (*cap < ref->nbytes) {
 		free(*buf);
@@ -39,7 +64,7 @@ int tsr_engine_fetch(const struct tsr_array *a, struct tsr_chunk_ref *ref, unsig
 	if (st == TSR_OK)
 		memset(*buf + ref->nbytes, 0, 64);
 done:
-	if (fd != a->fd)
+	if (fd != a->fd && !(cache && fd == cache->fd))
 		tsr_io_close(fd);
 	return st;
 }

@@ -14,6 +14,8 @@
 #include "../../io/io.h"
 #include "blosc2.h"
 
+_Static_assert(TSR_B2ND_MAX_DIM <= TSR_BLOCKED_MAX_DIM, "b2nd layouts must fit chunk refs");
+
 /* Metadata larger than this is not a frame we should trust with memory. */
 #define TSR_B2_MAX_META_NBYTES ((int64_t)1 << 28)
 
@@ -123,8 +125,8 @@ static int tsr_b2_chunk_ref(const struct tsr_array *a, int64_t chunk, struct tsr
 		ref->blocked = f->blocked;
 	} else {
 		/* a plain super-chunk is one row of items: the chunk header's blocks decide */
-		ref->blocked.padded[0] = ref->extent[0];
-		ref->blocked.block[0] = ref->extent[0];
+		ref->blocked.padded[0] = (int32_t)ref->extent[0];
+		ref->blocked.block[0] = (int32_t)ref->extent[0];
 	}
 	if (f->sparse) {
 		if ((uint64_t)off > UINT32_MAX)
@@ -251,10 +253,14 @@ static int tsr_b2_describe(struct tsr_array *a, struct tsr_b2 *f, const uint8_t 
 					 "blocks %lld", i, (long long)s, (long long)c, (long long)b);
 		d->shape[i] = s;
 		d->chunk_shape[i] = c;
-		f->blocked.block[i] = b;
-		f->blocked.padded[i] = (c + b - 1) / b * b;
+		int64_t rounded = (c + b - 1) / b * b;
+		if (rounded > INT32_MAX)
+			return tsr_error(TSR_E_FORMAT, "b2nd metalayer: axis %d: chunks of %lld in "
+					 "blocks of %lld", i, (long long)c, (long long)b);
+		f->blocked.block[i] = (int32_t)b;
+		f->blocked.padded[i] = (int32_t)rounded;
 		/* c-blosc2 pads chunks to blocks only on non-empty axes (b2nd.c update_shape) */
-		int64_t p = s ? f->blocked.padded[i] : c;
+		int64_t p = s ? rounded : c;
 		if (padded > (int64_t)INT32_MAX / p)
 			return tsr_error(TSR_E_FORMAT, "b2nd metalayer: chunks of over 2 GiB");
 		padded *= p;
