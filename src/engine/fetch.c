@@ -50,7 +50,7 @@ int tsr_engine_fetch_cached(const struct tsr_array *a, struct tsr_chunk_ref *ref
 			strcpy(cache->path, ref->path);
 		}
 	}
-	if (*cap < ref->nbytes) {
+	if (*cap < ref->nbytes || !*buf) { /* an empty chunk file still gets its slack */
 		free(*buf);
 		*buf = malloc(ref->nbytes + 64);
 		*cap = *buf ? ref->nbytes : 0;
