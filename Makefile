@@ -8,7 +8,7 @@ TSAN_BUILD ?= build-tsan
 # Debian packages the library, its tests and benchmarks need.
 DEB_PACKAGES = cmake make gcc pkg-config libdeflate-dev libcfitsio-dev libcfitsio-bin \
 	libzstd-dev liblz4-dev libbz2-dev libcjson-dev libmsgpack-dev libblosc-dev python3 python3-numpy \
-	python3-astropy python3-venv python3-pip
+	python3-astropy python3-venv python3-pip clang libclang-rt-14-dev
 
 # Peers from PyPI that write fresh files in tests and race us in benchmarks (never library
 # dependencies): a virtual environment on top of Debian's python3.
@@ -46,10 +46,14 @@ run: build
 
 # The whole suite, then the suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
 # then the tests of concurrent reads under ThreadSanitizer.
+# Each libFuzzer target briefly (scripts/fuzz SECONDS runs them longer).
+FUZZ_SECONDS ?= 10
+
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) test-asan
 	$(MAKE) test-tsan
+	scripts/fuzz $(FUZZ_SECONDS)
 
 build-asan: deps venv
 	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=ON -DTESSERA_WERROR=ON -DTESSERA_BUILD_BENCH=OFF -DTSR_VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python
