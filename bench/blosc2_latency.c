@@ -90,7 +90,7 @@ static void *sec_worker(void *arg)
 	void *buf = malloc(cap);
 	struct tsr_buffer dst = {buf, cap, TSR_MEM_HOST, NULL};
 	/* each thread reads on its own: one thread per read, many reads at once */
-	struct tsr_read_options ro = {sizeof(ro), 1};
+	struct tsr_read_options ro = {.struct_size = sizeof(ro), .nthreads = 1};
 	struct tsr_selection sel;
 	while (now() < j->until) {
 		for (int k = 0; k < 16; k++) {

@@ -205,9 +205,17 @@ struct tsr_buffer {
 	void *cuda_stream;     /* cudaStream_t, for TSR_MEM_CUDA */
 };
 
+/* Which decoder a CUDA read uses (tsr_read_options.decoder). */
+enum tsr_decoder {
+	TSR_DECODER_AUTO = 0,  /* GPU kernels where they exist, the CPU for the rest */
+	TSR_DECODER_CPU = 1,   /* every chunk decoded on the CPU, decoded values copied */
+};
+
 struct tsr_read_options {
 	size_t struct_size;    /* sizeof(struct tsr_read_options) */
 	int nthreads;          /* 0: the context's threads; n: at most n */
+	int decoder;           /* enum tsr_decoder: 0 auto, 1 cpu (CUDA reads; host reads always
+				  decode on the CPU) */
 };
 
 /* What a read really did. */
@@ -227,6 +235,10 @@ struct tsr_receipt {
 	uint64_t bytes_out;            /* bytes written to the destination */
 	double t_plan, t_fetch, t_decode, t_place; /* seconds; fetch/decode/place summed over threads */
 	double t_total;                /* wall-clock seconds of the read */
+	/* Added later: a caller's struct_size from before (no `decoder`) is still accepted, and
+	 * gets the fields it has room for. */
+	char decoder[160];             /* what decoded the chunks, CUDA reads: "GZIP_2 tiles decoded
+					  on the GPU (tessera inflate kernel)"; empty otherwise */
 };
 
 /*

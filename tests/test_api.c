@@ -105,7 +105,7 @@ int main(void)
 	int ndim = 0;
 	int64_t shape[TSR_MAX_DIM];
 	size_t nb = 0;
-	struct tsr_read_options ro = {sizeof(ro), 1};
+	struct tsr_read_options ro = {.struct_size = sizeof(ro), .nthreads = 1};
 	CHECK_EQ_INT(tsr_read_alloc(a, &sel, &ro, (void **)&buf2, &nb, &ndim, shape, &r), TSR_OK);
 	CHECK_EQ_INT(ndim, 2);
 	CHECK_EQ_INT(shape[0], 10);

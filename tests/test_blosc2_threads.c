@@ -102,7 +102,7 @@ static void *reader(void *arg)
 				total *= (size_t)count[d];
 		} while (total * es > 512 * 512 * 8 || total == 0);
 		/* odd reads on the caller's thread, even ones through the context's pool */
-		struct tsr_read_options ro = {sizeof(ro), it % 2 ? 1 : 0};
+		struct tsr_read_options ro = {.struct_size = sizeof(ro), .nthreads = it % 2 ? 1 : 0};
 		struct tsr_buffer dst = {got, total * es, TSR_MEM_HOST, NULL};
 		if (tsr_read(sh->a, &sel, &dst, &ro, NULL) != TSR_OK) {
 			snprintf(w->why, sizeof(w->why), "read failed: %s", tsr_errmsg());

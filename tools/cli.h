@@ -9,6 +9,7 @@
 int tsr_cli_info(int argc, char **argv);
 int tsr_cli_read(int argc, char **argv);
 int tsr_cli_demo(int argc, char **argv);
+int tsr_cli_bench(int argc, char **argv);
 
 /* Writes an NPY v1.0 file (little-endian, C order). Returns 0 or -1 with errno. */
 int tsr_cli_write_npy(const char *path, enum tsr_dtype dtype, int ndim, const int64_t *shape,

@@ -9,10 +9,12 @@ int tsr_cli_read(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL, *section = "", *array = NULL;
 	int hdu = -1, raw = 0, threads = 0, receipt = 0, level = -1, cuda = 0;
+	int decoder = TSR_DECODER_AUTO;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: tessera read PATH [--hdu N] [--array NAME] [--level K] [--section SPEC]\n"
-			       "                    [--raw] [--threads N] [--receipt] -o OUT.npy\n"
+			       "                    [--raw] [--threads N] [--receipt] [--device cpu|cuda]\n"
+			       "                    [--decoder cpu|gpu] -o OUT.npy\n"
 			       "PATH is a FITS file, a Zarr store or a Blosc2 frame. --array picks an array\n"
 			       "of a Zarr group, --level an OME-Zarr multiscale level.\n"
 			       "Reads an image (default: the first HDU with image data; N counts HDUs as\n"
@@ -20,7 +22,9 @@ int tsr_cli_read(int argc, char **argv)
 			       "little-endian, C order. SPEC is NumPy basic indexing: \"10:50,3:200\",\n"
 			       "\"-1,...,::2\". --raw returns stored values (no BSCALE/BZERO, no\n"
 			       "dequantization). --receipt prints what the read did. --device cuda reads\n"
-			       "into GPU memory (then copies back to write OUT).\n");
+			       "into GPU memory (then copies back to write OUT); there --decoder cpu\n"
+			       "decodes every chunk on the CPU, --decoder gpu (default) uses the GPU\n"
+			       "decoders where they exist.\n");
 			return 0;
 		} else if (!strcmp(argv[i], "--hdu") && i + 1 < argc) {
 			char *end;
@@ -52,6 +56,16 @@ int tsr_cli_read(int argc, char **argv)
 				fprintf(stderr, "tessera read: --device is cpu or cuda, not '%s'\n", argv[i]);
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--decoder") && i + 1 < argc) {
+			i++;
+			if (!strcmp(argv[i], "cpu"))
+				decoder = TSR_DECODER_CPU;
+			else if (!strcmp(argv[i], "gpu"))
+				decoder = TSR_DECODER_AUTO;
+			else {
+				fprintf(stderr, "tessera read: --decoder is cpu or gpu, not '%s'\n", argv[i]);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--raw")) {
 			raw = 1;
 		} else if (!strcmp(argv[i], "--receipt")) {
@@ -81,6 +95,7 @@ int tsr_cli_read(int argc, char **argv)
 	int ndim = 0, rc = 1;
 	int64_t shape[TSR_MAX_DIM];
 	struct tsr_receipt r = {.struct_size = sizeof(r)};
+	struct tsr_read_options ro = {.struct_size = sizeof(ro), .decoder = decoder};
 	if (tsr_context_create(&co, &ctx) || tsr_open(ctx, path, &oo, &a)) {
 		fprintf(stderr, "tessera read: %s\n", tsr_errmsg());
 		goto done;
@@ -106,7 +121,7 @@ int tsr_cli_read(int argc, char **argv)
 		int st = tsr_cuda_malloc(nbytes, &dev);
 		dst.data = dev;
 		if (!st)
-			st = tsr_read(a, &sel, &dst, NULL, &r);
+			st = tsr_read(a, &sel, &dst, &ro, &r);
 		if (!st)
 			st = tsr_cuda_memcpy_to_host(data, dev, nbytes);
 		tsr_cuda_free(dev);
@@ -114,7 +129,7 @@ int tsr_cli_read(int argc, char **argv)
 			fprintf(stderr, "tessera read: %s\n", tsr_errmsg());
 			goto done;
 		}
-	} else if (tsr_read_alloc(a, &sel, NULL, &data, &nbytes, &ndim, shape, &r)) {
+	} else if (tsr_read_alloc(a, &sel, &ro, &data, &nbytes, &ndim, shape, &r)) {
 		fprintf(stderr, "tessera read: %s\n", tsr_errmsg());
 		goto done;
 	}
@@ -127,12 +142,13 @@ int tsr_cli_read(int argc, char **argv)
 	if (receipt)
 		printf("driver %s  backend %s  engine %s  codec %s  reader %s  threads %d\n"
 		       "chunks %lld of %lld  read %llu B  decoded %llu B  out %llu B\n"
-		       "plan %.6f s  fetch %.6f s  decode %.6f s  place %.6f s  total %.6f s%s%s\n",
+		       "plan %.6f s  fetch %.6f s  decode %.6f s  place %.6f s  total %.6f s%s%s%s%s\n",
 		       r.driver, r.backend, r.engine, r.codec, r.reader, r.nthreads,
 		       (long long)r.chunks_read, (long long)r.chunks_total,
 		       (unsigned long long)r.bytes_read, (unsigned long long)r.bytes_decoded,
 		       (unsigned long long)r.bytes_out, r.t_plan, r.t_fetch, r.t_decode, r.t_place,
-		       r.t_total, r.fallback[0] ? "\nfallback: " : "", r.fallback);
+		       r.t_total, r.decoder[0] ? "\ndecoder: " : "", r.decoder,
+		       r.fallback[0] ? "\nfallback: " : "", r.fallback);
 	rc = 0;
 done:
 	if (cuda)

@@ -1,4 +1,4 @@
-/* tessera.c - the command-line tool: info, read, demo. */
+/* tessera.c - the command-line tool: info, read, bench, demo. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +13,9 @@ static void tsr_cli_usage(FILE *f)
 		   "  info PATH [--hdu N] [--json]       describe an array (HDUs, dtype, shape, tiles, codec)\n"
 		   "  read PATH [--hdu N] [--section SPEC] [--raw] [--threads N] [--receipt] -o OUT.npy\n"
 		   "                                     read all or a section into an NPY file\n"
+		   "  bench [--hdu N | --array PATH] [--section SPEC] [--device cpu|cuda|both]\n"
+		   "        [--iterations K] [--threads T] [--output-json FILE] FILE...\n"
+		   "                                     time reading FILEs phase by phase; JSON report\n"
 		   "  demo [--dir DIR] [--keep]          write sample FITS files, read them back, check, time\n\n"
 		   "  --version                          print the version\n"
 		   "  <command> --help                   help for a command\n");
@@ -37,6 +40,8 @@ int main(int argc, char **argv)
 		return tsr_cli_info(argc - 1, argv + 1);
 	if (!strcmp(cmd, "read"))
 		return tsr_cli_read(argc - 1, argv + 1);
+	if (!strcmp(cmd, "bench"))
+		return tsr_cli_bench(argc - 1, argv + 1);
 	if (!strcmp(cmd, "demo"))
 		return tsr_cli_demo(argc - 1, argv + 1);
 	fprintf(stderr, "tessera: unknown command '%s' (try tessera --help)\n", cmd);

@@ -1,5 +1,6 @@
-/* place.cu - the fused place kernel: byte order, BZERO offsets, BSCALE/BZERO scaling with
- * BLANK, and the scatter of each chunk's selected box into the output, one launch a batch. */
+/* place.cu - the fused place kernel: FITS GZIP_2 byte planes, byte order, BZERO offsets,
+ * BSCALE/BZERO scaling with BLANK, and the scatter of each chunk's selected box into the
+ * output, one launch a batch. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
@@ -21,22 +22,45 @@ __device__ static int tsr_width(int t)
 	}
 }
 
+/* Swaps the low w bytes of x when big-endian. */
+__device__ static uint64_t tsr_swap_bits(uint64_t x, int w, int be)
+{
+	if (!be)
+		return x;
+	switch (w) {
+	case 2: return __byte_perm((uint32_t)x, 0, 0x3201) & 0xffff;
+	case 4: return __byte_perm((uint32_t)x, 0, 0x0123);
+	case 8: {
+		uint32_t lo = (uint32_t)x, hi = (uint32_t)(x >> 32);
+		return ((uint64_t)__byte_perm(lo, 0, 0x0123) << 32) | __byte_perm(hi, 0, 0x0123);
+	}
+	default: return x;
+	}
+}
+
 /* Loads w bytes as an unsigned integer, swapping when big-endian. */
 __device__ static uint64_t tsr_load_bits(const unsigned char *p, int w, int be)
 {
 	uint64_t v = 0;
 	switch (w) {
 	case 1: v = p[0]; break;
-	case 2: { uint16_t x; memcpy(&x, p, 2); v = be ? __byte_perm(x, 0, 0x3201) & 0xffff : x; break; }
-	case 4: { uint32_t x; memcpy(&x, p, 4); v = be ? __byte_perm(x, 0, 0x0123) : x; break; }
-	default: { uint64_t x; memcpy(&x, p, 8);
-		if (be) {
-			uint32_t lo = (uint32_t)x, hi = (uint32_t)(x >> 32);
-			x = ((uint64_t)__byte_perm(lo, 0, 0x0123) << 32) | __byte_perm(hi, 0, 0x0123);
-		}
-		v = x; break; }
+	case 2: { uint16_t x; memcpy(&x, p, 2); v = x; break; }
+	case 4: { uint32_t x; memcpy(&x, p, 4); v = x; break; }
+	default: { uint64_t x; memcpy(&x, p, 8); v = x; break; }
 	}
-	return v;
+	return tsr_swap_bits(v, w, be);
+}
+
+/* Element e of a chunk stored as byte planes (plane b holds byte b of every element, in the
+ * stored byte order), as src/codecs/planes.c lays them out again on the CPU. Neighbouring
+ * threads read neighbouring bytes of each plane. */
+__device__ static uint64_t tsr_load_planes(const unsigned char *base, int64_t e, int64_t npix,
+					   int w, int be)
+{
+	uint64_t x = 0;
+	for (int b = 0; b < w; b++)
+		x |= (uint64_t)base[b * npix + e] << (8 * b);
+	return tsr_swap_bits(x, w, be);
 }
 
 __device__ static void tsr_store_bits(unsigned char *p, int w, uint64_t v)
@@ -52,13 +76,13 @@ __device__ static void tsr_store_bits(unsigned char *p, int w, uint64_t v)
 /* The stored value as a double, for scaling (exact for every integer type up to 2^53, as on
  * the CPU, which converts each integer type straight to the output float type). */
 __device__ static void tsr_scale_store(unsigned char *dst, const struct tsr_cuda_place *pl,
-				       uint64_t bits)
+				       int in_type, uint64_t bits)
 {
 	int64_t iv = 0;
 	double dv = 0.0;
 	float fv = 0.0f;
 	int is_int = 1;
-	switch (pl->in_type) {
+	switch (in_type) {
 	case D_U8: iv = (uint8_t)bits; break;
 	case D_I8: iv = (int8_t)bits; break;
 	case D_I16: iv = (int16_t)bits; break;
@@ -70,7 +94,7 @@ __device__ static void tsr_scale_store(unsigned char *dst, const struct tsr_cuda
 	int blank = pl->has_blank && is_int && iv == pl->blank;
 	if (pl->out_type == D_F32) {
 		/* One float rounding per operation, as NumPy does in float32. */
-		float v = is_int ? (float)iv : (pl->in_type == D_F32 ? fv : (float)dv);
+		float v = is_int ? (float)iv : (in_type == D_F32 ? fv : (float)dv);
 		if (pl->scale != 1.0)
 			v = __fmul_rn(v, (float)pl->scale);
 		if (pl->zero != 0.0)
@@ -92,22 +116,38 @@ __device__ static void tsr_scale_store(unsigned char *dst, const struct tsr_cuda
 
 /* blockIdx.x: the chunk task; blockIdx.y strides over the box's rows; threads walk a row. */
 __global__ void tsr_place_kernel(unsigned char *out, const unsigned char *src,
-				 const struct tsr_cuda_place *places)
+				 const unsigned char *dec, const struct tsr_cuda_place *places,
+				 const int *status, const size_t *sizes)
 {
 	const struct tsr_cuda_place *pl = &places[blockIdx.x];
 	int nd = pl->ndim;
-	int wi = tsr_width(pl->in_type), wo = tsr_width(pl->out_type);
+	int64_t cstride[TSR_CUDA_MAX_DIM];
+	int64_t npix = 1;
+	for (int d = nd - 1; d >= 0; d--) {
+		cstride[d] = npix;
+		npix *= pl->extent[d];
+	}
+	int in_type = pl->in_type;
+	if (pl->stream >= 0) {
+		/* A stream that failed, or decoded to a size no rule accepts, is left alone: the
+		 * host reports it before the read returns. The whole block leaves together. */
+		if (status[pl->stream] != 0)
+			return;
+		uint64_t got = sizes[pl->stream];
+		if (got != (uint64_t)npix * tsr_width(in_type)) {
+			uint64_t ew = npix ? got / (uint64_t)npix : 0;
+			if (!pl->alt_width || ew * (uint64_t)npix != got ||
+			    !(ew == 1 || ew == 2 || ew == 4 || ew == 8))
+				return;
+			in_type = ew == 1 ? D_U8 : ew == 2 ? D_I16 : ew == 4 ? D_I32 : D_I64;
+		}
+	}
+	int wi = tsr_width(in_type), wo = tsr_width(pl->out_type);
 	int64_t rows = 1;
 	for (int d = 0; d < nd - 1; d++)
 		rows *= pl->count[d];
 	int64_t n = nd ? pl->count[nd - 1] : 1;
-	int64_t cstride[TSR_CUDA_MAX_DIM];
-	int64_t s = 1;
-	for (int d = nd - 1; d >= 0; d--) {
-		cstride[d] = s;
-		s *= pl->extent[d];
-	}
-	const unsigned char *base = src + pl->src_offset;
+	const unsigned char *base = (pl->src_dec ? dec : src) + pl->src_offset;
 	for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
 		/* Row r of the box: its chunk-local start and output start. */
 		int64_t rem = r, sidx = 0, didx = pl->out_first;
@@ -123,39 +163,48 @@ __global__ void tsr_place_kernel(unsigned char *out, const unsigned char *src,
 		int64_t sstep = nd ? pl->step[nd - 1] : 0;
 		int64_t dstep = nd ? pl->out_stride[nd - 1] : 0;
 		for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
-			const unsigned char *p = base + (sidx + j * sstep) * wi;
+			int64_t e = sidx + j * sstep;
 			unsigned char *q = out + (didx + j * dstep) * wo;
-			if (wi == 16) { /* complex128: each part alone */
-				uint64_t a = tsr_load_bits(p, 8, pl->in_be), b = tsr_load_bits(p + 8, 8, pl->in_be);
-				tsr_store_bits(q, 8, a);
-				tsr_store_bits(q + 8, 8, b);
-				continue;
+			uint64_t bits;
+			if (pl->planes) {
+				bits = tsr_load_planes(base, e, npix, wi, pl->in_be);
+			} else {
+				const unsigned char *p = base + e * wi;
+				if (wi == 16) { /* complex128: each part alone */
+					uint64_t a = tsr_load_bits(p, 8, pl->in_be), b = tsr_load_bits(p + 8, 8, pl->in_be);
+					tsr_store_bits(q, 8, a);
+					tsr_store_bits(q + 8, 8, b);
+					continue;
+				}
+				if (in_type == D_C64) {
+					uint64_t a = tsr_load_bits(p, 4, pl->in_be), b = tsr_load_bits(p + 4, 4, pl->in_be);
+					tsr_store_bits(q, 4, a);
+					tsr_store_bits(q + 4, 4, b);
+					continue;
+				}
+				bits = tsr_load_bits(p, wi, pl->in_be);
 			}
-			if (pl->in_type == D_C64) {
-				uint64_t a = tsr_load_bits(p, 4, pl->in_be), b = tsr_load_bits(p + 4, 4, pl->in_be);
-				tsr_store_bits(q, 4, a);
-				tsr_store_bits(q + 4, 4, b);
-				continue;
-			}
-			uint64_t bits = tsr_load_bits(p, wi, pl->in_be);
 			if (pl->kind == TSR_CUDA_COPY)
 				tsr_store_bits(q, wo, bits);
 			else if (pl->kind == TSR_CUDA_OFFSET)
 				tsr_store_bits(q, wo, bits + pl->offset);
 			else
-				tsr_scale_store(q, pl, bits);
+				tsr_scale_store(q, pl, in_type, bits);
 		}
 	}
 }
 
-extern "C" int tsr_cuda_place_launch(void *out, const void *d_src, const struct tsr_cuda_place *d_places,
-				     size_t n, int64_t max_rows, void *stream)
+extern "C" int tsr_cuda_place_launch(void *out, const void *d_src, const void *d_dec,
+				     const struct tsr_cuda_place *d_places, size_t n,
+				     int64_t max_rows, const int *d_status, const size_t *d_sizes,
+				     void *stream)
 {
 	if (n == 0)
 		return 0;
 	unsigned int gy = (unsigned int)(max_rows < 1 ? 1 : max_rows > 4096 ? 4096 : max_rows);
 	dim3 grid((unsigned int)n, gy);
-	tsr_place_kernel<<<grid, 256, 0, (cudaStream_t)stream>>>((unsigned char *)out,
-								  (const unsigned char *)d_src, d_places);
+	tsr_place_kernel<<<grid, 256, 0, (cudaStream_t)stream>>>(
+		(unsigned char *)out, (const unsigned char *)d_src, (const unsigned char *)d_dec,
+		d_places, d_status, d_sizes);
 	return (int)cudaGetLastError();
 }

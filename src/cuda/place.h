@@ -15,19 +15,29 @@ extern "C" {
 /* Value transforms the kernel applies (mirrors enum tsr_xform_kind). */
 enum { TSR_CUDA_COPY = 0, TSR_CUDA_OFFSET = 1, TSR_CUDA_SCALE = 2 };
 
-/* One chunk task of a batch: where its values are in the batch buffer, how they turn into
- * output values, and which box of it lands where in the output. */
+/* One chunk task of a batch: where its values are (the batch's staging buffer, or its decode
+ * buffer when the GPU inflated them), how they turn into output values, and which box of it
+ * lands where in the output. */
 struct tsr_cuda_place {
-	uint64_t src_offset;    /* bytes into the batch's device buffer */
-	int32_t in_type;        /* enum tsr_dtype of the staged elements */
+	uint64_t src_offset;    /* bytes into the buffer that src_dec picks */
+	int32_t in_type;        /* enum tsr_dtype of the stored elements */
 	int32_t out_type;       /* enum tsr_dtype of the output */
-	int32_t in_be;          /* staged elements are big-endian */
+	int32_t in_be;          /* stored elements are big-endian */
 	int32_t kind;           /* TSR_CUDA_COPY / OFFSET / SCALE */
 	double scale, zero;
 	uint64_t offset;
 	int32_t has_blank, ndim;
 	int64_t blank;
-	int64_t extent[TSR_CUDA_MAX_DIM];   /* chunk shape as staged (C order) */
+	int32_t src_dec;        /* 1: read the decode buffer; 0: the staging buffer */
+	int32_t planes;         /* byte b of element i is at byte b * npix + i: FITS GZIP_2's byte
+				   planes (MSB plane first for big-endian elements) */
+	int32_t stream;         /* >= 0: the inflate stream that decoded it: a failed stream is not
+				   placed, and its decoded size picks the element width (below);
+				   -1: none */
+	int32_t alt_width;      /* a decoded size of npix x another width (1, 2, 4, 8) is integers
+				   of that width (FITS GZIP tiles: CFITSIO decides the width by
+				   the size; scaled integer tiles only) */
+	int64_t extent[TSR_CUDA_MAX_DIM];   /* chunk shape as stored (C order) */
 	int64_t first[TSR_CUDA_MAX_DIM];    /* chunk-local index of position k0 */
 	int64_t step[TSR_CUDA_MAX_DIM];     /* selection step */
 	int64_t count[TSR_CUDA_MAX_DIM];    /* k1 - k0 */
@@ -35,11 +45,16 @@ struct tsr_cuda_place {
 	int64_t out_stride[TSR_CUDA_MAX_DIM];
 };
 
-/* Scatters a batch into out (device memory) on stream. d_places: device array of n places;
- * d_src: the batch's device buffer. rows_hint: a row count to size the grid by. Returns 0 or a
- * CUDA error code. */
-int tsr_cuda_place_launch(void *out, const void *d_src, const struct tsr_cuda_place *d_places,
-			  size_t n, int64_t max_rows, void *stream);
+/*
+ * Scatters a batch into out (device memory) on stream. d_places: device array of n places;
+ * d_src: the batch's staging buffer on the device; d_dec: its decode buffer (NULL when no
+ * place has src_dec). d_status / d_sizes: the batch's inflate results, indexed by a place's
+ * `stream` (NULL when no place has one). max_rows: a row count to size the grid by. Returns
+ * 0 or a CUDA error code.
+ */
+int tsr_cuda_place_launch(void *out, const void *d_src, const void *d_dec,
+			  const struct tsr_cuda_place *d_places, size_t n, int64_t max_rows,
+			  const int *d_status, const size_t *d_sizes, void *stream);
 
 #ifdef __cplusplus
 }

@@ -12,7 +12,7 @@ int tsr_read_batch(struct tsr_context *ctx, const char *const *paths, size_t npa
 	double t0 = tsr_now();
 	if (!ctx || !paths || !dst)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_batch: NULL argument");
-	if (receipt_ret && receipt_ret->struct_size < sizeof(*receipt_ret))
+	if (receipt_ret && receipt_ret->struct_size < TSR_RECEIPT_MIN_NBYTES)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_batch: receipt struct_size too small");
 	struct tsr_receipt sum = {.struct_size = sizeof(sum)};
 	int ndim0 = 0;
@@ -71,10 +71,16 @@ int tsr_read_batch(struct tsr_context *ctx, const char *const *paths, size_t npa
 			sum.t_place += r.t_place;
 			if (!sum.fallback[0])
 				memcpy(sum.fallback, r.fallback, sizeof(sum.fallback));
+			if (!sum.decoder[0])
+				memcpy(sum.decoder, r.decoder, sizeof(sum.decoder));
 		}
 	}
+	/* A batch that stopped early may leave earlier files' GPU work in flight (their reads
+	 * deferred waiting to the last file): wait for it before the caller sees the error. */
+	if (st != TSR_OK && dst->mem == TSR_MEM_CUDA)
+		tsr_cuda_quiesce(ctx);
 	sum.t_total = tsr_now() - t0;
 	if (receipt_ret)
-		*receipt_ret = sum;
+		tsr_receipt_store(receipt_ret, &sum);
 	return st;
 }

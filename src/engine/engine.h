@@ -2,7 +2,27 @@
 #ifndef TSR_ENGINE_H
 #define TSR_ENGINE_H
 
+#include <stddef.h>
+#include <string.h>
+
 #include "../core/plan.h"
+
+/* A read option, or dflt when the caller's struct (struct_size) predates the field. */
+#define TSR_READ_OPT(opts, field, dflt)                                                  \
+	((opts) && (opts)->struct_size >= offsetof(struct tsr_read_options, field) +     \
+					   sizeof((opts)->field)                          \
+		 ? (opts)->field                                                          \
+		 : (dflt))
+
+/* Receipts: a caller built before `decoder` was added passes a smaller struct_size, and gets
+ * the fields it has room for. */
+#define TSR_RECEIPT_MIN_NBYTES offsetof(struct tsr_receipt, decoder)
+static inline void tsr_receipt_store(struct tsr_receipt *dst, const struct tsr_receipt *src)
+{
+	size_t n = dst->struct_size < sizeof(*src) ? dst->struct_size : sizeof(*src);
+	memcpy(dst, src, n);
+	dst->struct_size = n;
+}
 
 /* Runs plan on up to nthreads threads, writing the selection into out (host memory).
  * Adds phase times and byte counts to *r. */
@@ -11,10 +31,14 @@ int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
 
 /* Runs plan with the CUDA engine: the selection lands in device memory at out, ordered on
  * stream (a cudaStream_t; NULL: the default stream); returns once it is there, unless
- * defer_sync (a batch's earlier files: the last one waits for all). */
+ * defer_sync (a batch's earlier files: the last one waits for all and reports a failure of any
+ * of them). decoder: TSR_DECODER_AUTO (GPU kernels where they exist) or TSR_DECODER_CPU. */
 int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
-		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int defer_sync,
-		 struct tsr_receipt *r);
+		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
+		 int defer_sync, struct tsr_receipt *r);
+/* Waits for CUDA reads still in flight on ctx and drops their unjudged results: a batch read
+ * that stops before its last file. */
+void tsr_cuda_quiesce(struct tsr_context *ctx);
 
 /* tsr_read with the option to leave a CUDA read's completion to a later read on the same
  * stream (batch reads). */

@@ -56,9 +56,13 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 			 const struct tsr_read_options *opts, struct tsr_receipt *r, double t_start)
 {
 	int nthreads = array->ctx->nthreads;
-	if (opts && opts->struct_size >= sizeof(*opts) && opts->nthreads > 0 &&
-	    opts->nthreads < nthreads)
-		nthreads = opts->nthreads;
+	int want = TSR_READ_OPT(opts, nthreads, 0);
+	if (want > 0 && want < nthreads)
+		nthreads = want;
+	int decoder = TSR_READ_OPT(opts, decoder, TSR_DECODER_AUTO);
+	if (decoder != TSR_DECODER_AUTO && decoder != TSR_DECODER_CPU)
+		return tsr_error(TSR_E_INVALID_ARG, "%s: read option decoder %d is neither "
+				 "TSR_DECODER_AUTO (0) nor TSR_DECODER_CPU (1)", array->path, decoder);
 	struct tsr_plan plan;
 	int st = tsr_plan_build(&array->desc, ns, &plan);
 	if (st)
@@ -66,7 +70,8 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 	r->t_plan = tsr_now() - t_start;
 	r->chunks_read = plan.ntasks;
 	if (on_device)
-		st = tsr_cuda_run(array, &plan, ns, out, cuda_stream, nthreads, defer_sync, r);
+		st = tsr_cuda_run(array, &plan, ns, out, cuda_stream, nthreads, decoder, defer_sync,
+				  r);
 	else
 		st = tsr_cpu_run(array, &plan, ns, out, nthreads, r);
 	tsr_plan_free(&plan);
@@ -88,7 +93,7 @@ int tsr_read_ex(struct tsr_array *array, const struct tsr_selection *sel,
 	double t0 = tsr_now();
 	if (!array || !dst)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_read: NULL array or destination");
-	if (receipt_ret && receipt_ret->struct_size < sizeof(*receipt_ret))
+	if (receipt_ret && receipt_ret->struct_size < TSR_RECEIPT_MIN_NBYTES)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_read: receipt struct_size too small");
 	struct tsr_norm_sel ns;
 	int st = tsr_selection_normalize(sel, array->desc.ndim, array->desc.shape, &ns);
@@ -107,7 +112,7 @@ int tsr_read_ex(struct tsr_array *array, const struct tsr_selection *sel,
 	st = tsr_read_impl(array, &ns, dst->data, dst->cuda_stream, dst->mem == TSR_MEM_CUDA,
 			   defer_sync, opts, &r, t0);
 	if (receipt_ret)
-		*receipt_ret = r;
+		tsr_receipt_store(receipt_ret, &r);
 	return st;
 }
 
@@ -118,7 +123,7 @@ int tsr_read_alloc(struct tsr_array *array, const struct tsr_selection *sel,
 	double t0 = tsr_now();
 	if (!array || !data_ret || !nbytes_ret || !ndim_ret || !shape_ret)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_alloc: NULL argument");
-	if (receipt_ret && receipt_ret->struct_size < sizeof(*receipt_ret))
+	if (receipt_ret && receipt_ret->struct_size < TSR_RECEIPT_MIN_NBYTES)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_alloc: receipt struct_size too small");
 	*data_ret = NULL;
 	*nbytes_ret = 0;
@@ -138,7 +143,7 @@ int tsr_read_alloc(struct tsr_array *array, const struct tsr_selection *sel,
 	tsr_receipt_init(array, &r);
 	st = tsr_read_impl(array, &ns, buf, NULL, 0, 0, opts, &r, t0);
 	if (receipt_ret)
-		*receipt_ret = r;
+		tsr_receipt_store(receipt_ret, &r);
 	if (st) {
 		free(buf);
 		return st;

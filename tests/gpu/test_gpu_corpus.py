@@ -1,10 +1,15 @@
 """test_gpu_corpus.py - every corpus case (FITS, Zarr v2/v3, Blosc2) read into GPU memory with
-`tessera read --device cuda` equals what the peers read, bit for bit; sections too. Without a
-CUDA device (or a build without CUDA) it says so and passes."""
+`tessera read --device cuda` equals what the peers read, bit for bit; sections too. FITS GZIP
+tiles and Zarr gzip/zlib chunks go through the GPU inflate kernel; a few cases again with
+`--decoder cpu`; receipts say which decoder ran; corrupt GZIP tiles and gzip chunks fail naming
+the file, the HDU or array, and the chunk. Without a CUDA device (or a build without CUDA) it
+says so and passes."""
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from corpus_util import BIN, CORPUS, report, run_read, same  # noqa: E402
@@ -17,25 +22,113 @@ if probe.returncode != 0 and ("no CUDA" in probe.stderr or "CUDA engine" in prob
     print("skipped: no CUDA device (%s)" % probe.stderr.strip())
     sys.exit(0)
 
+# Read again with the CPU decoder: GZIP_1/GZIP_2 tiles (one with a section), a quantized GZIP_2
+# image (CPU either way), Zarr gzip, zlib (big-endian) and sharded gzip.
+CPU_DECODER_CASES = {"fits_c_gzip2_i32_tiles", "fits_c_gzip1_f32_lossless",
+                     "fits_fp_gzip2_i16_tiles_sec", "fits_c_gzip2_f32_sd1_cksumseed",
+                     "zarr_gzip_u16", "zarr_be_i2", "zarr3-shard_start_gzip_u1"}
+
 failures, total = [], 0
+cases = {}
 for manifest in ("manifest-fits.json", "manifest-zarr2.json", "manifest-zarr3.json",
                  "manifest-blosc2.json"):
     path = os.path.join(CORPUS, manifest)
     if not os.path.exists(path):
         continue
     for c in json.load(open(path)):
-        extra = ["--device", "cuda"]
-        if c.get("array"):
-            extra += ["--array", c["array"]]
-        if c.get("level") is not None:
-            extra += ["--level", str(c["level"])]
+        cases[c["id"]] = c
+        variants = [["--device", "cuda"]]
+        if c["id"] in CPU_DECODER_CASES:
+            variants.append(["--device", "cuda", "--decoder", "cpu"])
+        for extra in variants:
+            extra = list(extra)
+            if c.get("array"):
+                extra += ["--array", c["array"]]
+            if c.get("level") is not None:
+                extra += ["--level", str(c["level"])]
+            total += 1
+            name = c["id"] + (" (--decoder cpu)" if "--decoder" in extra else "")
+            got, rc, err = run_read(os.path.join(CORPUS, c["path"]), c.get("hdu"),
+                                    c.get("section"), extra=extra)
+            if got is None:
+                failures.append("%s: exit %d: %s" % (name, rc, err.strip()))
+                continue
+            why = same(got, np.load(os.path.join(CORPUS, c["expect"])))
+            if why:
+                failures.append("%s: %s" % (name, why))
+
+
+def receipt(case_id, *extra):
+    """The --receipt text of a CUDA read of a corpus case."""
+    c = cases[case_id]
+    cmd = [BIN, "read", os.path.join(CORPUS, c["path"]), "--device", "cuda", "--receipt",
+           "-o", "/dev/null"] + list(extra)
+    if c.get("hdu") is not None:
+        cmd += ["--hdu", str(c["hdu"])]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    return p.stdout + p.stderr
+
+
+# Receipts name the decoder that ran, and every CPU fallback with its reason.
+RECEIPTS = [
+    ("fits_c_gzip2_i32_tiles", (), "GZIP_2 tiles decoded on the GPU (tessera inflate kernel)"),
+    ("fits_c_gzip1_i16_rows", (), "GZIP_1 tiles decoded on the GPU (tessera inflate kernel)"),
+    ("fits_c_gzip2_i32_tiles", ("--decoder", "cpu"), "decoded on the CPU (decoder option cpu)"),
+    ("fits_c_gzip2_f32_sd1_cksumseed", (), "quantized: no GPU dequantization yet"),
+    ("zarr_gzip_u16", (), "chunks decoded on the GPU (tessera inflate kernel)"),
+    ("zarr_zlib_i8", (), "chunks decoded on the GPU (tessera inflate kernel)"),
+]
+for case_id, extra, want in RECEIPTS:
+    if case_id not in cases:
+        continue
+    total += 1
+    text = receipt(case_id, *extra)
+    if want not in text:
+        failures.append("receipt of %s %s lacks %r: %s" % (case_id, " ".join(extra), want,
+                                                            text.strip()))
+
+
+def expect_failure(label, path, extra, wants):
+    """Both decoders must refuse a corrupt input, naming where it is."""
+    global total
+    for dec in ("gpu", "cpu"):
         total += 1
-        got, rc, err = run_read(os.path.join(CORPUS, c["path"]), c.get("hdu"), c.get("section"),
-                                extra=extra)
-        if got is None:
-            failures.append("%s: exit %d: %s" % (c["id"], rc, err.strip()))
+        p = subprocess.run([BIN, "read", path, "--device", "cuda", "--decoder", dec,
+                            "-o", "/dev/null"] + list(extra),
+                           capture_output=True, text=True, timeout=300)
+        if p.returncode == 0:
+            failures.append("%s (--decoder %s): corrupt input read without an error" % (label, dec))
             continue
-        why = same(got, np.load(os.path.join(CORPUS, c["expect"])))
-        if why:
-            failures.append("%s: %s" % (c["id"], why))
+        missing = [w for w in wants if w not in p.stderr]
+        if missing:
+            failures.append("%s (--decoder %s): message lacks %s: %s" % (label, dec, missing,
+                                                                        p.stderr.strip()))
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    # A GZIP_2 tile with a damaged DEFLATE body: the 3rd gzip member of the heap.
+    src = os.path.join(CORPUS, "fits", "c_gzip2_i32_tiles.fits")
+    if os.path.exists(src):
+        data = bytearray(open(src, "rb").read())
+        at, k = -1, 0
+        for _ in range(3):
+            at = data.find(b"\x1f\x8b\x08", at + 1)
+        if at > 0:
+            for k in range(24, 40):
+                data[at + k] ^= 0x5A
+            bad = os.path.join(tmp, "bad_gzip2.fits")
+            open(bad, "wb").write(bytes(data))
+            expect_failure("corrupt GZIP_2 tile", bad, ["--hdu", "1"],
+                           ["bad_gzip2.fits", "HDU 1", "tile "])
+    # A Zarr v2 gzip chunk whose CRC-32 no longer matches (a flipped byte in the trailer).
+    store = os.path.join(CORPUS, "zarr2", "gzip_u16.zarr")
+    if os.path.isdir(store):
+        copy = os.path.join(tmp, "bad_gzip.zarr")
+        shutil.copytree(store, copy)
+        chunk = os.path.join(copy, "1.1")
+        data = bytearray(open(chunk, "rb").read())
+        data[-6] ^= 0xFF
+        open(chunk, "wb").write(bytes(data))
+        expect_failure("corrupt gzip chunk", copy, [], ["bad_gzip.zarr", "array", "chunk 1.1"])
+
 report(failures, total)

@@ -1,0 +1,114 @@
+"""plot.py - a PNG bar chart of decoded GB/s per workload and reader from `tessera bench` JSON reports.
+
+    python3 bench/plot.py -o chart.png r1.json r2.json ...   [--label r1.json=NAME ...]
+
+Each report is one workload (its FILEs); each phase of it that ran is one reader (tessera's
+end-to-end CPU and CUDA reads, single and batched, and raw storage reads for reference).
+Bars are decoded output bytes per second at the median iteration (raw read: file bytes per
+second, since it decodes nothing), in GB/s (10^9 bytes). Phases that were skipped, failed or
+are not implemented are left out and named under the chart, with the machines and dates the
+reports came from. Needs Debian's python3-matplotlib (in the Makefile's DEB_PACKAGES).
+"""
+import argparse
+import json
+import os
+import sys
+import textwrap
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display on the benchmark machines
+import matplotlib.pyplot as plt  # noqa: E402
+
+# Readers in the order they are drawn; raw read is storage alone, for scale.
+READERS = [("raw_read", "raw read (storage)"), ("cpu", "tessera CPU"),
+           ("cpu_batch", "tessera CPU batch"), ("cuda", "tessera CUDA"),
+           ("cuda_batch", "tessera CUDA batch"), ("cuda_stream", "tessera CUDA stream")]
+
+
+def workload_label(report, path, labels):
+    if path in labels:
+        return labels[path]
+    w = report["workload"]
+    names = [os.path.basename(f["path"].rstrip("/")) for f in w["files"]]
+    if len(set(names)) > 1:
+        head = "%s +%d" % (names[0], len(names) - 1)
+    else:
+        head = names[0] if len(names) == 1 else "%d x %s" % (len(names), names[0])
+    n = w["decoded_bytes"]
+    size = "%.1f MB" % (n / 1e6) if n >= 1e5 else "%.1f kB" % (n / 1e3)
+    return "%s\n%s, %s" % (head, "+".join(w["codecs"]), size)
+
+
+def machine(report):
+    cuda = report["capabilities"]["cuda"]
+    gpu = ", ".join(d["name"] for d in cuda.get("devices", [])) or "no GPU"
+    return "%s (%d CPUs, %s), %s" % (report["host"]["hostname"], report["host"]["cpus"], gpu,
+                                     report["created"][:10])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("reports", nargs="+", help="tessera bench --output-json files")
+    ap.add_argument("-o", "--output", required=True, help="PNG to write")
+    ap.add_argument("--label", action="append", default=[],
+                    help="REPORT=NAME: the workload name of one report on the chart")
+    ap.add_argument("--log", action="store_true", help="logarithmic GB/s axis")
+    ap.add_argument("--title", default="tessera: decoded GB/s per workload and reader")
+    args = ap.parse_args()
+    labels = dict(x.split("=", 1) for x in args.label)
+
+    rows, missing, machines = [], {}, []
+    for path in args.reports:
+        with open(path) as f:
+            r = json.load(f)
+        if r.get("schema") != "tessera-bench-report" or r.get("schema_version") != 1:
+            sys.exit("plot.py: %s is not a schema 1 tessera bench report" % path)
+        label = workload_label(r, path, labels)
+        speeds = {}
+        for p in r["phases"]:
+            if p["id"] not in dict(READERS):
+                continue
+            rate = p["mb_per_s_out"] if p["id"] != "raw_read" else p["mb_per_s_in"]
+            if p["ok"] and rate:
+                speeds[p["id"]] = rate / 1e3
+            elif p["status"] != "not_implemented":
+                key = "%s (%s)" % (p["name"], p["status"])
+                missing[key] = missing.get(key, 0) + 1
+        rows.append((label, speeds))
+        if machine(r) not in machines:
+            machines.append(machine(r))
+
+    readers = [(rid, name) for rid, name in READERS if any(rid in s for _, s in rows)]
+    if not readers:
+        sys.exit("plot.py: no phase in these reports ran")
+    width = 0.8 / len(readers)
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(rows) * max(1, len(readers) / 3)), 4.8))
+    for k, (rid, name) in enumerate(readers):
+        xs = [i + (k - (len(readers) - 1) / 2) * width for i in range(len(rows))]
+        ys = [s.get(rid, 0) for _, s in rows]
+        bars = ax.bar(xs, ys, width, label=name)
+        for b, y in zip(bars, ys):
+            if y:
+                ax.annotate("%.2f" % y, (b.get_x() + b.get_width() / 2, y), ha="center",
+                            va="bottom", fontsize=7)
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels([lab for lab, _ in rows], fontsize=8)
+    if args.log:
+        ax.set_yscale("log")
+    ax.set_ylabel("GB/s (decoded output; raw read: file bytes)")
+    ax.set_title(args.title)
+    ax.legend(fontsize=8)
+    note = "measured on " + "; ".join(machines)
+    if missing:
+        note += "\nnot measured: " + "; ".join(
+            "%s in %d of %d" % (k, n, len(rows)) for k, n in missing.items())
+    note = "\n".join(textwrap.fill(line, int(fig.get_figwidth() * 16)) for line in note.split("\n"))
+    fig.text(0.01, 0.01, note, fontsize=7, va="bottom")
+    fig.tight_layout(rect=(0, 0.08 + 0.03 * note.count("\n"), 1, 1))
+    fig.savefig(args.output, dpi=120)
+    print("wrote %s" % args.output)
+
+
+if __name__ == "__main__":
+    main()
