@@ -62,6 +62,9 @@ int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_op
 	}
 	int st = tsr_open_driver(a, &o);
 	if (st != TSR_OK) {
+		/* Every failure names the file, whichever layer it came from. */
+		if (!strstr(tsr_errmsg(), path))
+			tsr_error_prefix("%s", path);
 		tsr_array_free(a);
 		return st;
 	}
