@@ -743,10 +743,17 @@ static void tsr_cuda_receipt(const struct tsr_array *a, int64_t n_inflate, const
 	snprintf(r->decoder, sizeof(r->decoder), "%s", dec);
 	if (fb[0]) {
 		size_t have = strlen(r->fallback);
-		if (have && have + 2 < sizeof(r->fallback))
-			snprintf(r->fallback + have, sizeof(r->fallback) - have, "; %s", fb);
-		else if (!have)
-			snprintf(r->fallback, sizeof(r->fallback), "%s", fb);
+		/* Append "; fb", cut to what fits (receipts are fixed-size text). */
+		if (have && have + 2 < sizeof(r->fallback)) {
+			size_t room = sizeof(r->fallback) - have - 3, n = strlen(fb);
+			memcpy(r->fallback + have, "; ", 2);
+			memcpy(r->fallback + have + 2, fb, n < room ? n : room);
+			r->fallback[have + 2 + (n < room ? n : room)] = '\0';
+		} else if (!have) {
+			size_t n = strlen(fb), room = sizeof(r->fallback) - 1;
+			memcpy(r->fallback, fb, n < room ? n : room);
+			r->fallback[n < room ? n : room] = '\0';
+		}
 	}
 }
 
