@@ -50,6 +50,26 @@ def same(a, b):
     return None
 
 
+def read_must_fail(path, args=(), want=()):
+    """Runs `tessera read PATH ARGS`; None when it fails as bad input must (exit 1, one line
+    naming the file and containing every string in want), else what went wrong."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [BIN, "read", path, "-o", os.path.join(tmp, "out.npy")] + list(args)
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            return "hung"
+    msg = p.stderr.strip()
+    if p.returncode != 1:
+        return "exit %d (want 1): %s" % (p.returncode, msg)
+    if "\n" in msg or not msg:
+        return "message is not one line: %r" % msg
+    for w in (os.path.basename(path),) + tuple(want):
+        if w not in msg:
+            return "message lacks %r: %s" % (w, msg)
+    return None
+
+
 def report(failures, total):
     for f in failures:
         print("FAIL", f)

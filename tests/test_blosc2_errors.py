@@ -13,7 +13,7 @@ import zlib
 
 import numpy as np
 
-from corpus_util import BIN, CORPUS, report
+from corpus_util import BIN, CORPUS, read_must_fail, report
 
 tmp = tempfile.mkdtemp()
 failures = []
@@ -24,22 +24,9 @@ def expect_error(label, path, section=None, want=()):
     """The read must fail with exit 1 and one line holding the file name and every `want`."""
     global total
     total += 1
-    out = os.path.join(tmp, "out.npy")
-    cmd = [BIN, "read", path, "-o", out] + (["--section", section] if section else [])
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    except subprocess.TimeoutExpired:
-        failures.append("%s: hung" % label)
-        return
-    msg = p.stderr.strip()
-    if p.returncode != 1:
-        failures.append("%s: exit %d (want 1): %s" % (label, p.returncode, msg))
-    elif "\n" in msg or not msg:
-        failures.append("%s: message is not one line: %r" % (label, msg))
-    else:
-        for w in (os.path.basename(path),) + tuple(want):
-            if w not in msg:
-                failures.append("%s: message lacks %r: %s" % (label, w, msg))
+    why = read_must_fail(path, ["--section", section] if section else [], want)
+    if why:
+        failures.append("%s: %s" % (label, why))
 
 
 def copy(name):

@@ -4,10 +4,9 @@ import json
 import os
 import shutil
 import struct
-import subprocess
 import tempfile
 
-from corpus_util import BIN, CORPUS, report
+from corpus_util import CORPUS, read_must_fail, report
 
 tmp = tempfile.mkdtemp()
 failures = []
@@ -31,22 +30,9 @@ def expect_error(label, store, *args, want=()):
     """The read must fail with exit 1 and one line containing the store and every string in want."""
     global total
     total += 1
-    out = os.path.join(tmp, "out.npy")
-    try:
-        p = subprocess.run([BIN, "read", store, "-o", out] + list(args), capture_output=True,
-                           text=True, timeout=60)
-    except subprocess.TimeoutExpired:
-        failures.append("%s: hung" % label)
-        return
-    msg = p.stderr.strip()
-    if p.returncode != 1:
-        failures.append("%s: exit %d (want 1): %s" % (label, p.returncode, msg))
-    elif "\n" in msg or not msg:
-        failures.append("%s: message is not one line: %r" % (label, msg))
-    else:
-        for w in (os.path.basename(store),) + tuple(want):
-            if w not in msg:
-                failures.append("%s: message lacks %r: %s" % (label, w, msg))
+    why = read_must_fail(store, args, want)
+    if why:
+        failures.append("%s: %s" % (label, why))
 
 
 def edit_json(path, fn):
