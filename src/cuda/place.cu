@@ -115,11 +115,12 @@ __device__ static void tsr_scale_store(unsigned char *dst, const struct tsr_cuda
 }
 
 /* blockIdx.x: the chunk task; blockIdx.y strides over the box's rows; threads walk a row. */
-__global__ void tsr_place_kernel(unsigned char *out, const unsigned char *src,
-				 const unsigned char *dec, const struct tsr_cuda_place *places,
-				 const int *status, const size_t *sizes)
+__global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *dec,
+				 const struct tsr_cuda_place *places, const int *status,
+				 const size_t *sizes)
 {
 	const struct tsr_cuda_place *pl = &places[blockIdx.x];
+	unsigned char *out = (unsigned char *)(uintptr_t)pl->out;
 	int nd = pl->ndim;
 	int64_t cstride[TSR_CUDA_MAX_DIM];
 	int64_t npix = 1;
@@ -194,7 +195,7 @@ __global__ void tsr_place_kernel(unsigned char *out, const unsigned char *src,
 	}
 }
 
-extern "C" int tsr_cuda_place_launch(void *out, const void *d_src, const void *d_dec,
+extern "C" int tsr_cuda_place_launch(const void *d_src, const void *d_dec,
 				     const struct tsr_cuda_place *d_places, size_t n,
 				     int64_t max_rows, const int *d_status, const size_t *d_sizes,
 				     void *stream)
@@ -204,7 +205,7 @@ extern "C" int tsr_cuda_place_launch(void *out, const void *d_src, const void *d
 	unsigned int gy = (unsigned int)(max_rows < 1 ? 1 : max_rows > 4096 ? 4096 : max_rows);
 	dim3 grid((unsigned int)n, gy);
 	tsr_place_kernel<<<grid, 256, 0, (cudaStream_t)stream>>>(
-		(unsigned char *)out, (const unsigned char *)d_src, (const unsigned char *)d_dec,
-		d_places, d_status, d_sizes);
+		(const unsigned char *)d_src, (const unsigned char *)d_dec, d_places, d_status,
+		d_sizes);
 	return (int)cudaGetLastError();
 }

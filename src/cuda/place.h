@@ -17,8 +17,10 @@ enum { TSR_CUDA_COPY = 0, TSR_CUDA_OFFSET = 1, TSR_CUDA_SCALE = 2 };
 
 /* One chunk task of a batch: where its values are (the batch's staging buffer, or its decode
  * buffer when the GPU inflated them), how they turn into output values, and which box of it
- * lands where in the output. */
+ * lands where in which output (a batch may hold chunks of several reads: a batch read's files
+ * share staging slots). */
 struct tsr_cuda_place {
+	uint64_t out;           /* device address of the read's output (element 0) */
 	uint64_t src_offset;    /* bytes into the buffer that src_dec picks */
 	int32_t in_type;        /* enum tsr_dtype of the stored elements */
 	int32_t out_type;       /* enum tsr_dtype of the output */
@@ -46,13 +48,13 @@ struct tsr_cuda_place {
 };
 
 /*
- * Scatters a batch into out (device memory) on stream. d_places: device array of n places;
+ * Scatters a batch into each place's output (device memory) on stream. d_places: device array of n places;
  * d_src: the batch's staging buffer on the device; d_dec: its decode buffer (NULL when no
  * place has src_dec). d_status / d_sizes: the batch's inflate results, indexed by a place's
  * `stream` (NULL when no place has one). max_rows: a row count to size the grid by. Returns
  * 0 or a CUDA error code.
  */
-int tsr_cuda_place_launch(void *out, const void *d_src, const void *d_dec,
+int tsr_cuda_place_launch(const void *d_src, const void *d_dec,
 			  const struct tsr_cuda_place *d_places, size_t n, int64_t max_rows,
 			  const int *d_status, const size_t *d_sizes, void *stream);
 

@@ -55,6 +55,11 @@ int tsr_read_batch(struct tsr_context *ctx, const char *const *paths, size_t npa
 		one.data = (unsigned char *)dst->data + i * per;
 		one.nbytes = per;
 		struct tsr_receipt r = {.struct_size = sizeof(r)};
+		/* Into device memory, every file but the last defers: the CUDA engine fills its
+		 * staging slots on with the next file's chunks (the GPU then decodes thousands of
+		 * tiles a launch, not one file's few large ones) and the last read sends the rest,
+		 * waits and judges every file's results. Each read has fetched what it needs from
+		 * its file before it returns, so the file can close. */
 		st = tsr_read_ex(a, sel, &one, opts, &r, i + 1 < npaths);
 		tsr_array_free(a);
 		if (i == 0)
@@ -75,8 +80,9 @@ int tsr_read_batch(struct tsr_context *ctx, const char *const *paths, size_t npa
 				memcpy(sum.decoder, r.decoder, sizeof(sum.decoder));
 		}
 	}
-	/* A batch that stopped early may leave earlier files' GPU work in flight (their reads
-	 * deferred waiting to the last file): wait for it before the caller sees the error. */
+	/* A batch that stopped early may leave earlier files' GPU work in flight, and their chunks
+	 * staged but not sent (their reads deferred to the last file): wait for the one and drop
+	 * the other before the caller sees the error. */
 	if (st != TSR_OK && dst->mem == TSR_MEM_CUDA)
 		tsr_cuda_quiesce(ctx);
 	sum.t_total = tsr_now() - t0;

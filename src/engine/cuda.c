@@ -1,9 +1,10 @@
-/* cuda.c - the CUDA engine (host side): reads land in GPU memory. The thread pool fetches each
- * batch of chunks into a ring of pinned staging buffers: stored bytes where the GPU decodes them
- * (plain elements; one DEFLATE-family stream, which the inflate kernel decodes into the slot's
- * decode buffer), values decoded on the CPU otherwise. A copy stream moves each batch to the
- * device in one piece; the read's stream inflates it and the fused place kernel scatters it
- * into the caller's array, so batch k's copy and decode overlap batch k+1's reading. */
+/* cuda.c - the CUDA engine (host side): reads land in GPU memory. The thread pool fetches chunks
+ * into a ring of pinned staging slots: stored bytes where the GPU decodes them (plain elements;
+ * one DEFLATE-family stream, which the inflate kernel decodes into the slot's decode buffer),
+ * values decoded on the CPU otherwise. A slot is filled up to its size, across the files of a
+ * batch read, before it goes to the GPU; each slot has its own CUDA stream (copy, inflate, place
+ * into the callers' arrays), so batch k's inflate overlaps batch k+1's copy and batch k+2's
+ * reading, and the inflate launches of several slots share the GPU. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -23,14 +24,17 @@
 #include "../cuda/place.h"
 #include "../cuda/tsr_cuda.h"
 
-/* Staging ring: copies of >= 16 MiB reach full PCIe speed (DESIGN.md section 4). */
+/* Staging ring: copies of >= 16 MiB reach full PCIe speed (DESIGN.md section 4). The GPU decodes
+ * as many slots at once as the ring has: one warp inflates a stream, so large tiles (FITS tiles
+ * of 16 rows: 256 KiB, about 650 to a slot) need several slots in flight to fill the GPU. Slots
+ * are allocated as the ring first reaches them: a small read takes one. */
 #define TSR_SLOT_NBYTES ((size_t)64 << 20)
-#define TSR_NSLOTS 3
+#define TSR_NSLOTS 6
 #define TSR_SLOT_PLACES 16384
 /* A slot's decode buffer holds what its compressed bytes inflate to: float images compress 1.2
  * to 3 times, so a full 64 MiB slot needs up to about 200 MiB; a batch ends early when it
  * fills. Reads that need less allocate less. */
-#define TSR_DEC_NBYTES ((size_t)256 << 20)
+#define TSR_DEC_NBYTES ((size_t)192 << 20)
 /* Inflate results of a batch: decoded sizes (8 bytes a stream), then statuses (4 bytes);
  * on the device the kernel's scratch follows. */
 #define TSR_RES_NBYTES ((size_t)12 * TSR_SLOT_PLACES)
@@ -61,42 +65,58 @@ struct tsr_cuda_check {
 	int64_t chunk;
 	uint64_t npix;
 	uint32_t width;         /* expected element bytes */
+	uint32_t prefix_at;     /* its file's "path: HDU 1: tile" in the slot's prefix text */
 	int16_t elem, out;      /* enum tsr_dtype: stored, output */
 	uint8_t framing;        /* TSR_CUDA_DEFLATE / ZLIB / GZIP */
 	uint8_t elem_from_size; /* FITS GZIP tile: another integer width may be legal */
 	uint8_t kind;           /* enum tsr_xform_kind */
 	uint8_t name;           /* index into the slot's codec names */
+	uint8_t has_label;      /* the slot's labels name it (Zarr keys) */
 };
 
-#define TSR_NAMES 4
+#define TSR_NAMES 8
 
+/*
+ * A slot of the ring. It is open while the host fills it (chunks of one read, or of several
+ * files of a batch read: each place says which output it goes to), then dispatched to its
+ * stream in one piece. A dispatched batch's inflate results stay pending until the slot is
+ * opened again or the ring settles: a batch read's earlier files are judged while later ones
+ * are read, when their arrays may be closed, so what messages need is kept here as text.
+ */
 struct tsr_cuda_slot {
 	unsigned char *host;            /* pinned staging */
 	unsigned char *dev;
+	size_t nbytes;
 	struct tsr_cuda_place *host_places; /* pinned */
 	struct tsr_cuda_place *dev_places;
-	size_t nbytes;
 	unsigned char *dec;             /* device decode buffer (allocated on first need) */
 	size_t dec_nbytes;
-	uint64_t *host_io, *dev_io;     /* inflate arguments, 4 x n words: input pointers, input
-					   sizes, output pointers, output capacities */
+	uint64_t *host_io, *dev_io;     /* inflate arguments, 4 arrays: input pointers, input
+					   sizes, output pointers, output capacities; while open,
+					   TSR_SLOT_PLACES apart and pointers as offsets (buffers
+					   may grow before dispatch), then packed n apart */
 	unsigned char *host_res, *dev_res; /* inflate results (TSR_RES_NBYTES; + scratch) */
-	cudaEvent_t copied;             /* host buffers free again */
-	cudaEvent_t placed;             /* device buffers free again */
-	cudaEvent_t checked;            /* inflate results are in host_res */
-	int used;
-	/* The last batch's inflate results, still to be judged (a batch read's earlier files
-	 * are judged while later ones are read: their arrays may be closed by then, so the
-	 * names that messages need are kept here). */
-	int pending;
-	size_t nstreams;
 	struct tsr_cuda_check *checks;  /* TSR_SLOT_PLACES */
 	char *labels;                   /* TSR_SLOT_PLACES x TSR_LABEL_NBYTES: chunk names of
 					   formats that name chunks (Zarr keys); NULL until then */
-	int has_labels;
+	cudaStream_t stream;            /* copy, inflate and place of this slot's batches */
+	cudaEvent_t copied;             /* host buffers free again */
+	cudaEvent_t placed;             /* the last batch is placed */
+	cudaEvent_t checked;            /* inflate results are in host_res */
+	int made;                       /* stream and events exist */
+	/* the batch being filled, or the last one dispatched */
+	int open;
+	pthread_t owner;                /* the thread whose reads fill the open slot */
+	size_t used, dec_used, nplaces, nstreams;
+	int framing;                    /* of its inflate streams (one launch): -1 none yet */
+	int64_t max_rows;
+	int pending;                    /* dispatched results not judged yet */
 	char names[TSR_NAMES][32];      /* codec names of the batch's streams */
 	int nnames;
-	char prefix[1400];              /* "path: HDU 1: tile" */
+	char *ptext;                    /* prefixes of the batch's files, each NUL-ended */
+	size_t ptext_len, ptext_cap;
+	uint64_t pfx_seq;               /* the read whose prefix was added last, at pfx_at */
+	uint32_t pfx_at;
 };
 
 struct tsr_cuda_task;
@@ -104,10 +124,12 @@ struct tsr_cuda_task;
 struct tsr_cuda_state {
 	pthread_mutex_t lock;           /* one GPU read at a time per context */
 	int device;
-	cudaStream_t copy;
 	struct tsr_cuda_slot slot[TSR_NSLOTS];
-	size_t slot_nbytes;
-	int next_slot;
+	size_t slot_want, dec_want;     /* slot sizes the reads so far need */
+	int next_slot;                  /* the open slot, or the one to open next */
+	cudaStream_t open_cstream;      /* the caller's stream of the open slot's reads */
+	cudaEvent_t entry;              /* recorded on a caller's stream: work a slot must follow */
+	uint64_t seq;                   /* reads so far */
 	struct tsr_cuda_task *tasks;    /* kept from read to read: a batch read's files reuse it */
 	size_t tasks_cap;
 	char name[256];
@@ -121,38 +143,33 @@ static int tsr_cuda_fail(cudaError_t e, const char *what)
 	return tsr_error(TSR_E_IO, "CUDA: %s: %s", what, cudaGetErrorString(e));
 }
 
-static void tsr_cuda_slots_free(struct tsr_cuda_state *cs)
+/* Frees a slot's buffers (its work must be done); keeps its stream and events. */
+static void tsr_cuda_slot_buffers_free(struct tsr_cuda_slot *s)
 {
-	for (int i = 0; i < TSR_NSLOTS; i++) {
-		struct tsr_cuda_slot *s = &cs->slot[i];
-		if (s->host)
-			cudaFreeHost(s->host);
-		if (s->dev)
-			cudaFree(s->dev);
-		if (s->host_places)
-			cudaFreeHost(s->host_places);
-		if (s->dev_places)
-			cudaFree(s->dev_places);
-		if (s->dec)
-			cudaFree(s->dec);
-		if (s->host_io)
-			cudaFreeHost(s->host_io);
-		if (s->dev_io)
-			cudaFree(s->dev_io);
-		if (s->host_res)
-			cudaFreeHost(s->host_res);
-		if (s->dev_res)
-			cudaFree(s->dev_res);
-		if (s->used) {
-			cudaEventDestroy(s->copied);
-			cudaEventDestroy(s->placed);
-			cudaEventDestroy(s->checked);
-		}
-		free(s->checks);
-		free(s->labels);
-		memset(s, 0, sizeof(*s));
-	}
-	cs->slot_nbytes = 0;
+	if (s->host)
+		cudaFreeHost(s->host);
+	if (s->dev)
+		cudaFree(s->dev);
+	if (s->host_places)
+		cudaFreeHost(s->host_places);
+	if (s->dev_places)
+		cudaFree(s->dev_places);
+	if (s->dec)
+		cudaFree(s->dec);
+	if (s->host_io)
+		cudaFreeHost(s->host_io);
+	if (s->dev_io)
+		cudaFree(s->dev_io);
+	if (s->host_res)
+		cudaFreeHost(s->host_res);
+	if (s->dev_res)
+		cudaFree(s->dev_res);
+	free(s->checks);
+	s->host = s->dev = s->dec = s->host_res = s->dev_res = NULL;
+	s->host_places = s->dev_places = NULL;
+	s->host_io = s->dev_io = NULL;
+	s->checks = NULL;
+	s->nbytes = s->dec_nbytes = 0;
 }
 
 static int tsr_int_width_type(uint64_t w)
@@ -204,6 +221,8 @@ static int tsr_cuda_verdict(const struct tsr_cuda_check *c, int status, uint64_t
 }
 
 /* Judges a slot's pending inflate results (when check), then forgets them. */
+
+/* Judges a slot's pending inflate results (when check), then forgets them. */
 static int tsr_cuda_slot_judge(struct tsr_cuda_slot *s, int check)
 {
 	if (!s->pending)
@@ -224,25 +243,27 @@ static int tsr_cuda_slot_judge(struct tsr_cuda_slot *s, int check)
 		if (bad == TSR_OK)
 			continue;
 		const char *label = num;
-		if (s->has_labels)
+		if (c->has_label && s->labels)
 			label = s->labels + i * TSR_LABEL_NBYTES;
 		else
 			snprintf(num, sizeof(num), "%lld", (long long)c->chunk);
-		return tsr_error(bad, "%s %s: %s", s->prefix, label, why);
+		const char *prefix = s->ptext && c->prefix_at < s->ptext_len ? s->ptext + c->prefix_at
+									     : "";
+		return tsr_error(bad, "%s %s: %s", prefix, label, why);
 	}
 	return TSR_OK;
 }
 
-/* Waits for all work in flight in the ring, oldest batch first; judges (check) or drops the
- * inflate results still pending. Returns the first failure. */
+/* Waits for all work dispatched to the ring, oldest batch first; judges (check) or drops the
+ * inflate results still pending. Returns the first failure. An open slot stays open. */
 static int tsr_cuda_settle(struct tsr_cuda_state *cs, int check)
 {
 	int st = TSR_OK;
 	for (int k = 0; k < TSR_NSLOTS; k++) {
 		struct tsr_cuda_slot *s = &cs->slot[(cs->next_slot + k) % TSR_NSLOTS];
-		if (!s->used)
+		if (!s->made)
 			continue;
-		cudaError_t e = cudaEventSynchronize(s->placed);
+		cudaError_t e = cudaStreamSynchronize(s->stream);
 		if (e && st == TSR_OK && check)
 			st = tsr_cuda_fail(e, "GPU decode and place");
 		int one = tsr_cuda_slot_judge(s, check && st == TSR_OK);
@@ -252,69 +273,101 @@ static int tsr_cuda_settle(struct tsr_cuda_state *cs, int check)
 	return st;
 }
 
-/* Makes sure every slot holds at least nbytes. */
-static int tsr_cuda_slots_ensure(struct tsr_cuda_state *cs, size_t nbytes)
+/* Gives the slot buffers of nbytes (its earlier work is done and judged). */
+static int tsr_cuda_slot_alloc(struct tsr_cuda_slot *s, size_t nbytes)
 {
-	if (cs->slot_nbytes >= nbytes)
-		return TSR_OK;
-	/* Results of a batch read's earlier files are judged before their buffers go. */
-	int st = tsr_cuda_settle(cs, 1);
-	if (st)
-		return st;
-	tsr_cuda_slots_free(cs);
-	for (int i = 0; i < TSR_NSLOTS; i++) {
-		struct tsr_cuda_slot *s = &cs->slot[i];
-		cudaError_t e;
-		if ((e = cudaHostAlloc((void **)&s->host, nbytes, cudaHostAllocDefault)) ||
-		    (e = cudaMalloc((void **)&s->dev, nbytes)) ||
-		    (e = cudaHostAlloc((void **)&s->host_places,
-				       TSR_SLOT_PLACES * sizeof(struct tsr_cuda_place),
-				       cudaHostAllocDefault)) ||
-		    (e = cudaMalloc((void **)&s->dev_places,
-				    TSR_SLOT_PLACES * sizeof(struct tsr_cuda_place))) ||
-		    (e = cudaHostAlloc((void **)&s->host_io, 4 * 8 * (size_t)TSR_SLOT_PLACES,
-				       cudaHostAllocDefault)) ||
-		    (e = cudaMalloc((void **)&s->dev_io, 4 * 8 * (size_t)TSR_SLOT_PLACES)) ||
-		    (e = cudaHostAlloc((void **)&s->host_res, TSR_RES_NBYTES, cudaHostAllocDefault)) ||
-		    (e = cudaMalloc((void **)&s->dev_res, TSR_RES_NBYTES + TSR_SCRATCH_NBYTES)) ||
-		    (e = cudaEventCreateWithFlags(&s->copied, cudaEventDisableTiming)) ||
-		    (e = cudaEventCreateWithFlags(&s->placed, cudaEventDisableTiming)) ||
-		    (e = cudaEventCreateWithFlags(&s->checked, cudaEventDisableTiming))) {
-			/* events made before the failure are destroyed with the slot */
-			s->used = 1;
-			tsr_cuda_slots_free(cs);
-			return tsr_cuda_fail(e, "staging buffers");
-		}
-		s->used = 1;
-		s->nbytes = nbytes;
-		s->checks = malloc(TSR_SLOT_PLACES * sizeof(*s->checks));
-		if (!s->checks) {
-			tsr_cuda_slots_free(cs);
-			return tsr_error(TSR_E_NOMEM, "out of memory");
-		}
+	tsr_cuda_slot_buffers_free(s);
+	cudaError_t e;
+	if ((e = cudaHostAlloc((void **)&s->host, nbytes, cudaHostAllocDefault)) ||
+	    (e = cudaMalloc((void **)&s->dev, nbytes)) ||
+	    (e = cudaHostAlloc((void **)&s->host_places,
+			       TSR_SLOT_PLACES * sizeof(struct tsr_cuda_place),
+			       cudaHostAllocDefault)) ||
+	    (e = cudaMalloc((void **)&s->dev_places,
+			    TSR_SLOT_PLACES * sizeof(struct tsr_cuda_place))) ||
+	    (e = cudaHostAlloc((void **)&s->host_io, 4 * 8 * (size_t)TSR_SLOT_PLACES,
+			       cudaHostAllocDefault)) ||
+	    (e = cudaMalloc((void **)&s->dev_io, 4 * 8 * (size_t)TSR_SLOT_PLACES)) ||
+	    (e = cudaHostAlloc((void **)&s->host_res, TSR_RES_NBYTES, cudaHostAllocDefault)) ||
+	    (e = cudaMalloc((void **)&s->dev_res, TSR_RES_NBYTES + TSR_SCRATCH_NBYTES))) {
+		tsr_cuda_slot_buffers_free(s);
+		return tsr_cuda_fail(e, "staging buffers");
 	}
-	cs->slot_nbytes = nbytes;
+	s->checks = malloc(TSR_SLOT_PLACES * sizeof(*s->checks));
+	if (!s->checks) {
+		tsr_cuda_slot_buffers_free(s);
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	}
+	s->nbytes = nbytes;
 	return TSR_OK;
 }
 
-/* Makes sure every slot's decode buffer holds at least nbytes. */
-static int tsr_cuda_dec_ensure(struct tsr_cuda_state *cs, size_t nbytes)
+/*
+ * Opens the ring's next slot for filling (or returns the open one): its stream made, its last
+ * batch copied and judged (an error there names that batch's file), its buffers as large as
+ * the reads need.
+ */
+static int tsr_cuda_slot_open(struct tsr_cuda_state *cs, struct tsr_cuda_slot **s_ret)
 {
-	for (int i = 0; i < TSR_NSLOTS; i++) {
-		struct tsr_cuda_slot *s = &cs->slot[i];
-		if (s->dec_nbytes >= nbytes)
-			continue;
-		/* The slot's last kernels may still read the old buffer. */
-		cudaError_t e = cudaEventSynchronize(s->placed);
-		if (s->dec)
-			cudaFree(s->dec);
-		s->dec = NULL;
-		s->dec_nbytes = 0;
-		if (e || (e = cudaMalloc((void **)&s->dec, nbytes)))
-			return tsr_cuda_fail(e, "decode buffers");
-		s->dec_nbytes = nbytes;
+	struct tsr_cuda_slot *s = &cs->slot[cs->next_slot];
+	*s_ret = s;
+	if (s->open)
+		return TSR_OK;
+	cudaError_t e;
+	if (!s->made) {
+		cudaEvent_t *ev[3] = {&s->copied, &s->placed, &s->checked};
+		int k = 0;
+		if ((e = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)))
+			return tsr_cuda_fail(e, "stream");
+		while (k < 3 && !(e = cudaEventCreateWithFlags(ev[k], cudaEventDisableTiming)))
+			k++;
+		if (k < 3) {
+			while (k-- > 0)
+				cudaEventDestroy(*ev[k]);
+			cudaStreamDestroy(s->stream);
+			return tsr_cuda_fail(e, "events");
+		}
+		s->made = 1;
 	}
+	if ((e = cudaEventSynchronize(s->copied)))
+		return tsr_cuda_fail(e, "staging copy");
+	int st = tsr_cuda_slot_judge(s, 1);
+	if (st)
+		return st;
+	if (s->nbytes < cs->slot_want || s->dec_nbytes < cs->dec_want) {
+		/* The slot's last kernels may still read the old buffers. */
+		if ((e = cudaStreamSynchronize(s->stream)))
+			return tsr_cuda_fail(e, "GPU decode and place");
+		if (s->nbytes < cs->slot_want && (st = tsr_cuda_slot_alloc(s, cs->slot_want)))
+			return st;
+		if (s->dec_nbytes < cs->dec_want) {
+			if (s->dec)
+				cudaFree(s->dec);
+			s->dec = NULL;
+			s->dec_nbytes = 0;
+			if ((e = cudaMalloc((void **)&s->dec, cs->dec_want)))
+				return tsr_cuda_fail(e, "decode buffers");
+			s->dec_nbytes = cs->dec_want;
+		}
+	}
+	s->used = s->dec_used = s->nplaces = s->nstreams = 0;
+	s->framing = -1;
+	s->max_rows = 1;
+	s->nnames = 0;
+	s->ptext_len = 0;
+	s->pfx_seq = 0;
+	s->owner = pthread_self();
+	s->open = 1;
 	return TSR_OK;
+}
+
+/* Forgets the open slot's batch (a read failed: nothing of it may land). Only the calling
+ * thread's: another thread's batch read goes on. */
+static void tsr_cuda_drop_open(struct tsr_cuda_state *cs)
+{
+	struct tsr_cuda_slot *s = &cs->slot[cs->next_slot];
+	if (s->open && pthread_equal(s->owner, pthread_self()))
+		s->open = 0;
 }
 
 static pthread_mutex_t tsr_cuda_init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -342,9 +395,10 @@ static int tsr_cuda_state_get(struct tsr_context *ctx, struct tsr_cuda_state **c
 		struct cudaDeviceProp prop;
 		if (cudaGetDeviceProperties(&prop, cs->device) == cudaSuccess)
 			snprintf(cs->name, sizeof(cs->name), "%s", prop.name);
-		if ((e = cudaStreamCreateWithFlags(&cs->copy, cudaStreamNonBlocking))) {
+		if ((e = cudaEventCreateWithFlags(&cs->entry, cudaEventDisableTiming))) {
+			pthread_mutex_destroy(&cs->lock);
 			free(cs);
-			st = tsr_cuda_fail(e, "stream");
+			st = tsr_cuda_fail(e, "event");
 			goto done;
 		}
 		ctx->cuda = cs;
@@ -361,9 +415,20 @@ void tsr_cuda_state_free(void *p)
 	if (!cs)
 		return;
 	tsr_cuda_settle(cs, 0);
-	tsr_cuda_slots_free(cs);
+	for (int i = 0; i < TSR_NSLOTS; i++) {
+		struct tsr_cuda_slot *s = &cs->slot[i];
+		tsr_cuda_slot_buffers_free(s);
+		free(s->labels);
+		free(s->ptext);
+		if (s->made) {
+			cudaEventDestroy(s->copied);
+			cudaEventDestroy(s->placed);
+			cudaEventDestroy(s->checked);
+			cudaStreamDestroy(s->stream);
+		}
+	}
 	free(cs->tasks);
-	cudaStreamDestroy(cs->copy);
+	cudaEventDestroy(cs->entry);
 	pthread_mutex_destroy(&cs->lock);
 	free(cs);
 }
@@ -374,11 +439,12 @@ void tsr_cuda_quiesce(struct tsr_context *ctx)
 	if (!cs)
 		return;
 	pthread_mutex_lock(&cs->lock);
+	tsr_cuda_drop_open(cs);
 	tsr_cuda_settle(cs, 0);
 	pthread_mutex_unlock(&cs->lock);
 }
 
-/* A task as the batch sees it. */
+/* A task as the slot sees it. */
 struct tsr_cuda_task {
 	int64_t t;              /* plan task */
 	struct tsr_chunk_ref ref;
@@ -389,13 +455,14 @@ struct tsr_cuda_task {
 	size_t slot_offset;
 	size_t dec_cap;         /* INFLATE: decode buffer bytes */
 	size_t dec_offset;
-	int stream;             /* INFLATE: the batch's inflate stream */
+	int stream;             /* INFLATE: the slot's inflate stream */
 };
 
 struct tsr_cuda_job {
 	const struct tsr_array *array;
 	const struct tsr_plan *plan;
 	const struct tsr_norm_sel *sel;
+	void *out;              /* the read's output (device memory) */
 	struct tsr_cuda_task *tasks;
 	int64_t ntasks;
 	unsigned char *host;
@@ -593,6 +660,8 @@ static int tsr_cuda_inflate_ok(const struct tsr_chunk_ref *r, int force_cpu, int
 	return -1;
 }
 
+/* The place of a task: its box of the chunk, where it lands in the read's output, where its
+ * values are in the slot. */
 static void tsr_cuda_describe(const struct tsr_cuda_job *job, const struct tsr_cuda_task *ct,
 			      struct tsr_cuda_place *pl)
 {
@@ -601,6 +670,7 @@ static void tsr_cuda_describe(const struct tsr_cuda_job *job, const struct tsr_c
 	const int64_t *k0 = tsr_task_k0(p, ct->t), *k1 = tsr_task_k1(p, ct->t);
 	int64_t chunk = tsr_task_chunk(p, ct->t), rem = chunk;
 	memset(pl, 0, sizeof(*pl));
+	pl->out = (uint64_t)(uintptr_t)job->out;
 	pl->src_offset = ct->slot_offset;
 	pl->stream = -1;
 	const struct tsr_xform *xf = &ct->ref.xform;
@@ -653,44 +723,57 @@ static int tsr_cuda_name_index(struct tsr_cuda_slot *s, const char *name)
 	return s->nnames++;
 }
 
-/* Fills the slot's inflate arguments and checks for the batch's INFLATE tasks; streams are
- * grouped by framing (one launch each). Returns the number of streams; first[f] and count[f]
- * give each framing's range. */
-static size_t tsr_cuda_streams(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s,
-			       size_t first[3], size_t count[3])
+/* The offset in the slot's prefix text of this read's "path: HDU 1: tile", added once a read. */
+static uint32_t tsr_cuda_prefix_at(struct tsr_cuda_slot *s, uint64_t seq, const char *prefix)
+{
+	if (s->pfx_seq == seq)
+		return s->pfx_at;
+	size_t n = strlen(prefix) + 1;
+	if (s->ptext_len + n > s->ptext_cap) {
+		size_t cap = s->ptext_cap ? 2 * s->ptext_cap : 4096;
+		while (cap < s->ptext_len + n)
+			cap *= 2;
+		char *p = realloc(s->ptext, cap);
+		if (!p)
+			return UINT32_MAX; /* no memory for names: the message goes without */
+		s->ptext = p;
+		s->ptext_cap = cap;
+	}
+	memcpy(s->ptext + s->ptext_len, prefix, n);
+	s->pfx_seq = seq;
+	s->pfx_at = (uint32_t)s->ptext_len;
+	s->ptext_len += n;
+	return s->pfx_at;
+}
+
+/* Appends the job's INFLATE tasks to the slot's inflate streams: arguments (offsets until the
+ * slot is dispatched) and what judging their results needs. */
+static void tsr_cuda_streams(struct tsr_cuda_job *job, struct tsr_cuda_slot *s, uint64_t seq,
+			     const char *prefix)
 {
 	const struct tsr_array *a = job->array;
-	size_t n = 0, next[3];
-	count[0] = count[1] = count[2] = 0;
-	for (int64_t i = 0; i < job->ntasks; i++)
-		if (job->tasks[i].how == TSR_HOW_INFLATE) {
-			count[job->tasks[i].framing]++;
-			n++;
-		}
-	first[0] = next[0] = 0;
-	first[1] = next[1] = count[0];
-	first[2] = next[2] = count[0] + count[1];
-	s->nnames = 0;
-	s->has_labels = 0;
-	if (n && a->desc.chunk_label && !s->labels)
-		s->labels = malloc((size_t)TSR_SLOT_PLACES * TSR_LABEL_NBYTES);
-	if (n)
-		tsr_cuda_chunk_name(a, 0, s->prefix, sizeof(s->prefix), NULL, 0);
+	const size_t cap = TSR_SLOT_PLACES;
+	uint32_t pfx = UINT32_MAX;
 	for (int64_t i = 0; i < job->ntasks; i++) {
 		struct tsr_cuda_task *ct = &job->tasks[i];
 		if (ct->how != TSR_HOW_INFLATE)
 			continue;
-		size_t k = next[ct->framing]++;
+		if (pfx == UINT32_MAX)
+			pfx = tsr_cuda_prefix_at(s, seq, prefix);
+		if (a->desc.chunk_label && !s->labels)
+			s->labels = malloc(cap * TSR_LABEL_NBYTES);
+		size_t k = s->nstreams++;
 		ct->stream = (int)k;
-		s->host_io[k] = (uint64_t)(uintptr_t)(s->dev + ct->slot_offset);
-		s->host_io[n + k] = ct->ref.nbytes;
-		s->host_io[2 * n + k] = (uint64_t)(uintptr_t)(s->dec + ct->dec_offset);
-		s->host_io[3 * n + k] = ct->dec_cap;
+		s->host_io[k] = ct->slot_offset;
+		s->host_io[cap + k] = ct->ref.nbytes;
+		s->host_io[2 * cap + k] = ct->dec_offset;
+		s->host_io[3 * cap + k] = ct->dec_cap;
 		struct tsr_cuda_check *c = &s->checks[k];
 		int64_t chunk = tsr_task_chunk(job->plan, ct->t);
 		c->chunk = chunk;
 		c->npix = (uint64_t)ct->ref.npix;
 		c->width = (uint32_t)tsr_dtype_size(ct->ref.codec.elem);
+		c->prefix_at = pfx;
 		c->elem = (int16_t)ct->ref.codec.elem;
 		c->out = (int16_t)ct->ref.xform.out;
 		c->framing = (uint8_t)ct->framing;
@@ -698,16 +781,75 @@ static size_t tsr_cuda_streams(const struct tsr_cuda_job *job, struct tsr_cuda_s
 		c->kind = (uint8_t)ct->ref.xform.kind;
 		c->name = (uint8_t)tsr_cuda_name_index(s, ct->ref.codec_name ? ct->ref.codec_name
 									  : a->desc.codec);
-		if (a->desc.chunk_label && s->labels) {
+		/* no memory for names: messages give chunk numbers */
+		c->has_label = a->desc.chunk_label && s->labels;
+		if (c->has_label)
 			a->desc.chunk_label(a, chunk, s->labels + k * TSR_LABEL_NBYTES,
 					    TSR_LABEL_NBYTES);
-			s->has_labels = 1;
-		}
 	}
-	if (a->desc.chunk_label && !s->labels)
-		s->has_labels = 0; /* no memory for names: messages give chunk numbers */
-	s->nstreams = n;
-	return n;
+}
+
+/*
+ * Sends the open slot's batch to the GPU on the slot's stream, after the work its reads'
+ * caller had queued on their stream: the staged bytes, places and inflate arguments in one
+ * copy each, one inflate launch, one place launch, the inflate results back. The ring turns
+ * on to the next slot.
+ */
+static int tsr_cuda_dispatch(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
+{
+	s->open = 0;
+	cs->next_slot = (cs->next_slot + 1) % TSR_NSLOTS;
+	if (!s->nplaces)
+		return TSR_OK;
+	/* Pack the inflate arguments n apart, offsets made pointers into today's buffers. */
+	size_t n = s->nstreams;
+	uint64_t *io = s->host_io;
+	for (int j = 1; j < 4; j++)
+		memmove(io + j * n, io + j * (size_t)TSR_SLOT_PLACES, 8 * n);
+	for (size_t k = 0; k < n; k++) {
+		io[k] += (uint64_t)(uintptr_t)s->dev;
+		io[2 * n + k] += (uint64_t)(uintptr_t)s->dec;
+	}
+	cudaStream_t ss = s->stream;
+	cudaError_t e;
+	if ((e = cudaEventRecord(cs->entry, cs->open_cstream)) ||
+	    (e = cudaStreamWaitEvent(ss, cs->entry, 0)) ||
+	    (e = cudaMemcpyAsync(s->dev, s->host, s->used, cudaMemcpyHostToDevice, ss)) ||
+	    (e = cudaMemcpyAsync(s->dev_places, s->host_places,
+				 s->nplaces * sizeof(struct tsr_cuda_place), cudaMemcpyHostToDevice,
+				 ss)) ||
+	    (n && (e = cudaMemcpyAsync(s->dev_io, s->host_io, 4 * 8 * n, cudaMemcpyHostToDevice,
+				       ss))) ||
+	    (e = cudaEventRecord(s->copied, ss)))
+		return tsr_cuda_fail(e, "copy to the device");
+	uint64_t *dio = s->dev_io;
+	size_t *d_sizes = (size_t *)s->dev_res;
+	int *d_status = (int *)(s->dev_res + 8 * n);
+	if (n) {
+		int st = tsr_cuda_inflate_batch((const void *const *)dio, (const size_t *)(dio + n),
+						(void *const *)(dio + 2 * n),
+						(const size_t *)(dio + 3 * n), d_sizes, d_status, n,
+						s->framing, s->dev_res + TSR_RES_NBYTES,
+						TSR_SCRATCH_NBYTES, ss);
+		if (st)
+			return tsr_error(st, "GPU inflate: launch failed: %s", tsr_strerror(st));
+	}
+	int ke = tsr_cuda_place_launch(s->dev, s->dec, s->dev_places, s->nplaces, s->max_rows,
+				       n ? d_status : NULL, n ? d_sizes : NULL, ss);
+	if (ke)
+		return tsr_cuda_fail((cudaError_t)ke, "place kernel");
+	/* The small result arrays come back with the batch, judged when the slot comes round
+	 * again or the ring settles. */
+	if (n) {
+		if ((e = cudaMemcpyAsync(s->host_res, s->dev_res, 12 * n, cudaMemcpyDeviceToHost,
+					 ss)) ||
+		    (e = cudaEventRecord(s->checked, ss)))
+			return tsr_cuda_fail(e, "inflate results");
+		s->pending = 1;
+	}
+	if ((e = cudaEventRecord(s->placed, ss)))
+		return tsr_cuda_fail(e, "place kernel");
+	return TSR_OK;
 }
 
 /* Says in the receipt what decoded the chunks: "GZIP_2 tiles decoded on the GPU (tessera
@@ -757,6 +899,27 @@ static void tsr_cuda_receipt(const struct tsr_array *a, int64_t n_inflate, const
 	}
 }
 
+/* The end of a read that succeeded so far: its last slot goes to the GPU, the caller's stream
+ * waits for every slot's work, and every inflate result of the read (a batch read: of all its
+ * files) is judged before it returns. */
+static int tsr_cuda_finish(struct tsr_cuda_state *cs, cudaStream_t cstream)
+{
+	struct tsr_cuda_slot *s = &cs->slot[cs->next_slot];
+	int st = TSR_OK;
+	if (s->open && (st = tsr_cuda_dispatch(cs, s)))
+		return st;
+	cudaError_t e = cudaSuccess;
+	for (int k = 0; k < TSR_NSLOTS && !e; k++)
+		if (cs->slot[k].made)
+			e = cudaStreamWaitEvent(cstream, cs->slot[k].placed, 0);
+	if (!e)
+		e = cudaStreamSynchronize(cstream);
+	st = tsr_cuda_settle(cs, 1);
+	if (st == TSR_OK && e)
+		st = tsr_cuda_fail(e, "place kernel");
+	return st;
+}
+
 int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
 		 int defer_sync, struct tsr_receipt *r)
@@ -771,6 +934,7 @@ int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
 				 array->path, TSR_CUDA_MAX_DIM);
 	pthread_mutex_lock(&cs->lock);
 	cudaStream_t cstream = (cudaStream_t)stream;
+	uint64_t seq = ++cs->seq;
 	size_t ntasks = (size_t)(plan->ntasks ? plan->ntasks : 1);
 	if (cs->tasks_cap < ntasks) {
 		/* kept between reads: a fresh one costs page faults on every file of a batch */
@@ -860,45 +1024,62 @@ int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
 		if (ct->staged > biggest)
 			biggest = ct->staged;
 	}
-	if (st == TSR_OK)
-		st = tsr_cuda_slots_ensure(cs, biggest > TSR_SLOT_NBYTES ? biggest : TSR_SLOT_NBYTES);
-	if (st == TSR_OK && n_inflate) {
-		size_t want = dec_total < TSR_DEC_NBYTES ? dec_total : TSR_DEC_NBYTES;
-		st = tsr_cuda_dec_ensure(cs, want > dec_biggest ? want : dec_biggest);
+	struct tsr_cuda_slot *s = &cs->slot[cs->next_slot];
+	if (st == TSR_OK) {
+		/* Slots the ring opens from now on hold the largest chunk, and decode room for
+		 * this read; a batch read's files share slots, so its reads take the most. */
+		size_t want = biggest > TSR_SLOT_NBYTES ? biggest : TSR_SLOT_NBYTES;
+		if (want > cs->slot_want)
+			cs->slot_want = want;
+		if (n_inflate) {
+			want = defer_sync || s->open || dec_total > TSR_DEC_NBYTES ? TSR_DEC_NBYTES
+										 : dec_total;
+			want = want > dec_biggest ? want : dec_biggest;
+			if (want > cs->dec_want)
+				cs->dec_want = want;
+		}
+		/* The open slot of another thread's batch read, or of reads ordered on another
+		 * stream, goes to the GPU first: this read neither waits for nor drops it. */
+		if (s->open && (!pthread_equal(s->owner, pthread_self()) || cs->open_cstream != cstream))
+			st = tsr_cuda_dispatch(cs, s);
 	}
+	char prefix[1400] = "";
+	if (n_inflate)
+		tsr_cuda_chunk_name(array, 0, prefix, sizeof(prefix), NULL, 0);
 	struct tsr_cuda_job job = {0};
 	pthread_mutex_init(&job.lock, NULL);
 	job.array = array;
 	job.plan = plan;
 	job.sel = sel;
+	job.out = out;
 	int64_t t0 = 0;
-	int slot_i = cs->next_slot; /* the ring turns on across reads of a batch */
 	double t_copy = 0;
 	while (st == TSR_OK && t0 < plan->ntasks) {
-		struct tsr_cuda_slot *s = &cs->slot[slot_i];
-		/* This slot's last copy must be done before the host refills it, and its last
-		 * inflate results judged before they are overwritten (a batch read's earlier
-		 * file: the error names that file). */
-		cudaError_t e = cudaEventSynchronize(s->copied);
-		if (e) {
-			st = tsr_cuda_fail(e, "staging copy");
+		/* The open slot, or the ring's next one: its last copy done and its inflate results
+		 * judged before the host refills it (a batch read's earlier file: the error names
+		 * that file). */
+		if ((st = tsr_cuda_slot_open(cs, &s)))
 			break;
-		}
-		if ((st = tsr_cuda_slot_judge(s, 1)))
-			break;
-		/* Fill the batch: as many tasks as fit the slot and its decode buffer. */
-		size_t used = 0, dec_used = 0;
-		int64_t t1 = t0;
-		int64_t max_rows = 1;
-		while (t1 < plan->ntasks && t1 - t0 < TSR_SLOT_PLACES) {
-			size_t at = tasks[t1].how == TSR_HOW_INFLATE ? used : (used + 15) & ~(size_t)15;
-			if (at + tasks[t1].staged > s->nbytes ||
-			    (tasks[t1].dec_cap && dec_used + tasks[t1].dec_cap > s->dec_nbytes))
+		cs->open_cstream = cstream;
+		/* Fill it on from where it stands: as many tasks as fit the slot, its decode buffer
+		 * and its one inflate launch (one framing). */
+		size_t used = s->used, dec_used = s->dec_used;
+		int framing = s->framing;
+		int64_t max_rows = s->max_rows, t1 = t0;
+		while (t1 < plan->ntasks && s->nplaces + (size_t)(t1 - t0) < TSR_SLOT_PLACES) {
+			struct tsr_cuda_task *ct = &tasks[t1];
+			if (ct->how == TSR_HOW_INFLATE && framing >= 0 && ct->framing != framing)
 				break;
-			tasks[t1].slot_offset = at;
-			used = at + tasks[t1].staged;
-			tasks[t1].dec_offset = dec_used;
-			dec_used += tasks[t1].dec_cap;
+			size_t at = ct->how == TSR_HOW_INFLATE ? used : (used + 15) & ~(size_t)15;
+			if (at + ct->staged > s->nbytes ||
+			    (ct->dec_cap && dec_used + ct->dec_cap > s->dec_nbytes))
+				break;
+			ct->slot_offset = at;
+			used = at + ct->staged;
+			ct->dec_offset = dec_used;
+			dec_used += ct->dec_cap;
+			if (ct->how == TSR_HOW_INFLATE)
+				framing = ct->framing;
 			int64_t rows = 1;
 			const int64_t *k0 = tsr_task_k0(plan, t1), *k1 = tsr_task_k1(plan, t1);
 			for (int i = 0; i < d->ndim - 1; i++)
@@ -907,7 +1088,15 @@ int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
 				max_rows = rows;
 			t1++;
 		}
-		if (t1 == t0) { /* the slots were sized for the largest chunk: never happens */
+		if (t1 == t0) {
+			/* Full with earlier files' chunks (or of smaller buffers than this read
+			 * needs): on to a fresh slot. A fresh one was sized for the largest chunk. */
+			if (s->nplaces) {
+				double tc = tsr_now();
+				st = tsr_cuda_dispatch(cs, s);
+				t_copy += tsr_now() - tc;
+				continue;
+			}
 			st = tsr_error(TSR_E_INTERNAL, "%s: a chunk does not fit the staging slot",
 				       array->path);
 			break;
@@ -925,85 +1114,35 @@ int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
 			tsr_error_set_text(job.msg);
 			break;
 		}
-		size_t first[3], count[3];
-		size_t ns = tsr_cuda_streams(&job, s, first, count);
+		tsr_cuda_streams(&job, s, seq, prefix);
 		for (int64_t i = 0; i < job.ntasks; i++)
-			tsr_cuda_describe(&job, &job.tasks[i], &s->host_places[i]);
-		double tc = tsr_now();
-		/* The device half of the slot must be free of the previous batch's kernels. */
-		if ((e = cudaStreamWaitEvent(cs->copy, s->placed, 0)) ||
-		    (e = cudaMemcpyAsync(s->dev, s->host, used, cudaMemcpyHostToDevice, cs->copy)) ||
-		    (e = cudaMemcpyAsync(s->dev_places, s->host_places,
-					 (size_t)job.ntasks * sizeof(struct tsr_cuda_place),
-					 cudaMemcpyHostToDevice, cs->copy)) ||
-		    (ns && (e = cudaMemcpyAsync(s->dev_io, s->host_io, 4 * 8 * ns,
-						cudaMemcpyHostToDevice, cs->copy))) ||
-		    (e = cudaEventRecord(s->copied, cs->copy)) ||
-		    (e = cudaStreamWaitEvent(cstream, s->copied, 0))) {
-			st = tsr_cuda_fail(e, "copy to the device");
-			break;
-		}
-		/* Inflate on the read's stream, one launch per framing, into the decode buffer. */
-		uint64_t *io = s->dev_io;
-		size_t *d_sizes = (size_t *)s->dev_res;
-		int *d_status = (int *)(s->dev_res + 8 * ns);
-		for (int f = 0; f < 3 && st == TSR_OK; f++) {
-			if (!count[f])
-				continue;
-			size_t k = first[f];
-			st = tsr_cuda_inflate_batch((const void *const *)(io + k),
-						    (const size_t *)(io + ns + k),
-						    (void *const *)(io + 2 * ns + k),
-						    (const size_t *)(io + 3 * ns + k), d_sizes + k,
-						    d_status + k, count[f], f, s->dev_res + TSR_RES_NBYTES,
-						    TSR_SCRATCH_NBYTES, cstream);
-			if (st)
-				st = tsr_error(st, "%s: GPU inflate: launch failed: %s", array->path,
-					       tsr_strerror(st));
-		}
-		if (st)
-			break;
-		int ke = tsr_cuda_place_launch(out, s->dev, s->dec, s->dev_places, (size_t)job.ntasks,
-					       max_rows, ns ? d_status : NULL, ns ? d_sizes : NULL,
-					       cstream);
-		if (ke) {
-			st = tsr_cuda_fail((cudaError_t)ke, "place kernel");
-			break;
-		}
-		/* The small result arrays come back with the batch, judged before the read
-		 * returns (or, in a batch read, when the slot comes round again). */
-		if (ns) {
-			if ((e = cudaMemcpyAsync(s->host_res, s->dev_res, 12 * ns,
-						 cudaMemcpyDeviceToHost, cstream)) ||
-			    (e = cudaEventRecord(s->checked, cstream))) {
-				st = tsr_cuda_fail(e, "inflate results");
-				break;
-			}
-			s->pending = 1;
-		}
-		if ((e = cudaEventRecord(s->placed, cstream))) {
-			st = tsr_cuda_fail(e, "place kernel");
-			break;
-		}
-		t_copy += tsr_now() - tc;
+			tsr_cuda_describe(&job, &job.tasks[i], &s->host_places[s->nplaces + (size_t)i]);
+		s->nplaces += (size_t)job.ntasks;
+		s->used = used;
+		s->dec_used = dec_used;
+		s->framing = framing;
+		s->max_rows = max_rows;
 		t0 = t1;
-		slot_i = (slot_i + 1) % TSR_NSLOTS;
+		/* A full slot goes to the GPU now; the last, part-filled one waits for the next
+		 * file of a batch read, or for the end of the read. */
+		if (t0 < plan->ntasks) {
+			double tc = tsr_now();
+			st = tsr_cuda_dispatch(cs, s);
+			t_copy += tsr_now() - tc;
+		}
 	}
-	cs->next_slot = slot_i;
 	/* Reads are synchronous: the status covers every kernel of this read (in a batch, the
 	 * last file's read waits for all of them and judges every pending result). A failed
 	 * read still waits, so nothing writes into the caller's buffer after it returns. */
+	if (st == TSR_OK && !defer_sync)
+		st = tsr_cuda_finish(cs, cstream);
 	if (st != TSR_OK) {
 		char msg[1024];
 		snprintf(msg, sizeof(msg), "%s", tsr_errmsg());
+		tsr_cuda_drop_open(cs);
 		tsr_cuda_settle(cs, 0);
 		cudaStreamSynchronize(cstream);
 		tsr_error_set_text(msg);
-	} else if (!defer_sync) {
-		cudaError_t e = cudaStreamSynchronize(cstream);
-		st = tsr_cuda_settle(cs, 1);
-		if (st == TSR_OK && e)
-			st = tsr_cuda_fail(e, "place kernel");
 	}
 	r->t_fetch += job.t_fetch;
 	r->t_decode += job.t_decode;

@@ -31,13 +31,14 @@ int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
 
 /* Runs plan with the CUDA engine: the selection lands in device memory at out, ordered on
  * stream (a cudaStream_t; NULL: the default stream); returns once it is there, unless
- * defer_sync (a batch's earlier files: the last one waits for all and reports a failure of any
- * of them). decoder: TSR_DECODER_AUTO (GPU kernels where they exist) or TSR_DECODER_CPU. */
+ * defer_sync (a batch's earlier files: their chunks may wait, fetched, in a part-filled staging
+ * slot that the next read fills on; the last read sends it, waits for all and reports a failure
+ * of any of them). decoder: TSR_DECODER_AUTO (GPU kernels where they exist) or TSR_DECODER_CPU. */
 int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
 		 int defer_sync, struct tsr_receipt *r);
-/* Waits for CUDA reads still in flight on ctx and drops their unjudged results: a batch read
- * that stops before its last file. */
+/* Waits for CUDA reads still in flight on ctx, drops their unjudged results and the chunks
+ * they left staged but not sent: a batch read that stops before its last file. */
 void tsr_cuda_quiesce(struct tsr_context *ctx);
 
 /* tsr_read with the option to leave a CUDA read's completion to a later read on the same
