@@ -91,7 +91,8 @@ TSR_API const char *tsr_dtype_npy_descr(enum tsr_dtype dtype);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Context: thread pool and shared settings. Thread-safe: many threads may read through one
- * context at once (each array handle, though, belongs to one thread at a time). */
+ * context at once. Host reads from several threads share the pool in turn (a read that needs
+ * one chunk runs on its caller alone); GPU reads through one context are serialised. */
 
 struct tsr_context;
 
@@ -108,8 +109,10 @@ TSR_API void tsr_context_free(struct tsr_context *ctx);
 TSR_API int tsr_context_nthreads(const struct tsr_context *ctx);
 
 /* ---------------------------------------------------------------------------------------- */
-/* Arrays. An array is one FITS image HDU (or later a Zarr array or a Blosc2 array). A handle
- * may be used by one thread at a time; open one handle per thread to read in parallel. */
+/* Arrays. An array is one FITS image HDU, one Zarr array or one Blosc2 array. Reading one
+ * handle from many threads at once is safe (tsr_read, tsr_read_alloc, tsr_array_info,
+ * tsr_selection_shape: the tests read one handle from 16 threads under ThreadSanitizer);
+ * tsr_array_free must not race with them. */
 
 struct tsr_array;
 
