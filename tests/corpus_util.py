@@ -50,6 +50,32 @@ def same(a, b):
     return None
 
 
+def check_manifest(manifest, failures, extra=()):
+    """Reads every case of a corpus manifest with `tessera read` (plus extra arguments) and
+    appends to failures each case that differs from its expect file. Returns the case count."""
+    import json
+    cases = json.load(open(os.path.join(CORPUS, manifest)))
+    for c in cases:
+        args = list(extra)
+        if c.get("array"):
+            args += ["--array", c["array"]]
+        if c.get("level") is not None:
+            args += ["--level", str(c["level"])]
+        got, rc, err = run_read(os.path.join(CORPUS, c["path"]), c.get("hdu"), c.get("section"),
+                                extra=args)
+        if got is None:
+            failures.append("%s: exit %d: %s" % (c["id"], rc, err.strip()))
+            continue
+        want = np.load(os.path.join(CORPUS, c["expect"]))
+        if want.dtype.str.lstrip("<|") != c["dtype"].lstrip("<|") or list(want.shape) != c["shape"]:
+            failures.append("%s: the manifest and its expect file disagree" % c["id"])
+            continue
+        why = same(got, want)
+        if why:
+            failures.append("%s: %s" % (c["id"], why))
+    return len(cases)
+
+
 def read_must_fail(path, args=(), want=()):
     """Runs `tessera read PATH ARGS`; None when it fails as bad input must (exit 1, one line
     naming the file and containing every string in want), else what went wrong."""
