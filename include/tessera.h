@@ -214,11 +214,23 @@ enum tsr_decoder {
 	TSR_DECODER_CPU = 1,   /* every chunk decoded on the CPU, decoded values copied */
 };
 
+/* Where a read's chunk bytes come from (tsr_read_options.storage). */
+enum tsr_storage {
+	TSR_STORAGE_REAL = 0,      /* the files, through the POSIX backend */
+	/* The handle's own in-memory copy of the chunks' stored bytes, filled from the files by
+	 * the handle's first mock-host read (it reads each chunk a read touches once) and kept
+	 * until tsr_array_free: later mock-host reads do no I/O, so they time decoding alone.
+	 * Host destinations only (the CPU engine). */
+	TSR_STORAGE_MOCK_HOST = 1,
+};
+
 struct tsr_read_options {
 	size_t struct_size;    /* sizeof(struct tsr_read_options) */
 	int nthreads;          /* 0: the context's threads; n: at most n */
 	int decoder;           /* enum tsr_decoder: 0 auto, 1 cpu (CUDA reads; host reads always
 				  decode on the CPU) */
+	/* Added later: a caller's struct_size from before gets real storage. */
+	int storage;           /* enum tsr_storage: 0 real (posix), 1 mock-host */
 };
 
 /* What a read really did. */

@@ -202,7 +202,7 @@ def validate(r):
                 if (p.get("mb_per_s_" + k) is None) != (not p.get("bytes_" + k)):
                     e.append("%s.mb_per_s_%s: %r for bytes %r" % (where, k, p.get("mb_per_s_" + k),
                                                                 p.get("bytes_" + k)))
-            if p["id"] in ("cpu", "cpu_batch", "cuda", "cuda_batch"):
+            if p["id"] in ("decode_only", "cpu", "cpu_batch", "cuda", "cuda_batch"):
                 check_keys(e, where + ".receipt", p.get("receipt"), {
                     "driver": (STR, False), "backend": (STR, False), "engine": (STR, False),
                     "codec": (STR, False), "reader": (STR, False), "fallback": (STR, False),
@@ -267,8 +267,12 @@ def corpus_three():
                                                            r["workload"]["disk_bytes"]))
     if phase(r, "cpu")["bytes_out"] != r["workload"]["decoded_bytes"]:
         e.append("cpu bytes_out != workload decoded_bytes")
-    if phase(r, "decode_only")["status"] != "not_implemented":
-        e.append("decode_only: %r" % phase(r, "decode_only")["status"])
+    if phase(r, "decode_only")["status"] != "ok":
+        e.append("decode_only: %r" % phase(r, "decode_only"))
+    if phase(r, "decode_only")["bytes_out"] != r["workload"]["decoded_bytes"]:
+        e.append("decode_only bytes_out != workload decoded_bytes")
+    if (phase(r, "decode_only").get("receipt") or {}).get("backend") != "mock-host":
+        e.append("decode_only receipt backend: %r" % phase(r, "decode_only").get("receipt"))
     if phase(r, "cpu_batch")["status"] != "skipped":  # three different shapes
         e.append("cpu_batch: %r" % phase(r, "cpu_batch")["status"])
     cuda = r["capabilities"]["cuda"]

@@ -9,12 +9,12 @@ int tsr_cli_read(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL, *section = "", *array = NULL;
 	int hdu = -1, raw = 0, threads = 0, receipt = 0, level = -1, cuda = 0;
-	int decoder = TSR_DECODER_AUTO;
+	int decoder = TSR_DECODER_AUTO, storage = TSR_STORAGE_REAL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: tessera read PATH [--hdu N] [--array NAME] [--level K] [--section SPEC]\n"
 			       "                    [--raw] [--threads N] [--receipt] [--device cpu|cuda]\n"
-			       "                    [--decoder cpu|gpu] -o OUT.npy\n"
+			       "                    [--decoder cpu|gpu] [--storage real|mock-host] -o OUT.npy\n"
 			       "PATH is a FITS file, a Zarr store or a Blosc2 frame. --array picks an array\n"
 			       "of a Zarr group, --level an OME-Zarr multiscale level.\n"
 			       "Reads an image (default: the first HDU with image data; N counts HDUs as\n"
@@ -24,7 +24,8 @@ int tsr_cli_read(int argc, char **argv)
 			       "dequantization). --receipt prints what the read did. --device cuda reads\n"
 			       "into GPU memory (then copies back to write OUT); there --decoder cpu\n"
 			       "decodes every chunk on the CPU, --decoder gpu (default) uses the GPU\n"
-			       "decoders where they exist.\n");
+			       "decoders where they exist. --storage mock-host (CPU only) reads the chunks\n"
+			       "into memory first and decodes them from there.\n");
 			return 0;
 		} else if (!strcmp(argv[i], "--hdu") && i + 1 < argc) {
 			char *end;
@@ -66,6 +67,17 @@ int tsr_cli_read(int argc, char **argv)
 				fprintf(stderr, "tessera read: --decoder is cpu or gpu, not '%s'\n", argv[i]);
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--storage") && i + 1 < argc) {
+			i++;
+			if (!strcmp(argv[i], "real"))
+				storage = TSR_STORAGE_REAL;
+			else if (!strcmp(argv[i], "mock-host"))
+				storage = TSR_STORAGE_MOCK_HOST;
+			else {
+				fprintf(stderr, "tessera read: --storage is real or mock-host, not '%s'\n",
+					argv[i]);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--raw")) {
 			raw = 1;
 		} else if (!strcmp(argv[i], "--receipt")) {
@@ -95,7 +107,8 @@ int tsr_cli_read(int argc, char **argv)
 	int ndim = 0, rc = 1;
 	int64_t shape[TSR_MAX_DIM];
 	struct tsr_receipt r = {.struct_size = sizeof(r)};
-	struct tsr_read_options ro = {.struct_size = sizeof(ro), .decoder = decoder};
+	struct tsr_read_options ro = {.struct_size = sizeof(ro), .decoder = decoder,
+				      .storage = storage};
 	if (tsr_context_create(&co, &ctx) || tsr_open(ctx, path, &oo, &a)) {
 		fprintf(stderr, "tessera read: %s\n", tsr_errmsg());
 		goto done;

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "../io/io.h"
+#include "../io/mock.h"
 #include "array.h"
 
 /* Chooses the format driver: directories are Zarr stores or sparse Blosc2 frames; files are
@@ -92,6 +93,7 @@ void tsr_array_free(struct tsr_array *a)
 		return;
 	if (a->ops && a->ops->free)
 		a->ops->free(a->impl);
+	tsr_mock_free(a->mock);
 	tsr_io_close(a->fd);
 	free(a->path);
 	free(a);

@@ -39,6 +39,8 @@ struct tsr_desc {
 	int index;                        /* HDU index */
 };
 
+struct tsr_mock_cache;
+
 struct tsr_array {
 	struct tsr_context *ctx;
 	char *path;
@@ -47,6 +49,8 @@ struct tsr_array {
 	struct tsr_desc desc;
 	const struct tsr_driver_ops *ops;
 	void *impl;
+	struct tsr_mock_cache *mock; /* mock-host storage's chunk bytes (src/io/mock.c); NULL until
+				       the first mock-host read */
 };
 
 /* Writes how messages name the array's unit: "HDU 1", "array labels/ids". */

@@ -7,6 +7,7 @@
 
 #include "../codecs/codecs.h"
 #include "../io/io.h"
+#include "../io/mock.h"
 #include "engine.h"
 
 struct tsr_worker_stats {
@@ -21,6 +22,7 @@ struct tsr_cpu_job {
 	const struct tsr_norm_sel *sel;
 	unsigned char *out;
 	size_t esize;
+	int mock;               /* chunk bytes from the handle's mock-host cache, filled already */
 	atomic_llong next;
 	atomic_int failed;
 	pthread_mutex_t lock;
@@ -353,8 +355,21 @@ static void tsr_cpu_worker(void *arg, int w)
 		int64_t chunk = tsr_task_chunk(job->plan, t);
 		const int64_t *k0 = tsr_task_k0(job->plan, t), *k1 = tsr_task_k1(job->plan, t);
 		struct tsr_chunk_ref ref;
+		unsigned char *src = ws->fetch;
 		double t0 = tsr_now();
-		int st = a->ops->chunk_ref(a, chunk, &ref);
+		int st = TSR_OK;
+		if (job->mock) {
+			/* The cached ref is the one the fill's real fetch settled. */
+			const struct tsr_mock_chunk *mc = tsr_mock_chunk(a, chunk);
+			if (mc) {
+				ref = mc->ref;
+				src = mc->bytes; /* decoding only reads it: shared by all threads */
+			} else {
+				st = tsr_error(TSR_E_INTERNAL, "not in the mock-host cache");
+			}
+		} else {
+			st = a->ops->chunk_ref(a, chunk, &ref);
+		}
 		if (st) {
 			tsr_cpu_fail(job, st, chunk);
 			break;
@@ -365,7 +380,10 @@ static void tsr_cpu_worker(void *arg, int w)
 		 * the pieces under the task's box, into a box-sized buffer. */
 		struct tsr_chunk_box box;
 		tsr_task_box(job, chunk, k0, k1, &box);
-		if (ref.nbytes > 0) {
+		if (ref.nbytes > 0 && job->mock) {
+			/* Box reads decode their blocks from the whole cached chunk. */
+			stats->bytes_read += ref.nbytes;
+		} else if (ref.nbytes > 0) {
 			int done = 0;
 			if (direct < 0 && tsr_chunk_decodes_box(&ref))
 				st = tsr_cpu_fetch_box(a, &ref, &box, &ws->fetch, &ws->fetch_cap, &done);
@@ -376,6 +394,7 @@ static void tsr_cpu_worker(void *arg, int w)
 				break;
 			}
 			stats->bytes_read += ref.nbytes;
+			src = ws->fetch;
 		}
 		double t1 = tsr_now();
 		int boxed = direct < 0 && tsr_chunk_decodes_box(&ref);
@@ -399,7 +418,7 @@ static void tsr_cpu_worker(void *arg, int w)
 		}
 		uint64_t decoded = 0;
 		size_t needed = direct >= 0 ? 0 : tsr_needed_prefix(job, &ref, chunk, k0, k1);
-		st = tsr_chunk_decode_box(&ref, ws->fetch, ref.nbytes, dst, needed,
+		st = tsr_chunk_decode_box(&ref, src, ref.nbytes, dst, needed,
 					  boxed ? &box : NULL, &ws->scratch, &decoded);
 		if (st) {
 			tsr_cpu_fail(job, st, chunk);
@@ -419,9 +438,11 @@ static void tsr_cpu_worker(void *arg, int w)
 }
 
 int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
-		const struct tsr_norm_sel *sel, void *out, int nthreads, struct tsr_receipt *r)
+		const struct tsr_norm_sel *sel, void *out, int nthreads, int mock,
+		struct tsr_receipt *r)
 {
 	struct tsr_cpu_job job = {0};
+	job.mock = mock;
 	job.array = array;
 	job.plan = plan;
 	job.sel = sel;

@@ -25,9 +25,11 @@ static inline void tsr_receipt_store(struct tsr_receipt *dst, const struct tsr_r
 }
 
 /* Runs plan on up to nthreads threads, writing the selection into out (host memory).
- * Adds phase times and byte counts to *r. */
+ * Adds phase times and byte counts to *r. mock: take chunk bytes from the array's mock-host
+ * cache, which tsr_mock_fill has filled for this plan. */
 int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
-		const struct tsr_norm_sel *sel, void *out, int nthreads, struct tsr_receipt *r);
+		const struct tsr_norm_sel *sel, void *out, int nthreads, int mock,
+		struct tsr_receipt *r);
 
 /* Runs plan with the CUDA engine: the selection lands in device memory at out, ordered on
  * stream (a cudaStream_t; NULL: the default stream); returns once it is there, unless

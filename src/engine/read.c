@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../io/mock.h"
 #include "engine.h"
 
 /* A buffer for a whole result. Large ones are 2 MiB aligned and asked for transparent huge
@@ -63,17 +64,34 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 	if (decoder != TSR_DECODER_AUTO && decoder != TSR_DECODER_CPU)
 		return tsr_error(TSR_E_INVALID_ARG, "%s: read option decoder %d is neither "
 				 "TSR_DECODER_AUTO (0) nor TSR_DECODER_CPU (1)", array->path, decoder);
+	int storage = TSR_READ_OPT(opts, storage, TSR_STORAGE_REAL);
+	if (storage != TSR_STORAGE_REAL && storage != TSR_STORAGE_MOCK_HOST)
+		return tsr_error(TSR_E_INVALID_ARG, "%s: read option storage %d is neither "
+				 "TSR_STORAGE_REAL (0) nor TSR_STORAGE_MOCK_HOST (1)", array->path,
+				 storage);
+	int mock = storage == TSR_STORAGE_MOCK_HOST;
+	if (mock && on_device)
+		return tsr_error(TSR_E_UNSUPPORTED, "%s: mock-host storage is for host destinations "
+				 "(the CPU engine); a TSR_MEM_CUDA read needs real storage",
+				 array->path);
 	struct tsr_plan plan;
 	int st = tsr_plan_build(&array->desc, ns, &plan);
 	if (st)
 		return st;
 	r->t_plan = tsr_now() - t_start;
 	r->chunks_read = plan.ntasks;
-	if (on_device)
+	if (mock) {
+		snprintf(r->backend, sizeof(r->backend), "mock-host");
+		/* Only the handle's first mock-host reads touch storage: that time is fetch time. */
+		double t0 = tsr_now();
+		st = tsr_mock_fill(array, &plan);
+		r->t_fetch += tsr_now() - t0;
+	}
+	if (!st && on_device)
 		st = tsr_cuda_run(array, &plan, ns, out, cuda_stream, nthreads, decoder, defer_sync,
 				  r);
-	else
-		st = tsr_cpu_run(array, &plan, ns, out, nthreads, r);
+	else if (!st)
+		st = tsr_cpu_run(array, &plan, ns, out, nthreads, mock, r);
 	tsr_plan_free(&plan);
 	r->bytes_out = st ? 0 : (uint64_t)ns->out_count * tsr_dtype_size(array->desc.dtype);
 	r->t_total = tsr_now() - t_start;

@@ -1,0 +1,23 @@
+/* mock.h - the mock-host storage backend: chunk bytes replayed from memory kept on the handle. */
+#ifndef TSR_MOCK_H
+#define TSR_MOCK_H
+
+#include "../core/plan.h"
+
+/* One cached chunk: its ref as chunk_ref gave it, after the real fetch settled it (a whole-file
+ * nbytes made exact, a missing chunk file turned into a fill chunk), and its stored bytes. */
+struct tsr_mock_chunk {
+	struct tsr_chunk_ref ref;
+	unsigned char *bytes; /* ref.nbytes bytes + 64 zeroed bytes of slack, as a real fetch */
+};
+
+/* Makes sure every chunk the plan touches is in the array's cache, reading those that are not
+ * with the real backend (one thread, under the cache's lock). After it returns TSR_OK, the
+ * plan's chunks may be looked up from any thread without a lock. */
+int tsr_mock_fill(struct tsr_array *array, const struct tsr_plan *plan);
+/* A chunk that tsr_mock_fill put in the cache; NULL when it did not. */
+const struct tsr_mock_chunk *tsr_mock_chunk(const struct tsr_array *array, int64_t chunk);
+/* Frees the cache (array->mock, may be NULL); the array is being freed. */
+void tsr_mock_free(struct tsr_mock_cache *cache);
+
+#endif
