@@ -284,6 +284,31 @@ TSR_API int tsr_read_batch(struct tsr_context *ctx, const char *const *paths, si
 			   const struct tsr_buffer *dst, const struct tsr_read_options *opts,
 			   struct tsr_receipt *receipt_ret);
 
+/*
+ * Streamed reads: the same array of many files, a batch of files at a time, while the next
+ * files are read ahead (the kernel is asked to pull them into the page cache, and their
+ * metadata is parsed before they are needed). A stream belongs to one thread at a time.
+ */
+struct tsr_stream;
+
+struct tsr_stream_options {
+	size_t struct_size;    /* sizeof(struct tsr_stream_options) */
+	int files_per_batch;   /* files stacked per tsr_stream_next (0: 1) */
+	int prefetch;          /* files read ahead of the current batch (0: 2 batches' worth) */
+};
+
+TSR_API int tsr_stream_open(struct tsr_context *ctx, const char *const *paths, size_t npaths,
+			    const struct tsr_open_options *open_opts, const struct tsr_selection *sel,
+			    const struct tsr_stream_options *opts, struct tsr_stream **stream_ret);
+/* Reads the next batch into dst (stacked as tsr_read_batch does); *nfiles_ret is how many
+ * files it held, 0 once the stream is done. Every file must match the first file's shape and
+ * dtype (TSR_E_FORMAT naming the file otherwise). */
+TSR_API int tsr_stream_next(struct tsr_stream *stream, const struct tsr_buffer *dst,
+			    const struct tsr_read_options *opts, size_t *nfiles_ret,
+			    struct tsr_receipt *receipt_ret);
+/* Stops the read-ahead and frees the stream; NULL is a no-op. */
+TSR_API void tsr_stream_free(struct tsr_stream *stream);
+
 /* Frees memory that tessera allocated for the caller. NULL is a no-op. */
 TSR_API void tsr_free(void *p);
 

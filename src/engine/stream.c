@@ -1,0 +1,217 @@
+/* stream.c - streamed reads: batches of files read in turn while the next ones are read ahead. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+struct tsr_stream {
+	struct tsr_context *ctx;
+	char **paths;
+	size_t npaths;
+	struct tsr_open_options open;
+	int has_open;
+	char *array_copy;           /* our copy of open.array */
+	struct tsr_selection sel;
+	int has_sel;
+	size_t per_batch, prefetch;
+	size_t next;                /* first file of the next batch */
+	int ndim0;                  /* the first file's selected shape and dtype */
+	int64_t shape0[TSR_MAX_DIM];
+	enum tsr_dtype dtype0;
+	int have_shape;
+	/* Read-ahead thread: advises files [advised, want) into the page cache. */
+	pthread_t thread;
+	int thread_started;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	size_t advised, want;
+	int quit;
+};
+
+/* Asks the kernel to start reading a file (a plain file; stores are directories of many
+ * small files, which the OS reads ahead well enough by itself). */
+static void tsr_stream_advise(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED);
+	close(fd);
+}
+
+static void *tsr_stream_main(void *arg)
+{
+	struct tsr_stream *s = arg;
+	pthread_mutex_lock(&s->lock);
+	while (!s->quit) {
+		if (s->advised < s->want) {
+			size_t i = s->advised++;
+			pthread_mutex_unlock(&s->lock);
+			tsr_stream_advise(s->paths[i]);
+			pthread_mutex_lock(&s->lock);
+			continue;
+		}
+		pthread_cond_wait(&s->wake, &s->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* Moves the read-ahead window to cover the files after `from`. */
+static void tsr_stream_ahead(struct tsr_stream *s, size_t from)
+{
+	size_t want = from + s->prefetch;
+	if (want > s->npaths)
+		want = s->npaths;
+	pthread_mutex_lock(&s->lock);
+	if (s->advised < from)
+		s->advised = from; /* files already read need no advice */
+	if (want > s->want) {
+		s->want = want;
+		pthread_cond_signal(&s->wake);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+void tsr_stream_free(struct tsr_stream *s)
+{
+	if (!s)
+		return;
+	if (s->thread_started) {
+		pthread_mutex_lock(&s->lock);
+		s->quit = 1;
+		pthread_cond_signal(&s->wake);
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->thread, NULL);
+	}
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->wake);
+	free(s->array_copy);
+	for (size_t i = 0; s->paths && i < s->npaths; i++)
+		free(s->paths[i]);
+	free(s->paths);
+	free(s);
+}
+
+int tsr_stream_open(struct tsr_context *ctx, const char *const *paths, size_t npaths,
+		    const struct tsr_open_options *open_opts, const struct tsr_selection *sel,
+		    const struct tsr_stream_options *opts, struct tsr_stream **stream_ret)
+{
+	if (!stream_ret)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_stream_open: stream_ret is NULL");
+	*stream_ret = NULL;
+	if (!ctx || (!paths && npaths))
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_stream_open: NULL argument");
+	if (opts && opts->struct_size < sizeof(*opts))
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_stream_open: bad struct_size");
+	if (opts && (opts->files_per_batch < 0 || opts->prefetch < 0))
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_stream_open: negative option");
+	struct tsr_stream *s = calloc(1, sizeof(*s));
+	if (!s)
+		return tsr_error(TSR_E_NOMEM, "tsr_stream_open: out of memory");
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->wake, NULL);
+	s->ctx = ctx;
+	s->per_batch = opts && opts->files_per_batch ? (size_t)opts->files_per_batch : 1;
+	s->prefetch = opts && opts->prefetch ? (size_t)opts->prefetch : 2 * s->per_batch;
+	s->paths = calloc(npaths ? npaths : 1, sizeof(char *));
+	if (!s->paths)
+		goto nomem;
+	s->npaths = npaths;
+	for (size_t i = 0; i < npaths; i++)
+		if (!(s->paths[i] = strdup(paths[i])))
+			goto nomem;
+	if (open_opts) {
+		if (open_opts->struct_size > sizeof(s->open) ||
+		    open_opts->struct_size < offsetof(struct tsr_open_options, array)) {
+			tsr_stream_free(s);
+			return tsr_error(TSR_E_INVALID_ARG, "tsr_stream_open: bad open struct_size");
+		}
+		memcpy(&s->open, open_opts, open_opts->struct_size);
+		s->open.struct_size = sizeof(s->open);
+		if (open_opts->struct_size < sizeof(s->open)) {
+			s->open.array = NULL;
+			s->open.level = 0;
+		}
+		/* The array path is the caller's: keep our own copy for the stream's life. */
+		if (s->open.array) {
+			if (!(s->array_copy = strdup(s->open.array)))
+				goto nomem;
+			s->open.array = s->array_copy;
+		}
+		s->has_open = 1;
+	}
+	if (sel) {
+		s->sel = *sel;
+		s->has_sel = 1;
+	}
+	if (pthread_create(&s->thread, NULL, tsr_stream_main, s) != 0) {
+		tsr_stream_free(s);
+		return tsr_error(TSR_E_NOMEM, "tsr_stream_open: cannot start the read-ahead thread");
+	}
+	s->thread_started = 1;
+	tsr_stream_ahead(s, 0);
+	*stream_ret = s;
+	return TSR_OK;
+nomem:
+	tsr_stream_free(s);
+	return tsr_error(TSR_E_NOMEM, "tsr_stream_open: out of memory");
+}
+
+int tsr_stream_next(struct tsr_stream *s, const struct tsr_buffer *dst,
+		    const struct tsr_read_options *opts, size_t *nfiles_ret,
+		    struct tsr_receipt *receipt_ret)
+{
+	if (!s || !dst || !nfiles_ret)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_stream_next: NULL argument");
+	*nfiles_ret = 0;
+	if (s->next >= s->npaths)
+		return TSR_OK;
+	size_t n = s->npaths - s->next < s->per_batch ? s->npaths - s->next : s->per_batch;
+	const struct tsr_open_options *oo = s->has_open ? &s->open : NULL;
+	const struct tsr_selection *sel = s->has_sel ? &s->sel : NULL;
+	/* Later batches must match the stream's first file, not just their own first file. */
+	if (!s->have_shape) {
+		struct tsr_array *a = NULL;
+		int st = tsr_open(s->ctx, s->paths[0], oo, &a);
+		if (st == TSR_OK)
+			st = tsr_selection_shape(a, sel, &s->ndim0, s->shape0);
+		if (st == TSR_OK)
+			s->dtype0 = a->desc.dtype;
+		tsr_array_free(a);
+		if (st)
+			return st;
+		s->have_shape = 1;
+	} else {
+		struct tsr_array *a = NULL;
+		int ndim;
+		int64_t shape[TSR_MAX_DIM];
+		int st = tsr_open(s->ctx, s->paths[s->next], oo, &a);
+		if (st == TSR_OK)
+			st = tsr_selection_shape(a, sel, &ndim, shape);
+		if (st == TSR_OK && (ndim != s->ndim0 || a->desc.dtype != s->dtype0 ||
+				     memcmp(shape, s->shape0, (size_t)ndim * sizeof(int64_t))))
+			st = tsr_error(TSR_E_FORMAT, "%s: shape or dtype (%s) differs from %s's (%s)",
+				       s->paths[s->next], tsr_dtype_name(a->desc.dtype), s->paths[0],
+				       tsr_dtype_name(s->dtype0));
+		tsr_array_free(a);
+		if (st)
+			return st;
+	}
+	tsr_stream_ahead(s, s->next + n);
+	int st = tsr_read_batch(s->ctx, (const char *const *)s->paths + s->next, n, oo, sel, dst,
+				opts, receipt_ret);
+	if (st)
+		return st;
+	s->next += n;
+	*nfiles_ret = n;
+	return TSR_OK;
+}
