@@ -14,6 +14,13 @@ static void tsr_print_dims(const int64_t *v, int n, const char *open, const char
 	printf("%s", close);
 }
 
+/* The format name of an opened array ("fits", "zarr", "blosc2"). */
+static const char *tsr_array_format(const struct tsr_array *a)
+{
+	struct tsr_array_info in = {.struct_size = sizeof(in)};
+	return tsr_array_info(a, &in) == TSR_OK ? in.format : "";
+}
+
 static void tsr_json_str(const char *s)
 {
 	putchar('"');
@@ -181,9 +188,11 @@ int tsr_cli_info(int argc, char **argv)
 		if (json) {
 			printf("%s{\"hdu\": %d", shown ? ", " : "", hdu);
 		} else if (!shown) {
+			/* FITS counts HDUs and tiles; a Blosc2 frame holds one array of chunks. */
+			int fits = st != TSR_OK || strcmp(tsr_array_format(a), "fits") == 0;
 			printf("%s\n", path);
-			printf("%-4s %-10s %-10s %-20s %-16s %-12s %s\n", "HDU", "dtype", "stored",
-			       "shape", "tiles", "codec", "stored bytes");
+			printf("%-4s %-10s %-10s %-20s %-16s %-20s %s\n", fits ? "HDU" : "#", "dtype",
+			       "stored", "shape", fits ? "tiles" : "chunks", "codec", "stored bytes");
 		}
 		shown++;
 		if (st) {
@@ -213,7 +222,7 @@ int tsr_cli_info(int argc, char **argv)
 					m += snprintf(tiles + m, sizeof(tiles) - (size_t)m, "%s%lld",
 						      i ? "x" : "", (long long)in.chunk_shape[i]);
 				}
-				printf("%-4d %-10s %-10s %-20s %-16s %-12s %llu%s\n", hdu,
+				printf("%-4d %-10s %-10s %-20s %-16s %-20s %llu%s\n", hdu,
 				       tsr_dtype_name(in.dtype), tsr_dtype_name(in.stored_dtype), shape,
 				       strcmp(in.codec, "none") ? tiles : "-", in.codec,
 				       (unsigned long long)in.stored_nbytes,
