@@ -43,33 +43,42 @@ static size_t unshuffle4_sse2(uint8_t *dst, const uint8_t *src, size_t n)
 	return i;
 }
 
+/* Loads 16 bytes from each of 8 rows (row k at src + k * stride) and interleaves them: out[j]
+ * holds, for columns 2j and 2j+1, the 8 rows' bytes of that column in row order. The byte
+ * unshuffle of 8-byte elements and the bit unshuffle both start from this gather. */
+static inline void gather8x16_sse2(const uint8_t *src, size_t stride, __m128i out[8])
+{
+	__m128i p[8], q[8], r[8];
+	for (int k = 0; k < 8; k++)
+		p[k] = _mm_loadu_si128((const __m128i *)(src + (size_t)k * stride));
+	/* bytes of rows (0,1), (2,3), (4,5), (6,7) paired: columns 0-7 and 8-15 */
+	for (int k = 0; k < 4; k++) {
+		q[2 * k] = _mm_unpacklo_epi8(p[2 * k], p[2 * k + 1]);
+		q[2 * k + 1] = _mm_unpackhi_epi8(p[2 * k], p[2 * k + 1]);
+	}
+	/* 16-bit pairs joined into 32-bit quads: rows 0-3 and 4-7, 4 columns each */
+	r[0] = _mm_unpacklo_epi16(q[0], q[2]);
+	r[1] = _mm_unpackhi_epi16(q[0], q[2]);
+	r[2] = _mm_unpacklo_epi16(q[1], q[3]);
+	r[3] = _mm_unpackhi_epi16(q[1], q[3]);
+	r[4] = _mm_unpacklo_epi16(q[4], q[6]);
+	r[5] = _mm_unpackhi_epi16(q[4], q[6]);
+	r[6] = _mm_unpacklo_epi16(q[5], q[7]);
+	r[7] = _mm_unpackhi_epi16(q[5], q[7]);
+	for (int k = 0; k < 4; k++) {
+		out[2 * k] = _mm_unpacklo_epi32(r[k], r[k + 4]);
+		out[2 * k + 1] = _mm_unpackhi_epi32(r[k], r[k + 4]);
+	}
+}
+
 static size_t unshuffle8_sse2(uint8_t *dst, const uint8_t *src, size_t n)
 {
 	size_t i = 0;
 	for (; i + 16 <= n; i += 16) {
-		__m128i p[8], q[8], r[8];
+		__m128i c[8];
+		gather8x16_sse2(src + i, n, c);
 		for (int k = 0; k < 8; k++)
-			p[k] = _mm_loadu_si128((const __m128i *)(src + k * n + i));
-		/* bytes of planes (0,1), (2,3), (4,5), (6,7) paired: elements 0-7 and 8-15 */
-		for (int k = 0; k < 4; k++) {
-			q[2 * k] = _mm_unpacklo_epi8(p[2 * k], p[2 * k + 1]);
-			q[2 * k + 1] = _mm_unpackhi_epi8(p[2 * k], p[2 * k + 1]);
-		}
-		/* 16-bit pairs joined into 32-bit quads: planes 0-3 and 4-7, 4 elements each */
-		r[0] = _mm_unpacklo_epi16(q[0], q[2]);
-		r[1] = _mm_unpackhi_epi16(q[0], q[2]);
-		r[2] = _mm_unpacklo_epi16(q[1], q[3]);
-		r[3] = _mm_unpackhi_epi16(q[1], q[3]);
-		r[4] = _mm_unpacklo_epi16(q[4], q[6]);
-		r[5] = _mm_unpackhi_epi16(q[4], q[6]);
-		r[6] = _mm_unpacklo_epi16(q[5], q[7]);
-		r[7] = _mm_unpackhi_epi16(q[5], q[7]);
-		uint8_t *o = dst + 8 * i;
-		for (int k = 0; k < 4; k++) {
-			_mm_storeu_si128((__m128i *)(o + 32 * k), _mm_unpacklo_epi32(r[k], r[k + 4]));
-			_mm_storeu_si128((__m128i *)(o + 32 * k + 16),
-					 _mm_unpackhi_epi32(r[k], r[k + 4]));
-		}
+			_mm_storeu_si128((__m128i *)(dst + 8 * i + 16 * k), c[k]);
 	}
 	return i;
 }
@@ -187,26 +196,9 @@ static void bitrows_to_plane(uint8_t *plane, const uint8_t *rows, size_t row)
 	const __m128i m2 = _mm_set1_epi64x(0x0000CCCC0000CCCCLL);
 	const __m128i m3 = _mm_set1_epi64x(0x00000000F0F0F0F0LL);
 	for (; k + 16 <= row; k += 16) {
-		__m128i r[8], a[8], b[8], c[8];
-		for (int i = 0; i < 8; i++)
-			r[i] = _mm_loadu_si128((const __m128i *)(rows + i * row + k));
-		/* gather (r0[k] .. r7[k]) into one 64-bit lane per k, as in unshuffle8 */
-		for (int i = 0; i < 4; i++) {
-			a[2 * i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
-			a[2 * i + 1] = _mm_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
-		}
-		b[0] = _mm_unpacklo_epi16(a[0], a[2]);
-		b[1] = _mm_unpackhi_epi16(a[0], a[2]);
-		b[2] = _mm_unpacklo_epi16(a[1], a[3]);
-		b[3] = _mm_unpackhi_epi16(a[1], a[3]);
-		b[4] = _mm_unpacklo_epi16(a[4], a[6]);
-		b[5] = _mm_unpackhi_epi16(a[4], a[6]);
-		b[6] = _mm_unpacklo_epi16(a[5], a[7]);
-		b[7] = _mm_unpackhi_epi16(a[5], a[7]);
-		for (int i = 0; i < 4; i++) {
-			c[2 * i] = _mm_unpacklo_epi32(b[i], b[i + 4]);
-			c[2 * i + 1] = _mm_unpackhi_epi32(b[i], b[i + 4]);
-		}
+		__m128i c[8];
+		/* one 64-bit lane per k: (r0[k] .. r7[k]) */
+		gather8x16_sse2(rows + k, row, c);
 		/* the 8x8 bit transpose on both 64-bit lanes at once */
 		for (int i = 0; i < 8; i++) {
 			__m128i x = c[i], t;
