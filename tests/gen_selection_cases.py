@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-# gen_selection_cases.py - writes NumPy's answers for selection cases into tests/test_selection.c.
+# gen_selection_cases.py - writes NumPy's answers for selection cases into tests/selection_cases.h (test_selection.c includes it).
 #
 # Run it with Debian's python3 (which has numpy) after changing the cases:
 #     /usr/bin/python3 tests/gen_selection_cases.py
-# It replaces the text between the BEGIN/END GENERATED markers of test_selection.c. The seed is
+# It rewrites selection_cases.h, which test_selection.c includes. The seed is
 # fixed, so the output only changes when this script or NumPy changes. CTest does not run it.
 import os
 import random
@@ -237,15 +237,12 @@ def main():
                      (n, c_str(spec), c_int64(start), c_int64(step), count))
     lines.append("};")
 
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test_selection.c")
-    text = open(path).read()
-    begin = "/* BEGIN GENERATED CASES */\n"
-    end = "/* END GENERATED CASES */\n"
-    a = text.index(begin) + len(begin)
-    b = text.index(end)
-    text = text[:a] + "\n".join(lines) + "\n" + text[b:]
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "selection_cases.h")
+    head = ("/* selection_cases.h - NumPy's answers for test_selection.c, written by "
+            "gen_selection_cases.py\n * (regenerate with /usr/bin/python3 "
+            "tests/gen_selection_cases.py; do not edit by hand). */\n")
     with open(path, "w") as f:
-        f.write(text)
+        f.write(head + "\n".join(lines) + "\n")
     print("%s: %d numpy cases (%d indices), %d big-slice cases" %
           (path, len(cases), len(idx), len(big)), file=sys.stderr)
 
