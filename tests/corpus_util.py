@@ -50,6 +50,30 @@ def same(a, b):
     return None
 
 
+def fits_hdus(raw):
+    """(header offset, data offset, cards) of each HDU of FITS bytes; cards map keyword to value
+    text. A small parser for tests that mutate corpus files, not tessera's own."""
+    out, off = [], 0
+    while off < len(raw):
+        cards, pos = {}, off
+        while True:
+            card = raw[pos:pos + 80].decode("ascii")
+            pos += 80
+            if card.startswith("END "):
+                break
+            if card[8:10] == "= ":
+                cards[card[:8].strip()] = card[10:].split("/")[0].strip().strip("'").strip()
+        dstart = (pos + 2879) // 2880 * 2880
+        bitpix, naxis = abs(int(cards["BITPIX"])), int(cards["NAXIS"])
+        n = 1 if naxis else 0
+        for i in range(1, naxis + 1):
+            n *= int(cards["NAXIS%d" % i])
+        n = bitpix // 8 * (n + int(cards.get("PCOUNT", 0)))
+        out.append((off, dstart, cards))
+        off = dstart + (n + 2879) // 2880 * 2880
+    return out
+
+
 def check_manifest(manifest, failures, extra=()):
     """Reads every case of a corpus manifest with `tessera read` (plus extra arguments) and
     appends to failures each case that differs from its expect file. Returns the case count."""

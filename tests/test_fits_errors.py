@@ -5,7 +5,7 @@ import shutil
 import struct
 import tempfile
 
-from corpus_util import CORPUS, read_must_fail, report
+from corpus_util import CORPUS, fits_hdus, read_must_fail, report
 
 tmp = tempfile.mkdtemp()
 failures = []
@@ -17,29 +17,6 @@ def copy(name):
     shutil.copy(os.path.join(CORPUS, "fits", name), dst)
     os.chmod(dst, 0o644)
     return dst
-
-
-def headers(data):
-    """(header offset, data offset, cards) of each HDU, parsed simply for the test."""
-    out, off = [], 0
-    while off < len(data):
-        cards, pos = {}, off
-        while True:
-            card = data[pos:pos + 80].decode("ascii")
-            pos += 80
-            if card.startswith("END "):
-                break
-            if card[8:10] == "= ":
-                cards[card[:8].strip()] = card[10:].split("/")[0].strip().strip("'").strip()
-        dstart = (pos + 2879) // 2880 * 2880
-        bitpix, naxis = abs(int(cards["BITPIX"])), int(cards["NAXIS"])
-        n = 1 if naxis else 0
-        for i in range(1, naxis + 1):
-            n *= int(cards["NAXIS%d" % i])
-        n = bitpix // 8 * (n + int(cards.get("PCOUNT", 0)))
-        out.append((off, dstart, cards))
-        off = dstart + (n + 2879) // 2880 * 2880
-    return out
 
 
 def expect_error(label, path, *args, want=()):
@@ -76,7 +53,7 @@ p = copy("u_i16_primary.fits")
 os.truncate(p, 2880 + 5000)
 expect_error("truncated data", p, want=("HDU 0", "truncated"))
 p = copy("c_rice_i16_tiles.fits")
-h = headers(open(p, "rb").read())
+h = fits_hdus(open(p, "rb").read())
 os.truncate(p, h[1][1] + 100)
 expect_error("truncated compressed table", p, "--hdu", "1", want=("HDU 1",))
 
@@ -102,7 +79,7 @@ expect_error("missing file", os.path.join(tmp, "nope.fits"))
 # A tile descriptor pointing past the heap (tile 3's offset).
 for name, hdu in (("c_rice_i16_tiles.fits", 1), ("c_gzip2_i32_tiles.fits", 1)):
     p = copy(name)
-    h = headers(open(p, "rb").read())
+    h = fits_hdus(open(p, "rb").read())
     dstart, cards = h[hdu][1], h[hdu][2]
     row = int(cards["NAXIS1"])
     patch(p, dstart + 3 * row + 4, struct.pack(">i", 0x7FFFFFF0))
@@ -112,7 +89,7 @@ for name, hdu in (("c_rice_i16_tiles.fits", 1), ("c_gzip2_i32_tiles.fits", 1)):
 # (gzip tiles carry a CRC; RICE has no check, so RICE gets a truncated stream below.)
 for name in ("c_gzip1_i16_rows.fits", "c_gzip2_i32_tiles.fits", "c_gzip1_f64_sd1.fits"):
     p = copy(name)
-    h = headers(open(p, "rb").read())
+    h = fits_hdus(open(p, "rb").read())
     dstart, cards = h[1][1], h[1][2]
     row = int(cards["NAXIS1"])
     nrows = int(cards["NAXIS2"])
@@ -125,7 +102,7 @@ for name in ("c_gzip1_i16_rows.fits", "c_gzip2_i32_tiles.fits", "c_gzip1_f64_sd1
 
 # A tile that decodes to the wrong size: shrink tile 0's stream length.
 p = copy("c_gzip1_i16_rows.fits")
-h = headers(open(p, "rb").read())
+h = fits_hdus(open(p, "rb").read())
 dstart = h[1][1]
 raw = open(p, "rb").read()
 n, off = struct.unpack(">ii", raw[dstart:dstart + 8])
@@ -135,7 +112,7 @@ expect_error("short gzip tile", p, "--hdu", "1", want=("HDU 1", "tile 0"))
 # RICE tiles cut short run past their end.
 for name in ("c_rice_i16_tiles.fits", "c_rice_f32_sd1.fits", "c_rice_u8_rows.fits"):
     p = copy(name)
-    h = headers(open(p, "rb").read())
+    h = fits_hdus(open(p, "rb").read())
     dstart, row = h[1][1], int(h[1][2]["NAXIS1"])
     raw = open(p, "rb").read()
     n, off = struct.unpack(">ii", raw[dstart + 2 * row:dstart + 2 * row + 8])

@@ -10,6 +10,9 @@ import shutil
 import struct
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import corpus_util  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.environ.get("TSR_CORPUS", os.path.join(HERE, "..", "..", "..", "shared", "corpus"))
 OUT = sys.argv[1] if len(sys.argv) > 1 else HERE
@@ -39,26 +42,8 @@ def store(name):
 
 
 def fits_hdus(raw):
-    """(data offset, cards) of each HDU; cards as strings, enough for the corpus files."""
-    out, off = [], 0
-    while off < len(raw):
-        cards, pos = {}, off
-        while True:
-            card = raw[pos:pos + 80].decode("ascii")
-            pos += 80
-            if card.startswith("END "):
-                break
-            if card[8:10] == "= ":
-                cards[card[:8].strip()] = card[10:].split("/")[0].strip().strip("'").strip()
-        dstart = (pos + 2879) // 2880 * 2880
-        bitpix, naxis = abs(int(cards["BITPIX"])), int(cards["NAXIS"])
-        n = 1 if naxis else 0
-        for i in range(1, naxis + 1):
-            n *= int(cards["NAXIS%d" % i])
-        n = bitpix // 8 * (n + int(cards.get("PCOUNT", 0)))
-        out.append((dstart, cards))
-        off = dstart + (n + 2879) // 2880 * 2880
-    return out
+    """(data offset, cards) of each HDU."""
+    return [(dstart, cards) for _, dstart, cards in corpus_util.fits_hdus(raw)]
 
 
 def set_card(raw, key, value):
