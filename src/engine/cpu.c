@@ -182,8 +182,9 @@ static int tsr_cpu_read_at(void *arg, void *dst, size_t nbytes, uint64_t off)
 	return tsr_io_pread(r->fd, dst, nbytes, r->base + off);
 }
 
-/* Fetches only what decoding the box needs when the codec can tell (b2nd blocks); *done = 0
- * leaves the whole-chunk fetch to tsr_engine_fetch. */
+/* Fetches only what decoding the box needs when the codec can tell (tsr_chunk_fetch_part
+ * decides; callers only ask for chunks tsr_chunk_decodes_box accepts); *done = 0 leaves the
+ * whole-chunk fetch to tsr_engine_fetch. */
 static int tsr_cpu_fetch_box(const struct tsr_array *a, struct tsr_chunk_ref *ref,
 			     const struct tsr_chunk_box *box, unsigned char **buf, size_t *cap,
 			     int *done)
@@ -192,8 +193,6 @@ static int tsr_cpu_fetch_box(const struct tsr_array *a, struct tsr_chunk_ref *re
 	uint64_t got = 0;
 	int st;
 	*done = 0;
-	if (ref->codec.id != TSR_CODEC_BLOSC_B2ND)
-		return TSR_OK;
 	if (ref->path[0]) {
 		uint64_t size;
 		if ((st = tsr_io_open(ref->path, &rd.fd, &size)))
