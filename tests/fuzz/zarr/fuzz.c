@@ -1,6 +1,6 @@
 /* fuzz.c - the Zarr driver on arbitrary metadata: the input's first byte picks v2 (.zarray)
  * or v3 (zarr.json); the rest, up to a NUL, is the metadata and what follows is chunk 0's file
- * (every key spelling). The store is opened and read whole, with a 16 MiB output cap. */
+ * (every key spelling). The store is opened and read whole, with a 1 MiB output cap. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	if (!ctx) {
 		struct tsr_context_options co = {sizeof(co), 1};
 		tsr_context_create(&co, &ctx);
-		snprintf(dir, sizeof(dir), "/tmp/tsr_fuzz_zarr_%d", (int)getpid());
+		snprintf(dir, sizeof(dir), "/dev/shm/tsr_fuzz_zarr_%d", (int)getpid());
 	}
 	if (n < 2)
 		return 0;
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 			count = info.shape[i] > 0 && count <= (SIZE_MAX >> 8) / (size_t)info.shape[i]
 					? count * (size_t)info.shape[i] : SIZE_MAX >> 4;
 		size_t nb = count * tsr_dtype_size(info.dtype);
-		if (count < (SIZE_MAX >> 8) && nb <= (16u << 20)) {
+		if (count < (SIZE_MAX >> 8) && nb <= (1u << 20)) {
 			void *buf = malloc(nb ? nb : 1);
 			struct tsr_buffer dst = {buf, nb, TSR_MEM_HOST, NULL};
 			tsr_read(a, NULL, &dst, NULL, NULL);
