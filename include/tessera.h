@@ -222,6 +222,11 @@ enum tsr_storage {
 	 * until tsr_array_free: later mock-host reads do no I/O, so they time decoding alone.
 	 * Host destinations only (the CPU engine). */
 	TSR_STORAGE_MOCK_HOST = 1,
+	/* TSR_MEM_CUDA reads only: what the GPU reads of each chunk (its stored bytes, or the
+	 * values the CPU decoded where no GPU decoder exists) is copied once into device memory
+	 * kept on the handle until tsr_array_free; later mock-device reads then run the GPU
+	 * decode and place kernels straight from it, with no I/O and no host-to-device copy. */
+	TSR_STORAGE_MOCK_DEVICE = 2,
 };
 
 struct tsr_read_options {
@@ -230,7 +235,7 @@ struct tsr_read_options {
 	int decoder;           /* enum tsr_decoder: 0 auto, 1 cpu (CUDA reads; host reads always
 				  decode on the CPU) */
 	/* Added later: a caller's struct_size from before gets real storage. */
-	int storage;           /* enum tsr_storage: 0 real (posix), 1 mock-host */
+	int storage;           /* enum tsr_storage: 0 real (posix), 1 mock-host, 2 mock-device */
 };
 
 /* What a read really did. */

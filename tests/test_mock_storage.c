@@ -143,10 +143,12 @@ static void check_options(struct tsr_context *ctx)
 	ro.storage = 7;
 	CHECK_EQ_INT(tsr_read(a, NULL, &(struct tsr_buffer){data, n, TSR_MEM_HOST, NULL}, &ro, NULL),
 		     TSR_E_INVALID_ARG);
-	ro.storage = TSR_STORAGE_MOCK_HOST;
-	CHECK_EQ_INT(tsr_read(a, NULL, &(struct tsr_buffer){data, n, TSR_MEM_CUDA, NULL}, &ro, NULL),
+	/* mock-device replays from device memory: a host destination cannot use it. */
+	ro.storage = TSR_STORAGE_MOCK_DEVICE;
+	CHECK_EQ_INT(tsr_read(a, NULL, &(struct tsr_buffer){data, n, TSR_MEM_HOST, NULL}, &ro, NULL),
 		     TSR_E_UNSUPPORTED);
-	CHECK(strstr(tsr_errmsg(), "mock-host") != NULL);
+	CHECK(strstr(tsr_errmsg(), "mock-device") != NULL);
+	CHECK(strstr(tsr_errmsg(), "c_rice_i16_tiles.fits") != NULL);
 	tsr_free(data);
 	tsr_array_free(a);
 }

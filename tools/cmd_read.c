@@ -14,7 +14,8 @@ int tsr_cli_read(int argc, char **argv)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: tessera read PATH [--hdu N] [--array NAME] [--level K] [--section SPEC]\n"
 			       "                    [--raw] [--threads N] [--receipt] [--device cpu|cuda]\n"
-			       "                    [--decoder cpu|gpu] [--storage real|mock-host] -o OUT.npy\n"
+			       "                    [--decoder cpu|gpu] [--storage real|mock-host|mock-device]\n"
+			       "                    -o OUT.npy\n"
 			       "PATH is a FITS file, a Zarr store or a Blosc2 frame. --array picks an array\n"
 			       "of a Zarr group, --level an OME-Zarr multiscale level.\n"
 			       "Reads an image (default: the first HDU with image data; N counts HDUs as\n"
@@ -24,8 +25,9 @@ int tsr_cli_read(int argc, char **argv)
 			       "dequantization). --receipt prints what the read did. --device cuda reads\n"
 			       "into GPU memory (then copies back to write OUT); there --decoder cpu\n"
 			       "decodes every chunk on the CPU, --decoder gpu (default) uses the GPU\n"
-			       "decoders where they exist. --storage mock-host (CPU only) reads the chunks\n"
-			       "into memory first and decodes them from there.\n");
+			       "decoders where they exist. --storage mock-host reads the chunks into memory\n"
+			       "first and decodes them from there; mock-device (--device cuda) then copies\n"
+			       "what the GPU needs into device memory and decodes from there.\n");
 			return 0;
 		} else if (!strcmp(argv[i], "--hdu") && i + 1 < argc) {
 			char *end;
@@ -73,9 +75,11 @@ int tsr_cli_read(int argc, char **argv)
 				storage = TSR_STORAGE_REAL;
 			else if (!strcmp(argv[i], "mock-host"))
 				storage = TSR_STORAGE_MOCK_HOST;
+			else if (!strcmp(argv[i], "mock-device"))
+				storage = TSR_STORAGE_MOCK_DEVICE;
 			else {
-				fprintf(stderr, "tessera read: --storage is real or mock-host, not '%s'\n",
-					argv[i]);
+				fprintf(stderr, "tessera read: --storage is real, mock-host or mock-device, "
+					"not '%s'\n", argv[i]);
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--raw")) {

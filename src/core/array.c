@@ -8,6 +8,7 @@
 
 #include "../io/io.h"
 #include "../io/mock.h"
+#include "../io/mock_device.h"
 #include "array.h"
 
 /* Chooses the format driver: directories are Zarr stores or sparse Blosc2 frames; files are
@@ -94,6 +95,7 @@ void tsr_array_free(struct tsr_array *a)
 	if (a->ops && a->ops->free)
 		a->ops->free(a->impl);
 	tsr_mock_free(a->mock);
+	tsr_mock_dev_free(a->mock_dev);
 	tsr_io_close(a->fd);
 	free(a->path);
 	free(a);

@@ -40,6 +40,7 @@ struct tsr_desc {
 };
 
 struct tsr_mock_cache;
+struct tsr_mock_dev;
 
 struct tsr_array {
 	struct tsr_context *ctx;
@@ -51,6 +52,8 @@ struct tsr_array {
 	void *impl;
 	struct tsr_mock_cache *mock; /* mock-host storage's chunk bytes (src/io/mock.c); NULL until
 				       the first mock-host read */
+	struct tsr_mock_dev *mock_dev; /* mock-device storage's device copies
+					  (src/io/mock_device.c); NULL until used */
 };
 
 /* Writes how messages name the array's unit: "HDU 1", "array labels/ids". */

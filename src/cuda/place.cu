@@ -148,7 +148,10 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 	for (int d = 0; d < nd - 1; d++)
 		rows *= pl->count[d];
 	int64_t n = nd ? pl->count[nd - 1] : 1;
-	const unsigned char *base = (pl->src_dec ? dec : src) + pl->src_offset;
+	/* In integers: a mock-device batch has no staging buffer (src NULL) and its offsets are
+	 * device addresses. */
+	const unsigned char *base =
+		(const unsigned char *)((uintptr_t)(pl->src_dec ? dec : src) + pl->src_offset);
 	for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
 		/* Row r of the box: its chunk-local start and output start. */
 		int64_t rem = r, sidx = 0, didx = pl->out_first;

@@ -48,11 +48,12 @@ struct tsr_cuda_place {
 };
 
 /*
- * Scatters a batch into each place's output (device memory) on stream. d_places: device array of n places;
- * d_src: the batch's staging buffer on the device; d_dec: its decode buffer (NULL when no
- * place has src_dec). d_status / d_sizes: the batch's inflate results, indexed by a place's
- * `stream` (NULL when no place has one). max_rows: a row count to size the grid by. Returns
- * 0 or a CUDA error code.
+ * Scatters a batch into each place's output (device memory) on stream. d_places: device array
+ * of n places; d_src: the batch's staging buffer on the device (NULL: the src_offsets are
+ * device addresses, as in mock-device batches); d_dec: its decode buffer (NULL when no place
+ * has src_dec). d_status / d_sizes: the batch's inflate results, indexed by a place's `stream`
+ * (NULL when no place has one). max_rows: a row count to size the grid by. Returns 0 or a
+ * CUDA error code.
  */
 int tsr_cuda_place_launch(const void *d_src, const void *d_dec,
 			  const struct tsr_cuda_place *d_places, size_t n, int64_t max_rows,

@@ -16,6 +16,8 @@
 
 #include "../codecs/codecs.h"
 #include "../io/io.h"
+#include "../io/mock.h"
+#include "../io/mock_device.h"
 #include "engine.h"
 
 #ifdef TSR_WITH_CUDA
@@ -109,6 +111,8 @@ struct tsr_cuda_slot {
 	pthread_t owner;                /* the thread whose reads fill the open slot */
 	size_t used, dec_used, nplaces, nstreams;
 	int framing;                    /* of its inflate streams (one launch): -1 none yet */
+	int replay;                     /* mock-device: places and inflate inputs hold device
+					   addresses of the handle's cache; nothing is staged */
 	int64_t max_rows;
 	int pending;                    /* dispatched results not judged yet */
 	char names[TSR_NAMES][32];      /* codec names of the batch's streams */
@@ -469,6 +473,7 @@ struct tsr_cuda_job {
 	atomic_llong next;
 	int64_t group;          /* tasks a worker takes at a time */
 	atomic_int failed;
+	int mock;               /* mock-host: chunk bytes from the array's host cache */
 	pthread_mutex_t lock;
 	int status;
 	char msg[2048];
@@ -553,7 +558,28 @@ static void tsr_cuda_worker(void *arg, int w)
 		unsigned char *dst = job->host + ct->slot_offset;
 		double t0 = tsr_now();
 		int st = TSR_OK;
-		if (ct->how != TSR_HOW_CPU) {
+		if (job->mock) {
+			/* mock-host: the handle's copy of the stored bytes, no I/O. */
+			const struct tsr_mock_chunk *mc = tsr_mock_chunk(job->array, chunk);
+			i++;
+			if (!mc) {
+				st = tsr_error(TSR_E_INTERNAL, "mock-host storage: chunk not cached");
+			} else if (ct->how != TSR_HOW_CPU) {
+				memcpy(dst, mc->bytes, (size_t)ct->ref.nbytes);
+				br += ct->ref.nbytes;
+			} else {
+				br += ct->ref.codec.id == TSR_CODEC_FILL ? 0 : ct->ref.nbytes;
+				double t1 = tsr_now();
+				tf += t1 - t0;
+				uint64_t dn = 0;
+				st = tsr_chunk_decode(&ct->ref, mc->bytes, ct->ref.nbytes, dst, 0,
+						      &scratch, &dn);
+				bd += dn;
+				td += tsr_now() - t1;
+				t0 = tsr_now();
+			}
+			tf += tsr_now() - t0;
+		} else if (ct->how != TSR_HOW_CPU) {
 			/* Stored bytes straight into pinned memory: no copy on the host. Chunks
 			 * that lie back to back in the same file and in the slot (FITS tiles in
 			 * the heap) are one read, of up to 4 MiB. */
@@ -806,15 +832,17 @@ static int tsr_cuda_dispatch(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 	uint64_t *io = s->host_io;
 	for (int j = 1; j < 4; j++)
 		memmove(io + j * n, io + j * (size_t)TSR_SLOT_PLACES, 8 * n);
+	uint64_t in_base = s->replay ? 0 : (uint64_t)(uintptr_t)s->dev;
 	for (size_t k = 0; k < n; k++) {
-		io[k] += (uint64_t)(uintptr_t)s->dev;
+		io[k] += in_base;
 		io[2 * n + k] += (uint64_t)(uintptr_t)s->dec;
 	}
 	cudaStream_t ss = s->stream;
 	cudaError_t e;
 	if ((e = cudaEventRecord(cs->entry, cs->open_cstream)) ||
 	    (e = cudaStreamWaitEvent(ss, cs->entry, 0)) ||
-	    (e = cudaMemcpyAsync(s->dev, s->host, s->used, cudaMemcpyHostToDevice, ss)) ||
+	    (s->used && (e = cudaMemcpyAsync(s->dev, s->host, s->used, cudaMemcpyHostToDevice,
+					     ss))) ||
 	    (e = cudaMemcpyAsync(s->dev_places, s->host_places,
 				 s->nplaces * sizeof(struct tsr_cuda_place), cudaMemcpyHostToDevice,
 				 ss)) ||
@@ -834,7 +862,7 @@ static int tsr_cuda_dispatch(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 		if (st)
 			return tsr_error(st, "GPU inflate: launch failed: %s", tsr_strerror(st));
 	}
-	int ke = tsr_cuda_place_launch(s->dev, s->dec, s->dev_places, s->nplaces, s->max_rows,
+	int ke = tsr_cuda_place_launch(s->replay ? NULL : s->dev, s->dec, s->dev_places, s->nplaces, s->max_rows,
 				       n ? d_status : NULL, n ? d_sizes : NULL, ss);
 	if (ke)
 		return tsr_cuda_fail((cudaError_t)ke, "place kernel");
@@ -899,6 +927,59 @@ static void tsr_cuda_receipt(const struct tsr_array *a, int64_t n_inflate, const
 	}
 }
 
+/*
+ * mock-device: makes sure the array's device cache holds what each task's chunk puts before the
+ * GPU (its stored bytes, or its values decoded on the CPU), copying in what is missing from the
+ * host mock cache, and points the task at it (slot_offset becomes a device address).
+ */
+static int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_plan *plan,
+				struct tsr_cuda_task *tasks)
+{
+	struct tsr_scratch scratch = {0};
+	unsigned char *vals = NULL;
+	size_t vcap = 0;
+	int st = TSR_OK;
+	for (int64_t t = 0; t < plan->ntasks && st == TSR_OK; t++) {
+		struct tsr_cuda_task *ct = &tasks[t];
+		int64_t chunk = tsr_task_chunk(plan, t);
+		int kind = ct->how == TSR_HOW_CPU ? TSR_MOCK_DEV_VALUES : TSR_MOCK_DEV_STORED;
+		uint64_t addr, have;
+		if (!(addr = tsr_mock_dev_find(array, chunk, kind, &have))) {
+			const struct tsr_mock_chunk *mc = tsr_mock_chunk(array, chunk);
+			if (!mc) {
+				st = tsr_error(TSR_E_INTERNAL, "mock storage: chunk not cached");
+			} else if (kind == TSR_MOCK_DEV_STORED) {
+				st = tsr_mock_dev_put(array, chunk, kind, mc->bytes,
+						      (size_t)ct->ref.nbytes, &addr);
+			} else {
+				if (ct->staged > vcap) {
+					free(vals);
+					vcap = ct->staged;
+					if (!(vals = malloc(vcap)))
+						vcap = 0;
+				}
+				uint64_t dn = 0;
+				st = !vals && ct->staged ? tsr_error(TSR_E_NOMEM, "out of memory")
+					: tsr_chunk_decode(&ct->ref, mc->bytes, ct->ref.nbytes, vals,
+							   0, &scratch, &dn);
+				if (st == TSR_OK)
+					st = tsr_mock_dev_put(array, chunk, kind, vals, ct->staged,
+							      &addr);
+			}
+			if (st) {
+				char prefix[1400], label[320];
+				tsr_cuda_chunk_name(array, chunk, prefix, sizeof(prefix), label,
+						    sizeof(label));
+				tsr_error_prefix("%s %s", prefix, label);
+			}
+		}
+		ct->slot_offset = (size_t)addr;
+	}
+	tsr_scratch_free(&scratch);
+	free(vals);
+	return st;
+}
+
 /* The end of a read that succeeded so far: its last slot goes to the GPU, the caller's stream
  * waits for every slot's work, and every inflate result of the read (a batch read: of all its
  * files) is judged before it returns. */
@@ -920,9 +1001,9 @@ static int tsr_cuda_finish(struct tsr_cuda_state *cs, cudaStream_t cstream)
 	return st;
 }
 
-int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
+int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
-		 int defer_sync, struct tsr_receipt *r)
+		 int storage, int defer_sync, struct tsr_receipt *r)
 {
 	struct tsr_cuda_state *cs = NULL;
 	const struct tsr_desc *d = &array->desc;
@@ -932,6 +1013,7 @@ int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
 	if (d->ndim > TSR_CUDA_MAX_DIM)
 		return tsr_error(TSR_E_UNSUPPORTED, "%s: the CUDA engine places up to %d axes",
 				 array->path, TSR_CUDA_MAX_DIM);
+	const int mock = storage != TSR_STORAGE_REAL, replay = storage == TSR_STORAGE_MOCK_DEVICE;
 	pthread_mutex_lock(&cs->lock);
 	cudaStream_t cstream = (cudaStream_t)stream;
 	uint64_t seq = ++cs->seq;
@@ -971,7 +1053,19 @@ int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
 			break;
 		}
 		ref->ndim = d->ndim;
-		if (ref->path[0] && ref->nbytes == TSR_WHOLE_FILE && ref->codec.id != TSR_CODEC_FILL) {
+		if (mock) {
+			/* The mock cache's ref, settled by its real fetch (sizes exact, missing
+			 * chunk files turned into fill chunks). */
+			const struct tsr_mock_chunk *mc = tsr_mock_chunk(array, tsr_task_chunk(plan, t));
+			if (!mc) {
+				st = tsr_error(TSR_E_INTERNAL, "%s: mock storage: chunk not cached",
+					       array->path);
+				break;
+			}
+			*ref = mc->ref;
+			ref->ndim = d->ndim;
+		} else if (ref->path[0] && ref->nbytes == TSR_WHOLE_FILE &&
+			   ref->codec.id != TSR_CODEC_FILL) {
 			/* A chunk file of its own (Zarr): its size lays out the slot. A missing
 			 * one reads as the fill value; other trouble is left to the CPU path,
 			 * which reports it. */
@@ -1024,6 +1118,12 @@ int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
 		if (ct->staged > biggest)
 			biggest = ct->staged;
 	}
+	double t_fill = 0;
+	if (st == TSR_OK && replay) {
+		double tf0 = tsr_now();
+		st = tsr_cuda_replay_fill(array, plan, tasks);
+		t_fill = tsr_now() - tf0;
+	}
 	struct tsr_cuda_slot *s = &cs->slot[cs->next_slot];
 	if (st == TSR_OK) {
 		/* Slots the ring opens from now on hold the largest chunk, and decode room for
@@ -1040,7 +1140,8 @@ int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
 		}
 		/* The open slot of another thread's batch read, or of reads ordered on another
 		 * stream, goes to the GPU first: this read neither waits for nor drops it. */
-		if (s->open && (!pthread_equal(s->owner, pthread_self()) || cs->open_cstream != cstream))
+		if (s->open && (!pthread_equal(s->owner, pthread_self()) ||
+				cs->open_cstream != cstream || s->replay != replay))
 			st = tsr_cuda_dispatch(cs, s);
 	}
 	char prefix[1400] = "";
@@ -1061,6 +1162,7 @@ int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
 		if ((st = tsr_cuda_slot_open(cs, &s)))
 			break;
 		cs->open_cstream = cstream;
+		s->replay = replay;
 		/* Fill it on from where it stands: as many tasks as fit the slot, its decode buffer
 		 * and its one inflate launch (one framing). */
 		size_t used = s->used, dec_used = s->dec_used;
@@ -1070,12 +1172,17 @@ int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
 			struct tsr_cuda_task *ct = &tasks[t1];
 			if (ct->how == TSR_HOW_INFLATE && framing >= 0 && ct->framing != framing)
 				break;
-			size_t at = ct->how == TSR_HOW_INFLATE ? used : (used + 15) & ~(size_t)15;
-			if (at + ct->staged > s->nbytes ||
-			    (ct->dec_cap && dec_used + ct->dec_cap > s->dec_nbytes))
+			if (ct->dec_cap && dec_used + ct->dec_cap > s->dec_nbytes)
 				break;
-			ct->slot_offset = at;
-			used = at + ct->staged;
+			if (!replay) {
+				/* (replay: slot_offset is the chunk's address in the cache) */
+				size_t at = ct->how == TSR_HOW_INFLATE ? used
+								       : (used + 15) & ~(size_t)15;
+				if (at + ct->staged > s->nbytes)
+					break;
+				ct->slot_offset = at;
+				used = at + ct->staged;
+			}
 			ct->dec_offset = dec_used;
 			dec_used += ct->dec_cap;
 			if (ct->how == TSR_HOW_INFLATE)
@@ -1108,7 +1215,9 @@ int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
 		job.group = job.group < 1 ? 1 : job.group > 256 ? 256 : job.group;
 		atomic_store(&job.next, 0);
 		atomic_store(&job.failed, 0);
-		tsr_pool_run(array->ctx->pool, nthreads, tsr_cuda_worker, &job);
+		job.mock = mock;
+		if (!replay)
+			tsr_pool_run(array->ctx->pool, nthreads, tsr_cuda_worker, &job);
 		if (job.status) {
 			st = job.status;
 			tsr_error_set_text(job.msg);
@@ -1144,7 +1253,7 @@ int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
 		cudaStreamSynchronize(cstream);
 		tsr_error_set_text(msg);
 	}
-	r->t_fetch += job.t_fetch;
+	r->t_fetch += job.t_fetch + t_fill;
 	r->t_decode += job.t_decode;
 	r->t_place += t_copy;
 	r->bytes_read += job.bytes_read;
@@ -1152,6 +1261,15 @@ int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
 	r->nthreads = nthreads;
 	snprintf(r->engine, sizeof(r->engine), "cuda");
 	tsr_cuda_receipt(array, n_inflate, gpu_name, n_raw, n_cpu, cpu_name, r);
+	if (replay) {
+		int64_t ncpu = 0;
+		for (int w = 0; w < TSR_WHY_N; w++)
+			ncpu += n_cpu[w];
+		size_t have = strlen(r->fallback);
+		if (ncpu && have + 60 < sizeof(r->fallback))
+			snprintf(r->fallback + have, sizeof(r->fallback) - have,
+				 "%smock-device replays those values", have ? "; " : "");
+	}
 	pthread_mutex_destroy(&job.lock);
 	pthread_mutex_unlock(&cs->lock);
 	return st;
@@ -1188,12 +1306,12 @@ int tsr_cuda_memcpy_to_host(void *dst, const void *src, size_t nbytes)
 
 #else /* no CUDA in this build */
 
-int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
+int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
-		 int defer_sync, struct tsr_receipt *r)
+		 int storage, int defer_sync, struct tsr_receipt *r)
 {
 	(void)plan, (void)sel, (void)out, (void)stream, (void)nthreads, (void)decoder;
-	(void)defer_sync, (void)r;
+	(void)storage, (void)defer_sync, (void)r;
 	return tsr_error(TSR_E_NO_DEVICE, "%s: this build of tessera has no CUDA engine",
 			 array->path);
 }

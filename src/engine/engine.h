@@ -35,10 +35,12 @@ int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
  * stream (a cudaStream_t; NULL: the default stream); returns once it is there, unless
  * defer_sync (a batch's earlier files: their chunks may wait, fetched, in a part-filled staging
  * slot that the next read fills on; the last read sends it, waits for all and reports a failure
- * of any of them). decoder: TSR_DECODER_AUTO (GPU kernels where they exist) or TSR_DECODER_CPU. */
-int tsr_cuda_run(const struct tsr_array *array, const struct tsr_plan *plan,
+ * of any of them). decoder: TSR_DECODER_AUTO (GPU kernels where they exist) or TSR_DECODER_CPU.
+ * storage: enum tsr_storage; the mock ones need tsr_mock_fill done for the plan (mock-device
+ * adds what is missing to the array's device cache, so the array is written to). */
+int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
-		 int defer_sync, struct tsr_receipt *r);
+		 int storage, int defer_sync, struct tsr_receipt *r);
 /* Waits for CUDA reads still in flight on ctx, drops their unjudged results and the chunks
  * they left staged but not sent: a batch read that stops before its last file. */
 void tsr_cuda_quiesce(struct tsr_context *ctx);

@@ -65,15 +65,17 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 		return tsr_error(TSR_E_INVALID_ARG, "%s: read option decoder %d is neither "
 				 "TSR_DECODER_AUTO (0) nor TSR_DECODER_CPU (1)", array->path, decoder);
 	int storage = TSR_READ_OPT(opts, storage, TSR_STORAGE_REAL);
-	if (storage != TSR_STORAGE_REAL && storage != TSR_STORAGE_MOCK_HOST)
-		return tsr_error(TSR_E_INVALID_ARG, "%s: read option storage %d is neither "
-				 "TSR_STORAGE_REAL (0) nor TSR_STORAGE_MOCK_HOST (1)", array->path,
-				 storage);
-	int mock = storage == TSR_STORAGE_MOCK_HOST;
-	if (mock && on_device)
-		return tsr_error(TSR_E_UNSUPPORTED, "%s: mock-host storage is for host destinations "
-				 "(the CPU engine); a TSR_MEM_CUDA read needs real storage",
-				 array->path);
+	if (storage != TSR_STORAGE_REAL && storage != TSR_STORAGE_MOCK_HOST &&
+	    storage != TSR_STORAGE_MOCK_DEVICE)
+		return tsr_error(TSR_E_INVALID_ARG, "%s: read option storage %d is none of "
+				 "TSR_STORAGE_REAL (0), TSR_STORAGE_MOCK_HOST (1) and "
+				 "TSR_STORAGE_MOCK_DEVICE (2)", array->path, storage);
+	if (storage == TSR_STORAGE_MOCK_DEVICE && !on_device)
+		return tsr_error(TSR_E_UNSUPPORTED, "%s: mock-device storage replays chunks from "
+				 "device memory: it needs a TSR_MEM_CUDA destination", array->path);
+	/* Both mock backends start from the handle's host copy of the chunks' stored bytes (the
+	 * device one copies what the GPU needs of it into device memory once). */
+	int mock = storage != TSR_STORAGE_REAL;
 	struct tsr_plan plan;
 	int st = tsr_plan_build(&array->desc, ns, &plan);
 	if (st)
@@ -81,15 +83,16 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 	r->t_plan = tsr_now() - t_start;
 	r->chunks_read = plan.ntasks;
 	if (mock) {
-		snprintf(r->backend, sizeof(r->backend), "mock-host");
+		snprintf(r->backend, sizeof(r->backend), "%s",
+			 storage == TSR_STORAGE_MOCK_DEVICE ? "mock-device" : "mock-host");
 		/* Only the handle's first mock-host reads touch storage: that time is fetch time. */
 		double t0 = tsr_now();
 		st = tsr_mock_fill(array, &plan);
 		r->t_fetch += tsr_now() - t0;
 	}
 	if (!st && on_device)
-		st = tsr_cuda_run(array, &plan, ns, out, cuda_stream, nthreads, decoder, defer_sync,
-				  r);
+		st = tsr_cuda_run(array, &plan, ns, out, cuda_stream, nthreads, decoder, storage,
+				  defer_sync, r);
 	else if (!st)
 		st = tsr_cpu_run(array, &plan, ns, out, nthreads, mock, r);
 	tsr_plan_free(&plan);

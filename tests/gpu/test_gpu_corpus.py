@@ -1,7 +1,7 @@
 """test_gpu_corpus.py - every corpus case (FITS, Zarr v2/v3, Blosc2) read into GPU memory with
 `tessera read --device cuda` equals what the peers read, bit for bit; sections too. FITS GZIP
 tiles and Zarr gzip/zlib chunks go through the GPU inflate kernel; a few cases again with
-`--decoder cpu`; receipts say which decoder ran; corrupt GZIP tiles and gzip chunks fail naming
+`--decoder cpu`; every case again from mock-device storage (and some from mock-host); receipts say which decoder ran; corrupt GZIP tiles and gzip chunks fail naming
 the file, the HDU or array, and the chunk. Without a CUDA device (or a build without CUDA) it
 says so and passes."""
 import json
@@ -37,9 +37,12 @@ for manifest in ("manifest-fits.json", "manifest-zarr2.json", "manifest-zarr3.js
         continue
     for c in json.load(open(path)):
         cases[c["id"]] = c
-        variants = [["--device", "cuda"]]
+        # Every case again from mock-device storage (the chunks replayed from device memory),
+        # and the CPU-decoder cases from mock-host storage.
+        variants = [["--device", "cuda"], ["--device", "cuda", "--storage", "mock-device"]]
         if c["id"] in CPU_DECODER_CASES:
             variants.append(["--device", "cuda", "--decoder", "cpu"])
+            variants.append(["--device", "cuda", "--storage", "mock-host"])
         for extra in variants:
             extra = list(extra)
             if c.get("array"):
@@ -47,7 +50,9 @@ for manifest in ("manifest-fits.json", "manifest-zarr2.json", "manifest-zarr3.js
             if c.get("level") is not None:
                 extra += ["--level", str(c["level"])]
             total += 1
-            name = c["id"] + (" (--decoder cpu)" if "--decoder" in extra else "")
+            name = c["id"] + "".join(" (%s %s)" % (extra[i], extra[i + 1])
+                                     for i in range(2, len(extra) - 1, 2)
+                                     if extra[i] in ("--decoder", "--storage"))
             got, rc, err = run_read(os.path.join(CORPUS, c["path"]), c.get("hdu"),
                                     c.get("section"), extra=extra)
             if got is None:
@@ -77,6 +82,9 @@ RECEIPTS = [
     ("fits_c_gzip2_f32_sd1_cksumseed", (), "quantized: no GPU dequantization yet"),
     ("zarr_gzip_u16", (), "chunks decoded on the GPU (tessera inflate kernel)"),
     ("zarr_zlib_i8", (), "chunks decoded on the GPU (tessera inflate kernel)"),
+    ("fits_c_gzip2_i32_tiles", ("--storage", "mock-device"), "backend mock-device"),
+    ("fits_c_gzip2_f32_sd1_cksumseed", ("--storage", "mock-device"),
+     "mock-device replays those values"),
 ]
 for case_id, extra, want in RECEIPTS:
     if case_id not in cases:
