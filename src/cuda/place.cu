@@ -114,6 +114,43 @@ __device__ static void tsr_scale_store(unsigned char *dst, const struct tsr_cuda
 	}
 }
 
+/* 16 bytes of w-byte elements (w = 1, 2, 4, 8): byte order restored, then the BZERO offset
+ * added to each element with wrap-around, as tsr_store_bits(bits + offset) does one at a time. */
+__device__ static uint4 tsr_vec_transform(uint4 v, int w, int be, int add, uint64_t off)
+{
+	uint32_t x[4] = {v.x, v.y, v.z, v.w};
+	if (be) {
+		for (int k = 0; k < 4; k++)
+			x[k] = w == 2 ? __byte_perm(x[k], 0, 0x2301)
+			       : w >= 4 ? __byte_perm(x[k], 0, 0x0123) : x[k];
+		if (w == 8) {
+			uint32_t t = x[0]; x[0] = x[1]; x[1] = t;
+			t = x[2]; x[2] = x[3]; x[3] = t;
+		}
+	}
+	if (add) {
+		if (w == 1) {
+			uint32_t o = (uint32_t)(off & 0xff) * 0x01010101u;
+			for (int k = 0; k < 4; k++)
+				x[k] = __vadd4(x[k], o);
+		} else if (w == 2) {
+			uint32_t o = (uint32_t)(off & 0xffff) * 0x00010001u;
+			for (int k = 0; k < 4; k++)
+				x[k] = __vadd2(x[k], o);
+		} else if (w == 4) {
+			for (int k = 0; k < 4; k++)
+				x[k] += (uint32_t)off;
+		} else {
+			for (int k = 0; k < 4; k += 2) {
+				uint64_t e = ((uint64_t)x[k + 1] << 32 | x[k]) + off;
+				x[k] = (uint32_t)e;
+				x[k + 1] = (uint32_t)(e >> 32);
+			}
+		}
+	}
+	return make_uint4(x[0], x[1], x[2], x[3]);
+}
+
 /* blockIdx.x: the chunk task; blockIdx.y strides over the box's rows; threads walk a row. */
 __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *dec,
 				 const struct tsr_cuda_place *places, const int *status,
@@ -150,6 +187,10 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 	int64_t n = nd ? pl->count[nd - 1] : 1;
 	/* In integers: a mock-device batch has no staging buffer (src NULL) and its offsets are
 	 * device addresses. */
+	/* Rows that are plain copies (a byte swap and an offset at most) may go 16 bytes at a
+	 * time. */
+	const int vec = !pl->planes && wi == wo && in_type != D_C64 && in_type != D_C128 &&
+			(pl->kind == TSR_CUDA_COPY || pl->kind == TSR_CUDA_OFFSET);
 	const unsigned char *base =
 		(const unsigned char *)((uintptr_t)(pl->src_dec ? dec : src) + pl->src_offset);
 	for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
@@ -166,7 +207,35 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 		}
 		int64_t sstep = nd ? pl->step[nd - 1] : 0;
 		int64_t dstep = nd ? pl->out_stride[nd - 1] : 0;
-		for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+		int64_t j0 = 0;
+		if (vec && sstep == 1 && dstep == 1) {
+			/* A contiguous row copied with at most a byte swap and an offset: 16-byte
+			 * loads and stores where source and output share their alignment (the
+			 * common case: staged chunks and outputs start 16-byte aligned), after a
+			 * scalar head that aligns the output. */
+			uintptr_t sp = (uintptr_t)(base + sidx * wi), dp = (uintptr_t)(out + didx * wo);
+			if (((sp - dp) & 15) == 0) {
+				int64_t head = (int64_t)(((16 - (dp & 15)) & 15) / (uintptr_t)wi);
+				if ((dp & 15) % (uintptr_t)wi)
+					head = n; /* elements straddle 16-byte lines: all scalar */
+				head = head < n ? head : n;
+				int64_t nvec = (n - head) * wi / 16;
+				const uint4 *vs = (const uint4 *)(sp + (uintptr_t)(head * wi));
+				uint4 *vd = (uint4 *)(dp + (uintptr_t)(head * wi));
+				for (int64_t k = threadIdx.x; k < nvec; k += blockDim.x)
+					vd[k] = tsr_vec_transform(vs[k], wi, pl->in_be,
+								  pl->kind == TSR_CUDA_OFFSET, pl->offset);
+				/* the head, then the tail, go through the loop below */
+				int64_t tail = head + nvec * 16 / wi;
+				for (int64_t j = threadIdx.x; j < head; j += blockDim.x) {
+					uint64_t bits = tsr_load_bits(base + (sidx + j) * wi, wi, pl->in_be);
+					tsr_store_bits(out + (didx + j) * wo, wo,
+						       pl->kind == TSR_CUDA_OFFSET ? bits + pl->offset : bits);
+				}
+				j0 = tail;
+			}
+		}
+		for (int64_t j = j0 + threadIdx.x; j < n; j += blockDim.x) {
 			int64_t e = sidx + j * sstep;
 			unsigned char *q = out + (didx + j * dstep) * wo;
 			uint64_t bits;

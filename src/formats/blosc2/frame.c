@@ -264,12 +264,16 @@ static int tsr_b2_describe(struct tsr_array *a, struct tsr_b2 *f, const uint8_t 
 		if (padded > (int64_t)INT32_MAX / p)
 			return tsr_error(TSR_E_FORMAT, "b2nd metalayer: chunks of over 2 GiB");
 		padded *= p;
-		nchunks = s ? nchunks * ((s + c - 1) / c) : 0;
+		if (s && __builtin_mul_overflow(nchunks, s / c + (s % c != 0), &nchunks))
+			return tsr_error(TSR_E_FORMAT, "b2nd metalayer: too many chunks");
+		nchunks = s ? nchunks : 0;
 	}
 	if (h->nbytes > 0 && padded * h->typesize != h->chunksize)
 		return tsr_error(TSR_E_FORMAT, "b2nd chunks of %lld items of %d bytes, but the frame "
 				 "has chunks of %d bytes", (long long)padded, h->typesize, h->chunksize);
-	if (h->nbytes != nchunks * (int64_t)h->chunksize && (h->nbytes || nchunks))
+	int64_t all;
+	if ((__builtin_mul_overflow(nchunks, (int64_t)h->chunksize, &all) || h->nbytes != all) &&
+	    (h->nbytes || nchunks))
 		return tsr_error(TSR_E_FORMAT, "the frame holds %lld bytes, the b2nd array %lld chunks "
 				 "of %d", (long long)h->nbytes, (long long)nchunks, h->chunksize);
 	/* The dtype says how to read the items; c-blosc2's own examples store "|u1" for 4-byte
