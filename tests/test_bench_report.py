@@ -14,8 +14,8 @@ from corpus_util import BIN, CORPUS, report
 FITS = os.path.join(CORPUS, "fits/c_gzip2_f32_sd1_cksumseed.fits")
 ZARR = os.path.join(CORPUS, "zarr2/blosc_lz4_shuffle_i16.zarr")
 B2ND = os.path.join(CORPUS, "blosc2/zstd_shuffle_i2_4d.b2nd")
-PHASES = ["open_plan", "raw_read", "decode_only", "cpu", "cpu_batch", "cuda", "cuda_batch",
-          "cuda_stream"]
+PHASES = ["open_plan", "raw_read", "decode_only", "cuda_decode_only", "cpu", "cpu_batch", "cuda",
+          "cuda_batch", "cuda_stream"]
 STATUSES = ("ok", "failed", "skipped", "not_implemented")
 DTYPE_SIZE = {"bool": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4,
               "uint32": 4, "int64": 8, "uint64": 8, "float16": 2, "float32": 4, "float64": 8,
@@ -65,7 +65,7 @@ def validate(r):
         e.append("schema/version: %r %r" % (r.get("schema"), r.get("schema_version")))
     if not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", str(r.get("created"))):
         e.append("created: %r" % r.get("created"))
-    if r.get("storage") != "real":
+    if r.get("storage") not in ("real", "mock-host", "mock-device"):
         e.append("storage: %r" % r.get("storage"))
     check_keys(e, "host", r.get("host"), {"hostname": (STR, False), "cpus": (INT, False)})
     cmd = r.get("command")
@@ -78,7 +78,9 @@ def validate(r):
                                     "section": (STR, False), "device": (STR, False),
                                     "iterations": (INT, False), "warmup": (INT, False),
                                     "threads": (INT, False), "threads_used": (INT, False),
-                                    "raw_read_block_bytes": (INT, False)}):
+                                    "raw_read_block_bytes": (INT, False),
+                                    "files_per_batch": (INT, False), "prefetch": (INT, False),
+                                    "dir": (STR, True), "max_files": (INT, False)}):
         if o.get("device") not in ("cpu", "cuda", "both"):
             e.append("options.device: %r" % o.get("device"))
         if not (isinstance(o.get("iterations"), int) and o["iterations"] >= 1):
@@ -202,7 +204,8 @@ def validate(r):
                 if (p.get("mb_per_s_" + k) is None) != (not p.get("bytes_" + k)):
                     e.append("%s.mb_per_s_%s: %r for bytes %r" % (where, k, p.get("mb_per_s_" + k),
                                                                 p.get("bytes_" + k)))
-            if p["id"] in ("decode_only", "cpu", "cpu_batch", "cuda", "cuda_batch"):
+            if p["id"] in ("decode_only", "cuda_decode_only", "cpu", "cpu_batch", "cuda",
+                           "cuda_batch", "cuda_stream"):
                 check_keys(e, where + ".receipt", p.get("receipt"), {
                     "driver": (STR, False), "backend": (STR, False), "engine": (STR, False),
                     "codec": (STR, False), "reader": (STR, False), "fallback": (STR, False),
@@ -276,14 +279,14 @@ def corpus_three():
     if phase(r, "cpu_batch")["status"] != "skipped":  # three different shapes
         e.append("cpu_batch: %r" % phase(r, "cpu_batch")["status"])
     cuda = r["capabilities"]["cuda"]
-    for pid in ("cuda", "cuda_batch"):
+    for pid in ("cuda", "cuda_batch", "cuda_decode_only"):
         ph = phase(r, pid)
         if not cuda["available"]:
             if ph["status"] != "skipped" or not ph["error"]:
                 e.append("%s without a GPU: %s %r" % (pid, ph["status"], ph["error"]))
             elif pid == "cuda" and ph["error"] != cuda["reason"]:
                 e.append("%s: reason %r, capabilities say %r" % (pid, ph["error"], cuda["reason"]))
-        elif pid == "cuda" and ph["status"] != "ok":
+        elif pid != "cuda_batch" and ph["status"] != "ok":
             e.append("%s with a GPU: %s %r" % (pid, ph["status"], ph["error"]))
     for name in ("open+plan", "raw read", "end-to-end CPU", "end-to-end CUDA", "skipped"):
         if name not in p.stdout:
@@ -308,6 +311,51 @@ def batch_same_file():
     for pid in ("cuda", "cuda_batch"):
         if phase(r, pid)["status"] != "skipped" or "--device cpu" not in phase(r, pid)["error"]:
             e.append("%s: %r" % (pid, phase(r, pid)))
+    return e
+
+
+def options_storage_dir():
+    """--dir/--max-files pick files by name; --storage mock-host runs the end-to-end CPU phase
+    from handles kept open (receipt backend mock-host) and skips the batch phases with the
+    reason; --files-per-batch splits the CPU batch."""
+    d = os.path.join(tmp, "dir")
+    os.makedirs(d, exist_ok=True)
+    for name in ("b.fits", "a.fits", "c.fits", ".hidden.fits"):
+        shutil.copy(FITS, os.path.join(d, name))
+    e = []
+    out = os.path.join(tmp, "dir.json")
+    p = bench("--iterations", "2", "--device", "cpu", "--dir", d, "--max-files", "2",
+              "--storage", "mock-host", "--output-json", out)
+    if p.returncode != 0:
+        return ["exit %d: %s" % (p.returncode, p.stderr.strip())]
+    with open(out) as f:
+        r = json.load(f)
+    e += validate(r)
+    if [os.path.basename(f["path"]) for f in r["workload"]["files"]] != ["a.fits", "b.fits"]:
+        e.append("--dir files: %r" % [f["path"] for f in r["workload"]["files"]])
+    if r["storage"] != "mock-host" or r["options"]["max_files"] != 2 or r["options"]["dir"] != d:
+        e.append("storage/options: %r %r" % (r["storage"], r["options"]))
+    if (phase(r, "cpu").get("receipt") or {}).get("backend") != "mock-host":
+        e.append("cpu receipt with --storage mock-host: %r" % phase(r, "cpu"))
+    if phase(r, "cpu_batch")["status"] != "skipped" or "--storage" not in phase(r, "cpu_batch")["error"]:
+        e.append("cpu_batch with mock storage: %r" % phase(r, "cpu_batch"))
+    p = bench("--iterations", "1", "--device", "cpu", "--dir", d, "--files-per-batch", "2",
+              "--output-json", out)
+    if p.returncode != 0:
+        return e + ["exit %d: %s" % (p.returncode, p.stderr.strip())]
+    with open(out) as f:
+        r = json.load(f)
+    e += validate(r)
+    cb = phase(r, "cpu_batch")
+    if cb["status"] != "ok" or cb["bytes_out"] != r["workload"]["decoded_bytes"] or \
+            (cb.get("receipt") or {}).get("bytes_out") != r["workload"]["decoded_bytes"]:
+        e.append("cpu_batch in batches of 2 over 3 files: %r" % cb)
+    if r["options"]["files_per_batch"] != 2 or r["workload"]["nfiles"] != 3:
+        e.append("options %r, nfiles %r" % (r["options"], r["workload"]["nfiles"]))
+    for args in (["--max-files", "2", FITS], ["--storage", "disk", FITS],
+                 ["--dir", os.path.join(tmp, "nodir")]):
+        if bench(*args).returncode == 0:
+            e.append("%r: exit 0" % args)
     return e
 
 
@@ -384,6 +432,7 @@ def self_check():
 
 case("corpus FITS + Zarr + Blosc2", corpus_three)
 case("batch of one file twice", batch_same_file)
+case("--dir, --max-files, --storage, --files-per-batch", options_storage_dir)
 case("early failures keep the previous report", early_failures_keep_report)
 case("phase failure still writes a report", phase_failure_still_reports)
 case("validator self-check", self_check)

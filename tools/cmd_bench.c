@@ -34,6 +34,8 @@
 #define BENCH_SCHEMA_VERSION 1
 
 enum bench_status { BENCH_OK, BENCH_FAILED, BENCH_SKIPPED, BENCH_NOT_IMPLEMENTED };
+/* indexed by enum tsr_storage */
+static const char *const bench_storage_name[] = {"real", "mock-host", "mock-device"};
 static const char *const bench_status_name[] = {"ok", "failed", "skipped", "not_implemented"};
 
 struct bench_file {
@@ -79,13 +81,18 @@ struct bench {
 	const char **paths;
 	size_t nfiles;
 	int iterations, threads, device_cpu, device_cuda, batchable, tty;
+	int storage;            /* enum tsr_storage of the per-file end-to-end phases */
+	int files_per_batch;    /* batch and stream phases: files per tsr_read_batch / batch
+				   (0: batch phases all files, the stream 1) */
+	int prefetch;           /* stream phase: files read ahead (0: the library's default) */
 	int cuda_present;       /* a CUDA device answers */
 	int cuda_ok;            /* ... and the device buffer of the CUDA phases is there */
 	char cuda_reason[512];
 	void *host, *dev;
 	size_t host_nbytes, dev_nbytes;
 	unsigned char *rawbuf;
-	struct tsr_array **mock; /* decode-only phase: a handle per FILE, open across iterations */
+	struct tsr_array **mock; /* decode-only phases, and end-to-end phases with a mock
+				    --storage: a handle per FILE, open across iterations */
 	/* progress */
 	const char *phase_name;
 	double phase_t0, last_print;
@@ -124,7 +131,7 @@ static void bench_progress(struct bench *b)
 		return;
 	b->last_print = now;
 	int width = 30, fill = (int)(width * b->units_done / (b->units_total ? b->units_total : 1));
-	fprintf(stderr, "\r%-28s [%.*s%*s] %ld/%ld reads", b->phase_name, fill,
+	fprintf(stderr, "\r%-31s [%.*s%*s] %ld/%ld reads", b->phase_name, fill,
 		"##############################", width - fill, "", b->units_done, b->units_total);
 	fflush(stderr);
 }
@@ -222,9 +229,14 @@ static void bench_receipt_add(struct tsr_receipt *s, const struct tsr_receipt *r
 	s->t_total += r->t_total;
 }
 
-/* open + tsr_read + close of every file, into host or device memory. */
+static int bench_held_reads(struct bench *b, struct bench_phase *p, enum tsr_mem mem, int storage);
+
+/* open + tsr_read + close of every file, into host or device memory; with a mock --storage,
+ * reads of handles kept open (the warm-up fills their caches). */
 static int bench_e2e(struct bench *b, struct bench_phase *p, enum tsr_mem mem)
 {
+	if (b->storage != TSR_STORAGE_REAL)
+		return bench_held_reads(b, p, mem, b->storage);
 	struct tsr_read_options ro = {.struct_size = sizeof(ro)};
 	uint64_t out = 0;
 	for (size_t i = 0; i < b->nfiles; i++) {
@@ -251,16 +263,17 @@ static int bench_e2e(struct bench *b, struct bench_phase *p, enum tsr_mem mem)
 	return 0;
 }
 
-/* Decoding alone: mock-host reads of handles kept open across iterations. The warm-up read
- * fills each handle's cache from the files; the timed reads do no I/O at all. bytes in: the
- * stored bytes the reads took from the caches. */
-static int bench_decode_only(struct bench *b, struct bench_phase *p)
+/* Reads of handles kept open across iterations (b->mock), from `storage`. With a mock storage
+ * the warm-up read fills each handle's cache from the files and the timed reads do no I/O at
+ * all. bytes in: the stored bytes the reads took (from the caches). */
+static int bench_held_reads(struct bench *b, struct bench_phase *p, enum tsr_mem mem, int storage)
 {
-	struct tsr_read_options ro = {.struct_size = sizeof(ro), .storage = TSR_STORAGE_MOCK_HOST};
+	struct tsr_read_options ro = {.struct_size = sizeof(ro), .storage = storage};
 	uint64_t out = 0;
 	for (size_t i = 0; i < b->nfiles; i++) {
 		struct bench_file *f = &b->files[i];
-		struct tsr_buffer dst = {b->host, f->out_nbytes, TSR_MEM_HOST, NULL};
+		struct tsr_buffer dst = {mem == TSR_MEM_CUDA ? b->dev : b->host, f->out_nbytes, mem,
+					 NULL};
 		struct tsr_receipt r = {.struct_size = sizeof(r)};
 		if ((!b->mock[i] && tsr_open(b->ctx, f->path, &b->oo, &b->mock[i])) ||
 		    tsr_read(b->mock[i], &b->sel, &dst, &ro, &r))
@@ -274,7 +287,20 @@ static int bench_decode_only(struct bench *b, struct bench_phase *p)
 	return 0;
 }
 
-/* The decode-only handles and their caches (the files' stored bytes) go once it is done. */
+/* Decoding alone on the CPU: mock-host reads into host memory. */
+static int bench_decode_only(struct bench *b, struct bench_phase *p)
+{
+	return bench_held_reads(b, p, TSR_MEM_HOST, TSR_STORAGE_MOCK_HOST);
+}
+
+/* The GPU's part alone: mock-device reads into device memory (GPU decode and place kernels
+ * straight from device copies of the chunks; CPU-decoded chunks replay their values). */
+static int bench_cuda_decode_only(struct bench *b, struct bench_phase *p)
+{
+	return bench_held_reads(b, p, TSR_MEM_CUDA, TSR_STORAGE_MOCK_DEVICE);
+}
+
+/* The held handles and their caches (the files' stored bytes) go once a phase is done. */
 static void bench_close_mock(struct bench *b)
 {
 	for (size_t i = 0; b->mock && i < b->nfiles; i++) {
@@ -293,20 +319,25 @@ static int bench_cuda(struct bench *b, struct bench_phase *p)
 	return bench_e2e(b, p, TSR_MEM_CUDA);
 }
 
-/* All files stacked into one (N, ...) output by one tsr_read_batch call. */
+/* Files stacked into one (B, ...) output by tsr_read_batch calls of --files-per-batch files
+ * (default: all in one call), each batch into the same buffer. */
 static int bench_batch(struct bench *b, struct bench_phase *p, enum tsr_mem mem)
 {
 	struct tsr_read_options ro = {.struct_size = sizeof(ro)};
-	size_t nbytes = b->files[0].out_nbytes * b->nfiles;
-	struct tsr_buffer dst = {mem == TSR_MEM_CUDA ? b->dev : b->host, nbytes, mem, NULL};
-	struct tsr_receipt r = {.struct_size = sizeof(r)};
-	if (tsr_read_batch(b->ctx, b->paths, b->nfiles, &b->oo, &b->sel, &dst, &ro, &r))
-		return bench_fail(p, tsr_errmsg(), NULL);
-	bench_receipt_add(&p->sum, &r);
-	for (size_t i = 0; i < b->nfiles; i++)
-		bench_progress(b);
+	size_t per = b->files[0].out_nbytes;
+	size_t group = b->files_per_batch > 0 ? (size_t)b->files_per_batch : b->nfiles;
+	for (size_t i = 0; i < b->nfiles; i += group) {
+		size_t n = b->nfiles - i < group ? b->nfiles - i : group;
+		struct tsr_buffer dst = {mem == TSR_MEM_CUDA ? b->dev : b->host, per * n, mem, NULL};
+		struct tsr_receipt r = {.struct_size = sizeof(r)};
+		if (tsr_read_batch(b->ctx, b->paths + i, n, &b->oo, &b->sel, &dst, &ro, &r))
+			return bench_fail(p, tsr_errmsg(), NULL);
+		bench_receipt_add(&p->sum, &r);
+		for (size_t k = 0; k < n; k++)
+			bench_progress(b);
+	}
 	p->bytes_in = p->sum.bytes_read;
-	p->bytes_out = nbytes;
+	p->bytes_out = per * b->nfiles;
 	return 0;
 }
 
@@ -320,13 +351,17 @@ static int bench_cuda_batch(struct bench *b, struct bench_phase *p)
 	return bench_batch(b, p, TSR_MEM_CUDA);
 }
 
-/* A streamed read: one file per batch into the same buffer, the next files read ahead. */
+/* A streamed read: --files-per-batch files (default 1) per batch into the same buffer, the
+ * next files read ahead (--prefetch). */
 static int bench_stream(struct bench *b, struct bench_phase *p, enum tsr_mem mem)
 {
 	struct tsr_read_options ro = {.struct_size = sizeof(ro)};
-	struct tsr_stream_options so = {.struct_size = sizeof(so), .files_per_batch = 1};
+	int fpb = b->files_per_batch > 0 ? b->files_per_batch : 1;
+	struct tsr_stream_options so = {.struct_size = sizeof(so), .files_per_batch = fpb,
+					.prefetch = b->prefetch};
 	size_t per = b->files[0].out_nbytes, n = 0, files = 0;
-	struct tsr_buffer dst = {mem == TSR_MEM_CUDA ? b->dev : b->host, per, mem, NULL};
+	size_t most = (size_t)fpb < b->nfiles ? (size_t)fpb : b->nfiles; /* what the buffer holds */
+	struct tsr_buffer dst = {mem == TSR_MEM_CUDA ? b->dev : b->host, per * most, mem, NULL};
 	struct tsr_stream *s = NULL;
 	if (tsr_stream_open(b->ctx, b->paths, b->nfiles, &b->oo, &b->sel, &so, &s))
 		return bench_fail(p, tsr_errmsg(), NULL);
@@ -340,7 +375,8 @@ static int bench_stream(struct bench *b, struct bench_phase *p, enum tsr_mem mem
 			break;
 		files += n;
 		bench_receipt_add(&p->sum, &r);
-		bench_progress(b);
+		for (size_t k = 0; k < n; k++)
+			bench_progress(b);
 	}
 	tsr_stream_free(s);
 	p->bytes_in = p->sum.bytes_read;
@@ -368,6 +404,11 @@ static const char *bench_skip_reason(const struct bench *b, const struct bench_p
 		return "a batch needs two or more FILEs";
 	if (batch && !b->batchable)
 		return "the FILEs differ in selected shape or dtype, so they cannot be stacked";
+	if (batch && b->storage != TSR_STORAGE_REAL)
+		return "--storage: batch and stream reads open their files each time, and mock "
+		       "storage lives on handles kept open";
+	if (!strcmp(p->id, "cpu") && b->storage == TSR_STORAGE_MOCK_DEVICE)
+		return "--storage mock-device replays into device memory: CUDA phases only";
 	return NULL;
 }
 
@@ -820,10 +861,10 @@ static void bench_print(const struct bench *b, const struct bench_phase *ph, siz
 	bench_fmt_bytes(s2, sizeof(s2), stored);
 	bench_fmt_bytes(s3, sizeof(s3), decoded);
 	printf("tessera bench: %zu file%s (%s on disk, %s compressed, %s decoded), %d iteration%s "
-	       "after 1 warm-up, %d thread%s, storage real\n",
+	       "after 1 warm-up, %d thread%s, storage %s\n",
 	       b->nfiles, b->nfiles == 1 ? "" : "s", s1, s2, s3, b->iterations,
 	       b->iterations == 1 ? "" : "s", tsr_context_nthreads(b->ctx),
-	       tsr_context_nthreads(b->ctx) == 1 ? "" : "s");
+	       tsr_context_nthreads(b->ctx) == 1 ? "" : "s", bench_storage_name[b->storage]);
 	for (size_t i = 0; i < b->nfiles; i++) {
 		const struct bench_file *f = &b->files[i];
 		char shape[160] = "";
@@ -835,12 +876,12 @@ static void bench_print(const struct bench *b, const struct bench_phase *ph, siz
 		printf("  %s: %s %s %s %s, %s on disk\n", f->path, f->format, f->codec,
 		       tsr_dtype_name(f->dtype), f->ndim ? shape : "scalar", s1);
 	}
-	printf("\n%-28s %-8s %10s %10s %10s %10s %10s\n", "phase", "status", "ms min", "ms median",
+	printf("\n%-31s %-8s %10s %10s %10s %10s %10s\n", "phase", "status", "ms min", "ms median",
 	       "ms max", "MB/s out", "MB/s in");
 	for (size_t i = 0; i < nph; i++) {
 		const struct bench_phase *p = &ph[i];
 		if (p->status != BENCH_OK || !p->iterations) {
-			printf("%-28s %-8s %s\n", p->name,
+			printf("%-31s %-8s %s\n", p->name,
 			       p->status == BENCH_NOT_IMPLEMENTED ? "n/a" : bench_status_name[p->status],
 			       p->error);
 			continue;
@@ -855,7 +896,7 @@ static void bench_print(const struct bench *b, const struct bench_phase *ph, siz
 			snprintf(out, sizeof(out), "%.1f", bench_rate(p->bytes_out, med));
 		if (p->bytes_in)
 			snprintf(in, sizeof(in), "%.1f", bench_rate(p->bytes_in, med));
-		printf("%-28s %-8s %10.3f %10.3f %10.3f %10s %10s\n", p->name, "ok", ms[0], med,
+		printf("%-31s %-8s %10.3f %10.3f %10.3f %10s %10s\n", p->name, "ok", ms[0], med,
 		       ms[p->iterations - 1], out, in);
 		if (p->receipts) {
 			double t[4];
@@ -863,11 +904,11 @@ static void bench_print(const struct bench *b, const struct bench_phase *ph, siz
 				memcpy(ms, p->rt[k], (size_t)p->iterations * sizeof(double));
 				t[k] = bench_median(ms, p->iterations);
 			}
-			printf("%-28s engine %s, reader %s; ms plan %.3f fetch %.3f decode %.3f "
+			printf("%-31s engine %s, reader %s; ms plan %.3f fetch %.3f decode %.3f "
 			       "place %.3f (medians; fetch/decode/place summed over threads)\n",
 			       "", p->sum.engine, p->sum.reader, t[0], t[1], t[2], t[3]);
 			if (p->sum.fallback[0])
-				printf("%-28s fallback: %s\n", "", p->sum.fallback);
+				printf("%-31s fallback: %s\n", "", p->sum.fallback);
 		}
 		free(ms);
 	}
@@ -875,12 +916,80 @@ static void bench_print(const struct bench *b, const struct bench_phase *ph, siz
 
 /* ---------------------------------------------------------------------------------------- */
 
+static void bench_free_list(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int bench_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* DIR's entries (files and store directories), sorted by name, hidden ones left out; at most
+ * max of them (0: all). */
+static int bench_list_dir(const char *dir, int max, char ***list_ret, size_t *n_ret)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		fprintf(stderr, "tessera bench: --dir %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	int rc = 0;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			char **nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				rc = -1;
+				break;
+			}
+			v = nv;
+		}
+		size_t len = strlen(dir) + strlen(e->d_name) + 2;
+		if (!(v[n] = malloc(len))) {
+			rc = -1;
+			break;
+		}
+		snprintf(v[n++], len, "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	if (rc) {
+		fprintf(stderr, "tessera bench: out of memory\n");
+		bench_free_list(v, n);
+		return -1;
+	}
+	if (!n) {
+		fprintf(stderr, "tessera bench: --dir %s: no entries\n", dir);
+		free(v);
+		return -1;
+	}
+	qsort(v, n, sizeof(*v), bench_cmp_str);
+	if (max > 0 && (size_t)max < n) {
+		for (size_t i = (size_t)max; i < n; i++)
+			free(v[i]);
+		n = (size_t)max;
+	}
+	*list_ret = v;
+	*n_ret = n;
+	return 0;
+}
+
 static void bench_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tessera bench [--hdu N | --array PATH] [--level K] [--section SPEC]\n"
 		"                     [--device cpu|cuda|both] [--iterations K] [--threads T]\n"
-		"                     [--output-json FILE] FILE...\n"
+		"                     [--storage real|mock-host|mock-device] [--files-per-batch B]\n"
+		"                     [--prefetch P] [--dir DIR [--max-files M]]\n"
+		"                     [--output-json FILE] [FILE...]\n"
 		"Times reading FILEs (FITS files, Zarr stores, Blosc2 frames), phase by phase: open+plan,\n"
 		"raw read (every byte of the files with pread, one thread), end-to-end CPU and CUDA\n"
 		"(open + tsr_read + close of each FILE), and CPU and CUDA batches (tsr_read_batch of all\n"
@@ -888,6 +997,13 @@ static void bench_usage(FILE *f)
 		"K timed iterations (default 5) over all FILEs; the page cache is left as it is. The\n"
 		"table gives ms min/median/max and MB/s (10^6 bytes) of decoded output and of stored\n"
 		"input at the median. CUDA phases are skipped, with the reason, without a device.\n"
+		"The decode-only phases read from mock storage: mock-host (CPU) and mock-device (CUDA:\n"
+		"chunks replayed from device memory, so the GPU kernels run alone). --storage makes\n"
+		"the per-file end-to-end phases read from mock storage too (handles kept open; batch\n"
+		"and stream phases are then skipped). --files-per-batch B: batch phases read B files\n"
+		"per tsr_read_batch (default all), the stream phase B per batch (default 1);\n"
+		"--prefetch P: files the stream reads ahead. --dir DIR adds DIR's entries (files and\n"
+		"stores, by name, hidden ones left out) to the FILEs, at most M with --max-files.\n"
 		"--output-json writes the report (docs/bench-report.md) once all phases have run.\n"
 		"Exit status: 0; 1 when a phase failed (the report is still written) or a FILE cannot\n"
 		"be read before the phases start (no report is written); 2 for a bad argument.\n");
@@ -907,10 +1023,13 @@ static int bench_int_arg(const char *opt, const char *s, int min, int *v)
 
 int tsr_cli_bench(int argc, char **argv)
 {
-	const char *section = "", *array = NULL, *json = NULL, *device = "both";
+	const char *section = "", *array = NULL, *json = NULL, *device = "both", *dir = NULL;
 	int hdu = -1, level = -1, iterations = 5, threads = 0, rc = 1;
+	int storage = TSR_STORAGE_REAL, files_per_batch = 0, prefetch = 0, max_files = 0;
 	const char **paths = calloc((size_t)argc, sizeof(*paths));
 	size_t npaths = 0;
+	char **dir_paths = NULL; /* --dir's entries, owned */
+	size_t ndir = 0;
 	if (!paths) {
 		fprintf(stderr, "tessera bench: out of memory\n");
 		return 1;
@@ -947,12 +1066,50 @@ int tsr_cli_bench(int argc, char **argv)
 				goto usage;
 		} else if (!strcmp(a, "--output-json") && more) {
 			json = argv[++i];
+		} else if (!strcmp(a, "--storage") && more) {
+			const char *v = argv[++i];
+			for (storage = 0; storage < 3 && strcmp(v, bench_storage_name[storage]); storage++)
+				;
+			if (storage == 3) {
+				fprintf(stderr, "tessera bench: --storage is real, mock-host or "
+					"mock-device, not '%s'\n", v);
+				goto usage;
+			}
+		} else if (!strcmp(a, "--files-per-batch") && more) {
+			if (bench_int_arg(a, argv[++i], 1, &files_per_batch))
+				goto usage;
+		} else if (!strcmp(a, "--prefetch") && more) {
+			if (bench_int_arg(a, argv[++i], 0, &prefetch))
+				goto usage;
+		} else if (!strcmp(a, "--dir") && more) {
+			dir = argv[++i];
+		} else if (!strcmp(a, "--max-files") && more) {
+			if (bench_int_arg(a, argv[++i], 1, &max_files))
+				goto usage;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "tessera bench: unexpected argument '%s'\n", a);
 			goto usage;
 		} else {
 			paths[npaths++] = a;
 		}
+	}
+	if (max_files && !dir) {
+		fprintf(stderr, "tessera bench: --max-files needs --dir\n");
+		goto usage;
+	}
+	if (dir) {
+		if (bench_list_dir(dir, max_files, &dir_paths, &ndir)) {
+			free(paths);
+			return 1;
+		}
+		const char **all = realloc(paths, (npaths + ndir + 1) * sizeof(*paths));
+		if (!all) {
+			fprintf(stderr, "tessera bench: out of memory\n");
+			goto usage;
+		}
+		paths = all;
+		for (size_t k = 0; k < ndir; k++)
+			paths[npaths++] = dir_paths[k];
 	}
 	if (!npaths) {
 		fprintf(stderr, "tessera bench: need at least one FILE (see --help)\n");
@@ -974,6 +1131,9 @@ int tsr_cli_bench(int argc, char **argv)
 	b.nfiles = npaths;
 	b.iterations = iterations;
 	b.threads = threads;
+	b.storage = storage;
+	b.files_per_batch = files_per_batch;
+	b.prefetch = prefetch;
 	b.device_cpu = strcmp(device, "cuda") != 0;
 	b.device_cuda = strcmp(device, "cpu") != 0;
 	b.tty = isatty(STDERR_FILENO);
@@ -987,6 +1147,8 @@ int tsr_cli_bench(int argc, char **argv)
 		{.id = "raw_read", .name = "raw read", .run = bench_raw_read, .receipts = 0},
 		{.id = "decode_only", .name = "decode only (mock storage)", .run = bench_decode_only,
 		 .receipts = 1},
+		{.id = "cuda_decode_only", .name = "decode only CUDA (mock-device)",
+		 .run = bench_cuda_decode_only, .receipts = 1},
 		{.id = "cpu", .name = "end-to-end CPU", .run = bench_cpu, .receipts = 1},
 		{.id = "cpu_batch", .name = "end-to-end CPU batch", .run = bench_cpu_batch, .receipts = 1},
 		{.id = "cuda", .name = "end-to-end CUDA", .run = bench_cuda, .receipts = 1},
@@ -1044,8 +1206,7 @@ int tsr_cli_bench(int argc, char **argv)
 
 	for (size_t i = 0; i < nph; i++) {
 		bench_run_phase(&b, &ph[i]);
-		if (ph[i].run == bench_decode_only)
-			bench_close_mock(&b);
+		bench_close_mock(&b);
 	}
 	bench_print(&b, ph, nph);
 
@@ -1072,7 +1233,7 @@ int tsr_cli_bench(int argc, char **argv)
 		cJSON_AddItemToArray(cmd, cJSON_CreateString("tessera"));
 		for (int i = 0; i < argc; i++)
 			cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));
-		cJSON_AddStringToObject(root, "storage", "real");
+		cJSON_AddStringToObject(root, "storage", bench_storage_name[storage]);
 		cJSON *op = cJSON_AddObjectToObject(root, "options");
 		if (hdu >= 0)
 			cJSON_AddNumberToObject(op, "hdu", hdu);
@@ -1093,6 +1254,13 @@ int tsr_cli_bench(int argc, char **argv)
 		cJSON_AddNumberToObject(op, "threads", threads);
 		cJSON_AddNumberToObject(op, "threads_used", tsr_context_nthreads(b.ctx));
 		cJSON_AddNumberToObject(op, "raw_read_block_bytes", (double)BENCH_RAW_BLOCK);
+		cJSON_AddNumberToObject(op, "files_per_batch", files_per_batch);
+		cJSON_AddNumberToObject(op, "prefetch", prefetch);
+		if (dir)
+			cJSON_AddStringToObject(op, "dir", dir);
+		else
+			cJSON_AddNullToObject(op, "dir");
+		cJSON_AddNumberToObject(op, "max_files", max_files);
 		cJSON_AddItemToObject(root, "versions", bench_json_versions());
 		cJSON_AddItemToObject(root, "capabilities", bench_json_capabilities(&b));
 		cJSON_AddItemToObject(root, "workload", bench_json_workload(&b));
@@ -1130,8 +1298,10 @@ done:
 	tsr_cuda_free(b.dev);
 	tsr_context_free(b.ctx);
 	free(paths);
+	bench_free_list(dir_paths, ndir);
 	return rc;
 usage:
 	free(paths);
+	bench_free_list(dir_paths, ndir);
 	return 2;
 }
