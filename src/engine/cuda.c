@@ -460,6 +460,16 @@ struct tsr_cuda_task {
 	size_t dec_cap;         /* INFLATE: decode buffer bytes */
 	size_t dec_offset;
 	int stream;             /* INFLATE: the slot's inflate stream */
+	int split;              /* stored bytes read in pieces (job->pieces), not as a task */
+};
+
+/* Stored bytes of a large chunk are read in pieces of this size by all the pool's threads: a
+ * slot holding four 16 MiB Zarr chunks would otherwise keep four threads reading. */
+#define TSR_PIECE_NBYTES ((uint64_t)4 << 20)
+
+struct tsr_cuda_piece {
+	int64_t task;           /* index into the job's tasks */
+	uint64_t offset, nbytes; /* within the chunk's stored bytes */
 };
 
 struct tsr_cuda_job {
@@ -474,6 +484,9 @@ struct tsr_cuda_job {
 	int64_t group;          /* tasks a worker takes at a time */
 	atomic_int failed;
 	int mock;               /* mock-host: chunk bytes from the array's host cache */
+	struct tsr_cuda_piece *pieces; /* read before the tasks */
+	int64_t npieces;
+	atomic_llong next_piece;
 	pthread_mutex_t lock;
 	int status;
 	char msg[2048];
@@ -545,6 +558,24 @@ static void tsr_cuda_worker(void *arg, int w)
 	double tf = 0, td = 0;
 	uint64_t br = 0, bd = 0;
 	int64_t i = 0, end = 0;
+	for (int64_t k; (k = atomic_fetch_add(&job->next_piece, 1)) < job->npieces;) {
+		if (atomic_load(&job->failed))
+			break;
+		const struct tsr_cuda_piece *pc = &job->pieces[k];
+		struct tsr_cuda_task *ct = &job->tasks[pc->task];
+		struct tsr_chunk_ref run = ct->ref;
+		run.offset += pc->offset;
+		run.nbytes = pc->nbytes;
+		double t0 = tsr_now();
+		int st = tsr_cuda_read_stored(job->array, &run, job->host + ct->slot_offset + pc->offset,
+					      &fc);
+		tf += tsr_now() - t0;
+		br += pc->nbytes;
+		if (st) {
+			tsr_cuda_job_fail(job, st, tsr_task_chunk(job->plan, ct->t));
+			break;
+		}
+	}
 	for (;;) {
 		if (i >= end) {
 			/* Tasks are taken a group at a time, so that neighbours can share a read. */
@@ -554,6 +585,10 @@ static void tsr_cuda_worker(void *arg, int w)
 		if (i >= job->ntasks || atomic_load(&job->failed))
 			break;
 		struct tsr_cuda_task *ct = &job->tasks[i];
+		if (ct->split) {
+			i++;
+			continue;
+		}
 		int64_t chunk = tsr_task_chunk(job->plan, ct->t);
 		unsigned char *dst = job->host + ct->slot_offset;
 		double t0 = tsr_now();
@@ -585,7 +620,7 @@ static void tsr_cuda_worker(void *arg, int w)
 			 * the heap) are one read, of up to 4 MiB. */
 			struct tsr_chunk_ref run = ct->ref;
 			int64_t j = i + 1;
-			while (j < end && job->tasks[j].how != TSR_HOW_CPU &&
+			while (j < end && job->tasks[j].how != TSR_HOW_CPU && !job->tasks[j].split &&
 			       job->tasks[j].ref.offset == run.offset + run.nbytes &&
 			       job->tasks[j].slot_offset == ct->slot_offset + run.nbytes &&
 			       run.nbytes + job->tasks[j].ref.nbytes <= ((uint64_t)4 << 20) &&
@@ -624,6 +659,36 @@ static void tsr_cuda_worker(void *arg, int w)
 	job->bytes_read += br;
 	job->bytes_decoded += bd;
 	pthread_mutex_unlock(&job->lock);
+}
+
+/* Lists the pieces of the job's large stored chunks (real storage), marking those tasks split. */
+static int tsr_cuda_pieces(struct tsr_cuda_job *job)
+{
+	int64_t n = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		n = 0;
+		for (int64_t i = 0; i < job->ntasks; i++) {
+			struct tsr_cuda_task *ct = &job->tasks[i];
+			ct->split = 0;
+			if (ct->how == TSR_HOW_CPU || job->mock || ct->ref.nbytes <= TSR_PIECE_NBYTES)
+				continue;
+			ct->split = 1;
+			for (uint64_t off = 0; off < ct->ref.nbytes; off += TSR_PIECE_NBYTES, n++)
+				if (pass)
+					job->pieces[n] = (struct tsr_cuda_piece){
+						i, off, ct->ref.nbytes - off < TSR_PIECE_NBYTES
+								? ct->ref.nbytes - off : TSR_PIECE_NBYTES};
+		}
+		if (!pass) {
+			free(job->pieces);
+			job->pieces = n ? malloc((size_t)n * sizeof(*job->pieces)) : NULL;
+			if (n && !job->pieces)
+				return tsr_error(TSR_E_NOMEM, "out of memory");
+		}
+	}
+	job->npieces = n;
+	atomic_store(&job->next_piece, 0);
+	return TSR_OK;
 }
 
 /* Can the kernel apply this chunk's transform to its stored bytes? */
@@ -1044,6 +1109,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		ct->alt_width = 0;
 		ct->slot_offset = ct->dec_cap = ct->dec_offset = 0;
 		ct->stream = -1;
+		ct->split = 0;
 		st = array->ops->chunk_ref(array, tsr_task_chunk(plan, t), ref);
 		if (st) {
 			char prefix[1400], label[320];
@@ -1216,6 +1282,8 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		atomic_store(&job.next, 0);
 		atomic_store(&job.failed, 0);
 		job.mock = mock;
+		if (!replay && (st = tsr_cuda_pieces(&job)))
+			break;
 		if (!replay)
 			tsr_pool_run(array->ctx->pool, nthreads, tsr_cuda_worker, &job);
 		if (job.status) {
@@ -1270,6 +1338,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			snprintf(r->fallback + have, sizeof(r->fallback) - have,
 				 "%smock-device replays those values", have ? "; " : "");
 	}
+	free(job.pieces);
 	pthread_mutex_destroy(&job.lock);
 	pthread_mutex_unlock(&cs->lock);
 	return st;

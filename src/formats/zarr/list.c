@@ -156,7 +156,8 @@ int tsr_zarr_list(const char *store, char ***names_ret, size_t *count_ret)
 		tsr_zarr_names_free(&l);
 		return st;
 	}
-	qsort(l.v, l.n, sizeof(*l.v), tsr_zarr_cmp);
+	if (l.n) /* qsort wants a non-NULL array even for 0 items */
+		qsort(l.v, l.n, sizeof(*l.v), tsr_zarr_cmp);
 	/* One allocation: the pointers, then the strings, so tsr_free() releases it all. */
 	size_t total = (l.n + 1) * sizeof(char *);
 	for (size_t i = 0; i < l.n; i++)
