@@ -216,7 +216,11 @@ enum tsr_decoder {
 
 /* Where a read's chunk bytes come from (tsr_read_options.storage). */
 enum tsr_storage {
-	TSR_STORAGE_REAL = 0,      /* the files, through the POSIX backend */
+	/* The files, through the backend that serves the read best: for TSR_MEM_CUDA reads
+	 * cuFile (GPUDirect Storage) where it runs natively, else POSIX pread into pinned
+	 * staging (the receipt's fallback says why cuFile was passed over); POSIX pread for
+	 * host reads. */
+	TSR_STORAGE_REAL = 0,
 	/* The handle's own in-memory copy of the chunks' stored bytes, filled from the files by
 	 * the handle's first mock-host read (it reads each chunk a read touches once) and kept
 	 * until tsr_array_free: later mock-host reads do no I/O, so they time decoding alone.
@@ -227,7 +231,15 @@ enum tsr_storage {
 	 * kept on the handle until tsr_array_free; later mock-device reads then run the GPU
 	 * decode and place kernels straight from it, with no I/O and no host-to-device copy. */
 	TSR_STORAGE_MOCK_DEVICE = 2,
+	TSR_STORAGE_POSIX = 3,     /* the files, through POSIX pread, always */
+	/* The files, through cuFile straight into device memory (TSR_MEM_CUDA reads only): an
+	 * error, saying why, where GPUDirect Storage does not run natively. */
+	TSR_STORAGE_CUFILE = 4,
 };
+
+/* 1 when cuFile (GPUDirect Storage) reads run natively here, else 0; why (may be NULL) gets
+ * the reason either way ("compatibility mode only (no nvidia-fs kernel module)"). */
+TSR_API int tsr_cufile_usable(char *why, size_t cap);
 
 struct tsr_read_options {
 	size_t struct_size;    /* sizeof(struct tsr_read_options) */
@@ -235,7 +247,8 @@ struct tsr_read_options {
 	int decoder;           /* enum tsr_decoder: 0 auto, 1 cpu (CUDA reads; host reads always
 				  decode on the CPU) */
 	/* Added later: a caller's struct_size from before gets real storage. */
-	int storage;           /* enum tsr_storage: 0 real (posix), 1 mock-host, 2 mock-device */
+	int storage;           /* enum tsr_storage: 0 real (auto), 1 mock-host, 2 mock-device,
+				  3 posix, 4 cufile */
 };
 
 /* What a read really did. */

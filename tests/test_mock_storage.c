@@ -149,6 +149,26 @@ static void check_options(struct tsr_context *ctx)
 		     TSR_E_UNSUPPORTED);
 	CHECK(strstr(tsr_errmsg(), "mock-device") != NULL);
 	CHECK(strstr(tsr_errmsg(), "c_rice_i16_tiles.fits") != NULL);
+	/* cuFile reads land in device memory only; posix storage reads as real storage does. */
+	ro.storage = TSR_STORAGE_CUFILE;
+	CHECK_EQ_INT(tsr_read(a, NULL, &(struct tsr_buffer){data, n, TSR_MEM_HOST, NULL}, &ro, NULL),
+		     TSR_E_UNSUPPORTED);
+	CHECK(strstr(tsr_errmsg(), "cufile") != NULL);
+	ro.storage = TSR_STORAGE_CUFILE + 1;
+	CHECK_EQ_INT(tsr_read(a, NULL, &(struct tsr_buffer){data, n, TSR_MEM_HOST, NULL}, &ro, NULL),
+		     TSR_E_INVALID_ARG);
+	ro.storage = TSR_STORAGE_POSIX;
+	memset(&r, 0, sizeof(r));
+	r.struct_size = sizeof(r);
+	CHECK_EQ_INT(tsr_read(a, NULL, &(struct tsr_buffer){data, n, TSR_MEM_HOST, NULL}, &ro, &r),
+		     TSR_OK);
+	CHECK(strcmp(r.backend, "posix") == 0);
+	/* The GDS probe always gives its reason. */
+	char why[256] = "";
+	int usable = tsr_cufile_usable(why, sizeof(why));
+	CHECK(usable == 0 || usable == 1);
+	CHECK(why[0] != '\0');
+	printf("cuFile here: %s (%s)\n", usable ? "usable" : "not usable", why);
 	tsr_free(data);
 	tsr_array_free(a);
 }

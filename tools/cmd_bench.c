@@ -35,7 +35,10 @@
 
 enum bench_status { BENCH_OK, BENCH_FAILED, BENCH_SKIPPED, BENCH_NOT_IMPLEMENTED };
 /* indexed by enum tsr_storage */
-static const char *const bench_storage_name[] = {"real", "mock-host", "mock-device"};
+static const char *const bench_storage_name[] = {"real", "mock-host", "mock-device", "posix",
+						 "cufile"};
+#define BENCH_NSTORAGE 5
+#define BENCH_MOCK(s) ((s) == TSR_STORAGE_MOCK_HOST || (s) == TSR_STORAGE_MOCK_DEVICE)
 static const char *const bench_status_name[] = {"ok", "failed", "skipped", "not_implemented"};
 
 struct bench_file {
@@ -235,9 +238,9 @@ static int bench_held_reads(struct bench *b, struct bench_phase *p, enum tsr_mem
  * reads of handles kept open (the warm-up fills their caches). */
 static int bench_e2e(struct bench *b, struct bench_phase *p, enum tsr_mem mem)
 {
-	if (b->storage != TSR_STORAGE_REAL)
+	if (BENCH_MOCK(b->storage))
 		return bench_held_reads(b, p, mem, b->storage);
-	struct tsr_read_options ro = {.struct_size = sizeof(ro)};
+	struct tsr_read_options ro = {.struct_size = sizeof(ro), .storage = b->storage};
 	uint64_t out = 0;
 	for (size_t i = 0; i < b->nfiles; i++) {
 		struct bench_file *f = &b->files[i];
@@ -404,11 +407,12 @@ static const char *bench_skip_reason(const struct bench *b, const struct bench_p
 		return "a batch needs two or more FILEs";
 	if (batch && !b->batchable)
 		return "the FILEs differ in selected shape or dtype, so they cannot be stacked";
-	if (batch && b->storage != TSR_STORAGE_REAL)
+	if (batch && BENCH_MOCK(b->storage))
 		return "--storage: batch and stream reads open their files each time, and mock "
 		       "storage lives on handles kept open";
-	if (!strcmp(p->id, "cpu") && b->storage == TSR_STORAGE_MOCK_DEVICE)
-		return "--storage mock-device replays into device memory: CUDA phases only";
+	if (!strcmp(p->id, "cpu") &&
+	    (b->storage == TSR_STORAGE_MOCK_DEVICE || b->storage == TSR_STORAGE_CUFILE))
+		return "--storage mock-device and cufile read into device memory: CUDA phases only";
 	return NULL;
 }
 
@@ -619,8 +623,9 @@ static cJSON *bench_json_capabilities(const struct bench *b)
 #endif
 	cJSON_AddItemToObject(c, "gpu_decoders", dec);
 	cJSON *gds = cJSON_AddObjectToObject(c, "gds");
-	cJSON_AddBoolToObject(gds, "native", 0);
-	cJSON_AddStringToObject(gds, "reason", "tessera has no cuFile (GPUDirect Storage) backend yet");
+	char why[256];
+	cJSON_AddBoolToObject(gds, "native", tsr_cufile_usable(why, sizeof(why)));
+	cJSON_AddStringToObject(gds, "reason", why);
 	return c;
 }
 
@@ -987,7 +992,8 @@ static void bench_usage(FILE *f)
 	fprintf(f,
 		"usage: tessera bench [--hdu N | --array PATH] [--level K] [--section SPEC]\n"
 		"                     [--device cpu|cuda|both] [--iterations K] [--threads T]\n"
-		"                     [--storage real|mock-host|mock-device] [--files-per-batch B]\n"
+		"                     [--storage real|mock-host|mock-device|posix|cufile]\n"
+		"                     [--files-per-batch B]\n"
 		"                     [--prefetch P] [--dir DIR [--max-files M]]\n"
 		"                     [--output-json FILE] [FILE...]\n"
 		"Times reading FILEs (FITS files, Zarr stores, Blosc2 frames), phase by phase: open+plan,\n"
@@ -1068,11 +1074,12 @@ int tsr_cli_bench(int argc, char **argv)
 			json = argv[++i];
 		} else if (!strcmp(a, "--storage") && more) {
 			const char *v = argv[++i];
-			for (storage = 0; storage < 3 && strcmp(v, bench_storage_name[storage]); storage++)
+			for (storage = 0; storage < BENCH_NSTORAGE && strcmp(v, bench_storage_name[storage]);
+			     storage++)
 				;
-			if (storage == 3) {
-				fprintf(stderr, "tessera bench: --storage is real, mock-host or "
-					"mock-device, not '%s'\n", v);
+			if (storage == BENCH_NSTORAGE) {
+				fprintf(stderr, "tessera bench: --storage is real, mock-host, mock-device, "
+					"posix or cufile, not '%s'\n", v);
 				goto usage;
 			}
 		} else if (!strcmp(a, "--files-per-batch") && more) {

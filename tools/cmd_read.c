@@ -14,7 +14,8 @@ int tsr_cli_read(int argc, char **argv)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: tessera read PATH [--hdu N] [--array NAME] [--level K] [--section SPEC]\n"
 			       "                    [--raw] [--threads N] [--receipt] [--device cpu|cuda]\n"
-			       "                    [--decoder cpu|gpu] [--storage real|mock-host|mock-device]\n"
+			       "                    [--decoder cpu|gpu]\n"
+			       "                    [--storage real|mock-host|mock-device|posix|cufile]\n"
 			       "                    -o OUT.npy\n"
 			       "PATH is a FITS file, a Zarr store or a Blosc2 frame. --array picks an array\n"
 			       "of a Zarr group, --level an OME-Zarr multiscale level.\n"
@@ -27,7 +28,10 @@ int tsr_cli_read(int argc, char **argv)
 			       "decodes every chunk on the CPU, --decoder gpu (default) uses the GPU\n"
 			       "decoders where they exist. --storage mock-host reads the chunks into memory\n"
 			       "first and decodes them from there; mock-device (--device cuda) then copies\n"
-			       "what the GPU needs into device memory and decodes from there.\n");
+			       "what the GPU needs into device memory and decodes from there. real (the\n"
+			       "default) picks cufile for --device cuda where GPUDirect Storage runs\n"
+			       "natively, else posix; cufile forces it (an error saying why where it\n"
+			       "cannot run).\n");
 			return 0;
 		} else if (!strcmp(argv[i], "--hdu") && i + 1 < argc) {
 			char *end;
@@ -77,9 +81,13 @@ int tsr_cli_read(int argc, char **argv)
 				storage = TSR_STORAGE_MOCK_HOST;
 			else if (!strcmp(argv[i], "mock-device"))
 				storage = TSR_STORAGE_MOCK_DEVICE;
+			else if (!strcmp(argv[i], "posix"))
+				storage = TSR_STORAGE_POSIX;
+			else if (!strcmp(argv[i], "cufile"))
+				storage = TSR_STORAGE_CUFILE;
 			else {
-				fprintf(stderr, "tessera read: --storage is real, mock-host or mock-device, "
-					"not '%s'\n", argv[i]);
+				fprintf(stderr, "tessera read: --storage is real, mock-host, mock-device, "
+					"posix or cufile, not '%s'\n", argv[i]);
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--raw")) {

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "../codecs/codecs.h"
+#include "../io/cufile.h"
 #include "../io/io.h"
 #include "../io/mock.h"
 #include "../io/mock_device.h"
@@ -113,6 +114,10 @@ struct tsr_cuda_slot {
 	int framing;                    /* of its inflate streams (one launch): -1 none yet */
 	int replay;                     /* mock-device: places and inflate inputs hold device
 					   addresses of the handle's cache; nothing is staged */
+	int cufile;                     /* stored bytes were read into dev by cuFile: only the
+					   host ranges below (CPU-decoded values) are copied */
+	size_t (*ranges)[2];            /* cufile: [start, end) of the host bytes to copy */
+	size_t nranges, ranges_cap;
 	int64_t max_rows;
 	int pending;                    /* dispatched results not judged yet */
 	char names[TSR_NAMES][32];      /* codec names of the batch's streams */
@@ -424,6 +429,7 @@ void tsr_cuda_state_free(void *p)
 		tsr_cuda_slot_buffers_free(s);
 		free(s->labels);
 		free(s->ptext);
+		free(s->ranges);
 		if (s->made) {
 			cudaEventDestroy(s->copied);
 			cudaEventDestroy(s->placed);
@@ -484,6 +490,8 @@ struct tsr_cuda_job {
 	int64_t group;          /* tasks a worker takes at a time */
 	atomic_int failed;
 	int mock;               /* mock-host: chunk bytes from the array's host cache */
+	int cufile;             /* stored bytes go straight to dev through cuFile */
+	unsigned char *dev;     /* the slot's device staging */
 	struct tsr_cuda_piece *pieces; /* read before the tasks */
 	int64_t npieces;
 	atomic_llong next_piece;
@@ -546,6 +554,24 @@ static int tsr_cuda_read_stored(const struct tsr_array *a, const struct tsr_chun
 	return tsr_io_pread(fd, dst, (size_t)r->nbytes, r->offset);
 }
 
+/* Reads a chunk's stored bytes (or a piece: ref already narrowed) to dst_offset in the slot:
+ * into pinned memory with pread, or straight into device memory with cuFile. */
+static int tsr_cuda_read_to_slot(const struct tsr_cuda_job *job, const struct tsr_chunk_ref *r,
+				 size_t dst_offset, struct tsr_fd_cache *fc,
+				 struct tsr_cufile_file *cf)
+{
+	if (!job->cufile)
+		return tsr_cuda_read_stored(job->array, r, job->host + dst_offset, fc);
+	const char *path = r->path[0] ? r->path : job->array->path;
+	if (cf->fd < 0 || strcmp(cf->path, path) != 0) {
+		tsr_cufile_close(cf);
+		int st = tsr_cufile_open(path, cf);
+		if (st)
+			return st;
+	}
+	return tsr_cufile_read(cf, job->dev, dst_offset, (size_t)r->nbytes, r->offset);
+}
+
 /* Pool worker: fetch (and decode where needed) the batch's chunks into the pinned slot. */
 static void tsr_cuda_worker(void *arg, int w)
 {
@@ -553,6 +579,7 @@ static void tsr_cuda_worker(void *arg, int w)
 	struct tsr_cuda_job *job = arg;
 	struct tsr_scratch scratch = {0};
 	struct tsr_fd_cache fc = {.fd = -1};
+	struct tsr_cufile_file cf = {.fd = -1};
 	unsigned char *fetch = NULL;
 	size_t cap = 0;
 	double tf = 0, td = 0;
@@ -567,8 +594,7 @@ static void tsr_cuda_worker(void *arg, int w)
 		run.offset += pc->offset;
 		run.nbytes = pc->nbytes;
 		double t0 = tsr_now();
-		int st = tsr_cuda_read_stored(job->array, &run, job->host + ct->slot_offset + pc->offset,
-					      &fc);
+		int st = tsr_cuda_read_to_slot(job, &run, ct->slot_offset + pc->offset, &fc, &cf);
 		tf += tsr_now() - t0;
 		br += pc->nbytes;
 		if (st) {
@@ -628,7 +654,7 @@ static void tsr_cuda_worker(void *arg, int w)
 				run.nbytes += job->tasks[j].ref.nbytes;
 				j++;
 			}
-			st = tsr_cuda_read_stored(job->array, &run, dst, &fc);
+			st = tsr_cuda_read_to_slot(job, &run, ct->slot_offset, &fc, &cf);
 			br += run.nbytes;
 			tf += tsr_now() - t0;
 			i = j;
@@ -651,6 +677,7 @@ static void tsr_cuda_worker(void *arg, int w)
 		}
 	}
 	tsr_fd_cache_close(&fc);
+	tsr_cufile_close(&cf);
 	tsr_scratch_free(&scratch);
 	free(fetch);
 	pthread_mutex_lock(&job->lock);
@@ -880,6 +907,17 @@ static void tsr_cuda_streams(struct tsr_cuda_job *job, struct tsr_cuda_slot *s, 
 	}
 }
 
+/* cufile: the slot's host ranges to the device, on its stream. */
+static cudaError_t tsr_cuda_copy_ranges(const struct tsr_cuda_slot *s)
+{
+	cudaError_t e = cudaSuccess;
+	for (size_t k = 0; k < s->nranges && !e; k++)
+		e = cudaMemcpyAsync(s->dev + s->ranges[k][0], s->host + s->ranges[k][0],
+				    s->ranges[k][1] - s->ranges[k][0], cudaMemcpyHostToDevice,
+				    s->stream);
+	return e;
+}
+
 /*
  * Sends the open slot's batch to the GPU on the slot's stream, after the work its reads'
  * caller had queued on their stream: the staged bytes, places and inflate arguments in one
@@ -906,8 +944,9 @@ static int tsr_cuda_dispatch(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 	cudaError_t e;
 	if ((e = cudaEventRecord(cs->entry, cs->open_cstream)) ||
 	    (e = cudaStreamWaitEvent(ss, cs->entry, 0)) ||
-	    (s->used && (e = cudaMemcpyAsync(s->dev, s->host, s->used, cudaMemcpyHostToDevice,
-					     ss))) ||
+	    (s->used && !s->cufile &&
+	     (e = cudaMemcpyAsync(s->dev, s->host, s->used, cudaMemcpyHostToDevice, ss))) ||
+	    (s->cufile && (e = tsr_cuda_copy_ranges(s))) ||
 	    (e = cudaMemcpyAsync(s->dev_places, s->host_places,
 				 s->nplaces * sizeof(struct tsr_cuda_place), cudaMemcpyHostToDevice,
 				 ss)) ||
@@ -1045,6 +1084,34 @@ static int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_plan *
 	return st;
 }
 
+/* cufile: notes the host byte ranges of the job's CPU-decoded tasks, the only ones the slot
+ * copies (cuFile put the stored bytes of the others on the device already). */
+static int tsr_cuda_host_ranges(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s)
+{
+	for (int64_t i = 0; i < job->ntasks; i++) {
+		const struct tsr_cuda_task *ct = &job->tasks[i];
+		if (ct->how != TSR_HOW_CPU || !ct->staged)
+			continue;
+		size_t a = ct->slot_offset, b = a + ct->staged;
+		if (s->nranges && s->ranges[s->nranges - 1][1] == a) {
+			s->ranges[s->nranges - 1][1] = b;
+			continue;
+		}
+		if (s->nranges == s->ranges_cap) {
+			size_t cap = s->ranges_cap ? 2 * s->ranges_cap : 64;
+			void *p = realloc(s->ranges, cap * sizeof(*s->ranges));
+			if (!p)
+				return tsr_error(TSR_E_NOMEM, "out of memory");
+			s->ranges = p;
+			s->ranges_cap = cap;
+		}
+		s->ranges[s->nranges][0] = a;
+		s->ranges[s->nranges][1] = b;
+		s->nranges++;
+	}
+	return TSR_OK;
+}
+
 /* The end of a read that succeeded so far: its last slot goes to the GPU, the caller's stream
  * waits for every slot's work, and every inflate result of the read (a batch read: of all its
  * files) is judged before it returns. */
@@ -1078,7 +1145,17 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	if (d->ndim > TSR_CUDA_MAX_DIM)
 		return tsr_error(TSR_E_UNSUPPORTED, "%s: the CUDA engine places up to %d axes",
 				 array->path, TSR_CUDA_MAX_DIM);
-	const int mock = storage != TSR_STORAGE_REAL, replay = storage == TSR_STORAGE_MOCK_DEVICE;
+	const int mock = storage == TSR_STORAGE_MOCK_HOST || storage == TSR_STORAGE_MOCK_DEVICE;
+	const int replay = storage == TSR_STORAGE_MOCK_DEVICE;
+	/* cuFile where asked, or (auto) where it runs natively; forcing it elsewhere fails. */
+	char cf_why[256] = "";
+	int cufile = 0;
+	if (storage == TSR_STORAGE_REAL || storage == TSR_STORAGE_CUFILE) {
+		cufile = tsr_cufile_usable(cf_why, sizeof(cf_why));
+		if (!cufile && storage == TSR_STORAGE_CUFILE)
+			return tsr_error(TSR_E_UNSUPPORTED, "%s: cufile storage: GPUDirect Storage "
+					 "cannot run here: %s", array->path, cf_why);
+	}
 	pthread_mutex_lock(&cs->lock);
 	cudaStream_t cstream = (cudaStream_t)stream;
 	uint64_t seq = ++cs->seq;
@@ -1207,7 +1284,8 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		/* The open slot of another thread's batch read, or of reads ordered on another
 		 * stream, goes to the GPU first: this read neither waits for nor drops it. */
 		if (s->open && (!pthread_equal(s->owner, pthread_self()) ||
-				cs->open_cstream != cstream || s->replay != replay))
+				cs->open_cstream != cstream || s->replay != replay ||
+				s->cufile != cufile))
 			st = tsr_cuda_dispatch(cs, s);
 	}
 	char prefix[1400] = "";
@@ -1229,6 +1307,9 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			break;
 		cs->open_cstream = cstream;
 		s->replay = replay;
+		if (!s->nplaces)
+			s->nranges = 0;
+		s->cufile = cufile;
 		/* Fill it on from where it stands: as many tasks as fit the slot, its decode buffer
 		 * and its one inflate launch (one framing). */
 		size_t used = s->used, dec_used = s->dec_used;
@@ -1282,6 +1363,8 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		atomic_store(&job.next, 0);
 		atomic_store(&job.failed, 0);
 		job.mock = mock;
+		job.cufile = cufile;
+		job.dev = s->dev;
 		if (!replay && (st = tsr_cuda_pieces(&job)))
 			break;
 		if (!replay)
@@ -1291,6 +1374,8 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			tsr_error_set_text(job.msg);
 			break;
 		}
+		if (cufile && (st = tsr_cuda_host_ranges(&job, s)))
+			break;
 		tsr_cuda_streams(&job, s, seq, prefix);
 		for (int64_t i = 0; i < job.ntasks; i++)
 			tsr_cuda_describe(&job, &job.tasks[i], &s->host_places[s->nplaces + (size_t)i]);
@@ -1329,6 +1414,15 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	r->nthreads = nthreads;
 	snprintf(r->engine, sizeof(r->engine), "cuda");
 	tsr_cuda_receipt(array, n_inflate, gpu_name, n_raw, n_cpu, cpu_name, r);
+	if (!mock)
+		snprintf(r->backend, sizeof(r->backend), "%s", cufile ? "cufile" : "posix");
+	if (!mock && !cufile && storage == TSR_STORAGE_REAL && n_raw + n_inflate > 0) {
+		/* auto passed cuFile over: say why (once per read) */
+		size_t have = strlen(r->fallback);
+		if (have + 40 < sizeof(r->fallback))
+			snprintf(r->fallback + have, sizeof(r->fallback) - have,
+				 "%sstorage posix, not cuFile: %.100s", have ? "; " : "", cf_why);
+	}
 	if (replay) {
 		int64_t ncpu = 0;
 		for (int w = 0; w < TSR_WHY_N; w++)

@@ -65,17 +65,19 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 		return tsr_error(TSR_E_INVALID_ARG, "%s: read option decoder %d is neither "
 				 "TSR_DECODER_AUTO (0) nor TSR_DECODER_CPU (1)", array->path, decoder);
 	int storage = TSR_READ_OPT(opts, storage, TSR_STORAGE_REAL);
-	if (storage != TSR_STORAGE_REAL && storage != TSR_STORAGE_MOCK_HOST &&
-	    storage != TSR_STORAGE_MOCK_DEVICE)
+	if (storage < TSR_STORAGE_REAL || storage > TSR_STORAGE_CUFILE)
 		return tsr_error(TSR_E_INVALID_ARG, "%s: read option storage %d is none of "
-				 "TSR_STORAGE_REAL (0), TSR_STORAGE_MOCK_HOST (1) and "
-				 "TSR_STORAGE_MOCK_DEVICE (2)", array->path, storage);
+				 "TSR_STORAGE_REAL (0), _MOCK_HOST (1), _MOCK_DEVICE (2), _POSIX (3) "
+				 "and _CUFILE (4)", array->path, storage);
+	if (storage == TSR_STORAGE_CUFILE && !on_device)
+		return tsr_error(TSR_E_UNSUPPORTED, "%s: cufile storage reads into device memory: "
+				 "it needs a TSR_MEM_CUDA destination", array->path);
 	if (storage == TSR_STORAGE_MOCK_DEVICE && !on_device)
 		return tsr_error(TSR_E_UNSUPPORTED, "%s: mock-device storage replays chunks from "
 				 "device memory: it needs a TSR_MEM_CUDA destination", array->path);
 	/* Both mock backends start from the handle's host copy of the chunks' stored bytes (the
 	 * device one copies what the GPU needs of it into device memory once). */
-	int mock = storage != TSR_STORAGE_REAL;
+	int mock = storage == TSR_STORAGE_MOCK_HOST || storage == TSR_STORAGE_MOCK_DEVICE;
 	struct tsr_plan plan;
 	int st = tsr_plan_build(&array->desc, ns, &plan);
 	if (st)

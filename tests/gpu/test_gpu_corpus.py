@@ -28,6 +28,10 @@ CPU_DECODER_CASES = {"fits_c_gzip2_i32_tiles", "fits_c_gzip1_f32_lossless",
                      "fits_fp_gzip2_i16_tiles_sec", "fits_c_gzip2_f32_sd1_cksumseed",
                      "zarr_gzip_u16", "zarr_be_i2", "zarr3-shard_start_gzip_u1"}
 
+# TSR_CUFILE_ALLOW_COMPAT=1 (cuFile's compatibility mode allowed): every case once, through
+# cuFile storage only, to test that data path on machines without native GPUDirect Storage.
+CUFILE_PASS = os.environ.get("TSR_CUFILE_ALLOW_COMPAT") == "1"
+
 failures, total = [], 0
 cases = {}
 for manifest in ("manifest-fits.json", "manifest-zarr2.json", "manifest-zarr3.json",
@@ -43,6 +47,8 @@ for manifest in ("manifest-fits.json", "manifest-zarr2.json", "manifest-zarr3.js
         if c["id"] in CPU_DECODER_CASES:
             variants.append(["--device", "cuda", "--decoder", "cpu"])
             variants.append(["--device", "cuda", "--storage", "mock-host"])
+        if CUFILE_PASS:
+            variants = [["--device", "cuda", "--storage", "cufile"]]
         for extra in variants:
             extra = list(extra)
             if c.get("array"):
@@ -87,13 +93,33 @@ RECEIPTS = [
      "mock-device replays those values"),
 ]
 for case_id, extra, want in RECEIPTS:
-    if case_id not in cases:
+    if case_id not in cases or CUFILE_PASS:
         continue
     total += 1
     text = receipt(case_id, *extra)
     if want not in text:
         failures.append("receipt of %s %s lacks %r: %s" % (case_id, " ".join(extra), want,
                                                             text.strip()))
+
+# Forced cuFile storage: the values where GPUDirect Storage runs, else an error saying why and
+# naming the file; auto storage says in the receipt why it read with posix.
+if "fits_c_gzip2_i32_tiles" in cases and not CUFILE_PASS:
+    c = cases["fits_c_gzip2_i32_tiles"]
+    total += 1
+    got, rc, err = run_read(os.path.join(CORPUS, c["path"]), c.get("hdu"), None,
+                            extra=["--device", "cuda", "--storage", "cufile"])
+    if got is None and not ("GPUDirect Storage cannot run here" in err and c["path"] in err):
+        failures.append("--storage cufile: exit %d without the reason: %s" % (rc, err.strip()))
+    elif got is not None:
+        why = same(got, np.load(os.path.join(CORPUS, c["expect"])))
+        if why:
+            failures.append("--storage cufile: %s" % why)
+        print("note: cuFile storage ran (GPUDirect Storage is usable here)")
+    else:
+        total += 1
+        text = receipt("fits_c_gzip2_i32_tiles")
+        if "backend posix" not in text or "storage posix, not cuFile:" not in text:
+            failures.append("auto storage receipt lacks the posix reason: %s" % text.strip())
 
 
 def expect_failure(label, path, extra, wants):

@@ -1,0 +1,162 @@
+/* cufile.c - the cuFile (GPUDirect Storage) backend: libcufile.so.0 loaded with dlopen, used only where GDS runs natively. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "../core/internal.h"
+#include "cufile.h"
+
+/*
+ * The few cuFile types this needs, as libcufile's public header (cufile.h, CUDA 13) lays them
+ * out; the header itself is not part of Debian's CUDA toolkit, and the library is optional at
+ * run time, so nothing links against it.
+ */
+struct tsr_cu_error {
+	int err;         /* CUfileOpError: 0 is CU_FILE_SUCCESS, 5000 + n the others */
+	int cu_err;      /* CUresult */
+};
+struct tsr_cu_descr {
+	int type;        /* CU_FILE_HANDLE_TYPE_OPAQUE_FD = 1 */
+	union {
+		int fd;
+		void *handle;
+	} handle;
+	const void *fs_ops;
+};
+struct tsr_cu_props {
+	struct {
+		unsigned int major_version, minor_version;
+		size_t poll_thresh_size, max_direct_io_size;
+		unsigned int dstatusflags, dcontrolflags;
+	} nvfs;
+	unsigned int fflags, max_device_cache_size, per_buffer_cache_size;
+	unsigned int max_device_pinned_mem_size, max_batch_io_size, max_batch_io_timeout_msecs;
+};
+
+static struct {
+	struct tsr_cu_error (*driver_open)(void);
+	struct tsr_cu_error (*get_properties)(struct tsr_cu_props *);
+	struct tsr_cu_error (*handle_register)(void **, struct tsr_cu_descr *);
+	void (*handle_deregister)(void *);
+	ssize_t (*read)(void *, void *, size_t, off_t, off_t);
+	int usable;
+	char why[256];
+} tsr_cf;
+static pthread_once_t tsr_cf_once = PTHREAD_ONCE_INIT;
+
+static void tsr_cf_init(void)
+{
+	void *lib = dlopen("libcufile.so.0", RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		snprintf(tsr_cf.why, sizeof(tsr_cf.why), "libcufile.so.0 not loadable: %s", dlerror());
+		return;
+	}
+	*(void **)&tsr_cf.driver_open = dlsym(lib, "cuFileDriverOpen");
+	*(void **)&tsr_cf.get_properties = dlsym(lib, "cuFileDriverGetProperties");
+	*(void **)&tsr_cf.handle_register = dlsym(lib, "cuFileHandleRegister");
+	*(void **)&tsr_cf.handle_deregister = dlsym(lib, "cuFileHandleDeregister");
+	*(void **)&tsr_cf.read = dlsym(lib, "cuFileRead");
+	if (!tsr_cf.driver_open || !tsr_cf.get_properties || !tsr_cf.handle_register ||
+	    !tsr_cf.handle_deregister || !tsr_cf.read) {
+		snprintf(tsr_cf.why, sizeof(tsr_cf.why), "libcufile.so.0 lacks the cuFile calls");
+		return; /* the library stays loaded: unloading a half-initialised one is worse */
+	}
+	struct tsr_cu_error e = tsr_cf.driver_open();
+	if (e.err != 0) {
+		snprintf(tsr_cf.why, sizeof(tsr_cf.why), "cuFileDriverOpen failed (cuFile error %d%s)",
+			 e.err, e.err == 5001 ? ": the nvidia-fs driver is not loaded" : "");
+		return;
+	}
+	struct tsr_cu_props p;
+	memset(&p, 0, sizeof(p));
+	e = tsr_cf.get_properties(&p);
+	/* Native GDS needs the nvidia-fs kernel module; without it cuFile runs in compatibility
+	 * mode, a POSIX read into its own bounce buffer and a copy, which is no better than the
+	 * engine's pinned pread path. */
+	struct stat sb;
+	int nvfs = stat("/sys/module/nvidia_fs", &sb) == 0 && e.err == 0 && p.nvfs.major_version;
+	const char *allow = getenv("TSR_CUFILE_ALLOW_COMPAT");
+	if (nvfs) {
+		tsr_cf.usable = 1;
+		snprintf(tsr_cf.why, sizeof(tsr_cf.why), "native (nvidia-fs %u.%u)",
+			 p.nvfs.major_version, p.nvfs.minor_version);
+	} else if (allow && !strcmp(allow, "1")) {
+		tsr_cf.usable = 1;
+		snprintf(tsr_cf.why, sizeof(tsr_cf.why),
+			 "compatibility mode, allowed by TSR_CUFILE_ALLOW_COMPAT=1 (no nvidia-fs)");
+	} else {
+		snprintf(tsr_cf.why, sizeof(tsr_cf.why),
+			 "compatibility mode only (no nvidia-fs kernel module)");
+	}
+}
+
+int tsr_cufile_usable(char *why, size_t cap)
+{
+	pthread_once(&tsr_cf_once, tsr_cf_init);
+	if (why && cap)
+		snprintf(why, cap, "%s", tsr_cf.why);
+	return tsr_cf.usable;
+}
+
+int tsr_cufile_open(const char *path, struct tsr_cufile_file *f)
+{
+	f->fd = -1;
+	f->handle = NULL;
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	if (!tsr_cufile_usable(NULL, 0))
+		return tsr_error(TSR_E_UNSUPPORTED, "%s: cuFile: %s", path, tsr_cf.why);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_DIRECT);
+	if (fd < 0 && errno == EINVAL) /* a file system without O_DIRECT (tmpfs) */
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return tsr_error(TSR_E_IO, "%s: %s", path, strerror(errno));
+	struct tsr_cu_descr d;
+	memset(&d, 0, sizeof(d));
+	d.type = 1;
+	d.handle.fd = fd;
+	struct tsr_cu_error e = tsr_cf.handle_register(&f->handle, &d);
+	if (e.err != 0) {
+		close(fd);
+		f->handle = NULL;
+		return tsr_error(TSR_E_IO, "%s: cuFileHandleRegister failed (cuFile error %d)", path,
+				 e.err);
+	}
+	f->fd = fd;
+	return TSR_OK;
+}
+
+int tsr_cufile_read(struct tsr_cufile_file *f, void *dev_base, size_t dev_offset, size_t nbytes,
+		    uint64_t offset)
+{
+	size_t done = 0;
+	while (done < nbytes) {
+		ssize_t n = tsr_cf.read(f->handle, dev_base, nbytes - done, (off_t)(offset + done),
+					(off_t)(dev_offset + done));
+		if (n < 0)
+			return tsr_error(TSR_E_IO, "%s: cuFileRead of %zu bytes at %llu failed (%zd)",
+					 f->path, nbytes - done, (unsigned long long)(offset + done), n);
+		if (n == 0)
+			return tsr_error(TSR_E_IO, "%s: file ends at %llu, %zu bytes short", f->path,
+					 (unsigned long long)(offset + done), nbytes - done);
+		done += (size_t)n;
+	}
+	return TSR_OK;
+}
+
+void tsr_cufile_close(struct tsr_cufile_file *f)
+{
+	if (f->handle)
+		tsr_cf.handle_deregister(f->handle);
+	if (f->fd >= 0)
+		close(f->fd);
+	f->handle = NULL;
+	f->fd = -1;
+	f->path[0] = '\0';
+}
