@@ -50,6 +50,10 @@ static struct {
 	char why[256];
 } tsr_cf;
 static pthread_once_t tsr_cf_once = PTHREAD_ONCE_INIT;
+/* cuFile keys its handles by descriptor: one worker's deregister + close racing another's open +
+ * register of the same descriptor number failed registrations ("file descriptor is not
+ * registered", seen on the H200 machine in compatibility mode), so the pairs take turns. */
+static pthread_mutex_t tsr_cf_handles = PTHREAD_MUTEX_INITIALIZER;
 
 static void tsr_cf_init(void)
 {
@@ -112,18 +116,24 @@ int tsr_cufile_open(const char *path, struct tsr_cufile_file *f)
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	if (!tsr_cufile_usable(NULL, 0))
 		return tsr_error(TSR_E_UNSUPPORTED, "%s: cuFile: %s", path, tsr_cf.why);
+	pthread_mutex_lock(&tsr_cf_handles);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_DIRECT);
 	if (fd < 0 && errno == EINVAL) /* a file system without O_DIRECT (tmpfs) */
 		fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return tsr_error(TSR_E_IO, "%s: %s", path, strerror(errno));
+	if (fd < 0) {
+		int e = errno;
+		pthread_mutex_unlock(&tsr_cf_handles);
+		return tsr_error(TSR_E_IO, "%s: %s", path, strerror(e));
+	}
 	struct tsr_cu_descr d;
 	memset(&d, 0, sizeof(d));
 	d.type = 1;
 	d.handle.fd = fd;
 	struct tsr_cu_error e = tsr_cf.handle_register(&f->handle, &d);
-	if (e.err != 0) {
+	if (e.err != 0)
 		close(fd);
+	pthread_mutex_unlock(&tsr_cf_handles);
+	if (e.err != 0) {
 		f->handle = NULL;
 		return tsr_error(TSR_E_IO, "%s: cuFileHandleRegister failed (cuFile error %d)", path,
 				 e.err);
@@ -152,10 +162,12 @@ int tsr_cufile_read(struct tsr_cufile_file *f, void *dev_base, size_t dev_offset
 
 void tsr_cufile_close(struct tsr_cufile_file *f)
 {
+	pthread_mutex_lock(&tsr_cf_handles);
 	if (f->handle)
 		tsr_cf.handle_deregister(f->handle);
 	if (f->fd >= 0)
 		close(f->fd);
+	pthread_mutex_unlock(&tsr_cf_handles);
 	f->handle = NULL;
 	f->fd = -1;
 	f->path[0] = '\0';
