@@ -121,8 +121,11 @@ struct tsr_inf {
 };
 
 /* Cold state is written by lane 0 and read by all: sync after writing. */
+/* Lane 0 writes a shared field every lane may just have read (tsr_new_batch reads qbase, then
+ * sets it): the warp syncs before the write as well as after (racecheck found the WAR). */
 #define TSR_SET_COLD(s, field, v)                                                                \
 	do {                                                                                     \
+		TSR_SYNCWARP();                                                                  \
 		if (TSR_LANE == 0)                                                               \
 			(s)->c->field = (v);                                                     \
 		TSR_SYNCWARP();                                                                  \

@@ -31,11 +31,11 @@
  * as many slots at once as the ring has: one warp inflates a stream, so large tiles (FITS tiles
  * of 16 rows: 256 KiB, about 650 to a slot) need several slots in flight to fill the GPU. Slots
  * are allocated as the ring first reaches them: a small read takes one. */
-#define TSR_SLOT_NBYTES ((size_t)64 << 20)
+#define TSR_SLOT_NBYTES ((size_t)128 << 20)
 #define TSR_NSLOTS 6
 #define TSR_SLOT_PLACES 16384
 /* A slot's decode buffer holds what its compressed bytes inflate to: float images compress 1.2
- * to 3 times, so a full 64 MiB slot needs up to about 200 MiB; a batch ends early when it
+ * to 3 times, so 64 MiB of staged tiles need up to about 200 MiB; a batch ends early when it
  * fills. Reads that need less allocate less. */
 #define TSR_DEC_NBYTES ((size_t)192 << 20)
 /* Inflate results of a batch: decoded sizes (8 bytes a stream), then statuses (4 bytes);
@@ -469,9 +469,11 @@ struct tsr_cuda_task {
 	int split;              /* stored bytes read in pieces (job->pieces), not as a task */
 };
 
-/* Stored bytes of a large chunk are read in pieces of this size by all the pool's threads: a
- * slot holding four 16 MiB Zarr chunks would otherwise keep four threads reading. */
-#define TSR_PIECE_NBYTES ((uint64_t)4 << 20)
+/* Stored bytes of large chunks are read in pieces of this size by all the pool's threads: a
+ * slot holding four 16 MiB Zarr chunks would otherwise keep four threads reading. Small pieces
+ * also shorten the wait for the slowest thread before a slot can go to the GPU (a slot's fill
+ * ends when its last read does). */
+#define TSR_PIECE_NBYTES ((uint64_t)512 << 10)
 
 struct tsr_cuda_piece {
 	int64_t task;           /* index into the job's tasks */
@@ -1173,7 +1175,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	struct tsr_cuda_task *tasks = cs->tasks;
 	/* Describe every task; size the slots for the largest chunk, the decode buffers for the
 	 * largest decoded chunk (and for the read, up to TSR_DEC_NBYTES). */
-	size_t biggest = 0, dec_biggest = 0, dec_total = 0;
+	size_t biggest = 0, dec_biggest = 0, dec_total = 0, staged_total = 0;
 	int64_t n_inflate = 0, n_raw = 0, n_cpu[TSR_WHY_N] = {0};
 	const char *gpu_name = d->codec, *cpu_name[TSR_WHY_N] = {0};
 	uint64_t gpu_decoded = 0;
@@ -1260,6 +1262,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			ct->staged = (ct->staged + 15) & ~(size_t)15;
 		if (ct->staged > biggest)
 			biggest = ct->staged;
+		staged_total += ct->staged + 16;
 	}
 	double t_fill = 0;
 	if (st == TSR_OK && replay) {
@@ -1271,7 +1274,12 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	if (st == TSR_OK) {
 		/* Slots the ring opens from now on hold the largest chunk, and decode room for
 		 * this read; a batch read's files share slots, so its reads take the most. */
-		size_t want = biggest > TSR_SLOT_NBYTES ? biggest : TSR_SLOT_NBYTES;
+		/* A lone small read takes a small slot (a pinned allocation takes time in proportion to its size);
+		 * a batch read's files share full ones. */
+		size_t want = staged_total < TSR_SLOT_NBYTES && !defer_sync && !s->open
+				      ? staged_total : TSR_SLOT_NBYTES;
+		want = (want + ((size_t)16 << 20) - 1) & ~(((size_t)16 << 20) - 1); /* 16 MiB steps */
+		want = biggest > want ? biggest : want;
 		if (want > cs->slot_want)
 			cs->slot_want = want;
 		if (n_inflate) {
