@@ -2,6 +2,9 @@
 
     python3 bench/plot.py -o chart.png r1.json r2.json ...   [--label r1.json=NAME ...]
 
+It also takes bench/peers.py JSON files (schema "tessera-peers"): each of their workloads is
+one group of bars, one per reader (tessera and its peers), with the reader's device.
+
 Each report is one workload (its FILEs); each phase of it that ran is one reader (tessera's
 end-to-end CPU and CUDA reads, single and batched, and raw storage reads for reference).
 Bars are decoded output bytes per second at the median iteration (raw read: file bytes per
@@ -59,9 +62,27 @@ def main():
     labels = dict(x.split("=", 1) for x in args.label)
 
     rows, missing, machines = [], {}, []
+    readers_all = list(READERS)
     for path in args.reports:
         with open(path) as f:
             r = json.load(f)
+        if r.get("schema") == "tessera-peers":
+            groups = {}
+            for x in r["results"]:
+                name = "%s (%s)" % (x["reader"], x["device"])
+                if (name, name) not in readers_all:
+                    readers_all.append((name, name))
+                if x["gb_per_s"]:
+                    groups.setdefault(x["workload"], {})[name] = x["gb_per_s"]
+            rows += [("%s\n%.0f MB" % (w, next(y["decoded_bytes"] for y in r["results"]
+                                               if y["workload"] == w) / 1e6), sp)
+                     for w, sp in groups.items()]
+            devs = ", ".join(d["name"] for d in r["cuda"].get("devices", [])) or "no GPU"
+            m = "%s (%d CPUs, %s), %s" % (r["host"]["hostname"], r["host"]["cpus"], devs,
+                                         r["created"][:10])
+            if m not in machines:
+                machines.append(m)
+            continue
         if r.get("schema") != "tessera-bench-report" or r.get("schema_version") != 1:
             sys.exit("plot.py: %s is not a schema 1 tessera bench report" % path)
         label = workload_label(r, path, labels)
@@ -79,11 +100,11 @@ def main():
         if machine(r) not in machines:
             machines.append(machine(r))
 
-    readers = [(rid, name) for rid, name in READERS if any(rid in s for _, s in rows)]
+    readers = [(rid, name) for rid, name in readers_all if any(rid in s for _, s in rows)]
     if not readers:
         sys.exit("plot.py: no phase in these reports ran")
     width = 0.8 / len(readers)
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(rows) * max(1, len(readers) / 3)), 4.8))
+    fig, ax = plt.subplots(figsize=(min(22, max(7, 1.6 * len(rows) * max(1, len(readers) / 4))), 5.2))
     for k, (rid, name) in enumerate(readers):
         xs = [i + (k - (len(readers) - 1) / 2) * width for i in range(len(rows))]
         ys = [s.get(rid, 0) for _, s in rows]
@@ -93,7 +114,7 @@ def main():
                 ax.annotate("%.2f" % y, (b.get_x() + b.get_width() / 2, y), ha="center",
                             va="bottom", fontsize=7)
     ax.set_xticks(range(len(rows)))
-    ax.set_xticklabels([lab for lab, _ in rows], fontsize=8)
+    ax.set_xticklabels([lab for lab, _ in rows], fontsize=7, rotation=20, ha="right")
     if args.log:
         ax.set_yscale("log")
     ax.set_ylabel("GB/s (decoded output; raw read: file bytes)")

@@ -1,0 +1,192 @@
+"""peers.py - the standard workloads (bench/workloads.py) read by tessera and by the readers a user
+would pick instead, side by side in one run, each reader's values checked equal to tessera's:
+
+  Zarr     tensorstore, zarr-python 3 (whole array)
+  FITS     CFITSIO (C, fits_read_img, files over all cores: bench/cfitsio_peer), astropy
+           (Debian's, in /usr/bin/python3; one file after another)
+  Blosc2   python-blosc2 (whole array)
+  tessera  `tessera bench` phases: end-to-end CPU (one file) or CPU batch (a FITS folder), and
+           with --gpu the CUDA ones (cuda / cuda_batch); values from `tessera read`
+
+GB/s are decoded bytes (10^9) per second, best of --reps. Writes one JSON (--out) and prints a
+Markdown table. The GPU peers (KvikIO raw reads to the device, nVCOMP batched decode) run on the
+GPU machine from scripts/gpu-engine-check and scripts/gpu-check.
+
+    .venv/bin/python bench/peers.py --dir /tmp/tsr-workloads [--gpu] [--out peers.json]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import zlib
+
+import io
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def best(fn, reps):
+    t, out = [], None
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        out = fn()
+        t.append(time.perf_counter() - t0)
+    return min(t), out
+
+
+def tessera_bench(build, paths, gpu, reps):
+    """tessera's phases from `tessera bench` (its JSON report)."""
+    out = os.path.join("/tmp", "tsr-peers-%d.json" % os.getpid())
+    cmd = [os.path.join(build, "tessera"), "bench", "--iterations", str(reps), "--device",
+           "both" if gpu else "cpu", "--output-json", out] + paths
+    subprocess.run(cmd, check=False, capture_output=True, text=True)
+    with open(out) as f:
+        r = json.load(f)
+    os.unlink(out)
+    phases = {p["id"]: p for p in r["phases"]}
+    rows = []
+    want = ["cpu_batch", "cuda_batch"] if len(paths) > 1 else ["cpu", "cuda"]
+    for pid in want:
+        p = phases.get(pid)
+        if p and p["status"] == "ok":
+            rows.append(("tessera " + ("CUDA" if pid.startswith("cuda") else "CPU") +
+                         (" batch" if "batch" in pid else ""), "cuda" if "cuda" in pid else "cpu",
+                         p["bytes_out"] / (p["elapsed_ms"]["median"] / 1e3) / 1e9))
+        elif p and pid.startswith("cpu"):
+            raise SystemExit("tessera %s failed on %s: %s" % (pid, paths[0], p["error"]))
+    return rows, r["host"], r["capabilities"]["cuda"]
+
+
+def crc(a):
+    a = np.ascontiguousarray(a)
+    if a.dtype.byteorder == ">":
+        a = a.astype(a.dtype.newbyteorder("="))
+    return "%08x" % zlib.crc32(a.tobytes())
+
+
+ASTROPY = r"""
+import sys, time, zlib
+import numpy as np
+from astropy.io import fits
+best = 1e30
+for _ in range(int(sys.argv[1])):
+    t0 = time.perf_counter()
+    crcs = []
+    for p in sys.argv[2:]:
+        with fits.open(p) as h:
+            d = h[1].data if len(h) > 1 and h[1].data is not None else h[0].data
+            d = np.ascontiguousarray(d.astype(d.dtype.newbyteorder("=")))
+            crcs.append("%08x" % zlib.crc32(d.tobytes()))
+    best = min(best, time.perf_counter() - t0)
+print(best)
+print(" ".join(crcs))
+"""
+
+
+def tessera_values(build, path):
+    """tessera's values of the array at path (`tessera read`, NPY on stdout)."""
+    p = subprocess.run([os.path.join(build, "tessera"), "read", path, "-o", "/dev/stdout"],
+                       capture_output=True, check=True)
+    return np.load(io.BytesIO(p.stdout))
+
+
+def run(a):
+    results = []
+    names = sorted(os.listdir(a.dir))
+    for name in names:
+        path = os.path.join(a.dir, name)
+        if a.only and a.only not in name:
+            continue
+        if name.startswith("fits_"):
+            files = sorted(os.path.join(path, f) for f in os.listdir(path) if f.endswith(".fits"))
+            ref = {}
+            nbytes = 0
+            for f in files:
+                v = tessera_values(a.build, f)
+                ref[f] = crc(v)
+                nbytes += v.nbytes
+            rows, host, cuda = tessera_bench(a.build, files, a.gpu, a.reps)
+            p = subprocess.run([os.path.join(a.build, "cfitsio_peer"), "-k", str(a.reps)] + files,
+                               capture_output=True, text=True, check=True)
+            kv = dict(x.split("=") for x in p.stdout.split("\n")[0].split())
+            ok = all(line.split()[2] == ref[line.split()[1]]
+                     for line in p.stdout.split("\n")[1:] if line.startswith("crc"))
+            rows.append(("CFITSIO (C, %s threads)" % kv["threads"], "cpu", float(kv["gbps"]), ok))
+            p = subprocess.run(["/usr/bin/python3", "-c", ASTROPY, str(a.reps)] + files,
+                               capture_output=True, text=True)
+            if p.returncode == 0:
+                sec, crcs = p.stdout.split("\n")[:2]
+                rows.append(("astropy", "cpu", nbytes / float(sec) / 1e9,
+                             crcs.split() == [ref[f] for f in files]))
+            else:
+                rows.append(("astropy", "cpu", None, p.stderr.strip().split("\n")[-1]))
+            label = "%s (%d files)" % (name, len(files))
+        else:
+            v = tessera_values(a.build, path)
+            nbytes = v.nbytes
+            rows, host, cuda = tessera_bench(a.build, [path], a.gpu, a.reps)
+            if name.startswith("zarr"):
+                import tensorstore as ts
+                import zarr
+                drv = "zarr3" if name.startswith("zarr3") else "zarr"
+                t, got = best(lambda: ts.open({"driver": drv, "kvstore": {
+                    "driver": "file", "path": path}}).result().read().result(), a.reps)
+                rows.append(("tensorstore", "cpu", nbytes / t / 1e9, bool(np.array_equal(got, v))))
+                t, got = best(lambda: zarr.open_array(path, mode="r")[...], a.reps)
+                rows.append(("zarr-python", "cpu", nbytes / t / 1e9, bool(np.array_equal(got, v))))
+            elif name.endswith(".b2nd"):
+                import blosc2
+                t, got = best(lambda: blosc2.open(path)[...], a.reps)
+                rows.append(("python-blosc2", "cpu", nbytes / t / 1e9,
+                             bool(np.array_equal(got, v))))
+            label = name
+        rows = [r if len(r) == 4 else r + (True,) for r in rows]
+        for reader, device, gbps, ok in rows:
+            results.append(dict(workload=label, decoded_bytes=nbytes, reader=reader, device=device,
+                                gb_per_s=gbps, equal_to_tessera=ok))
+        print_rows(label, nbytes, rows)
+    return results, host, cuda
+
+
+HEADER = False
+
+
+def print_rows(label, nbytes, rows):
+    global HEADER
+    if not HEADER:
+        print("| workload | decoded MB | reader | device | GB/s | equal to tessera |")
+        print("|---|---:|---|---|---:|---|")
+        HEADER = True
+    for reader, device, gbps, ok in rows:
+        print("| %s | %.1f | %s | %s | %s | %s |" % (
+            label, nbytes / 1e6, reader, device, "%.2f" % gbps if gbps else "-",
+            "yes" if ok is True else ("NO" if ok is False else ok)), flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dir", default="/tmp/tsr-workloads")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--gpu", action="store_true", help="tessera's CUDA phases too")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--out", default="")
+    a = ap.parse_args()
+    results, host, cuda = run(a)
+    bad = [r for r in results if r["equal_to_tessera"] is False]
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump(dict(schema="tessera-peers", created=time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                                                         time.gmtime()),
+                           host=host, cuda=cuda, reps=a.reps, results=results), f, indent=1)
+    if bad:
+        sys.exit("values differ from tessera's: %s" % ", ".join(
+            "%s/%s" % (r["workload"], r["reader"]) for r in bad))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""workloads.py - writes the standard benchmark workloads with the peers' own writers, sized by
+--scale (1 = the full sizes below; 2-core machines use 1/64 or less):
+
+  zarr2_<codec>.zarr     Zarr v2, float32, 2 GiB, 1024x1024 chunks: blosc-lz4-shuffle, zstd, gzip,
+                         none (zarr-python 3 + numcodecs)
+  zarr3_u16_zstd.zarr    the zarr_benchmarks v3 workload: 1024^3 uint16, 256^3 chunks, zstd
+  zarr3_u16_sharded.zarr the same in 256^3 shards of 64^3 inner chunks (zarr-python 3)
+  fits_gzip2_f32/        64 GZIP_2 float32 images of 64 MiB (lossless), CFITSIO (bench/fits_write)
+  fits_rice_i16/         64 RICE_1 int16 images of 64 MiB, CFITSIO
+  b2_<codec>.b2nd        Blosc2, float32, 256 MiB: zstd+shuffle (python-blosc2's default),
+                         lz4+shuffle, blosclz+shuffle (python-blosc2, default chunks and blocks)
+
+Run with the PyPI venv (.venv/bin/python). Existing workloads are kept (a stamp file marks each
+finished one), so a second run only adds what is missing.
+
+    .venv/bin/python bench/workloads.py --dir /tmp/tsr-workloads --scale 0.015625
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from zarr_bench import f32_block, u16_block, write as zarr_write  # noqa: E402
+
+import blosc2  # noqa: E402
+import numcodecs  # noqa: E402
+from zarr.codecs import BytesCodec, ShardingCodec, ZstdCodec  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def plan(scale):
+    """The workloads at this scale: (name, kind, parameters)."""
+    out = []
+    n = int(2 ** 31 * scale) // 4                       # float32 elements of 2 GiB
+    side = max(256, int(np.sqrt(n)) // 256 * 256)
+    chunk = min(1024, side)
+    v2 = {"blosc-lz4": numcodecs.Blosc(cname="lz4", clevel=5, shuffle=1),
+          "zstd": numcodecs.Zstd(level=1), "gzip": numcodecs.GZip(level=1), "none": None}
+    for cname, comp in v2.items():
+        out.append(("zarr2_%s.zarr" % cname, "zarr", dict(
+            fmt=2, shape=(side, side), chunks=(chunk, chunk), dtype="float32", gen=f32_block,
+            kw=dict(compressors=comp))))
+    edge = max(64, int(round(1024 * scale ** (1 / 3))) // 64 * 64)
+    c3 = min(256, edge)
+    out.append(("zarr3_u16_zstd.zarr", "zarr", dict(
+        fmt=3, shape=(edge,) * 3, chunks=(c3,) * 3, dtype="uint16", gen=u16_block,
+        kw=dict(serializer=BytesCodec(), compressors=[ZstdCodec(level=0)]))))
+    out.append(("zarr3_u16_sharded.zarr", "zarr", dict(
+        fmt=3, shape=(edge,) * 3, chunks=(c3,) * 3, dtype="uint16", gen=u16_block,
+        kw=dict(serializer=ShardingCodec(chunk_shape=(min(64, c3),) * 3,
+                                         codecs=[BytesCodec(), ZstdCodec(level=0)]),
+                compressors=None))))
+    rows = max(16, int(4096 * scale) // 16 * 16)        # 64 MiB: 4096 x 4096 float32
+    out.append(("fits_gzip2_f32", "fits", dict(kind="gzip2_f32", n=64, rows=rows, cols=4096)))
+    out.append(("fits_rice_i16", "fits", dict(kind="rice_i16", n=64, rows=2 * rows, cols=4096)))
+    b2 = int(2 ** 28 * scale) // 4
+    b2side = max(64, int(np.sqrt(b2)))
+    for name, cparams in (("zstd", {}), ("lz4", {"codec": blosc2.Codec.LZ4}),
+                          ("blosclz", {"codec": blosc2.Codec.BLOSCLZ})):
+        out.append(("b2_%s.b2nd" % name, "blosc2", dict(shape=(b2side, b2side), cparams=cparams)))
+    return out
+
+
+def write(d, name, kind, p, build):
+    path = os.path.join(d, name)
+    if kind == "zarr":
+        zarr_write(p, path)
+    elif kind == "fits":
+        subprocess.run([os.path.join(build, "fits_write"), path, str(p["n"]), str(p["rows"]),
+                        str(p["cols"]), p["kind"]], check=True)
+    elif not os.path.exists(path):
+        v = f32_block(0, p["shape"][0], p["shape"])
+        blosc2.asarray(v, urlpath=path, mode="w", cparams=p["cparams"])
+    return path
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dir", default="/tmp/tsr-workloads")
+    ap.add_argument("--scale", type=float, default=1.0, help="size factor (1: full sizes)")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="for bench/fits_write")
+    ap.add_argument("--only", default="", help="write only workloads whose name has this")
+    a = ap.parse_args()
+    os.makedirs(a.dir, exist_ok=True)
+    for name, kind, p in plan(a.scale):
+        if a.only in name:
+            print("%-24s %s" % (name, write(a.dir, name, kind, p, a.build)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
