@@ -7,58 +7,71 @@
 #include "../../io/io.h"
 #include "zarr.h"
 
-#define TSR_ZARR_PAGE 1024
+#define TSR_ZARR_PAGE 1024   /* slots per page, pages per directory */
 #define TSR_ZARR_EMPTY UINT64_MAX
+/* Arrays of more shards than this are refused (the top level would pass 8 MiB). */
+#define TSR_ZARR_MAX_SLOTS ((int64_t)1 << 40)
 
 int tsr_zarr_cache_init(struct tsr_zarr_cache *c, int64_t nslots)
 {
+	const int64_t per_dir = (int64_t)TSR_ZARR_PAGE * TSR_ZARR_PAGE;
+	if (nslots < 0 || nslots > TSR_ZARR_MAX_SLOTS)
+		return tsr_error(TSR_E_UNSUPPORTED, "%lld shards: more than the %lld tessera indexes",
+				 (long long)nslots, (long long)TSR_ZARR_MAX_SLOTS);
 	c->nslots = nslots;
-	c->npages = (nslots + TSR_ZARR_PAGE - 1) / TSR_ZARR_PAGE;
-	c->pages = calloc(c->npages ? (size_t)c->npages : 1, sizeof(*c->pages));
-	if (!c->pages)
+	c->ndirs = (nslots + per_dir - 1) / per_dir;
+	c->dirs = calloc(c->ndirs ? (size_t)c->ndirs : 1, sizeof(*c->dirs));
+	if (!c->dirs)
 		return tsr_error(TSR_E_NOMEM, "out of memory for %lld shard slots", (long long)nslots);
-	for (int64_t p = 0; p < c->npages; p++)
-		atomic_init(&c->pages[p], NULL);
+	for (int64_t d = 0; d < c->ndirs; d++)
+		atomic_init(&c->dirs[d], NULL);
 	return TSR_OK;
 }
 
 void tsr_zarr_cache_free(struct tsr_zarr_cache *c)
 {
-	if (!c->pages)
+	if (!c->dirs)
 		return;
-	for (int64_t p = 0; p < c->npages; p++) {
-		_Atomic(void *) *page = atomic_load(&c->pages[p]);
-		if (!page)
-			continue;
-		for (int i = 0; i < TSR_ZARR_PAGE; i++)
-			free(atomic_load(&page[i]));
-		free(page);
+	for (int64_t d = 0; d < c->ndirs; d++) {
+		_Atomic(void *) *dir = atomic_load(&c->dirs[d]);
+		for (int p = 0; dir && p < TSR_ZARR_PAGE; p++) {
+			_Atomic(void *) *page = atomic_load(&dir[p]);
+			for (int i = 0; page && i < TSR_ZARR_PAGE; i++)
+				free(atomic_load(&page[i]));
+			free(page);
+		}
+		free(dir);
 	}
-	free(c->pages);
-	c->pages = NULL;
+	free(c->dirs);
+	c->dirs = NULL;
 }
 
-/* The slot of blob `id`, its page allocated (and published) on first use. */
+/* The table *pp points to (TSR_ZARR_PAGE null slots), allocated and published on first use. */
+static _Atomic(void *) *tsr_zarr_level(_Atomic(void *) *pp)
+{
+	_Atomic(void *) *t = atomic_load_explicit(pp, memory_order_acquire);
+	if (t)
+		return t;
+	_Atomic(void *) *mine = malloc(TSR_ZARR_PAGE * sizeof(*mine));
+	if (!mine)
+		return NULL;
+	for (int i = 0; i < TSR_ZARR_PAGE; i++)
+		atomic_init(&mine[i], NULL);
+	void *expect = NULL;
+	if (atomic_compare_exchange_strong_explicit(pp, &expect, (void *)mine, memory_order_acq_rel,
+						    memory_order_acquire))
+		return mine;
+	free(mine);
+	return expect;
+}
+
+/* The slot of blob `id`, its directory and page allocated (and published) on first use. */
 static _Atomic(void *) *tsr_zarr_slot(struct tsr_zarr_cache *c, int64_t id)
 {
-	_Atomic(void *) *pp = &c->pages[id / TSR_ZARR_PAGE];
-	_Atomic(void *) *page = atomic_load_explicit(pp, memory_order_acquire);
-	if (!page) {
-		_Atomic(void *) *mine = malloc(TSR_ZARR_PAGE * sizeof(*mine));
-		if (!mine)
-			return NULL;
-		for (int i = 0; i < TSR_ZARR_PAGE; i++)
-			atomic_init(&mine[i], NULL);
-		void *expect = NULL;
-		if (atomic_compare_exchange_strong_explicit(pp, &expect, (void *)mine,
-							    memory_order_acq_rel, memory_order_acquire)) {
-			page = mine;
-		} else {
-			free(mine);
-			page = expect;
-		}
-	}
-	return &page[id % TSR_ZARR_PAGE];
+	_Atomic(void *) *dir = tsr_zarr_level(&c->dirs[id / TSR_ZARR_PAGE / TSR_ZARR_PAGE]);
+	_Atomic(void *) *page = dir ? tsr_zarr_level(&dir[(id / TSR_ZARR_PAGE) % TSR_ZARR_PAGE])
+				    : NULL;
+	return page ? &page[id % TSR_ZARR_PAGE] : NULL;
 }
 
 /* Publishes idx in slot unless another thread got there first; returns the one that stays. */

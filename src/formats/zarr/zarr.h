@@ -58,12 +58,13 @@ struct tsr_zarr_index {
 	uint64_t entries[];         /* offset, nbytes per inner chunk (C order) */
 };
 
-/* Read-mostly cache of shard indexes: a two-level table of atomically published pointers, so
- * chunk_ref stays lock-free and thread-safe; memory grows only with the shards read. */
+/* Read-mostly cache of shard indexes: a three-level table (directories of pages of slots) of
+ * atomically published pointers, so chunk_ref stays lock-free and thread-safe; memory grows
+ * only with the shards read (the top level: 8 bytes per 2^20 shards of the array). */
 struct tsr_zarr_cache {
 	int64_t nslots;
-	int64_t npages;
-	_Atomic(void *) *pages;
+	int64_t ndirs;
+	_Atomic(void *) *dirs;
 };
 
 /* The driver's state behind array->impl. */
