@@ -143,7 +143,7 @@ static int cfitsio_decode(unsigned char *c, int clen, void *out, size_t n, int w
 	return fits_rdecomp(c, clen, out, (int)n, bs);
 }
 
-static size_t total_pixels, total_streams;
+static size_t total_pixels, total_streams, variants_run[2];
 
 /* Encodes with CFITSIO, decodes with ours and with CFITSIO, checks all three agree; with
  * `truncate` set, also checks that every proper prefix of the stream is TSR_E_CORRUPT. */
@@ -178,6 +178,17 @@ static void round_trip(enum pattern pat, size_t n, int w, int bs, int truncate)
 	CHECK_EQ_INT(cfitsio_decode(c, len, theirs, n, w, bs), 0);
 	CHECK(memcmp(ours, theirs, n * (size_t)w) == 0);
 
+	/* Both inner loops (portable, LZCNT where the CPU has it) give the same pixels. */
+	for (int variant = 0; variant < 2; variant++) {
+		memset(ours, 0, n * (size_t)w);
+		rc = tsr_rice_decode_variant(ours, n, exact, (size_t)len, w, bs, variant);
+		if (rc == TSR_E_UNSUPPORTED && variant == 1)
+			continue;
+		CHECK_EQ_INT(rc, TSR_OK);
+		CHECK(memcmp(ours, theirs, n * (size_t)w) == 0);
+		variants_run[variant]++;
+	}
+
 	/* Trailing bytes after the last block are ignored, as CFITSIO does. */
 	{
 		unsigned char *longer = malloc((size_t)len + 5);
@@ -193,11 +204,15 @@ static void round_trip(enum pattern pat, size_t n, int w, int bs, int truncate)
 		for (int cut = 0; cut < len; cut++) {
 			unsigned char *part = malloc(cut ? (size_t)cut : 1);
 			memcpy(part, c, (size_t)cut);
-			rc = tsr_rice_decode(ours, n, part, (size_t)cut, w, bs);
-			if (rc != TSR_E_CORRUPT)
-				fprintf(stderr, "pattern %d n %zu w %d bs %d: cut at %d of %d -> %d\n",
-					pat, n, w, bs, cut, len, rc);
-			CHECK_EQ_INT(rc, TSR_E_CORRUPT);
+			for (int variant = 0; variant < 2; variant++) {
+				rc = tsr_rice_decode_variant(ours, n, part, (size_t)cut, w, bs, variant);
+				if (rc == TSR_E_UNSUPPORTED && variant == 1)
+					continue;
+				if (rc != TSR_E_CORRUPT)
+					fprintf(stderr, "pattern %d n %zu w %d bs %d: variant %d: cut at "
+						"%d of %d -> %d\n", pat, n, w, bs, variant, cut, len, rc);
+				CHECK_EQ_INT(rc, TSR_E_CORRUPT);
+			}
 			free(part);
 		}
 		CHECK(strstr(tsr_errmsg(), "RICE_1") != NULL);
@@ -316,7 +331,9 @@ int main(void)
 		round_trip(PAT_SPIKES, 300000, widths[wi], 32, 0);
 	}
 	garbage();
-	fprintf(stderr, "test_rice: %zu streams, %zu pixels round-tripped\n", total_streams,
-		total_pixels);
+	fprintf(stderr, "test_rice: %zu streams, %zu pixels round-tripped; %zu portable-loop and "
+		"%zu LZCNT-loop decodes compared\n", total_streams, total_pixels, variants_run[0],
+		variants_run[1]);
+	CHECK(variants_run[0] == total_streams);
 	CHECK_DONE();
 }

@@ -22,6 +22,10 @@ void tsr_inflate_free(void *state);
  * block, normally 32). Never reads past src + src_nbytes; corrupt input is TSR_E_CORRUPT. */
 int tsr_rice_decode(void *dst, size_t npix, const void *src, size_t src_nbytes, int bytepix,
 		    int blocksize);
+/* The same with the inner loop chosen: 0 portable, 1 with LZCNT (TSR_E_UNSUPPORTED where the
+ * CPU lacks it), -1 the best this CPU runs (what tsr_rice_decode does). For tests. */
+int tsr_rice_decode_variant(void *dst, size_t npix, const void *src, size_t src_nbytes,
+			    int bytepix, int blocksize, int variant);
 
 /* The 10000 FITS dither random numbers (CFITSIO's fits_init_randoms, bit for bit). */
 const float *tsr_dither_randoms(void);

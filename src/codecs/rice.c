@@ -17,7 +17,9 @@
  * one unaligned 8-byte big-endian load while at least 8 input bytes remain (the branchless
  * refill of fast Huffman decoders: `avail |= 56` afterwards, advancing over whole bytes only).
  * A unary prefix is then one count-leading-zeros, the low bits one shift, so a pixel costs a
- * handful of instructions with no per-bit loop and no lookup table. Near the end of the
+ * handful of instructions with no per-bit loop and no lookup table. One refill serves two to
+ * four codes, by the block's fs (the refill sits on every code's dependency chain otherwise:
+ * 490 -> 610 Mpix/s with three on int16 noise of sigma 30). Near the end of the
  * input the refill falls back to byte-at-a-time loads, and every consumer checks `avail`, so
  * the decoder never reads past src + src_nbytes whatever the input holds.
  *
@@ -25,8 +27,13 @@
  * rejected: no encoder writes it, and CFITSIO's own 32-bit bit buffer cannot decode it
  * faithfully either. Trailing bytes after the last block are accepted, as CFITSIO does.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#define TSR_RICE_LZCNT 1
+#endif
 
 #include "codecs.h"
 
@@ -77,6 +84,32 @@ static inline void rice_put(uint8_t *out, size_t i, uint32_t v, int w)
 	}
 }
 
+/* Leading zeros of x, 64 for 0: one LZCNT instruction (x86 since Haswell/Barcelona), where
+ * __builtin_clzll is BSR + XOR and needs x | 1 to be defined for 0, two more cycles on every
+ * code's dependency chain (610 -> 770 Mpix/s on int16 noise, /tmp/rbench). Only called where
+ * CPUID reports LZCNT: older CPUs run the same bytes as BSR, with other results. */
+static inline unsigned rice_lzcnt(uint64_t x)
+{
+#ifdef TSR_RICE_LZCNT
+	uint64_t r;
+	__asm__("lzcnt %1, %0" : "=r"(r) : "rm"(x) : "cc");
+	return (unsigned)r;
+#else
+	return x ? (unsigned)__builtin_clzll(x) : 64;
+#endif
+}
+
+static pthread_once_t rice_cpu_once = PTHREAD_ONCE_INIT;
+static int rice_cpu_lzcnt; /* written once, under rice_cpu_once */
+
+static void rice_cpu_probe(void)
+{
+#ifdef TSR_RICE_LZCNT
+	unsigned a, b, c, d;
+	rice_cpu_lzcnt = __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & (1u << 5)); /* ABM */
+#endif
+}
+
 /* Zigzag unmapping: even -> diff / 2, odd -> ~(diff / 2). */
 static inline uint32_t rice_unmap(uint32_t diff)
 {
@@ -96,7 +129,7 @@ static int rice_truncated(size_t block, size_t pix, size_t npix)
  */
 static inline __attribute__((always_inline)) int
 rice_decode_w(uint8_t *out, size_t npix, const uint8_t *src, size_t src_nbytes, size_t bs,
-	      const int w)
+	      const int w, const int lzc)
 {
 	const unsigned fsbits = w == 1 ? 3 : w == 2 ? 4 : 5;
 	const int fsmax = w == 1 ? 6 : w == 2 ? 14 : 25;
@@ -143,52 +176,76 @@ rice_decode_w(uint8_t *out, size_t npix, const uint8_t *src, size_t src_nbytes, 
 					 block, i, fs, fsmax, w);
 		} else {
 			const unsigned ufs = (unsigned)fs;
-			for (size_t j = 0; j < n; j++) {
-				uint32_t diff;
-				unsigned lz, need;
-
-				RICE_REFILL();
-				/* buf | 1: a zero word reads as 63 zeros, which fails the test below. */
-				lz = (unsigned)__builtin_clzll(buf | 1);
-				need = lz + 1 + ufs;
-				if (__builtin_expect(need <= avail, 1)) {
-					/* The whole code is in buf. t's top bit is the unary stop bit,
-					 * so t >> (63 - fs) = (1 << fs) | low, and adding
-					 * (lz - 1) << fs (mod 2^64) leaves (lz << fs) + low. */
-					uint64_t t = buf << lz;
-					diff = (uint32_t)((((uint64_t)lz - 1) << ufs) + (t >> (63 - ufs)));
-					buf = t << (1 + ufs);
-					avail -= need;
-				} else {
-					/* A unary run longer than the buffered bits, or the end of the
-					 * input: count the run a buffer at a time. */
-					uint64_t top = 0, low;
-					for (;;) {
-						RICE_REFILL();
-						if (avail == 0)
-							return rice_truncated(block, i + j, npix);
-						lz = buf ? (unsigned)__builtin_clzll(buf) : 64;
-						if (lz < avail)
-							break;
-						top += avail;
-						buf <<= avail;
-						avail = 0;
-					}
-					top += lz;
-					buf = (buf << lz) << 1;
-					avail -= lz + 1;
+			size_t j = 0;
+#define RICE_ONE()                                                                               \
+	do {                                                                                     \
+		uint32_t diff;                                                                   \
+		unsigned lz = lzc ? rice_lzcnt(buf) : (unsigned)__builtin_clzll(buf | 1);        \
+		unsigned need = lz + 1 + ufs;                                                    \
+		if (__builtin_expect(need <= avail, 1)) {                                        \
+			uint64_t t = buf << lz;                                                  \
+			diff = (uint32_t)((((uint64_t)lz - 1) << ufs) + (t >> (63 - ufs)));      \
+			buf <<= need;                                                            \
+			avail -= need;                                                           \
+		} else {                                                                         \
+			uint64_t top = 0, low;                                                   \
+			for (;;) {                                                               \
+				RICE_REFILL();                                                   \
+				if (avail == 0)                                                  \
+					return rice_truncated(block, i + j, npix);               \
+				lz = buf ? (unsigned)__builtin_clzll(buf) : 64;                  \
+				if (lz < avail)                                                  \
+					break;                                                   \
+				top += avail;                                                    \
+				buf <<= avail;                                                   \
+				avail = 0;                                                       \
+			}                                                                        \
+			top += lz;                                                               \
+			buf = (buf << lz) << 1;                                                  \
+			avail -= lz + 1;                                                         \
+			RICE_REFILL();                                                           \
+			if (avail < ufs)                                                         \
+				return rice_truncated(block, i + j, npix);                       \
+			low = (buf >> 1) >> (63 - ufs);                                          \
+			buf <<= ufs;                                                             \
+			avail -= ufs;                                                            \
+			diff = (uint32_t)((top << ufs) | low);                                   \
+		}                                                                                \
+		last += rice_unmap(diff);                                                        \
+		rice_put(out, i + j, last, w);                                                   \
+		j++;                                                                             \
+	} while (0)
+			/* One refill serves several codes: a refill leaves >= 56 bits, which hold
+			 * four codes of up to 14 bits (fs <= 10 and a unary part of up to 3),
+			 * three of up to 18 or two of up to 28; a longer one takes the slow path,
+			 * which refills for itself. */
+			if (ufs <= 10) {
+				while (j + 4 <= n) {
 					RICE_REFILL();
-					if (avail < ufs)
-						return rice_truncated(block, i + j, npix);
-					/* (buf >> 1) >> (63 - fs) is buf >> (64 - fs), and 0 for fs 0. */
-					low = (buf >> 1) >> (63 - ufs);
-					buf <<= ufs;
-					avail -= ufs;
-					diff = (uint32_t)((top << ufs) | low);
+					RICE_ONE();
+					RICE_ONE();
+					RICE_ONE();
+					RICE_ONE();
 				}
-				last += rice_unmap(diff);
-				rice_put(out, i + j, last, w);
+			} else if (ufs <= 14) {
+				while (j + 3 <= n) {
+					RICE_REFILL();
+					RICE_ONE();
+					RICE_ONE();
+					RICE_ONE();
+				}
+			} else {
+				while (j + 2 <= n) {
+					RICE_REFILL();
+					RICE_ONE();
+					RICE_ONE();
+				}
 			}
+			while (j < n) {
+				RICE_REFILL();
+				RICE_ONE();
+			}
+#undef RICE_ONE
 		}
 		i += n;
 		block++;
@@ -196,23 +253,22 @@ rice_decode_w(uint8_t *out, size_t npix, const uint8_t *src, size_t src_nbytes, 
 	return TSR_OK;
 }
 
-static int rice_decode_1(uint8_t *out, size_t npix, const uint8_t *src, size_t n, size_t bs)
-{
-	return rice_decode_w(out, npix, src, n, bs, 1);
-}
+/* The decoder for each width, with and without LZCNT (w and lzc constants in each). */
+#define RICE_VARIANT(name, w, lzc)                                                               \
+	static int name(uint8_t *out, size_t npix, const uint8_t *src, size_t n, size_t bs)      \
+	{                                                                                        \
+		return rice_decode_w(out, npix, src, n, bs, w, lzc);                             \
+	}
+RICE_VARIANT(rice_decode_1, 1, 0)
+RICE_VARIANT(rice_decode_2, 2, 0)
+RICE_VARIANT(rice_decode_4, 4, 0)
+RICE_VARIANT(rice_decode_1_lzcnt, 1, 1)
+RICE_VARIANT(rice_decode_2_lzcnt, 2, 1)
+RICE_VARIANT(rice_decode_4_lzcnt, 4, 1)
+#undef RICE_VARIANT
 
-static int rice_decode_2(uint8_t *out, size_t npix, const uint8_t *src, size_t n, size_t bs)
-{
-	return rice_decode_w(out, npix, src, n, bs, 2);
-}
-
-static int rice_decode_4(uint8_t *out, size_t npix, const uint8_t *src, size_t n, size_t bs)
-{
-	return rice_decode_w(out, npix, src, n, bs, 4);
-}
-
-int tsr_rice_decode(void *dst, size_t npix, const void *src, size_t src_nbytes, int bytepix,
-		    int blocksize)
+int tsr_rice_decode_variant(void *dst, size_t npix, const void *src, size_t src_nbytes,
+			    int bytepix, int blocksize, int variant)
 {
 	if (bytepix != 1 && bytepix != 2 && bytepix != 4)
 		return tsr_error(TSR_E_INVALID_ARG, "RICE_1: BYTEPIX %d (must be 1, 2 or 4)",
@@ -220,6 +276,11 @@ int tsr_rice_decode(void *dst, size_t npix, const void *src, size_t src_nbytes, 
 	if (blocksize <= 0)
 		return tsr_error(TSR_E_INVALID_ARG, "RICE_1: BLOCKSIZE %d (must be positive)",
 				 blocksize);
+	pthread_once(&rice_cpu_once, rice_cpu_probe);
+	if (variant < 0)
+		variant = rice_cpu_lzcnt;
+	else if (variant == 1 && !rice_cpu_lzcnt)
+		return tsr_error(TSR_E_UNSUPPORTED, "RICE_1: this CPU has no LZCNT");
 	if (npix == 0)
 		return TSR_OK;
 	if (!dst || (!src && src_nbytes))
@@ -228,9 +289,16 @@ int tsr_rice_decode(void *dst, size_t npix, const void *src, size_t src_nbytes, 
 		return tsr_error(TSR_E_CORRUPT,
 				 "RICE_1: %zu compressed bytes, too few for the first %d-byte pixel",
 				 src_nbytes, bytepix);
+	size_t bs = (size_t)blocksize;
 	if (bytepix == 1)
-		return rice_decode_1(dst, npix, src, src_nbytes, (size_t)blocksize);
+		return (variant ? rice_decode_1_lzcnt : rice_decode_1)(dst, npix, src, src_nbytes, bs);
 	if (bytepix == 2)
-		return rice_decode_2(dst, npix, src, src_nbytes, (size_t)blocksize);
-	return rice_decode_4(dst, npix, src, src_nbytes, (size_t)blocksize);
+		return (variant ? rice_decode_2_lzcnt : rice_decode_2)(dst, npix, src, src_nbytes, bs);
+	return (variant ? rice_decode_4_lzcnt : rice_decode_4)(dst, npix, src, src_nbytes, bs);
+}
+
+int tsr_rice_decode(void *dst, size_t npix, const void *src, size_t src_nbytes, int bytepix,
+		    int blocksize)
+{
+	return tsr_rice_decode_variant(dst, npix, src, src_nbytes, bytepix, blocksize, -1);
 }
