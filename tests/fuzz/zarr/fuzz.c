@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../read_whole.h"
 #include "tessera.h"
 
 static void put(const char *dir, const char *name, const uint8_t *p, size_t n)
@@ -50,27 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	put(cmd, "0", chunk, cn);
 	struct tsr_array *a = NULL;
 	if (tsr_open(ctx, dir, NULL, &a) == TSR_OK) {
-		struct tsr_array_info info = {.struct_size = sizeof(info)};
-		tsr_array_info(a, &info);
-		size_t count = 1;
-		for (int i = 0; i < info.ndim; i++)
-			count = info.shape[i] > 0 && count <= (SIZE_MAX >> 8) / (size_t)info.shape[i]
-					? count * (size_t)info.shape[i] : SIZE_MAX >> 4;
-		size_t nb = count * tsr_dtype_size(info.dtype);
-		/* A chunk is decoded whole (Zarr chunks hold their full shape even past the
-		 * array's edge): chunks claiming more than 64 MiB would only test malloc. */
-		size_t cn = tsr_dtype_size(info.dtype);
-		for (int i = 0; i < info.ndim; i++)
-			cn = info.chunk_shape[i] > 0 && cn <= (SIZE_MAX >> 8) / (size_t)info.chunk_shape[i]
-				     ? cn * (size_t)info.chunk_shape[i] : SIZE_MAX >> 4;
-		if (cn > (64u << 20))
-			nb = SIZE_MAX;
-		if (count < (SIZE_MAX >> 8) && nb <= (1u << 20)) {
-			void *buf = malloc(nb ? nb : 1);
-			struct tsr_buffer dst = {buf, nb, TSR_MEM_HOST, NULL};
-			tsr_read(a, NULL, &dst, NULL, NULL);
-			free(buf);
-		}
+		tsr_fuzz_read_whole(a);
 		tsr_array_free(a);
 	}
 	return 0;
