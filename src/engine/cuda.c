@@ -1273,9 +1273,9 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	struct tsr_cuda_slot *s = &cs->slot[cs->next_slot];
 	if (st == TSR_OK) {
 		/* Slots the ring opens from now on hold the largest chunk, and decode room for
-		 * this read; a batch read's files share slots, so its reads take the most. */
-		/* A lone small read takes a small slot (a pinned allocation takes time in proportion to its size);
-		 * a batch read's files share full ones. */
+		 * this read; a batch read's files share slots, so its reads take the most. A
+		 * lone small read takes a small slot (pinned allocations take time in
+		 * proportion to their size); a batch read's files share full ones. */
 		size_t want = staged_total < TSR_SLOT_NBYTES && !defer_sync && !s->open
 				      ? staged_total : TSR_SLOT_NBYTES;
 		want = (want + ((size_t)16 << 20) - 1) & ~(((size_t)16 << 20) - 1); /* 16 MiB steps */
