@@ -88,6 +88,22 @@ void tsr_array_unit(const struct tsr_array *a, char *buf, size_t cap)
 		snprintf(buf, cap, "%s %d", a->desc.unit_noun, a->desc.index);
 }
 
+void tsr_array_chunk_name(const struct tsr_array *a, int64_t chunk, char *prefix,
+			  size_t prefix_cap, char *label, size_t label_cap)
+{
+	if (prefix) {
+		char unit[320];
+		tsr_array_unit(a, unit, sizeof(unit));
+		snprintf(prefix, prefix_cap, "%s: %s: %s", a->path, unit, a->desc.chunk_noun);
+	}
+	if (label) {
+		if (a->desc.chunk_label)
+			a->desc.chunk_label(a, chunk, label, label_cap);
+		else
+			snprintf(label, label_cap, "%lld", (long long)chunk);
+	}
+}
+
 void tsr_array_free(struct tsr_array *a)
 {
 	if (!a)

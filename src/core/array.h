@@ -58,6 +58,10 @@ struct tsr_array {
 
 /* Writes how messages name the array's unit: "HDU 1", "array labels/ids". */
 void tsr_array_unit(const struct tsr_array *array, char *buf, size_t cap);
+/* How messages name a chunk: prefix gets "path: HDU 1: tile" ("path: array /: chunk"), label
+ * its number or the driver's name for it ("7", "c/0/1"); either may be NULL. */
+void tsr_array_chunk_name(const struct tsr_array *array, int64_t chunk, char *prefix,
+			  size_t prefix_cap, char *label, size_t label_cap);
 
 /* Format drivers. Each describes the array at array->path into array->desc / ops / impl.
  * FITS and Blosc2 contiguous frames find array->fd open; directories find it at -1. */

@@ -27,7 +27,7 @@ struct tsr_cpu_job {
 	atomic_int failed;
 	pthread_mutex_t lock;
 	int status;
-	char msg[1024];
+	char msg[2048];
 	struct tsr_worker_stats *stats;
 };
 
@@ -212,18 +212,12 @@ static int tsr_cpu_fetch_box(const struct tsr_array *a, struct tsr_chunk_ref *re
 
 static void tsr_cpu_fail(struct tsr_cpu_job *job, int status, int64_t chunk)
 {
-	const struct tsr_array *a = job->array;
-	char unit[320], label[320];
-	tsr_array_unit(a, unit, sizeof(unit));
-	if (a->desc.chunk_label)
-		a->desc.chunk_label(a, chunk, label, sizeof(label));
-	else
-		snprintf(label, sizeof(label), "%lld", (long long)chunk);
+	char prefix[1400], label[320];
+	tsr_array_chunk_name(job->array, chunk, prefix, sizeof(prefix), label, sizeof(label));
 	pthread_mutex_lock(&job->lock);
 	if (!job->status) {
 		job->status = status;
-		snprintf(job->msg, sizeof(job->msg), "%s: %s: %s %s: %s", a->path, unit,
-			 a->desc.chunk_noun, label, tsr_errmsg());
+		snprintf(job->msg, sizeof(job->msg), "%s %s: %s", prefix, label, tsr_errmsg());
 	}
 	pthread_mutex_unlock(&job->lock);
 	atomic_store(&job->failed, 1);

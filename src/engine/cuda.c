@@ -504,27 +504,10 @@ struct tsr_cuda_job {
 	uint64_t bytes_read, bytes_decoded;
 };
 
-/* Names a chunk in messages as the CPU engine does: "path: HDU 1: tile 7", "path: array /:
- * chunk c/0/1". */
-static void tsr_cuda_chunk_name(const struct tsr_array *a, int64_t chunk, char *prefix,
-				size_t prefix_cap, char *label, size_t label_cap)
-{
-	char unit[320];
-	tsr_array_unit(a, unit, sizeof(unit));
-	if (prefix)
-		snprintf(prefix, prefix_cap, "%s: %s: %s", a->path, unit, a->desc.chunk_noun);
-	if (label) {
-		if (a->desc.chunk_label)
-			a->desc.chunk_label(a, chunk, label, label_cap);
-		else
-			snprintf(label, label_cap, "%lld", (long long)chunk);
-	}
-}
-
 static void tsr_cuda_job_fail(struct tsr_cuda_job *job, int st, int64_t chunk)
 {
 	char prefix[1400], label[320];
-	tsr_cuda_chunk_name(job->array, chunk, prefix, sizeof(prefix), label, sizeof(label));
+	tsr_array_chunk_name(job->array, chunk, prefix, sizeof(prefix), label, sizeof(label));
 	pthread_mutex_lock(&job->lock);
 	if (!job->status) {
 		job->status = st;
@@ -1074,7 +1057,7 @@ static int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_plan *
 			}
 			if (st) {
 				char prefix[1400], label[320];
-				tsr_cuda_chunk_name(array, chunk, prefix, sizeof(prefix), label,
+				tsr_array_chunk_name(array, chunk, prefix, sizeof(prefix), label,
 						    sizeof(label));
 				tsr_error_prefix("%s %s", prefix, label);
 			}
@@ -1192,7 +1175,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		st = array->ops->chunk_ref(array, tsr_task_chunk(plan, t), ref);
 		if (st) {
 			char prefix[1400], label[320];
-			tsr_cuda_chunk_name(array, tsr_task_chunk(plan, t), prefix, sizeof(prefix),
+			tsr_array_chunk_name(array, tsr_task_chunk(plan, t), prefix, sizeof(prefix),
 					    label, sizeof(label));
 			tsr_error_prefix("%s %s", prefix, label);
 			break;
@@ -1298,7 +1281,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	}
 	char prefix[1400] = "";
 	if (n_inflate)
-		tsr_cuda_chunk_name(array, 0, prefix, sizeof(prefix), NULL, 0);
+		tsr_array_chunk_name(array, 0, prefix, sizeof(prefix), NULL, 0);
 	struct tsr_cuda_job job = {0};
 	pthread_mutex_init(&job.lock, NULL);
 	job.array = array;

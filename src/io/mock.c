@@ -64,13 +64,9 @@ static int tsr_mock_load(struct tsr_array *a, int64_t chunk, struct tsr_fd_cache
 	if (st) {
 		tsr_mock_chunk_free(mc);
 		/* name the chunk, as a failed real read does */
-		char unit[320], label[320];
-		tsr_array_unit(a, unit, sizeof(unit));
-		if (a->desc.chunk_label)
-			a->desc.chunk_label(a, chunk, label, sizeof(label));
-		else
-			snprintf(label, sizeof(label), "%lld", (long long)chunk);
-		tsr_error_prefix("%s: %s: %s %s", a->path, unit, a->desc.chunk_noun, label);
+		char prefix[1400], label[320];
+		tsr_array_chunk_name(a, chunk, prefix, sizeof(prefix), label, sizeof(label));
+		tsr_error_prefix("%s %s", prefix, label);
 		return st;
 	}
 	*mc_ret = mc;
