@@ -138,14 +138,8 @@ int tsr_zarr_shard_ref(struct tsr_zarr *z, const int64_t *origin, struct tsr_chu
 	int64_t idx[TSR_MAX_DIM];
 	for (int d = 0; d < nd; d++)
 		idx[d] = origin[d] / m->chunk[d];
-	char key[512];
-	if ((st = tsr_zarr_key(m, idx, key, sizeof(key))))
+	if ((st = tsr_zarr_chunk_path(z, idx, ref)))
 		return st;
-	if (z->dir_len + 1 + strlen(key) >= sizeof(ref->path))
-		return tsr_error(TSR_E_UNSUPPORTED, "chunk path longer than %zu bytes", sizeof(ref->path));
-	memcpy(ref->path, z->dir, z->dir_len);
-	ref->path[z->dir_len] = '/';
-	strcpy(ref->path + z->dir_len + 1, key);
 
 	uint64_t off = 0, nbytes = 0;
 	for (int k = 0; k < m->nshard; k++) {

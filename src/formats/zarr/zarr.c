@@ -38,6 +38,11 @@ static int tsr_zarr_chunk_ref(const struct tsr_array *a, int64_t chunk, struct t
 			idx[d] *= z->cshape[d];
 		return tsr_zarr_shard_ref(z, idx, ref);
 	}
+	return tsr_zarr_chunk_path(z, idx, ref);
+}
+
+int tsr_zarr_chunk_path(const struct tsr_zarr *z, const int64_t *idx, struct tsr_chunk_ref *ref)
+{
 	char key[512];
 	int st = tsr_zarr_key(&z->m, idx, key, sizeof(key));
 	if (st)

@@ -113,6 +113,8 @@ int tsr_zarr_v3_parse(const cJSON *zarr_json, const char *text, struct tsr_zarr_
 
 /* The key of the chunk at grid coordinates idx ("c/0/3", "0.3"). */
 int tsr_zarr_key(const struct tsr_zarr_meta *m, const int64_t *idx, char *buf, size_t cap);
+/* ref->path = the array's folder / the key of chunk idx (of the outermost chunk grid). */
+int tsr_zarr_chunk_path(const struct tsr_zarr *z, const int64_t *idx, struct tsr_chunk_ref *ref);
 
 /* ---- shard.c ---- */
 
