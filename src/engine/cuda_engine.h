@@ -1,0 +1,211 @@
+/* cuda_engine.h - the CUDA engine's host side, shared by its files: the staging ring, a read's tasks and fill jobs. */
+#ifndef TSR_CUDA_ENGINE_H
+#define TSR_CUDA_ENGINE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime.h>
+
+#include "../cuda/place.h"
+#include "../cuda/tsr_cuda.h"
+#include "engine.h"
+
+/* Staging ring: copies of >= 16 MiB reach full PCIe speed (DESIGN.md section 4). The GPU decodes
+ * as many slots at once as the ring has: one warp inflates a stream, so large tiles (FITS tiles
+ * of 16 rows: 256 KiB, about 650 to a slot) need several slots in flight to fill the GPU. Slots
+ * are allocated as the ring first reaches them: a small read takes one. */
+#define TSR_SLOT_NBYTES ((size_t)128 << 20)
+#define TSR_NSLOTS 6
+#define TSR_SLOT_PLACES 16384
+/* A slot's decode buffer holds what its compressed bytes inflate to: float images compress 1.2
+ * to 3 times, so 64 MiB of staged tiles need up to about 200 MiB; a batch ends early when it
+ * fills. Reads that need less allocate less. */
+#define TSR_DEC_NBYTES ((size_t)192 << 20)
+/* Inflate results of a batch: decoded sizes (8 bytes a stream), then statuses (4 bytes);
+ * on the device the kernel's scratch follows. */
+#define TSR_RES_NBYTES ((size_t)12 * TSR_SLOT_PLACES)
+#define TSR_SCRATCH_NBYTES 256
+#define TSR_LABEL_NBYTES 96
+
+_Static_assert(sizeof(size_t) == 8 && sizeof(void *) == 8,
+	       "inflate arguments are staged as 64-bit words");
+
+/* How a task's chunk reaches the place kernel. */
+enum tsr_cuda_how {
+	TSR_HOW_CPU = 0,        /* decoded on the CPU: final values are staged */
+	TSR_HOW_RAW,            /* stored elements are staged; the kernel transforms them */
+	TSR_HOW_INFLATE,        /* a DEFLATE-family stream is staged; the GPU inflates it */
+};
+
+/* Why a chunk was decoded on the CPU, for the receipt (first: named first). */
+enum tsr_cuda_why {
+	TSR_WHY_FORCED = 0,     /* read option decoder = cpu */
+	TSR_WHY_DEQUANT,        /* quantized FITS tiles: no GPU dequantization yet */
+	TSR_WHY_STEPS,          /* delta, axis order, element width the kernel does not do */
+	TSR_WHY_CODEC,          /* no GPU decoder for the codec yet */
+	TSR_WHY_N
+};
+
+/* What the host needs to judge one inflate stream's result once the batch is done. */
+struct tsr_cuda_check {
+	int64_t chunk;
+	uint64_t npix;
+	uint32_t width;         /* expected element bytes */
+	uint32_t prefix_at;     /* its file's "path: HDU 1: tile" in the slot's prefix text */
+	int16_t elem, out;      /* enum tsr_dtype: stored, output */
+	uint8_t framing;        /* TSR_CUDA_DEFLATE / ZLIB / GZIP */
+	uint8_t elem_from_size; /* FITS GZIP tile: another integer width may be legal */
+	uint8_t kind;           /* enum tsr_xform_kind */
+	uint8_t name;           /* index into the slot's codec names */
+	uint8_t has_label;      /* the slot's labels name it (Zarr keys) */
+};
+
+#define TSR_NAMES 8
+
+/*
+ * A slot of the ring. It is open while the host fills it (chunks of one read, or of several
+ * files of a batch read: each place says which output it goes to), then dispatched to its
+ * stream in one piece. A dispatched batch's inflate results stay pending until the slot is
+ * opened again or the ring settles: a batch read's earlier files are judged while later ones
+ * are read, when their arrays may be closed, so what messages need is kept here as text.
+ */
+struct tsr_cuda_slot {
+	unsigned char *host;            /* pinned staging */
+	unsigned char *dev;
+	size_t nbytes;
+	struct tsr_cuda_place *host_places; /* pinned */
+	struct tsr_cuda_place *dev_places;
+	unsigned char *dec;             /* device decode buffer (allocated on first need) */
+	size_t dec_nbytes;
+	uint64_t *host_io, *dev_io;     /* inflate arguments, 4 arrays: input pointers, input
+					   sizes, output pointers, output capacities; while open,
+					   TSR_SLOT_PLACES apart and pointers as offsets (buffers
+					   may grow before dispatch), then packed n apart */
+	unsigned char *host_res, *dev_res; /* inflate results (TSR_RES_NBYTES; + scratch) */
+	struct tsr_cuda_check *checks;  /* TSR_SLOT_PLACES */
+	char *labels;                   /* TSR_SLOT_PLACES x TSR_LABEL_NBYTES: chunk names of
+					   formats that name chunks (Zarr keys); NULL until then */
+	cudaStream_t stream;            /* copy, inflate and place of this slot's batches */
+	cudaEvent_t copied;             /* host buffers free again */
+	cudaEvent_t placed;             /* the last batch is placed */
+	cudaEvent_t checked;            /* inflate results are in host_res */
+	int made;                       /* stream and events exist */
+	/* the batch being filled, or the last one dispatched */
+	int open;
+	pthread_t owner;                /* the thread whose reads fill the open slot */
+	size_t used, dec_used, nplaces, nstreams;
+	int framing;                    /* of its inflate streams (one launch): -1 none yet */
+	int replay;                     /* mock-device: places and inflate inputs hold device
+					   addresses of the handle's cache; nothing is staged */
+	int cufile;                     /* stored bytes were read into dev by cuFile: only the
+					   host ranges below (CPU-decoded values) are copied */
+	size_t (*ranges)[2];            /* cufile: [start, end) of the host bytes to copy */
+	size_t nranges, ranges_cap;
+	int64_t max_rows;
+	int pending;                    /* dispatched results not judged yet */
+	char names[TSR_NAMES][32];      /* codec names of the batch's streams */
+	int nnames;
+	char *ptext;                    /* prefixes of the batch's files, each NUL-ended */
+	size_t ptext_len, ptext_cap;
+	uint64_t pfx_seq;               /* the read whose prefix was added last, at pfx_at */
+	uint32_t pfx_at;
+};
+
+struct tsr_cuda_task;
+
+struct tsr_cuda_state {
+	pthread_mutex_t lock;           /* one GPU read at a time per context */
+	int device;
+	struct tsr_cuda_slot slot[TSR_NSLOTS];
+	size_t slot_want, dec_want;     /* slot sizes the reads so far need */
+	int next_slot;                  /* the open slot, or the one to open next */
+	cudaStream_t open_cstream;      /* the caller's stream of the open slot's reads */
+	cudaEvent_t entry;              /* recorded on a caller's stream: work a slot must follow */
+	uint64_t seq;                   /* reads so far */
+	struct tsr_cuda_task *tasks;    /* kept from read to read: a batch read's files reuse it */
+	size_t tasks_cap;
+	char name[256];
+};
+
+/* A task as the slot sees it. */
+struct tsr_cuda_task {
+	int64_t t;              /* plan task */
+	struct tsr_chunk_ref ref;
+	int how;                /* enum tsr_cuda_how */
+	int framing;            /* INFLATE: TSR_CUDA_DEFLATE / ZLIB / GZIP */
+	int alt_width;          /* INFLATE: another integer width is legal (place.h) */
+	size_t staged;          /* bytes in the slot */
+	size_t slot_offset;
+	size_t dec_cap;         /* INFLATE: decode buffer bytes */
+	size_t dec_offset;
+	int stream;             /* INFLATE: the slot's inflate stream */
+	int split;              /* stored bytes read in pieces (job->pieces), not as a task */
+};
+
+/* Stored bytes of large chunks are read in pieces of this size by all the pool's threads: a
+ * slot holding four 16 MiB Zarr chunks would otherwise keep four threads reading. Small pieces
+ * also shorten the wait for the slowest thread before a slot can go to the GPU (a slot's fill
+ * ends when its last read does). */
+#define TSR_PIECE_NBYTES ((uint64_t)512 << 10)
+
+struct tsr_cuda_piece {
+	int64_t task;           /* index into the job's tasks */
+	uint64_t offset, nbytes; /* within the chunk's stored bytes */
+};
+
+struct tsr_cuda_job {
+	const struct tsr_array *array;
+	const struct tsr_plan *plan;
+	const struct tsr_norm_sel *sel;
+	void *out;              /* the read's output (device memory) */
+	struct tsr_cuda_task *tasks;
+	int64_t ntasks;
+	unsigned char *host;
+	atomic_llong next;
+	int64_t group;          /* tasks a worker takes at a time */
+	atomic_int failed;
+	int mock;               /* mock-host: chunk bytes from the array's host cache */
+	int cufile;             /* stored bytes go straight to dev through cuFile */
+	unsigned char *dev;     /* the slot's device staging */
+	struct tsr_cuda_piece *pieces; /* read before the tasks */
+	int64_t npieces;
+	atomic_llong next_piece;
+	pthread_mutex_t lock;
+	int status;
+	char msg[2048];
+	double t_fetch, t_decode;
+	uint64_t bytes_read, bytes_decoded;
+};
+
+/* A CUDA error as a status: TSR_E_NO_DEVICE without a device or driver, else TSR_E_IO. */
+int tsr_cuda_fail(cudaError_t e, const char *what);
+
+/* cuda_ring.c: the staging ring. */
+/* The context's CUDA state, created on first use. */
+int tsr_cuda_state_get(struct tsr_context *ctx, struct tsr_cuda_state **cs_ret);
+/* Opens the ring's next slot for filling (or returns the open one), its last batch judged. */
+int tsr_cuda_slot_open(struct tsr_cuda_state *cs, struct tsr_cuda_slot **s_ret);
+/* Forgets the calling thread's open batch (a read failed: nothing of it may land). */
+void tsr_cuda_drop_open(struct tsr_cuda_state *cs);
+/* Sends the open slot's batch to the GPU on its stream; the ring turns to the next slot. */
+int tsr_cuda_dispatch(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s);
+/* Waits for all the ring's work, oldest first; judges (check) or drops pending results. */
+int tsr_cuda_settle(struct tsr_cuda_state *cs, int check);
+/* A read's end: its last slot sent, cstream waiting for all slots, every result judged. */
+int tsr_cuda_finish(struct tsr_cuda_state *cs, cudaStream_t cstream);
+
+/* cuda_fetch.c: filling a slot. */
+/* Pool worker (a struct tsr_cuda_job): fetch, or decode on the CPU, into the slot. */
+void tsr_cuda_worker(void *arg, int w);
+/* Lists the pieces of the job's large stored chunks, marking those tasks split. */
+int tsr_cuda_pieces(struct tsr_cuda_job *job);
+/* cufile: notes the host ranges (CPU-decoded values) the slot must still copy. */
+int tsr_cuda_host_ranges(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s);
+/* mock-device: puts what each task needs in the array's device cache; slot_offset = address. */
+int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_plan *plan,
+			 struct tsr_cuda_task *tasks);
+
+#endif

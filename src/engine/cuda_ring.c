@@ -1,0 +1,428 @@
+/* cuda_ring.c - the CUDA engine's staging ring: pinned slots, their streams and events, sending a
+ * filled slot to the GPU (copy, inflate, place), and judging its inflate results. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../codecs/codecs.h"
+#include "../io/cufile.h"
+#include "../io/io.h"
+#include "../io/mock.h"
+#include "../io/mock_device.h"
+#include "engine.h"
+
+#ifdef TSR_WITH_CUDA
+#include "cuda_engine.h"
+
+int tsr_cuda_fail(cudaError_t e, const char *what)
+{
+	if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+		return tsr_error(TSR_E_NO_DEVICE, "no CUDA device: %s: %s", what,
+				 cudaGetErrorString(e));
+	return tsr_error(TSR_E_IO, "CUDA: %s: %s", what, cudaGetErrorString(e));
+}
+
+/* Frees a slot's buffers (its work must be done); keeps its stream and events. */
+static void tsr_cuda_slot_buffers_free(struct tsr_cuda_slot *s)
+{
+	if (s->host)
+		cudaFreeHost(s->host);
+	if (s->dev)
+		cudaFree(s->dev);
+	if (s->host_places)
+		cudaFreeHost(s->host_places);
+	if (s->dev_places)
+		cudaFree(s->dev_places);
+	if (s->dec)
+		cudaFree(s->dec);
+	if (s->host_io)
+		cudaFreeHost(s->host_io);
+	if (s->dev_io)
+		cudaFree(s->dev_io);
+	if (s->host_res)
+		cudaFreeHost(s->host_res);
+	if (s->dev_res)
+		cudaFree(s->dev_res);
+	free(s->checks);
+	s->host = s->dev = s->dec = s->host_res = s->dev_res = NULL;
+	s->host_places = s->dev_places = NULL;
+	s->host_io = s->dev_io = NULL;
+	s->checks = NULL;
+	s->nbytes = s->dec_nbytes = 0;
+}
+
+static int tsr_int_width_type(uint64_t w)
+{
+	return w == 1 ? TSR_UINT8 : w == 2 ? TSR_INT16 : w == 4 ? TSR_INT32 : TSR_INT64;
+}
+
+/* The verdict on one inflate stream, by the CPU chain's rules (src/codecs/chain.c): TSR_OK, or
+ * a status with the reason in why. The place kernel skipped exactly the streams judged bad. */
+static int tsr_cuda_verdict(const struct tsr_cuda_check *c, int status, uint64_t got,
+			    const char *name, char *why, size_t cap)
+{
+	static const char *const framing[] = {"deflate", "zlib", "gzip"};
+	const char *f = framing[c->framing <= TSR_CUDA_GZIP ? c->framing : 0];
+	uint64_t want = c->npix * c->width;
+	if (status == TSR_CUDA_INFLATE_E_OVERFLOW) {
+		snprintf(why, cap, "%s: decodes to more bytes than expected (GPU inflate)", f);
+		return TSR_E_CORRUPT;
+	}
+	if (status != TSR_CUDA_INFLATE_OK) {
+		snprintf(why, cap, "%s: %s (GPU inflate)", f, tsr_cuda_inflate_status_name(status));
+		return TSR_E_CORRUPT;
+	}
+	if (got == want)
+		return TSR_OK;
+	if (!c->elem_from_size) {
+		snprintf(why, cap, "%s: decodes to %llu bytes, expected %llu", name,
+			 (unsigned long long)got, (unsigned long long)want);
+		return TSR_E_CORRUPT;
+	}
+	uint64_t ew = c->npix ? got / c->npix : 0;
+	if (!(ew == 1 || ew == 2 || ew == 4 || ew == 8) || ew * c->npix != got) {
+		snprintf(why, cap, "%s: decodes to %llu bytes, not a whole number of 1/2/4/8-byte "
+			 "values for %llu pixels", name, (unsigned long long)got,
+			 (unsigned long long)c->npix);
+		return TSR_E_CORRUPT;
+	}
+	if (tsr_dtype_is_float((enum tsr_dtype)c->elem)) {
+		snprintf(why, cap, "%s: float tile decodes to %llu bytes, expected %llu", name,
+			 (unsigned long long)got, (unsigned long long)want);
+		return TSR_E_CORRUPT;
+	}
+	if (c->kind == TSR_XF_SCALE)
+		return TSR_OK; /* the kernel scaled integers of that width, as the CPU does */
+	snprintf(why, cap, "%s: tile holds %s values in a %s image", name,
+		 tsr_dtype_name((enum tsr_dtype)tsr_int_width_type(ew)),
+		 tsr_dtype_name((enum tsr_dtype)c->out));
+	return TSR_E_CORRUPT;
+}
+
+/* Judges a slot's pending inflate results (when check), then forgets them. */
+static int tsr_cuda_slot_judge(struct tsr_cuda_slot *s, int check)
+{
+	if (!s->pending)
+		return TSR_OK;
+	s->pending = 0;
+	cudaError_t e = cudaEventSynchronize(s->checked);
+	if (!check)
+		return TSR_OK;
+	if (e)
+		return tsr_cuda_fail(e, "GPU inflate");
+	const uint64_t *sizes = (const uint64_t *)s->host_res;
+	const int *status = (const int *)(s->host_res + 8 * s->nstreams);
+	for (size_t i = 0; i < s->nstreams; i++) {
+		const struct tsr_cuda_check *c = &s->checks[i];
+		char why[320], num[32];
+		int bad = tsr_cuda_verdict(c, status[i], sizes[i], s->names[c->name], why,
+					   sizeof(why));
+		if (bad == TSR_OK)
+			continue;
+		const char *label = num;
+		if (c->has_label && s->labels)
+			label = s->labels + i * TSR_LABEL_NBYTES;
+		else
+			snprintf(num, sizeof(num), "%lld", (long long)c->chunk);
+		const char *prefix = s->ptext && c->prefix_at < s->ptext_len ? s->ptext + c->prefix_at
+									     : "";
+		return tsr_error(bad, "%s %s: %s", prefix, label, why);
+	}
+	return TSR_OK;
+}
+
+/* Waits for all work dispatched to the ring, oldest batch first; judges (check) or drops the
+ * inflate results still pending. Returns the first failure. An open slot stays open. */
+int tsr_cuda_settle(struct tsr_cuda_state *cs, int check)
+{
+	int st = TSR_OK;
+	for (int k = 0; k < TSR_NSLOTS; k++) {
+		struct tsr_cuda_slot *s = &cs->slot[(cs->next_slot + k) % TSR_NSLOTS];
+		if (!s->made)
+			continue;
+		cudaError_t e = cudaStreamSynchronize(s->stream);
+		if (e && st == TSR_OK && check)
+			st = tsr_cuda_fail(e, "GPU decode and place");
+		int one = tsr_cuda_slot_judge(s, check && st == TSR_OK);
+		if (st == TSR_OK)
+			st = one;
+	}
+	return st;
+}
+
+/* Gives the slot buffers of nbytes (its earlier work is done and judged). */
+static int tsr_cuda_slot_alloc(struct tsr_cuda_slot *s, size_t nbytes)
+{
+	tsr_cuda_slot_buffers_free(s);
+	cudaError_t e;
+	if ((e = cudaHostAlloc((void **)&s->host, nbytes, cudaHostAllocDefault)) ||
+	    (e = cudaMalloc((void **)&s->dev, nbytes)) ||
+	    (e = cudaHostAlloc((void **)&s->host_places,
+			       TSR_SLOT_PLACES * sizeof(struct tsr_cuda_place),
+			       cudaHostAllocDefault)) ||
+	    (e = cudaMalloc((void **)&s->dev_places,
+			    TSR_SLOT_PLACES * sizeof(struct tsr_cuda_place))) ||
+	    (e = cudaHostAlloc((void **)&s->host_io, 4 * 8 * (size_t)TSR_SLOT_PLACES,
+			       cudaHostAllocDefault)) ||
+	    (e = cudaMalloc((void **)&s->dev_io, 4 * 8 * (size_t)TSR_SLOT_PLACES)) ||
+	    (e = cudaHostAlloc((void **)&s->host_res, TSR_RES_NBYTES, cudaHostAllocDefault)) ||
+	    (e = cudaMalloc((void **)&s->dev_res, TSR_RES_NBYTES + TSR_SCRATCH_NBYTES))) {
+		tsr_cuda_slot_buffers_free(s);
+		return tsr_cuda_fail(e, "staging buffers");
+	}
+	s->checks = malloc(TSR_SLOT_PLACES * sizeof(*s->checks));
+	if (!s->checks) {
+		tsr_cuda_slot_buffers_free(s);
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	}
+	s->nbytes = nbytes;
+	return TSR_OK;
+}
+
+/*
+ * Opens the ring's next slot for filling (or returns the open one): its stream made, its last
+ * batch copied and judged (an error there names that batch's file), its buffers as large as
+ * the reads need.
+ */
+int tsr_cuda_slot_open(struct tsr_cuda_state *cs, struct tsr_cuda_slot **s_ret)
+{
+	struct tsr_cuda_slot *s = &cs->slot[cs->next_slot];
+	*s_ret = s;
+	if (s->open)
+		return TSR_OK;
+	cudaError_t e;
+	if (!s->made) {
+		cudaEvent_t *ev[3] = {&s->copied, &s->placed, &s->checked};
+		int k = 0;
+		if ((e = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)))
+			return tsr_cuda_fail(e, "stream");
+		while (k < 3 && !(e = cudaEventCreateWithFlags(ev[k], cudaEventDisableTiming)))
+			k++;
+		if (k < 3) {
+			while (k-- > 0)
+				cudaEventDestroy(*ev[k]);
+			cudaStreamDestroy(s->stream);
+			return tsr_cuda_fail(e, "events");
+		}
+		s->made = 1;
+	}
+	if ((e = cudaEventSynchronize(s->copied)))
+		return tsr_cuda_fail(e, "staging copy");
+	int st = tsr_cuda_slot_judge(s, 1);
+	if (st)
+		return st;
+	if (s->nbytes < cs->slot_want || s->dec_nbytes < cs->dec_want) {
+		/* The slot's last kernels may still read the old buffers. */
+		if ((e = cudaStreamSynchronize(s->stream)))
+			return tsr_cuda_fail(e, "GPU decode and place");
+		if (s->nbytes < cs->slot_want && (st = tsr_cuda_slot_alloc(s, cs->slot_want)))
+			return st;
+		if (s->dec_nbytes < cs->dec_want) {
+			if (s->dec)
+				cudaFree(s->dec);
+			s->dec = NULL;
+			s->dec_nbytes = 0;
+			if ((e = cudaMalloc((void **)&s->dec, cs->dec_want)))
+				return tsr_cuda_fail(e, "decode buffers");
+			s->dec_nbytes = cs->dec_want;
+		}
+	}
+	s->used = s->dec_used = s->nplaces = s->nstreams = 0;
+	s->framing = -1;
+	s->max_rows = 1;
+	s->nnames = 0;
+	s->ptext_len = 0;
+	s->pfx_seq = 0;
+	s->owner = pthread_self();
+	s->open = 1;
+	return TSR_OK;
+}
+
+/* Forgets the open slot's batch (a read failed: nothing of it may land). Only the calling
+ * thread's: another thread's batch read goes on. */
+void tsr_cuda_drop_open(struct tsr_cuda_state *cs)
+{
+	struct tsr_cuda_slot *s = &cs->slot[cs->next_slot];
+	if (s->open && pthread_equal(s->owner, pthread_self()))
+		s->open = 0;
+}
+
+static pthread_mutex_t tsr_cuda_init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The context's CUDA state, created on first use. */
+int tsr_cuda_state_get(struct tsr_context *ctx, struct tsr_cuda_state **cs_ret)
+{
+	pthread_mutex_lock(&tsr_cuda_init_lock);
+	int st = TSR_OK;
+	if (!ctx->cuda) {
+		int n = 0;
+		cudaError_t e = cudaGetDeviceCount(&n);
+		if (e != cudaSuccess || n == 0) {
+			st = tsr_error(TSR_E_NO_DEVICE, "no CUDA device (%s)",
+				       e ? cudaGetErrorString(e) : "0 devices");
+			goto done;
+		}
+		struct tsr_cuda_state *cs = calloc(1, sizeof(*cs));
+		if (!cs) {
+			st = tsr_error(TSR_E_NOMEM, "out of memory");
+			goto done;
+		}
+		pthread_mutex_init(&cs->lock, NULL);
+		cudaGetDevice(&cs->device);
+		struct cudaDeviceProp prop;
+		if (cudaGetDeviceProperties(&prop, cs->device) == cudaSuccess)
+			snprintf(cs->name, sizeof(cs->name), "%s", prop.name);
+		if ((e = cudaEventCreateWithFlags(&cs->entry, cudaEventDisableTiming))) {
+			pthread_mutex_destroy(&cs->lock);
+			free(cs);
+			st = tsr_cuda_fail(e, "event");
+			goto done;
+		}
+		ctx->cuda = cs;
+	}
+	*cs_ret = ctx->cuda;
+done:
+	pthread_mutex_unlock(&tsr_cuda_init_lock);
+	return st;
+}
+
+void tsr_cuda_state_free(void *p)
+{
+	struct tsr_cuda_state *cs = p;
+	if (!cs)
+		return;
+	tsr_cuda_settle(cs, 0);
+	for (int i = 0; i < TSR_NSLOTS; i++) {
+		struct tsr_cuda_slot *s = &cs->slot[i];
+		tsr_cuda_slot_buffers_free(s);
+		free(s->labels);
+		free(s->ptext);
+		free(s->ranges);
+		if (s->made) {
+			cudaEventDestroy(s->copied);
+			cudaEventDestroy(s->placed);
+			cudaEventDestroy(s->checked);
+			cudaStreamDestroy(s->stream);
+		}
+	}
+	free(cs->tasks);
+	cudaEventDestroy(cs->entry);
+	pthread_mutex_destroy(&cs->lock);
+	free(cs);
+}
+
+void tsr_cuda_quiesce(struct tsr_context *ctx)
+{
+	struct tsr_cuda_state *cs = ctx ? ctx->cuda : NULL;
+	if (!cs)
+		return;
+	pthread_mutex_lock(&cs->lock);
+	tsr_cuda_drop_open(cs);
+	tsr_cuda_settle(cs, 0);
+	pthread_mutex_unlock(&cs->lock);
+}
+
+/* cufile: the slot's host ranges to the device, on its stream. */
+static cudaError_t tsr_cuda_copy_ranges(const struct tsr_cuda_slot *s)
+{
+	cudaError_t e = cudaSuccess;
+	for (size_t k = 0; k < s->nranges && !e; k++)
+		e = cudaMemcpyAsync(s->dev + s->ranges[k][0], s->host + s->ranges[k][0],
+				    s->ranges[k][1] - s->ranges[k][0], cudaMemcpyHostToDevice,
+				    s->stream);
+	return e;
+}
+
+/*
+ * Sends the open slot's batch to the GPU on the slot's stream, after the work its reads'
+ * caller had queued on their stream: the staged bytes, places and inflate arguments in one
+ * copy each, one inflate launch, one place launch, the inflate results back. The ring turns
+ * on to the next slot.
+ */
+int tsr_cuda_dispatch(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
+{
+	s->open = 0;
+	cs->next_slot = (cs->next_slot + 1) % TSR_NSLOTS;
+	if (!s->nplaces)
+		return TSR_OK;
+	/* Pack the inflate arguments n apart, offsets made pointers into today's buffers. */
+	size_t n = s->nstreams;
+	uint64_t *io = s->host_io;
+	for (int j = 1; j < 4; j++)
+		memmove(io + j * n, io + j * (size_t)TSR_SLOT_PLACES, 8 * n);
+	uint64_t in_base = s->replay ? 0 : (uint64_t)(uintptr_t)s->dev;
+	for (size_t k = 0; k < n; k++) {
+		io[k] += in_base;
+		io[2 * n + k] += (uint64_t)(uintptr_t)s->dec;
+	}
+	cudaStream_t ss = s->stream;
+	cudaError_t e;
+	if ((e = cudaEventRecord(cs->entry, cs->open_cstream)) ||
+	    (e = cudaStreamWaitEvent(ss, cs->entry, 0)) ||
+	    (s->used && !s->cufile &&
+	     (e = cudaMemcpyAsync(s->dev, s->host, s->used, cudaMemcpyHostToDevice, ss))) ||
+	    (s->cufile && (e = tsr_cuda_copy_ranges(s))) ||
+	    (e = cudaMemcpyAsync(s->dev_places, s->host_places,
+				 s->nplaces * sizeof(struct tsr_cuda_place), cudaMemcpyHostToDevice,
+				 ss)) ||
+	    (n && (e = cudaMemcpyAsync(s->dev_io, s->host_io, 4 * 8 * n, cudaMemcpyHostToDevice,
+				       ss))) ||
+	    (e = cudaEventRecord(s->copied, ss)))
+		return tsr_cuda_fail(e, "copy to the device");
+	uint64_t *dio = s->dev_io;
+	size_t *d_sizes = (size_t *)s->dev_res;
+	int *d_status = (int *)(s->dev_res + 8 * n);
+	if (n) {
+		int st = tsr_cuda_inflate_batch((const void *const *)dio, (const size_t *)(dio + n),
+						(void *const *)(dio + 2 * n),
+						(const size_t *)(dio + 3 * n), d_sizes, d_status, n,
+						s->framing, s->dev_res + TSR_RES_NBYTES,
+						TSR_SCRATCH_NBYTES, ss);
+		if (st)
+			return tsr_error(st, "GPU inflate: launch failed: %s", tsr_strerror(st));
+	}
+	int ke = tsr_cuda_place_launch(s->replay ? NULL : s->dev, s->dec, s->dev_places, s->nplaces, s->max_rows,
+				       n ? d_status : NULL, n ? d_sizes : NULL, ss);
+	if (ke)
+		return tsr_cuda_fail((cudaError_t)ke, "place kernel");
+	/* The small result arrays come back with the batch, judged when the slot comes round
+	 * again or the ring settles. */
+	if (n) {
+		if ((e = cudaMemcpyAsync(s->host_res, s->dev_res, 12 * n, cudaMemcpyDeviceToHost,
+					 ss)) ||
+		    (e = cudaEventRecord(s->checked, ss)))
+			return tsr_cuda_fail(e, "inflate results");
+		s->pending = 1;
+	}
+	if ((e = cudaEventRecord(s->placed, ss)))
+		return tsr_cuda_fail(e, "place kernel");
+	return TSR_OK;
+}
+
+/* The end of a read that succeeded so far: its last slot goes to the GPU, the caller's stream
+ * waits for every slot's work, and every inflate result of the read (a batch read: of all its
+ * files) is judged before it returns. */
+int tsr_cuda_finish(struct tsr_cuda_state *cs, cudaStream_t cstream)
+{
+	struct tsr_cuda_slot *s = &cs->slot[cs->next_slot];
+	int st = TSR_OK;
+	if (s->open && (st = tsr_cuda_dispatch(cs, s)))
+		return st;
+	cudaError_t e = cudaSuccess;
+	for (int k = 0; k < TSR_NSLOTS && !e; k++)
+		if (cs->slot[k].made)
+			e = cudaStreamWaitEvent(cstream, cs->slot[k].placed, 0);
+	if (!e)
+		e = cudaStreamSynchronize(cstream);
+	st = tsr_cuda_settle(cs, 1);
+	if (st == TSR_OK && e)
+		st = tsr_cuda_fail(e, "place kernel");
+	return st;
+}
+
+#endif
