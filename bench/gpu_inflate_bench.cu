@@ -17,16 +17,6 @@
  * a dependency) decodes the same raw DEFLATE streams from the same buffers.
  */
 
-#define CK(x)                                                                                    \
-	do {                                                                                     \
-		cudaError_t e_ = (x);                                                            \
-		if (e_ != cudaSuccess) {                                                         \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,               \
-				cudaGetErrorString(e_));                                         \
-			exit(1);                                                                 \
-		}                                                                                \
-	} while (0)
-
 struct job {
 	size_t nstreams, size;
 	int level, zero_bits, profile;
@@ -59,6 +49,23 @@ static void *compress_worker(void *arg)
 	}
 	libdeflate_free_compressor(c);
 	return NULL;
+}
+
+/* Streams of one timed batch that failed, decoded to the wrong size or to other bytes than the
+ * source data (outputs, sizes and statuses copied back into the h_ buffers). */
+static int streams_wrong(const struct job *j, size_t n, size_t stride_out, const unsigned char *d_out,
+			 const size_t *d_got, const int *d_st, unsigned char *h_out, size_t *h_got,
+			 int *h_st)
+{
+	int bad = 0;
+	CK(cudaMemcpy(h_out, d_out, n * stride_out, cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(h_got, d_got, n * sizeof(size_t), cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(h_st, d_st, n * sizeof(int), cudaMemcpyDeviceToHost));
+	for (size_t i = 0; i < n; i++)
+		if (h_st[i] || h_got[i] != j->size ||
+		    memcmp(h_out + i * stride_out, j->raw + i * j->size, j->size))
+			bad++;
+	return bad;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -265,15 +272,8 @@ int main(int argc, char **argv)
 			float ms;
 			CK(cudaEventElapsedTime(&ms, e0, e1));
 			times[rep] = ms;
-			if (rep == 0) {
-				CK(cudaMemcpy(h_out, d_out, n * stride_out, cudaMemcpyDeviceToHost));
-				CK(cudaMemcpy(h_got, d_got, n * sizeof(size_t), cudaMemcpyDeviceToHost));
-				CK(cudaMemcpy(h_st, d_st, n * sizeof(int), cudaMemcpyDeviceToHost));
-				for (i = 0; i < n; i++)
-					if (h_st[i] || h_got[i] != j.size ||
-					    memcmp(h_out + i * stride_out, j.raw + i * j.size, j.size))
-						bad++;
-			}
+			if (rep == 0)
+				bad += streams_wrong(&j, n, stride_out, d_out, d_got, d_st, h_out, h_got, h_st);
 		}
 		qsort(times + 2, runs, sizeof(double), cmp_double);
 		double med = times[2 + runs / 2];
@@ -314,15 +314,9 @@ int main(int argc, char **argv)
 				float ms;
 				CK(cudaEventElapsedTime(&ms, e0, e1));
 				times[rep] = ms;
-				if (rep == 0) {
-					CK(cudaMemcpy(h_out, d_out, n * stride_out, cudaMemcpyDeviceToHost));
-					CK(cudaMemcpy(h_got, d_got, n * sizeof(size_t), cudaMemcpyDeviceToHost));
-					CK(cudaMemcpy(h_st, d_st, n * sizeof(int), cudaMemcpyDeviceToHost));
-					for (i = 0; i < n; i++)
-						if (h_st[i] || h_got[i] != j.size ||
-						    memcmp(h_out + i * stride_out, j.raw + i * j.size, j.size))
-							bad++;
-				}
+				if (rep == 0)
+					bad += streams_wrong(&j, n, stride_out, d_out, d_got, d_st, h_out, h_got,
+							     h_st);
 			}
 			if (rc) {
 				printf("nvCOMP: error %d\n", rc);

@@ -14,16 +14,6 @@
 
 #define GUARD 64
 
-#define CK(x)                                                                                    \
-	do {                                                                                     \
-		cudaError_t e_ = (x);                                                            \
-		if (e_ != cudaSuccess) {                                                         \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,               \
-				cudaGetErrorString(e_));                                         \
-			exit(1);                                                                 \
-		}                                                                                \
-	} while (0)
-
 static size_t round_up(size_t x, size_t a)
 {
 	return (x + a - 1) / a * a;
