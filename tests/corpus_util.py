@@ -120,6 +120,16 @@ def read_must_fail(path, args=(), want=()):
     return None
 
 
+def crc32c(data):
+    """CRC-32C (Castagnoli), bit by bit: test stores write their own checksums with it."""
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
 def report(failures, total):
     for f in failures:
         print("FAIL", f)

@@ -6,7 +6,7 @@ import shutil
 import struct
 import tempfile
 
-from corpus_util import CORPUS, read_must_fail, report
+from corpus_util import CORPUS, crc32c, read_must_fail, report
 
 tmp = tempfile.mkdtemp()
 failures = []
@@ -52,15 +52,6 @@ def flip(path, offset, mask=0xFF):
     raw = bytearray(open(path, "rb").read())
     raw[offset] ^= mask
     write(path, bytes(raw))
-
-
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
-    return crc ^ 0xFFFFFFFF
 
 
 # ---- metadata ----

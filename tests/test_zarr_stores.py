@@ -15,7 +15,7 @@ import zlib
 
 import numpy as np
 
-from corpus_util import BIN, CORPUS, report, run_read, same
+from corpus_util import BIN, CORPUS, crc32c, report, run_read, same
 
 tmp = tempfile.mkdtemp()
 failures = []
@@ -38,15 +38,6 @@ def put(path, data):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "wb" if isinstance(data, bytes) else "w") as f:
         f.write(data)
-
-
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
-    return crc ^ 0xFFFFFFFF
 
 
 def chunks_of(a, chunks):

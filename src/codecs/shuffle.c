@@ -92,21 +92,15 @@ static size_t unshuffle16_sse2(uint8_t *dst, const uint8_t *src, size_t n)
 			a[k] = _mm_loadu_si128((const __m128i *)(src + k * n + i));
 		/* four rounds of pairwise interleaving turn 16 planes of 16 bytes into 16
 		 * elements; each round doubles the width of the interleaved units */
-		for (int k = 0; k < 8; k++) {
-			b[2 * k] = _mm_unpacklo_epi8(a[k], a[k + 8]);
-			b[2 * k + 1] = _mm_unpackhi_epi8(a[k], a[k + 8]);
-		}
-		for (int k = 0; k < 8; k++) {
-			a[2 * k] = _mm_unpacklo_epi8(b[k], b[k + 8]);
-			a[2 * k + 1] = _mm_unpackhi_epi8(b[k], b[k + 8]);
-		}
-		for (int k = 0; k < 8; k++) {
-			b[2 * k] = _mm_unpacklo_epi8(a[k], a[k + 8]);
-			b[2 * k + 1] = _mm_unpackhi_epi8(a[k], a[k + 8]);
-		}
-		for (int k = 0; k < 8; k++) {
-			a[2 * k] = _mm_unpacklo_epi8(b[k], b[k + 8]);
-			a[2 * k + 1] = _mm_unpackhi_epi8(b[k], b[k + 8]);
+		for (int round = 0; round < 2; round++) { /* a -> b -> a, twice */
+			for (int k = 0; k < 8; k++) {
+				b[2 * k] = _mm_unpacklo_epi8(a[k], a[k + 8]);
+				b[2 * k + 1] = _mm_unpackhi_epi8(a[k], a[k + 8]);
+			}
+			for (int k = 0; k < 8; k++) {
+				a[2 * k] = _mm_unpacklo_epi8(b[k], b[k + 8]);
+				a[2 * k + 1] = _mm_unpackhi_epi8(b[k], b[k + 8]);
+			}
 		}
 		for (int k = 0; k < 16; k++)
 			_mm_storeu_si128((__m128i *)(dst + 16 * (i + k)), a[k]);
