@@ -182,6 +182,10 @@ int main(void)
 	CHECK_EQ_INT(tsr_context_create(&co, &ctx), TSR_OK);
 	check_file(ctx, "fits/c_rice_i16_tiles.fits", "3:17,::3");
 	check_file(ctx, "fits/c_gzip2_i32_tiles.fits", "5:40,2:9");
+	/* Uncompressed big-endian values with BZERO / BSCALE: decoding must not swap the cached
+	 * bytes in place (a second read gave other values before). */
+	check_file(ctx, "fits/u_u16_bzero.fits", "2:30,::2");
+	check_file(ctx, "fits/u_scaled_blank.fits", "1:20,3:");
 	check_file(ctx, "zarr3/shard_end_zstd_f4.zarr", "1:7,...");
 	check_file(ctx, "zarr3/shard_sparse_i2.zarr", "...,1:3");
 	check_file(ctx, "blosc2/zstd_shuffle_i2_4d.b2nd", "1,...,1:3");

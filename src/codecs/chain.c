@@ -252,6 +252,17 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 			return tsr_error(TSR_E_NOMEM, "out of memory for %zu bytes", raw_nbytes);
 		tsr_unshuffle_planes(raw, planes, npix, (int)w);
 	}
+	if (be && raw == src && ref->xform.kind != TSR_XF_COPY) {
+		/* The caller's bytes (uncompressed chunks) are never written: a mock cache shares
+		 * them between threads and reads. Scaling swaps big-endian values in place, so it
+		 * gets a swapped copy (the same memory traffic as the swap in place). */
+		void *swapped = tsr_scratch_get(scratch, 1, raw_nbytes);
+		if (!swapped)
+			return tsr_error(TSR_E_NOMEM, "out of memory for %zu bytes", raw_nbytes);
+		tsr_bswap_copy(swapped, raw, npix, (int)w);
+		raw = swapped;
+		be = 0;
+	}
 	int32_t *tmp = NULL;
 	if (ref->xform.kind == TSR_XF_DEQUANT && elem != TSR_INT32) {
 		tmp = tsr_scratch_get(scratch, 2, npix * 4);

@@ -51,8 +51,9 @@ int tsr_plio_decode_cfitsio(int32_t *out, size_t npix, const void *src, size_t s
 void tsr_unshuffle_planes(void *dst, const void *src, size_t n, int w);
 
 
-/* Byte-swaps n elements of w bytes in place. */
+/* Byte-swaps n elements of w bytes in place; or from src into dst. */
 void tsr_bswap_inplace(void *p, size_t n, int w);
+void tsr_bswap_copy(void *dst, const void *src, size_t n, int w);
 
 /* Turns n stored elements (in, of in_type, big-endian when in_be) into output values per xf.
  * in may be modified (swapped in place). DEQUANT needs int32-wide in (narrower is widened in
@@ -86,7 +87,8 @@ struct tsr_scratch {
 void tsr_scratch_free(struct tsr_scratch *s);
 
 /* Decodes one chunk's stored bytes (src) into npix output values at out (C order over the
- * chunk's extent, dtype ref->xform.out). src may be modified. npix_needed > 0 says only the
+ * chunk's extent, dtype ref->xform.out). src is only read: mock caches share it between threads
+ * (only ref->pre steps' scratch outputs are modified in place). npix_needed > 0 says only the
  * first npix_needed values are wanted (codecs that can stop early then do; the rest of out is
  * left undefined). *decoded_nbytes_ret receives how many bytes the codec produced. */
 int tsr_chunk_decode(const struct tsr_chunk_ref *ref, void *src, size_t src_nbytes, void *out,

@@ -34,7 +34,7 @@ void tsr_bswap_inplace(void *p, size_t n, int w)
 	}
 }
 
-static void tsr_bswap_copy(void *dst, const void *src, size_t n, int w)
+void tsr_bswap_copy(void *dst, const void *src, size_t n, int w)
 {
 	switch (w) {
 	case 2: {
