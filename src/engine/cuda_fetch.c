@@ -119,28 +119,7 @@ void tsr_cuda_worker(void *arg, int w)
 		unsigned char *dst = job->host + ct->slot_offset;
 		double t0 = tsr_now();
 		int st = TSR_OK;
-		if (job->mock) {
-			/* mock-host: the handle's copy of the stored bytes, no I/O. */
-			const struct tsr_mock_chunk *mc = tsr_mock_chunk(job->array, chunk);
-			i++;
-			if (!mc) {
-				st = tsr_error(TSR_E_INTERNAL, "mock-host storage: chunk not cached");
-			} else if (ct->how != TSR_HOW_CPU) {
-				memcpy(dst, mc->bytes, (size_t)ct->ref.nbytes);
-				br += ct->ref.nbytes;
-			} else {
-				br += ct->ref.codec.id == TSR_CODEC_FILL ? 0 : ct->ref.nbytes;
-				double t1 = tsr_now();
-				tf += t1 - t0;
-				uint64_t dn = 0;
-				st = tsr_chunk_decode(&ct->ref, mc->bytes, ct->ref.nbytes, dst, 0,
-						      &scratch, &dn);
-				bd += dn;
-				td += tsr_now() - t1;
-				t0 = tsr_now();
-			}
-			tf += tsr_now() - t0;
-		} else if (ct->how != TSR_HOW_CPU) {
+		if (ct->how != TSR_HOW_CPU && !job->mock) {
 			/* Stored bytes straight into pinned memory: no copy on the host. Chunks
 			 * that lie back to back in the same file and in the slot (FITS tiles in
 			 * the heap) are one read, of up to 4 MiB. */
@@ -159,17 +138,32 @@ void tsr_cuda_worker(void *arg, int w)
 			tf += tsr_now() - t0;
 			i = j;
 		} else {
+			/* The chunk's stored bytes: the handle's mock-host copy (no I/O), or fetched. */
 			i++;
-			if (ct->ref.nbytes > 0)
+			const unsigned char *src = NULL;
+			if (job->mock) {
+				const struct tsr_mock_chunk *mc = tsr_mock_chunk(job->array, chunk);
+				if (mc)
+					src = mc->bytes;
+				else
+					st = tsr_error(TSR_E_INTERNAL, "mock-host storage: chunk not cached");
+			} else if (ct->ref.nbytes > 0) {
 				st = tsr_engine_fetch(job->array, &ct->ref, &fetch, &cap);
+				src = fetch;
+			}
 			br += ct->ref.codec.id == TSR_CODEC_FILL ? 0 : ct->ref.nbytes;
 			double t1 = tsr_now();
 			tf += t1 - t0;
-			uint64_t dn = 0;
-			if (st == TSR_OK)
-				st = tsr_chunk_decode(&ct->ref, fetch, ct->ref.nbytes, dst, 0, &scratch, &dn);
-			bd += dn;
-			td += tsr_now() - t1;
+			if (st == TSR_OK && ct->how != TSR_HOW_CPU) {
+				if (ct->ref.nbytes) /* mock-host: the stored bytes */
+					memcpy(dst, src, (size_t)ct->ref.nbytes);
+			} else if (st == TSR_OK) {
+				uint64_t dn = 0;
+				st = tsr_chunk_decode(&ct->ref, (void *)src, ct->ref.nbytes, dst, 0,
+						      &scratch, &dn);
+				bd += dn;
+				td += tsr_now() - t1;
+			}
 		}
 		if (st) {
 			tsr_cuda_job_fail(job, st, chunk);
