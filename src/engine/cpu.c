@@ -184,7 +184,7 @@ static int tsr_cpu_read_at(void *arg, void *dst, size_t nbytes, uint64_t off)
 
 /* Fetches only what decoding the box needs when the codec can tell (tsr_chunk_fetch_part
  * decides; callers only ask for chunks tsr_chunk_decodes_box accepts); *done = 0 leaves the
- * whole-chunk fetch to tsr_engine_fetch. */
+ * whole-chunk fetch to tsr_io_fetch. */
 static int tsr_cpu_fetch_box(const struct tsr_array *a, struct tsr_chunk_ref *ref,
 			     const struct tsr_chunk_box *box, unsigned char **buf, size_t *cap,
 			     int *done)
@@ -381,7 +381,7 @@ static void tsr_cpu_worker(void *arg, int w)
 			if (direct < 0 && tsr_chunk_decodes_box(&ref))
 				st = tsr_cpu_fetch_box(a, &ref, &box, &ws->fetch, &ws->fetch_cap, &done);
 			if (!st && !done)
-				st = tsr_engine_fetch_cached(a, &ref, &ws->fetch, &ws->fetch_cap, &fdc);
+				st = tsr_io_fetch_cached(a, &ref, &ws->fetch, &ws->fetch_cap, &fdc);
 			if (st) {
 				tsr_cpu_fail(job, st, chunk);
 				break;

@@ -37,21 +37,13 @@ static void tsr_cuda_job_fail(struct tsr_cuda_job *job, int st, int64_t chunk)
 static int tsr_cuda_read_stored(const struct tsr_array *a, const struct tsr_chunk_ref *r,
 				void *dst, struct tsr_fd_cache *fc)
 {
-	int fd = a->fd;
-	if (r->path[0]) {
-		if (fc->fd < 0 || strcmp(fc->path, r->path) != 0) {
-			tsr_fd_cache_close(fc);
-			uint64_t size;
-			int st = tsr_io_open(r->path, &fd, &size);
-			if (st)
-				return st;
-			fc->fd = fd;
-			fc->size = size;
-			snprintf(fc->path, sizeof(fc->path), "%s", r->path);
-		}
-		fd = fc->fd;
-	}
-	return tsr_io_pread(fd, dst, (size_t)r->nbytes, r->offset);
+	struct tsr_chunk_ref ref = *r; /* sizes are settled already: nothing changes in it */
+	int fd, owned, st = tsr_io_chunk_fd(a, &ref, fc, &fd, &owned);
+	if (st == TSR_OK)
+		st = tsr_io_pread(fd, dst, (size_t)r->nbytes, r->offset);
+	if (owned)
+		tsr_io_close(fd);
+	return st;
 }
 
 /* Reads a chunk's stored bytes (or a piece: ref already narrowed) to dst_offset in the slot:
@@ -148,7 +140,7 @@ void tsr_cuda_worker(void *arg, int w)
 				else
 					st = tsr_error(TSR_E_INTERNAL, "mock-host storage: chunk not cached");
 			} else if (ct->ref.nbytes > 0) {
-				st = tsr_engine_fetch(job->array, &ct->ref, &fetch, &cap);
+				st = tsr_io_fetch(job->array, &ct->ref, &fetch, &cap);
 				src = fetch;
 			}
 			br += ct->ref.codec.id == TSR_CODEC_FILL ? 0 : ct->ref.nbytes;

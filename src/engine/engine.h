@@ -58,19 +58,5 @@ void tsr_cuda_state_free(void *state);
 void *tsr_cpu_cache_create(void);
 void tsr_cpu_cache_free(void *cache);
 
-/* Brings a chunk's stored bytes into *buf (grown as needed, with 64 zeroed bytes of slack).
- * A chunk file that does not exist becomes a fill chunk when ref->missing_is_fill. */
-int tsr_engine_fetch(const struct tsr_array *a, struct tsr_chunk_ref *ref, unsigned char **buf,
-		     size_t *cap);
-
-/* A worker's last opened chunk file, kept open for the next chunk of the same file. */
-struct tsr_fd_cache {
-	char path[1024];
-	int fd;          /* -1: none */
-	uint64_t size;
-};
-int tsr_engine_fetch_cached(const struct tsr_array *a, struct tsr_chunk_ref *ref,
-			    unsigned char **buf, size_t *cap, struct tsr_fd_cache *cache);
-void tsr_fd_cache_close(struct tsr_fd_cache *cache);
 
 #endif

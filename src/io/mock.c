@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/engine.h"
+#include "../core/array.h"
+#include "../core/internal.h"
+#include "io.h"
 #include "mock.h"
 
 /* Chunks per page of the chunk index: pages are allocated as chunks are cached, so an array
@@ -60,7 +62,7 @@ static int tsr_mock_load(struct tsr_array *a, int64_t chunk, struct tsr_fd_cache
 	mc->ref.ndim = a->desc.ndim;
 	size_t cap = 0; /* a buffer of its own, sized to the chunk */
 	if (!st && mc->ref.nbytes > 0)
-		st = tsr_engine_fetch_cached(a, &mc->ref, &mc->bytes, &cap, fdc);
+		st = tsr_io_fetch_cached(a, &mc->ref, &mc->bytes, &cap, fdc);
 	if (st) {
 		tsr_mock_chunk_free(mc);
 		/* name the chunk, as a failed real read does */
