@@ -1,6 +1,7 @@
 // kvikio_peer.cpp - the peer for the engine benchmark: KvikIO (libkvikio from the PyPI wheel,
 // carried to the GPU machine; never a dependency of tessera) reads the same files' bytes into
-// device memory. Usage: kvikio_peer FILE... ; prints GB/s (best of 5).
+// device memory. Usage: kvikio_peer FILE... ; prints files= bytes= gbps= equal= (the device
+// bytes checked against the files), then a table row; GB/s best of 5.
 #include <cuda_runtime.h>
 #include <kvikio/file_handle.hpp>
 
@@ -47,7 +48,22 @@ int main(int argc, char **argv)
 		if (t < best)
 			best = t;
 	}
+	// The bytes on the device must be the files' bytes (peers.py reports this as its check).
+	std::vector<char> host(total), want(total);
+	bool equal = cudaMemcpy(host.data(), dev, total, cudaMemcpyDeviceToHost) == cudaSuccess;
+	size_t off = 0;
+	for (size_t i = 0; i < paths.size() && equal; i++) {
+		std::FILE *f = std::fopen(paths[i].c_str(), "rb");
+		equal = f && std::fread(want.data() + off, 1, sizes[i], f) == sizes[i];
+		if (f)
+			std::fclose(f);
+		off += sizes[i];
+	}
+	equal = equal && host == want;
+	cudaFree(dev);
+	std::printf("files=%zu bytes=%zu gbps=%.3f equal=%d\n", paths.size(), total,
+		    total / best / 1e9, equal ? 1 : 0);
 	std::printf("| %zu files, %.0f MiB | KvikIO pread -> device | %.2f |\n", paths.size(),
 		    total / 1048576.0, total / best / 1e9);
-	return 0;
+	return equal ? 0 : 1;
 }

@@ -9,10 +9,16 @@ would pick instead, side by side in one run, each reader's values checked equal 
            with --gpu the CUDA ones (cuda / cuda_batch); values from `tessera read`
 
 GB/s are decoded bytes (10^9) per second, best of --reps. Writes one JSON (--out) and prints a
-Markdown table. The GPU peers (KvikIO raw reads to the device, nVCOMP batched decode) run on the
-GPU machine from scripts/gpu-engine-check and scripts/gpu-check.
+Markdown table. On a GPU machine (--gpu; scripts/gpu-peers there) also:
 
-    .venv/bin/python bench/peers.py --dir /tmp/tsr-workloads [--gpu] [--out peers.json]
+  KvikIO   raw reads of the workload's stored files into device memory (bench/kvikio_peer:
+           I/O only, what any GPU reader must at least spend; bytes checked on the device)
+  nvCOMP   batched decompression of the very same compressed chunks (bench/nvcomp_peer: FITS
+           GZIP tiles, Zarr zstd/gzip chunks and inner chunks of shards), device to device and
+           with the H2D copy; output checked against libdeflate / libzstd
+
+    .venv/bin/python bench/peers.py --dir /tmp/tsr-workloads [--gpu [--kvikio BIN]
+        [--nvcomp LIB]] [--out peers.json]
 """
 import argparse
 import json
@@ -50,11 +56,15 @@ def tessera_bench(build, paths, gpu, reps):
     phases = {p["id"]: p for p in r["phases"]}
     rows = []
     want = ["cpu_batch", "cuda_batch"] if len(paths) > 1 else ["cpu", "cuda"]
+    if gpu:
+        want.append("cuda_decode_only")
+    names = {"cuda_decode_only": "tessera CUDA decode only (mock-device: no I/O, no H2D)"}
     for pid in want:
         p = phases.get(pid)
         if p and p["status"] == "ok":
-            rows.append(("tessera " + ("CUDA" if pid.startswith("cuda") else "CPU") +
-                         (" batch" if "batch" in pid else ""), "cuda" if "cuda" in pid else "cpu",
+            rows.append((names.get(pid, "tessera " + ("CUDA" if pid.startswith("cuda") else "CPU") +
+                                    (" batch" if "batch" in pid else "")),
+                         "cuda" if "cuda" in pid else "cpu",
                          p["bytes_out"] / (p["elapsed_ms"]["median"] / 1e3) / 1e9))
         elif p and pid.startswith("cpu"):
             raise SystemExit("tessera %s failed on %s: %s" % (pid, paths[0], p["error"]))
@@ -85,6 +95,82 @@ for _ in range(int(sys.argv[1])):
 print(best)
 print(" ".join(crcs))
 """
+
+
+META = {".zarray", ".zattrs", ".zgroup", ".zmetadata", "zarr.json"}
+
+
+def stored_files(path):
+    """The files a reader of this workload reads: a FITS folder's images, a Zarr store's chunk
+    (or shard) files, or the one file."""
+    if os.path.isfile(path):
+        return [path]
+    out = []
+    for d, _, fs in os.walk(path):
+        out += [os.path.join(d, f) for f in fs if f not in META and not f.startswith(".")]
+    return sorted(out)
+
+
+def kv_line(text, first):
+    """The key=value line starting with first= of a peer program's output, as a dict."""
+    for line in text.split("\n"):
+        if line.startswith(first + "="):
+            return dict(x.split("=", 1) for x in line.split())
+    raise ValueError("no %s= line in: %s" % (first, text.strip()[-300:]))
+
+
+def kvikio_rows(a, files):
+    """KvikIO (POSIX mode, all threads) reading the workload's stored bytes into device memory:
+    I/O only, nothing decoded; the bytes on the device are checked against the files'."""
+    p = subprocess.run([a.kvikio] + files, capture_output=True, text=True)
+    try:
+        kv = kv_line(p.stdout, "files")
+    except ValueError as e:
+        return [("KvikIO raw read -> device (stored bytes, no decode)", "cuda", None, str(e))]
+    return [("KvikIO raw read -> device (stored bytes, no decode)", "cuda", float(kv["gbps"]),
+             kv["equal"] == "1")]
+
+
+def nvcomp_codec(name, path):
+    """nvcomp_peer's arguments for a workload nvCOMP can decode chunk by chunk, else None."""
+    if name.startswith("fits_gzip"):
+        return ["--codec", "gzip"]
+    if name.startswith("zarr2_zstd") or name.startswith("zarr2_gzip"):
+        return ["--codec", name.split("_")[1].split(".")[0]]
+    if name.startswith("zarr3"):
+        with open(os.path.join(path, "zarr.json")) as f:
+            meta = json.load(f)
+        codecs = meta["codecs"]
+        if codecs[0]["name"] == "sharding_indexed":
+            outer = meta["chunk_grid"]["configuration"]["chunk_shape"]
+            inner = codecs[0]["configuration"]["chunk_shape"]
+            n = 1
+            for o, i in zip(outer, inner):
+                n *= o // i
+            return ["--codec", "zstd", "--shard-inner", str(n)]
+        return ["--codec", "zstd"]
+    return None
+
+
+def nvcomp_rows(a, name, path, files):
+    """nvCOMP's batched decompression of the workload's own compressed chunks (FITS tiles, Zarr
+    chunks or inner chunks of shards): device to device, and with the H2D copy of the
+    compressed bytes; its output checked byte for byte against libdeflate / libzstd, whose
+    output tessera's decode equals."""
+    args = nvcomp_codec(name, path)
+    if args is None:
+        return []
+    p = subprocess.run([a.nvcomp_peer, "--nvcomp", a.nvcomp, "-k", str(a.reps)] + args + files,
+                       capture_output=True, text=True)
+    try:
+        kv = kv_line(p.stdout, "streams")
+    except ValueError:
+        err = (p.stderr.strip().split("\n") or [""])[-1]
+        return [("nvCOMP batched decode", "cuda", None, "failed: %s" % err)]
+    ok = kv["equal"] == "1"
+    return [("nvCOMP batched decode, device -> device (%s streams)" % kv["streams"], "cuda",
+             float(kv["decode_gbps"]), ok),
+            ("nvCOMP H2D copy + batched decode", "cuda", float(kv["e2e_gbps"]), ok)]
 
 
 def tessera_values(build, path):
@@ -144,6 +230,12 @@ def run(a):
                 rows.append(("python-blosc2", "cpu", nbytes / t / 1e9,
                              bool(np.array_equal(got, v))))
             label = name
+        if a.gpu and (a.kvikio or a.nvcomp):
+            files = stored_files(path)
+            if a.kvikio:
+                rows += kvikio_rows(a, files)
+            if a.nvcomp:
+                rows += nvcomp_rows(a, name, path, files)
         rows = [r if len(r) == 4 else r + (True,) for r in rows]
         for reader, device, gbps, ok in rows:
             results.append(dict(workload=label, decoded_bytes=nbytes, reader=reader, device=device,
@@ -174,8 +266,13 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--gpu", action="store_true", help="tessera's CUDA phases too")
     ap.add_argument("--only", default="")
+    ap.add_argument("--kvikio", default="", help="with --gpu: bench/kvikio_peer built against "
+                    "KvikIO (scripts/gpu-peers builds it)")
+    ap.add_argument("--nvcomp", default="", help="with --gpu: libnvcomp.so.N for nvcomp_peer")
+    ap.add_argument("--nvcomp-peer", default="", help="default: BUILD/nvcomp_peer")
     ap.add_argument("--out", default="")
     a = ap.parse_args()
+    a.nvcomp_peer = a.nvcomp_peer or os.path.join(a.build, "nvcomp_peer")
     results, host, cuda = run(a)
     bad = [r for r in results if r["equal_to_tessera"] is False]
     if a.out:

@@ -57,6 +57,19 @@ static pthread_mutex_t tsr_cf_handles = PTHREAD_MUTEX_INITIALIZER;
 
 static void tsr_cf_init(void)
 {
+	/* Native GDS needs the nvidia-fs kernel module; without it cuFile runs in compatibility
+	 * mode, a POSIX read into its own bounce buffer and a copy, which is no better than the
+	 * engine's pinned pread path. Where the module is absent the library is not even loaded:
+	 * cuFileDriverOpen costs milliseconds and allocates device memory on every process. */
+	struct stat sb;
+	int nvfs_module = stat("/sys/module/nvidia_fs", &sb) == 0;
+	const char *allow = getenv("TSR_CUFILE_ALLOW_COMPAT");
+	int allow_compat = allow && !strcmp(allow, "1");
+	if (!nvfs_module && !allow_compat) {
+		snprintf(tsr_cf.why, sizeof(tsr_cf.why),
+			 "compatibility mode only (no nvidia-fs kernel module)");
+		return;
+	}
 	void *lib = dlopen("libcufile.so.0", RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
 		snprintf(tsr_cf.why, sizeof(tsr_cf.why), "libcufile.so.0 not loadable: %s", dlerror());
@@ -81,17 +94,12 @@ static void tsr_cf_init(void)
 	struct tsr_cu_props p;
 	memset(&p, 0, sizeof(p));
 	e = tsr_cf.get_properties(&p);
-	/* Native GDS needs the nvidia-fs kernel module; without it cuFile runs in compatibility
-	 * mode, a POSIX read into its own bounce buffer and a copy, which is no better than the
-	 * engine's pinned pread path. */
-	struct stat sb;
-	int nvfs = stat("/sys/module/nvidia_fs", &sb) == 0 && e.err == 0 && p.nvfs.major_version;
-	const char *allow = getenv("TSR_CUFILE_ALLOW_COMPAT");
+	int nvfs = nvfs_module && e.err == 0 && p.nvfs.major_version;
 	if (nvfs) {
 		tsr_cf.usable = 1;
 		snprintf(tsr_cf.why, sizeof(tsr_cf.why), "native (nvidia-fs %u.%u)",
 			 p.nvfs.major_version, p.nvfs.minor_version);
-	} else if (allow && !strcmp(allow, "1")) {
+	} else if (allow_compat) {
 		tsr_cf.usable = 1;
 		snprintf(tsr_cf.why, sizeof(tsr_cf.why),
 			 "compatibility mode, allowed by TSR_CUFILE_ALLOW_COMPAT=1 (no nvidia-fs)");

@@ -1,0 +1,63 @@
+# gpu-env.sh - sourced by the GPU machine scripts: the carried Debian packages unpacked into a
+# private prefix, a CUDA build of the named targets, and the KvikIO peer built from its wheels.
+# Sets ROOT, BUILD, PREFIX; tsr_gpu_build TARGET... and tsr_kvikio_build (sets KVIKIO_BIN and
+# the environment KvikIO runs with).
+ROOT=$(pwd)
+BUILD=${GPU_CHECK_BUILD:-/tmp/tessera-gpu-build}
+PREFIX=${GPU_CHECK_PREFIX:-/tmp/tessera-gpu-prefix}
+export PATH="$PATH:/usr/local/cuda/bin"
+# The machine lacks libdeflate, CFITSIO, cJSON and msgpack-c: the .debs of .gpu-debs/ (see
+# scripts/gpu-check) go into a prefix whose .pc files and absolute links point into it.
+if [ ! -d "$PREFIX/usr" ]; then
+	mkdir -p "$PREFIX"
+	for f in .gpu-debs/*.deb; do dpkg -x "$f" "$PREFIX"; done
+	LIBDIR="$PREFIX/usr/lib/x86_64-linux-gnu"
+	for pc in "$LIBDIR"/pkgconfig/*.pc "$PREFIX"/usr/share/pkgconfig/*.pc; do
+		[ -f "$pc" ] || continue
+		sed -i "s|=/usr|=$PREFIX/usr|; s|^libdir=$PREFIX/usr/lib\$|libdir=$LIBDIR|" "$pc"
+	done
+	find "$PREFIX" -type l | while read -r l; do
+		t=$(readlink "$l")
+		case "$t" in /*) [ -e "$PREFIX$t" ] && ln -sfn "$PREFIX$t" "$l" ;; esac
+	done
+fi
+LIBDIR="$PREFIX/usr/lib/x86_64-linux-gnu"
+export PKG_CONFIG_PATH="$LIBDIR/pkgconfig:$PREFIX/usr/share/pkgconfig"
+export LIBRARY_PATH="$LIBDIR"
+export LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+PCBIN=$(command -v pkg-config || echo "$PREFIX/usr/bin/pkgconf")
+
+# Configures (Release, CUDA on, tests on) and builds the given targets; logs beside $BUILD.
+tsr_gpu_build()
+{
+	cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTESSERA_CUDA=ON -DTESSERA_BUILD_TESTS=ON \
+		-DPKG_CONFIG_EXECUTABLE="$PCBIN" -DCMAKE_PREFIX_PATH="$PREFIX/usr" \
+		-DTSR_CORPUS_DIR="$ROOT/corpus-gpu" -DTSR_PYTHON="$(command -v python3)" \
+		>"$BUILD.configure.log" 2>&1 || { tail -30 "$BUILD.configure.log"; return 1; }
+	cmake --build "$BUILD" -j "$(nproc)" --target "$@" >"$BUILD.build.log" 2>&1 \
+		|| { grep -B2 -A10 -i error "$BUILD.build.log" | head -60; return 1; }
+}
+
+# KvikIO (libkvikio and its needs from the wheels in .gpu-wheels/) and bench/kvikio_peer.cpp
+# against it; KvikIO's POSIX path, since this machine has no GPUDirect Storage. Earlier runs:
+# with the wheel's libcufile its FileHandle failed "Operation not permitted" unless in
+# compatibility mode with direct I/O off.
+tsr_kvikio_build()
+{
+	KVIKIO_BIN=""
+	ls .gpu-wheels/libkvikio*.whl >/dev/null 2>&1 || return 1
+	local kv=/tmp/kvikio-peer
+	rm -rf "$kv" && mkdir -p "$kv"
+	for w in .gpu-wheels/*.whl; do python3 -m zipfile -e "$w" "$kv" >/dev/null; done
+	local cufile_dir
+	cufile_dir=$(dirname "$(find "$kv" -name 'libcufile.so.0' | head -1)")
+	nvcc -std=c++17 -O2 -DKVIKIO_CUFILE_FOUND -DKVIKIO_CUFILE_VERSION_API_FOUND \
+		-DKVIKIO_CUFILE_BATCH_API_FOUND -DKVIKIO_CUFILE_STREAM_API_FOUND -I"$kv/nvidia/cu13/include" \
+		bench/kvikio_peer.cpp -o "$kv/kvikio_peer" -I"$kv/libkvikio/include" \
+		-I"$kv/rapids_logger/include" -L"$kv/libkvikio/lib64" -lkvikio \
+		-L"$kv/rapids_logger/lib64" -lrapids_logger >"$kv/build.log" 2>&1 \
+		|| { tail -20 "$kv/build.log"; return 1; }
+	export LD_LIBRARY_PATH="$kv/libkvikio/lib64:$kv/rapids_logger/lib64:$cufile_dir:$kv/libkvikio_cu13.libs:$LD_LIBRARY_PATH"
+	export KVIKIO_COMPAT_MODE=ON KVIKIO_AUTO_DIRECT_IO_READ=OFF KVIKIO_NTHREADS=$(nproc)
+	KVIKIO_BIN="$kv/kvikio_peer"
+}
