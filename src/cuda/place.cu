@@ -1,8 +1,9 @@
 /* place.cu - the fused place kernel: FITS GZIP_2 byte planes, byte order, BZERO offsets,
- * BSCALE/BZERO scaling with BLANK, and the scatter of each chunk's selected box into the
- * output, one launch a batch. */
+ * BSCALE/BZERO scaling with BLANK, dequantization with dithering, and the scatter of each
+ * chunk's selected box into the output, one launch a batch. */
 #include <cuda_runtime.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "place.h"
@@ -114,6 +115,59 @@ __device__ static void tsr_scale_store(unsigned char *dst, const struct tsr_cuda
 	}
 }
 
+/* CFITSIO's dither table (fits_init_randoms), copied from the host's, where it is computed
+ * once and checked (tests/test_dither.c). */
+__device__ float tsr_dq_rand[TSR_CUDA_N_RANDOM];
+
+/* The first table index after seeding with i: (int)(R[i] * 500), a float product in C. */
+__device__ static int tsr_dq_start(int i)
+{
+	return (int)__fmul_rn(tsr_dq_rand[i], 500.0f);
+}
+
+/*
+ * Pixel e (in the tile's stored order) of a quantized tile, as src/codecs/dequantize.c
+ * computes it, bit for bit: ((double)q - (double)R[k] + 0.5) * zscale + zzero in double,
+ * each operation rounded on its own (no fused multiply-add: CFITSIO has none), the float cast
+ * last. The dither index k starts at (int)(R[seed] * 500) and counts up one a pixel; at 10000
+ * the seed moves on and k restarts. A thread finds its pixel's k by skipping whole runs
+ * (9501..10000 pixels each): one or two steps for tiles of common sizes. Nulls (q == ZBLANK)
+ * are NaN; with SUBTRACTIVE_DITHER_2, int32 q == -2147483646 is exactly 0.0.
+ */
+__device__ static void tsr_dequant_store(unsigned char *dst, const struct tsr_cuda_place *pl,
+					 int in_type, uint64_t bits, int64_t e)
+{
+	int64_t q = in_type == D_U8 ? (int64_t)(uint8_t)bits
+		    : in_type == D_I16 ? (int64_t)(int16_t)bits : (int64_t)(int32_t)bits;
+	double v;
+	if (pl->has_blank && q == pl->blank) {
+		v = __longlong_as_double(0x7ff8000000000000LL);
+	} else if (pl->dither == 0) {
+		v = __dadd_rn(__dmul_rn((double)q, pl->scale), pl->zero);
+	} else if (pl->dither == 2 && in_type == D_I32 && q == -2147483646) {
+		v = 0.0;
+	} else {
+		int64_t s0 = (pl->dither_row - 1) % TSR_CUDA_N_RANDOM;
+		int seed = (int)(s0 < 0 ? s0 + TSR_CUDA_N_RANDOM : s0);
+		int k = tsr_dq_start(seed);
+		int64_t p = e;
+		while (p >= TSR_CUDA_N_RANDOM - k) {
+			p -= TSR_CUDA_N_RANDOM - k;
+			seed = seed + 1 == TSR_CUDA_N_RANDOM ? 0 : seed + 1;
+			k = tsr_dq_start(seed);
+		}
+		double r = (double)tsr_dq_rand[k + (int)p];
+		v = __dadd_rn(__dmul_rn(__dadd_rn(__dsub_rn((double)q, r), 0.5), pl->scale), pl->zero);
+	}
+	if (pl->out_type == D_F32) {
+		float f = pl->has_blank && q == pl->blank ? __int_as_float(0x7fc00000)
+							  : __double2float_rn(v);
+		memcpy(dst, &f, 4);
+	} else {
+		memcpy(dst, &v, 8);
+	}
+}
+
 /* 16 bytes of w-byte elements (w = 1, 2, 4, 8): byte order restored, then the BZERO offset
  * added to each element with wrap-around, as tsr_store_bits(bits + offset) does one at a time. */
 __device__ static uint4 tsr_vec_transform(uint4 v, int w, int be, int add, uint64_t off)
@@ -175,7 +229,8 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 		if (got != (uint64_t)npix * tsr_width(in_type)) {
 			uint64_t ew = npix ? got / (uint64_t)npix : 0;
 			if (!pl->alt_width || ew * (uint64_t)npix != got ||
-			    !(ew == 1 || ew == 2 || ew == 4 || ew == 8))
+			    !(ew == 1 || ew == 2 || ew == 4 || ew == 8) ||
+			    (pl->kind == TSR_CUDA_DEQUANT && ew == 8))
 				return;
 			in_type = ew == 1 ? D_U8 : ew == 2 ? D_I16 : ew == 4 ? D_I32 : D_I64;
 		}
@@ -261,10 +316,32 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 				tsr_store_bits(q, wo, bits);
 			else if (pl->kind == TSR_CUDA_OFFSET)
 				tsr_store_bits(q, wo, bits + pl->offset);
+			else if (pl->kind == TSR_CUDA_DEQUANT)
+				tsr_dequant_store(q, pl, in_type, bits, e);
 			else
 				tsr_scale_store(q, pl, in_type, bits);
 		}
 	}
+}
+
+extern "C" int tsr_cuda_place_randoms(const float *randoms)
+{
+	/* Once per device of the process (the table never changes). */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static uint64_t done;
+	int dev = 0;
+	cudaError_t e = cudaGetDevice(&dev);
+	if (e)
+		return (int)e;
+	uint64_t bit = dev < 64 ? (uint64_t)1 << dev : 0;
+	pthread_mutex_lock(&lock);
+	if (!bit || !(done & bit)) {
+		e = cudaMemcpyToSymbol(tsr_dq_rand, randoms, sizeof(float) * TSR_CUDA_N_RANDOM);
+		if (!e)
+			done |= bit;
+	}
+	pthread_mutex_unlock(&lock);
+	return (int)e;
 }
 
 extern "C" int tsr_cuda_place_launch(const void *d_src, const void *d_dec,

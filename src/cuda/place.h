@@ -13,7 +13,10 @@ extern "C" {
 #define TSR_CUDA_MAX_DIM 8
 
 /* Value transforms the kernel applies (mirrors enum tsr_xform_kind). */
-enum { TSR_CUDA_COPY = 0, TSR_CUDA_OFFSET = 1, TSR_CUDA_SCALE = 2 };
+enum { TSR_CUDA_COPY = 0, TSR_CUDA_OFFSET = 1, TSR_CUDA_SCALE = 2, TSR_CUDA_DEQUANT = 3 };
+
+/* Entries of the FITS dither table (CFITSIO's N_RANDOM). */
+#define TSR_CUDA_N_RANDOM 10000
 
 /* One chunk task of a batch: where its values are (the batch's staging buffer, or its decode
  * buffer when the GPU inflated them), how they turn into output values, and which box of it
@@ -25,11 +28,14 @@ struct tsr_cuda_place {
 	int32_t in_type;        /* enum tsr_dtype of the stored elements */
 	int32_t out_type;       /* enum tsr_dtype of the output */
 	int32_t in_be;          /* stored elements are big-endian */
-	int32_t kind;           /* TSR_CUDA_COPY / OFFSET / SCALE */
-	double scale, zero;
+	int32_t kind;           /* TSR_CUDA_COPY / OFFSET / SCALE / DEQUANT */
+	double scale, zero;     /* SCALE: BSCALE/BZERO; DEQUANT: the tile's ZSCALE/ZZERO */
 	uint64_t offset;
 	int32_t has_blank, ndim;
 	int64_t blank;
+	int32_t dither;         /* DEQUANT: 0 none (linear), 1 SUBTRACTIVE_DITHER_1, 2 _2 */
+	int32_t pad0;
+	int64_t dither_row;     /* DEQUANT: 1-based tile row + ZDITHER0 - 1 (seeds the walk) */
 	int32_t src_dec;        /* 1: read the decode buffer; 0: the staging buffer */
 	int32_t planes;         /* byte b of element i is at byte b * npix + i: FITS GZIP_2's byte
 				   planes (MSB plane first for big-endian elements) */
@@ -55,6 +61,10 @@ struct tsr_cuda_place {
  * (NULL when no place has one). max_rows: a row count to size the grid by. Returns 0 or a
  * CUDA error code.
  */
+/* Puts the FITS dither table (TSR_CUDA_N_RANDOM floats, src/codecs/dequantize.c) on the
+ * current device once; DEQUANT places read it. Returns 0 or a CUDA error code. */
+int tsr_cuda_place_randoms(const float *randoms);
+
 int tsr_cuda_place_launch(const void *d_src, const void *d_dec,
 			  const struct tsr_cuda_place *d_places, size_t n, int64_t max_rows,
 			  const int *d_status, const size_t *d_sizes, void *stream);

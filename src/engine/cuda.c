@@ -47,6 +47,11 @@ static int tsr_cuda_xform_ok(const struct tsr_chunk_ref *r)
 		return (out == TSR_FLOAT32 || out == TSR_FLOAT64) &&
 		       (in == TSR_UINT8 || in == TSR_INT8 || in == TSR_INT16 || in == TSR_INT32 ||
 			in == TSR_INT64 || in == TSR_FLOAT32 || in == TSR_FLOAT64);
+	case TSR_XF_DEQUANT:
+		/* quantized tiles hold int32 (or, by their decoded size, uint8/int16) values */
+		return (out == TSR_FLOAT32 || out == TSR_FLOAT64) && in == TSR_INT32 &&
+		       (r->xform.dither == TSR_DITHER_NONE || r->xform.dither == TSR_DITHER_1 ||
+			r->xform.dither == TSR_DITHER_2);
 	default:
 		return 0;
 	}
@@ -72,8 +77,6 @@ static int tsr_cuda_inflate_ok(const struct tsr_chunk_ref *r, int force_cpu, int
 		*why = r->npre == 0 && c->id == TSR_CODEC_NONE ? TSR_WHY_STEPS : TSR_WHY_CODEC;
 	else if (force_cpu)
 		*why = TSR_WHY_FORCED;
-	else if (r->xform.kind == TSR_XF_DEQUANT)
-		*why = TSR_WHY_DEQUANT;
 	else if (r->has_perm || r->delta || w == 0 || r->npix <= 0 || !tsr_cuda_xform_ok(r) ||
 		 (c->byte_shuffle && (cplx || w > 8)) || r->nbytes == 0 ||
 		 r->nbytes == TSR_WHOLE_FILE)
@@ -101,7 +104,10 @@ static void tsr_cuda_describe(const struct tsr_cuda_job *job, const struct tsr_c
 		pl->in_type = ct->ref.codec.elem;
 		pl->in_be = ct->ref.codec.big_endian;
 		pl->kind = xf->kind == TSR_XF_OFFSET ? TSR_CUDA_OFFSET
-			   : xf->kind == TSR_XF_SCALE ? TSR_CUDA_SCALE : TSR_CUDA_COPY;
+			   : xf->kind == TSR_XF_SCALE ? TSR_CUDA_SCALE
+			   : xf->kind == TSR_XF_DEQUANT ? TSR_CUDA_DEQUANT : TSR_CUDA_COPY;
+		pl->dither = xf->dither == TSR_DITHER_1 ? 1 : xf->dither == TSR_DITHER_2 ? 2 : 0;
+		pl->dither_row = xf->dither_row;
 		pl->scale = xf->scale;
 		pl->zero = xf->zero;
 		pl->offset = xf->offset;
@@ -219,8 +225,7 @@ static void tsr_cuda_receipt(const struct tsr_array *a, int64_t n_inflate, const
 			     const char *const cpu_name[TSR_WHY_N], struct tsr_receipt *r)
 {
 	static const char *const reason[TSR_WHY_N] = {
-		"decoder option cpu", "quantized: no GPU dequantization yet",
-		"steps with no GPU kernel yet", "no GPU decoder yet"};
+		"decoder option cpu", "steps with no GPU kernel yet", "no GPU decoder yet"};
 	const char *noun = a->desc.chunk_noun;
 	char dec[sizeof(r->decoder)] = "", fb[sizeof(r->fallback)] = "";
 	size_t dn = 0, fn = 0;
@@ -300,7 +305,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	/* Describe every task; size the slots for the largest chunk, the decode buffers for the
 	 * largest decoded chunk (and for the read, up to TSR_DEC_NBYTES). */
 	size_t biggest = 0, dec_biggest = 0, dec_total = 0, staged_total = 0;
-	int64_t n_inflate = 0, n_raw = 0, n_cpu[TSR_WHY_N] = {0};
+	int64_t n_inflate = 0, n_raw = 0, n_cpu[TSR_WHY_N] = {0}, n_dequant = 0;
 	const char *gpu_name = d->codec, *cpu_name[TSR_WHY_N] = {0};
 	uint64_t gpu_decoded = 0;
 	for (int64_t t = 0; t < plan->ntasks && st == TSR_OK; t++) {
@@ -360,8 +365,9 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			ct->how = TSR_HOW_INFLATE;
 			/* Scaled integer FITS tiles may hold another width (CFITSIO decides by
 			 * the size): room for the widest, as the CPU chain has. */
-			ct->alt_width = ref->codec.elem_from_size && ref->xform.kind == TSR_XF_SCALE &&
-					!tsr_dtype_is_float(ref->codec.elem);
+			ct->alt_width = ref->codec.elem_from_size && !tsr_dtype_is_float(ref->codec.elem) &&
+					(ref->xform.kind == TSR_XF_SCALE || ref->xform.kind == TSR_XF_DEQUANT);
+			n_dequant += ref->xform.kind == TSR_XF_DEQUANT;
 			ct->staged = (size_t)ref->nbytes;
 			ct->dec_cap = (size_t)ref->npix * (ct->alt_width ? 8 : w);
 			ct->dec_cap = (ct->dec_cap + 15) & ~(size_t)15;
@@ -387,6 +393,11 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		if (ct->staged > biggest)
 			biggest = ct->staged;
 		staged_total += ct->staged + 16;
+	}
+	if (st == TSR_OK && n_dequant) {
+		int ke = tsr_cuda_place_randoms(tsr_dither_randoms());
+		if (ke)
+			st = tsr_cuda_fail((cudaError_t)ke, "dither table");
 	}
 	double t_fill = 0;
 	if (st == TSR_OK && replay) {

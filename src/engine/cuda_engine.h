@@ -43,7 +43,6 @@ enum tsr_cuda_how {
 /* Why a chunk was decoded on the CPU, for the receipt (first: named first). */
 enum tsr_cuda_why {
 	TSR_WHY_FORCED = 0,     /* read option decoder = cpu */
-	TSR_WHY_DEQUANT,        /* quantized FITS tiles: no GPU dequantization yet */
 	TSR_WHY_STEPS,          /* delta, axis order, element width the kernel does not do */
 	TSR_WHY_CODEC,          /* no GPU decoder for the codec yet */
 	TSR_WHY_N

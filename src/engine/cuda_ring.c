@@ -98,6 +98,12 @@ static int tsr_cuda_verdict(const struct tsr_cuda_check *c, int status, uint64_t
 	}
 	if (c->kind == TSR_XF_SCALE)
 		return TSR_OK; /* the kernel scaled integers of that width, as the CPU does */
+	if (c->kind == TSR_XF_DEQUANT) {
+		if (ew <= 4)
+			return TSR_OK; /* uint8/int16 quantized values widen, as on the CPU */
+		snprintf(why, cap, "%s: quantized tile of int64 values", name);
+		return TSR_E_FORMAT;
+	}
 	snprintf(why, cap, "%s: tile holds %s values in a %s image", name,
 		 tsr_dtype_name((enum tsr_dtype)tsr_int_width_type(ew)),
 		 tsr_dtype_name((enum tsr_dtype)c->out));

@@ -23,7 +23,7 @@ if probe.returncode != 0 and ("no CUDA" in probe.stderr or "CUDA engine" in prob
     sys.exit(0)
 
 # Read again with the CPU decoder: GZIP_1/GZIP_2 tiles (one with a section), a quantized GZIP_2
-# image (CPU either way), Zarr gzip, zlib (big-endian) and sharded gzip.
+# image, Zarr gzip, zlib (big-endian) and sharded gzip.
 CPU_DECODER_CASES = {"fits_c_gzip2_i32_tiles", "fits_c_gzip1_f32_lossless",
                      "fits_fp_gzip2_i16_tiles_sec", "fits_c_gzip2_f32_sd1_cksumseed",
                      "zarr_gzip_u16", "zarr_be_i2", "zarr3-shard_start_gzip_u1"}
@@ -85,12 +85,13 @@ RECEIPTS = [
     ("fits_c_gzip2_i32_tiles", (), "GZIP_2 tiles decoded on the GPU (tessera inflate kernel)"),
     ("fits_c_gzip1_i16_rows", (), "GZIP_1 tiles decoded on the GPU (tessera inflate kernel)"),
     ("fits_c_gzip2_i32_tiles", ("--decoder", "cpu"), "decoded on the CPU (decoder option cpu)"),
-    ("fits_c_gzip2_f32_sd1_cksumseed", (), "quantized: no GPU dequantization yet"),
+    ("fits_c_gzip2_f32_sd1_cksumseed", (), "GZIP_2 tiles decoded on the GPU (tessera inflate"),
+    ("fits_c_gzip1_f64_sd1", (), "GZIP_1 tiles decoded on the GPU (tessera inflate kernel)"),
+    ("fits_c_rice_f32_sd1", (), "RICE_1 tiles decoded on the CPU (no GPU decoder yet)"),
     ("zarr_gzip_u16", (), "chunks decoded on the GPU (tessera inflate kernel)"),
     ("zarr_zlib_i8", (), "chunks decoded on the GPU (tessera inflate kernel)"),
     ("fits_c_gzip2_i32_tiles", ("--storage", "mock-device"), "backend mock-device"),
-    ("fits_c_gzip2_f32_sd1_cksumseed", ("--storage", "mock-device"),
-     "mock-device replays those values"),
+    ("fits_c_rice_f32_sd1", ("--storage", "mock-device"), "mock-device replays those values"),
 ]
 for case_id, extra, want in RECEIPTS:
     if case_id not in cases or CUFILE_PASS:
@@ -164,5 +165,41 @@ with tempfile.TemporaryDirectory() as tmp:
         data[-6] ^= 0xFF
         open(chunk, "wb").write(bytes(data))
         expect_failure("corrupt gzip chunk", copy, [], ["bad_gzip.zarr", "array", "chunk 1.1"])
+
+# Quantized floats in GZIP tiles, fresh from CFITSIO (bench/fits_write, TSR_FITS_WRITE names
+# it): dithering 1 and 2 (exact zeros), no dithering, NaNs (ZBLANK), float32 and float64,
+# one-row and square tiles (dither runs that wrap inside a tile). The GPU dequantizes them
+# after its inflate; every value must equal the CPU engine's (which equals CFITSIO's: the
+# corpus cases above and tests/test_dither.c), whole and in sections.
+FITS_WRITE = os.environ.get("TSR_FITS_WRITE", "")
+if FITS_WRITE and not CUFILE_PASS:
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind, rows, cols in (("gzip1_f32_sd1", 300, 700), ("gzip2_f32_sd2", 300, 500),
+                                 ("gzip2_f64_nodither", 64, 333), ("gzip1_f64_sd1", 250, 260)):
+            w = subprocess.run([FITS_WRITE, tmp, "1", str(rows), str(cols), kind],
+                               capture_output=True, text=True)
+            path = os.path.join(tmp, "%s_000.fits" % kind)
+            if w.returncode != 0:
+                failures.append("fits_write %s: %s" % (kind, w.stderr.strip()))
+                continue
+            for sec in (None, "7:290:3,::-2", "100:101,5:200"):
+                for extra in (["--device", "cuda"], ["--device", "cuda", "--storage",
+                                                     "mock-device"]):
+                    total += 1
+                    label = "%s%s %s" % (kind, " [%s]" % sec if sec else "", " ".join(extra[2:]))
+                    want, rc, err = run_read(path, 1, sec, extra=[])
+                    got, rc2, err2 = run_read(path, 1, sec, extra=extra)
+                    if want is None or got is None:
+                        failures.append("%s: exit %d/%d: %s %s" % (label, rc, rc2, err.strip(),
+                                                                   err2.strip()))
+                        continue
+                    if want.dtype != got.dtype or want.tobytes() != got.tobytes():
+                        failures.append("%s: GPU values differ from the CPU engine's" % label)
+            total += 1
+            p = subprocess.run([BIN, "read", path, "--hdu", "1", "--device", "cuda",
+                                "--receipt", "-o", "/dev/null"], capture_output=True, text=True)
+            if "decoded on the GPU" not in p.stdout + p.stderr or \
+                    "decoded on the CPU" in p.stdout + p.stderr:
+                failures.append("%s: receipt: %s" % (kind, (p.stdout + p.stderr).strip()))
 
 report(failures, total)
