@@ -101,4 +101,10 @@ if(TESSERA_BUILD_BENCH)
     target_link_libraries(${name} PRIVATE tessera_cuda PkgConfig::DEFLATE PkgConfig::TSR_ZLIB
                           Threads::Threads m ${CMAKE_DL_LIBS})
   endforeach()
+  # The nvCOMP peer of bench/peers.py: nvCOMP itself is loaded at run time (dlopen), never
+  # linked; libdeflate / libzstd give the reference decode, CFITSIO the FITS tiles.
+  add_executable(nvcomp_peer ${PROJECT_SOURCE_DIR}/bench/nvcomp_peer.cu)
+  tsr_cuda_target_options(nvcomp_peer)
+  target_link_libraries(nvcomp_peer PRIVATE CUDA::cudart_static PkgConfig::DEFLATE PkgConfig::ZSTD
+                        PkgConfig::CFITSIO ${CMAKE_DL_LIBS})
 endif()
