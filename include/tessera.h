@@ -210,8 +210,15 @@ struct tsr_buffer {
 
 /* Which decoder a CUDA read uses (tsr_read_options.decoder). */
 enum tsr_decoder {
-	TSR_DECODER_AUTO = 0,  /* GPU kernels where they exist, the CPU for the rest */
+	/* GPU kernels where they exist and pay, the CPU for the rest. A GPU inflate kernel runs
+	 * one stream per warp, some 40 times slower than a CPU core on one stream: a single read
+	 * whose DEFLATE streams are too few and large to keep the GPU busy (its largest stream x
+	 * threads x 40 > its decoded bytes: a Zarr array of a few 4 MiB gzip chunks) decodes them
+	 * on the CPU's threads, and the receipt says so. Batch and stream reads, whose slots
+	 * gather many files' streams, always use the kernels. */
+	TSR_DECODER_AUTO = 0,
 	TSR_DECODER_CPU = 1,   /* every chunk decoded on the CPU, decoded values copied */
+	TSR_DECODER_GPU = 2,   /* GPU kernels wherever they exist, however few the streams */
 };
 
 /* Where a read's chunk bytes come from (tsr_read_options.storage). */
@@ -244,8 +251,8 @@ TSR_API int tsr_cufile_usable(char *why, size_t cap);
 struct tsr_read_options {
 	size_t struct_size;    /* sizeof(struct tsr_read_options) */
 	int nthreads;          /* 0: the context's threads; n: at most n */
-	int decoder;           /* enum tsr_decoder: 0 auto, 1 cpu (CUDA reads; host reads always
-				  decode on the CPU) */
+	int decoder;           /* enum tsr_decoder: 0 auto, 1 cpu, 2 gpu (CUDA reads; host reads
+				  always decode on the CPU) */
 	/* Added later: a caller's struct_size from before gets real storage. */
 	int storage;           /* enum tsr_storage: 0 real (auto), 1 mock-host, 2 mock-device,
 				  3 posix, 4 cufile */

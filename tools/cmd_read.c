@@ -14,7 +14,7 @@ int tsr_cli_read(int argc, char **argv)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: tessera read PATH [--hdu N] [--array NAME] [--level K] [--section SPEC]\n"
 			       "                    [--raw] [--threads N] [--receipt] [--device cpu|cuda]\n"
-			       "                    [--decoder cpu|gpu]\n"
+			       "                    [--decoder auto|cpu|gpu]\n"
 			       "                    [--storage real|mock-host|mock-device|posix|cufile]\n"
 			       "                    -o OUT.npy\n"
 			       "PATH is a FITS file, a Zarr store or a Blosc2 frame. --array picks an array\n"
@@ -25,8 +25,9 @@ int tsr_cli_read(int argc, char **argv)
 			       "\"-1,...,::2\". --raw returns stored values (no BSCALE/BZERO, no\n"
 			       "dequantization). --receipt prints what the read did. --device cuda reads\n"
 			       "into GPU memory (then copies back to write OUT); there --decoder cpu\n"
-			       "decodes every chunk on the CPU, --decoder gpu (default) uses the GPU\n"
-			       "decoders where they exist. --storage mock-host reads the chunks into memory\n"
+			       "decodes every chunk on the CPU, --decoder gpu uses the GPU decoders\n"
+			       "wherever they exist, and auto (the default) too, except for a read of\n"
+			       "too few, large DEFLATE streams to keep the GPU busy. --storage mock-host reads the chunks into memory\n"
 			       "first and decodes them from there; mock-device (--device cuda) then copies\n"
 			       "what the GPU needs into device memory and decodes from there. real (the\n"
 			       "default) picks cufile for --device cuda where GPUDirect Storage runs\n"
@@ -68,9 +69,12 @@ int tsr_cli_read(int argc, char **argv)
 			if (!strcmp(argv[i], "cpu"))
 				decoder = TSR_DECODER_CPU;
 			else if (!strcmp(argv[i], "gpu"))
+				decoder = TSR_DECODER_GPU;
+			else if (!strcmp(argv[i], "auto"))
 				decoder = TSR_DECODER_AUTO;
 			else {
-				fprintf(stderr, "tessera read: --decoder is cpu or gpu, not '%s'\n", argv[i]);
+				fprintf(stderr, "tessera read: --decoder is auto, cpu or gpu, not '%s'\n",
+					argv[i]);
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--storage") && i + 1 < argc) {

@@ -225,7 +225,9 @@ static void tsr_cuda_receipt(const struct tsr_array *a, int64_t n_inflate, const
 			     const char *const cpu_name[TSR_WHY_N], struct tsr_receipt *r)
 {
 	static const char *const reason[TSR_WHY_N] = {
-		"decoder option cpu", "steps with no GPU kernel yet", "no GPU decoder yet"};
+		"decoder option cpu",
+		"decoder auto: too few, large streams to keep the GPU busy at one warp a stream",
+		"steps with no GPU kernel yet", "no GPU decoder yet"};
 	const char *noun = a->desc.chunk_noun;
 	char dec[sizeof(r->decoder)] = "", fb[sizeof(r->fallback)] = "";
 	size_t dn = 0, fn = 0;
@@ -287,7 +289,31 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			return tsr_error(TSR_E_UNSUPPORTED, "%s: cufile storage: GPUDirect Storage "
 					 "cannot run here: %s", array->path, cf_why);
 	}
+	/* posix storage: each worker copies what it read to the device at once (its own stream);
+	 * TSR_CUDA_BULK_COPY=1 (a benchmark knob) keeps the stored bytes in the slot for one bulk
+	 * copy at dispatch, as mock-host storage does. */
+	const char *bulk_env = getenv("TSR_CUDA_BULK_COPY");
+	const int bulk = bulk_env && !strcmp(bulk_env, "1");
+	const int on_dev = cufile || (!mock && !bulk);
 	pthread_mutex_lock(&cs->lock);
+	int nw = nthreads > 0 ? nthreads : 1;
+	if (st == TSR_OK && on_dev && !cufile && cs->nwstreams < nw) {
+		cudaStream_t *ws = realloc(cs->wstream, (size_t)nw * sizeof(*ws));
+		if (!ws) {
+			pthread_mutex_unlock(&cs->lock);
+			return tsr_error(TSR_E_NOMEM, "out of memory");
+		}
+		cs->wstream = ws;
+		while (cs->nwstreams < nw) {
+			cudaError_t e = cudaStreamCreateWithFlags(&ws[cs->nwstreams],
+								  cudaStreamNonBlocking);
+			if (e) {
+				pthread_mutex_unlock(&cs->lock);
+				return tsr_cuda_fail(e, "stream");
+			}
+			cs->nwstreams++;
+		}
+	}
 	cudaStream_t cstream = (cudaStream_t)stream;
 	uint64_t seq = ++cs->seq;
 	size_t ntasks = (size_t)(plan->ntasks ? plan->ntasks : 1);
@@ -307,7 +333,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	size_t biggest = 0, dec_biggest = 0, dec_total = 0, staged_total = 0;
 	int64_t n_inflate = 0, n_raw = 0, n_cpu[TSR_WHY_N] = {0}, n_dequant = 0;
 	const char *gpu_name = d->codec, *cpu_name[TSR_WHY_N] = {0};
-	uint64_t gpu_decoded = 0;
+	uint64_t gpu_decoded = 0, max_stream = 0;
 	for (int64_t t = 0; t < plan->ntasks && st == TSR_OK; t++) {
 		struct tsr_cuda_task *ct = &tasks[t];
 		struct tsr_chunk_ref *ref = &ct->ref;
@@ -375,6 +401,8 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 				dec_biggest = ct->dec_cap;
 			dec_total += ct->dec_cap;
 			gpu_decoded += (uint64_t)ref->npix * w;
+			if ((uint64_t)ref->npix * w > max_stream)
+				max_stream = (uint64_t)ref->npix * w;
 			if (!n_inflate++ && ref->codec_name)
 				gpu_name = ref->codec_name;
 		} else {
@@ -393,6 +421,35 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		if (ct->staged > biggest)
 			biggest = ct->staged;
 		staged_total += ct->staged + 16;
+	}
+	/* decoder auto, a single read: one warp inflates a stream about 40 times slower than a
+	 * CPU core does (H200: ~8 MB/s a warp on 4 MiB gzip chunks; libdeflate ~300 MB/s a core),
+	 * so when the largest stream alone outlasts the CPU's threads decoding them all, the
+	 * CPU decodes them. (Batch and stream reads gather many files' streams in a slot.) */
+	if (st == TSR_OK && n_inflate && decoder == TSR_DECODER_AUTO && !defer_sync &&
+	    max_stream * (uint64_t)(nthreads > 0 ? nthreads : 1) * 40 > gpu_decoded) {
+		staged_total = 0;
+		biggest = 0;
+		for (int64_t t = 0; t < plan->ntasks; t++) {
+			struct tsr_cuda_task *ct = &tasks[t];
+			if (ct->how == TSR_HOW_INFLATE) {
+				ct->how = TSR_HOW_CPU;
+				ct->framing = -1;
+				ct->alt_width = 0;
+				ct->dec_cap = 0;
+				ct->staged = (size_t)ct->ref.npix * tsr_dtype_size(ct->ref.xform.out);
+				ct->staged = (ct->staged + 15) & ~(size_t)15;
+				if (!n_cpu[TSR_WHY_FEW]++)
+					cpu_name[TSR_WHY_FEW] = gpu_name;
+			}
+			if (ct->staged > biggest)
+				biggest = ct->staged;
+			staged_total += ct->staged + 16;
+		}
+		n_inflate = 0;
+		n_dequant = 0;
+		gpu_decoded = 0;
+		dec_total = dec_biggest = 0;
 	}
 	if (st == TSR_OK && n_dequant) {
 		int ke = tsr_cuda_place_randoms(tsr_dither_randoms());
@@ -428,7 +485,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 * stream, goes to the GPU first: this read neither waits for nor drops it. */
 		if (s->open && (!pthread_equal(s->owner, pthread_self()) ||
 				cs->open_cstream != cstream || s->replay != replay ||
-				s->cufile != cufile))
+				s->on_dev != on_dev))
 			st = tsr_cuda_dispatch(cs, s);
 	}
 	char prefix[1400] = "";
@@ -452,7 +509,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		s->replay = replay;
 		if (!s->nplaces)
 			s->nranges = 0;
-		s->cufile = cufile;
+		s->on_dev = on_dev;
 		/* Fill it on from where it stands: as many tasks as fit the slot, its decode buffer
 		 * and its one inflate launch (one framing). */
 		size_t used = s->used, dec_used = s->dec_used;
@@ -507,6 +564,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		atomic_store(&job.failed, 0);
 		job.mock = mock;
 		job.cufile = cufile;
+		job.wstream = on_dev && !cufile ? cs->wstream : NULL;
 		job.dev = s->dev;
 		if (!replay && (st = tsr_cuda_pieces(&job)))
 			break;
@@ -517,7 +575,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			tsr_error_set_text(job.msg);
 			break;
 		}
-		if (cufile && (st = tsr_cuda_host_ranges(&job, s)))
+		if (on_dev && (st = tsr_cuda_host_ranges(&job, s)))
 			break;
 		tsr_cuda_streams(&job, s, seq, prefix);
 		for (int64_t i = 0; i < job.ntasks; i++)

@@ -43,6 +43,7 @@ enum tsr_cuda_how {
 /* Why a chunk was decoded on the CPU, for the receipt (first: named first). */
 enum tsr_cuda_why {
 	TSR_WHY_FORCED = 0,     /* read option decoder = cpu */
+	TSR_WHY_FEW,            /* decoder auto: too few, large streams for the inflate kernel */
 	TSR_WHY_STEPS,          /* delta, axis order, element width the kernel does not do */
 	TSR_WHY_CODEC,          /* no GPU decoder for the codec yet */
 	TSR_WHY_N
@@ -99,9 +100,11 @@ struct tsr_cuda_slot {
 	int framing;                    /* of its inflate streams (one launch): -1 none yet */
 	int replay;                     /* mock-device: places and inflate inputs hold device
 					   addresses of the handle's cache; nothing is staged */
-	int cufile;                     /* stored bytes were read into dev by cuFile: only the
-					   host ranges below (CPU-decoded values) are copied */
-	size_t (*ranges)[2];            /* cufile: [start, end) of the host bytes to copy */
+	int on_dev;                     /* stored bytes are on dev already (cuFile read them
+					   there, or the workers copied each piece as they read
+					   it): only the host ranges below (CPU-decoded values)
+					   are copied at dispatch */
+	size_t (*ranges)[2];            /* on_dev: [start, end) of the host bytes to copy */
 	size_t nranges, ranges_cap;
 	int64_t max_rows;
 	int pending;                    /* dispatched results not judged yet */
@@ -123,6 +126,8 @@ struct tsr_cuda_state {
 	int next_slot;                  /* the open slot, or the one to open next */
 	cudaStream_t open_cstream;      /* the caller's stream of the open slot's reads */
 	cudaEvent_t entry;              /* recorded on a caller's stream: work a slot must follow */
+	cudaStream_t *wstream;          /* one per pool worker: its pieces' copies to the device */
+	int nwstreams;
 	uint64_t seq;                   /* reads so far */
 	struct tsr_cuda_task *tasks;    /* kept from read to read: a batch read's files reuse it */
 	size_t tasks_cap;
@@ -168,6 +173,9 @@ struct tsr_cuda_job {
 	atomic_int failed;
 	int mock;               /* mock-host: chunk bytes from the array's host cache */
 	int cufile;             /* stored bytes go straight to dev through cuFile */
+	cudaStream_t *wstream;  /* not NULL: each worker copies the stored bytes it read to dev
+				   at once, on its stream wstream[w], while they are still in the
+				   CPU's cache (the slot's bulk copy then skips them) */
 	unsigned char *dev;     /* the slot's device staging */
 	struct tsr_cuda_piece *pieces; /* read before the tasks */
 	int64_t npieces;
@@ -201,7 +209,7 @@ int tsr_cuda_finish(struct tsr_cuda_state *cs, cudaStream_t cstream);
 void tsr_cuda_worker(void *arg, int w);
 /* Lists the pieces of the job's large stored chunks, marking those tasks split. */
 int tsr_cuda_pieces(struct tsr_cuda_job *job);
-/* cufile: notes the host ranges (CPU-decoded values) the slot must still copy. */
+/* on_dev: notes the host ranges (CPU-decoded values) the slot must still copy. */
 int tsr_cuda_host_ranges(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s);
 /* mock-device: puts what each task needs in the array's device cache; slot_offset = address. */
 int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_plan *plan,

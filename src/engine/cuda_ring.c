@@ -316,6 +316,9 @@ void tsr_cuda_state_free(void *p)
 			cudaStreamDestroy(s->stream);
 		}
 	}
+	for (int i = 0; i < cs->nwstreams; i++)
+		cudaStreamDestroy(cs->wstream[i]);
+	free(cs->wstream);
 	free(cs->tasks);
 	cudaEventDestroy(cs->entry);
 	pthread_mutex_destroy(&cs->lock);
@@ -333,7 +336,7 @@ void tsr_cuda_quiesce(struct tsr_context *ctx)
 	pthread_mutex_unlock(&cs->lock);
 }
 
-/* cufile: the slot's host ranges to the device, on its stream. */
+/* on_dev: the slot's host ranges to the device, on its stream. */
 static cudaError_t tsr_cuda_copy_ranges(const struct tsr_cuda_slot *s)
 {
 	cudaError_t e = cudaSuccess;
@@ -370,9 +373,9 @@ int tsr_cuda_dispatch(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 	cudaError_t e;
 	if ((e = cudaEventRecord(cs->entry, cs->open_cstream)) ||
 	    (e = cudaStreamWaitEvent(ss, cs->entry, 0)) ||
-	    (s->used && !s->cufile &&
+	    (s->used && !s->on_dev &&
 	     (e = cudaMemcpyAsync(s->dev, s->host, s->used, cudaMemcpyHostToDevice, ss))) ||
-	    (s->cufile && (e = tsr_cuda_copy_ranges(s))) ||
+	    (s->on_dev && (e = tsr_cuda_copy_ranges(s))) ||
 	    (e = cudaMemcpyAsync(s->dev_places, s->host_places,
 				 s->nplaces * sizeof(struct tsr_cuda_place), cudaMemcpyHostToDevice,
 				 ss)) ||

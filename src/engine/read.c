@@ -61,9 +61,9 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 	if (want > 0 && want < nthreads)
 		nthreads = want;
 	int decoder = TSR_READ_OPT(opts, decoder, TSR_DECODER_AUTO);
-	if (decoder != TSR_DECODER_AUTO && decoder != TSR_DECODER_CPU)
-		return tsr_error(TSR_E_INVALID_ARG, "%s: read option decoder %d is neither "
-				 "TSR_DECODER_AUTO (0) nor TSR_DECODER_CPU (1)", array->path, decoder);
+	if (decoder != TSR_DECODER_AUTO && decoder != TSR_DECODER_CPU && decoder != TSR_DECODER_GPU)
+		return tsr_error(TSR_E_INVALID_ARG, "%s: read option decoder %d is none of "
+				 "TSR_DECODER_AUTO (0), _CPU (1), _GPU (2)", array->path, decoder);
 	int storage = TSR_READ_OPT(opts, storage, TSR_STORAGE_REAL);
 	if (storage < TSR_STORAGE_REAL || storage > TSR_STORAGE_CUFILE)
 		return tsr_error(TSR_E_INVALID_ARG, "%s: read option storage %d is none of "
