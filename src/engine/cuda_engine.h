@@ -101,8 +101,7 @@ struct tsr_cuda_slot {
 	int replay;                     /* mock-device: places and inflate inputs hold device
 					   addresses of the handle's cache; nothing is staged */
 	int on_dev;                     /* stored bytes are on dev already (cuFile read them
-					   there, or the workers copied each piece as they read
-					   it): only the host ranges below (CPU-decoded values)
+					   there): only the host ranges below (CPU-decoded values)
 					   are copied at dispatch */
 	size_t (*ranges)[2];            /* on_dev: [start, end) of the host bytes to copy */
 	size_t nranges, ranges_cap;
@@ -126,8 +125,6 @@ struct tsr_cuda_state {
 	int next_slot;                  /* the open slot, or the one to open next */
 	cudaStream_t open_cstream;      /* the caller's stream of the open slot's reads */
 	cudaEvent_t entry;              /* recorded on a caller's stream: work a slot must follow */
-	cudaStream_t *wstream;          /* one per pool worker: its pieces' copies to the device */
-	int nwstreams;
 	uint64_t seq;                   /* reads so far */
 	struct tsr_cuda_task *tasks;    /* kept from read to read: a batch read's files reuse it */
 	size_t tasks_cap;
@@ -173,9 +170,6 @@ struct tsr_cuda_job {
 	atomic_int failed;
 	int mock;               /* mock-host: chunk bytes from the array's host cache */
 	int cufile;             /* stored bytes go straight to dev through cuFile */
-	cudaStream_t *wstream;  /* not NULL: each worker copies the stored bytes it read to dev
-				   at once, on its stream wstream[w], while they are still in the
-				   CPU's cache (the slot's bulk copy then skips them) */
 	unsigned char *dev;     /* the slot's device staging */
 	struct tsr_cuda_piece *pieces; /* read before the tasks */
 	int64_t npieces;

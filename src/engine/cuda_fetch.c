@@ -47,26 +47,13 @@ static int tsr_cuda_read_stored(const struct tsr_array *a, const struct tsr_chun
 }
 
 /* Reads a chunk's stored bytes (or a piece: ref already narrowed) to dst_offset in the slot:
- * into pinned memory with pread (and on to the device at once on the worker's stream, when
- * the job streams its copies), or straight into device memory with cuFile. */
-static int tsr_cuda_read_to_slot(const struct tsr_cuda_job *job, int w,
-				 const struct tsr_chunk_ref *r, size_t dst_offset,
-				 struct tsr_fd_cache *fc, struct tsr_cufile_file *cf)
+ * into pinned memory with pread, or straight into device memory with cuFile. */
+static int tsr_cuda_read_to_slot(const struct tsr_cuda_job *job, const struct tsr_chunk_ref *r,
+				 size_t dst_offset, struct tsr_fd_cache *fc,
+				 struct tsr_cufile_file *cf)
 {
-	if (!job->cufile) {
-		int st = tsr_cuda_read_stored(job->array, r, job->host + dst_offset, fc);
-		if (st == TSR_OK && job->wstream) {
-			/* The bytes were just written by this thread: the copy engine reads them
-			 * from the CPU's cache, not from memory, as a bulk copy of the whole slot
-			 * later would. */
-			cudaError_t e = cudaMemcpyAsync(job->dev + dst_offset, job->host + dst_offset,
-							(size_t)r->nbytes, cudaMemcpyHostToDevice,
-							job->wstream[w]);
-			if (e)
-				st = tsr_cuda_fail(e, "copy to the device");
-		}
-		return st;
-	}
+	if (!job->cufile)
+		return tsr_cuda_read_stored(job->array, r, job->host + dst_offset, fc);
 	const char *path = r->path[0] ? r->path : job->array->path;
 	if (cf->fd < 0 || strcmp(cf->path, path) != 0) {
 		tsr_cufile_close(cf);
@@ -80,6 +67,7 @@ static int tsr_cuda_read_to_slot(const struct tsr_cuda_job *job, int w,
 /* Pool worker: fetch (and decode where needed) the batch's chunks into the pinned slot. */
 void tsr_cuda_worker(void *arg, int w)
 {
+	(void)w;
 	struct tsr_cuda_job *job = arg;
 	struct tsr_scratch scratch = {0};
 	struct tsr_fd_cache fc = {.fd = -1};
@@ -98,7 +86,7 @@ void tsr_cuda_worker(void *arg, int w)
 		run.offset += pc->offset;
 		run.nbytes = pc->nbytes;
 		double t0 = tsr_now();
-		int st = tsr_cuda_read_to_slot(job, w, &run, ct->slot_offset + pc->offset, &fc, &cf);
+		int st = tsr_cuda_read_to_slot(job, &run, ct->slot_offset + pc->offset, &fc, &cf);
 		tf += tsr_now() - t0;
 		br += pc->nbytes;
 		if (st) {
@@ -137,7 +125,7 @@ void tsr_cuda_worker(void *arg, int w)
 				run.nbytes += job->tasks[j].ref.nbytes;
 				j++;
 			}
-			st = tsr_cuda_read_to_slot(job, w, &run, ct->slot_offset, &fc, &cf);
+			st = tsr_cuda_read_to_slot(job, &run, ct->slot_offset, &fc, &cf);
 			br += run.nbytes;
 			tf += tsr_now() - t0;
 			i = j;
@@ -178,13 +166,6 @@ void tsr_cuda_worker(void *arg, int w)
 	tsr_cufile_close(&cf);
 	tsr_scratch_free(&scratch);
 	free(fetch);
-	if (job->wstream) {
-		/* The slot's kernels and its next fill come after every copy of its pieces. */
-		cudaError_t e = cudaStreamSynchronize(job->wstream[w]);
-		if (e)
-			tsr_cuda_job_fail(job, tsr_cuda_fail(e, "copy to the device"),
-					  job->ntasks ? tsr_task_chunk(job->plan, job->tasks[0].t) : 0);
-	}
 	pthread_mutex_lock(&job->lock);
 	job->t_fetch += tf;
 	job->t_decode += td;
@@ -277,7 +258,7 @@ int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_plan *plan,
 }
 
 /* on_dev: notes the host byte ranges of the job's CPU-decoded tasks, the only ones the slot
- * copies (cuFile or the workers put the stored bytes of the others on the device already). */
+ * copies (cuFile put the stored bytes of the others on the device already). */
 int tsr_cuda_host_ranges(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s)
 {
 	for (int64_t i = 0; i < job->ntasks; i++) {

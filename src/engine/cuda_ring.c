@@ -316,9 +316,6 @@ void tsr_cuda_state_free(void *p)
 			cudaStreamDestroy(s->stream);
 		}
 	}
-	for (int i = 0; i < cs->nwstreams; i++)
-		cudaStreamDestroy(cs->wstream[i]);
-	free(cs->wstream);
 	free(cs->tasks);
 	cudaEventDestroy(cs->entry);
 	pthread_mutex_destroy(&cs->lock);
