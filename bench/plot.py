@@ -15,6 +15,7 @@ reports came from. Needs Debian's python3-matplotlib (in the Makefile's DEB_PACK
 import argparse
 import json
 import os
+import re
 import sys
 import textwrap
 
@@ -69,7 +70,8 @@ def main():
         if r.get("schema") == "tessera-peers":
             groups = {}
             for x in r["results"]:
-                name = "%s (%s)" % (x["reader"], x["device"])
+                # one reader across workloads: "(64 streams)" and such stay in the JSON
+                name = "%s (%s)" % (re.sub(r" \(\d+ streams\)", "", x["reader"]), x["device"])
                 if (name, name) not in readers_all:
                     readers_all.append((name, name))
                 if x["gb_per_s"]:
@@ -103,23 +105,34 @@ def main():
     readers = [(rid, name) for rid, name in readers_all if any(rid in s for _, s in rows)]
     if not readers:
         sys.exit("plot.py: no phase in these reports ran")
-    width = 0.8 / len(readers)
-    fig, ax = plt.subplots(figsize=(min(22, max(7, 1.6 * len(rows) * max(1, len(readers) / 4))), 5.2))
-    for k, (rid, name) in enumerate(readers):
-        xs = [i + (k - (len(readers) - 1) / 2) * width for i in range(len(rows))]
-        ys = [s.get(rid, 0) for _, s in rows]
-        bars = ax.bar(xs, ys, width, label=name)
-        for b, y in zip(bars, ys):
-            if y:
-                ax.annotate("%.2f" % y, (b.get_x() + b.get_width() / 2, y), ha="center",
-                            va="bottom", fontsize=7)
+    # Each workload's group holds only the readers that ran on it, side by side; a reader has
+    # one colour throughout.
+    most = max(sum(1 for rid, _ in readers if rid in sp) for _, sp in rows)
+    width = 0.84 / most
+    cmap = plt.get_cmap("tab20" if len(readers) > 10 else "tab10")
+    colour = {rid: cmap(k % cmap.N) for k, (rid, _) in enumerate(readers)}
+    fig, ax = plt.subplots(figsize=(min(26, max(7, 0.9 * len(rows) * max(1, most / 3) + 4)),
+                                    5.6))
+    shown = set()
+    for i, (_, sp) in enumerate(rows):
+        here = [(rid, name) for rid, name in readers if rid in sp]
+        for k, (rid, name) in enumerate(here):
+            x = i + (k - (len(here) - 1) / 2) * width
+            y = sp[rid]
+            ax.bar(x, y, width, color=colour[rid], label=None if rid in shown else name)
+            shown.add(rid)
+            ax.annotate("%.2f" % y, (x, y), ha="center", va="bottom", fontsize=6,
+                        rotation=90 if most > 6 else 0)
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels([lab for lab, _ in rows], fontsize=7, rotation=20, ha="right")
     if args.log:
         ax.set_yscale("log")
     ax.set_ylabel("GB/s (decoded output; raw read: file bytes)")
     ax.set_title(args.title)
-    ax.legend(fontsize=8)
+    handles, names = ax.get_legend_handles_labels()
+    order = [names.index(name) for _, name in readers if name in names]
+    ax.legend([handles[j] for j in order], [names[j] for j in order], fontsize=7,
+              loc="upper left", bbox_to_anchor=(1.0, 1.0))
     note = "measured on " + "; ".join(machines)
     if missing:
         note += "\nnot measured: " + "; ".join(
