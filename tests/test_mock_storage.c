@@ -157,7 +157,19 @@ static void check_options(struct tsr_context *ctx)
 	ro.storage = TSR_STORAGE_CUFILE + 1;
 	CHECK_EQ_INT(tsr_read(a, NULL, &(struct tsr_buffer){data, n, TSR_MEM_HOST, NULL}, &ro, NULL),
 		     TSR_E_INVALID_ARG);
+	/* The decoder option: auto, cpu and gpu are accepted (host reads decode on the CPU
+	 * whatever it says), anything else is refused. */
 	ro.storage = TSR_STORAGE_POSIX;
+	for (int dec = TSR_DECODER_AUTO; dec <= TSR_DECODER_GPU; dec++) {
+		ro.decoder = dec;
+		CHECK_EQ_INT(tsr_read(a, NULL, &(struct tsr_buffer){data, n, TSR_MEM_HOST, NULL}, &ro,
+				      NULL), TSR_OK);
+	}
+	ro.decoder = TSR_DECODER_GPU + 1;
+	CHECK_EQ_INT(tsr_read(a, NULL, &(struct tsr_buffer){data, n, TSR_MEM_HOST, NULL}, &ro, NULL),
+		     TSR_E_INVALID_ARG);
+	CHECK(strstr(tsr_errmsg(), "decoder 3") != NULL);
+	ro.decoder = TSR_DECODER_AUTO;
 	memset(&r, 0, sizeof(r));
 	r.struct_size = sizeof(r);
 	CHECK_EQ_INT(tsr_read(a, NULL, &(struct tsr_buffer){data, n, TSR_MEM_HOST, NULL}, &ro, &r),
