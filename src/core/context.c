@@ -1,8 +1,8 @@
 /* context.c - contexts: the thread pool and settings that reads share. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../engine/engine.h"
 #include "internal.h"
 
 int tsr_context_create(const struct tsr_context_options *opts, struct tsr_context **ctx_ret)
@@ -31,8 +31,7 @@ int tsr_context_create(const struct tsr_context_options *opts, struct tsr_contex
 		free(ctx);
 		return st;
 	}
-	/* no cache (out of memory) only makes reads allocate their own worker states */
-	ctx->cpu_cache = tsr_cpu_cache_create();
+	pthread_mutex_init(&ctx->state_lock, NULL);
 	*ctx_ret = ctx;
 	return TSR_OK;
 }
@@ -42,9 +41,38 @@ void tsr_context_free(struct tsr_context *ctx)
 	if (!ctx)
 		return;
 	tsr_pool_free(ctx->pool);
-	tsr_cuda_state_free(ctx->cuda);
-	tsr_cpu_cache_free(ctx->cpu_cache);
+	/* the CUDA state (made last, as reads go) before the CPU one */
+	for (int id = TSR_CTX_NSTATES - 1; id >= 0; id--)
+		if (ctx->state[id])
+			ctx->state_free[id](ctx->state[id]);
+	pthread_mutex_destroy(&ctx->state_lock);
 	free(ctx);
+}
+
+int tsr_context_state(struct tsr_context *ctx, enum tsr_ctx_state_id id, tsr_state_make_fn make,
+		      tsr_state_free_fn free_fn, void **state_ret)
+{
+	int st = TSR_OK;
+	pthread_mutex_lock(&ctx->state_lock);
+	if (!ctx->state[id]) {
+		void *state = NULL;
+		st = make(ctx, &state);
+		if (st == TSR_OK) {
+			ctx->state[id] = state;
+			ctx->state_free[id] = free_fn;
+		}
+	}
+	*state_ret = ctx->state[id];
+	pthread_mutex_unlock(&ctx->state_lock);
+	return st;
+}
+
+void *tsr_context_state_peek(struct tsr_context *ctx, enum tsr_ctx_state_id id)
+{
+	pthread_mutex_lock(&ctx->state_lock);
+	void *state = ctx->state[id];
+	pthread_mutex_unlock(&ctx->state_lock);
+	return state;
 }
 
 int tsr_context_nthreads(const struct tsr_context *ctx)

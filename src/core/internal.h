@@ -2,6 +2,7 @@
 #ifndef TSR_INTERNAL_H
 #define TSR_INTERNAL_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,11 +60,25 @@ void tsr_pool_free(struct tsr_pool *pool);
  * have returned. nworkers is capped at the pool's size. Serialised between callers. */
 void tsr_pool_run(struct tsr_pool *pool, int nworkers, tsr_pool_fn fn, void *arg);
 
+/* What an engine keeps on a context between reads (the CPU engine's idle worker states, the
+ * CUDA engine's staging ring): made by the engine on first use, freed with the context through
+ * the engine's own function, so the core needs to know no engine. */
+enum tsr_ctx_state_id { TSR_CTX_CPU = 0, TSR_CTX_CUDA, TSR_CTX_NSTATES };
+typedef int (*tsr_state_make_fn)(struct tsr_context *ctx, void **state_ret);
+typedef void (*tsr_state_free_fn)(void *state);
+/* The context's state `id`, made by make (once, under the context's lock; a failure is
+ * returned and the next call tries again); free is how tsr_context_free frees it. */
+int tsr_context_state(struct tsr_context *ctx, enum tsr_ctx_state_id id, tsr_state_make_fn make,
+		      tsr_state_free_fn free_fn, void **state_ret);
+/* The state `id` if made, else NULL. */
+void *tsr_context_state_peek(struct tsr_context *ctx, enum tsr_ctx_state_id id);
+
 struct tsr_context {
 	int nthreads;
 	struct tsr_pool *pool;
-	void *cuda; /* the CUDA engine's state, created on first GPU read */
-	void *cpu_cache; /* the CPU engine's idle worker states (engine/cpu.c) */
+	pthread_mutex_t state_lock; /* guards making the states */
+	void *state[TSR_CTX_NSTATES];
+	tsr_state_free_fn state_free[TSR_CTX_NSTATES];
 };
 
 #endif /* TSR_INTERNAL_H */

@@ -243,12 +243,15 @@ struct tsr_cpu_cache {
 	int nidle;
 };
 
-void *tsr_cpu_cache_create(void)
+static int tsr_cpu_cache_make(struct tsr_context *ctx, void **cache_ret)
 {
+	(void)ctx;
 	struct tsr_cpu_cache *c = calloc(1, sizeof(*c));
-	if (c)
-		pthread_mutex_init(&c->lock, NULL);
-	return c;
+	if (!c)
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	pthread_mutex_init(&c->lock, NULL);
+	*cache_ret = c;
+	return TSR_OK;
 }
 
 static void tsr_cpu_state_free(struct tsr_cpu_state *st)
@@ -259,7 +262,7 @@ static void tsr_cpu_state_free(struct tsr_cpu_state *st)
 	free(st);
 }
 
-void tsr_cpu_cache_free(void *cache)
+static void tsr_cpu_cache_free(void *cache)
 {
 	struct tsr_cpu_cache *c = cache;
 	if (!c)
@@ -328,7 +331,10 @@ static void tsr_cpu_worker(void *arg, int w)
 	struct tsr_cpu_job *job = arg;
 	const struct tsr_array *a = job->array;
 	struct tsr_worker_stats *stats = &job->stats[w];
-	struct tsr_cpu_state *ws = tsr_cpu_state_get(a->ctx->cpu_cache);
+	/* no cache (out of memory) only makes this read allocate its own worker states */
+	void *cache = NULL;
+	tsr_context_state(a->ctx, TSR_CTX_CPU, tsr_cpu_cache_make, tsr_cpu_cache_free, &cache);
+	struct tsr_cpu_state *ws = tsr_cpu_state_get(cache);
 	if (!ws) {
 		pthread_mutex_lock(&job->lock);
 		if (!job->status) {
@@ -427,7 +433,7 @@ static void tsr_cpu_worker(void *arg, int w)
 		stats->t_place += t3 - t2;
 	}
 	tsr_fd_cache_close(&fdc);
-	tsr_cpu_state_put(a->ctx->cpu_cache, ws);
+	tsr_cpu_state_put(cache, ws);
 }
 
 int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,

@@ -660,11 +660,6 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			 array->path);
 }
 
-void tsr_cuda_state_free(void *p)
-{
-	(void)p;
-}
-
 void tsr_cuda_quiesce(struct tsr_context *ctx)
 {
 	(void)ctx;

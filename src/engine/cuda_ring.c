@@ -258,46 +258,45 @@ void tsr_cuda_drop_open(struct tsr_cuda_state *cs)
 		s->open = 0;
 }
 
-static pthread_mutex_t tsr_cuda_init_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Makes a context's CUDA state (tsr_context_state calls it once, under the context's lock). */
+static int tsr_cuda_state_make(struct tsr_context *ctx, void **state_ret)
+{
+	(void)ctx;
+	int n = 0;
+	cudaError_t e = cudaGetDeviceCount(&n);
+	if (e != cudaSuccess || n == 0)
+		return tsr_error(TSR_E_NO_DEVICE, "no CUDA device (%s)",
+				 e ? cudaGetErrorString(e) : "0 devices");
+	struct tsr_cuda_state *cs = calloc(1, sizeof(*cs));
+	if (!cs)
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	pthread_mutex_init(&cs->lock, NULL);
+	cudaGetDevice(&cs->device);
+	struct cudaDeviceProp prop;
+	if (cudaGetDeviceProperties(&prop, cs->device) == cudaSuccess)
+		snprintf(cs->name, sizeof(cs->name), "%s", prop.name);
+	if ((e = cudaEventCreateWithFlags(&cs->entry, cudaEventDisableTiming))) {
+		pthread_mutex_destroy(&cs->lock);
+		free(cs);
+		return tsr_cuda_fail(e, "event");
+	}
+	*state_ret = cs;
+	return TSR_OK;
+}
+
+static void tsr_cuda_state_free(void *p);
 
 /* The context's CUDA state, created on first use. */
 int tsr_cuda_state_get(struct tsr_context *ctx, struct tsr_cuda_state **cs_ret)
 {
-	pthread_mutex_lock(&tsr_cuda_init_lock);
-	int st = TSR_OK;
-	if (!ctx->cuda) {
-		int n = 0;
-		cudaError_t e = cudaGetDeviceCount(&n);
-		if (e != cudaSuccess || n == 0) {
-			st = tsr_error(TSR_E_NO_DEVICE, "no CUDA device (%s)",
-				       e ? cudaGetErrorString(e) : "0 devices");
-			goto done;
-		}
-		struct tsr_cuda_state *cs = calloc(1, sizeof(*cs));
-		if (!cs) {
-			st = tsr_error(TSR_E_NOMEM, "out of memory");
-			goto done;
-		}
-		pthread_mutex_init(&cs->lock, NULL);
-		cudaGetDevice(&cs->device);
-		struct cudaDeviceProp prop;
-		if (cudaGetDeviceProperties(&prop, cs->device) == cudaSuccess)
-			snprintf(cs->name, sizeof(cs->name), "%s", prop.name);
-		if ((e = cudaEventCreateWithFlags(&cs->entry, cudaEventDisableTiming))) {
-			pthread_mutex_destroy(&cs->lock);
-			free(cs);
-			st = tsr_cuda_fail(e, "event");
-			goto done;
-		}
-		ctx->cuda = cs;
-	}
-	*cs_ret = ctx->cuda;
-done:
-	pthread_mutex_unlock(&tsr_cuda_init_lock);
+	void *state = NULL;
+	int st = tsr_context_state(ctx, TSR_CTX_CUDA, tsr_cuda_state_make, tsr_cuda_state_free,
+				   &state);
+	*cs_ret = state;
 	return st;
 }
 
-void tsr_cuda_state_free(void *p)
+static void tsr_cuda_state_free(void *p)
 {
 	struct tsr_cuda_state *cs = p;
 	if (!cs)
@@ -324,7 +323,7 @@ void tsr_cuda_state_free(void *p)
 
 void tsr_cuda_quiesce(struct tsr_context *ctx)
 {
-	struct tsr_cuda_state *cs = ctx ? ctx->cuda : NULL;
+	struct tsr_cuda_state *cs = ctx ? tsr_context_state_peek(ctx, TSR_CTX_CUDA) : NULL;
 	if (!cs)
 		return;
 	pthread_mutex_lock(&cs->lock);

@@ -50,13 +50,6 @@ void tsr_cuda_quiesce(struct tsr_context *ctx);
 int tsr_read_ex(struct tsr_array *array, const struct tsr_selection *sel,
 		const struct tsr_buffer *dst, const struct tsr_read_options *opts,
 		struct tsr_receipt *receipt_ret, int defer_sync);
-/* Frees a context's CUDA state (streams, staging ring). */
-void tsr_cuda_state_free(void *state);
-
-/* The CPU engine's idle worker states (codec contexts, small buffers), kept on the context
- * between reads; NULL (no cache) is allowed everywhere. */
-void *tsr_cpu_cache_create(void);
-void tsr_cpu_cache_free(void *cache);
 
 
 #endif
