@@ -3,7 +3,8 @@ would pick instead, side by side in one run, each reader's values checked equal 
 
   Zarr     tensorstore, zarr-python 3 (whole array)
   FITS     CFITSIO (C, fits_read_img, files over all cores: bench/cfitsio_peer), astropy
-           (Debian's, in /usr/bin/python3; one file after another)
+           (this interpreter's if it imports, else Debian's /usr/bin/python3; one file after
+           another)
   Blosc2   python-blosc2 (whole array)
   tessera  `tessera bench` phases: end-to-end CPU (one file) or CPU batch (a FITS folder), and
            with --gpu the CUDA ones (cuda / cuda_batch); values from `tessera read`
@@ -173,6 +174,14 @@ def nvcomp_rows(a, name, path, files):
             ("nvCOMP H2D copy + batched decode", "cuda", float(kv["e2e_gbps"]), ok)]
 
 
+def astropy_python():
+    """The interpreter whose astropy works: this one (wheels carried to the GPU machine), else
+    Debian's (python3-astropy, on the development machines: the venv sees Debian's astropy
+    too, but it is built against Debian's numpy, not the venv's)."""
+    p = subprocess.run([sys.executable, "-c", "import astropy.io.fits"], capture_output=True)
+    return sys.executable if p.returncode == 0 else "/usr/bin/python3"
+
+
 def tessera_values(build, path):
     """tessera's values of the array at path (`tessera read`, NPY on stdout)."""
     p = subprocess.run([os.path.join(build, "tessera"), "read", path, "-o", "/dev/stdout"],
@@ -202,7 +211,7 @@ def run(a):
             ok = all(line.split()[2] == ref[line.split()[1]]
                      for line in p.stdout.split("\n")[1:] if line.startswith("crc"))
             rows.append(("CFITSIO (C, %s threads)" % kv["threads"], "cpu", float(kv["gbps"]), ok))
-            p = subprocess.run(["/usr/bin/python3", "-c", ASTROPY, str(a.reps)] + files,
+            p = subprocess.run([astropy_python(), "-c", ASTROPY, str(a.reps)] + files,
                                capture_output=True, text=True)
             if p.returncode == 0:
                 sec, crcs = p.stdout.split("\n")[:2]
