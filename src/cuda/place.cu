@@ -3,7 +3,6 @@
  * chunk's selected box into the output, one launch a batch. */
 #include <cuda_runtime.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 
 #include "place.h"
@@ -326,22 +325,7 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 
 extern "C" int tsr_cuda_place_randoms(const float *randoms)
 {
-	/* Once per device of the process (the table never changes). */
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	static uint64_t done;
-	int dev = 0;
-	cudaError_t e = cudaGetDevice(&dev);
-	if (e)
-		return (int)e;
-	uint64_t bit = dev < 64 ? (uint64_t)1 << dev : 0;
-	pthread_mutex_lock(&lock);
-	if (!bit || !(done & bit)) {
-		e = cudaMemcpyToSymbol(tsr_dq_rand, randoms, sizeof(float) * TSR_CUDA_N_RANDOM);
-		if (!e)
-			done |= bit;
-	}
-	pthread_mutex_unlock(&lock);
-	return (int)e;
+	return (int)cudaMemcpyToSymbol(tsr_dq_rand, randoms, sizeof(float) * TSR_CUDA_N_RANDOM);
 }
 
 extern "C" int tsr_cuda_place_launch(const void *d_src, const void *d_dec,

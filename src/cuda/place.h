@@ -62,7 +62,8 @@ struct tsr_cuda_place {
  * CUDA error code.
  */
 /* Puts the FITS dither table (TSR_CUDA_N_RANDOM floats, src/codecs/dequantize.c) on the
- * current device once; DEQUANT places read it. Returns 0 or a CUDA error code. */
+ * current device, where DEQUANT places read it (the CUDA engine does it once per context).
+ * Synchronous. Returns 0 or a CUDA error code. */
 int tsr_cuda_place_randoms(const float *randoms);
 
 int tsr_cuda_place_launch(const void *d_src, const void *d_dec,

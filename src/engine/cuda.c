@@ -432,10 +432,13 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		gpu_decoded = 0;
 		dec_total = dec_biggest = 0;
 	}
-	if (st == TSR_OK && n_dequant) {
+	if (st == TSR_OK && n_dequant && !cs->randoms) {
+		/* (under cs->lock: no other read of this context is placing) */
 		int ke = tsr_cuda_place_randoms(tsr_dither_randoms());
 		if (ke)
 			st = tsr_cuda_fail((cudaError_t)ke, "dither table");
+		else
+			cs->randoms = 1;
 	}
 	double t_fill = 0;
 	if (st == TSR_OK && replay) {
