@@ -24,10 +24,7 @@ struct tsr_cpu_job {
 	size_t esize;
 	int mock;               /* chunk bytes from the handle's mock-host cache, filled already */
 	atomic_llong next;
-	atomic_int failed;
-	pthread_mutex_t lock;
-	int status;
-	char msg[2048];
+	struct tsr_job_error err;
 	struct tsr_worker_stats *stats;
 };
 
@@ -210,19 +207,6 @@ static int tsr_cpu_fetch_box(const struct tsr_array *a, struct tsr_chunk_ref *re
 	return st;
 }
 
-static void tsr_cpu_fail(struct tsr_cpu_job *job, int status, int64_t chunk)
-{
-	char prefix[1400], label[320];
-	tsr_array_chunk_name(job->array, chunk, prefix, sizeof(prefix), label, sizeof(label));
-	pthread_mutex_lock(&job->lock);
-	if (!job->status) {
-		job->status = status;
-		snprintf(job->msg, sizeof(job->msg), "%s %s: %s", prefix, label, tsr_errmsg());
-	}
-	pthread_mutex_unlock(&job->lock);
-	atomic_store(&job->failed, 1);
-}
-
 /* What a worker keeps from chunk to chunk, and (idle, on the context) from read to read: codec
  * contexts and buffers. Reusing them is what lets a one-element read take microseconds: a
  * zstd context alone costs more to create than the read. */
@@ -336,20 +320,14 @@ static void tsr_cpu_worker(void *arg, int w)
 	tsr_context_state(a->ctx, TSR_CTX_CPU, tsr_cpu_cache_make, tsr_cpu_cache_free, &cache);
 	struct tsr_cpu_state *ws = tsr_cpu_state_get(cache);
 	if (!ws) {
-		pthread_mutex_lock(&job->lock);
-		if (!job->status) {
-			job->status = TSR_E_NOMEM;
-			snprintf(job->msg, sizeof(job->msg), "%s: out of memory", a->path);
-		}
-		pthread_mutex_unlock(&job->lock);
-		atomic_store(&job->failed, 1);
+		tsr_job_fail(&job->err, a, -1, tsr_error(TSR_E_NOMEM, "out of memory"));
 		return;
 	}
 	/* Chunk files stay open while the next chunk is in the same file (a shard). */
 	struct tsr_fd_cache fdc = {.fd = -1};
 	for (;;) {
 		int64_t t = atomic_fetch_add(&job->next, 1);
-		if (t >= job->plan->ntasks || atomic_load(&job->failed))
+		if (t >= job->plan->ntasks || atomic_load(&job->err.failed))
 			break;
 		int64_t chunk = tsr_task_chunk(job->plan, t);
 		const int64_t *k0 = tsr_task_k0(job->plan, t), *k1 = tsr_task_k1(job->plan, t);
@@ -370,7 +348,7 @@ static void tsr_cpu_worker(void *arg, int w)
 			st = a->ops->chunk_ref(a, chunk, &ref);
 		}
 		if (st) {
-			tsr_cpu_fail(job, st, chunk);
+			tsr_job_fail(&job->err, job->array, chunk, st);
 			break;
 		}
 		ref.ndim = a->desc.ndim;
@@ -389,7 +367,7 @@ static void tsr_cpu_worker(void *arg, int w)
 			if (!st && !done)
 				st = tsr_io_fetch_cached(a, &ref, &ws->fetch, &ws->fetch_cap, &fdc);
 			if (st) {
-				tsr_cpu_fail(job, st, chunk);
+				tsr_job_fail(&job->err, job->array, chunk, st);
 				break;
 			}
 			stats->bytes_read += ref.nbytes;
@@ -409,7 +387,8 @@ static void tsr_cpu_worker(void *arg, int w)
 				ws->vals = malloc(need);
 				ws->vals_cap = ws->vals ? need : 0;
 				if (!ws->vals) {
-					tsr_cpu_fail(job, tsr_error(TSR_E_NOMEM, "out of memory"), chunk);
+					tsr_job_fail(&job->err, job->array, chunk,
+						     tsr_error(TSR_E_NOMEM, "out of memory"));
 					break;
 				}
 			}
@@ -420,7 +399,7 @@ static void tsr_cpu_worker(void *arg, int w)
 		st = tsr_chunk_decode_box(&ref, src, ref.nbytes, dst, needed,
 					  boxed ? &box : NULL, &ws->scratch, &decoded);
 		if (st) {
-			tsr_cpu_fail(job, st, chunk);
+			tsr_job_fail(&job->err, job->array, chunk, st);
 			break;
 		}
 		stats->bytes_decoded += decoded;
@@ -448,13 +427,12 @@ int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
 	job.out = out;
 	job.esize = tsr_dtype_size(array->desc.dtype);
 	atomic_init(&job.next, 0);
-	atomic_init(&job.failed, 0);
-	pthread_mutex_init(&job.lock, NULL);
+	tsr_job_error_init(&job.err);
 	if (nthreads > plan->ntasks)
 		nthreads = plan->ntasks > 0 ? (int)plan->ntasks : 1;
 	job.stats = calloc((size_t)nthreads, sizeof(*job.stats));
 	if (!job.stats) {
-		pthread_mutex_destroy(&job.lock);
+		tsr_job_error_destroy(&job.err);
 		return tsr_error(TSR_E_NOMEM, "out of memory");
 	}
 	tsr_pool_run(array->ctx->pool, nthreads, tsr_cpu_worker, &job);
@@ -467,8 +445,7 @@ int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
 	}
 	r->nthreads = nthreads;
 	free(job.stats);
-	pthread_mutex_destroy(&job.lock);
-	if (job.status)
-		tsr_error_set_text(job.msg);
-	return job.status;
+	int st = tsr_job_error_take(&job.err);
+	tsr_job_error_destroy(&job.err);
+	return st;
 }

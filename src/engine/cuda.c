@@ -477,6 +477,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		tsr_array_chunk_name(array, 0, prefix, sizeof(prefix), NULL, 0);
 	struct tsr_cuda_job job = {0};
 	pthread_mutex_init(&job.lock, NULL);
+	tsr_job_error_init(&job.err);
 	job.array = array;
 	job.plan = plan;
 	job.sel = sel;
@@ -545,7 +546,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		job.group = job.ntasks / (8 * (nthreads > 0 ? nthreads : 1));
 		job.group = job.group < 1 ? 1 : job.group > 256 ? 256 : job.group;
 		atomic_store(&job.next, 0);
-		atomic_store(&job.failed, 0);
+		atomic_store(&job.err.failed, 0);
 		job.mock = mock;
 		job.cufile = cufile;
 		job.dev = s->dev;
@@ -553,11 +554,8 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			break;
 		if (!replay)
 			tsr_pool_run(array->ctx->pool, nthreads, tsr_cuda_worker, &job);
-		if (job.status) {
-			st = job.status;
-			tsr_error_set_text(job.msg);
+		if ((st = tsr_job_error_take(&job.err)))
 			break;
-		}
 		if (on_dev && (st = tsr_cuda_host_ranges(&job, s)))
 			break;
 		tsr_cuda_streams(&job, s, seq, prefix);
@@ -618,6 +616,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	}
 	free(job.pieces);
 	pthread_mutex_destroy(&job.lock);
+	tsr_job_error_destroy(&job.err);
 	pthread_mutex_unlock(&cs->lock);
 	return st;
 }

@@ -168,16 +168,14 @@ struct tsr_cuda_job {
 	unsigned char *host;
 	atomic_llong next;
 	int64_t group;          /* tasks a worker takes at a time */
-	atomic_int failed;
 	int mock;               /* mock-host: chunk bytes from the array's host cache */
 	int cufile;             /* stored bytes go straight to dev through cuFile */
 	unsigned char *dev;     /* the slot's device staging */
 	struct tsr_cuda_piece *pieces; /* read before the tasks */
 	int64_t npieces;
 	atomic_llong next_piece;
-	pthread_mutex_t lock;
-	int status;
-	char msg[2048];
+	struct tsr_job_error err;
+	pthread_mutex_t lock;   /* guards the sums below */
 	double t_fetch, t_decode;
 	uint64_t bytes_read, bytes_decoded;
 };

@@ -19,19 +19,6 @@
 #ifdef TSR_WITH_CUDA
 #include "cuda_engine.h"
 
-static void tsr_cuda_job_fail(struct tsr_cuda_job *job, int st, int64_t chunk)
-{
-	char prefix[1400], label[320];
-	tsr_array_chunk_name(job->array, chunk, prefix, sizeof(prefix), label, sizeof(label));
-	pthread_mutex_lock(&job->lock);
-	if (!job->status) {
-		job->status = st;
-		snprintf(job->msg, sizeof(job->msg), "%s %s: %s", prefix, label, tsr_errmsg());
-	}
-	pthread_mutex_unlock(&job->lock);
-	atomic_store(&job->failed, 1);
-}
-
 /* Reads a chunk's stored bytes into dst (its own file kept open in fc for the next chunk of
  * the same file: inner chunks of a shard). */
 static int tsr_cuda_read_stored(const struct tsr_array *a, const struct tsr_chunk_ref *r,
@@ -78,7 +65,7 @@ void tsr_cuda_worker(void *arg, int w)
 	uint64_t br = 0, bd = 0;
 	int64_t i = 0, end = 0;
 	for (int64_t k; (k = atomic_fetch_add(&job->next_piece, 1)) < job->npieces;) {
-		if (atomic_load(&job->failed))
+		if (atomic_load(&job->err.failed))
 			break;
 		const struct tsr_cuda_piece *pc = &job->pieces[k];
 		struct tsr_cuda_task *ct = &job->tasks[pc->task];
@@ -90,7 +77,7 @@ void tsr_cuda_worker(void *arg, int w)
 		tf += tsr_now() - t0;
 		br += pc->nbytes;
 		if (st) {
-			tsr_cuda_job_fail(job, st, tsr_task_chunk(job->plan, ct->t));
+			tsr_job_fail(&job->err, job->array, tsr_task_chunk(job->plan, ct->t), st);
 			break;
 		}
 	}
@@ -100,7 +87,7 @@ void tsr_cuda_worker(void *arg, int w)
 			i = atomic_fetch_add(&job->next, job->group);
 			end = i + job->group < job->ntasks ? i + job->group : job->ntasks;
 		}
-		if (i >= job->ntasks || atomic_load(&job->failed))
+		if (i >= job->ntasks || atomic_load(&job->err.failed))
 			break;
 		struct tsr_cuda_task *ct = &job->tasks[i];
 		if (ct->split) {
@@ -158,7 +145,7 @@ void tsr_cuda_worker(void *arg, int w)
 			}
 		}
 		if (st) {
-			tsr_cuda_job_fail(job, st, chunk);
+			tsr_job_fail(&job->err, job->array, chunk, st);
 			break;
 		}
 	}

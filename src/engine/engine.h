@@ -2,10 +2,27 @@
 #ifndef TSR_ENGINE_H
 #define TSR_ENGINE_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "../core/plan.h"
+
+/* A pool job's first failure (job_error.c): its status and message, "<file> <HDU or array>
+ * <chunk>: why", kept once under lock; `failed` tells the other workers to stop. */
+struct tsr_job_error {
+	pthread_mutex_t lock;
+	atomic_int failed;
+	int status;
+	char msg[2048];
+};
+void tsr_job_error_init(struct tsr_job_error *e);
+void tsr_job_error_destroy(struct tsr_job_error *e);
+/* Records status with the thread's message (tsr_errmsg), named by chunk (< 0: by the file). */
+void tsr_job_fail(struct tsr_job_error *e, const struct tsr_array *a, int64_t chunk, int status);
+/* The job's status; a failure's message becomes the calling thread's. */
+int tsr_job_error_take(struct tsr_job_error *e);
 
 /* A read option, or dflt when the caller's struct (struct_size) predates the field. */
 #define TSR_READ_OPT(opts, field, dflt)                                                  \
