@@ -11,6 +11,12 @@ int tsr_cli_read(int argc, char **argv);
 int tsr_cli_demo(int argc, char **argv);
 int tsr_cli_bench(int argc, char **argv);
 
+/* --storage NAME as an enum tsr_storage, or -1; and back ("real", "mock-host", "mock-device",
+ * "posix", "cufile"). */
+#define TSR_CLI_STORAGE_CHOICES "real, mock-host, mock-device, posix or cufile"
+int tsr_cli_storage(const char *name);
+const char *tsr_cli_storage_name(int storage);
+
 /* Writes an NPY v1.0 file (little-endian, C order). Returns 0 or -1 with errno. */
 int tsr_cli_write_npy(const char *path, enum tsr_dtype dtype, int ndim, const int64_t *shape,
 		      const void *data, size_t nbytes);

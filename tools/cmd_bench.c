@@ -34,10 +34,6 @@
 #define BENCH_SCHEMA_VERSION 1
 
 enum bench_status { BENCH_OK, BENCH_FAILED, BENCH_SKIPPED, BENCH_NOT_IMPLEMENTED };
-/* indexed by enum tsr_storage */
-static const char *const bench_storage_name[] = {"real", "mock-host", "mock-device", "posix",
-						 "cufile"};
-#define BENCH_NSTORAGE 5
 #define BENCH_MOCK(s) ((s) == TSR_STORAGE_MOCK_HOST || (s) == TSR_STORAGE_MOCK_DEVICE)
 static const char *const bench_status_name[] = {"ok", "failed", "skipped", "not_implemented"};
 
@@ -869,7 +865,7 @@ static void bench_print(const struct bench *b, const struct bench_phase *ph, siz
 	       "after 1 warm-up, %d thread%s, storage %s\n",
 	       b->nfiles, b->nfiles == 1 ? "" : "s", s1, s2, s3, b->iterations,
 	       b->iterations == 1 ? "" : "s", tsr_context_nthreads(b->ctx),
-	       tsr_context_nthreads(b->ctx) == 1 ? "" : "s", bench_storage_name[b->storage]);
+	       tsr_context_nthreads(b->ctx) == 1 ? "" : "s", tsr_cli_storage_name(b->storage));
 	for (size_t i = 0; i < b->nfiles; i++) {
 		const struct bench_file *f = &b->files[i];
 		char shape[160] = "";
@@ -1074,12 +1070,9 @@ int tsr_cli_bench(int argc, char **argv)
 			json = argv[++i];
 		} else if (!strcmp(a, "--storage") && more) {
 			const char *v = argv[++i];
-			for (storage = 0; storage < BENCH_NSTORAGE && strcmp(v, bench_storage_name[storage]);
-			     storage++)
-				;
-			if (storage == BENCH_NSTORAGE) {
-				fprintf(stderr, "tessera bench: --storage is real, mock-host, mock-device, "
-					"posix or cufile, not '%s'\n", v);
+			if ((storage = tsr_cli_storage(v)) < 0) {
+				fprintf(stderr, "tessera bench: --storage is " TSR_CLI_STORAGE_CHOICES
+					", not '%s'\n", v);
 				goto usage;
 			}
 		} else if (!strcmp(a, "--files-per-batch") && more) {
@@ -1240,7 +1233,7 @@ int tsr_cli_bench(int argc, char **argv)
 		cJSON_AddItemToArray(cmd, cJSON_CreateString("tessera"));
 		for (int i = 0; i < argc; i++)
 			cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));
-		cJSON_AddStringToObject(root, "storage", bench_storage_name[storage]);
+		cJSON_AddStringToObject(root, "storage", tsr_cli_storage_name(storage));
 		cJSON *op = cJSON_AddObjectToObject(root, "options");
 		if (hdu >= 0)
 			cJSON_AddNumberToObject(op, "hdu", hdu);

@@ -27,12 +27,12 @@ int tsr_cli_read(int argc, char **argv)
 			       "into GPU memory (then copies back to write OUT); there --decoder cpu\n"
 			       "decodes every chunk on the CPU, --decoder gpu uses the GPU decoders\n"
 			       "wherever they exist, and auto (the default) too, except for a read of\n"
-			       "too few, large DEFLATE streams to keep the GPU busy. --storage mock-host reads the chunks into memory\n"
-			       "first and decodes them from there; mock-device (--device cuda) then copies\n"
-			       "what the GPU needs into device memory and decodes from there. real (the\n"
-			       "default) picks cufile for --device cuda where GPUDirect Storage runs\n"
-			       "natively, else posix; cufile forces it (an error saying why where it\n"
-			       "cannot run).\n");
+			       "too few, large DEFLATE streams to keep the GPU busy. --storage\n"
+			       "mock-host reads the chunks into memory first and decodes them from\n"
+			       "there; mock-device (--device cuda) then copies what the GPU needs into\n"
+			       "device memory and decodes from there. real (the default) picks cufile\n"
+			       "for --device cuda where GPUDirect Storage runs natively, else posix;\n"
+			       "cufile forces it (an error saying why where it cannot run).\n");
 			return 0;
 		} else if (!strcmp(argv[i], "--hdu") && i + 1 < argc) {
 			char *end;
@@ -79,19 +79,9 @@ int tsr_cli_read(int argc, char **argv)
 			}
 		} else if (!strcmp(argv[i], "--storage") && i + 1 < argc) {
 			i++;
-			if (!strcmp(argv[i], "real"))
-				storage = TSR_STORAGE_REAL;
-			else if (!strcmp(argv[i], "mock-host"))
-				storage = TSR_STORAGE_MOCK_HOST;
-			else if (!strcmp(argv[i], "mock-device"))
-				storage = TSR_STORAGE_MOCK_DEVICE;
-			else if (!strcmp(argv[i], "posix"))
-				storage = TSR_STORAGE_POSIX;
-			else if (!strcmp(argv[i], "cufile"))
-				storage = TSR_STORAGE_CUFILE;
-			else {
-				fprintf(stderr, "tessera read: --storage is real, mock-host, mock-device, "
-					"posix or cufile, not '%s'\n", argv[i]);
+			if ((storage = tsr_cli_storage(argv[i])) < 0) {
+				fprintf(stderr, "tessera read: --storage is " TSR_CLI_STORAGE_CHOICES
+					", not '%s'\n", argv[i]);
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--raw")) {
