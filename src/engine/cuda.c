@@ -309,8 +309,9 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		}
 	}
 	struct tsr_cuda_task *tasks = cs->tasks;
-	/* Describe every task; size the slots for the largest chunk, the decode buffers for the
-	 * largest decoded chunk (and for the read, up to TSR_DEC_NBYTES). */
+	/* Describe every task: where its decode runs (below: what it stages); size the slots for
+	 * the largest chunk, the decode buffers for the largest decoded chunk (and for the read,
+	 * up to TSR_DEC_NBYTES). */
 	size_t biggest = 0, dec_biggest = 0, dec_total = 0, staged_total = 0;
 	int64_t n_inflate = 0, n_raw = 0, n_cpu[TSR_WHY_N] = {0}, n_dequant = 0;
 	const char *gpu_name = d->codec, *cpu_name[TSR_WHY_N] = {0};
@@ -363,7 +364,6 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		int why = TSR_WHY_CODEC;
 		if (tsr_cuda_raw_ok(ref)) {
 			ct->how = TSR_HOW_RAW;
-			ct->staged = (size_t)ref->nbytes;
 			n_raw++;
 		} else if (ref->codec.id != TSR_CODEC_FILL &&
 			   (ct->framing = tsr_cuda_inflate_ok(ref, decoder == TSR_DECODER_CPU,
@@ -375,62 +375,57 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			ct->alt_width = ref->codec.elem_from_size && !tsr_dtype_is_float(ref->codec.elem) &&
 					(ref->xform.kind == TSR_XF_SCALE || ref->xform.kind == TSR_XF_DEQUANT);
 			n_dequant += ref->xform.kind == TSR_XF_DEQUANT;
-			ct->staged = (size_t)ref->nbytes;
-			ct->dec_cap = (size_t)ref->npix * (ct->alt_width ? 8 : w);
-			ct->dec_cap = (ct->dec_cap + 15) & ~(size_t)15;
-			if (ct->dec_cap > dec_biggest)
-				dec_biggest = ct->dec_cap;
-			dec_total += ct->dec_cap;
 			gpu_decoded += (uint64_t)ref->npix * w;
 			if ((uint64_t)ref->npix * w > max_stream)
 				max_stream = (uint64_t)ref->npix * w;
 			if (!n_inflate++ && ref->codec_name)
 				gpu_name = ref->codec_name;
-		} else {
-			ct->how = TSR_HOW_CPU;
-			ct->staged = (size_t)ref->npix * tsr_dtype_size(ref->xform.out);
-			if (ref->codec.id != TSR_CODEC_FILL) {
-				if (!n_cpu[why]++)
-					cpu_name[why] = ref->codec_name ? ref->codec_name : d->codec;
-			}
+		} else if (ref->codec.id != TSR_CODEC_FILL) {
+			if (!n_cpu[why]++)
+				cpu_name[why] = ref->codec_name ? ref->codec_name : d->codec;
 		}
-		/* Values start 16-byte aligned for the place kernel; compressed streams lie back to
-		 * back (the inflate kernel reads any alignment), so that tiles next to each other
-		 * in the file are read with one pread. */
-		if (ct->how != TSR_HOW_INFLATE)
-			ct->staged = (ct->staged + 15) & ~(size_t)15;
-		if (ct->staged > biggest)
-			biggest = ct->staged;
-		staged_total += ct->staged + 16;
 	}
 	/* decoder auto, a single read: one warp inflates a stream about 40 times slower than a
 	 * CPU core does (H200: ~8 MB/s a warp on 4 MiB gzip chunks; libdeflate ~300 MB/s a core),
 	 * so when the largest stream alone outlasts the CPU's threads decoding them all, the
 	 * CPU decodes them. (Batch and stream reads gather many files' streams in a slot.) */
-	if (st == TSR_OK && n_inflate && decoder == TSR_DECODER_AUTO && !defer_sync &&
-	    max_stream * (uint64_t)(nthreads > 0 ? nthreads : 1) * 40 > gpu_decoded) {
-		staged_total = 0;
-		biggest = 0;
-		for (int64_t t = 0; t < plan->ntasks; t++) {
-			struct tsr_cuda_task *ct = &tasks[t];
-			if (ct->how == TSR_HOW_INFLATE) {
-				ct->how = TSR_HOW_CPU;
-				ct->framing = -1;
-				ct->alt_width = 0;
-				ct->dec_cap = 0;
-				ct->staged = (size_t)ct->ref.npix * tsr_dtype_size(ct->ref.xform.out);
-				ct->staged = (ct->staged + 15) & ~(size_t)15;
-				if (!n_cpu[TSR_WHY_FEW]++)
-					cpu_name[TSR_WHY_FEW] = gpu_name;
-			}
-			if (ct->staged > biggest)
-				biggest = ct->staged;
-			staged_total += ct->staged + 16;
-		}
-		n_inflate = 0;
-		n_dequant = 0;
+	int few = st == TSR_OK && n_inflate && decoder == TSR_DECODER_AUTO && !defer_sync &&
+		  max_stream * (uint64_t)(nthreads > 0 ? nthreads : 1) * 40 > gpu_decoded;
+	if (few) {
+		n_cpu[TSR_WHY_FEW] = n_inflate;
+		cpu_name[TSR_WHY_FEW] = gpu_name;
+		n_inflate = n_dequant = 0;
 		gpu_decoded = 0;
-		dec_total = dec_biggest = 0;
+	}
+	for (int64_t t = 0; t < plan->ntasks && st == TSR_OK; t++) {
+		struct tsr_cuda_task *ct = &tasks[t];
+		const struct tsr_chunk_ref *ref = &ct->ref;
+		if (few && ct->how == TSR_HOW_INFLATE) {
+			ct->how = TSR_HOW_CPU;
+			ct->framing = -1;
+			ct->alt_width = 0;
+		}
+		/* What each task stages: its stored bytes (raw, inflate: compressed streams lie back
+		 * to back, since the inflate kernel reads any alignment, so that tiles next to each
+		 * other in the file are read with one pread), or its values decoded on the CPU;
+		 * values start 16-byte aligned for the place kernel. */
+		if (ct->how == TSR_HOW_INFLATE) {
+			ct->staged = (size_t)ref->nbytes;
+			ct->dec_cap = (size_t)ref->npix *
+				      (ct->alt_width ? 8 : tsr_dtype_size(ref->codec.elem));
+			ct->dec_cap = (ct->dec_cap + 15) & ~(size_t)15;
+			if (ct->dec_cap > dec_biggest)
+				dec_biggest = ct->dec_cap;
+			dec_total += ct->dec_cap;
+		} else {
+			ct->staged = ct->how == TSR_HOW_RAW
+					     ? (size_t)ref->nbytes
+					     : (size_t)ref->npix * tsr_dtype_size(ref->xform.out);
+			ct->staged = (ct->staged + 15) & ~(size_t)15;
+		}
+		if (ct->staged > biggest)
+			biggest = ct->staged;
+		staged_total += ct->staged + 16;
 	}
 	if (st == TSR_OK && n_dequant && !cs->randoms) {
 		/* (under cs->lock: no other read of this context is placing) */
