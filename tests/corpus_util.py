@@ -74,17 +74,23 @@ def fits_hdus(raw):
     return out
 
 
+def case_args(c):
+    """The `tessera read` arguments that pick a corpus case's array (--array, --level)."""
+    args = []
+    if c.get("array"):
+        args += ["--array", c["array"]]
+    if c.get("level") is not None:
+        args += ["--level", str(c["level"])]
+    return args
+
+
 def check_manifest(manifest, failures, extra=()):
     """Reads every case of a corpus manifest with `tessera read` (plus extra arguments) and
     appends to failures each case that differs from its expect file. Returns the case count."""
     import json
     cases = json.load(open(os.path.join(CORPUS, manifest)))
     for c in cases:
-        args = list(extra)
-        if c.get("array"):
-            args += ["--array", c["array"]]
-        if c.get("level") is not None:
-            args += ["--level", str(c["level"])]
+        args = list(extra) + case_args(c)
         got, rc, err = run_read(os.path.join(CORPUS, c["path"]), c.get("hdu"), c.get("section"),
                                 extra=args)
         if got is None:

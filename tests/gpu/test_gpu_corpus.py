@@ -12,7 +12,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from corpus_util import BIN, CORPUS, report, run_read, same  # noqa: E402
+from corpus_util import BIN, CORPUS, case_args, report, run_read, same  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -54,11 +54,7 @@ for manifest in ("manifest-fits.json", "manifest-zarr2.json", "manifest-zarr3.js
         if CUFILE_PASS:
             variants = [["--device", "cuda", "--storage", "cufile"]]
         for extra in variants:
-            extra = list(extra)
-            if c.get("array"):
-                extra += ["--array", c["array"]]
-            if c.get("level") is not None:
-                extra += ["--level", str(c["level"])]
+            extra = list(extra) + case_args(c)
             total += 1
             name = c["id"] + "".join(" (%s %s)" % (extra[i], extra[i + 1])
                                      for i in range(2, len(extra) - 1, 2)
@@ -192,11 +188,11 @@ if FITS_WRITE and not CUFILE_PASS:
                 failures.append("fits_write %s: %s" % (kind, w.stderr.strip()))
                 continue
             for sec in (None, "7:290:3,::-2", "100:101,5:200"):
+                want, rc, err = run_read(path, 1, sec, extra=[])  # the CPU engine's values
                 for extra in (["--device", "cuda", "--decoder", "gpu"],
                               ["--device", "cuda", "--storage", "mock-device", "--decoder", "gpu"]):
                     total += 1
                     label = "%s%s %s" % (kind, " [%s]" % sec if sec else "", " ".join(extra[2:]))
-                    want, rc, err = run_read(path, 1, sec, extra=[])
                     got, rc2, err2 = run_read(path, 1, sec, extra=extra)
                     if want is None or got is None:
                         failures.append("%s: exit %d/%d: %s %s" % (label, rc, rc2, err.strip(),
