@@ -6,21 +6,10 @@ ROOT=$(pwd)
 BUILD=${GPU_CHECK_BUILD:-/tmp/tessera-gpu-build}
 PREFIX=${GPU_CHECK_PREFIX:-/tmp/tessera-gpu-prefix}
 export PATH="$PATH:/usr/local/cuda/bin"
-# The machine lacks libdeflate, CFITSIO, cJSON and msgpack-c: the .debs of .gpu-debs/ (see
-# scripts/gpu-check) go into a prefix whose .pc files and absolute links point into it.
-if [ ! -d "$PREFIX/usr" ]; then
-	mkdir -p "$PREFIX"
-	for f in .gpu-debs/*.deb; do dpkg -x "$f" "$PREFIX"; done
-	LIBDIR="$PREFIX/usr/lib/x86_64-linux-gnu"
-	for pc in "$LIBDIR"/pkgconfig/*.pc "$PREFIX"/usr/share/pkgconfig/*.pc; do
-		[ -f "$pc" ] || continue
-		sed -i "s|=/usr|=$PREFIX/usr|; s|^libdir=$PREFIX/usr/lib\$|libdir=$LIBDIR|" "$pc"
-	done
-	find "$PREFIX" -type l | while read -r l; do
-		t=$(readlink "$l")
-		case "$t" in /*) [ -e "$PREFIX$t" ] && ln -sfn "$PREFIX$t" "$l" ;; esac
-	done
-fi
+# The machine lacks libdeflate, CFITSIO, cJSON and msgpack-c: the carried .debs go into a
+# private prefix (kept between calls on a warm machine).
+. scripts/gpu-debs.sh
+[ -d "$PREFIX/usr" ] || tsr_unpack_debs "$PREFIX" || return 1
 LIBDIR="$PREFIX/usr/lib/x86_64-linux-gnu"
 export PKG_CONFIG_PATH="$LIBDIR/pkgconfig:$PREFIX/usr/share/pkgconfig"
 export LIBRARY_PATH="$LIBDIR"
