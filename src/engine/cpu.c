@@ -25,6 +25,7 @@ struct tsr_cpu_job {
 	int mock;               /* chunk bytes from the handle's mock-host cache, filled already */
 	atomic_llong next;
 	struct tsr_job_error err;
+	struct tsr_cpu_cache *cache; /* the context's idle worker states; NULL: none */
 	struct tsr_worker_stats *stats;
 };
 
@@ -315,10 +316,7 @@ static void tsr_cpu_worker(void *arg, int w)
 	struct tsr_cpu_job *job = arg;
 	const struct tsr_array *a = job->array;
 	struct tsr_worker_stats *stats = &job->stats[w];
-	/* no cache (out of memory) only makes this read allocate its own worker states */
-	void *cache = NULL;
-	tsr_context_state(a->ctx, TSR_CTX_CPU, tsr_cpu_cache_make, tsr_cpu_cache_free, &cache);
-	struct tsr_cpu_state *ws = tsr_cpu_state_get(cache);
+	struct tsr_cpu_state *ws = tsr_cpu_state_get(job->cache);
 	if (!ws) {
 		tsr_job_fail(&job->err, a, -1, tsr_error(TSR_E_NOMEM, "out of memory"));
 		return;
@@ -412,7 +410,7 @@ static void tsr_cpu_worker(void *arg, int w)
 		stats->t_place += t3 - t2;
 	}
 	tsr_fd_cache_close(&fdc);
-	tsr_cpu_state_put(cache, ws);
+	tsr_cpu_state_put(job->cache, ws);
 }
 
 int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
@@ -428,6 +426,10 @@ int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
 	job.esize = tsr_dtype_size(array->desc.dtype);
 	atomic_init(&job.next, 0);
 	tsr_job_error_init(&job.err);
+	/* no cache (out of memory) only makes this read's workers allocate their own states */
+	void *cache = NULL;
+	tsr_context_state(array->ctx, TSR_CTX_CPU, tsr_cpu_cache_make, tsr_cpu_cache_free, &cache);
+	job.cache = cache;
 	if (nthreads > plan->ntasks)
 		nthreads = plan->ntasks > 0 ? (int)plan->ntasks : 1;
 	job.stats = calloc((size_t)nthreads, sizeof(*job.stats));
