@@ -59,6 +59,11 @@ void tsr_pool_free(struct tsr_pool *pool);
 /* Runs fn(arg, w) for w in [0, nworkers) at once, the caller being worker 0; returns when all
  * have returned. nworkers is capped at the pool's size. Serialised between callers. */
 void tsr_pool_run(struct tsr_pool *pool, int nworkers, tsr_pool_fn fn, void *arg);
+/* The same in the background: fn(arg, w) for w in [1, nworkers) on the pool's threads (none when
+ * nworkers <= 1), the caller free to go on. The pool stays taken until tsr_pool_wait, which any
+ * thread may call once; until then other jobs wait. */
+void tsr_pool_start(struct tsr_pool *pool, int nworkers, tsr_pool_fn fn, void *arg);
+void tsr_pool_wait(struct tsr_pool *pool);
 
 /* What an engine keeps on a context between reads (the CPU engine's idle worker states, the
  * CUDA engine's staging ring): made by the engine on first use, freed with the context through

@@ -1,4 +1,5 @@
-/* pool.c - a fixed thread pool that runs one function on N workers at once. */
+/* pool.c - a fixed thread pool that runs one function on N workers at once, with the caller or
+ * in the background. */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -8,8 +9,8 @@ struct tsr_pool {
 	int nthreads;            /* workers including the caller */
 	pthread_t *threads;
 	pthread_mutex_t lock;    /* guards the fields below */
-	pthread_cond_t wake, done;
-	pthread_mutex_t run_lock; /* one job at a time */
+	pthread_cond_t wake, done, idle;
+	int busy;                /* a job holds the pool (one at a time; any thread may end it) */
 	tsr_pool_fn fn;
 	void *arg;
 	int want;                /* workers 1..want-1 take part in this job */
@@ -60,9 +61,9 @@ int tsr_pool_create(int nthreads, struct tsr_pool **pool_ret)
 		nthreads = 1;
 	pool->nthreads = nthreads;
 	pthread_mutex_init(&pool->lock, NULL);
-	pthread_mutex_init(&pool->run_lock, NULL);
 	pthread_cond_init(&pool->wake, NULL);
 	pthread_cond_init(&pool->done, NULL);
+	pthread_cond_init(&pool->idle, NULL);
 	pool->threads = calloc((size_t)nthreads, sizeof(pthread_t));
 	if (!pool->threads) {
 		tsr_pool_free(pool);
@@ -94,34 +95,49 @@ void tsr_pool_free(struct tsr_pool *pool)
 	for (int i = 1; i < pool->nthreads; i++)
 		pthread_join(pool->threads[i], NULL);
 	pthread_mutex_destroy(&pool->lock);
-	pthread_mutex_destroy(&pool->run_lock);
 	pthread_cond_destroy(&pool->wake);
 	pthread_cond_destroy(&pool->done);
+	pthread_cond_destroy(&pool->idle);
 	free(pool->threads);
 	free(pool);
 }
 
-void tsr_pool_run(struct tsr_pool *pool, int nworkers, tsr_pool_fn fn, void *arg)
+void tsr_pool_start(struct tsr_pool *pool, int nworkers, tsr_pool_fn fn, void *arg)
 {
 	if (nworkers > pool->nthreads)
 		nworkers = pool->nthreads;
-	if (nworkers <= 1) {
-		fn(arg, 0);
-		return;
-	}
-	pthread_mutex_lock(&pool->run_lock);
 	pthread_mutex_lock(&pool->lock);
+	while (pool->busy)
+		pthread_cond_wait(&pool->idle, &pool->lock);
+	pool->busy = 1;
 	pool->fn = fn;
 	pool->arg = arg;
-	pool->want = nworkers;
-	pool->running = nworkers - 1;
-	pool->generation++;
-	pthread_cond_broadcast(&pool->wake);
+	pool->want = nworkers > 1 ? nworkers : 1;
+	pool->running = pool->want - 1;
+	if (pool->running) {
+		pool->generation++;
+		pthread_cond_broadcast(&pool->wake);
+	}
 	pthread_mutex_unlock(&pool->lock);
-	fn(arg, 0);
+}
+
+void tsr_pool_wait(struct tsr_pool *pool)
+{
 	pthread_mutex_lock(&pool->lock);
 	while (pool->running > 0)
 		pthread_cond_wait(&pool->done, &pool->lock);
+	pool->busy = 0;
+	pthread_cond_signal(&pool->idle);
 	pthread_mutex_unlock(&pool->lock);
-	pthread_mutex_unlock(&pool->run_lock);
+}
+
+void tsr_pool_run(struct tsr_pool *pool, int nworkers, tsr_pool_fn fn, void *arg)
+{
+	if (nworkers <= 1 || pool->nthreads <= 1) {
+		fn(arg, 0);
+		return;
+	}
+	tsr_pool_start(pool, nworkers, fn, arg);
+	fn(arg, 0);
+	tsr_pool_wait(pool);
 }

@@ -293,7 +293,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	 * copying each piece to the device as they read it, on streams of their own, was tried:
 	 * on the H200 it read the FITS batch at 26.7 GB/s and the Zarr array at 31.5, against
 	 * 38.7 and 40.4 with one bulk copy of each slot.) */
-	const int on_dev = cufile;
+	int on_dev = cufile;
 	pthread_mutex_lock(&cs->lock);
 	cudaStream_t cstream = (cudaStream_t)stream;
 	uint64_t seq = ++cs->seq;
@@ -397,6 +397,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		n_inflate = n_dequant = 0;
 		gpu_decoded = 0;
 	}
+	int64_t n_host = 0; /* tasks whose values the CPU makes (decoded, or fill) */
 	for (int64_t t = 0; t < plan->ntasks && st == TSR_OK; t++) {
 		struct tsr_cuda_task *ct = &tasks[t];
 		const struct tsr_chunk_ref *ref = &ct->ref;
@@ -405,6 +406,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			ct->framing = -1;
 			ct->alt_width = 0;
 		}
+		n_host += ct->how == TSR_HOW_CPU;
 		/* What each task stages: its stored bytes (raw, inflate: compressed streams lie back
 		 * to back, since the inflate kernel reads any alignment, so that tiles next to each
 		 * other in the file are read with one pread), or its values decoded on the CPU;
@@ -441,6 +443,18 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		st = tsr_cuda_replay_fill(array, plan, tasks);
 		t_fill = tsr_now() - tf0;
 	}
+	/* Stored bytes read with pread into the slots: the feed reads them in the background
+	 * (cuda_feed.c), and this thread makes the values of the few chunks the CPU decodes (a
+	 * FITS tile that GZIP did not shrink, a missing Zarr chunk's fill). Where many need the
+	 * CPU, the pool's threads fill each slot in one run instead, so a feed still running (this
+	 * batch's earlier files, or another thread's batch) lands and stops first; its slots go to
+	 * the GPU. */
+	const int feed = !replay && !mock && !cufile && n_host * 16 <= plan->ntasks;
+	if (feed)
+		on_dev = 1; /* the feed's threads copy the stored bytes to the device */
+	if (st == TSR_OK && cs->feed.pool &&
+	    (!feed || !pthread_equal(cs->feed.owner, pthread_self())))
+		st = tsr_cuda_flush(cs, 0);
 	struct tsr_cuda_slot *s = &cs->slot[cs->next_slot];
 	if (st == TSR_OK) {
 		/* Slots the ring opens from now on hold the largest chunk, and decode room for
@@ -527,7 +541,12 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			 * needs): on to a fresh slot. A fresh one was sized for the largest chunk. */
 			if (s->nplaces) {
 				double tc = tsr_now();
-				st = tsr_cuda_dispatch(cs, s);
+				if (feed) {
+					tsr_cuda_seal(cs, s);
+					st = tsr_cuda_send_landed(cs);
+				} else {
+					st = tsr_cuda_dispatch(cs, s);
+				}
 				t_copy += tsr_now() - tc;
 				continue;
 			}
@@ -545,10 +564,25 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		job.mock = mock;
 		job.cufile = cufile;
 		job.dev = s->dev;
-		if (!replay && (st = tsr_cuda_pieces(&job)))
-			break;
-		if (!replay)
+		if (feed) {
+			uint64_t nb = 0;
+			st = tsr_feed_queue(&cs->feed, array->ctx->pool, nthreads, &job,
+					    (int)(s - cs->slot), &nb);
+			job.bytes_read += nb;
+			if (st)
+				break;
+			if (n_host) {
+				job.host_only = 1;
+				atomic_store(&job.next, 0);
+				job.npieces = 0;
+				tsr_cuda_worker(&job, 0);
+				job.host_only = 0;
+			}
+		} else if (!replay) {
+			if ((st = tsr_cuda_pieces(&job)))
+				break;
 			tsr_pool_run(array->ctx->pool, nthreads, tsr_cuda_worker, &job);
+		}
 		if ((st = tsr_job_error_take(&job.err)))
 			break;
 		if (on_dev && (st = tsr_cuda_host_ranges(&job, s)))
@@ -566,10 +600,22 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 * file of a batch read, or for the end of the read. */
 		if (t0 < plan->ntasks) {
 			double tc = tsr_now();
-			st = tsr_cuda_dispatch(cs, s);
+			if (feed) {
+				/* it goes once its reads have landed; the feed reads on */
+				tsr_cuda_seal(cs, s);
+				st = tsr_cuda_send_landed(cs);
+			} else {
+				st = tsr_cuda_dispatch(cs, s);
+			}
 			t_copy += tsr_now() - tc;
 		}
 	}
+	if (st == TSR_OK && feed && defer_sync) {
+		double tc = tsr_now();
+		st = tsr_cuda_send_landed(cs);
+		t_copy += tsr_now() - tc;
+	}
+	tsr_feed_take_time(&cs->feed, &job.t_fetch);
 	/* Reads are synchronous: the status covers every kernel of this read (in a batch, the
 	 * last file's read waits for all of them and judges every pending result). A failed
 	 * read still waits, so nothing writes into the caller's buffer after it returns. */
@@ -578,6 +624,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	if (st != TSR_OK) {
 		char msg[1024];
 		snprintf(msg, sizeof(msg), "%s", tsr_errmsg());
+		tsr_cuda_flush(cs, 1);
 		tsr_cuda_drop_open(cs);
 		tsr_cuda_settle(cs, 0);
 		cudaStreamSynchronize(cstream);

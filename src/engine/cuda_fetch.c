@@ -90,7 +90,7 @@ void tsr_cuda_worker(void *arg, int w)
 		if (i >= job->ntasks || atomic_load(&job->err.failed))
 			break;
 		struct tsr_cuda_task *ct = &job->tasks[i];
-		if (ct->split) {
+		if (ct->split || (job->host_only && ct->how != TSR_HOW_CPU)) {
 			i++;
 			continue;
 		}

@@ -201,6 +201,9 @@ int tsr_cuda_slot_open(struct tsr_cuda_state *cs, struct tsr_cuda_slot **s_ret)
 	*s_ret = s;
 	if (s->open)
 		return TSR_OK;
+	int st;
+	if (s->sealed && (st = tsr_cuda_send(cs, s))) /* the ring came round to it */
+		return st;
 	cudaError_t e;
 	if (!s->made) {
 		cudaEvent_t *ev[3] = {&s->copied, &s->placed, &s->checked};
@@ -217,10 +220,12 @@ int tsr_cuda_slot_open(struct tsr_cuda_state *cs, struct tsr_cuda_slot **s_ret)
 		}
 		s->made = 1;
 	}
-	if ((e = cudaEventSynchronize(s->copied)))
-		return tsr_cuda_fail(e, "staging copy");
-	int st = tsr_cuda_slot_judge(s, 1);
-	if (st)
+	/* Its last batch placed, not only copied: cuFile and the feed's copies write the device
+	 * staging from other streams, which the slot's kernels do not order. (Six slots back, it
+	 * is long done.) */
+	if ((e = cudaEventSynchronize(s->placed)))
+		return tsr_cuda_fail(e, "place kernel");
+	if ((st = tsr_cuda_slot_judge(s, 1)))
 		return st;
 	if (s->nbytes < cs->slot_want || s->dec_nbytes < cs->dec_want) {
 		/* The slot's last kernels may still read the old buffers. */
@@ -271,11 +276,14 @@ static int tsr_cuda_state_make(struct tsr_context *ctx, void **state_ret)
 	if (!cs)
 		return tsr_error(TSR_E_NOMEM, "out of memory");
 	pthread_mutex_init(&cs->lock, NULL);
+	tsr_feed_init(&cs->feed);
 	cudaGetDevice(&cs->device);
+	cs->feed.device = cs->device;
 	struct cudaDeviceProp prop;
 	if (cudaGetDeviceProperties(&prop, cs->device) == cudaSuccess)
 		snprintf(cs->name, sizeof(cs->name), "%s", prop.name);
 	if ((e = cudaEventCreateWithFlags(&cs->entry, cudaEventDisableTiming))) {
+		tsr_feed_destroy(&cs->feed);
 		pthread_mutex_destroy(&cs->lock);
 		free(cs);
 		return tsr_cuda_fail(e, "event");
@@ -316,6 +324,8 @@ static void tsr_cuda_state_free(void *p)
 		}
 	}
 	free(cs->tasks);
+	/* (the feed is not running: every read that starts it stops it before it returns) */
+	tsr_feed_destroy(&cs->feed);
 	cudaEventDestroy(cs->entry);
 	pthread_mutex_destroy(&cs->lock);
 	free(cs);
@@ -327,6 +337,7 @@ void tsr_cuda_quiesce(struct tsr_context *ctx)
 	if (!cs)
 		return;
 	pthread_mutex_lock(&cs->lock);
+	tsr_cuda_flush(cs, 1);
 	tsr_cuda_drop_open(cs);
 	tsr_cuda_settle(cs, 0);
 	pthread_mutex_unlock(&cs->lock);
@@ -343,18 +354,28 @@ static cudaError_t tsr_cuda_copy_ranges(const struct tsr_cuda_slot *s)
 	return e;
 }
 
-/*
- * Sends the open slot's batch to the GPU on the slot's stream, after the work its reads'
- * caller had queued on their stream: the staged bytes, places and inflate arguments in one
- * copy each, one inflate launch, one place launch, the inflate results back. The ring turns
- * on to the next slot.
- */
-int tsr_cuda_dispatch(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
+void tsr_cuda_seal(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 {
 	s->open = 0;
+	s->sealed = s->nplaces > 0;
+	s->cstream = cs->open_cstream;
 	cs->next_slot = (cs->next_slot + 1) % TSR_NSLOTS;
-	if (!s->nplaces)
+}
+
+/*
+ * Sends a sealed slot's batch to the GPU on the slot's stream, once the feed's reads into it
+ * have landed (this thread reads too while it waits), after the work its reads' caller had
+ * queued on their stream: the staged bytes, places and inflate arguments in one copy each, one
+ * inflate launch, one place launch, the inflate results back.
+ */
+int tsr_cuda_send(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
+{
+	if (!s->sealed)
 		return TSR_OK;
+	s->sealed = 0;
+	int st = tsr_feed_wait_slot(&cs->feed, (int)(s - cs->slot));
+	if (st)
+		return st;
 	/* Pack the inflate arguments n apart, offsets made pointers into today's buffers. */
 	size_t n = s->nstreams;
 	uint64_t *io = s->host_io;
@@ -367,7 +388,9 @@ int tsr_cuda_dispatch(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 	}
 	cudaStream_t ss = s->stream;
 	cudaError_t e;
-	if ((e = cudaEventRecord(cs->entry, cs->open_cstream)) ||
+	if (s->on_dev && (st = tsr_feed_order(&cs->feed, ss)))
+		return st;
+	if ((e = cudaEventRecord(cs->entry, s->cstream)) ||
 	    (e = cudaStreamWaitEvent(ss, cs->entry, 0)) ||
 	    (s->used && !s->on_dev &&
 	     (e = cudaMemcpyAsync(s->dev, s->host, s->used, cudaMemcpyHostToDevice, ss))) ||
@@ -416,7 +439,9 @@ int tsr_cuda_finish(struct tsr_cuda_state *cs, cudaStream_t cstream)
 {
 	struct tsr_cuda_slot *s = &cs->slot[cs->next_slot];
 	int st = TSR_OK;
-	if (s->open && (st = tsr_cuda_dispatch(cs, s)))
+	if (s->open)
+		tsr_cuda_seal(cs, s);
+	if ((st = tsr_cuda_flush(cs, 0)))
 		return st;
 	cudaError_t e = cudaSuccess;
 	for (int k = 0; k < TSR_NSLOTS && !e; k++)
@@ -428,6 +453,47 @@ int tsr_cuda_finish(struct tsr_cuda_state *cs, cudaStream_t cstream)
 	if (st == TSR_OK && e)
 		st = tsr_cuda_fail(e, "place kernel");
 	return st;
+}
+
+/* The open slot's batch to the GPU now (its reads are done, or are waited for). */
+int tsr_cuda_dispatch(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
+{
+	tsr_cuda_seal(cs, s);
+	return tsr_cuda_send(cs, s);
+}
+
+int tsr_cuda_send_landed(struct tsr_cuda_state *cs)
+{
+	for (int k = 0; k < TSR_NSLOTS; k++) {
+		struct tsr_cuda_slot *s = &cs->slot[(cs->next_slot + k) % TSR_NSLOTS];
+		if (!s->sealed)
+			continue;
+		if (!tsr_feed_landed(&cs->feed, (int)(s - cs->slot)))
+			break; /* oldest first: the copy engine takes them in order anyway */
+		int st = tsr_cuda_send(cs, s);
+		if (st)
+			return st;
+	}
+	return TSR_OK;
+}
+
+int tsr_cuda_flush(struct tsr_cuda_state *cs, int drop)
+{
+	int st = TSR_OK;
+	if (drop) {
+		tsr_feed_stop(&cs->feed, 1, NULL);
+		for (int k = 0; k < TSR_NSLOTS; k++)
+			cs->slot[k].sealed = 0;
+		return TSR_OK;
+	}
+	for (int k = 0; k < TSR_NSLOTS && st == TSR_OK; k++)
+		st = tsr_cuda_send(cs, &cs->slot[(cs->next_slot + k) % TSR_NSLOTS]);
+	if (st) {
+		tsr_cuda_flush(cs, 1);
+		return st;
+	}
+	double t = 0;
+	return tsr_feed_stop(&cs->feed, 0, &t);
 }
 
 #endif

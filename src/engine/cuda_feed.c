@@ -1,0 +1,404 @@
+/* cuda_feed.c - the CUDA engine's feed: the pool's threads read stored bytes into the staging
+ * slots' device memory in the background, across slots and a batch's files, while the host plans
+ * the next ones. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../io/io.h"
+#include "engine.h"
+
+#ifdef TSR_WITH_CUDA
+#include "cuda_engine.h"
+
+/*
+ * Why a feed: filling each slot with one pool run made every thread wait, at the end of each
+ * slot and of each file of a batch, for the slowest read and for the host's serial setup of the
+ * next file (the workers were busy 88% of the time; KvikIO's pool never waits). The feed's
+ * queue holds reads of many slots and files; a slot's kernels run once its own reads have
+ * landed, while the threads already read the next. Items carry what their read needs (path,
+ * offset, size, destination), so a batch's earlier files may close while their bytes arrive.
+ * Each thread copies what it reads to the device itself (cuda_engine.h says why).
+ */
+
+void tsr_feed_init(struct tsr_feed *f)
+{
+	memset(f, 0, sizeof(*f));
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->more, NULL);
+	pthread_cond_init(&f->landed, NULL);
+}
+
+void tsr_feed_destroy(struct tsr_feed *f)
+{
+	for (int w = 0; w < TSR_FEED_LANES; w++) {
+		struct tsr_feed_lane *l = &f->lane[w];
+		if (!l->made)
+			continue;
+		cudaStreamSynchronize(l->stream);
+		for (int k = 0; k < TSR_BOUNCES; k++) {
+			cudaEventDestroy(l->ev[k]);
+			cudaFreeHost(l->bounce[k]);
+		}
+		cudaEventDestroy(l->mark);
+		cudaStreamDestroy(l->stream);
+	}
+	free(f->items);
+	free(f->srcs);
+	free(f->text);
+	pthread_cond_destroy(&f->landed);
+	pthread_cond_destroy(&f->more);
+	pthread_mutex_destroy(&f->lock);
+}
+
+/* A taker's open file: the source it belongs to, kept open for that source's next item. */
+struct tsr_feed_fd {
+	uint32_t src;
+	int fd;
+	struct tsr_feed_lane *lane;
+	char path[4096];
+};
+
+/* The lane's stream, events and bounce buffers, made on first use. */
+static int tsr_feed_lane_make(struct tsr_feed *f, struct tsr_feed_lane *l)
+{
+	if (l->made)
+		return TSR_OK;
+	cudaError_t e = cudaSetDevice(f->device);
+	int k = 0;
+	if (!e)
+		e = cudaStreamCreateWithFlags(&l->stream, cudaStreamNonBlocking);
+	if (e)
+		return tsr_cuda_fail(e, "feed stream");
+	if ((e = cudaEventCreateWithFlags(&l->mark, cudaEventDisableTiming))) {
+		cudaStreamDestroy(l->stream);
+		return tsr_cuda_fail(e, "feed events");
+	}
+	for (; k < TSR_BOUNCES; k++) {
+		if ((e = cudaEventCreateWithFlags(&l->ev[k], cudaEventDisableTiming)))
+			break;
+		if ((e = cudaHostAlloc((void **)&l->bounce[k], TSR_BOUNCE_NBYTES,
+				       cudaHostAllocDefault))) {
+			cudaEventDestroy(l->ev[k]);
+			break;
+		}
+	}
+	if (k < TSR_BOUNCES) {
+		while (k-- > 0) {
+			cudaEventDestroy(l->ev[k]);
+			cudaFreeHost(l->bounce[k]);
+		}
+		cudaEventDestroy(l->mark);
+		cudaStreamDestroy(l->stream);
+		return tsr_cuda_fail(e, "bounce buffers");
+	}
+	l->next = 0;
+	l->made = 1;
+	return TSR_OK;
+}
+
+/* Reads an item through the lane's bounce buffers, each piece copied to the device on the
+ * lane's stream as soon as it is read (while it is still in the CPU's caches). */
+static int tsr_feed_read_copy(struct tsr_feed *f, struct tsr_feed_lane *l, int fd,
+			      const struct tsr_feed_item *it)
+{
+	int st = tsr_feed_lane_make(f, l);
+	for (uint64_t off = 0; off < it->nbytes && st == TSR_OK; off += TSR_BOUNCE_NBYTES) {
+		size_t n = it->nbytes - off < TSR_BOUNCE_NBYTES ? (size_t)(it->nbytes - off)
+								 : TSR_BOUNCE_NBYTES;
+		int k = l->next;
+		l->next = (k + 1) % TSR_BOUNCES;
+		cudaError_t e = cudaEventSynchronize(l->ev[k]);
+		if (e)
+			return tsr_cuda_fail(e, "bounce copy");
+		if ((st = tsr_io_pread(fd, l->bounce[k], n, it->offset + off)))
+			break;
+		if ((e = cudaMemcpyAsync(it->dst + off, l->bounce[k], n, cudaMemcpyHostToDevice,
+					 l->stream)) ||
+		    (e = cudaEventRecord(l->ev[k], l->stream)))
+			return tsr_cuda_fail(e, "bounce copy");
+	}
+	return st;
+}
+
+int tsr_feed_order(struct tsr_feed *f, cudaStream_t ss)
+{
+	for (int w = 0; w < TSR_FEED_LANES; w++) {
+		struct tsr_feed_lane *l = &f->lane[w];
+		cudaError_t e;
+		if (l->made && ((e = cudaEventRecord(l->mark, l->stream)) ||
+				(e = cudaStreamWaitEvent(ss, l->mark, 0))))
+			return tsr_cuda_fail(e, "feed copies");
+	}
+	return TSR_OK;
+}
+
+/* Appends s (with its NUL) to the feed's text; the offset, or UINT32_MAX without memory. */
+static uint32_t tsr_feed_text(struct tsr_feed *f, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	if (f->text_len + n > f->text_cap) {
+		size_t cap = f->text_cap ? 2 * f->text_cap : 16384;
+		while (cap < f->text_len + n)
+			cap *= 2;
+		char *p = realloc(f->text, cap);
+		if (!p || cap > UINT32_MAX)
+			return UINT32_MAX;
+		f->text = p;
+		f->text_cap = cap;
+	}
+	memcpy(f->text + f->text_len, s, n);
+	f->text_len += n;
+	return (uint32_t)(f->text_len - n);
+}
+
+/*
+ * Takes the next item and reads it (called with the lock held; released during the read). After
+ * a failure, items are taken and dropped unread, so that the slots' counts still reach zero.
+ */
+static void tsr_feed_take(struct tsr_feed *f, struct tsr_feed_fd *fc)
+{
+	struct tsr_feed_item it = f->items[f->next++];
+	int st = TSR_OK;
+	if (!f->status && !f->dropping) {
+		if (fc->src != it.src) {
+			tsr_io_close(fc->fd);
+			fc->fd = -1;
+			fc->src = it.src;
+			snprintf(fc->path, sizeof(fc->path), "%s", f->text + f->srcs[it.src].path);
+		}
+		pthread_mutex_unlock(&f->lock);
+		double t0 = tsr_now();
+		uint64_t size;
+		if (fc->fd < 0)
+			st = tsr_io_open(fc->path, &fc->fd, &size);
+		if (st == TSR_OK)
+			st = tsr_feed_read_copy(f, fc->lane, fc->fd, &it);
+		double t = tsr_now() - t0;
+		char msg[400];
+		if (st)
+			snprintf(msg, sizeof(msg), "%s", tsr_errmsg());
+		pthread_mutex_lock(&f->lock);
+		f->t_read += t;
+		if (st && !f->status) {
+			const struct tsr_feed_src *src = &f->srcs[it.src];
+			char num[32];
+			snprintf(num, sizeof(num), "%lld", (long long)it.chunk);
+			f->status = st;
+			snprintf(f->msg, sizeof(f->msg), "%.300s %.300s: %s", f->text + src->prefix,
+				 it.label != UINT32_MAX ? f->text + it.label : num, msg);
+		}
+	}
+	if (--f->left[it.slot] == 0)
+		pthread_cond_broadcast(&f->landed);
+}
+
+/* Pool worker: reads items until the feed closes. */
+static void tsr_feed_worker(void *arg, int w)
+{
+	struct tsr_feed *f = arg;
+	struct tsr_feed_fd fc = {.src = UINT32_MAX, .fd = -1,
+				 .lane = &f->lane[w < TSR_FEED_LANES ? w : TSR_FEED_LANES - 1]};
+	cudaSetDevice(f->device); /* (the runtime's device is per thread) */
+	pthread_mutex_lock(&f->lock);
+	for (;;) {
+		if (f->next < f->n)
+			tsr_feed_take(f, &fc);
+		else if (f->closing)
+			break;
+		else
+			pthread_cond_wait(&f->more, &f->lock);
+	}
+	pthread_mutex_unlock(&f->lock);
+	tsr_io_close(fc.fd);
+}
+
+/* Makes room for n more items (lock held). */
+static int tsr_feed_room(struct tsr_feed *f, size_t n)
+{
+	if (f->n + n <= f->cap)
+		return TSR_OK;
+	size_t cap = f->cap ? 2 * f->cap : 4096;
+	while (cap < f->n + n)
+		cap *= 2;
+	void *p = realloc(f->items, cap * sizeof(*f->items));
+	if (!p)
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	f->items = p;
+	f->cap = cap;
+	return TSR_OK;
+}
+
+/* The source index of path (the last one, when it is the same file), added when new. */
+static int tsr_feed_src(struct tsr_feed *f, const char *path, uint32_t prefix, uint32_t *src_ret)
+{
+	if (f->nsrcs && !strcmp(f->text + f->srcs[f->nsrcs - 1].path, path)) {
+		*src_ret = (uint32_t)(f->nsrcs - 1);
+		return TSR_OK;
+	}
+	if (f->nsrcs == f->srcs_cap) {
+		size_t cap = f->srcs_cap ? 2 * f->srcs_cap : 256;
+		void *p = realloc(f->srcs, cap * sizeof(*f->srcs));
+		if (!p)
+			return tsr_error(TSR_E_NOMEM, "out of memory");
+		f->srcs = p;
+		f->srcs_cap = cap;
+	}
+	uint32_t at = tsr_feed_text(f, path);
+	if (at == UINT32_MAX)
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	f->srcs[f->nsrcs] = (struct tsr_feed_src){at, prefix};
+	*src_ret = (uint32_t)f->nsrcs++;
+	return TSR_OK;
+}
+
+/*
+ * Queues the reads of a job's tasks into slot `slot` (the stored bytes of its raw and inflate tasks),
+ * starting the feed on the pool when it is not running. Tasks that lie back to back in the same
+ * file and in the slot (FITS tiles in the heap) become one read of up to 4 MiB; large chunks are
+ * read in pieces, so that all threads share them.
+ */
+int tsr_feed_queue(struct tsr_feed *f, struct tsr_pool *pool, int nthreads,
+		   const struct tsr_cuda_job *job, int slot, uint64_t *bytes)
+{
+	const struct tsr_array *a = job->array;
+	char prefix[1400];
+	tsr_array_chunk_name(a, 0, prefix, sizeof(prefix), NULL, 0);
+	int st = TSR_OK;
+	size_t added = 0;
+	pthread_mutex_lock(&f->lock);
+	uint32_t pfx = tsr_feed_text(f, prefix);
+	if (pfx == UINT32_MAX)
+		st = tsr_error(TSR_E_NOMEM, "out of memory");
+	for (int64_t i = 0; i < job->ntasks && st == TSR_OK;) {
+		const struct tsr_cuda_task *ct = &job->tasks[i];
+		const struct tsr_chunk_ref *r = &ct->ref;
+		int64_t chunk = tsr_task_chunk(job->plan, ct->t), j = i + 1;
+		uint64_t n = r->nbytes;
+		if (!n || ct->how == TSR_HOW_CPU) { /* (values the CPU makes: see tsr_cuda_run) */
+			i++;
+			continue;
+		}
+		if (n <= TSR_PIECE_NBYTES) { /* small tasks back to back: one read of <= 4 MiB */
+			while (j < job->ntasks && job->tasks[j].how != TSR_HOW_CPU &&
+			       job->tasks[j].ref.offset == r->offset + n &&
+			       job->tasks[j].slot_offset == ct->slot_offset + n &&
+			       n + job->tasks[j].ref.nbytes <= TSR_BOUNCE_NBYTES &&
+			       !strcmp(job->tasks[j].ref.path, r->path)) {
+				n += job->tasks[j].ref.nbytes;
+				j++;
+			}
+		}
+		uint32_t src = 0, label = UINT32_MAX;
+		if ((st = tsr_feed_src(f, r->path[0] ? r->path : a->path, pfx, &src)))
+			break;
+		if (a->desc.chunk_label) {
+			char name[320];
+			a->desc.chunk_label(a, chunk, name, sizeof(name));
+			label = tsr_feed_text(f, name);
+		}
+		/* a run of small tasks is one read; a large chunk is read in pieces */
+		uint64_t piece = j > i + 1 ? n : TSR_BOUNCE_NBYTES;
+		if ((st = tsr_feed_room(f, (size_t)((n + piece - 1) / piece))))
+			break;
+		for (uint64_t off = 0; off < n; off += piece) {
+			f->items[f->n++] = (struct tsr_feed_item){
+				.src = src, .label = label, .slot = slot, .chunk = chunk,
+				.offset = r->offset + off, .nbytes = n - off < piece ? n - off : piece,
+				.dst = job->dev + ct->slot_offset + off};
+			added++;
+		}
+		*bytes += n;
+		i = j;
+	}
+	f->left[slot] += (int64_t)added;
+	if (added)
+		pthread_cond_broadcast(&f->more);
+	int start = !f->pool && st == TSR_OK && added;
+	if (start) {
+		f->pool = pool;
+		f->owner = pthread_self();
+	}
+	pthread_mutex_unlock(&f->lock);
+	if (start)
+		tsr_pool_start(pool, nthreads, tsr_feed_worker, f);
+	return st;
+}
+
+/* Reads items on the calling thread until slot's reads have all landed; the feed's status. */
+int tsr_feed_wait_slot(struct tsr_feed *f, int slot)
+{
+	struct tsr_feed_fd fc = {.src = UINT32_MAX, .fd = -1, .lane = &f->lane[0]};
+	pthread_mutex_lock(&f->lock);
+	while (f->left[slot] > 0) {
+		if (f->next < f->n)
+			tsr_feed_take(f, &fc);
+		else
+			pthread_cond_wait(&f->landed, &f->lock);
+	}
+	int st = f->status;
+	pthread_mutex_unlock(&f->lock);
+	tsr_io_close(fc.fd);
+	if (st)
+		tsr_error_set_text(f->msg);
+	return st;
+}
+
+/* Whether slot's reads have all landed (no waiting). */
+int tsr_feed_landed(struct tsr_feed *f, int slot)
+{
+	pthread_mutex_lock(&f->lock);
+	int done = f->left[slot] == 0;
+	pthread_mutex_unlock(&f->lock);
+	return done;
+}
+
+/*
+ * Ends the feed: every read landed (with drop: the reads not started are dropped, and failures
+ * are not reported), the pool's threads released, the queue emptied. Returns the first failure
+ * (its message set), and forgets it. The read time is added to *t_read.
+ */
+int tsr_feed_stop(struct tsr_feed *f, int drop, double *t_read)
+{
+	struct tsr_feed_fd fc = {.src = UINT32_MAX, .fd = -1, .lane = &f->lane[0]};
+	pthread_mutex_lock(&f->lock);
+	f->dropping = drop;
+	while (f->next < f->n)
+		tsr_feed_take(f, &fc);
+	f->closing = 1;
+	pthread_cond_broadcast(&f->more);
+	struct tsr_pool *pool = f->pool;
+	pthread_mutex_unlock(&f->lock);
+	tsr_io_close(fc.fd);
+	if (pool)
+		tsr_pool_wait(pool);
+	for (int w = 0; w < TSR_FEED_LANES; w++) /* no copy into a slot outlives the feed */
+		if (f->lane[w].made)
+			cudaStreamSynchronize(f->lane[w].stream);
+	/* every item is taken, and the threads that read them are done */
+	int st = drop ? TSR_OK : f->status; /* dropped: the caller has its own error */
+	if (st)
+		tsr_error_set_text(f->msg);
+	if (t_read)
+		*t_read += f->t_read;
+	f->t_read = 0;
+	f->status = 0;
+	f->closing = 0;
+	f->dropping = 0;
+	f->pool = NULL;
+	f->n = f->next = f->nsrcs = f->text_len = 0;
+	memset(f->left, 0, sizeof(f->left));
+	return st;
+}
+
+/* The read time of landed items since the last call, added to *t_read. */
+void tsr_feed_take_time(struct tsr_feed *f, double *t_read)
+{
+	pthread_mutex_lock(&f->lock);
+	*t_read += f->t_read;
+	f->t_read = 0;
+	pthread_mutex_unlock(&f->lock);
+}
+
+#endif
