@@ -109,6 +109,32 @@ int tsr_blosc_decode_blocks(void *dst, size_t dst_nbytes, const void *src, size_
 int tsr_blosclz_decode(void *dst, size_t dst_nbytes, const void *src, size_t src_nbytes,
 		       size_t *out_nbytes_ret);
 
+/* ---- a chunk's streams for other decoders (blosc_streams.c) ---- */
+
+/* Whether a decoder of zlib streams and byte planes can take the chunk: zlib streams, byte
+ * shuffle by elem_nbytes or no filter (lossy truncations need nothing), no dictionary, not
+ * special or stored whole, nelem elements of elem_nbytes. Its codec (enum tsr_blosc_codec) in
+ * *codec_ret, or -1 when the header does not parse. */
+int tsr_blosc_streams_ok(const void *chunk, size_t nbytes, size_t elem_nbytes, int64_t nelem,
+			 int *codec_ret);
+
+enum { TSR_BLOSC_STREAM_ZLIB = 0, TSR_BLOSC_STREAM_COPY, TSR_BLOSC_STREAM_SET };
+/* One stream of a chunk: where its bytes are in the chunk and what they decode to. */
+struct tsr_blosc_stream {
+	uint64_t src, csize;    /* ZLIB: the RFC 1950 stream at src, csize bytes; COPY: n bytes
+				   at src, as they are */
+	uint64_t dst, n;        /* its place and size in the decoded chunk */
+	int kind, value;        /* SET: n bytes of value */
+};
+
+/* Lists the streams of a chunk tsr_blosc_streams_ok accepted (at most cap: more is
+ * TSR_E_TOO_SMALL, with no message), and in *plane_block_ret the elements of a block when the
+ * chunk is byte-shuffled (each block's bytes are elem_nbytes planes of its elements, the last
+ * block holding the rest), else 0. A stream that reaches outside the chunk is TSR_E_CORRUPT. */
+int tsr_blosc_streams(const void *chunk, size_t nbytes, size_t elem_nbytes,
+		      struct tsr_blosc_stream *streams, size_t cap, size_t *n_ret,
+		      int64_t *plane_block_ret);
+
 /* ---- filters (shuffle.c); all out-of-place, dst and src must not overlap unless stated ---- */
 
 /* Byte unshuffle of nbytes: src holds typesize planes of n = nbytes / typesize bytes;

@@ -55,8 +55,15 @@ __device__ static uint64_t tsr_load_bits(const unsigned char *p, int w, int be)
  * stored byte order), as src/codecs/planes.c lays them out again on the CPU. Neighbouring
  * threads read neighbouring bytes of each plane. */
 __device__ static uint64_t tsr_load_planes(const unsigned char *base, int64_t e, int64_t npix,
-					   int w, int be)
+					   int w, int be, int64_t block)
 {
+	if (block > 0) {
+		/* blosc: each block of `block` elements is shuffled alone (the last holds the rest) */
+		int64_t b = e / block;
+		base += b * block * w;
+		e -= b * block;
+		npix = npix - b * block < block ? npix - b * block : block;
+	}
 	uint64_t x = 0;
 	for (int b = 0; b < w; b++)
 		x |= (uint64_t)base[b * npix + e] << (8 * b);
@@ -294,7 +301,7 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 			unsigned char *q = out + (didx + j * dstep) * wo;
 			uint64_t bits;
 			if (pl->planes) {
-				bits = tsr_load_planes(base, e, npix, wi, pl->in_be);
+				bits = tsr_load_planes(base, e, npix, wi, pl->in_be, pl->plane_block);
 			} else {
 				const unsigned char *p = base + e * wi;
 				if (wi == 16) { /* complex128: each part alone */

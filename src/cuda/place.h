@@ -45,6 +45,9 @@ struct tsr_cuda_place {
 	int32_t alt_width;      /* a decoded size of npix x another width (1, 2, 4, 8) is integers
 				   of that width (FITS GZIP tiles: CFITSIO decides the width by
 				   the size; scaled integer tiles only) */
+	int64_t plane_block;    /* planes: > 0: the planes restart every plane_block elements
+				   (blosc shuffles each block alone; the last block holds the
+				   rest); 0: one set of planes for the chunk */
 	int64_t extent[TSR_CUDA_MAX_DIM];   /* chunk shape as stored (C order) */
 	int64_t first[TSR_CUDA_MAX_DIM];    /* chunk-local index of position k0 */
 	int64_t step[TSR_CUDA_MAX_DIM];     /* selection step */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../codecs/blosc.h"
 #include "../codecs/codecs.h"
 #include "../io/cufile.h"
 #include "../io/io.h"
@@ -55,6 +56,18 @@ static int tsr_cuda_xform_ok(const struct tsr_chunk_ref *r)
 	default:
 		return 0;
 	}
+}
+
+/* Is the chunk a blosc chunk then plain elements (Zarr blosc)? Whether the GPU decodes it is
+ * known once its header is read (cuda_blosc.c): zlib streams and byte shuffle only. */
+static int tsr_cuda_blosc_ok(const struct tsr_chunk_ref *r)
+{
+	const struct tsr_codec_step *c = &r->codec;
+	size_t w = tsr_dtype_size(c->elem);
+	return r->npre == 1 && r->pre[0].id == TSR_CODEC_BLOSC && c->id == TSR_CODEC_NONE &&
+	       !c->byte_shuffle && !c->elem_from_size && !c->be_from_chunk && !r->has_perm &&
+	       !r->delta && (w == 1 || w == 2 || w == 4 || w == 8) && c->elem != TSR_COMPLEX64 &&
+	       r->npix > 0 && r->nbytes > 0 && r->nbytes != TSR_WHOLE_FILE && tsr_cuda_xform_ok(r);
 }
 
 /* Is the chunk's whole decode one DEFLATE-family stream then plain elements (FITS GZIP_1/2
@@ -119,6 +132,13 @@ static void tsr_cuda_describe(const struct tsr_cuda_job *job, const struct tsr_c
 			pl->stream = ct->stream;
 			pl->alt_width = ct->alt_width;
 			pl->planes = ct->ref.codec.byte_shuffle && tsr_dtype_size(ct->ref.codec.elem) > 1;
+		} else if (ct->how == TSR_HOW_BLOSC) {
+			/* its streams' results are judged with the slot's (a failed read returns
+			 * its error; nothing of it is reported placed) */
+			pl->src_offset = ct->dec_offset;
+			pl->src_dec = 1;
+			pl->planes = ct->plane_block > 0;
+			pl->plane_block = ct->plane_block;
 		}
 	} else {
 		pl->in_type = xf->out; /* decoded on the host: values are final */
@@ -175,47 +195,126 @@ static uint32_t tsr_cuda_prefix_at(struct tsr_cuda_slot *s, uint64_t seq, const 
 	return s->pfx_at;
 }
 
-/* Appends the job's INFLATE tasks to the slot's inflate streams: arguments (offsets until the
- * slot is dispatched) and what judging their results needs. */
-static void tsr_cuda_streams(struct tsr_cuda_job *job, struct tsr_cuda_slot *s, uint64_t seq,
-			     const char *prefix)
+/* Appends one inflate stream to the slot: its arguments (offsets until the slot is dispatched)
+ * and what judging its result needs (check, with the slot's prefix and names filled in). */
+static void tsr_cuda_stream_add(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s,
+				uint32_t pfx, const uint64_t io[4], struct tsr_cuda_check c,
+				const char *codec_name)
 {
 	const struct tsr_array *a = job->array;
-	const size_t cap = TSR_SLOT_PLACES;
+	const size_t cap = TSR_SLOT_STREAMS;
+	if (a->desc.chunk_label && !s->labels)
+		s->labels = malloc(cap * TSR_LABEL_NBYTES);
+	size_t k = s->nstreams++;
+	for (int j = 0; j < 4; j++)
+		s->host_io[j * cap + k] = io[j];
+	c.prefix_at = pfx;
+	c.name = (uint8_t)tsr_cuda_name_index(s, codec_name);
+	/* no memory for names: messages give chunk numbers */
+	c.has_label = a->desc.chunk_label && s->labels;
+	if (c.has_label)
+		a->desc.chunk_label(a, c.chunk, s->labels + k * TSR_LABEL_NBYTES, TSR_LABEL_NBYTES);
+	s->checks[k] = c;
+}
+
+/* A BLOSC task's streams: zlib streams to the slot's inflate streams, the others to its copies
+ * and sets. A chunk with more streams than the slot has room for is decoded here, on the CPU,
+ * into its staging (sized for its values), and becomes a CPU task. */
+static int tsr_cuda_blosc_task(struct tsr_cuda_job *job, struct tsr_cuda_slot *s,
+			       struct tsr_cuda_task *ct, uint32_t pfx, int64_t chunk)
+{
+	const size_t cap = TSR_SLOT_STREAMS;
+	unsigned char *staged = job->host + ct->slot_offset;
+	size_t w = tsr_dtype_size(ct->ref.codec.elem), n = 0;
+	if (!job->spans && !(job->spans = malloc(cap * sizeof(*job->spans))))
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	int64_t pb = 0;
+	int st = tsr_blosc_streams(staged, (size_t)ct->ref.nbytes, w, job->spans, cap - s->nstreams,
+				   &n, &pb);
+	if (st == TSR_E_TOO_SMALL) {
+		size_t vn = (size_t)ct->ref.npix * tsr_dtype_size(ct->ref.xform.out);
+		unsigned char *vals = malloc(vn ? vn : 1);
+		struct tsr_scratch scratch = {0};
+		uint64_t dn = 0;
+		st = !vals ? tsr_error(TSR_E_NOMEM, "out of memory")
+			   : tsr_chunk_decode(&ct->ref, staged, ct->ref.nbytes, vals, 0, &scratch, &dn);
+		if (st == TSR_OK)
+			memcpy(staged, vals, vn);
+		tsr_scratch_free(&scratch);
+		free(vals);
+		ct->how = TSR_HOW_CPU;
+		job->bytes_decoded += dn;
+		return st;
+	}
+	if (st)
+		return st;
+	ct->plane_block = pb;
+	for (size_t k = 0; k < n; k++) {
+		const struct tsr_blosc_stream *sp = &job->spans[k];
+		if (sp->kind == TSR_BLOSC_STREAM_ZLIB) {
+			uint64_t io[4] = {ct->slot_offset + sp->src, sp->csize, ct->dec_offset + sp->dst,
+					  sp->n};
+			struct tsr_cuda_check c = {.chunk = chunk, .npix = sp->n, .width = 1,
+						   .elem = TSR_UINT8, .out = TSR_UINT8,
+						   .framing = TSR_CUDA_ZLIB, .kind = TSR_XF_COPY};
+			tsr_cuda_stream_add(job, s, pfx, io, c, "blosc/zlib");
+			continue;
+		}
+		if (s->nbops == s->bops_cap) {
+			size_t bc = s->bops_cap ? 2 * s->bops_cap : 256;
+			void *p = realloc(s->bops, bc * sizeof(*s->bops));
+			if (!p)
+				return tsr_error(TSR_E_NOMEM, "out of memory");
+			s->bops = p;
+			s->bops_cap = bc;
+		}
+		s->bops[s->nbops++] = (struct tsr_cuda_bop){
+			ct->slot_offset + sp->src, ct->dec_offset + sp->dst, sp->n,
+			sp->kind == TSR_BLOSC_STREAM_COPY ? -1 : sp->value};
+	}
+	return TSR_OK;
+}
+
+/* Appends the job's INFLATE tasks, and the zlib streams of its BLOSC tasks, to the slot's
+ * inflate streams. */
+static int tsr_cuda_streams(struct tsr_cuda_job *job, struct tsr_cuda_slot *s, uint64_t seq,
+			    const char *prefix)
+{
+	const struct tsr_array *a = job->array;
 	uint32_t pfx = UINT32_MAX;
 	for (int64_t i = 0; i < job->ntasks; i++) {
 		struct tsr_cuda_task *ct = &job->tasks[i];
-		if (ct->how != TSR_HOW_INFLATE)
+		if (ct->how != TSR_HOW_INFLATE && ct->how != TSR_HOW_BLOSC)
 			continue;
 		if (pfx == UINT32_MAX)
 			pfx = tsr_cuda_prefix_at(s, seq, prefix);
-		if (a->desc.chunk_label && !s->labels)
-			s->labels = malloc(cap * TSR_LABEL_NBYTES);
-		size_t k = s->nstreams++;
-		ct->stream = (int)k;
-		s->host_io[k] = ct->slot_offset;
-		s->host_io[cap + k] = ct->ref.nbytes;
-		s->host_io[2 * cap + k] = ct->dec_offset;
-		s->host_io[3 * cap + k] = ct->dec_cap;
-		struct tsr_cuda_check *c = &s->checks[k];
 		int64_t chunk = tsr_task_chunk(job->plan, ct->t);
-		c->chunk = chunk;
-		c->npix = (uint64_t)ct->ref.npix;
-		c->width = (uint32_t)tsr_dtype_size(ct->ref.codec.elem);
-		c->prefix_at = pfx;
-		c->elem = (int16_t)ct->ref.codec.elem;
-		c->out = (int16_t)ct->ref.xform.out;
-		c->framing = (uint8_t)ct->framing;
-		c->elem_from_size = (uint8_t)ct->ref.codec.elem_from_size;
-		c->kind = (uint8_t)ct->ref.xform.kind;
-		c->name = (uint8_t)tsr_cuda_name_index(s, ct->ref.codec_name ? ct->ref.codec_name
-									  : a->desc.codec);
-		/* no memory for names: messages give chunk numbers */
-		c->has_label = a->desc.chunk_label && s->labels;
-		if (c->has_label)
-			a->desc.chunk_label(a, chunk, s->labels + k * TSR_LABEL_NBYTES,
-					    TSR_LABEL_NBYTES);
+		if (ct->how == TSR_HOW_BLOSC) {
+			int st = tsr_cuda_blosc_task(job, s, ct, pfx, chunk);
+			if (st) {
+				char cprefix[1400], label[320];
+				tsr_array_chunk_name(a, chunk, cprefix, sizeof(cprefix), label,
+						    sizeof(label));
+				tsr_error_prefix("%s %s", cprefix, label);
+				return st;
+			}
+			continue;
+		}
+		ct->stream = (int)s->nstreams;
+		uint64_t io[4] = {ct->slot_offset, ct->ref.nbytes, ct->dec_offset, ct->dec_cap};
+		struct tsr_cuda_check c = {
+			.chunk = chunk,
+			.npix = (uint64_t)ct->ref.npix,
+			.width = (uint32_t)tsr_dtype_size(ct->ref.codec.elem),
+			.elem = (int16_t)ct->ref.codec.elem,
+			.out = (int16_t)ct->ref.xform.out,
+			.framing = (uint8_t)ct->framing,
+			.elem_from_size = (uint8_t)ct->ref.codec.elem_from_size,
+			.kind = (uint8_t)ct->ref.xform.kind};
+		tsr_cuda_stream_add(job, s, pfx, io, c,
+				    ct->ref.codec_name ? ct->ref.codec_name : a->desc.codec);
 	}
+	return TSR_OK;
 }
 
 /* Says in the receipt what decoded the chunks: "GZIP_2 tiles decoded on the GPU (tessera
@@ -313,7 +412,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	 * the largest chunk, the decode buffers for the largest decoded chunk (and for the read,
 	 * up to TSR_DEC_NBYTES). */
 	size_t biggest = 0, dec_biggest = 0, dec_total = 0, staged_total = 0;
-	int64_t n_inflate = 0, n_raw = 0, n_cpu[TSR_WHY_N] = {0}, n_dequant = 0;
+	int64_t n_inflate = 0, n_raw = 0, n_cpu[TSR_WHY_N] = {0}, n_dequant = 0, n_blosc = 0;
 	const char *gpu_name = d->codec, *cpu_name[TSR_WHY_N] = {0};
 	uint64_t gpu_decoded = 0, max_stream = 0;
 	for (int64_t t = 0; t < plan->ntasks && st == TSR_OK; t++) {
@@ -362,9 +461,23 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			}
 		}
 		int why = TSR_WHY_CODEC;
+		ct->plane_block = 0;
+		ct->blosc = 0;
+		ct->blosc_codec = -1;
 		if (tsr_cuda_raw_ok(ref)) {
 			ct->how = TSR_HOW_RAW;
 			n_raw++;
+		} else if (!cufile && !replay && tsr_cuda_blosc_ok(ref)) {
+			if (decoder == TSR_DECODER_CPU) {
+				if (!n_cpu[TSR_WHY_FORCED]++)
+					cpu_name[TSR_WHY_FORCED] = ref->codec_name ? ref->codec_name
+										   : d->codec;
+			} else {
+				ct->how = TSR_HOW_BLOSC; /* (counted for the receipt once read) */
+				ct->blosc = 1;
+				ct->framing = TSR_CUDA_ZLIB;
+				n_blosc++;
+			}
 		} else if (ref->codec.id != TSR_CODEC_FILL &&
 			   (ct->framing = tsr_cuda_inflate_ok(ref, decoder == TSR_DECODER_CPU,
 							      &why)) >= 0) {
@@ -388,8 +501,11 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	/* decoder auto, a single read: one warp inflates a stream about 40 times slower than a
 	 * CPU core does (H200: ~8 MB/s a warp on 4 MiB gzip chunks; libdeflate ~300 MB/s a core),
 	 * so when the largest stream alone outlasts the CPU's threads decoding them all, the
-	 * CPU decodes them. (Batch and stream reads gather many files' streams in a slot.) */
-	int few = st == TSR_OK && n_inflate && decoder == TSR_DECODER_AUTO && !defer_sync &&
+	 * CPU decodes them. (Batch and stream reads gather many files' streams in a slot; their
+	 * last file, which does not defer, joins the earlier files' streams too.) */
+	const int in_batch = defer_sync || (cs->deferred && pthread_equal(cs->deferred_by,
+									 pthread_self()));
+	int few = st == TSR_OK && n_inflate && decoder == TSR_DECODER_AUTO && !in_batch &&
 		  max_stream * (uint64_t)(nthreads > 0 ? nthreads : 1) * 40 > gpu_decoded;
 	if (few) {
 		n_cpu[TSR_WHY_FEW] = n_inflate;
@@ -406,16 +522,22 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			ct->framing = -1;
 			ct->alt_width = 0;
 		}
-		n_host += ct->how == TSR_HOW_CPU;
+		n_host += ct->how == TSR_HOW_CPU || ct->how == TSR_HOW_BLOSC; /* (needs its bytes) */
 		/* What each task stages: its stored bytes (raw, inflate: compressed streams lie back
 		 * to back, since the inflate kernel reads any alignment, so that tiles next to each
 		 * other in the file are read with one pread), or its values decoded on the CPU;
 		 * values start 16-byte aligned for the place kernel. */
-		if (ct->how == TSR_HOW_INFLATE) {
+		if (ct->how == TSR_HOW_INFLATE || ct->how == TSR_HOW_BLOSC) {
 			ct->staged = (size_t)ref->nbytes;
 			ct->dec_cap = (size_t)ref->npix *
 				      (ct->alt_width ? 8 : tsr_dtype_size(ref->codec.elem));
 			ct->dec_cap = (ct->dec_cap + 15) & ~(size_t)15;
+			if (ct->how == TSR_HOW_BLOSC) {
+				/* room for its values too, should the CPU decode it */
+				size_t v = (size_t)ref->npix * tsr_dtype_size(ref->xform.out);
+				ct->staged = (ct->staged > v ? ct->staged : v) + 15;
+				ct->staged &= ~(size_t)15;
+			}
 			if (ct->dec_cap > dec_biggest)
 				dec_biggest = ct->dec_cap;
 			dec_total += ct->dec_cap;
@@ -467,7 +589,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		want = biggest > want ? biggest : want;
 		if (want > cs->slot_want)
 			cs->slot_want = want;
-		if (n_inflate) {
+		if (n_inflate || n_blosc) {
 			want = defer_sync || s->open || dec_total > TSR_DEC_NBYTES ? TSR_DEC_NBYTES
 										 : dec_total;
 			want = want > dec_biggest ? want : dec_biggest;
@@ -482,7 +604,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			st = tsr_cuda_dispatch(cs, s);
 	}
 	char prefix[1400] = "";
-	if (n_inflate)
+	if (n_inflate || n_blosc)
 		tsr_array_chunk_name(array, 0, prefix, sizeof(prefix), NULL, 0);
 	struct tsr_cuda_job job = {0};
 	pthread_mutex_init(&job.lock, NULL);
@@ -511,7 +633,8 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		int64_t max_rows = s->max_rows, t1 = t0;
 		while (t1 < plan->ntasks && s->nplaces + (size_t)(t1 - t0) < TSR_SLOT_PLACES) {
 			struct tsr_cuda_task *ct = &tasks[t1];
-			if (ct->how == TSR_HOW_INFLATE && framing >= 0 && ct->framing != framing)
+			int streams = ct->how == TSR_HOW_INFLATE || ct->how == TSR_HOW_BLOSC;
+			if (streams && framing >= 0 && ct->framing != framing)
 				break;
 			if (ct->dec_cap && dec_used + ct->dec_cap > s->dec_nbytes)
 				break;
@@ -526,7 +649,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			}
 			ct->dec_offset = dec_used;
 			dec_used += ct->dec_cap;
-			if (ct->how == TSR_HOW_INFLATE)
+			if (streams)
 				framing = ct->framing;
 			int64_t rows = 1;
 			const int64_t *k0 = tsr_task_k0(plan, t1), *k1 = tsr_task_k1(plan, t1);
@@ -587,7 +710,8 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			break;
 		if (on_dev && (st = tsr_cuda_host_ranges(&job, s)))
 			break;
-		tsr_cuda_streams(&job, s, seq, prefix);
+		if ((st = tsr_cuda_streams(&job, s, seq, prefix)))
+			break;
 		for (int64_t i = 0; i < job.ntasks; i++)
 			tsr_cuda_describe(&job, &job.tasks[i], &s->host_places[s->nplaces + (size_t)i]);
 		s->nplaces += (size_t)job.ntasks;
@@ -630,10 +754,31 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		cudaStreamSynchronize(cstream);
 		tsr_error_set_text(msg);
 	}
+	cs->deferred = defer_sync && st == TSR_OK;
+	cs->deferred_by = pthread_self();
 	r->t_fetch += job.t_fetch + t_fill;
 	r->t_decode += job.t_decode;
 	r->t_place += t_copy;
 	r->bytes_read += job.bytes_read;
+	if (n_blosc) {
+		/* Blosc chunks: on the GPU, or on the CPU as their headers decided. */
+		static const char *const bname[] = {"blosc/blosclz", "blosc/lz4", "blosc/snappy",
+						    "blosc/zlib", "blosc/zstd", "blosc", "blosc/user"};
+		for (int64_t t = 0; t < plan->ntasks; t++) {
+			const struct tsr_cuda_task *ct = &tasks[t];
+			if (!ct->blosc)
+				continue;
+			if (ct->how == TSR_HOW_BLOSC) {
+				if (!n_inflate++)
+					gpu_name = "blosc/zlib";
+				gpu_decoded += (uint64_t)ct->ref.npix * tsr_dtype_size(ct->ref.codec.elem);
+				continue;
+			}
+			int c = ct->blosc_codec, w = c == TSR_BLOSC_ZLIB ? TSR_WHY_STEPS : TSR_WHY_CODEC;
+			if (!n_cpu[w]++)
+				cpu_name[w] = c >= 0 && c <= 6 ? bname[c] : "blosc";
+		}
+	}
 	r->bytes_decoded += job.bytes_decoded + gpu_decoded;
 	r->nthreads = nthreads;
 	snprintf(r->engine, sizeof(r->engine), "cuda");
@@ -657,6 +802,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 				 "%smock-device replays those values", have ? "; " : "");
 	}
 	free(job.pieces);
+	free(job.spans);
 	pthread_mutex_destroy(&job.lock);
 	tsr_job_error_destroy(&job.err);
 	pthread_mutex_unlock(&cs->lock);

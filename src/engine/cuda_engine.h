@@ -20,13 +20,16 @@
 #define TSR_SLOT_NBYTES ((size_t)128 << 20)
 #define TSR_NSLOTS 6
 #define TSR_SLOT_PLACES 16384
+/* Inflate streams a slot holds: a chunk's one, or a blosc chunk's many (a stream per block, or
+ * per element byte of a block when the chunk splits its blocks). */
+#define TSR_SLOT_STREAMS (4 * TSR_SLOT_PLACES)
 /* A slot's decode buffer holds what its compressed bytes inflate to: float images compress 1.2
  * to 3 times, so 64 MiB of staged tiles need up to about 200 MiB; a batch ends early when it
  * fills. Reads that need less allocate less. */
 #define TSR_DEC_NBYTES ((size_t)192 << 20)
 /* Inflate results of a batch: decoded sizes (8 bytes a stream), then statuses (4 bytes);
  * on the device the kernel's scratch follows. */
-#define TSR_RES_NBYTES ((size_t)12 * TSR_SLOT_PLACES)
+#define TSR_RES_NBYTES ((size_t)12 * TSR_SLOT_STREAMS)
 #define TSR_SCRATCH_NBYTES 256
 #define TSR_LABEL_NBYTES 96
 
@@ -38,6 +41,18 @@ enum tsr_cuda_how {
 	TSR_HOW_CPU = 0,        /* decoded on the CPU: final values are staged */
 	TSR_HOW_RAW,            /* stored elements are staged; the kernel transforms them */
 	TSR_HOW_INFLATE,        /* a DEFLATE-family stream is staged; the GPU inflates it */
+	TSR_HOW_BLOSC,          /* a blosc chunk is staged: the GPU inflates its zlib streams and
+				   the place kernel unshuffles its blocks (cuda_blosc.c); a chunk
+				   whose header asks for more is decoded on the CPU instead */
+};
+
+/* A blosc stream that is not a zlib stream (stored as is, or a run of one byte), copied or set
+ * in the slot's decode buffer on the device before the kernels run. */
+struct tsr_cuda_bop {
+	uint64_t src;           /* bytes into the slot's device staging (copies) */
+	uint64_t dst;           /* bytes into its decode buffer */
+	uint64_t n;
+	int value;              /* -1: copy; else the byte to set */
 };
 
 /* Why a chunk was decoded on the CPU, for the receipt (first: named first). */
@@ -82,11 +97,11 @@ struct tsr_cuda_slot {
 	size_t dec_nbytes;
 	uint64_t *host_io, *dev_io;     /* inflate arguments, 4 arrays: input pointers, input
 					   sizes, output pointers, output capacities; while open,
-					   TSR_SLOT_PLACES apart and pointers as offsets (buffers
+					   TSR_SLOT_STREAMS apart and pointers as offsets (buffers
 					   may grow before dispatch), then packed n apart */
 	unsigned char *host_res, *dev_res; /* inflate results (TSR_RES_NBYTES; + scratch) */
-	struct tsr_cuda_check *checks;  /* TSR_SLOT_PLACES */
-	char *labels;                   /* TSR_SLOT_PLACES x TSR_LABEL_NBYTES: chunk names of
+	struct tsr_cuda_check *checks;  /* TSR_SLOT_STREAMS */
+	char *labels;                   /* TSR_SLOT_STREAMS x TSR_LABEL_NBYTES: chunk names of
 					   formats that name chunks (Zarr keys); NULL until then */
 	cudaStream_t stream;            /* copy, inflate and place of this slot's batches */
 	cudaEvent_t copied;             /* host buffers free again */
@@ -107,6 +122,8 @@ struct tsr_cuda_slot {
 					   are copied at dispatch */
 	size_t (*ranges)[2];            /* on_dev: [start, end) of the host bytes to copy */
 	size_t nranges, ranges_cap;
+	struct tsr_cuda_bop *bops;      /* blosc streams that are no zlib streams */
+	size_t nbops, bops_cap;
 	int64_t max_rows;
 	int pending;                    /* dispatched results not judged yet */
 	char names[TSR_NAMES][32];      /* codec names of the batch's streams */
@@ -183,6 +200,8 @@ struct tsr_cuda_state {
 	cudaEvent_t entry;              /* recorded on a caller's stream: work a slot must follow */
 	uint64_t seq;                   /* reads so far */
 	int randoms;                    /* the dither table is on the device */
+	int deferred;                   /* the last read deferred (a batch read's earlier file) */
+	pthread_t deferred_by;          /* and its thread */
 	struct tsr_feed feed;
 	struct tsr_cuda_task *tasks;    /* kept from read to read: a batch read's files reuse it */
 	size_t tasks_cap;
@@ -202,6 +221,9 @@ struct tsr_cuda_task {
 	size_t dec_offset;
 	int stream;             /* INFLATE: the slot's inflate stream */
 	int split;              /* stored bytes read in pieces (job->pieces), not as a task */
+	int64_t plane_block;    /* BLOSC: elements a shuffled block holds (0: not shuffled) */
+	int blosc;              /* a blosc chunk (BLOSC, or CPU once its header said so) */
+	int blosc_codec;        /* blosc: the header's codec (enum tsr_blosc_codec), -1: unread */
 };
 
 /* Stored bytes of large chunks are read in pieces of this size by all the pool's threads: a
@@ -234,6 +256,7 @@ struct tsr_cuda_job {
 	int64_t npieces;
 	atomic_llong next_piece;
 	struct tsr_job_error err;
+	struct tsr_blosc_stream *spans; /* scratch for a blosc chunk's streams */
 	pthread_mutex_t lock;   /* guards the sums below */
 	double t_fetch, t_decode;
 	uint64_t bytes_read, bytes_decoded;
@@ -285,6 +308,10 @@ int tsr_feed_stop(struct tsr_feed *f, int drop, double *t_read);
 int tsr_feed_order(struct tsr_feed *f, cudaStream_t ss);
 /* Read seconds of landed items since the last call, added to *t_read. */
 void tsr_feed_take_time(struct tsr_feed *f, double *t_read);
+
+/* cuda_blosc.c: the slot's blosc streams that are no zlib streams, copied and set on its stream
+ * (the decode buffer's chunk bytes, before its kernels run). */
+int tsr_cuda_blosc_ops(struct tsr_cuda_slot *s);
 
 /* cuda_fetch.c: filling a slot. */
 /* Pool worker (a struct tsr_cuda_job): fetch, or decode on the CPU, into the slot. */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../codecs/blosc.h"
 #include "../codecs/codecs.h"
 #include "../io/cufile.h"
 #include "../io/io.h"
@@ -90,7 +91,8 @@ void tsr_cuda_worker(void *arg, int w)
 		if (i >= job->ntasks || atomic_load(&job->err.failed))
 			break;
 		struct tsr_cuda_task *ct = &job->tasks[i];
-		if (ct->split || (job->host_only && ct->how != TSR_HOW_CPU)) {
+		if (ct->split ||
+		    (job->host_only && ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC)) {
 			i++;
 			continue;
 		}
@@ -98,13 +100,14 @@ void tsr_cuda_worker(void *arg, int w)
 		unsigned char *dst = job->host + ct->slot_offset;
 		double t0 = tsr_now();
 		int st = TSR_OK;
-		if (ct->how != TSR_HOW_CPU && !job->mock) {
+		if (ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC && !job->mock) {
 			/* Stored bytes straight into pinned memory: no copy on the host. Chunks
 			 * that lie back to back in the same file and in the slot (FITS tiles in
 			 * the heap) are one read, of up to 4 MiB. */
 			struct tsr_chunk_ref run = ct->ref;
 			int64_t j = i + 1;
-			while (j < end && job->tasks[j].how != TSR_HOW_CPU && !job->tasks[j].split &&
+			while (j < end && job->tasks[j].how != TSR_HOW_CPU &&
+			       job->tasks[j].how != TSR_HOW_BLOSC && !job->tasks[j].split &&
 			       job->tasks[j].ref.offset == run.offset + run.nbytes &&
 			       job->tasks[j].slot_offset == ct->slot_offset + run.nbytes &&
 			       run.nbytes + job->tasks[j].ref.nbytes <= ((uint64_t)4 << 20) &&
@@ -133,10 +136,19 @@ void tsr_cuda_worker(void *arg, int w)
 			br += ct->ref.codec.id == TSR_CODEC_FILL ? 0 : ct->ref.nbytes;
 			double t1 = tsr_now();
 			tf += t1 - t0;
-			if (st == TSR_OK && ct->how != TSR_HOW_CPU) {
+			if (st == TSR_OK && ct->how == TSR_HOW_BLOSC) {
+				/* its header says whether the GPU decodes it */
+				if (tsr_blosc_streams_ok(src, (size_t)ct->ref.nbytes,
+							 tsr_dtype_size(ct->ref.codec.elem),
+							 ct->ref.npix, &ct->blosc_codec))
+					memcpy(dst, src, (size_t)ct->ref.nbytes);
+				else
+					ct->how = TSR_HOW_CPU;
+			}
+			if (st == TSR_OK && ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC) {
 				if (ct->ref.nbytes) /* mock-host: the stored bytes */
 					memcpy(dst, src, (size_t)ct->ref.nbytes);
-			} else if (st == TSR_OK) {
+			} else if (st == TSR_OK && ct->how == TSR_HOW_CPU) {
 				uint64_t dn = 0;
 				st = tsr_chunk_decode(&ct->ref, (void *)src, ct->ref.nbytes, dst, 0,
 						      &scratch, &dn);
@@ -170,7 +182,8 @@ int tsr_cuda_pieces(struct tsr_cuda_job *job)
 		for (int64_t i = 0; i < job->ntasks; i++) {
 			struct tsr_cuda_task *ct = &job->tasks[i];
 			ct->split = 0;
-			if (ct->how == TSR_HOW_CPU || job->mock || ct->ref.nbytes <= TSR_PIECE_NBYTES)
+			if (ct->how == TSR_HOW_CPU || ct->how == TSR_HOW_BLOSC || job->mock ||
+			    ct->ref.nbytes <= TSR_PIECE_NBYTES)
 				continue;
 			ct->split = 1;
 			for (uint64_t off = 0; off < ct->ref.nbytes; off += TSR_PIECE_NBYTES, n++)
@@ -250,8 +263,8 @@ int tsr_cuda_host_ranges(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 {
 	for (int64_t i = 0; i < job->ntasks; i++) {
 		const struct tsr_cuda_task *ct = &job->tasks[i];
-		if (ct->how != TSR_HOW_CPU || !ct->staged)
-			continue;
+		if ((ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC) || !ct->staged)
+			continue; /* (blosc: its stored bytes, read on the host for its header) */
 		size_t a = ct->slot_offset, b = a + ct->staged;
 		if (s->nranges && s->ranges[s->nranges - 1][1] == a) {
 			s->ranges[s->nranges - 1][1] = b;

@@ -173,15 +173,15 @@ static int tsr_cuda_slot_alloc(struct tsr_cuda_slot *s, size_t nbytes)
 			       cudaHostAllocDefault)) ||
 	    (e = cudaMalloc((void **)&s->dev_places,
 			    TSR_SLOT_PLACES * sizeof(struct tsr_cuda_place))) ||
-	    (e = cudaHostAlloc((void **)&s->host_io, 4 * 8 * (size_t)TSR_SLOT_PLACES,
+	    (e = cudaHostAlloc((void **)&s->host_io, 4 * 8 * (size_t)TSR_SLOT_STREAMS,
 			       cudaHostAllocDefault)) ||
-	    (e = cudaMalloc((void **)&s->dev_io, 4 * 8 * (size_t)TSR_SLOT_PLACES)) ||
+	    (e = cudaMalloc((void **)&s->dev_io, 4 * 8 * (size_t)TSR_SLOT_STREAMS)) ||
 	    (e = cudaHostAlloc((void **)&s->host_res, TSR_RES_NBYTES, cudaHostAllocDefault)) ||
 	    (e = cudaMalloc((void **)&s->dev_res, TSR_RES_NBYTES + TSR_SCRATCH_NBYTES))) {
 		tsr_cuda_slot_buffers_free(s);
 		return tsr_cuda_fail(e, "staging buffers");
 	}
-	s->checks = malloc(TSR_SLOT_PLACES * sizeof(*s->checks));
+	s->checks = malloc(TSR_SLOT_STREAMS * sizeof(*s->checks));
 	if (!s->checks) {
 		tsr_cuda_slot_buffers_free(s);
 		return tsr_error(TSR_E_NOMEM, "out of memory");
@@ -243,7 +243,7 @@ int tsr_cuda_slot_open(struct tsr_cuda_state *cs, struct tsr_cuda_slot **s_ret)
 			s->dec_nbytes = cs->dec_want;
 		}
 	}
-	s->used = s->dec_used = s->nplaces = s->nstreams = 0;
+	s->used = s->dec_used = s->nplaces = s->nstreams = s->nbops = 0;
 	s->framing = -1;
 	s->max_rows = 1;
 	s->nnames = 0;
@@ -316,6 +316,7 @@ static void tsr_cuda_state_free(void *p)
 		free(s->labels);
 		free(s->ptext);
 		free(s->ranges);
+		free(s->bops);
 		if (s->made) {
 			cudaEventDestroy(s->copied);
 			cudaEventDestroy(s->placed);
@@ -337,6 +338,7 @@ void tsr_cuda_quiesce(struct tsr_context *ctx)
 	if (!cs)
 		return;
 	pthread_mutex_lock(&cs->lock);
+	cs->deferred = 0;
 	tsr_cuda_flush(cs, 1);
 	tsr_cuda_drop_open(cs);
 	tsr_cuda_settle(cs, 0);
@@ -380,7 +382,7 @@ int tsr_cuda_send(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 	size_t n = s->nstreams;
 	uint64_t *io = s->host_io;
 	for (int j = 1; j < 4; j++)
-		memmove(io + j * n, io + j * (size_t)TSR_SLOT_PLACES, 8 * n);
+		memmove(io + j * n, io + j * (size_t)TSR_SLOT_STREAMS, 8 * n);
 	uint64_t in_base = s->replay ? 0 : (uint64_t)(uintptr_t)s->dev;
 	for (size_t k = 0; k < n; k++) {
 		io[k] += in_base;
@@ -402,6 +404,8 @@ int tsr_cuda_send(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 				       ss))) ||
 	    (e = cudaEventRecord(s->copied, ss)))
 		return tsr_cuda_fail(e, "copy to the device");
+	if (s->nbops && (st = tsr_cuda_blosc_ops(s)))
+		return st;
 	uint64_t *dio = s->dev_io;
 	size_t *d_sizes = (size_t *)s->dev_res;
 	int *d_status = (int *)(s->dev_res + 8 * n);

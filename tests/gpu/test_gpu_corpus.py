@@ -7,6 +7,7 @@ says so and passes."""
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -95,6 +96,11 @@ RECEIPTS = [
     ("fits_c_rice_f32_sd1", (), "RICE_1 tiles decoded on the CPU (no GPU decoder yet)"),
     ("zarr_gzip_u16", (), "chunks decoded on the GPU (tessera inflate kernel)"),
     ("zarr_zlib_i8", (), "chunks decoded on the GPU (tessera inflate kernel)"),
+    # blosc chunks: zlib streams and byte shuffle on the GPU; other codecs on the CPU
+    ("zarr_blosc_zlib_shuffle_f64", (), "blosc/zlib chunks decoded on the GPU (tessera inflate"),
+    ("zarr_nested_f32_3d", (), "blosc/zlib chunks decoded on the GPU (tessera inflate kernel)"),
+    ("zarr_blosc_lz4_shuffle_i16", (), "blosc/lz4 chunks decoded on the CPU (no GPU decoder yet)"),
+    ("zarr_blosc_zlib_shuffle_f64", ("--decoder", "cpu"), "decoded on the CPU (decoder option cpu)"),
     ("fits_c_gzip2_i32_tiles", ("--storage", "mock-device"), "backend mock-device"),
     ("fits_c_rice_f32_sd1", ("--storage", "mock-device"), "mock-device replays those values"),
 ]
@@ -170,6 +176,31 @@ with tempfile.TemporaryDirectory() as tmp:
         data[-6] ^= 0xFF
         open(chunk, "wb").write(bytes(data))
         expect_failure("corrupt gzip chunk", copy, [], ["bad_gzip.zarr", "array", "chunk 1.1"])
+    # A blosc chunk with a damaged zlib stream: a byte flipped inside its first block's first
+    # compressed stream, which the GPU inflates (Adler-32 then fails, as on the CPU).
+    store = os.path.join(CORPUS, "zarr2", "blosc_zlib_shuffle_f64.zarr")
+    if os.path.isdir(store):
+        copy = os.path.join(tmp, "bad_blosc.zarr")
+        shutil.copytree(store, copy)
+        chunk = os.path.join(copy, "1.1")
+        data = bytearray(open(chunk, "rb").read())
+        flags, typesize = data[2], data[3]
+        nbytes, blocksize = struct.unpack("<ii", bytes(data[4:12]))
+        split = not flags & 0x10  # (blosc1: the dont-split flag)
+        each = blocksize // typesize if split else blocksize
+        p = struct.unpack("<i", bytes(data[16:20]))[0]  # block 0 starts here
+        for _ in range(typesize if split else 1):
+            cs = struct.unpack("<i", bytes(data[p:p + 4]))[0]
+            if 0 < cs < each:  # (cs == each: stored as is; <= 0: a run)
+                break
+            p += 4 + (cs if cs > 0 else 1 if cs < 0 else 0)
+        if 0 < cs < each:
+            data[p + 4 + cs // 2] ^= 0xFF
+            open(chunk, "wb").write(bytes(data))
+            expect_failure("corrupt blosc zlib stream", copy, [],
+                           ["bad_blosc.zarr", "array", "chunk 1.1"])
+        else:
+            failures.append("bad_blosc: chunk 1.1's block 0 has no zlib stream")
 
 # Quantized floats in GZIP tiles, fresh from CFITSIO (bench/fits_write, TSR_FITS_WRITE names
 # it): dithering 1 and 2 (exact zeros), no dithering, NaNs (ZBLANK), float32 and float64,
