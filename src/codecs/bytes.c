@@ -23,6 +23,19 @@ static void *tsr_slot(struct tsr_scratch *s, int i, size_t n)
 int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t n,
 		     struct tsr_scratch *s, int slot, size_t expect, void **out, size_t *out_n)
 {
+	return tsr_bytes_decode_into(step, src, n, s, slot, expect, NULL, out, out_n);
+}
+
+/* Scratch slot i of n bytes, or the caller's destination when it has room for them. */
+static void *tsr_dst(struct tsr_scratch *s, int i, size_t n, void *into, size_t expect)
+{
+	return into && n == expect ? into : tsr_slot(s, i, n);
+}
+
+int tsr_bytes_decode_into(const struct tsr_bytes_step *step, const void *src, size_t n,
+			  struct tsr_scratch *s, int slot, size_t expect, void *into, void **out,
+			  size_t *out_n)
+{
 	const unsigned char *in = src;
 	void *dst;
 	size_t got = 0;
@@ -52,7 +65,7 @@ int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t 
 					 expect);
 		if (!s->zstd && !(s->zstd = ZSTD_createDCtx()))
 			return tsr_error(TSR_E_NOMEM, "zstd: out of memory");
-		if (!(dst = tsr_slot(s, slot, cap)))
+		if (!(dst = tsr_dst(s, slot, cap, into, expect)))
 			return tsr_error(TSR_E_NOMEM, "out of memory");
 		got = ZSTD_decompressDCtx(s->zstd, dst, cap, src, n);
 		if (ZSTD_isError(got))
@@ -67,7 +80,7 @@ int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t 
 			return tsr_error(TSR_E_CORRUPT, "lz4: holds %zu bytes, expected %zu", size, expect);
 		if (size > (size_t)LZ4_MAX_INPUT_SIZE || n - 4 > (size_t)LZ4_MAX_INPUT_SIZE)
 			return tsr_error(TSR_E_UNSUPPORTED, "lz4: block of %zu bytes", size);
-		if (!(dst = tsr_slot(s, slot, size)))
+		if (!(dst = tsr_dst(s, slot, size, into, expect)))
 			return tsr_error(TSR_E_NOMEM, "out of memory");
 		int r = LZ4_decompress_safe((const char *)in + 4, dst, (int)(n - 4), (int)size);
 		if (r < 0 || (size_t)r != size)
@@ -78,7 +91,7 @@ int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t 
 	case TSR_CODEC_BZ2: {
 		if (!expect)
 			return tsr_error(TSR_E_UNSUPPORTED, "bz2: decoded size unknown");
-		if (!(dst = tsr_slot(s, slot, expect)))
+		if (!(dst = tsr_dst(s, slot, expect, into, expect)))
 			return tsr_error(TSR_E_NOMEM, "out of memory");
 		unsigned int len = (unsigned int)expect;
 		if (expect > UINT32_MAX || n > UINT32_MAX)
@@ -96,7 +109,7 @@ int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t 
 	case TSR_CODEC_DEFLATE: {
 		size_t cap = expect ? expect : n * 8 + 1024;
 		for (;;) {
-			if (!(dst = tsr_slot(s, slot, cap)))
+			if (!(dst = tsr_dst(s, slot, cap, into, expect)))
 				return tsr_error(TSR_E_NOMEM, "out of memory");
 			st = tsr_inflate(&s->inflater, step->id, dst, cap, src, n, &got);
 			/* Unknown size: grow and retry on "more bytes than expected". */
@@ -118,7 +131,7 @@ int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t 
 					 (long long)info.nbytes, expect);
 		if (!s->blosc && tsr_blosc_scratch_create((struct tsr_blosc_scratch **)&s->blosc))
 			return tsr_error(TSR_E_NOMEM, "blosc: out of memory");
-		if (!(dst = tsr_slot(s, slot, (size_t)info.nbytes)))
+		if (!(dst = tsr_dst(s, slot, (size_t)info.nbytes, into, expect)))
 			return tsr_error(TSR_E_NOMEM, "out of memory");
 		if ((st = tsr_blosc_decode(dst, (size_t)info.nbytes, src, n, s->blosc, &got)))
 			return st;

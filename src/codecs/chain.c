@@ -151,13 +151,17 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 		return tsr_b2nd_decode(out, tsr_box_npix(ref, box) * w, ref, src, src_nbytes, box,
 				       scratch, decoded_nbytes_ret);
 	}
+	/* When the last step's bytes are the output values as they stand, it decodes straight
+	 * into out: a copy of the whole chunk saved, which is memory traffic all threads share. */
+	int in_place = c->id == TSR_CODEC_NONE && ref->xform.kind == TSR_XF_COPY && !ref->has_perm &&
+		       !c->byte_shuffle && (!be || w == 1) && tsr_dtype_size(ref->xform.out) == w;
 	for (int i = 0; i < ref->npre; i++) {
 		/* The last step must yield exactly the elements (when their size is known). */
 		size_t expect = i + 1 == ref->npre && c->id == TSR_CODEC_NONE && w ? npix * w : 0;
 		void *next;
 		size_t next_n;
-		st = tsr_bytes_decode(&ref->pre[i], src, src_nbytes, scratch, 3 + (i & 1), expect,
-				      &next, &next_n);
+		st = tsr_bytes_decode_into(&ref->pre[i], src, src_nbytes, scratch, 3 + (i & 1),
+					   expect, expect && in_place ? out : NULL, &next, &next_n);
 		if (st)
 			return st;
 		src = next;
@@ -295,4 +299,158 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 	if (ref->has_perm)
 		tsr_permute(final_out, out, ref, ow);
 	return TSR_OK;
+}
+
+int tsr_chunk_streams(const struct tsr_chunk_ref *ref)
+{
+	const struct tsr_codec_step *c = &ref->codec;
+	size_t w = tsr_dtype_size(c->elem);
+	return ref->npre > 0 && ref->pre[ref->npre - 1].id == TSR_CODEC_ZSTD &&
+	       c->id == TSR_CODEC_NONE && ref->xform.kind == TSR_XF_COPY && !ref->has_perm &&
+	       !ref->delta && !c->byte_shuffle && w && tsr_dtype_size(ref->xform.out) == w;
+}
+
+int tsr_chunk_streams_read(const struct tsr_chunk_ref *ref)
+{
+	return ref->npre == 1 && tsr_chunk_streams(ref);
+}
+
+/* What begin and begin_read share, once the frame is known to stream. */
+static int tsr_stream_start(struct tsr_chunk_stream *cs, const struct tsr_chunk_ref *ref,
+			    struct tsr_scratch *scratch)
+{
+	if (!scratch->zstd && !(scratch->zstd = ZSTD_createDCtx()))
+		return tsr_error(TSR_E_NOMEM, "zstd: out of memory");
+	ZSTD_DCtx_reset(scratch->zstd, ZSTD_reset_session_only);
+	cs->zstd = scratch->zstd;
+	/* big-endian values swap by element; complex ones by part (as tsr_values_apply does) */
+	enum tsr_dtype t = ref->codec.elem;
+	size_t part = t == TSR_COMPLEX64 || t == TSR_COMPLEX128 ? cs->w / 2 : cs->w;
+	cs->bswap = ref->codec.big_endian && part > 1 ? (int)part : 0;
+	return 1;
+}
+
+int tsr_chunk_stream_begin(struct tsr_chunk_stream *cs, const struct tsr_chunk_ref *ref,
+			   void *src, size_t src_nbytes, struct tsr_scratch *scratch)
+{
+	int st;
+	memset(cs, 0, sizeof(*cs));
+	if (!tsr_chunk_streams(ref))
+		return 0;
+	for (int i = 0; i + 1 < ref->npre; i++) {
+		void *next;
+		size_t next_n;
+		st = tsr_bytes_decode(&ref->pre[i], src, src_nbytes, scratch, 3 + (i & 1), 0, &next,
+				      &next_n);
+		if (st)
+			return st;
+		src = next;
+		src_nbytes = next_n;
+	}
+	cs->w = tsr_dtype_size(ref->codec.elem);
+	cs->left = (uint64_t)ref->npix * cs->w;
+	/* One frame that says its size, and that size: anything else decodes whole, where the
+	 * one-shot decoder gives its verdict. */
+	if (ZSTD_findFrameCompressedSize(src, src_nbytes) != src_nbytes ||
+	    ZSTD_getFrameContentSize(src, src_nbytes) != cs->left)
+		return 0;
+	cs->src = src;
+	cs->src_nbytes = src_nbytes;
+	return tsr_stream_start(cs, ref, scratch);
+}
+
+/* Brings the next piece of a read stream's frame into inbuf once zstd has taken the last. */
+static int tsr_stream_refill(struct tsr_chunk_stream *cs)
+{
+	if (!cs->read || cs->src_pos < cs->src_nbytes || cs->file_pos == cs->file_nbytes)
+		return TSR_OK;
+	uint64_t rest = cs->file_nbytes - cs->file_pos;
+	size_t n = rest < cs->inbuf_cap ? (size_t)rest : cs->inbuf_cap;
+	int st = cs->read(cs->arg, cs->inbuf, n, cs->file_pos);
+	if (st)
+		return st;
+	cs->src = cs->inbuf;
+	cs->src_nbytes = n;
+	cs->src_pos = 0;
+	cs->file_pos += n;
+	return TSR_OK;
+}
+
+int tsr_chunk_stream_begin_read(struct tsr_chunk_stream *cs, const struct tsr_chunk_ref *ref,
+				tsr_chunk_read_fn read, void *arg, uint64_t src_nbytes,
+				unsigned char *inbuf, size_t inbuf_cap, struct tsr_scratch *scratch)
+{
+	int st;
+	memset(cs, 0, sizeof(*cs));
+	if (!tsr_chunk_streams_read(ref))
+		return 0;
+	cs->w = tsr_dtype_size(ref->codec.elem);
+	cs->left = (uint64_t)ref->npix * cs->w;
+	cs->read = read;
+	cs->arg = arg;
+	cs->inbuf = inbuf;
+	cs->inbuf_cap = inbuf_cap;
+	cs->file_nbytes = src_nbytes;
+	if ((st = tsr_stream_refill(cs)))
+		return st;
+	/* The header (at most 18 bytes) must say the size; whether one frame ends where the
+	 * stored bytes do shows only at the end. */
+	if (ZSTD_getFrameContentSize(cs->src, cs->src_nbytes) != cs->left)
+		return 0;
+	return tsr_stream_start(cs, ref, scratch);
+}
+
+/* Whether the frame's stored bytes are all taken. */
+static int tsr_stream_drained(const struct tsr_chunk_stream *cs)
+{
+	return cs->src_pos == cs->src_nbytes && cs->file_pos == cs->file_nbytes;
+}
+
+int tsr_chunk_stream_read(struct tsr_chunk_stream *cs, void *dst, size_t nbytes)
+{
+	int st;
+	if (nbytes > cs->left)
+		return tsr_error(TSR_E_INTERNAL, "zstd stream: %zu bytes asked, %llu left", nbytes,
+				 (unsigned long long)cs->left);
+	ZSTD_outBuffer o = {dst, nbytes, 0};
+	while (o.pos < o.size) {
+		if ((st = tsr_stream_refill(cs)))
+			return st;
+		ZSTD_inBuffer in = {cs->src, cs->src_nbytes, cs->src_pos};
+		size_t before = o.pos, r = ZSTD_decompressStream(cs->zstd, &o, &in);
+		cs->src_pos = in.pos;
+		if (ZSTD_isError(r))
+			return tsr_error(TSR_E_CORRUPT, "zstd: %s", ZSTD_getErrorName(r));
+		if (o.pos == before && (r == 0 || tsr_stream_drained(cs)))
+			return tsr_error(TSR_E_CORRUPT, "zstd: frame holds fewer bytes than expected");
+		cs->ended = r == 0;
+	}
+	cs->left -= nbytes;
+	if (cs->bswap)
+		tsr_bswap_inplace(dst, nbytes / (size_t)cs->bswap, cs->bswap);
+	return TSR_OK;
+}
+
+int tsr_chunk_stream_end(struct tsr_chunk_stream *cs)
+{
+	/* The frame's last block and checksum may still be unread: zstd checks both, and that the
+	 * frame held no more than its stated size. */
+	unsigned char sink[64];
+	int st;
+	while (!cs->ended) {
+		if ((st = tsr_stream_refill(cs)))
+			return st;
+		ZSTD_outBuffer o = {sink, sizeof(sink), 0};
+		ZSTD_inBuffer in = {cs->src, cs->src_nbytes, cs->src_pos};
+		size_t r = ZSTD_decompressStream(cs->zstd, &o, &in);
+		cs->src_pos = in.pos;
+		if (ZSTD_isError(r))
+			return tsr_error(TSR_E_CORRUPT, "zstd: %s", ZSTD_getErrorName(r));
+		if (o.pos)
+			return tsr_error(TSR_E_CORRUPT, "zstd: frame holds more bytes than expected");
+		if (r && tsr_stream_drained(cs))
+			return tsr_error(TSR_E_CORRUPT, "zstd: truncated frame");
+		cs->ended = r == 0;
+	}
+	return tsr_stream_drained(cs) ? TSR_OK : 1;
 }

@@ -73,6 +73,12 @@ uint32_t tsr_crc32c(const void *data, size_t n);
  * itself for checksums) of *out_n bytes. expect > 0 is the size the result must have. */
 int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t n,
 		     struct tsr_scratch *s, int slot, size_t expect, void **out, size_t *out_n);
+/* The same, decoding into `into` (expect bytes, no slack) instead of the scratch slot when the
+ * result has that size (expect > 0): a last step whose bytes are already the chunk's values
+ * lands in place, with no copy after it. Checksums still return src. */
+int tsr_bytes_decode_into(const struct tsr_bytes_step *step, const void *src, size_t n,
+			  struct tsr_scratch *s, int slot, size_t expect, void *into, void **out,
+			  size_t *out_n);
 
 /* Buffers a thread reuses from chunk to chunk. */
 #define TSR_SCRATCH_SLOTS 6
@@ -111,6 +117,53 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 
 /* Reads nbytes at `offset` (from the start of the chunk's stored bytes) into dst. */
 typedef int (*tsr_chunk_read_fn)(void *arg, void *dst, size_t nbytes, uint64_t offset);
+
+/* A chunk whose values are the output of its last bytes step, a zstd frame, as they stand:
+ * the values come out piece by piece, in C order, into the caller's small buffer. The whole
+ * chunk then never sits decoded in memory, only zstd's window does; and a read that needs only
+ * a prefix of the chunk stops decoding there. The frame comes from memory, or from a read
+ * function a piece at a time, so the stored bytes need not sit in memory whole either. */
+struct tsr_chunk_stream {
+	void *zstd;                /* the scratch's ZSTD_DCtx */
+	const unsigned char *src;  /* the frame (memory), or the piece of it in inbuf (read) */
+	size_t src_nbytes, src_pos;
+	tsr_chunk_read_fn read;    /* NULL: src is the whole frame */
+	void *arg;
+	unsigned char *inbuf;
+	size_t inbuf_cap;
+	uint64_t file_nbytes, file_pos; /* the frame's size; what has been read of it */
+	size_t w;                  /* element size */
+	int bswap;                 /* > 0: big-endian values, swapped in units of this size */
+	int ended;                 /* zstd said the frame is over */
+	uint64_t left;             /* value bytes still to come */
+};
+
+/* Can ref's chain stream (a last zstd step whose bytes are the output values as they stand)?
+ * From a read function too (the zstd step alone)? */
+int tsr_chunk_streams(const struct tsr_chunk_ref *ref);
+int tsr_chunk_streams_read(const struct tsr_chunk_ref *ref);
+
+/* Starts streaming the chunk's stored bytes src (only read; they must outlive the stream): runs
+ * the steps before the last, and checks the frame. Returns 1 when streaming, 0 when this frame
+ * cannot stream (no content size, several frames: decode it whole), or an error status. */
+int tsr_chunk_stream_begin(struct tsr_chunk_stream *cs, const struct tsr_chunk_ref *ref,
+			   void *src, size_t src_nbytes, struct tsr_scratch *scratch);
+
+/* The same for stored bytes of src_nbytes that read() brings, inbuf_cap bytes at a time, into
+ * inbuf (the caller's; at least 64 bytes). Returns 0 when the frame's header does not say the
+ * chunk's size. */
+int tsr_chunk_stream_begin_read(struct tsr_chunk_stream *cs, const struct tsr_chunk_ref *ref,
+				tsr_chunk_read_fn read, void *arg, uint64_t src_nbytes,
+				unsigned char *inbuf, size_t inbuf_cap, struct tsr_scratch *scratch);
+
+/* The next nbytes of the chunk's values (a whole number of elements) into dst. */
+int tsr_chunk_stream_read(struct tsr_chunk_stream *cs, void *dst, size_t nbytes);
+
+/* Checks that the frame ends with the values (call once all are read; a stream left early
+ * needs no end). Returns 1 when stored bytes follow the frame (read streams only): decode the
+ * chunk whole, whose decoder gives the verdict on them. */
+int tsr_chunk_stream_end(struct tsr_chunk_stream *cs);
+
 
 /* Fetches only the stored bytes that decoding `box` of the chunk needs, when the chunk's codec
  * can say which (b2nd blocks: header, block table, dictionary and the blocks under the box,
