@@ -48,6 +48,11 @@ static inline uint32_t tsr_le32(const uint8_t *p)
 	return ((uint32_t)p[3] << 24) | ((uint32_t)p[2] << 16) | ((uint32_t)p[1] << 8) | p[0];
 }
 
+/* ---- growing arrays (core/grow.c) ---- */
+/* Makes *buf (of *cap elements of elem_nbytes) hold at least need, doubling from first (or the
+ * present capacity); TSR_E_NOMEM with the buffer left as it was. */
+int tsr_grow(void **buf, size_t *cap, size_t need, size_t elem_nbytes, size_t first);
+
 /* ---- time ---- */
 double tsr_now(void); /* monotonic seconds */
 

@@ -178,16 +178,8 @@ static uint32_t tsr_cuda_prefix_at(struct tsr_cuda_slot *s, uint64_t seq, const 
 	if (s->pfx_seq == seq)
 		return s->pfx_at;
 	size_t n = strlen(prefix) + 1;
-	if (s->ptext_len + n > s->ptext_cap) {
-		size_t cap = s->ptext_cap ? 2 * s->ptext_cap : 4096;
-		while (cap < s->ptext_len + n)
-			cap *= 2;
-		char *p = realloc(s->ptext, cap);
-		if (!p)
-			return UINT32_MAX; /* no memory for names: the message goes without */
-		s->ptext = p;
-		s->ptext_cap = cap;
-	}
+	if (tsr_grow((void **)&s->ptext, &s->ptext_cap, s->ptext_len + n, 1, 4096))
+		return UINT32_MAX; /* no memory for names: the message goes without */
 	memcpy(s->ptext + s->ptext_len, prefix, n);
 	s->pfx_seq = seq;
 	s->pfx_at = (uint32_t)s->ptext_len;
@@ -260,14 +252,9 @@ static int tsr_cuda_blosc_task(struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 			tsr_cuda_stream_add(job, s, pfx, io, c, "blosc/zlib");
 			continue;
 		}
-		if (s->nbops == s->bops_cap) {
-			size_t bc = s->bops_cap ? 2 * s->bops_cap : 256;
-			void *p = realloc(s->bops, bc * sizeof(*s->bops));
-			if (!p)
-				return tsr_error(TSR_E_NOMEM, "out of memory");
-			s->bops = p;
-			s->bops_cap = bc;
-		}
+		st = tsr_grow((void **)&s->bops, &s->bops_cap, s->nbops + 1, sizeof(*s->bops), 256);
+		if (st)
+			return st;
 		s->bops[s->nbops++] = (struct tsr_cuda_bop){
 			ct->slot_offset + sp->src, ct->dec_offset + sp->dst, sp->n,
 			sp->kind == TSR_BLOSC_STREAM_COPY ? -1 : sp->value};

@@ -138,16 +138,9 @@ int tsr_feed_order(struct tsr_feed *f, cudaStream_t ss)
 static uint32_t tsr_feed_text(struct tsr_feed *f, const char *s)
 {
 	size_t n = strlen(s) + 1;
-	if (f->text_len + n > f->text_cap) {
-		size_t cap = f->text_cap ? 2 * f->text_cap : 16384;
-		while (cap < f->text_len + n)
-			cap *= 2;
-		char *p = realloc(f->text, cap);
-		if (!p || cap > UINT32_MAX)
-			return UINT32_MAX;
-		f->text = p;
-		f->text_cap = cap;
-	}
+	if (f->text_len + n > UINT32_MAX ||
+	    tsr_grow((void **)&f->text, &f->text_cap, f->text_len + n, 1, 16384))
+		return UINT32_MAX;
 	memcpy(f->text + f->text_len, s, n);
 	f->text_len += n;
 	return (uint32_t)(f->text_len - n);
@@ -214,22 +207,6 @@ static void tsr_feed_worker(void *arg, int w)
 	tsr_io_close(fc.fd);
 }
 
-/* Makes room for n more items (lock held). */
-static int tsr_feed_room(struct tsr_feed *f, size_t n)
-{
-	if (f->n + n <= f->cap)
-		return TSR_OK;
-	size_t cap = f->cap ? 2 * f->cap : 4096;
-	while (cap < f->n + n)
-		cap *= 2;
-	void *p = realloc(f->items, cap * sizeof(*f->items));
-	if (!p)
-		return tsr_error(TSR_E_NOMEM, "out of memory");
-	f->items = p;
-	f->cap = cap;
-	return TSR_OK;
-}
-
 /* The source index of path (the last one, when it is the same file), added when new. */
 static int tsr_feed_src(struct tsr_feed *f, const char *path, uint32_t prefix, uint32_t *src_ret)
 {
@@ -237,14 +214,9 @@ static int tsr_feed_src(struct tsr_feed *f, const char *path, uint32_t prefix, u
 		*src_ret = (uint32_t)(f->nsrcs - 1);
 		return TSR_OK;
 	}
-	if (f->nsrcs == f->srcs_cap) {
-		size_t cap = f->srcs_cap ? 2 * f->srcs_cap : 256;
-		void *p = realloc(f->srcs, cap * sizeof(*f->srcs));
-		if (!p)
-			return tsr_error(TSR_E_NOMEM, "out of memory");
-		f->srcs = p;
-		f->srcs_cap = cap;
-	}
+	int st = tsr_grow((void **)&f->srcs, &f->srcs_cap, f->nsrcs + 1, sizeof(*f->srcs), 256);
+	if (st)
+		return st;
 	uint32_t at = tsr_feed_text(f, path);
 	if (at == UINT32_MAX)
 		return tsr_error(TSR_E_NOMEM, "out of memory");
@@ -300,7 +272,8 @@ int tsr_feed_queue(struct tsr_feed *f, struct tsr_pool *pool, int nthreads,
 		}
 		/* a run of small tasks is one read; a large chunk is read in pieces */
 		uint64_t piece = j > i + 1 ? n : TSR_BOUNCE_NBYTES;
-		if ((st = tsr_feed_room(f, (size_t)((n + piece - 1) / piece))))
+		if ((st = tsr_grow((void **)&f->items, &f->cap, f->n + (size_t)((n + piece - 1) / piece),
+				   sizeof(*f->items), 4096)))
 			break;
 		for (uint64_t off = 0; off < n; off += piece) {
 			f->items[f->n++] = (struct tsr_feed_item){

@@ -270,14 +270,10 @@ int tsr_cuda_host_ranges(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 			s->ranges[s->nranges - 1][1] = b;
 			continue;
 		}
-		if (s->nranges == s->ranges_cap) {
-			size_t cap = s->ranges_cap ? 2 * s->ranges_cap : 64;
-			void *p = realloc(s->ranges, cap * sizeof(*s->ranges));
-			if (!p)
-				return tsr_error(TSR_E_NOMEM, "out of memory");
-			s->ranges = p;
-			s->ranges_cap = cap;
-		}
+		int st = tsr_grow((void **)&s->ranges, &s->ranges_cap, s->nranges + 1,
+				  sizeof(*s->ranges), 64);
+		if (st)
+			return st;
 		s->ranges[s->nranges][0] = a;
 		s->ranges[s->nranges][1] = b;
 		s->nranges++;

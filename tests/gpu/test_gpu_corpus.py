@@ -151,6 +151,14 @@ def expect_failure(label, path, extra, wants):
                                                                         p.stderr.strip()))
 
 
+def store_copy(tmp, store, name, key):
+    """A copy of a corpus Zarr store in tmp, and the path and bytes of its chunk key."""
+    copy = os.path.join(tmp, name)
+    shutil.copytree(store, copy)
+    chunk = os.path.join(copy, key)
+    return copy, chunk, bytearray(open(chunk, "rb").read())
+
+
 with tempfile.TemporaryDirectory() as tmp:
     # A GZIP_2 tile with a damaged DEFLATE body: the 3rd gzip member of the heap.
     src = os.path.join(CORPUS, "fits", "c_gzip2_i32_tiles.fits")
@@ -169,10 +177,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # A Zarr v2 gzip chunk whose CRC-32 no longer matches (a flipped byte in the trailer).
     store = os.path.join(CORPUS, "zarr2", "gzip_u16.zarr")
     if os.path.isdir(store):
-        copy = os.path.join(tmp, "bad_gzip.zarr")
-        shutil.copytree(store, copy)
-        chunk = os.path.join(copy, "1.1")
-        data = bytearray(open(chunk, "rb").read())
+        copy, chunk, data = store_copy(tmp, store, "bad_gzip.zarr", "1.1")
         data[-6] ^= 0xFF
         open(chunk, "wb").write(bytes(data))
         expect_failure("corrupt gzip chunk", copy, [], ["bad_gzip.zarr", "array", "chunk 1.1"])
@@ -180,10 +185,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # compressed stream, which the GPU inflates (Adler-32 then fails, as on the CPU).
     store = os.path.join(CORPUS, "zarr2", "blosc_zlib_shuffle_f64.zarr")
     if os.path.isdir(store):
-        copy = os.path.join(tmp, "bad_blosc.zarr")
-        shutil.copytree(store, copy)
-        chunk = os.path.join(copy, "1.1")
-        data = bytearray(open(chunk, "rb").read())
+        copy, chunk, data = store_copy(tmp, store, "bad_blosc.zarr", "1.1")
         flags, typesize = data[2], data[3]
         nbytes, blocksize = struct.unpack("<ii", bytes(data[4:12]))
         split = not flags & 0x10  # (blosc1: the dont-split flag)
