@@ -1,5 +1,6 @@
 /* fuzz.c - the blosc chunk container (blosc1/blosc2, every codec and filter) on arbitrary
- * bytes: whole-chunk decode and a block-range decode. */
+ * bytes: whole-chunk decode, a block-range decode, and the stream list the CUDA engine takes
+ * (every stream must lie inside the chunk and its decoded bytes). */
 #include <stdlib.h>
 
 #include "../guard.h"
@@ -19,6 +20,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		if (info.nblocks > 1)
 			tsr_blosc_decode_blocks(out, cap, g.data, n, info.nblocks - 1, 1, NULL);
 		free(out);
+		static struct tsr_blosc_stream sp[4096];
+		for (size_t w = 1; w <= 8; w *= 2) {
+			int codec;
+			size_t ns = 0;
+			int64_t pb = 0;
+			if (!tsr_blosc_streams_ok(g.data, n, w, info.nbytes / (int64_t)w, &codec) ||
+			    tsr_blosc_streams(g.data, n, w, sp, 4096, &ns, &pb) != 0)
+				continue;
+			for (size_t k = 0; k < ns; k++) {
+				uint64_t in = sp[k].kind == TSR_BLOSC_STREAM_ZLIB ? sp[k].csize
+					      : sp[k].kind == TSR_BLOSC_STREAM_COPY ? sp[k].n : 0;
+				if (sp[k].dst + sp[k].n > (uint64_t)info.nbytes || sp[k].src + in > n)
+					__builtin_trap();
+			}
+			if (pb < 0 || (pb && (uint64_t)pb * w > (uint64_t)info.blocksize))
+				__builtin_trap();
+		}
 	}
 	tsr_unguard(&g);
 	return 0;
