@@ -1,8 +1,8 @@
 """workloads.py - writes the standard benchmark workloads with the peers' own writers, sized by
 --scale (1 = the full sizes below; 2-core machines use 1/64 or less):
 
-  zarr2_<codec>.zarr     Zarr v2, float32, 2 GiB, 1024x1024 chunks: blosc-lz4-shuffle, zstd, gzip,
-                         none (zarr-python 3 + numcodecs)
+  zarr2_<codec>.zarr     Zarr v2, float32, 2 GiB, 1024x1024 chunks: blosc-lz4-shuffle,
+                         blosc-zlib-shuffle, zstd, gzip, none (zarr-python 3 + numcodecs)
   zarr3_u16_zstd.zarr    the zarr_benchmarks v3 workload: 1024^3 uint16, 256^3 chunks, zstd
   zarr3_u16_sharded.zarr the same in 256^3 shards of 64^3 inner chunks (zarr-python 3)
   fits_gzip2_f32/        64 GZIP_2 float32 images of 64 MiB (lossless), CFITSIO (bench/fits_write)
@@ -39,6 +39,7 @@ def plan(scale):
     side = max(256, int(np.sqrt(n)) // 256 * 256)
     chunk = min(1024, side)
     v2 = {"blosc-lz4": numcodecs.Blosc(cname="lz4", clevel=5, shuffle=1),
+          "blosc-zlib": numcodecs.Blosc(cname="zlib", clevel=5, shuffle=1),
           "zstd": numcodecs.Zstd(level=1), "gzip": numcodecs.GZip(level=1), "none": None}
     for cname, comp in v2.items():
         out.append(("zarr2_%s.zarr" % cname, "zarr", dict(
