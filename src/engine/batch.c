@@ -60,7 +60,9 @@ int tsr_read_batch(struct tsr_context *ctx, const char *const *paths, size_t npa
 		 * tiles a launch, not one file's few large ones) and the last read sends the rest,
 		 * waits and judges every file's results. Each read has fetched what it needs from
 		 * its file before it returns, so the file can close. */
-		st = tsr_read_ex(a, sel, &one, opts, &r, i + 1 < npaths);
+		st = tsr_read_ex(a, sel, &one, opts, &r,
+				 (i + 1 < npaths ? TSR_BATCH_DEFER : 0) |
+				 (npaths > 1 ? TSR_BATCH_MEMBER : 0));
 		tsr_array_free(a);
 		if (i == 0)
 			sum = r;

@@ -354,8 +354,9 @@ static void tsr_cuda_receipt(const struct tsr_array *a, int64_t n_inflate, const
 
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
-		 int storage, int defer_sync, struct tsr_receipt *r)
+		 int storage, int batch, struct tsr_receipt *r)
 {
+	const int defer_sync = batch & TSR_BATCH_DEFER;
 	struct tsr_cuda_state *cs = NULL;
 	const struct tsr_desc *d = &array->desc;
 	int st = tsr_cuda_state_get(array->ctx, &cs);
@@ -490,9 +491,8 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	 * so when the largest stream alone outlasts the CPU's threads decoding them all, the
 	 * CPU decodes them. (Batch and stream reads gather many files' streams in a slot; their
 	 * last file, which does not defer, joins the earlier files' streams too.) */
-	const int in_batch = defer_sync || (cs->deferred && pthread_equal(cs->deferred_by,
-									 pthread_self()));
-	int few = st == TSR_OK && n_inflate && decoder == TSR_DECODER_AUTO && !in_batch &&
+	int few = st == TSR_OK && n_inflate && decoder == TSR_DECODER_AUTO &&
+		  !(batch & TSR_BATCH_MEMBER) &&
 		  max_stream * (uint64_t)(nthreads > 0 ? nthreads : 1) * 40 > gpu_decoded;
 	if (few) {
 		n_cpu[TSR_WHY_FEW] = n_inflate;
@@ -651,12 +651,8 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			 * needs): on to a fresh slot. A fresh one was sized for the largest chunk. */
 			if (s->nplaces) {
 				double tc = tsr_now();
-				if (feed) {
-					tsr_cuda_seal(cs, s);
-					st = tsr_cuda_send_landed(cs);
-				} else {
-					st = tsr_cuda_dispatch(cs, s);
-				}
+				tsr_cuda_seal(cs, s);
+				st = tsr_cuda_send_landed(cs);
 				t_copy += tsr_now() - tc;
 				continue;
 			}
@@ -710,14 +706,11 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		/* A full slot goes to the GPU now; the last, part-filled one waits for the next
 		 * file of a batch read, or for the end of the read. */
 		if (t0 < plan->ntasks) {
+			/* It goes once its reads have landed (the pool's have, the feed's may not
+			 * yet: the feed reads on). */
 			double tc = tsr_now();
-			if (feed) {
-				/* it goes once its reads have landed; the feed reads on */
-				tsr_cuda_seal(cs, s);
-				st = tsr_cuda_send_landed(cs);
-			} else {
-				st = tsr_cuda_dispatch(cs, s);
-			}
+			tsr_cuda_seal(cs, s);
+			st = tsr_cuda_send_landed(cs);
 			t_copy += tsr_now() - tc;
 		}
 	}
@@ -726,7 +719,6 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		st = tsr_cuda_send_landed(cs);
 		t_copy += tsr_now() - tc;
 	}
-	tsr_feed_take_time(&cs->feed, &job.t_fetch);
 	/* Reads are synchronous: the status covers every kernel of this read (in a batch, the
 	 * last file's read waits for all of them and judges every pending result). A failed
 	 * read still waits, so nothing writes into the caller's buffer after it returns. */
@@ -741,8 +733,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		cudaStreamSynchronize(cstream);
 		tsr_error_set_text(msg);
 	}
-	cs->deferred = defer_sync && st == TSR_OK;
-	cs->deferred_by = pthread_self();
+	tsr_feed_take_time(&cs->feed, &job.t_fetch); /* (finish waited for the last reads) */
 	r->t_fetch += job.t_fetch + t_fill;
 	r->t_decode += job.t_decode;
 	r->t_place += t_copy;
@@ -829,10 +820,10 @@ int tsr_cuda_memcpy_to_host(void *dst, const void *src, size_t nbytes)
 
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
-		 int storage, int defer_sync, struct tsr_receipt *r)
+		 int storage, int batch, struct tsr_receipt *r)
 {
 	(void)plan, (void)sel, (void)out, (void)stream, (void)nthreads, (void)decoder;
-	(void)storage, (void)defer_sync, (void)r;
+	(void)storage, (void)batch, (void)r;
 	return tsr_error(TSR_E_NO_DEVICE, "%s: this build of tessera has no CUDA engine",
 			 array->path);
 }

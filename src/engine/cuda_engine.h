@@ -200,8 +200,6 @@ struct tsr_cuda_state {
 	cudaEvent_t entry;              /* recorded on a caller's stream: work a slot must follow */
 	uint64_t seq;                   /* reads so far */
 	int randoms;                    /* the dither table is on the device */
-	int deferred;                   /* the last read deferred (a batch read's earlier file) */
-	pthread_t deferred_by;          /* and its thread */
 	struct tsr_feed feed;
 	struct tsr_cuda_task *tasks;    /* kept from read to read: a batch read's files reuse it */
 	size_t tasks_cap;
@@ -302,8 +300,8 @@ int tsr_feed_queue(struct tsr_feed *f, struct tsr_pool *pool, int nthreads,
 int tsr_feed_wait_slot(struct tsr_feed *f, int slot);
 /* Whether slot's reads have all landed. */
 int tsr_feed_landed(struct tsr_feed *f, int slot);
-/* Ends the feed (drop: reads not started are dropped); the first failure; read seconds added. */
-int tsr_feed_stop(struct tsr_feed *f, int drop, double *t_read);
+/* Ends the feed (drop: reads not started are dropped); the first failure. */
+int tsr_feed_stop(struct tsr_feed *f, int drop);
 /* Makes stream ss wait for every copy the feed's threads have issued. */
 int tsr_feed_order(struct tsr_feed *f, cudaStream_t ss);
 /* Read seconds of landed items since the last call, added to *t_read. */

@@ -330,9 +330,9 @@ int tsr_feed_landed(struct tsr_feed *f, int slot)
 /*
  * Ends the feed: every read landed (with drop: the reads not started are dropped, and failures
  * are not reported), the pool's threads released, the queue emptied. Returns the first failure
- * (its message set), and forgets it. The read time is added to *t_read.
+ * (its message set), and forgets it. (The read time stays for tsr_feed_take_time.)
  */
-int tsr_feed_stop(struct tsr_feed *f, int drop, double *t_read)
+int tsr_feed_stop(struct tsr_feed *f, int drop)
 {
 	struct tsr_feed_fd fc = {.src = UINT32_MAX, .fd = -1, .lane = &f->lane[0]};
 	pthread_mutex_lock(&f->lock);
@@ -353,9 +353,6 @@ int tsr_feed_stop(struct tsr_feed *f, int drop, double *t_read)
 	int st = drop ? TSR_OK : f->status; /* dropped: the caller has its own error */
 	if (st)
 		tsr_error_set_text(f->msg);
-	if (t_read)
-		*t_read += f->t_read;
-	f->t_read = 0;
 	f->status = 0;
 	f->closing = 0;
 	f->dropping = 0;

@@ -27,27 +27,19 @@ int tsr_cuda_fail(cudaError_t e, const char *what)
 	return tsr_error(TSR_E_IO, "CUDA: %s: %s", what, cudaGetErrorString(e));
 }
 
-/* Frees a slot's buffers (its work must be done); keeps its stream and events. */
+/* Frees a slot's buffers (its work must be done); keeps its stream and events. (The CUDA frees,
+ * like free, take NULL.) */
 static void tsr_cuda_slot_buffers_free(struct tsr_cuda_slot *s)
 {
-	if (s->host)
-		cudaFreeHost(s->host);
-	if (s->dev)
-		cudaFree(s->dev);
-	if (s->host_places)
-		cudaFreeHost(s->host_places);
-	if (s->dev_places)
-		cudaFree(s->dev_places);
-	if (s->dec)
-		cudaFree(s->dec);
-	if (s->host_io)
-		cudaFreeHost(s->host_io);
-	if (s->dev_io)
-		cudaFree(s->dev_io);
-	if (s->host_res)
-		cudaFreeHost(s->host_res);
-	if (s->dev_res)
-		cudaFree(s->dev_res);
+	cudaFreeHost(s->host);
+	cudaFreeHost(s->host_places);
+	cudaFreeHost(s->host_io);
+	cudaFreeHost(s->host_res);
+	cudaFree(s->dev);
+	cudaFree(s->dev_places);
+	cudaFree(s->dec);
+	cudaFree(s->dev_io);
+	cudaFree(s->dev_res);
 	free(s->checks);
 	s->host = s->dev = s->dec = s->host_res = s->dev_res = NULL;
 	s->host_places = s->dev_places = NULL;
@@ -234,8 +226,7 @@ int tsr_cuda_slot_open(struct tsr_cuda_state *cs, struct tsr_cuda_slot **s_ret)
 		if (s->nbytes < cs->slot_want && (st = tsr_cuda_slot_alloc(s, cs->slot_want)))
 			return st;
 		if (s->dec_nbytes < cs->dec_want) {
-			if (s->dec)
-				cudaFree(s->dec);
+			cudaFree(s->dec);
 			s->dec = NULL;
 			s->dec_nbytes = 0;
 			if ((e = cudaMalloc((void **)&s->dec, cs->dec_want)))
@@ -338,7 +329,6 @@ void tsr_cuda_quiesce(struct tsr_context *ctx)
 	if (!cs)
 		return;
 	pthread_mutex_lock(&cs->lock);
-	cs->deferred = 0;
 	tsr_cuda_flush(cs, 1);
 	tsr_cuda_drop_open(cs);
 	tsr_cuda_settle(cs, 0);
@@ -485,7 +475,7 @@ int tsr_cuda_flush(struct tsr_cuda_state *cs, int drop)
 {
 	int st = TSR_OK;
 	if (drop) {
-		tsr_feed_stop(&cs->feed, 1, NULL);
+		tsr_feed_stop(&cs->feed, 1);
 		for (int k = 0; k < TSR_NSLOTS; k++)
 			cs->slot[k].sealed = 0;
 		return TSR_OK;
@@ -496,8 +486,7 @@ int tsr_cuda_flush(struct tsr_cuda_state *cs, int drop)
 		tsr_cuda_flush(cs, 1);
 		return st;
 	}
-	double t = 0;
-	return tsr_feed_stop(&cs->feed, 0, &t);
+	return tsr_feed_stop(&cs->feed, 0);
 }
 
 #endif

@@ -48,25 +48,30 @@ int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
 		const struct tsr_norm_sel *sel, void *out, int nthreads, int mock,
 		struct tsr_receipt *r);
 
+/* How a read takes part in a batch read (tsr_read_batch), for the CUDA engine. */
+enum {
+	TSR_BATCH_DEFER = 1,   /* a batch's earlier file: its chunks may wait, fetched, in a
+				  part-filled staging slot that the next read fills on; the last
+				  read sends it, waits for all and reports a failure of any */
+	TSR_BATCH_MEMBER = 2,  /* one file of a batch of several (the last one too) */
+};
+
 /* Runs plan with the CUDA engine: the selection lands in device memory at out, ordered on
- * stream (a cudaStream_t; NULL: the default stream); returns once it is there, unless
- * defer_sync (a batch's earlier files: their chunks may wait, fetched, in a part-filled staging
- * slot that the next read fills on; the last read sends it, waits for all and reports a failure
- * of any of them). decoder: TSR_DECODER_AUTO (GPU kernels where they exist) or TSR_DECODER_CPU.
+ * stream (a cudaStream_t; NULL: the default stream); returns once it is there, unless batch
+ * has TSR_BATCH_DEFER. decoder: TSR_DECODER_AUTO (GPU kernels where they exist) or TSR_DECODER_CPU.
  * storage: enum tsr_storage; the mock ones need tsr_mock_fill done for the plan (mock-device
  * adds what is missing to the array's device cache, so the array is written to). */
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
-		 int storage, int defer_sync, struct tsr_receipt *r);
+		 int storage, int batch, struct tsr_receipt *r);
 /* Waits for CUDA reads still in flight on ctx, drops their unjudged results and the chunks
  * they left staged but not sent: a batch read that stops before its last file. */
 void tsr_cuda_quiesce(struct tsr_context *ctx);
 
-/* tsr_read with the option to leave a CUDA read's completion to a later read on the same
- * stream (batch reads). */
+/* tsr_read as one file of a batch read (batch: TSR_BATCH_* flags; 0 for a lone read). */
 int tsr_read_ex(struct tsr_array *array, const struct tsr_selection *sel,
 		const struct tsr_buffer *dst, const struct tsr_read_options *opts,
-		struct tsr_receipt *receipt_ret, int defer_sync);
+		struct tsr_receipt *receipt_ret, int batch);
 
 
 #endif

@@ -53,7 +53,7 @@ static void tsr_receipt_init(const struct tsr_array *a, struct tsr_receipt *r)
 }
 
 static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns, void *out,
-			 void *cuda_stream, int on_device, int defer_sync,
+			 void *cuda_stream, int on_device, int batch,
 			 const struct tsr_read_options *opts, struct tsr_receipt *r, double t_start)
 {
 	int nthreads = array->ctx->nthreads;
@@ -94,7 +94,7 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 	}
 	if (!st && on_device)
 		st = tsr_cuda_run(array, &plan, ns, out, cuda_stream, nthreads, decoder, storage,
-				  defer_sync, r);
+				  batch, r);
 	else if (!st)
 		st = tsr_cpu_run(array, &plan, ns, out, nthreads, mock, r);
 	tsr_plan_free(&plan);
@@ -111,7 +111,7 @@ int tsr_read(struct tsr_array *array, const struct tsr_selection *sel, const str
 
 int tsr_read_ex(struct tsr_array *array, const struct tsr_selection *sel,
 		const struct tsr_buffer *dst, const struct tsr_read_options *opts,
-		struct tsr_receipt *receipt_ret, int defer_sync)
+		struct tsr_receipt *receipt_ret, int batch)
 {
 	double t0 = tsr_now();
 	if (!array || !dst)
@@ -133,7 +133,7 @@ int tsr_read_ex(struct tsr_array *array, const struct tsr_selection *sel,
 	struct tsr_receipt r;
 	tsr_receipt_init(array, &r);
 	st = tsr_read_impl(array, &ns, dst->data, dst->cuda_stream, dst->mem == TSR_MEM_CUDA,
-			   defer_sync, opts, &r, t0);
+			   batch, opts, &r, t0);
 	if (receipt_ret)
 		tsr_receipt_store(receipt_ret, &r);
 	return st;
