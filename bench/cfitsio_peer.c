@@ -3,6 +3,7 @@
  * prints GB/s of decoded output and a CRC of each file's values (checked against tessera's).
  * Usage: cfitsio_peer [-t T] [-k K] FILE... */
 #include <fitsio.h>
+#include <libdeflate.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -21,17 +22,6 @@ struct job {
 	pthread_mutex_t lock;
 };
 
-static unsigned crc32_buf(unsigned c, const unsigned char *p, size_t n)
-{
-	c = ~c;
-	while (n--) {
-		c ^= *p++;
-		for (int k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1)));
-	}
-	return ~c;
-}
-
 static void *worker(void *arg)
 {
 	struct job *j = arg;
@@ -40,7 +30,6 @@ static void *worker(void *arg)
 		int st = 0, bitpix = 0, naxis = 0, anynul = 0;
 		long ax[9] = {0};
 		fits_open_image(&f, j->paths[i], READONLY, &st);
-		fits_get_img_equivtype(f, &bitpix, &st);
 		fits_get_img_param(f, 9, &bitpix, &naxis, ax, &st);
 		fits_get_img_equivtype(f, &bitpix, &st);
 		long long n = 1;
@@ -63,7 +52,7 @@ static void *worker(void *arg)
 		}
 		pthread_mutex_unlock(&j->lock);
 		if (buf && !st && j->crc)
-			j->crc[i] = crc32_buf(0, buf, (size_t)n * w);
+			j->crc[i] = libdeflate_crc32(0, buf, (size_t)n * w);
 		free(buf);
 	}
 	return NULL;

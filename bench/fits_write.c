@@ -1,6 +1,7 @@
 /* fits_write.c - writes benchmark and test FITS images with CFITSIO (the reference writer): N
- * files of ROWS x COLS of one KIND. Usage: fits_write DIR N ROWS COLS KIND (fits_write -h lists
- * the kinds). Existing files are kept. */
+ * files of ROWS x COLS of one KIND. Usage: fits_write DIR N ROWS COLS KIND [FIRST] (fits_write -h
+ * lists the kinds): files FIRST .. FIRST + N - 1 (default 0; the index seeds the values, so
+ * writers run side by side on parts of a set). Existing files are kept. */
 #include <fitsio.h>
 #include <math.h>
 #include <stdio.h>
@@ -106,11 +107,11 @@ static int write_one(const char *path, long rows, long cols, const struct kind *
 int main(int argc, char **argv)
 {
 	const struct kind *k = NULL;
-	for (size_t i = 0; argc == 6 && i < NKINDS; i++)
+	for (size_t i = 0; (argc == 6 || argc == 7) && i < NKINDS; i++)
 		if (!strcmp(argv[5], kinds[i].name))
 			k = &kinds[i];
 	if (!k) {
-		fprintf(stderr, "usage: fits_write DIR N ROWS COLS KIND; kinds:\n");
+		fprintf(stderr, "usage: fits_write DIR N ROWS COLS KIND [FIRST]; kinds:\n");
 		for (size_t i = 0; i < NKINDS; i++)
 			fprintf(stderr, "  %-20s %s\n", kinds[i].name, kinds[i].what);
 		return 2;
@@ -118,8 +119,9 @@ int main(int argc, char **argv)
 	const char *dir = argv[1];
 	int n = atoi(argv[2]);
 	long rows = atol(argv[3]), cols = atol(argv[4]);
-	mkdir(dir, 0755);
-	for (int i = 0; i < n; i++) {
+	int first = argc == 7 ? atoi(argv[6]) : 0;
+	mkdir(dir, 0755); /* (writers side by side: one of them makes it) */
+	for (int i = first; i < first + n; i++) {
 		char path[4200];
 		struct stat sb;
 		snprintf(path, sizeof(path), "%s/%s_%03d.fits", dir, k->name, i);

@@ -10,13 +10,14 @@
   b2_<codec>.b2nd        Blosc2, float32, 256 MiB: zstd+shuffle (python-blosc2's default),
                          lz4+shuffle, blosclz+shuffle (python-blosc2, default chunks and blocks)
 
-Run with the PyPI venv (.venv/bin/python). Existing workloads are kept (a stamp file marks each
-finished one), so a second run only adds what is missing.
+Run with the PyPI venv (.venv/bin/python). Existing workloads of the same size are kept, so a
+second run only adds what is missing; one of another size (another --scale) is written again.
 
     .venv/bin/python bench/workloads.py --dir /tmp/tsr-workloads --scale 0.015625
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 
@@ -71,9 +72,16 @@ def write(d, name, kind, p, build):
     if kind == "zarr":
         zarr_write(p, path)
     elif kind == "fits":
+        # fits_write keeps the files it finds: images of another --scale go first
+        stamp = os.path.join(path, ".params")
+        want = "%d x %d x %d %s" % (p["n"], p["rows"], p["cols"], p["kind"])
+        if os.path.isdir(path) and (not os.path.exists(stamp) or open(stamp).read() != want):
+            shutil.rmtree(path)
         subprocess.run([os.path.join(build, "fits_write"), path, str(p["n"]), str(p["rows"]),
                         str(p["cols"]), p["kind"]], check=True)
-    elif not os.path.exists(path):
+        with open(stamp, "w") as f:
+            f.write(want)
+    elif not os.path.exists(path) or blosc2.open(path).shape != tuple(p["shape"]):
         v = f32_block(0, p["shape"][0], p["shape"])
         blosc2.asarray(v, urlpath=path, mode="w", cparams=p["cparams"])
     return path
