@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
+#include "read_file.h"
 #include "codecs/blosc.h"
 #include "core/internal.h"
 
@@ -22,29 +23,6 @@ static uint64_t rnd(void)
 	rng_state ^= rng_state << 25;
 	rng_state ^= rng_state >> 27;
 	return rng_state * 0x2545F4914F6CDD1DULL;
-}
-
-static uint8_t *read_file(const char *path, size_t *n_ret)
-{
-	*n_ret = 0;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	uint8_t *buf = malloc(cap);
-	for (;;) {
-		if (n == cap) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-		}
-		size_t r = fread(buf + n, 1, cap - n, f);
-		n += r;
-		if (r == 0)
-			break;
-	}
-	fclose(f);
-	*n_ret = n;
-	return buf;
 }
 
 static int is_dir(const char *path)

@@ -10,27 +10,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "read_file.h"
 #include "codecs/blosc.h"
 #include "core/internal.h"
-
-static uint8_t *read_file(const char *path, size_t *n_ret)
-{
-	*n_ret = 0;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-	if (buf && n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	*n_ret = buf ? (size_t)n : 0;
-	return buf;
-}
 
 /* Element e's bytes from a buffer of byte planes that restart every `block` elements (the place
  * kernel's tsr_load_planes, src/cuda/place.cu). */
