@@ -62,11 +62,11 @@ static void check_chunk(const char *name, const uint8_t *c, size_t cn, size_t w,
 	for (size_t k = 0; k < n && !bad; k++) {
 		const struct tsr_blosc_stream *s = &sp[k];
 		if (s->dst + s->n > want_n || (s->kind != TSR_BLOSC_STREAM_SET &&
-					       s->src + (s->kind == TSR_BLOSC_STREAM_ZLIB ? s->csize : s->n) > cn)) {
+					       s->src + (s->kind == TSR_BLOSC_STREAM_CODED ? s->csize : s->n) > cn)) {
 			bad = 1;
 			break;
 		}
-		if (s->kind == TSR_BLOSC_STREAM_ZLIB) {
+		if (s->kind == TSR_BLOSC_STREAM_CODED) {
 			size_t out = 0;
 			bad = libdeflate_zlib_decompress(dd, c + s->src, s->csize, dec + s->dst, s->n,
 							 &out) != LIBDEFLATE_SUCCESS || out != s->n;

@@ -39,7 +39,6 @@ void tsr_blosc_scratch_free(struct tsr_blosc_scratch *s)
 struct bl_dec {
 	const uint8_t *src;
 	struct tsr_blosc_info in;
-	int64_t data_start;   /* first byte a block may start at (after table and dictionary) */
 	int64_t value_nbytes; /* SPECIAL_VALUE: bytes of the repeated value */
 	int nfilt;            /* filters to undo, in decode order */
 	uint8_t filt[TSR_BLOSC_MAX_FILTERS], fmeta[TSR_BLOSC_MAX_FILTERS];
@@ -170,18 +169,17 @@ static int parse(const uint8_t *src, size_t src_nbytes, struct bl_dec *d)
 		return tsr_error(TSR_E_CORRUPT,
 				 "blosc: block table of %lld entries does not fit in %lld bytes",
 				 (long long)in->nblocks, (long long)in->cbytes);
-	d->data_start = hdr + 4 * in->nblocks;
+	int64_t table_end = hdr + 4 * in->nblocks;
 	if (extended && (in->blosc2_flags & 0x01)) {
 		in->use_dict = 1;
-		if (in->cbytes - d->data_start < 4)
+		if (in->cbytes - table_end < 4)
 			return tsr_error(TSR_E_CORRUPT, "blosc: dictionary size past the end");
-		int32_t dsize = rd32(src + d->data_start);
-		if (dsize <= 0 || dsize > in->cbytes - d->data_start - 4)
+		int32_t dsize = rd32(src + table_end);
+		if (dsize <= 0 || dsize > in->cbytes - table_end - 4)
 			return tsr_error(TSR_E_CORRUPT, "blosc: dictionary of %d bytes does not fit",
 					 dsize);
-		in->dict_offset = d->data_start + 4;
+		in->dict_offset = table_end + 4;
 		in->dict_nbytes = dsize;
-		d->data_start += 4 + dsize;
 		if (in->codec != TSR_BLOSC_ZSTD && in->codec != TSR_BLOSC_LZ4)
 			return tsr_error(TSR_E_UNSUPPORTED, "blosc: dictionary with codec format %d",
 					 in->codec);
@@ -400,17 +398,18 @@ static size_t block_nbytes(const struct tsr_blosc_info *in, int64_t b)
 	return (size_t)(b == in->nblocks - 1 ? in->last_block_nbytes : in->blocksize);
 }
 
-/* Decodes block b into out (block_nbytes(b) bytes). ref0: decoded block 0 (DELTA). */
-static int dec_block(struct bl_dec *d, int64_t b, uint8_t *out, const uint8_t *ref0)
+int tsr_blosc_block_streams(const struct tsr_blosc_info *in, const void *chunk, int64_t b,
+			    struct tsr_blosc_stream *streams, int *n_ret)
 {
-	const struct tsr_blosc_info *in = &d->in;
-	const uint8_t *src = d->src;
+	const uint8_t *src = chunk;
+	int64_t data_start = in->use_dict ? in->dict_offset + in->dict_nbytes
+					  : in->header_nbytes + 4 * in->nblocks;
 	size_t bsize = block_nbytes(in, b);
 	int64_t bstart = rd32(src + in->header_nbytes + 4 * b);
-	if (bstart < d->data_start || bstart >= in->cbytes)
+	if (bstart < data_start || bstart >= in->cbytes)
 		return tsr_error(TSR_E_CORRUPT,
 				 "blosc: block %lld starts at byte %lld, outside the data (%lld..%lld)",
-				 (long long)b, (long long)bstart, (long long)d->data_start,
+				 (long long)b, (long long)bstart, (long long)data_start,
 				 (long long)in->cbytes);
 	int leftover = b == in->nblocks - 1 && in->nbytes % in->blocksize != 0;
 	int nstreams = in->split && !leftover ? in->typesize : 1;
@@ -419,20 +418,18 @@ static int dec_block(struct bl_dec *d, int64_t b, uint8_t *out, const uint8_t *r
 				 "blosc: block %lld of %zu bytes does not split into %d streams",
 				 (long long)b, bsize, nstreams);
 	size_t neblock = bsize / (size_t)nstreams;
-	int direct = d->nfilt == 0 || (d->nfilt == 1 && d->has_delta);
-	uint8_t *stage = direct ? out : d->tmp_a;
 	int64_t p = bstart, end = in->cbytes;
 	for (int j = 0; j < nstreams; j++) {
-		uint8_t *o = stage + (size_t)j * neblock;
+		struct tsr_blosc_stream *sp = &streams[j];
 		if (end - p < 4)
 			return tsr_error(TSR_E_CORRUPT,
 					 "blosc: block %lld stream %d: size field past the end of the chunk",
 					 (long long)b, j);
 		int32_t cs = rd32(src + p);
 		p += 4;
-		if (cs == 0) {
-			memset(o, 0, neblock);
-		} else if (cs < 0) {
+		*sp = (struct tsr_blosc_stream){.src = (uint64_t)p, .dst = (uint64_t)j * neblock,
+						.n = neblock, .kind = TSR_BLOSC_STREAM_SET};
+		if (cs < 0) {
 			if (p >= end)
 				return tsr_error(TSR_E_CORRUPT,
 						 "blosc: block %lld stream %d: token past the end",
@@ -442,22 +439,44 @@ static int dec_block(struct bl_dec *d, int64_t b, uint8_t *out, const uint8_t *r
 				return tsr_error(TSR_E_CORRUPT,
 						 "blosc: block %lld stream %d: unknown run token %#x (size %d)",
 						 (long long)b, j, token, cs);
-			memset(o, (uint8_t)(-cs), neblock);
-		} else {
+			sp->value = -cs; /* a run of one byte */
+		} else if (cs > 0) {
 			if (cs > end - p)
 				return tsr_error(TSR_E_CORRUPT,
 						 "blosc: block %lld stream %d: %d bytes run past the end of the chunk",
 						 (long long)b, j, cs);
-			if ((size_t)cs == neblock) {
-				memcpy(o, src + p, neblock);
-			} else {
-				int rc = stream_decode(d, o, neblock, src + p, (size_t)cs);
-				if (rc) {
-					tsr_error_prefix("blosc: block %lld stream %d", (long long)b, j);
-					return rc;
-				}
-			}
+			/* a stream as long as its output is stored as it is */
+			sp->kind = (size_t)cs == neblock ? TSR_BLOSC_STREAM_COPY : TSR_BLOSC_STREAM_CODED;
+			sp->csize = (uint64_t)cs;
 			p += cs;
+		} /* cs == 0: zeros */
+	}
+	*n_ret = nstreams;
+	return TSR_OK;
+}
+
+/* Decodes block b into out (block_nbytes(b) bytes). ref0: decoded block 0 (DELTA). */
+static int dec_block(struct bl_dec *d, int64_t b, uint8_t *out, const uint8_t *ref0)
+{
+	const struct tsr_blosc_info *in = &d->in;
+	size_t bsize = block_nbytes(in, b);
+	struct tsr_blosc_stream streams[TSR_BLOSC_MAX_STREAMS];
+	int nstreams;
+	int st = tsr_blosc_block_streams(in, d->src, b, streams, &nstreams);
+	if (st)
+		return st;
+	int direct = d->nfilt == 0 || (d->nfilt == 1 && d->has_delta);
+	uint8_t *stage = direct ? out : d->tmp_a;
+	for (int j = 0; j < nstreams; j++) {
+		const struct tsr_blosc_stream *sp = &streams[j];
+		uint8_t *o = stage + sp->dst;
+		if (sp->kind == TSR_BLOSC_STREAM_SET) {
+			memset(o, sp->value, sp->n);
+		} else if (sp->kind == TSR_BLOSC_STREAM_COPY) {
+			memcpy(o, d->src + sp->src, sp->n);
+		} else if ((st = stream_decode(d, o, sp->n, d->src + sp->src, sp->csize))) {
+			tsr_error_prefix("blosc: block %lld stream %d", (long long)b, j);
+			return st;
 		}
 	}
 	uint8_t *cur = stage;

@@ -111,21 +111,30 @@ int tsr_blosclz_decode(void *dst, size_t dst_nbytes, const void *src, size_t src
 
 /* ---- a chunk's streams for other decoders (blosc_streams.c) ---- */
 
-/* Whether a decoder of zlib streams and byte planes can take the chunk: zlib streams, byte
- * shuffle by elem_nbytes or no filter (lossy truncations need nothing), no dictionary, not
- * special or stored whole, nelem elements of elem_nbytes. Its codec (enum tsr_blosc_codec) in
+/* Whether a decoder of zlib streams and byte planes can take the chunk (its CODED streams are
+ * then RFC 1950 streams): zlib, byte shuffle by elem_nbytes or no filter (lossy truncations need
+ * nothing), no dictionary, not special or stored whole, nelem elements of elem_nbytes. Its codec (enum tsr_blosc_codec) in
  * *codec_ret, or -1 when the header does not parse. */
 int tsr_blosc_streams_ok(const void *chunk, size_t nbytes, size_t elem_nbytes, int64_t nelem,
 			 int *codec_ret);
 
-enum { TSR_BLOSC_STREAM_ZLIB = 0, TSR_BLOSC_STREAM_COPY, TSR_BLOSC_STREAM_SET };
+enum { TSR_BLOSC_STREAM_CODED = 0, TSR_BLOSC_STREAM_COPY, TSR_BLOSC_STREAM_SET };
 /* One stream of a chunk: where its bytes are in the chunk and what they decode to. */
 struct tsr_blosc_stream {
-	uint64_t src, csize;    /* ZLIB: the RFC 1950 stream at src, csize bytes; COPY: n bytes
-				   at src, as they are */
-	uint64_t dst, n;        /* its place and size in the decoded chunk */
+	uint64_t src, csize;    /* CODED: csize bytes at src, compressed by the chunk's codec;
+				   COPY: n bytes at src, as they are */
+	uint64_t dst, n;        /* its place and size in the decoded block (tsr_blosc_block_streams)
+				   or chunk (tsr_blosc_streams) */
 	int kind, value;        /* SET: n bytes of value */
 };
+/* A block has at most typesize streams. */
+#define TSR_BLOSC_MAX_STREAMS 255
+
+/* The streams of block b of a chunk whose header tsr_blosc_info checked (into streams[0..255)),
+ * their count in *n_ret; a block table entry or stream that reaches outside the chunk is
+ * TSR_E_CORRUPT. The one walk of a block's streams: tsr_blosc_decode follows it too. */
+int tsr_blosc_block_streams(const struct tsr_blosc_info *in, const void *chunk, int64_t b,
+			    struct tsr_blosc_stream *streams, int *n_ret);
 
 /* Lists the streams of a chunk tsr_blosc_streams_ok accepted (at most cap: more is
  * TSR_E_TOO_SMALL, with no message), and in *plane_block_ret the elements of a block when the

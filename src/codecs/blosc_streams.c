@@ -54,63 +54,26 @@ static int tsr_blosc_shuffled(const struct tsr_blosc_info *in)
 	return 0;
 }
 
-int tsr_blosc_streams(const void *chunk_, size_t nbytes, size_t elem_nbytes,
+int tsr_blosc_streams(const void *chunk, size_t nbytes, size_t elem_nbytes,
 		      struct tsr_blosc_stream *spans, size_t cap, size_t *n_ret,
 		      int64_t *plane_block_ret)
 {
-	const unsigned char *chunk = chunk_;
 	struct tsr_blosc_info in;
 	int st = tsr_blosc_info(chunk, nbytes, &in);
 	if (st)
 		return st;
 	size_t n = 0;
 	*plane_block_ret = tsr_blosc_shuffled(&in) ? in.blocksize / (int64_t)elem_nbytes : 0;
-	int64_t data_start = in.header_nbytes + 4 * in.nblocks;
 	for (int64_t b = 0; b < in.nblocks; b++) {
-		int64_t bsize = b == in.nblocks - 1 ? in.last_block_nbytes : in.blocksize;
-		int64_t p = (int32_t)tsr_le32(chunk + in.header_nbytes + 4 * b);
-		if (p < data_start || p >= in.cbytes)
-			return tsr_error(TSR_E_CORRUPT, "blosc: block %lld starts at byte %lld, outside "
-					 "the data", (long long)b, (long long)p);
-		int leftover = b == in.nblocks - 1 && in.nbytes % in.blocksize != 0;
-		int nstreams = in.split && !leftover ? in.typesize : 1;
-		if (bsize % nstreams)
-			return tsr_error(TSR_E_CORRUPT, "blosc: block %lld of %lld bytes does not "
-					 "split into %d streams", (long long)b, (long long)bsize,
-					 nstreams);
-		int64_t each = bsize / nstreams;
-		for (int j = 0; j < nstreams; j++) {
-			if (in.cbytes - p < 4)
-				return tsr_error(TSR_E_CORRUPT, "blosc: block %lld stream %d: size "
-						 "field past the end of the chunk", (long long)b, j);
-			int32_t cs = (int32_t)tsr_le32(chunk + p);
-			p += 4;
-			if (n == cap)
-				return TSR_E_TOO_SMALL; /* (no message: the caller decodes on the CPU) */
-			struct tsr_blosc_stream *sp = &spans[n++];
-			sp->dst = (uint64_t)(b * in.blocksize + j * each);
-			sp->n = (uint64_t)each;
-			sp->src = (uint64_t)p;
-			sp->csize = 0;
-			sp->value = 0;
-			if (cs == 0) {
-				sp->kind = TSR_BLOSC_STREAM_SET; /* a stream of zeros */
-			} else if (cs < 0) {
-				if (p >= in.cbytes || !(chunk[p] & 0x01) || cs < -255)
-					return tsr_error(TSR_E_CORRUPT, "blosc: block %lld stream %d: "
-							 "bad run token", (long long)b, j);
-				sp->kind = TSR_BLOSC_STREAM_SET;
-				sp->value = -cs;
-				p++;
-			} else {
-				if (cs > in.cbytes - p)
-					return tsr_error(TSR_E_CORRUPT, "blosc: block %lld stream %d: %d "
-							 "bytes run past the end of the chunk",
-							 (long long)b, j, cs);
-				sp->kind = cs == each ? TSR_BLOSC_STREAM_COPY : TSR_BLOSC_STREAM_ZLIB;
-				sp->csize = (uint64_t)cs;
-				p += cs;
-			}
+		struct tsr_blosc_stream block[TSR_BLOSC_MAX_STREAMS];
+		int nb;
+		if ((st = tsr_blosc_block_streams(&in, chunk, b, block, &nb)))
+			return st;
+		if ((size_t)nb > cap - n)
+			return TSR_E_TOO_SMALL; /* (no message: the caller decodes on the CPU) */
+		for (int j = 0; j < nb; j++) {
+			spans[n] = block[j];
+			spans[n++].dst += (uint64_t)(b * in.blocksize);
 		}
 	}
 	*n_ret = n;

@@ -243,7 +243,7 @@ static int tsr_cuda_blosc_task(struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 	ct->plane_block = pb;
 	for (size_t k = 0; k < n; k++) {
 		const struct tsr_blosc_stream *sp = &job->spans[k];
-		if (sp->kind == TSR_BLOSC_STREAM_ZLIB) {
+		if (sp->kind == TSR_BLOSC_STREAM_CODED) {
 			uint64_t io[4] = {ct->slot_offset + sp->src, sp->csize, ct->dec_offset + sp->dst,
 					  sp->n};
 			struct tsr_cuda_check c = {.chunk = chunk, .npix = sp->n, .width = 1,

@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 			    tsr_blosc_streams(g.data, n, w, sp, 4096, &ns, &pb) != 0)
 				continue;
 			for (size_t k = 0; k < ns; k++) {
-				uint64_t in = sp[k].kind == TSR_BLOSC_STREAM_ZLIB ? sp[k].csize
+				uint64_t in = sp[k].kind == TSR_BLOSC_STREAM_CODED ? sp[k].csize
 					      : sp[k].kind == TSR_BLOSC_STREAM_COPY ? sp[k].n : 0;
 				if (sp[k].dst + sp[k].n > (uint64_t)info.nbytes || sp[k].src + in > n)
 					__builtin_trap();
