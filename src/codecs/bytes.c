@@ -20,21 +20,15 @@ static void *tsr_slot(struct tsr_scratch *s, int i, size_t n)
 	return s->buf[i];
 }
 
-int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t n,
-		     struct tsr_scratch *s, int slot, size_t expect, void **out, size_t *out_n)
-{
-	return tsr_bytes_decode_into(step, src, n, s, slot, expect, NULL, out, out_n);
-}
-
 /* Scratch slot i of n bytes, or the caller's destination when it has room for them. */
 static void *tsr_dst(struct tsr_scratch *s, int i, size_t n, void *into, size_t expect)
 {
 	return into && n == expect ? into : tsr_slot(s, i, n);
 }
 
-int tsr_bytes_decode_into(const struct tsr_bytes_step *step, const void *src, size_t n,
-			  struct tsr_scratch *s, int slot, size_t expect, void *into, void **out,
-			  size_t *out_n)
+int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t n,
+		     struct tsr_scratch *s, int slot, size_t expect, void *into, void **out,
+		     size_t *out_n)
 {
 	const unsigned char *in = src;
 	void *dst;

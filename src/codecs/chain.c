@@ -121,6 +121,16 @@ int tsr_chunk_decodes_box(const struct tsr_chunk_ref *ref)
 	return ref->codec.id == TSR_CODEC_BLOSC_B2ND || ref->codec.id == TSR_CODEC_FILL;
 }
 
+/* Whether the last step's bytes are the chunk's elements as the output holds them (no element
+ * codec, no value change, no axis order or byte planes to undo; byte order aside). */
+static int tsr_values_as_stored(const struct tsr_chunk_ref *ref)
+{
+	const struct tsr_codec_step *c = &ref->codec;
+	size_t w = tsr_dtype_size(c->elem);
+	return c->id == TSR_CODEC_NONE && ref->xform.kind == TSR_XF_COPY && !ref->has_perm &&
+	       !c->byte_shuffle && w && tsr_dtype_size(ref->xform.out) == w;
+}
+
 int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_nbytes, void *out,
 			 size_t npix_needed, const struct tsr_chunk_box *box,
 			 struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret)
@@ -153,15 +163,14 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 	}
 	/* When the last step's bytes are the output values as they stand, it decodes straight
 	 * into out: a copy of the whole chunk saved, which is memory traffic all threads share. */
-	int in_place = c->id == TSR_CODEC_NONE && ref->xform.kind == TSR_XF_COPY && !ref->has_perm &&
-		       !c->byte_shuffle && (!be || w == 1) && tsr_dtype_size(ref->xform.out) == w;
+	int in_place = tsr_values_as_stored(ref) && (!be || w == 1);
 	for (int i = 0; i < ref->npre; i++) {
 		/* The last step must yield exactly the elements (when their size is known). */
 		size_t expect = i + 1 == ref->npre && c->id == TSR_CODEC_NONE && w ? npix * w : 0;
 		void *next;
 		size_t next_n;
-		st = tsr_bytes_decode_into(&ref->pre[i], src, src_nbytes, scratch, 3 + (i & 1),
-					   expect, expect && in_place ? out : NULL, &next, &next_n);
+		st = tsr_bytes_decode(&ref->pre[i], src, src_nbytes, scratch, 3 + (i & 1), expect,
+				      expect && in_place ? out : NULL, &next, &next_n);
 		if (st)
 			return st;
 		src = next;
@@ -303,11 +312,8 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 
 int tsr_chunk_streams(const struct tsr_chunk_ref *ref)
 {
-	const struct tsr_codec_step *c = &ref->codec;
-	size_t w = tsr_dtype_size(c->elem);
 	return ref->npre > 0 && ref->pre[ref->npre - 1].id == TSR_CODEC_ZSTD &&
-	       c->id == TSR_CODEC_NONE && ref->xform.kind == TSR_XF_COPY && !ref->has_perm &&
-	       !ref->delta && !c->byte_shuffle && w && tsr_dtype_size(ref->xform.out) == w;
+	       tsr_values_as_stored(ref) && !ref->delta;
 }
 
 int tsr_chunk_streams_read(const struct tsr_chunk_ref *ref)
@@ -340,8 +346,8 @@ int tsr_chunk_stream_begin(struct tsr_chunk_stream *cs, const struct tsr_chunk_r
 	for (int i = 0; i + 1 < ref->npre; i++) {
 		void *next;
 		size_t next_n;
-		st = tsr_bytes_decode(&ref->pre[i], src, src_nbytes, scratch, 3 + (i & 1), 0, &next,
-				      &next_n);
+		st = tsr_bytes_decode(&ref->pre[i], src, src_nbytes, scratch, 3 + (i & 1), 0, NULL,
+				      &next, &next_n);
 		if (st)
 			return st;
 		src = next;

@@ -70,15 +70,13 @@ int tsr_int_convert(void *dst, enum tsr_dtype dst_type, const void *src, enum ts
 uint32_t tsr_crc32c(const void *data, size_t n);
 
 /* Runs one bytes-to-bytes step on src[0, n): the result is *out (scratch slot `slot`, or src
- * itself for checksums) of *out_n bytes. expect > 0 is the size the result must have. */
+ * itself for checksums) of *out_n bytes. expect > 0 is the size the result must have. into
+ * (may be NULL): decode there (expect bytes, no slack) instead of the scratch slot when the
+ * result has that size: a last step whose bytes are already the chunk's values lands in place,
+ * with no copy after it. */
 int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t n,
-		     struct tsr_scratch *s, int slot, size_t expect, void **out, size_t *out_n);
-/* The same, decoding into `into` (expect bytes, no slack) instead of the scratch slot when the
- * result has that size (expect > 0): a last step whose bytes are already the chunk's values
- * lands in place, with no copy after it. Checksums still return src. */
-int tsr_bytes_decode_into(const struct tsr_bytes_step *step, const void *src, size_t n,
-			  struct tsr_scratch *s, int slot, size_t expect, void *into, void **out,
-			  size_t *out_n);
+		     struct tsr_scratch *s, int slot, size_t expect, void *into, void **out,
+		     size_t *out_n);
 
 /* Buffers a thread reuses from chunk to chunk. */
 #define TSR_SCRATCH_SLOTS 6

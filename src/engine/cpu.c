@@ -202,24 +202,20 @@ static int tsr_cpu_read_at(void *arg, void *dst, size_t nbytes, uint64_t off)
 
 /* Fetches only what decoding the box needs when the codec can tell (tsr_chunk_fetch_part
  * decides; callers only ask for chunks tsr_chunk_decodes_box accepts); *done = 0 leaves the
- * whole-chunk fetch to tsr_io_fetch. */
+ * whole-chunk fetch to tsr_io_fetch_cached (a missing chunk file too: it becomes fill). */
 static int tsr_cpu_fetch_box(const struct tsr_array *a, struct tsr_chunk_ref *ref,
 			     const struct tsr_chunk_box *box, unsigned char **buf, size_t *cap,
-			     int *done)
+			     struct tsr_fd_cache *fdc, int *done)
 {
-	struct tsr_cpu_reader rd = {a->fd, ref->offset};
+	struct tsr_cpu_reader rd = {-1, ref->offset};
 	uint64_t got = 0;
-	int st;
+	int owned;
 	*done = 0;
-	if (ref->path[0]) {
-		uint64_t size;
-		if ((st = tsr_io_open(ref->path, &rd.fd, &size)))
-			return ref->missing_is_fill && st == TSR_E_NOT_FOUND ? TSR_OK : st;
-		if (ref->nbytes == TSR_WHOLE_FILE)
-			ref->nbytes = size > ref->offset ? size - ref->offset : 0;
-	}
+	int st = tsr_io_chunk_fd(a, ref, fdc, &rd.fd, &owned);
+	if (st)
+		return ref->missing_is_fill && st == TSR_E_NOT_FOUND ? TSR_OK : st;
 	st = tsr_chunk_fetch_part(ref, box, tsr_cpu_read_at, &rd, buf, cap, &got);
-	if (rd.fd != a->fd)
+	if (owned)
 		tsr_io_close(rd.fd);
 	if (st == TSR_OK && got) {
 		ref->nbytes = got;
@@ -294,7 +290,7 @@ static int tsr_cpu_stream(const struct tsr_cpu_job *job, struct tsr_cpu_state *w
 			return tsr_error(TSR_E_NOMEM, "out of memory");
 		st = tsr_io_chunk_fd(job->array, ref, fdc, &rd.fd, &owned);
 		if (st == TSR_E_NOT_FOUND && ref->missing_is_fill) {
-			ref->codec.id = TSR_CODEC_FILL; /* as tsr_io_fetch makes it */
+			ref->codec.id = TSR_CODEC_FILL; /* as tsr_io_fetch_cached makes it */
 			ref->nbytes = 0;
 			return TSR_OK;
 		}
@@ -516,7 +512,11 @@ static void tsr_cpu_worker(void *arg, int w)
 		 * before the zstd step); tsr_cpu_stream declines the rest. */
 		uint64_t decoded = 0, nread = 0;
 		int streamed = 0;
-		if (direct < 0 && !job->mock && ref.nbytes > 0)
+		/* from its file where the stored bytes are the zstd frame itself; a chunk that
+		 * declines there decodes whole */
+		const int from_file = direct < 0 && !job->mock && ref.nbytes > 0 &&
+				      tsr_chunk_streams_read(&ref);
+		if (from_file)
 			st = tsr_cpu_stream(job, ws, &ref, NULL, chunk, k0, k1, &fdc, &nread, &decoded,
 					    &streamed);
 		/* Part of a chunk: codecs that decode in pieces (b2nd blocks) fetch and decode only
@@ -531,14 +531,15 @@ static void tsr_cpu_worker(void *arg, int w)
 		} else if (ref.nbytes > 0) {
 			int done = 0;
 			if (direct < 0 && tsr_chunk_decodes_box(&ref))
-				st = tsr_cpu_fetch_box(a, &ref, &box, &ws->fetch, &ws->fetch_cap, &done);
+				st = tsr_cpu_fetch_box(a, &ref, &box, &ws->fetch, &ws->fetch_cap, &fdc,
+						       &done);
 			if (!st && !done)
 				st = tsr_io_fetch_cached(a, &ref, &ws->fetch, &ws->fetch_cap, &fdc);
 			nread = ref.nbytes;
 			src = ws->fetch;
 		}
 		double t1 = tsr_now();
-		if (!st && !streamed && direct < 0 && ref.nbytes > 0) {
+		if (!st && !streamed && !from_file && direct < 0 && ref.nbytes > 0) {
 			uint64_t unused;
 			st = tsr_cpu_stream(job, ws, &ref, src, chunk, k0, k1, NULL, &unused, &decoded,
 					    &streamed);
@@ -549,8 +550,10 @@ static void tsr_cpu_worker(void *arg, int w)
 		}
 		stats->bytes_read += nread;
 		if (streamed) {
+			/* from the file, reads and decoding interleave: all of it is decoding */
 			stats->bytes_decoded += decoded;
-			stats->t_decode += tsr_now() - t0;
+			stats->t_fetch += from_file ? 0 : t1 - t0;
+			stats->t_decode += tsr_now() - (from_file ? t0 : t1);
 			continue;
 		}
 		int boxed = direct < 0 && tsr_chunk_decodes_box(&ref);

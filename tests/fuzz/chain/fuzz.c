@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	struct tsr_scratch s = {0};
 	void *out;
 	size_t out_n;
-	tsr_bytes_decode(&step, g.data, n - 2, &s, 3, expect, &out, &out_n);
+	tsr_bytes_decode(&step, g.data, n - 2, &s, 3, expect, NULL, &out, &out_n);
 	tsr_scratch_free(&s);
 	tsr_unguard(&g);
 	return 0;
