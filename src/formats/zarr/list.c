@@ -17,14 +17,9 @@ struct tsr_zarr_names {
 
 static int tsr_zarr_names_add(struct tsr_zarr_names *l, const char *name)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 16;
-		char **v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return tsr_error(TSR_E_NOMEM, "out of memory");
-		l->v = v;
-		l->cap = cap;
-	}
+	int st = tsr_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v), 16);
+	if (st)
+		return st;
 	if (!(l->v[l->n] = strdup(name)))
 		return tsr_error(TSR_E_NOMEM, "out of memory");
 	l->n++;

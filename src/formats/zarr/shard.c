@@ -18,7 +18,6 @@ int tsr_zarr_cache_init(struct tsr_zarr_cache *c, int64_t nslots)
 	if (nslots < 0 || nslots > TSR_ZARR_MAX_SLOTS)
 		return tsr_error(TSR_E_UNSUPPORTED, "%lld shards: more than the %lld tessera indexes",
 				 (long long)nslots, (long long)TSR_ZARR_MAX_SLOTS);
-	c->nslots = nslots;
 	c->ndirs = (nslots + per_dir - 1) / per_dir;
 	c->dirs = calloc(c->ndirs ? (size_t)c->ndirs : 1, sizeof(*c->dirs));
 	if (!c->dirs)
@@ -46,6 +45,18 @@ void tsr_zarr_cache_free(struct tsr_zarr_cache *c)
 	c->dirs = NULL;
 }
 
+/* Publishes p in slot unless another thread got there first (p is freed then); returns the one
+ * that stays. */
+static void *tsr_zarr_publish(_Atomic(void *) *slot, void *p)
+{
+	void *expect = NULL;
+	if (atomic_compare_exchange_strong_explicit(slot, &expect, p, memory_order_acq_rel,
+						    memory_order_acquire))
+		return p;
+	free(p);
+	return expect;
+}
+
 /* The table *pp points to (TSR_ZARR_PAGE null slots), allocated and published on first use. */
 static _Atomic(void *) *tsr_zarr_level(_Atomic(void *) *pp)
 {
@@ -57,12 +68,7 @@ static _Atomic(void *) *tsr_zarr_level(_Atomic(void *) *pp)
 		return NULL;
 	for (int i = 0; i < TSR_ZARR_PAGE; i++)
 		atomic_init(&mine[i], NULL);
-	void *expect = NULL;
-	if (atomic_compare_exchange_strong_explicit(pp, &expect, (void *)mine, memory_order_acq_rel,
-						    memory_order_acquire))
-		return mine;
-	free(mine);
-	return expect;
+	return tsr_zarr_publish(pp, (void *)mine);
 }
 
 /* The slot of blob `id`, its directory and page allocated (and published) on first use. */
@@ -72,17 +78,6 @@ static _Atomic(void *) *tsr_zarr_slot(struct tsr_zarr_cache *c, int64_t id)
 	_Atomic(void *) *page = dir ? tsr_zarr_level(&dir[(id / TSR_ZARR_PAGE) % TSR_ZARR_PAGE])
 				    : NULL;
 	return page ? &page[id % TSR_ZARR_PAGE] : NULL;
-}
-
-/* Publishes idx in slot unless another thread got there first; returns the one that stays. */
-static struct tsr_zarr_index *tsr_zarr_publish(_Atomic(void *) *slot, struct tsr_zarr_index *idx)
-{
-	void *expect = NULL;
-	if (atomic_compare_exchange_strong_explicit(slot, &expect, (void *)idx, memory_order_acq_rel,
-						    memory_order_acquire))
-		return idx;
-	free(idx);
-	return expect;
 }
 
 /* Reads and decodes the index of the blob at [region_offset, +region_nbytes) of fd. */
@@ -203,10 +198,7 @@ int tsr_zarr_shard_ref(struct tsr_zarr *z, const int64_t *origin, struct tsr_chu
 	ref->missing_is_fill = 0;
 	goto done;
 fill:
-	ref->codec.id = TSR_CODEC_FILL;
-	ref->npre = 0;
-	ref->nbytes = 0;
-	ref->offset = 0;
+	tsr_chunk_set_fill(ref);
 done:
 	tsr_io_close(fd);
 	return st;

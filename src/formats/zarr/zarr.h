@@ -62,7 +62,6 @@ struct tsr_zarr_index {
  * atomically published pointers, so chunk_ref stays lock-free and thread-safe; memory grows
  * only with the shards read (the top level: 8 bytes per 2^20 shards of the array). */
 struct tsr_zarr_cache {
-	int64_t nslots;
 	int64_t ndirs;
 	_Atomic(void *) *dirs;
 };
