@@ -112,4 +112,14 @@ struct tsr_chunk_ref {
 	struct tsr_blocked blocked; /* TSR_CODEC_BLOSC_B2ND */
 };
 
+/* Makes ref a chunk of fill values: no bytes to read, no steps (a chunk file or shard entry
+ * that does not exist, where the format says it reads as fill). */
+static inline void tsr_chunk_set_fill(struct tsr_chunk_ref *ref)
+{
+	ref->codec.id = TSR_CODEC_FILL;
+	ref->npre = 0;
+	ref->nbytes = 0;
+	ref->offset = 0;
+}
+
 #endif /* TSR_CHUNK_H */

@@ -290,8 +290,7 @@ static int tsr_cpu_stream(const struct tsr_cpu_job *job, struct tsr_cpu_state *w
 			return tsr_error(TSR_E_NOMEM, "out of memory");
 		st = tsr_io_chunk_fd(job->array, ref, fdc, &rd.fd, &owned);
 		if (st == TSR_E_NOT_FOUND && ref->missing_is_fill) {
-			ref->codec.id = TSR_CODEC_FILL; /* as tsr_io_fetch_cached makes it */
-			ref->nbytes = 0;
+			tsr_chunk_set_fill(ref); /* as tsr_io_fetch_cached makes it */
 			return TSR_OK;
 		}
 		if (st)

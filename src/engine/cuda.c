@@ -4,14 +4,12 @@
  * (cuda_ring.c) that the pool fills (cuda_fetch.c) up to their size, across the files of a batch
  * read; each slot has its own CUDA stream (copy, inflate, place into the callers' arrays), so
  * batch k's inflate overlaps batch k+1's copy and batch k+2's reading. */
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../codecs/blosc.h"
 #include "../codecs/codecs.h"
@@ -433,20 +431,8 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			}
 			*ref = mc->ref;
 			ref->ndim = d->ndim;
-		} else if (ref->path[0] && ref->nbytes == TSR_WHOLE_FILE &&
-			   ref->codec.id != TSR_CODEC_FILL) {
-			/* A chunk file of its own (Zarr): its size lays out the slot. A missing
-			 * one reads as the fill value; other trouble is left to the CPU path,
-			 * which reports it. */
-			struct stat sb;
-			int rc = stat(ref->path, &sb);
-			if (rc == 0 && S_ISREG(sb.st_mode))
-				ref->nbytes = (uint64_t)sb.st_size > ref->offset
-						      ? (uint64_t)sb.st_size - ref->offset : 0;
-			else if (rc != 0 && errno == ENOENT && ref->missing_is_fill) {
-				ref->codec.id = TSR_CODEC_FILL;
-				ref->nbytes = 0;
-			}
+		} else {
+			tsr_io_chunk_settle(ref); /* a chunk file's size lays out the slot */
 		}
 		int why = TSR_WHY_CODEC;
 		ct->plane_block = 0;

@@ -1,6 +1,8 @@
 /* fetch.c - a chunk's stored bytes from its file (the POSIX backend), shared by every engine and the mock caches. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../core/array.h"
 #include "../core/chunk.h"
@@ -58,8 +60,7 @@ int tsr_io_fetch_cached(const struct tsr_array *a, struct tsr_chunk_ref *ref, un
 	int fd, owned, st = tsr_io_chunk_fd(a, ref, cache, &fd, &owned);
 	if (st == TSR_E_NOT_FOUND && ref->missing_is_fill) {
 		/* A chunk in a file of its own that does not exist: the fill value (Zarr). */
-		ref->codec.id = TSR_CODEC_FILL;
-		ref->nbytes = 0;
+		tsr_chunk_set_fill(ref);
 		return TSR_OK;
 	}
 	if (st)
@@ -81,4 +82,17 @@ done:
 	if (owned)
 		tsr_io_close(fd);
 	return st;
+}
+
+void tsr_io_chunk_settle(struct tsr_chunk_ref *ref)
+{
+	if (!ref->path[0] || ref->nbytes != TSR_WHOLE_FILE || ref->codec.id == TSR_CODEC_FILL)
+		return;
+	struct stat sb;
+	int rc = stat(ref->path, &sb);
+	if (rc == 0 && S_ISREG(sb.st_mode))
+		ref->nbytes = (uint64_t)sb.st_size > ref->offset ? (uint64_t)sb.st_size - ref->offset
+								 : 0;
+	else if (rc != 0 && errno == ENOENT && ref->missing_is_fill)
+		tsr_chunk_set_fill(ref);
 }

@@ -20,6 +20,11 @@ struct tsr_chunk_ref;
 int tsr_io_fetch(const struct tsr_array *a, struct tsr_chunk_ref *ref, unsigned char **buf,
 		 size_t *cap);
 
+/* A chunk in a file of its own whose size is not known yet (TSR_WHOLE_FILE: Zarr): the file's
+ * size settles ref->nbytes without opening it, and a missing one becomes fill where the format
+ * says so; other trouble is left to the read, which reports it. */
+void tsr_io_chunk_settle(struct tsr_chunk_ref *ref);
+
 /* A worker's last opened chunk file, kept open for the next chunk of the same file. */
 struct tsr_fd_cache {
 	char path[1024];
