@@ -244,8 +244,11 @@ enum tsr_storage {
 	TSR_STORAGE_CUFILE = 4,
 };
 
-/* 1 when cuFile (GPUDirect Storage) reads run natively here, else 0; why (may be NULL) gets
- * the reason either way ("compatibility mode only (no nvidia-fs kernel module)"). */
+/* 1 when cuFile (GPUDirect Storage) reads run natively here (libcufile.so.0 loads, its driver
+ * opens and reports the nvidia-fs kernel module), else 0; why (may be NULL) gets the reason
+ * either way ("compatibility mode only (no nvidia-fs kernel module)"). Worked out once per
+ * process. Compatibility mode (cuFile's own POSIX bounce) counts as not usable, unless the
+ * environment sets TSR_CUFILE_ALLOW_COMPAT=1 (for tests of this path without GDS). */
 TSR_API int tsr_cufile_usable(char *why, size_t cap);
 
 struct tsr_read_options {

@@ -19,14 +19,14 @@ struct tsr_pool {
 	int quit;
 };
 
-struct tsr_pool_start {
+struct tsr_pool_thread_arg {
 	struct tsr_pool *pool;
 	int id;
 };
 
 static void *tsr_pool_main(void *p)
 {
-	struct tsr_pool_start *start = p;
+	struct tsr_pool_thread_arg *start = p;
 	struct tsr_pool *pool = start->pool;
 	int id = start->id;
 	unsigned long seen = 0;
@@ -71,7 +71,7 @@ int tsr_pool_create(int nthreads, struct tsr_pool **pool_ret)
 	}
 	/* Thread 0 is always the caller; start the others. */
 	for (int i = 1; i < nthreads; i++) {
-		struct tsr_pool_start *start = malloc(sizeof(*start));
+		struct tsr_pool_thread_arg *start = malloc(sizeof(*start));
 		if (!start || (start->pool = pool, start->id = i,
 			       pthread_create(&pool->threads[i], NULL, tsr_pool_main, start) != 0)) {
 			free(start);

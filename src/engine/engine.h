@@ -58,7 +58,8 @@ enum {
 
 /* Runs plan with the CUDA engine: the selection lands in device memory at out, ordered on
  * stream (a cudaStream_t; NULL: the default stream); returns once it is there, unless batch
- * has TSR_BATCH_DEFER. decoder: TSR_DECODER_AUTO (GPU kernels where they exist) or TSR_DECODER_CPU.
+ * has TSR_BATCH_DEFER. decoder: TSR_DECODER_AUTO (GPU kernels where they keep the GPU busy),
+ * _GPU (kernels wherever they exist) or _CPU.
  * storage: enum tsr_storage; the mock ones need tsr_mock_fill done for the plan (mock-device
  * adds what is missing to the array's device cache, so the array is written to). */
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,

@@ -102,10 +102,11 @@ static void tsr_cf_init(void)
 	} else if (allow_compat) {
 		tsr_cf.usable = 1;
 		snprintf(tsr_cf.why, sizeof(tsr_cf.why),
-			 "compatibility mode, allowed by TSR_CUFILE_ALLOW_COMPAT=1 (no nvidia-fs)");
+			 "compatibility mode, allowed by TSR_CUFILE_ALLOW_COMPAT=1");
 	} else {
-		snprintf(tsr_cf.why, sizeof(tsr_cf.why),
-			 "compatibility mode only (no nvidia-fs kernel module)");
+		/* (the module is there: the driver does not report it) */
+		snprintf(tsr_cf.why, sizeof(tsr_cf.why), "compatibility mode only (the cuFile "
+			 "driver reports no nvidia-fs: cuFile error %d)", e.err);
 	}
 }
 

@@ -5,12 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Whether cuFile reads may run here: 1 when libcufile.so.0 loads, its driver opens and reports
- * native GPUDirect Storage (the nvidia-fs kernel module); 0 otherwise, with the reason in why.
- * Compatibility mode (cuFile's own POSIX bounce) counts as unusable, except when the
- * environment sets TSR_CUFILE_ALLOW_COMPAT=1 (tests of this path on machines without GDS).
- * The answer is worked out once per process. */
-int tsr_cufile_usable(char *why, size_t cap);
+/* Whether cuFile reads may run here: tsr_cufile_usable, in tessera.h. */
 
 /* One file open for cuFile reads. */
 struct tsr_cufile_file {
