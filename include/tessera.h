@@ -128,6 +128,15 @@ struct tsr_open_options {
 				  store itself (or, for a group, see tsr_open's notes) */
 	int level;             /* OME-Zarr: multiscale level (dataset index); 0 (or -1) = the
 				  first; ignored for arrays that are not multiscale when <= 0 */
+	/* Added later: a caller's struct_size from before gets NULL. */
+	/* The dtype to read the items as, in NumPy's spelling ("<f4", "f4", "float32", "|u1",
+	 * "int16", "bool"); NULL or "" = the file's. Plain Blosc2 super-chunks store only an item
+	 * size: without this they read as the unsigned integers of that size (uint8/16/32/64;
+	 * other sizes are an error asking for a dtype), and '<' or '>' names their byte order
+	 * (no order: the chunks' own flag). For any other array it reinterprets the values read
+	 * (NumPy's a.view(dtype)): the size must match the array's dtype (else
+	 * TSR_E_INVALID_ARG), and '>' is refused (values come back in native order). */
+	const char *dtype;
 };
 
 TSR_API int tsr_open(struct tsr_context *ctx, const char *path,
@@ -159,6 +168,10 @@ struct tsr_array_info {
 	const char *reader;            /* "tessera" or "cfitsio" (fallback) */
 	uint64_t stored_nbytes;        /* bytes of the data in the file (compressed) */
 	int scaled;                    /* 1 when values are transformed (BSCALE/BZERO, quantized) */
+	/* Added later: a caller's struct_size from before gets the fields it has room for. */
+	const char *dtype_source;      /* where dtype comes from: "file", "caller"
+					  (tsr_open_options.dtype) or "itemsize" (the file names no
+					  dtype: unsigned integers of its item size) */
 };
 
 /* Fills *info_ret; its strings live as long as the array. */

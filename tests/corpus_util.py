@@ -74,9 +74,17 @@ def fits_hdus(raw):
     return out
 
 
+def plain_superchunk(c):
+    """Is a corpus case a plain Blosc2 super-chunk (a file that stores no dtype)?"""
+    return c.get("format") == "blosc2" and "plain super-chunk" in c.get("notes", "")
+
+
 def case_args(c):
-    """The `tessera read` arguments that pick a corpus case's array (--array, --level)."""
+    """The `tessera read` arguments that pick a corpus case's array (--array, --level) and, for
+    a plain super-chunk, which stores no dtype, name the dtype its writer used (--dtype)."""
     args = []
+    if plain_superchunk(c):
+        args += ["--dtype", c["dtype"]]
     if c.get("array"):
         args += ["--array", c["array"]]
     if c.get("level") is not None:

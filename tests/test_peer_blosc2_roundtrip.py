@@ -39,8 +39,9 @@ DTYPES = ["bool", "i1", "u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8", "<f2", "
 # tessera's enum tsr_dtype, in order
 TSR_DTYPES = [None, "bool", "i1", "<i2", "<i4", "<i8", "u1", "<u2", "<u4", "<u8", "<f2", "<f4",
               "<f8", "<c8", "<c16"]
-# plain super-chunks have no dtype: tessera reads them as the reference corpus does
-SCHUNK_DTYPE = {1: "u1", 2: "<i2", 4: "<f4", 8: "<i8"}
+# plain super-chunks store no dtype: the CLI reads name the one written (--dtype, byte order
+# included), the library reads name none and get the unsigned integers of the item size
+SCHUNK_DTYPE = {1: "u1", 2: "<u2", 4: "<u4", 8: "<u8"}
 
 
 def values(dtype, shape):
@@ -235,8 +236,8 @@ def check(label, got, want):
         failures.append("%s: %s" % (label, why))
 
 
-def cli_read(label, path, spec, want):
-    got, rc, err = run_read(path, section=spec)
+def cli_read(label, path, spec, want, extra=()):
+    got, rc, err = run_read(path, section=spec, extra=extra)
     counts["cli_reads"] += 1
     if got is None:
         global total
@@ -282,10 +283,8 @@ for case in range(NCASES):
             sc = blosc2.SChunk(chunksize=chunks[0] * dt.itemsize, data=flat, urlpath=path,
                                mode="w", contiguous=not sparse, cparams=cp)
             counts["schunk"] += 1
-            sdt = np.dtype(SCHUNK_DTYPE[dt.itemsize])
-            # the bytes as python-blosc2 stored them (a '>i4' array's big-endian bytes too),
-            # read as the item type tessera gives plain super-chunks
-            truth = np.frombuffer(flat.tobytes(), dtype=sdt)
+            # the bytes as python-blosc2 stored them (a '>i4' array's big-endian bytes too)
+            truth = np.frombuffer(flat.tobytes(), dtype=dt)
         elif kind == "data":
             arr = blosc2.asarray(data, chunks=chunks, blocks=blocks, cparams=cparams, urlpath=path,
                                  mode="w", contiguous=not sparse)
@@ -315,7 +314,7 @@ for case in range(NCASES):
         if arr is not None:
             peer_full = arr[...]
         else:
-            peer_full = np.frombuffer(sc[:], dtype=sdt)
+            peer_full = np.frombuffer(sc[:], dtype=dt)
     except Exception as e:  # python-blosc2 cannot read what it wrote: expect the data written
         print("note %s: python-blosc2 cannot read it back: %s" % (label, e))
         peer_full = None
@@ -336,7 +335,9 @@ for case in range(NCASES):
     peer_sections = arr is not None and (peer_ok or lossy) and not delta and not use_dict
     full_shape = want_full.shape
 
-    cli_read(label, path, None, want_full)
+    # the dtype written, as the caller names it to a plain super-chunk (which stores none)
+    dt_args = ["--dtype", dt.str] if kind == "schunk" else []
+    cli_read(label, path, None, want_full, dt_args)
     nsec = 3 if not big else 4
     for k in range(nsec):
         spec, py, plain = random_section(full_shape, small=k % 2 == 1)
@@ -344,7 +345,7 @@ for case in range(NCASES):
             want = arr[py]  # python-blosc2's own partial read
         else:
             want = want_full[py]
-        cli_read(label, path, spec, np.asarray(want))
+        cli_read(label, path, spec, np.asarray(want), dt_args)
     if big:
         # a one-element read of a large chunk must fetch only a few blocks
         spec = ",".join(str(s // 2) for s in full_shape)
@@ -380,7 +381,13 @@ for case in range(NCASES):
                 failures.append("%s [%s]: %s" % (label, spec, e))
                 continue
             counts["lib_reads"] += 1
-            check("%s [%s]" % (label, spec), got, np.asarray(want))
+            want = np.asarray(want)
+            if kind == "schunk":
+                # no dtype named: the bytes written, as unsigned integers of the item size
+                # (a one-element section is a native-order scalar: back to dt's order first)
+                want = np.frombuffer(np.ascontiguousarray(want.astype(dt)).tobytes(),
+                                     dtype=SCHUNK_DTYPE[dt.itemsize]).reshape(want.shape)
+            check("%s [%s]" % (label, spec), got, want)
         h.close()
 
 shutil.rmtree(tmp, ignore_errors=True)

@@ -14,6 +14,16 @@ static void tsr_print_dims(const int64_t *v, int n, const char *open, const char
 	printf("%s", close);
 }
 
+/* --dtype: the dtype every array is opened with (NULL: the files'). */
+static const char *tsr_info_dtype;
+
+/* Says where a dtype came from when the file did not name it. */
+static const char *tsr_dtype_note(const struct tsr_array_info *in)
+{
+	return strcmp(in->dtype_source, "itemsize") ? "" :
+	       " (no dtype in the file: unsigned items of its size; --dtype names one)";
+}
+
 /* The format name of an opened array ("fits", "zarr", "blosc2"). */
 static const char *tsr_array_format(const struct tsr_array *a)
 {
@@ -55,7 +65,7 @@ static int tsr_ome_levels(struct tsr_context *ctx, const char *path, const char 
 {
 	int n = 0;
 	for (; n < 64; n++) {
-		struct tsr_open_options oo = {sizeof(oo), -1, 0, array, n};
+		struct tsr_open_options oo = {sizeof(oo), -1, 0, array, n, NULL};
 		struct tsr_array *a;
 		if (tsr_open(ctx, path, &oo, &a))
 			break;
@@ -79,7 +89,7 @@ static int tsr_info_store(struct tsr_context *ctx, const char *path, char **name
 	for (size_t i = 0; i < count; i++) {
 		if (only && strcmp(only, names[i]) != 0)
 			continue;
-		struct tsr_open_options oo = {sizeof(oo), -1, 0, names[i], -1};
+		struct tsr_open_options oo = {sizeof(oo), -1, 0, names[i], -1, tsr_info_dtype};
 		struct tsr_array *a;
 		const char *shown_name = names[i][0] ? names[i] : "/";
 		int st = tsr_open(ctx, path, &oo, &a);
@@ -104,13 +114,13 @@ static int tsr_info_store(struct tsr_context *ctx, const char *path, char **name
 			tsr_print_dims(in.chunk_shape, in.ndim, "[", "]");
 			printf(", \"nchunks\": %lld, \"codec\": ", (long long)in.nchunks);
 			tsr_json_str(in.codec);
-			printf("}");
+			printf(", \"dtype_source\": \"%s\"}", in.dtype_source);
 		} else {
 			char shape[96], chunks[96];
 			tsr_dims_text(shape, sizeof(shape), in.shape, in.ndim);
 			tsr_dims_text(chunks, sizeof(chunks), in.chunk_shape, in.ndim);
-			printf("%-24s %-10s %-20s %-16s %s\n", shown_name, tsr_dtype_name(in.dtype), shape,
-			       chunks, in.codec);
+			printf("%-24s %-10s %-20s %-16s %s%s\n", shown_name, tsr_dtype_name(in.dtype),
+			       shape, chunks, in.codec, tsr_dtype_note(&in));
 		}
 		tsr_array_free(a);
 	}
@@ -133,13 +143,16 @@ int tsr_cli_info(int argc, char **argv)
 	int json = 0, only = -2;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: tessera info PATH [--hdu N] [--array NAME] [--json]\n"
+			printf("usage: tessera info PATH [--hdu N] [--array NAME] [--dtype DTYPE] [--json]\n"
 			       "Lists a FITS file's HDUs (dtype, shape, tile shape, codec, stored bytes)\n"
 			       "or a Zarr store's arrays (dtype, shape, chunk shape, codecs) and its\n"
-			       "OME-Zarr multiscale levels.\n");
+			       "OME-Zarr multiscale levels. --dtype opens the arrays with that dtype\n"
+			       "(as tessera read --dtype does).\n");
 			return 0;
 		} else if (!strcmp(argv[i], "--array") && i + 1 < argc) {
 			array = argv[++i];
+		} else if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
+			tsr_info_dtype = argv[++i];
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
 		} else if (!strcmp(argv[i], "--hdu") && i + 1 < argc) {
@@ -175,12 +188,12 @@ int tsr_cli_info(int argc, char **argv)
 	if (json)
 		printf("{\"path\": "), tsr_json_str(path), printf(", \"hdus\": [");
 	for (int hdu = only >= 0 ? only : 0;; hdu++) {
-		struct tsr_open_options oo = {sizeof(oo), hdu, 0, NULL, -1};
+		struct tsr_open_options oo = {sizeof(oo), hdu, 0, NULL, -1, tsr_info_dtype};
 		struct tsr_array *a;
 		int st = tsr_open(ctx, path, &oo, &a);
 		if (st == TSR_E_RANGE && (only < 0 || shown))
 			break;
-		if (st == TSR_E_FORMAT || st == TSR_E_IO || st == TSR_E_RANGE) {
+		if (st == TSR_E_FORMAT || st == TSR_E_IO || st == TSR_E_RANGE || st == TSR_E_INVALID_ARG) {
 			fprintf(stderr, "tessera info: %s\n", tsr_errmsg());
 			rc = 1;
 			break;
@@ -210,9 +223,10 @@ int tsr_cli_info(int argc, char **argv)
 				printf(", \"chunk_shape\": ");
 				tsr_print_dims(in.chunk_shape, in.ndim, "[", "]");
 				printf(", \"nchunks\": %lld, \"codec\": \"%s\", \"reader\": \"%s\", "
-				       "\"stored_nbytes\": %llu, \"scaled\": %s}",
+				       "\"stored_nbytes\": %llu, \"scaled\": %s, \"dtype_source\": \"%s\"}",
 				       (long long)in.nchunks, in.codec, in.reader,
-				       (unsigned long long)in.stored_nbytes, in.scaled ? "true" : "false");
+				       (unsigned long long)in.stored_nbytes, in.scaled ? "true" : "false",
+				       in.dtype_source);
 			} else {
 				char shape[64] = "", tiles[64] = "";
 				int n = 0, m = 0;
@@ -222,11 +236,12 @@ int tsr_cli_info(int argc, char **argv)
 					m += snprintf(tiles + m, sizeof(tiles) - (size_t)m, "%s%lld",
 						      i ? "x" : "", (long long)in.chunk_shape[i]);
 				}
-				printf("%-4d %-10s %-10s %-20s %-16s %-20s %llu%s\n", hdu,
+				printf("%-4d %-10s %-10s %-20s %-16s %-20s %llu%s%s\n", hdu,
 				       tsr_dtype_name(in.dtype), tsr_dtype_name(in.stored_dtype), shape,
 				       strcmp(in.codec, "none") ? tiles : "-", in.codec,
 				       (unsigned long long)in.stored_nbytes,
-				       strcmp(in.reader, "tessera") ? " (via CFITSIO)" : "");
+				       strcmp(in.reader, "tessera") ? " (via CFITSIO)" : "",
+				       tsr_dtype_note(&in));
 			}
 			tsr_array_free(a);
 			/* Only FITS files hold more than one array. */

@@ -7,14 +7,14 @@
 
 int tsr_cli_read(int argc, char **argv)
 {
-	const char *path = NULL, *out = NULL, *section = "", *array = NULL;
+	const char *path = NULL, *out = NULL, *section = "", *array = NULL, *dtype = NULL;
 	int hdu = -1, raw = 0, threads = 0, receipt = 0, level = -1, cuda = 0;
 	int decoder = TSR_DECODER_AUTO, storage = TSR_STORAGE_REAL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: tessera read PATH [--hdu N] [--array NAME] [--level K] [--section SPEC]\n"
 			       "                    [--raw] [--threads N] [--receipt] [--device cpu|cuda]\n"
-			       "                    [--decoder auto|cpu|gpu]\n"
+			       "                    [--decoder auto|cpu|gpu] [--dtype DTYPE]\n"
 			       "                    [--storage real|mock-host|mock-device|posix|cufile]\n"
 			       "                    -o OUT.npy\n"
 			       "PATH is a FITS file, a Zarr store or a Blosc2 frame. --array picks an array\n"
@@ -32,7 +32,11 @@ int tsr_cli_read(int argc, char **argv)
 			       "there; mock-device (--device cuda) then copies what the GPU needs into\n"
 			       "device memory and decodes from there. real (the default) picks cufile\n"
 			       "for --device cuda where GPUDirect Storage runs natively, else posix;\n"
-			       "cufile forces it (an error saying why where it cannot run).\n");
+			       "cufile forces it (an error saying why where it cannot run).\n"
+			       "--dtype (NumPy's spelling: \"<f4\", \"int32\") names the items of a plain\n"
+			       "Blosc2 super-chunk, which stores only their size (without it they read\n"
+			       "as unsigned integers of that size); for other arrays it reinterprets\n"
+			       "the values as another dtype of the same size.\n");
 			return 0;
 		} else if (!strcmp(argv[i], "--hdu") && i + 1 < argc) {
 			char *end;
@@ -50,6 +54,8 @@ int tsr_cli_read(int argc, char **argv)
 				fprintf(stderr, "tessera read: bad --level '%s'\n", argv[i]);
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
+			dtype = argv[++i];
 		} else if (!strcmp(argv[i], "--section") && i + 1 < argc) {
 			section = argv[++i];
 		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -106,7 +112,7 @@ int tsr_cli_read(int argc, char **argv)
 	}
 	struct tsr_context *ctx = NULL;
 	struct tsr_context_options co = {sizeof(co), threads};
-	struct tsr_open_options oo = {sizeof(oo), hdu, raw, array, level};
+	struct tsr_open_options oo = {sizeof(oo), hdu, raw, array, level, dtype};
 	struct tsr_array *a = NULL;
 	void *data = NULL;
 	size_t nbytes = 0;

@@ -36,6 +36,29 @@ static int tsr_open_driver(struct tsr_array *a, const struct tsr_open_options *o
 	return tsr_fits_open(a, o);
 }
 
+/* The caller's dtype for an array whose file names one: a view of the values read, so only
+ * the label changes (the engines place bytes of the array's own item size). */
+static int tsr_open_view(struct tsr_array *a)
+{
+	struct tsr_desc *d = &a->desc;
+	enum tsr_dtype t = a->want_dtype;
+	if (t == TSR_DTYPE_INVALID || (d->dtype_source && !strcmp(d->dtype_source, "caller")))
+		return TSR_OK;
+	char unit[320];
+	tsr_array_unit(a, unit, sizeof(unit));
+	if (tsr_dtype_size(t) != tsr_dtype_size(d->dtype))
+		return tsr_error(TSR_E_INVALID_ARG, "%s: %s: dtype %s has %zu-byte items, the array "
+				 "(%s) has %zu-byte items", a->path, unit, tsr_dtype_name(t),
+				 tsr_dtype_size(t), tsr_dtype_name(d->dtype), tsr_dtype_size(d->dtype));
+	if (a->want_order == '>' && tsr_dtype_size(t) > 1)
+		return tsr_error(TSR_E_UNSUPPORTED, "%s: %s: a big-endian dtype ('>'): tessera "
+				 "returns values in native order, and the file names its own", a->path,
+				 unit);
+	d->dtype = t;
+	d->dtype_source = "caller";
+	return TSR_OK;
+}
+
 int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_options *opts,
 	     struct tsr_array **array_ret)
 {
@@ -44,7 +67,7 @@ int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_op
 	*array_ret = NULL;
 	if (!ctx || !path)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_open: NULL context or path");
-	struct tsr_open_options o = {sizeof(o), -1, 0, NULL, -1};
+	struct tsr_open_options o = {sizeof(o), -1, 0, NULL, -1, NULL};
 	if (opts) {
 		/* Older, shorter option structs keep the defaults of the fields they lack. */
 		if (opts->struct_size < offsetof(struct tsr_open_options, array) ||
@@ -62,7 +85,13 @@ int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_op
 		free(a);
 		return tsr_error(TSR_E_NOMEM, "tsr_open: out of memory");
 	}
-	int st = tsr_open_driver(a, &o);
+	int st = TSR_OK;
+	if (o.struct_size > offsetof(struct tsr_open_options, dtype) && o.dtype && o.dtype[0])
+		st = tsr_dtype_parse(o.dtype, &a->want_dtype, &a->want_order);
+	if (st == TSR_OK)
+		st = tsr_open_driver(a, &o);
+	if (st == TSR_OK)
+		st = tsr_open_view(a);
 	if (st != TSR_OK) {
 		/* Every failure names the file, whichever layer it came from. */
 		if (!strstr(tsr_errmsg(), path))
@@ -117,15 +146,22 @@ void tsr_array_free(struct tsr_array *a)
 	free(a);
 }
 
-int tsr_array_info(const struct tsr_array *a, struct tsr_array_info *info)
+int tsr_array_info(const struct tsr_array *a, struct tsr_array_info *info_ret)
 {
+	struct tsr_array_info *info = info_ret;
 	if (!a || !info)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_array_info: NULL argument");
-	if (info->struct_size < sizeof(*info))
+	/* Callers from before dtype_source was added pass a shorter struct. */
+	size_t size = info->struct_size;
+	if (size < offsetof(struct tsr_array_info, dtype_source))
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_array_info: bad struct_size");
+	if (size > sizeof(*info))
+		size = sizeof(*info);
 	const struct tsr_desc *d = &a->desc;
-	memset(info, 0, sizeof(*info));
-	info->struct_size = sizeof(*info);
+	struct tsr_array_info all;
+	memset(&all, 0, sizeof(all));
+	all.struct_size = size;
+	info = &all;
 	info->format = a->ops ? a->ops->name : "";
 	info->path = a->path;
 	info->index = d->index;
@@ -141,5 +177,7 @@ int tsr_array_info(const struct tsr_array *a, struct tsr_array_info *info)
 	info->reader = d->reader;
 	info->stored_nbytes = d->stored_nbytes;
 	info->scaled = d->scaled;
+	info->dtype_source = d->dtype_source ? d->dtype_source : "file";
+	memcpy(info_ret, &all, size);
 	return TSR_OK;
 }

@@ -24,6 +24,7 @@ struct tsr_desc {
 	int64_t nchunks;
 	enum tsr_dtype dtype;             /* output */
 	enum tsr_dtype stored_dtype;
+	const char *dtype_source;         /* tsr_array_info's; NULL: "file" */
 	int scaled;
 	uint64_t stored_nbytes;
 	uint64_t max_chunk_nbytes;        /* largest stored chunk: fetch buffer size */
@@ -50,6 +51,11 @@ struct tsr_array {
 	struct tsr_desc desc;
 	const struct tsr_driver_ops *ops;
 	void *impl;
+	/* tsr_open_options.dtype, parsed before the driver runs (TSR_DTYPE_INVALID: none). A
+	 * driver whose file names no dtype uses it (and sets desc.dtype_source to "caller");
+	 * tsr_open applies it to any other array as a view of the values. */
+	enum tsr_dtype want_dtype;
+	char want_order;           /* its byte order character, 0 when it names none */
 	struct tsr_mock_cache *mock; /* mock-host storage's chunk bytes (src/io/mock.c); NULL until
 				       the first mock-host read */
 	struct tsr_mock_dev *mock_dev; /* mock-device storage's device copies

@@ -1,4 +1,6 @@
 /* dtype.c - element types: sizes, names, NPY descriptors. */
+#include <string.h>
+
 #include "internal.h"
 
 static const struct {
@@ -51,4 +53,25 @@ int tsr_dtype_is_float(enum tsr_dtype t)
 int tsr_dtype_is_signed(enum tsr_dtype t)
 {
 	return tsr_dtype_ok(t) && tsr_dtypes[t].is_signed;
+}
+
+int tsr_dtype_parse(const char *s, enum tsr_dtype *dtype_ret, char *order_ret)
+{
+	const char *p = s;
+	char order = 0;
+	if (*p == '<' || *p == '>' || *p == '|' || *p == '=')
+		order = *p++;
+	for (int t = TSR_BOOL; t <= TSR_COMPLEX128; t++) {
+		const char *d = tsr_dtypes[t].descr;
+		/* "float32" (names take no byte order), or "f4" / "<f4" (the kind and size of the
+		 * descr, whatever its own order character) */
+		if ((!order && !strcmp(p, tsr_dtypes[t].name)) || !strcmp(p, d + 1) ||
+		    (t == TSR_BOOL && !strcmp(p, "?"))) {
+			*dtype_ret = (enum tsr_dtype)t;
+			*order_ret = order;
+			return TSR_OK;
+		}
+	}
+	return tsr_error(TSR_E_INVALID_ARG, "dtype '%s' is not one tessera knows (NumPy's spelling: "
+			 "'<f4', 'i2', 'uint8', 'float64', 'bool', ...)", s);
 }

@@ -32,6 +32,9 @@ void tsr_error_clear(void);
 /* ---- dtypes (core/dtype.c) ---- */
 int tsr_dtype_is_float(enum tsr_dtype t);
 int tsr_dtype_is_signed(enum tsr_dtype t);
+/* Parses a NumPy dtype string ("<f4", "f4", "float32", "|b1", "?"): *order_ret gets its byte
+ * order character ('<', '>', '|', '=') or 0 when it names none. TSR_E_INVALID_ARG otherwise. */
+int tsr_dtype_parse(const char *s, enum tsr_dtype *dtype_ret, char *order_ret);
 
 /* ---- byte order helpers ---- */
 static inline uint16_t tsr_be16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }

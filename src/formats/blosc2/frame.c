@@ -30,6 +30,7 @@ struct tsr_b2 {
 	int b2nd;              /* 0: a plain super-chunk, read as 1-D */
 	struct tsr_blocked blocked;
 	enum tsr_dtype dtype;
+	int unnamed;           /* the file names no dtype: the caller's or the item size's */
 	int big_endian, be_from_chunk;
 	int nvlmeta;
 	char codec[32];
@@ -106,9 +107,11 @@ static int tsr_b2_chunk_ref(const struct tsr_array *a, int64_t chunk, struct tsr
 		if (kind == 2) {
 			static const uint8_t nan32[4] = {0x00, 0x00, 0xc0, 0x7f};
 			static const uint8_t nan64[8] = {0, 0, 0, 0, 0, 0, 0xf8, 0x7f};
-			if (f->dtype == TSR_FLOAT32)
+			/* where the file names no float dtype, the item size says which NaN, as
+			 * c-blosc2 decodes these chunks */
+			if (f->dtype == TSR_FLOAT32 || (f->unnamed && f->h.typesize == 4))
 				memcpy(ref->xform.fill, nan32, 4);
-			else if (f->dtype == TSR_FLOAT64)
+			else if (f->dtype == TSR_FLOAT64 || (f->unnamed && f->h.typesize == 8))
 				memcpy(ref->xform.fill, nan64, 8);
 			else
 				return tsr_error(TSR_E_CORRUPT,
@@ -167,17 +170,39 @@ static int read_new(int fd, uint64_t off, int64_t n, uint8_t **buf_ret)
 	return st;
 }
 
-/* Plain super-chunks store no dtype; the reference corpus (manifest-blosc2.json, written by
- * c-blosc2) reads their 1-, 2-, 4- and 8-byte items as uint8, int16, float32 and int64. */
-static enum tsr_dtype tsr_b2_dtype_of_size(int32_t typesize)
+/* A file that names no dtype (a plain super-chunk, or a b2nd dtype of another size than the
+ * items) says only the item size. Nothing is guessed: the caller's dtype (of that size) when
+ * given, else the unsigned integers of that size. */
+static int tsr_b2_dtype_unnamed(struct tsr_array *a, struct tsr_b2 *f, const char *what)
 {
-	switch (typesize) {
-	case 1: return TSR_UINT8;
-	case 2: return TSR_INT16;
-	case 4: return TSR_FLOAT32;
-	case 8: return TSR_INT64;
-	default: return TSR_DTYPE_INVALID;
+	int32_t ts = f->h.typesize;
+	enum tsr_dtype t = a->want_dtype;
+	f->unnamed = 1;
+	if (t != TSR_DTYPE_INVALID) {
+		if (tsr_dtype_size(t) != (size_t)ts)
+			return tsr_error(TSR_E_INVALID_ARG, "dtype %s has %zu-byte items, the %s "
+					 "has %d-byte items", tsr_dtype_name(t), tsr_dtype_size(t), what, ts);
+		f->dtype = t;
+		/* an explicit order is the caller's word on the bytes; none leaves the chunk
+		 * headers' flag to decide */
+		if (a->want_order == '<' || a->want_order == '>') {
+			f->be_from_chunk = 0;
+			f->big_endian = a->want_order == '>' && ts > 1;
+		}
+		a->desc.dtype_source = "caller";
+		return TSR_OK;
 	}
+	switch (ts) {
+	case 1: f->dtype = TSR_UINT8; break;
+	case 2: f->dtype = TSR_UINT16; break;
+	case 4: f->dtype = TSR_UINT32; break;
+	case 8: f->dtype = TSR_UINT64; break;
+	default:
+		return tsr_error(TSR_E_UNSUPPORTED, "the %s names no dtype and no unsigned integer "
+				 "has %d-byte items: open it with a dtype of that size", what, ts);
+	}
+	a->desc.dtype_source = "itemsize";
+	return TSR_OK;
 }
 
 static const char *tsr_b2_filter_name(int id)
@@ -218,14 +243,15 @@ static int tsr_b2_describe(struct tsr_array *a, struct tsr_b2 *f, const uint8_t 
 			mi = i;
 	if (mi < 0) {
 		/* plain super-chunk: 1-D items of typesize */
-		f->dtype = tsr_b2_dtype_of_size(h->typesize);
-		if (f->dtype == TSR_DTYPE_INVALID)
-			return tsr_error(TSR_E_UNSUPPORTED,
-					 "super-chunk of %d-byte items without a b2nd dtype", h->typesize);
+		if (h->typesize <= 0)
+			return tsr_error(TSR_E_FORMAT, "super-chunk of %d-byte items", h->typesize);
+		f->be_from_chunk = 1;
+		int st = tsr_b2_dtype_unnamed(a, f, "super-chunk");
+		if (st)
+			return st;
 		if (h->nbytes % h->typesize || h->chunksize % h->typesize)
 			return tsr_error(TSR_E_FORMAT, "%lld bytes in chunks of %d are not whole "
 					 "%d-byte items", (long long)h->nbytes, h->chunksize, h->typesize);
-		f->be_from_chunk = 1;
 		d->ndim = 1;
 		d->shape[0] = h->nbytes / h->typesize;
 		d->chunk_shape[0] = h->chunksize / h->typesize > 0 ? h->chunksize / h->typesize : 1;
@@ -277,7 +303,7 @@ static int tsr_b2_describe(struct tsr_array *a, struct tsr_b2 *f, const uint8_t 
 		return tsr_error(TSR_E_FORMAT, "the frame holds %lld bytes, the b2nd array %lld chunks "
 				 "of %d", (long long)h->nbytes, (long long)nchunks, h->chunksize);
 	/* The dtype says how to read the items; c-blosc2's own examples store "|u1" for 4-byte
-	 * items, so when its size disagrees with the typesize the typesize wins. */
+	 * items, so when its size disagrees with the typesize it names nothing. */
 	enum tsr_dtype t = TSR_DTYPE_INVALID;
 	int be = 0;
 	if (m.has_dtype && m.dtype_format == 0) {
@@ -287,10 +313,7 @@ static int tsr_b2_describe(struct tsr_array *a, struct tsr_b2 *f, const uint8_t 
 			t = TSR_DTYPE_INVALID, be = 0;
 	}
 	if (t == TSR_DTYPE_INVALID)
-		t = tsr_b2_dtype_of_size(h->typesize);
-	if (t == TSR_DTYPE_INVALID)
-		return tsr_error(TSR_E_UNSUPPORTED, "b2nd items of %d bytes (dtype '%s')", h->typesize,
-				 m.has_dtype ? m.dtype : "none");
+		return tsr_b2_dtype_unnamed(a, f, "b2nd array");
 	f->dtype = t;
 	f->big_endian = be;
 	return TSR_OK;
