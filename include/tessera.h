@@ -185,6 +185,9 @@ enum tsr_sel_kind {
 	TSR_SEL_SLICE,       /* start:stop:step, each may be absent */
 	TSR_SEL_ELLIPSIS,    /* ... */
 	TSR_SEL_NEWAXIS,     /* None */
+	/* Added later, for tsr_index only (tsr_selection_normalize and tsr_read refuse them): */
+	TSR_SEL_ARRAY,       /* an integer array (tsr_index_add_array) */
+	TSR_SEL_MASK,        /* a boolean array (tsr_index_add_mask) */
 };
 
 struct tsr_sel_item {
@@ -204,6 +207,47 @@ TSR_API int tsr_selection_parse(const char *spec, struct tsr_selection *sel_ret)
 /* The shape of what a selection selects from an array, with NumPy's rules. */
 TSR_API int tsr_selection_shape(const struct tsr_array *array, const struct tsr_selection *sel,
 				int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM]);
+
+/*
+ * Advanced selections: NumPy keys with integer arrays and boolean masks besides the basic items.
+ * A tsr_index owns copies of its arrays; build it item by item or parse a spec, then read it
+ * with tsr_read_index(). An index is plain data: one may be read from many threads at once.
+ *
+ * TSR_INDEX_NUMPY is NumPy's own a[key] (zarr's vindex): the integer arrays and masks (a mask
+ * of k dims stands for its k nonzero() arrays), and any integers among them, broadcast
+ * together to one shape B; the result holds B in place of the indexed axes when those items
+ * are adjacent in the key, else at the front. TSR_INDEX_ORTHOGONAL is zarr's and tensorstore's
+ * oindex: each 1-D array or mask picks along its own axis, independently of the others.
+ * Negative indices count from the end. Out-of-range indices are TSR_E_RANGE; arrays that do not
+ * broadcast, masks whose shape is not the indexed axes', too many indices are TSR_E_SELECTION
+ * (where NumPy raises IndexError). Reads fetch and decode only the chunks the selected points
+ * touch, each once.
+ */
+enum tsr_index_mode {
+	TSR_INDEX_NUMPY = 0,       /* vectorised: NumPy's a[key], zarr's vindex */
+	TSR_INDEX_ORTHOGONAL = 1,  /* each axis on its own: zarr's and tensorstore's oindex */
+};
+
+struct tsr_index;
+
+TSR_API int tsr_index_create(int mode, struct tsr_index **index_ret);
+/* tsr_index_free() frees an index; NULL is a no-op. */
+TSR_API void tsr_index_free(struct tsr_index *index);
+/* Appends a basic item (TSR_SEL_INDEX, _SLICE, _ELLIPSIS, _NEWAXIS). */
+TSR_API int tsr_index_add_item(struct tsr_index *index, const struct tsr_sel_item *item);
+/* Appends an integer array of ndim dims (0 <= ndim <= TSR_MAX_DIM), values in C order (copied). */
+TSR_API int tsr_index_add_array(struct tsr_index *index, int ndim, const int64_t *shape,
+				const int64_t *values);
+/* Appends a boolean mask of ndim >= 1 dims, one byte per element (nonzero: selected; copied). */
+TSR_API int tsr_index_add_mask(struct tsr_index *index, int ndim, const int64_t *shape,
+			       const unsigned char *mask);
+/* Parses a key as Python writes it: basic items as tsr_selection_parse takes them, and lists
+ * ("[3, 1, -1]", nested for more dims: "[[0, 1], [2, 3]]") of integers, or of True/False for
+ * a mask: "[3,1,3], :, 5", "..., [0, 2]", "[[True, False], [False, True]]". */
+TSR_API int tsr_index_parse(const char *spec, int mode, struct tsr_index **index_ret);
+/* The shape of what the index selects from an array, with NumPy's (or oindex's) rules. */
+TSR_API int tsr_index_shape(const struct tsr_array *array, const struct tsr_index *index,
+			    int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM]);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Reading. */
@@ -314,6 +358,18 @@ TSR_API int tsr_read_alloc(struct tsr_array *array, const struct tsr_selection *
 			   const struct tsr_read_options *opts, void **data_ret, size_t *nbytes_ret,
 			   int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM],
 			   struct tsr_receipt *receipt_ret);
+/*
+ * tsr_read_index() and tsr_read_index_alloc() read an advanced selection as tsr_read() and
+ * tsr_read_alloc() read a basic one. On a TSR_MEM_CUDA destination the CPU engine gathers the
+ * values into host memory and copies them over (the receipt's fallback says so).
+ */
+TSR_API int tsr_read_index(struct tsr_array *array, const struct tsr_index *index,
+			   const struct tsr_buffer *dst, const struct tsr_read_options *opts,
+			   struct tsr_receipt *receipt_ret);
+TSR_API int tsr_read_index_alloc(struct tsr_array *array, const struct tsr_index *index,
+				 const struct tsr_read_options *opts, void **data_ret,
+				 size_t *nbytes_ret, int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM],
+				 struct tsr_receipt *receipt_ret);
 /*
  * tsr_read_batch() reads the same array (same open options, same selection) of npaths files
  * into one stacked output of shape (npaths, ...): file i lands at dst->data + i * (bytes per

@@ -8,11 +8,12 @@
 int tsr_cli_read(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL, *section = "", *array = NULL, *dtype = NULL;
-	int hdu = -1, raw = 0, threads = 0, receipt = 0, level = -1, cuda = 0;
+	int hdu = -1, raw = 0, threads = 0, receipt = 0, level = -1, cuda = 0, oindex = 0;
 	int decoder = TSR_DECODER_AUTO, storage = TSR_STORAGE_REAL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: tessera read PATH [--hdu N] [--array NAME] [--level K] [--section SPEC]\n"
+			       "                    [--oindex]\n"
 			       "                    [--raw] [--threads N] [--receipt] [--device cpu|cuda]\n"
 			       "                    [--decoder auto|cpu|gpu] [--dtype DTYPE]\n"
 			       "                    [--storage real|mock-host|mock-device|posix|cufile]\n"
@@ -21,8 +22,10 @@ int tsr_cli_read(int argc, char **argv)
 			       "of a Zarr group, --level an OME-Zarr multiscale level.\n"
 			       "Reads an image (default: the first HDU with image data; N counts HDUs as\n"
 			       "astropy does, primary = 0) or a section of it, written as NPY v1.0,\n"
-			       "little-endian, C order. SPEC is NumPy basic indexing: \"10:50,3:200\",\n"
-			       "\"-1,...,::2\". --raw returns stored values (no BSCALE/BZERO, no\n"
+			       "little-endian, C order. SPEC is a NumPy key: \"10:50,3:200\", \"-1,...,::2\",\n"
+			       "and integer lists or True/False masks, nested for more dims, with NumPy's\n"
+			       "rules: \"[3,1,3],:,5\", \"...,[[0,2],[1,1]]\"; --oindex takes each list or\n"
+			       "mask along its own axis instead (zarr's oindex). --raw returns stored values (no BSCALE/BZERO, no\n"
 			       "dequantization). --receipt prints what the read did. --device cuda reads\n"
 			       "into GPU memory (then copies back to write OUT); there --decoder cpu\n"
 			       "decodes every chunk on the CPU, --decoder gpu uses the GPU decoders\n"
@@ -90,6 +93,8 @@ int tsr_cli_read(int argc, char **argv)
 					", not '%s'\n", argv[i]);
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--oindex")) {
+			oindex = 1;
 		} else if (!strcmp(argv[i], "--raw")) {
 			raw = 1;
 		} else if (!strcmp(argv[i], "--receipt")) {
@@ -105,8 +110,12 @@ int tsr_cli_read(int argc, char **argv)
 		fprintf(stderr, "tessera read: need PATH and -o OUT.npy (see --help)\n");
 		return 2;
 	}
+	/* A key with lists (or --oindex) is an advanced selection: a tsr_index. */
 	struct tsr_selection sel;
-	if (tsr_selection_parse(section, &sel)) {
+	struct tsr_index *ix = NULL;
+	if ((strchr(section, '[') || oindex) ?
+		    tsr_index_parse(section, oindex ? TSR_INDEX_ORTHOGONAL : TSR_INDEX_NUMPY, &ix) :
+		    tsr_selection_parse(section, &sel)) {
 		fprintf(stderr, "tessera read: %s: %s\n", path, tsr_errmsg());
 		return 1;
 	}
@@ -128,7 +137,7 @@ int tsr_cli_read(int argc, char **argv)
 	if (cuda) {
 		/* Into device memory, then back to the host for the file. */
 		void *dev = NULL;
-		if (tsr_selection_shape(a, &sel, &ndim, shape)) {
+		if (ix ? tsr_index_shape(a, ix, &ndim, shape) : tsr_selection_shape(a, &sel, &ndim, shape)) {
 			fprintf(stderr, "tessera read: %s\n", tsr_errmsg());
 			goto done;
 		}
@@ -146,7 +155,7 @@ int tsr_cli_read(int argc, char **argv)
 		int st = tsr_cuda_malloc(nbytes, &dev);
 		dst.data = dev;
 		if (!st)
-			st = tsr_read(a, &sel, &dst, &ro, &r);
+			st = ix ? tsr_read_index(a, ix, &dst, &ro, &r) : tsr_read(a, &sel, &dst, &ro, &r);
 		if (!st)
 			st = tsr_cuda_memcpy_to_host(data, dev, nbytes);
 		tsr_cuda_free(dev);
@@ -154,7 +163,8 @@ int tsr_cli_read(int argc, char **argv)
 			fprintf(stderr, "tessera read: %s\n", tsr_errmsg());
 			goto done;
 		}
-	} else if (tsr_read_alloc(a, &sel, &ro, &data, &nbytes, &ndim, shape, &r)) {
+	} else if (ix ? tsr_read_index_alloc(a, ix, &ro, &data, &nbytes, &ndim, shape, &r) :
+			tsr_read_alloc(a, &sel, &ro, &data, &nbytes, &ndim, shape, &r)) {
 		fprintf(stderr, "tessera read: %s\n", tsr_errmsg());
 		goto done;
 	}
@@ -182,5 +192,6 @@ done:
 		tsr_free(data);
 	tsr_array_free(a);
 	tsr_context_free(ctx);
+	tsr_index_free(ix);
 	return rc;
 }

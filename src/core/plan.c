@@ -12,7 +12,7 @@ static int64_t tsr_floordiv(int64_t a, int64_t d)
 }
 
 /* The positions k in [0, count) whose index start + k*step lies in [lo, hi). */
-static void tsr_k_range(const struct tsr_dim_sel *s, int64_t lo, int64_t hi, int64_t *k0, int64_t *k1)
+void tsr_plan_k_range(const struct tsr_dim_sel *s, int64_t lo, int64_t hi, int64_t *k0, int64_t *k1)
 {
 	int64_t a, b;
 	if (s->step > 0) {
@@ -35,6 +35,8 @@ static void tsr_k_range(const struct tsr_dim_sel *s, int64_t lo, int64_t hi, int
 
 int tsr_plan_build(const struct tsr_desc *desc, const struct tsr_norm_sel *sel, struct tsr_plan *plan)
 {
+	if (sel->ngroups)
+		return tsr_plan_build_points(desc, sel, plan);
 	int nd = desc->ndim;
 	memset(plan, 0, sizeof(*plan));
 	plan->ndim = nd;
@@ -70,7 +72,7 @@ int tsr_plan_build(const struct tsr_desc *desc, const struct tsr_norm_sel *sel, 
 		for (int64_t i = 0; i <= c1 - c0; i++) {
 			int64_t c = s->step > 0 ? c0 + i : c1 - i;
 			int64_t k0, k1;
-			tsr_k_range(s, c * cs, (c + 1) * cs, &k0, &k1);
+			tsr_plan_k_range(s, c * cs, (c + 1) * cs, &k0, &k1);
 			if (k0 < k1) {
 				int64_t *e = lists[d] + 3 * nlist[d]++;
 				e[0] = c;
@@ -115,4 +117,11 @@ void tsr_plan_free(struct tsr_plan *plan)
 	free(plan->tasks);
 	plan->tasks = NULL;
 	plan->ntasks = 0;
+	for (int g = 0; g < plan->ngroups; g++) {
+		free(plan->groups[g].coords);
+		free(plan->groups[g].dst);
+	}
+	free(plan->groups);
+	plan->groups = NULL;
+	plan->ngroups = 0;
 }

@@ -7,12 +7,26 @@
 
 /* One chunk task: the chunk and, per array axis, the range [k0, k1) of selected positions it
  * holds (positions count along the selection, so output index = k). */
+/* A point group of an advanced selection, its points sorted by chunk (plan_points.c): a
+ * task's k range on any of the group's axes is the run [k0, k1) of its points in that chunk. */
+struct tsr_plan_group {
+	int naxes;
+	int axes[TSR_MAX_DIM];
+	int64_t npts;
+	int64_t *coords;         /* npts * naxes, sorted by chunk */
+	int64_t *dst;            /* npts: each point's output element offset */
+};
+
 struct tsr_plan {
 	int ndim;
 	int64_t ntasks;
 	int64_t stride;          /* int64 words per task: 1 + 2 * ndim */
 	int64_t *tasks;          /* ntasks * stride: chunk, k0[ndim], k1[ndim] */
 	int64_t out_stride[TSR_MAX_DIM]; /* output element stride of each array axis */
+	/* Advanced selections only (0 / NULL otherwise): */
+	int ngroups;
+	struct tsr_plan_group *groups;
+	int8_t group_of[TSR_MAX_DIM];    /* group + 1 holding each axis; 0: a basic axis */
 };
 
 static inline int64_t tsr_task_chunk(const struct tsr_plan *p, int64_t t) { return p->tasks[t * p->stride]; }
@@ -22,5 +36,11 @@ static inline const int64_t *tsr_task_k1(const struct tsr_plan *p, int64_t t) { 
 /* Intersects a normalised selection with the array's chunk grid. */
 int tsr_plan_build(const struct tsr_desc *desc, const struct tsr_norm_sel *sel, struct tsr_plan *plan);
 void tsr_plan_free(struct tsr_plan *plan);
+/* The positions k in [0, s->count) whose index lies in [lo, hi), as [*k0, *k1). */
+void tsr_plan_k_range(const struct tsr_dim_sel *s, int64_t lo, int64_t hi, int64_t *k0,
+		      int64_t *k1);
+/* tsr_plan_build for selections with point groups (plan_points.c). */
+int tsr_plan_build_points(const struct tsr_desc *desc, const struct tsr_norm_sel *sel,
+			  struct tsr_plan *plan);
 
 #endif

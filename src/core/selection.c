@@ -209,7 +209,7 @@ static int64_t sel_adjust(int64_t i, int64_t n, int64_t lo, int64_t hi)
 	return i;
 }
 
-static int sel_slice_axis(const struct tsr_sel_item *it, int axis, int64_t n, struct tsr_dim_sel *d)
+int tsr_sel_slice_axis(const struct tsr_sel_item *it, int axis, int64_t n, struct tsr_dim_sel *d)
 {
 	int64_t step = it->has_step ? it->step : 1, start, stop, count;
 
@@ -239,7 +239,7 @@ static int sel_slice_axis(const struct tsr_sel_item *it, int axis, int64_t n, st
 	return TSR_OK;
 }
 
-static int sel_index_axis(int64_t i, int axis, int64_t n, struct tsr_dim_sel *d)
+int tsr_sel_index_axis(int64_t i, int axis, int64_t n, struct tsr_dim_sel *d)
 {
 	int64_t j = i < 0 ? i + n : i; /* i + n cannot overflow: i < 0 <= n */
 
@@ -301,6 +301,10 @@ int tsr_selection_normalize(const struct tsr_selection *sel, int ndim, const int
 		case TSR_SEL_NEWAXIS:
 			nnew++;
 			break;
+		case TSR_SEL_ARRAY:
+		case TSR_SEL_MASK:
+			return tsr_error(TSR_E_INVALID_ARG, "selection: item %d is an array or mask: "
+					 "those go in a tsr_index (tsr_read_index)", i);
 		default:
 			return tsr_error(TSR_E_INVALID_ARG, "selection: item %d has kind %d", i,
 					 (int)sel->items[i].kind);
@@ -323,13 +327,13 @@ int tsr_selection_normalize(const struct tsr_selection *sel, int ndim, const int
 		const struct tsr_sel_item *it = &sel->items[i];
 		switch (it->kind) {
 		case TSR_SEL_INDEX:
-			rc = sel_index_axis(it->start, axis, shape[axis], &out->dim[axis]);
+			rc = tsr_sel_index_axis(it->start, axis, shape[axis], &out->dim[axis]);
 			if (rc)
 				return rc;
 			axis++;
 			break;
 		case TSR_SEL_SLICE:
-			rc = sel_slice_axis(it, axis, shape[axis], &out->dim[axis]);
+			rc = tsr_sel_slice_axis(it, axis, shape[axis], &out->dim[axis]);
 			if (rc)
 				return rc;
 			out->out_shape[out->out_ndim++] = out->dim[axis].count;
@@ -343,6 +347,8 @@ int tsr_selection_normalize(const struct tsr_selection *sel, int ndim, const int
 			break;
 		case TSR_SEL_NEWAXIS:
 			out->out_shape[out->out_ndim++] = 1;
+			break;
+		default: /* refused above */
 			break;
 		}
 	}

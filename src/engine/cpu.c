@@ -106,6 +106,101 @@ static void tsr_place(const struct tsr_cpu_job *job, const struct tsr_chunk_ref 
 	}
 }
 
+/* tsr_place for an advanced selection (plan->ngroups > 0): the same loops, over units rather
+ * than axes, a unit being a basic axis or a point group (at its first axis). Each unit's
+ * source and destination offsets are tabled per position first: a group's points have no
+ * stride, each lies where its coordinates say and lands where its broadcast index says. */
+static int tsr_place_points(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
+			    const unsigned char *vals, int64_t chunk, const int64_t *k0,
+			    const int64_t *k1, const struct tsr_chunk_box *vbox)
+{
+	const struct tsr_desc *d = &job->array->desc;
+	const struct tsr_plan *p = job->plan;
+	int nd = d->ndim, nu = 0, axis[TSR_MAX_DIM];
+	size_t es = job->esize;
+	int64_t origin[TSR_MAX_DIM], cstride[TSR_MAX_DIM], rem = chunk, s = 1, total = 0;
+	int64_t cnt[TSR_MAX_DIM], *so[TSR_MAX_DIM], *dof[TSR_MAX_DIM], k[TSR_MAX_DIM];
+	for (int i = nd - 1; i >= 0; i--) {
+		origin[i] = (rem % d->grid[i]) * d->chunk_shape[i] + (vbox ? vbox->lo[i] : 0);
+		rem /= d->grid[i];
+		cstride[i] = s;
+		s *= vbox ? vbox->hi[i] - vbox->lo[i] : ref->extent[i];
+	}
+	for (int i = 0; i < nd; i++) {
+		int g = p->group_of[i] - 1;
+		if (g >= 0 && p->groups[g].axes[0] != i)
+			continue;
+		axis[nu] = i;
+		cnt[nu] = k1[i] - k0[i];
+		if (cnt[nu] <= 0)
+			return TSR_OK;
+		total += cnt[nu++];
+	}
+	int64_t *tab = malloc((size_t)total * 2 * sizeof(int64_t));
+	if (!tab)
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	int64_t *at = tab;
+	for (int u = 0; u < nu; u++) {
+		int i = axis[u], g = p->group_of[i] - 1;
+		so[u] = at;
+		dof[u] = at + cnt[u];
+		at += 2 * cnt[u];
+		k[u] = 0;
+		for (int64_t j = 0; j < cnt[u]; j++) {
+			int64_t kk = k0[i] + j;
+			if (g < 0) {
+				const struct tsr_dim_sel *si = &job->sel->dim[i];
+				so[u][j] = (si->start + kk * si->step - origin[i]) * cstride[i];
+				dof[u][j] = kk * p->out_stride[i];
+				continue;
+			}
+			const struct tsr_plan_group *pg = &p->groups[g];
+			int64_t off = 0;
+			for (int a = 0; a < pg->naxes; a++) {
+				int ax = pg->axes[a];
+				off += (pg->coords[kk * pg->naxes + a] - origin[ax]) * cstride[ax];
+			}
+			so[u][j] = off;
+			dof[u][j] = pg->dst[kk];
+		}
+	}
+	/* the last unit is a run when it is a basic axis of step 1 that lands contiguously */
+	int last = axis[nu - 1];
+	int run = p->group_of[last] == 0 && job->sel->dim[last].step == 1 && p->out_stride[last] == 1 &&
+		  cstride[last] == 1;
+	int64_t n = cnt[nu - 1];
+	for (;;) {
+		int64_t sb = 0, db = 0;
+		for (int u = 0; u < nu - 1; u++) {
+			sb += so[u][k[u]];
+			db += dof[u][k[u]];
+		}
+		if (run) {
+			memcpy(job->out + (db + dof[nu - 1][0]) * (int64_t)es,
+			       vals + (sb + so[nu - 1][0]) * (int64_t)es, (size_t)n * es);
+		} else {
+			const int64_t *ls = so[nu - 1], *ld = dof[nu - 1];
+			switch (es) {
+			case 1: for (int64_t j = 0; j < n; j++) memcpy(job->out + (db + ld[j]), vals + (sb + ls[j]), 1); break;
+			case 2: for (int64_t j = 0; j < n; j++) memcpy(job->out + (db + ld[j]) * 2, vals + (sb + ls[j]) * 2, 2); break;
+			case 4: for (int64_t j = 0; j < n; j++) memcpy(job->out + (db + ld[j]) * 4, vals + (sb + ls[j]) * 4, 4); break;
+			case 8: for (int64_t j = 0; j < n; j++) memcpy(job->out + (db + ld[j]) * 8, vals + (sb + ls[j]) * 8, 8); break;
+			default: for (int64_t j = 0; j < n; j++) memcpy(job->out + (db + ld[j]) * (int64_t)es, vals + (sb + ls[j]) * (int64_t)es, es); break;
+			}
+		}
+		int u = nu - 2;
+		for (; u >= 0; u--) {
+			if (++k[u] < cnt[u])
+				break;
+			k[u] = 0;
+		}
+		if (u < 0)
+			break;
+	}
+	free(tab);
+	return TSR_OK;
+}
+
 /* When the chunk's selected part is the whole chunk and lands as one contiguous run in the
  * output, the chunk can be decoded straight into place. Returns the output offset or -1. */
 static int64_t tsr_direct_offset(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
@@ -115,6 +210,8 @@ static int64_t tsr_direct_offset(const struct tsr_cpu_job *job, const struct tsr
 	int nd = job->array->desc.ndim;
 	int outer = 1; /* still on the outermost axes where only one run is allowed */
 	int64_t off = 0;
+	if (job->plan->ngroups)
+		return -1; /* points land where their broadcast index says */
 	for (int i = 0; i < nd; i++) {
 		if (sel->dim[i].step != 1 || k1[i] - k0[i] != ref->extent[i])
 			return -1;
@@ -139,6 +236,8 @@ static size_t tsr_needed_prefix(const struct tsr_cpu_job *job, const struct tsr_
 {
 	const struct tsr_desc *d = &job->array->desc;
 	int64_t rem = chunk, stride = 1, last = 0;
+	if (job->plan->ngroups)
+		return (size_t)ref->npix; /* points need not come in order: all of the chunk */
 	for (int i = d->ndim - 1; i >= 0; i--) {
 		const struct tsr_dim_sel *s = &job->sel->dim[i];
 		int64_t origin = (rem % d->grid[i]) * d->chunk_shape[i];
@@ -161,6 +260,23 @@ static void tsr_task_box(const struct tsr_cpu_job *job, int64_t chunk, const int
 		const struct tsr_dim_sel *s = &job->sel->dim[i];
 		int64_t origin = (rem % d->grid[i]) * d->chunk_shape[i];
 		rem /= d->grid[i];
+		int g = job->plan->group_of[i] - 1;
+		if (g >= 0) {
+			/* a group's points in the chunk: their extent on this axis */
+			const struct tsr_plan_group *pg = &job->plan->groups[g];
+			int j = 0;
+			while (pg->axes[j] != i)
+				j++;
+			int64_t lo = INT64_MAX, hi = INT64_MIN;
+			for (int64_t k = k0[i]; k < k1[i]; k++) {
+				int64_t c = pg->coords[k * pg->naxes + j] - origin;
+				lo = c < lo ? c : lo;
+				hi = c > hi ? c : hi;
+			}
+			box->lo[i] = lo;
+			box->hi[i] = hi + 1;
+			continue;
+		}
 		int64_t a = s->start + k0[i] * s->step - origin;
 		int64_t b = s->start + (k1[i] - 1) * s->step - origin;
 		box->lo[i] = a < b ? a : b;
@@ -243,7 +359,8 @@ static int tsr_cpu_streams(const struct tsr_cpu_job *job, const struct tsr_chunk
 {
 	int nd = ref->ndim, j = 0;
 	size_t inner = (size_t)ref->npix * job->esize; /* bytes of one index on axis j */
-	if (nd == 0 || inner < TSR_CPU_STREAM_MIN_NBYTES || !tsr_chunk_streams(ref))
+	if (nd == 0 || inner < TSR_CPU_STREAM_MIN_NBYTES || !tsr_chunk_streams(ref) ||
+	    job->plan->ngroups)
 		return 0;
 	inner /= (size_t)ref->extent[0];
 	while (j < nd - 1 && inner > TSR_CPU_STAGE_NBYTES)
@@ -584,8 +701,14 @@ static void tsr_cpu_worker(void *arg, int w)
 		}
 		stats->bytes_decoded += decoded;
 		double t2 = tsr_now();
-		if (direct < 0)
+		if (direct < 0 && job->plan->ngroups)
+			st = tsr_place_points(job, &ref, ws->vals, chunk, k0, k1, boxed ? &box : NULL);
+		else if (direct < 0)
 			tsr_place(job, &ref, ws->vals, chunk, k0, k1, boxed ? &box : NULL);
+		if (st) {
+			tsr_job_fail(&job->err, job->array, chunk, st);
+			break;
+		}
 		double t3 = tsr_now();
 		stats->t_fetch += t1 - t0;
 		stats->t_decode += t2 - t1;

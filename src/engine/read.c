@@ -183,3 +183,124 @@ void tsr_free(void *p)
 {
 	free(p);
 }
+
+/* ---- advanced selections (tsr_index) ---- */
+
+static int tsr_index_norm(const struct tsr_array *array, const struct tsr_index *index,
+			  struct tsr_norm_sel *ns)
+{
+	int st = tsr_index_normalize(index, array->desc.ndim, array->desc.shape, ns);
+	if (st) {
+		char unit[320];
+		tsr_array_unit(array, unit, sizeof(unit));
+		tsr_error_prefix("%s: %s", array->path, unit);
+	}
+	return st;
+}
+
+int tsr_index_shape(const struct tsr_array *array, const struct tsr_index *index, int *ndim_ret,
+		    int64_t shape_ret[TSR_MAX_DIM])
+{
+	if (!array || !ndim_ret || !shape_ret)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_index_shape: NULL argument");
+	struct tsr_norm_sel ns;
+	int st = tsr_index_norm(array, index, &ns);
+	if (st)
+		return st;
+	*ndim_ret = ns.out_ndim;
+	for (int i = 0; i < ns.out_ndim; i++)
+		shape_ret[i] = ns.out_shape[i];
+	tsr_norm_sel_free(&ns);
+	return TSR_OK;
+}
+
+int tsr_read_index(struct tsr_array *array, const struct tsr_index *index,
+		   const struct tsr_buffer *dst, const struct tsr_read_options *opts,
+		   struct tsr_receipt *receipt_ret)
+{
+	double t0 = tsr_now();
+	if (!array || !dst)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_index: NULL array or destination");
+	if (receipt_ret && receipt_ret->struct_size < TSR_RECEIPT_MIN_NBYTES)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_index: receipt struct_size too small");
+	struct tsr_norm_sel ns;
+	int st = tsr_index_norm(array, index, &ns);
+	if (st)
+		return st;
+	size_t need = (size_t)ns.out_count * tsr_dtype_size(array->desc.dtype);
+	if (dst->nbytes < need || (need && !dst->data)) {
+		tsr_norm_sel_free(&ns);
+		return tsr_error(TSR_E_TOO_SMALL, "%s: the selection needs %zu bytes, the buffer has %zu",
+				 array->path, need, dst->nbytes);
+	}
+	struct tsr_receipt r;
+	tsr_receipt_init(array, &r);
+	int cuda = dst->mem == TSR_MEM_CUDA;
+	if (!cuda || !ns.ngroups) {
+		st = tsr_read_impl(array, &ns, dst->data, dst->cuda_stream, cuda, 0, opts, &r, t0);
+	} else {
+		/* The CUDA engine's place kernel takes strided boxes, not point lists: the CPU
+		 * engine gathers the points into host memory, then one copy takes them over. */
+		void *host = tsr_alloc_output(need);
+		if (!host) {
+			st = tsr_error(TSR_E_NOMEM, "%s: cannot allocate %zu bytes", array->path, need);
+		} else {
+			struct tsr_read_options o = {sizeof(o), TSR_READ_OPT(opts, nthreads, 0),
+						     TSR_DECODER_CPU, TSR_READ_OPT(opts, storage, 0)};
+			if (o.storage == TSR_STORAGE_MOCK_DEVICE || o.storage == TSR_STORAGE_CUFILE)
+				o.storage = TSR_STORAGE_REAL;
+			st = tsr_read_impl(array, &ns, host, NULL, 0, 0, &o, &r, t0);
+			if (!st && need)
+				st = tsr_cuda_copy_to_device(dst->data, host, need, dst->cuda_stream);
+			free(host);
+			snprintf(r.fallback, sizeof(r.fallback), "integer-array/mask selection: "
+				 "gathered by the CPU engine in host memory, then copied to the device");
+			r.t_total = tsr_now() - t0;
+		}
+	}
+	tsr_norm_sel_free(&ns);
+	if (receipt_ret)
+		tsr_receipt_store(receipt_ret, &r);
+	return st;
+}
+
+int tsr_read_index_alloc(struct tsr_array *array, const struct tsr_index *index,
+			 const struct tsr_read_options *opts, void **data_ret, size_t *nbytes_ret,
+			 int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM],
+			 struct tsr_receipt *receipt_ret)
+{
+	double t0 = tsr_now();
+	if (!array || !data_ret || !nbytes_ret || !ndim_ret || !shape_ret)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_index_alloc: NULL argument");
+	if (receipt_ret && receipt_ret->struct_size < TSR_RECEIPT_MIN_NBYTES)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_index_alloc: receipt struct_size too small");
+	*data_ret = NULL;
+	*nbytes_ret = 0;
+	struct tsr_norm_sel ns;
+	int st = tsr_index_norm(array, index, &ns);
+	if (st)
+		return st;
+	size_t need = (size_t)ns.out_count * tsr_dtype_size(array->desc.dtype);
+	void *buf = tsr_alloc_output(need);
+	if (!buf) {
+		tsr_norm_sel_free(&ns);
+		return tsr_error(TSR_E_NOMEM, "%s: cannot allocate %zu bytes", array->path, need);
+	}
+	struct tsr_receipt r;
+	tsr_receipt_init(array, &r);
+	st = tsr_read_impl(array, &ns, buf, NULL, 0, 0, opts, &r, t0);
+	if (receipt_ret)
+		tsr_receipt_store(receipt_ret, &r);
+	if (st) {
+		free(buf);
+		tsr_norm_sel_free(&ns);
+		return st;
+	}
+	*data_ret = buf;
+	*nbytes_ret = need;
+	*ndim_ret = ns.out_ndim;
+	for (int i = 0; i < ns.out_ndim; i++)
+		shape_ret[i] = ns.out_shape[i];
+	tsr_norm_sel_free(&ns);
+	return TSR_OK;
+}
