@@ -64,7 +64,7 @@ ctx = ctypes.c_void_p()
 if lib is not None:
     assert lib.tsr_context_create(None, ctypes.byref(ctx)) == 0
 else:
-    NKEYS = min(NKEYS, 400)  # one process per key: fewer of them (sanitizer builds)
+    NKEYS = min(NKEYS, 200)  # one process per key: fewer of them (sanitizer builds)
 
 
 def lib_read(handle, spec, mode, itemsize):

@@ -178,9 +178,10 @@ static void lp_space(struct tsr_list_parser *L)
 static int lp_word(const char *p, const char *w)
 {
 	size_t n = strlen(w);
+	if (strncmp(p, w, n) != 0)
+		return 0; /* (p may end before n characters: look past them only on a match) */
 	char c = p[n];
-	return strncmp(p, w, n) == 0 &&
-	       !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
+	return !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
 }
 
 static int lp_leaf(struct tsr_list_parser *L, int depth)
