@@ -1,7 +1,9 @@
-/* fuzz.c - the section parser and NumPy normalisation on arbitrary strings and shapes. */
+/* fuzz.c - the section parsers (basic and advanced keys), NumPy normalisation and the points'
+ * plan on arbitrary strings and shapes. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/plan.h"
 #include "core/selection.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
@@ -19,6 +21,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	struct tsr_norm_sel ns;
 	if (tsr_selection_parse(spec, &sel) == TSR_OK)
 		tsr_selection_normalize(&sel, ndim, shape, &ns);
+	/* advanced keys, both modes, planned over a grid of 2-wide chunks */
+	for (int mode = 0; mode < 2; mode++) {
+		struct tsr_index *ix = NULL;
+		if (tsr_index_parse(spec, mode, &ix) != TSR_OK)
+			continue;
+		if (tsr_index_normalize(ix, ndim, shape, &ns) == TSR_OK) {
+			struct tsr_desc desc;
+			struct tsr_plan plan;
+			memset(&desc, 0, sizeof(desc));
+			desc.ndim = ndim;
+			for (int i = 0; i < ndim; i++) {
+				desc.shape[i] = shape[i];
+				desc.chunk_shape[i] = 2;
+				desc.grid[i] = (shape[i] + 1) / 2;
+			}
+			if (tsr_plan_build(&desc, &ns, &plan) == TSR_OK)
+				tsr_plan_free(&plan);
+			tsr_norm_sel_free(&ns);
+		}
+		tsr_index_free(ix);
+	}
 	free(spec);
 	return 0;
 }
