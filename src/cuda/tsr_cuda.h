@@ -92,6 +92,24 @@ int tsr_cuda_inflate_batch(const void *const *d_in, const size_t *d_in_nbytes,
 			   int *d_status, size_t nstreams, int framing, void *d_scratch,
 			   size_t scratch_nbytes, void *cuda_stream);
 
+/*
+ * Batched FITS RICE_1 decoder (the tile compression convention; CFITSIO's ricecomp.c is the
+ * reference encoder): one thread per tile (why: src/cuda/rice_core.h).
+ *
+ * d_tiles: ntiles struct tsr_rice_tile records (src/cuda/rice_core.h: input and output device
+ * addresses, input bytes, pixels, BYTEPIX 1/2/4, block size) in device memory. Each tile's
+ * output is npix native-endian pixels of BYTEPIX bytes, byte for byte tessera's CPU decoder
+ * (tsr_rice_decode) and CFITSIO; its input is never read outside [in, in + in_nbytes).
+ * d_status[i] gets TSR_CUDA_RICE_OK (0) or a nonzero code (tsr_cuda_rice_status_name).
+ * The call only enqueues the work on cuda_stream (a cudaStream_t; NULL: the legacy stream).
+ * Returns TSR_OK; TSR_E_INVALID_ARG for NULL arrays; TSR_E_NO_DEVICE when no device can run
+ * it; TSR_E_INTERNAL for another CUDA error at launch. A bad tile never fails the call.
+ */
+int tsr_cuda_rice_batch(const void *d_tiles, int *d_status, size_t ntiles, void *cuda_stream);
+
+/* Name of a per-tile RICE status ("compressed stream ends early", ...); never NULL. */
+const char *tsr_cuda_rice_status_name(int status);
+
 #ifdef __cplusplus
 }
 #endif
