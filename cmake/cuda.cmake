@@ -108,3 +108,11 @@ if(TESSERA_BUILD_BENCH)
   target_link_libraries(nvcomp_peer PRIVATE CUDA::cudart_static PkgConfig::DEFLATE PkgConfig::ZSTD
                         PkgConfig::CFITSIO ${CMAKE_DL_LIBS})
 endif()
+
+# The RICE test and benchmark compress with CFITSIO and compare with the library's CPU decoder.
+foreach(t test_gpu_rice gpu_rice_bench)
+  if(TARGET ${t})
+    target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+    target_link_libraries(${t} PRIVATE tessera_static PkgConfig::CFITSIO)
+  endif()
+endforeach()
