@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	fwrite(data, 1, n, f);
 	fclose(f);
 	for (int hdu = 0; hdu < 3; hdu++) {
-		struct tsr_open_options oo = {sizeof(oo), hdu, hdu == 2, NULL, 0};
+		struct tsr_open_options oo = {sizeof(oo), hdu, hdu == 2, NULL, 0, NULL, 0};
 		struct tsr_array *a = NULL;
 		if (tsr_open(ctx, path, &oo, &a) != TSR_OK)
 			continue;
