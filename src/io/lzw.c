@@ -51,7 +51,9 @@ int tsr_lzw_decode(const unsigned char *in, size_t n, unsigned char *out, size_t
 	uint64_t pos = 0, seg = 0;
 	size_t used = 0;
 	for (;;) {
-		if (free_ent > maxcode && n_bits < maxbits) {
+		/* (as compress and gzip do it: with 9-bit files this widens once to 10 bits, the
+		 * table then being full) */
+		if (free_ent > maxcode) {
 			pos = tsr_lzw_align(pos, seg, n_bits);
 			seg = pos;
 			n_bits++;
