@@ -164,8 +164,8 @@ int tsr_unpack(enum tsr_unpack_kind kind, const unsigned char *in, size_t n, uin
 	if (kind == TSR_UNPACK_GZIP && n < (UINT64_MAX - 65536) / TSR_DEFLATE_MAX_RATIO &&
 	    (uint64_t)n * TSR_DEFLATE_MAX_RATIO + 65536 < cap)
 		cap = (uint64_t)n * TSR_DEFLATE_MAX_RATIO + 65536; /* all the room gzip can use */
-	if (cap > SIZE_MAX / 2)
-		cap = SIZE_MAX / 2;
+	if (cap > (uint64_t)1 << 46) /* a mapping the address space holds */
+		cap = (uint64_t)1 << 46;
 	if (cap == 0)
 		cap = 1;
 	int fd = memfd_create("tessera-unpacked", MFD_CLOEXEC);
