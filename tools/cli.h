@@ -17,6 +17,10 @@ int tsr_cli_bench(int argc, char **argv);
 int tsr_cli_storage(const char *name);
 const char *tsr_cli_storage_name(int storage);
 
+/* Writes an NPY v1.0 file (little-endian, C order). Returns 0 or -1 with errno. */
+int tsr_cli_write_npy(const char *path, enum tsr_dtype dtype, int ndim, const int64_t *shape,
+		      const void *data, size_t nbytes);
+
 /* --hdu: an index, an EXTNAME, or EXTNAME,EXTVER (hdu_arg.c). */
 #define TSR_CLI_HDU_CHOICES "an index (0 = primary), an EXTNAME, or EXTNAME,EXTVER"
 struct tsr_cli_hdu {
@@ -28,9 +32,5 @@ struct tsr_cli_hdu {
 int tsr_cli_hdu_arg(const char *arg, struct tsr_cli_hdu *h);
 /* Puts *h into the open options (a name, or the index). */
 void tsr_cli_hdu_apply(const struct tsr_cli_hdu *h, struct tsr_open_options *oo);
-
-/* Writes an NPY v1.0 file (little-endian, C order). Returns 0 or -1 with errno. */
-int tsr_cli_write_npy(const char *path, enum tsr_dtype dtype, int ndim, const int64_t *shape,
-		      const void *data, size_t nbytes);
 
 #endif

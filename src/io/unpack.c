@@ -210,25 +210,32 @@ int tsr_unpack(enum tsr_unpack_kind kind, const unsigned char *in, size_t n, uin
 	return TSR_OK;
 }
 
-int tsr_unpack_array(struct tsr_array *a, enum tsr_unpack_kind kind)
+int tsr_unpack_file(const char *path, enum tsr_unpack_kind kind, int *fd, uint64_t *nbytes)
 {
-	if (a->file_nbytes > SIZE_MAX)
-		return tsr_error(TSR_E_UNSUPPORTED, "%s: too large to map", a->path);
+	if (*nbytes > SIZE_MAX)
+		return tsr_error(TSR_E_UNSUPPORTED, "%s: too large to map", path);
 	/* The compressed bytes are mapped, not read: the page cache holds them already. */
-	void *in = mmap(NULL, (size_t)a->file_nbytes, PROT_READ, MAP_PRIVATE, a->fd, 0);
+	void *in = mmap(NULL, (size_t)*nbytes, PROT_READ, MAP_PRIVATE, *fd, 0);
 	if (in == MAP_FAILED)
-		return tsr_error(TSR_E_IO, "%s: mmap: %s", a->path, strerror(errno));
-	int fd = -1;
-	uint64_t nbytes = 0;
-	int st = tsr_unpack(kind, in, (size_t)a->file_nbytes, tsr_unpack_limit(), &fd, &nbytes);
-	munmap(in, (size_t)a->file_nbytes);
+		return tsr_error(TSR_E_IO, "%s: mmap: %s", path, strerror(errno));
+	int mfd = -1;
+	uint64_t n = 0;
+	int st = tsr_unpack(kind, in, (size_t)*nbytes, tsr_unpack_limit(), &mfd, &n);
+	munmap(in, (size_t)*nbytes);
 	if (st) {
-		tsr_error_prefix("%s", a->path);
+		tsr_error_prefix("%s", path);
 		return st;
 	}
-	tsr_io_close(a->fd);
-	a->fd = fd;
-	a->file_nbytes = nbytes;
-	a->unpacked = tsr_unpack_name(kind);
+	tsr_io_close(*fd);
+	*fd = mfd;
+	*nbytes = n;
 	return TSR_OK;
+}
+
+int tsr_unpack_array(struct tsr_array *a, enum tsr_unpack_kind kind)
+{
+	int st = tsr_unpack_file(a->path, kind, &a->fd, &a->file_nbytes);
+	if (st == TSR_OK)
+		a->unpacked = tsr_unpack_name(kind);
+	return st;
 }

@@ -33,9 +33,13 @@ int tsr_unpack(enum tsr_unpack_kind kind, const unsigned char *in, size_t n, uin
 int tsr_lzw_decode(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
 		   size_t *nbytes_ret);
 
+/* The file *fd (of *nbytes bytes, at path) is compressed as kind: on TSR_OK *fd is closed and
+ * replaced by the decompressed memory file, *nbytes by its size (tsr_unpack_limit() bounds it);
+ * on failure both are left as they were and the message names path. */
+int tsr_unpack_file(const char *path, enum tsr_unpack_kind kind, int *fd, uint64_t *nbytes);
+
 struct tsr_array;
-/* The array's file (array->fd, of array->file_nbytes bytes) is compressed as kind: replaces
- * array->fd and array->file_nbytes with the decompressed memory file and sets
+/* tsr_unpack_file on the array's file (array->fd, array->file_nbytes), setting
  * array->unpacked. */
 int tsr_unpack_array(struct tsr_array *array, enum tsr_unpack_kind kind);
 
