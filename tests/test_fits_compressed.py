@@ -88,8 +88,9 @@ def check(path, plain, hdus, label):
             want = hl[index].data
             want = np.ascontiguousarray(want).astype(want.dtype.newbyteorder("="))
             picks = [str(index), name + ("," + str(ver) if ver else "")]
-            for pick, sec in [(picks[0], None), (picks[1], None),
-                              (rng.choice(picks), rand_section(want.shape))]:
+            # whole by index, and a section by name (every HDU holds other values, so a
+            # wrong pick shows)
+            for pick, sec in [(picks[0], None), (picks[1], rand_section(want.shape))]:
                 total += 1
                 w = want if sec is None else np.array(want[eval("np.s_[" + sec + "]")])
                 got, rc, err = run_read(path, pick, sec)
@@ -116,7 +117,7 @@ for i in range(2):
     if status != 0:
         failures.append("case %d: astropy could not write the file (status %d)" % (i, status))
         continue
-    hdus = HDUS
+    hdus = HDUS if i == 0 else rng.sample(HDUS, 4)
     raw = open(plain, "rb").read()
     variants = {
         "gz": gzip.compress(raw),
