@@ -194,5 +194,36 @@ for value in ["SCI,0", "SCI,", "SCI,x", "-1", "1x", "", ",2", "SCI,2,3"]:
     if p.returncode != 2 or "--hdu" not in p.stderr:
         failures.append("--hdu %r: exit %d (want 2, naming --hdu): %s" % (value, p.returncode, p.stderr.strip()))
 
+# Into GPU memory (where there is a CUDA device): the CUDA engine must read the decompressed
+# bytes (the pool's pread of the memory file), never the compressed file by its path, and say so.
+path, plain = os.path.join(tmp, "f0.fits.gz"), os.path.join(tmp, "f0.fits")
+probe = subprocess.run([BIN, "read", plain, "--hdu", "1", "--device", "cuda", "-o", "/dev/null"],
+                       capture_output=True, text=True)
+if probe.returncode != 0:
+    print("GPU reads not tested: %s" % probe.stderr.strip())
+else:
+    with fits.open(plain) as hl:
+        for index, name, ver in HDUS:
+            want = np.ascontiguousarray(hl[index].data)
+            want = want.astype(want.dtype.newbyteorder("="))
+            for extra in (["--device", "cuda"], ["--device", "cuda", "--storage", "posix"],
+                          ["--device", "cuda", "--decoder", "cpu"],
+                          ["--device", "cuda", "--storage", "mock-device", "--decoder", "gpu"]):
+                total += 1
+                got, rc, err = run_read(path, index, None, extra=extra)
+                why = "exit %d: %s" % (rc, err.strip()) if got is None else same(got, want)
+                if why:
+                    failures.append("GPU %s HDU %d: %s" % (" ".join(extra), index, why))
+    total += 1
+    p = subprocess.run([BIN, "read", path, "--hdu", "1", "--device", "cuda", "--receipt", "-o",
+                        os.path.join(tmp, "o.npy")], capture_output=True, text=True)
+    if p.returncode != 0 or "gzip-compressed, decompressed in memory" not in p.stdout:
+        failures.append("GPU receipt does not say why cuFile was passed over: %s %s" % (p.stdout, p.stderr))
+    total += 1
+    why = read_must_fail(path, ["--hdu", "1", "--device", "cuda", "--storage", "cufile"],
+                         ["cufile storage cannot read it"])
+    if why:
+        failures.append("GPU --storage cufile: %s" % why)
+
 shutil.rmtree(tmp)
 report(failures, total)
