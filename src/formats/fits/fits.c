@@ -235,7 +235,7 @@ static int tsr_fits_named(const struct tsr_fits_header *h, int hdu, const char *
 	return ver == 0 || v == ver;
 }
 
-/* Appends the HDU's name to the list a failed search by name reports ("PRIMARY, SCI,2"). */
+/* Appends the HDU to the list a failed search by name reports ("0 PRIMARY, 1 SCI, 2 SCI,2"). */
 static void tsr_fits_name_list(char *list, size_t cap, int hdu, const struct tsr_fits_header *h,
 			       const char *extname)
 {
