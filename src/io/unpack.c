@@ -2,13 +2,14 @@
  *
  * Archives ship FITS files whole-file compressed (.fits.gz, .fits.bz2, .fits.Z). The readers
  * pread an array's descriptor, so the decompressed bytes go to an anonymous memory file
- * (memfd_create: nothing on disk) and every reader, engine and mock cache reads it unchanged.
- * The memory file is mapped at its largest allowed size and filled in place: its pages exist
- * only as they are written, so no size has to be known first (gzip's ISIZE is only modulo
+ * (memfd_create, or an unnamed file of /dev/shm where a sandbox forbids it: nothing on disk)
+ * and every reader, engine and mock cache reads it unchanged. The memory file is mapped at its
+ * largest allowed size and filled in place: its pages exist only as they are written, so no size has to be known first (gzip's ISIZE is only modulo
  * 2^32 and only for the last member), and the limit is checked by the decoder running out of
  * room, never by trusting a size the file claims. */
 #include <bzlib.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libdeflate.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -169,8 +170,10 @@ int tsr_unpack(enum tsr_unpack_kind kind, const unsigned char *in, size_t n, uin
 	if (cap == 0)
 		cap = 1;
 	int fd = memfd_create("tessera-unpacked", MFD_CLOEXEC);
+	if (fd < 0 && (errno == ENOSYS || errno == EPERM)) /* (a sandbox without memfd) */
+		fd = open("/dev/shm", O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return tsr_error(TSR_E_IO, "memfd_create: %s", strerror(errno));
+		return tsr_error(TSR_E_IO, "a memory file for decompressing: %s", strerror(errno));
 	unsigned char *out = MAP_FAILED;
 	if (ftruncate(fd, (off_t)cap) == 0)
 		out = mmap(NULL, (size_t)cap, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
