@@ -368,7 +368,14 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	/* cuFile where asked, or (auto) where it runs natively; forcing it elsewhere fails. */
 	char cf_why[256] = "";
 	int cufile = 0;
-	if (storage == TSR_STORAGE_REAL || storage == TSR_STORAGE_CUFILE) {
+	if (array->unpacked && (storage == TSR_STORAGE_REAL || storage == TSR_STORAGE_CUFILE)) {
+		/* the file on disk is compressed: its bytes are only in array->fd (memory) */
+		snprintf(cf_why, sizeof(cf_why), "the file is %s-compressed, decompressed in memory "
+			 "when opened", array->unpacked);
+		if (storage == TSR_STORAGE_CUFILE)
+			return tsr_error(TSR_E_UNSUPPORTED, "%s: cufile storage cannot read it: %s",
+					 array->path, cf_why);
+	} else if (storage == TSR_STORAGE_REAL || storage == TSR_STORAGE_CUFILE) {
 		cufile = tsr_cufile_usable(cf_why, sizeof(cf_why));
 		if (!cufile && storage == TSR_STORAGE_CUFILE)
 			return tsr_error(TSR_E_UNSUPPORTED, "%s: cufile storage: GPUDirect Storage "
@@ -544,7 +551,8 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	 * CPU, the pool's threads fill each slot in one run instead, so a feed still running (this
 	 * batch's earlier files, or another thread's batch) lands and stops first; its slots go to
 	 * the GPU. */
-	const int feed = !replay && !mock && !cufile && n_host * 16 <= plan->ntasks;
+	const int feed = !replay && !mock && !cufile && n_host * 16 <= plan->ntasks &&
+			 !array->unpacked; /* (the feed opens files by path; the pool reads fd) */
 	if (feed)
 		on_dev = 1; /* the feed's threads copy the stored bytes to the device */
 	if (st == TSR_OK && cs->feed.pool &&
