@@ -1,0 +1,19 @@
+/* cuda_families.c - the GPU decoder families' launchers: one registration per kernel file of src/cuda. */
+#include "engine.h"
+
+#ifdef TSR_WITH_CUDA
+#include "cuda_engine.h"
+
+const struct tsr_cuda_family tsr_cuda_families[TSR_FAM_N] = {
+	[TSR_FAM_INFLATE] = {tsr_cuda_inflate_batch, tsr_cuda_inflate_status_name},
+};
+
+unsigned tsr_cuda_family_mask(void)
+{
+	unsigned m = 0;
+	for (int f = 0; f < TSR_FAM_N; f++)
+		m |= tsr_cuda_families[f].launch ? 1u << f : 0;
+	return m;
+}
+
+#endif
