@@ -6,6 +6,8 @@
 
 const struct tsr_cuda_family tsr_cuda_families[TSR_FAM_N] = {
 	[TSR_FAM_INFLATE] = {tsr_cuda_inflate_batch, tsr_cuda_inflate_status_name},
+	[TSR_FAM_LZ4] = {tsr_cuda_lz4_batch, tsr_cuda_lz_status_name},
+	[TSR_FAM_BLOSCLZ] = {tsr_cuda_blosclz_batch, tsr_cuda_lz_status_name},
 };
 
 unsigned tsr_cuda_family_mask(void)
