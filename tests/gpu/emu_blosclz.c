@@ -11,6 +11,7 @@
 #include "check.h"
 #include "codecs/blosc.h"
 #include "core/internal.h"
+#include "lz_blosclz_writer.h"
 #include "lz_profiles.h"
 
 /*
@@ -219,8 +220,24 @@ static void from_libblosc(void)
 }
 #endif
 
+/* The greedy writer's streams of every profile (the GPU test's and benchmark's streams). */
+static void from_writer(void)
+{
+	const size_t n = 100000;
+	unsigned char *src = (unsigned char *)xmalloc(n), *z = (unsigned char *)xmalloc(n + n / 32 + 16);
+	for (int p = 0; p < LZP_N; p++) {
+		lzp_fill(p, src, n, p == LZP_PERIOD ? 5 : 1);
+		size_t zn = lzw_blosclz(src, n, z);
+		char what[64];
+		snprintf(what, sizeof what, "greedy writer, %s", lzp_name[p]);
+		good(z, zn, src, n, what, 0, 0);
+	}
+	free(src), free(z);
+}
+
 int main(void)
 {
+	from_writer();
 	for (uint64_t seed = 0; seed < 200; seed++)
 		written(seed, seed < 100 ? 64 + seed * 37 : 300000);
 	/* the CPU decoder's corner cases: an empty stream decodes to nothing */

@@ -1,7 +1,9 @@
 """test_gpu_corpus.py - every corpus case (FITS, Zarr v2/v3, Blosc2) read into GPU memory with
 `tessera read --device cuda` equals what the peers read, bit for bit; sections too. FITS GZIP
-tiles and Zarr gzip/zlib chunks go through the GPU inflate kernel; a few cases again with
-`--decoder cpu`; every case again from mock-device storage (and some from mock-host); receipts say which decoder ran; corrupt GZIP tiles and gzip chunks fail naming
+tiles and Zarr gzip/zlib chunks go through the GPU inflate kernel, Zarr lz4 chunks and blosc
+lz4/blosclz streams through the LZ kernels; a few cases again with
+`--decoder cpu`; every case again from mock-device storage (and some from mock-host); receipts say which decoder ran; corrupt GZIP tiles, gzip chunks, blosc zlib/lz4/blosclz
+streams and lz4 chunks fail naming
 the file, the HDU or array, and the chunk. Without a CUDA device (or a build without CUDA) it
 says so and passes."""
 import json
@@ -103,10 +105,18 @@ RECEIPTS = [
     ("fits_c_rice_f32_sd1", (), "RICE_1 tiles decoded on the CPU (no GPU decoder yet)"),
     ("zarr_gzip_u16", (), "chunks decoded on the GPU (tessera inflate kernel)"),
     ("zarr_zlib_i8", (), "chunks decoded on the GPU (tessera inflate kernel)"),
-    # blosc chunks: zlib streams and byte shuffle on the GPU; other codecs on the CPU
+    # blosc chunks: zlib, lz4 and blosclz streams and byte shuffle on the GPU
     ("zarr_blosc_zlib_shuffle_f64", (), "blosc/zlib chunks decoded on the GPU (tessera inflate"),
     ("zarr_nested_f32_3d", (), "blosc/zlib chunks decoded on the GPU (tessera inflate kernel)"),
-    ("zarr_blosc_lz4_shuffle_i16", (), "blosc/lz4 chunks decoded on the CPU (no GPU decoder yet)"),
+    ("zarr_blosc_lz4_shuffle_i16", (), "blosc/lz4 chunks decoded on the GPU (tessera lz4 kernel)"),
+    ("zarr_blosc_blosclz_noshuffle_u8", (),
+     "blosc/blosclz chunks decoded on the GPU (tessera blosclz kernel)"),
+    ("zarr_lz4_f32", (), "chunks decoded on the GPU (tessera lz4 kernel)"),
+    ("zarr3-blosc_lz4_shuffle_float32", (), "blosc/lz4 chunks decoded on the GPU (tessera lz4"),
+    # filters the place kernel does not undo, codecs with no GPU family: the CPU, with the reason
+    ("zarr_blosc_lz4hc_bitshuffle_f32", (),
+     "blosc/lz4 chunks decoded on the CPU (steps with no GPU kernel yet)"),
+    ("zarr_blosc_zstd_bitshuffle_i64", (), "blosc/zstd chunks decoded on the CPU (no GPU decoder"),
     ("zarr_blosc_zlib_shuffle_f64", ("--decoder", "cpu"), "decoded on the CPU (decoder option cpu)"),
     ("fits_c_gzip2_i32_tiles", ("--storage", "mock-device"), "backend mock-device"),
     ("fits_c_rice_f32_sd1", ("--storage", "mock-device"), "mock-device replays those values"),
@@ -188,28 +198,54 @@ with tempfile.TemporaryDirectory() as tmp:
         data[-6] ^= 0xFF
         open(chunk, "wb").write(bytes(data))
         expect_failure("corrupt gzip chunk", copy, [], ["bad_gzip.zarr", "array", "chunk 1.1"])
-    # A blosc chunk with a damaged zlib stream: a byte flipped inside its first block's first
-    # compressed stream, which the GPU inflates (Adler-32 then fails, as on the CPU).
-    store = os.path.join(CORPUS, "zarr2", "blosc_zlib_shuffle_f64.zarr")
-    if os.path.isdir(store):
-        copy, chunk, data = store_copy(tmp, store, "bad_blosc.zarr", "1.1")
+    # Blosc chunks with a damaged stream, the first compressed stream of block 0 of the first
+    # chunk that has one: zlib (a byte flipped: Adler-32 then fails, as on the CPU); lz4 and
+    # blosclz (every byte 0xFF: lengths that run past the end of the input, on both decoders).
+    def first_stream(data):
+        """Where the first compressed stream of block 0 is (offset of its size), and its size."""
         flags, typesize = data[2], data[3]
         nbytes, blocksize = struct.unpack("<ii", bytes(data[4:12]))
+        if flags & 0x02:  # stored whole (memcpyed)
+            return None
         split = not flags & 0x10  # (blosc1: the dont-split flag)
         each = blocksize // typesize if split else blocksize
         p = struct.unpack("<i", bytes(data[16:20]))[0]  # block 0 starts here
         for _ in range(typesize if split else 1):
             cs = struct.unpack("<i", bytes(data[p:p + 4]))[0]
             if 0 < cs < each:  # (cs == each: stored as is; <= 0: a run)
-                break
+                return p, cs
             p += 4 + (cs if cs > 0 else 1 if cs < 0 else 0)
-        if 0 < cs < each:
+        return None
+
+    for name, how in (("blosc_zlib_shuffle_f64", "flip"), ("blosc_lz4_shuffle_i16", "ff"),
+                      ("blosc_blosclz_noshuffle_u8", "ff")):
+        store = os.path.join(CORPUS, "zarr2", name + ".zarr")
+        if not os.path.isdir(store):
+            continue
+        keys = sorted(k for k in os.listdir(store) if not k.startswith("."))
+        found = [(k, first_stream(bytearray(open(os.path.join(store, k), "rb").read())))
+                 for k in keys]
+        found = [(k, f) for k, f in found if f]
+        if not found:
+            failures.append("bad_%s: no chunk with a compressed stream in block 0" % name)
+            continue
+        key, (p, cs) = found[-1]
+        copy, chunk, data = store_copy(tmp, store, "bad_%s.zarr" % name, key)
+        if how == "flip":
             data[p + 4 + cs // 2] ^= 0xFF
-            open(chunk, "wb").write(bytes(data))
-            expect_failure("corrupt blosc zlib stream", copy, [],
-                           ["bad_blosc.zarr", "array", "chunk 1.1"])
         else:
-            failures.append("bad_blosc: chunk 1.1's block 0 has no zlib stream")
+            data[p + 4:p + 4 + cs] = b"\xff" * cs
+        open(chunk, "wb").write(bytes(data))
+        expect_failure("corrupt %s stream" % name, copy, [],
+                       ["bad_%s.zarr" % name, "array", "chunk " + key])
+    # A numcodecs LZ4 chunk whose block is all 0xFF.
+    store = os.path.join(CORPUS, "zarr2", "lz4_f32.zarr")
+    if os.path.isdir(store):
+        key = sorted(k for k in os.listdir(store) if not k.startswith("."))[0]
+        copy, chunk, data = store_copy(tmp, store, "bad_lz4.zarr", key)
+        data[4:] = b"\xff" * (len(data) - 4)
+        open(chunk, "wb").write(bytes(data))
+        expect_failure("corrupt lz4 chunk", copy, [], ["bad_lz4.zarr", "array", "chunk " + key])
 
 # Quantized floats in GZIP tiles, fresh from CFITSIO (bench/fits_write, TSR_FITS_WRITE names
 # it): dithering 1 and 2 (exact zeros), no dithering, NaNs (ZBLANK), float32 and float64,
