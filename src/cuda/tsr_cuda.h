@@ -107,6 +107,32 @@ int tsr_cuda_inflate_batch(const void *const *d_in, const size_t *d_in_nbytes,
  */
 int tsr_cuda_rice_batch(const void *d_tiles, int *d_status, size_t ntiles, void *cuda_stream);
 
+/*
+ * The same decoder in the form every decoder family's launcher takes (the stream arrays of
+ * tsr_cuda_inflate_batch; no scratch): stream i decodes d_out_cap[i] / BYTEPIX pixels, and
+ * d_out_nbytes[i] is that many bytes when it succeeds, else 0. One BYTEPIX and block size a
+ * launch, named by the variant: tsr_cuda_rice_variant(bytepix, blocksize) is a variant for
+ * BYTEPIX 1/2/4 and block sizes 16/32 (the FITS convention's two), else -1.
+ */
+enum { TSR_CUDA_RICE_VARIANTS = 6 };
+static inline int tsr_cuda_rice_variant(int bytepix, int blocksize)
+{
+	int w = bytepix == 1 ? 0 : bytepix == 2 ? 1 : bytepix == 4 ? 2 : -1;
+	return w < 0 || (blocksize != 16 && blocksize != 32) ? -1 : w * 2 + (blocksize == 16);
+}
+static inline unsigned tsr_cuda_rice_width(int variant)
+{
+	return 1u << (variant / 2);
+}
+static inline unsigned tsr_cuda_rice_blocksize(int variant)
+{
+	return variant % 2 ? 16u : 32u;
+}
+int tsr_cuda_rice_streams(const void *const *d_in, const size_t *d_in_nbytes, void *const *d_out,
+			  const size_t *d_out_cap, size_t *d_out_nbytes, int *d_status,
+			  size_t nstreams, int variant, void *d_scratch, size_t scratch_nbytes,
+			  void *cuda_stream);
+
 /* Name of a per-tile RICE status ("compressed stream ends early", ...); never NULL. */
 const char *tsr_cuda_rice_status_name(int status);
 

@@ -46,6 +46,72 @@ static void gpu_decode(const struct rt_set *s, const unsigned char *z, int *st, 
 	free(t);
 }
 
+/* The family launcher (tsr_cuda_rice_streams): the tiles of each variant in one launch, the
+ * stream arrays in device memory; returns the tiles whose output or size is wrong. */
+static size_t gpu_streams_check(const struct rt_set *s)
+{
+	size_t bad = 0, n = s->n;
+	unsigned char *dz, *dout;
+	CK(cudaMalloc((void **)&dz, s->z_nbytes + 1));
+	CK(cudaMalloc((void **)&dout, s->raw_nbytes));
+	CK(cudaMemcpy(dz, s->z, s->z_nbytes, cudaMemcpyHostToDevice));
+	const void **in = (const void **)tu_xmalloc(n * sizeof(void *));
+	void **out = (void **)tu_xmalloc(n * sizeof(void *));
+	size_t *inn = (size_t *)tu_xmalloc(n * sizeof(size_t)), *cap = (size_t *)tu_xmalloc(n * sizeof(size_t));
+	size_t *got = (size_t *)tu_xmalloc(n * sizeof(size_t)), *idx = (size_t *)tu_xmalloc(n * sizeof(size_t));
+	int *st = (int *)tu_xmalloc(n * sizeof(int));
+	void *d_arr;
+	CK(cudaMalloc(&d_arr, n * (3 * sizeof(void *) + 3 * sizeof(size_t) + sizeof(int))));
+	unsigned char *h = (unsigned char *)tu_xmalloc(s->raw_nbytes);
+	for (int v = 0; v < TSR_CUDA_RICE_VARIANTS; v++) {
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (tsr_cuda_rice_variant((int)s->w[i], (int)s->bs[i]) == v) {
+				idx[m] = i;
+				in[m] = dz + s->zoff[i];
+				inn[m] = s->zn[i];
+				out[m] = dout + s->roff[i];
+				cap[m] = s->npix[i] * s->w[i];
+				m++;
+			}
+		if (!m)
+			continue;
+		const void **d_in = (const void **)d_arr;
+		void **d_out = (void **)(d_in + n);
+		size_t *d_inn = (size_t *)(d_out + n), *d_cap = d_inn + n, *d_got = d_cap + n;
+		int *d_st = (int *)(d_got + n);
+		CK(cudaMemcpy(d_in, in, m * sizeof(void *), cudaMemcpyHostToDevice));
+		CK(cudaMemcpy(d_out, out, m * sizeof(void *), cudaMemcpyHostToDevice));
+		CK(cudaMemcpy(d_inn, inn, m * sizeof(size_t), cudaMemcpyHostToDevice));
+		CK(cudaMemcpy(d_cap, cap, m * sizeof(size_t), cudaMemcpyHostToDevice));
+		if (tsr_cuda_rice_streams(d_in, d_inn, d_out, d_cap, d_got, d_st, m, v, NULL, 0, NULL)) {
+			fprintf(stderr, "tsr_cuda_rice_streams failed\n");
+			exit(1);
+		}
+		CK(cudaDeviceSynchronize());
+		CK(cudaMemcpy(got, d_got, m * sizeof(size_t), cudaMemcpyDeviceToHost));
+		CK(cudaMemcpy(st, d_st, m * sizeof(int), cudaMemcpyDeviceToHost));
+		CK(cudaMemcpy(h, dout, s->raw_nbytes, cudaMemcpyDeviceToHost));
+		for (size_t k = 0; k < m; k++) {
+			size_t i = idx[k];
+			bad += st[k] != TSR_CUDA_RICE_OK || got[k] != cap[k] ||
+			       memcmp(h + s->roff[i], s->raw + s->roff[i], cap[k]);
+		}
+	}
+	cudaFree(dz);
+	cudaFree(dout);
+	cudaFree(d_arr);
+	free(in);
+	free(out);
+	free(inn);
+	free(cap);
+	free(got);
+	free(idx);
+	free(st);
+	free(h);
+	return bad;
+}
+
 static int guard_clean(const struct rt_set *s, const unsigned char *out, size_t i)
 {
 	const unsigned char *g = out + s->roff[i] + s->npix[i] * s->w[i];
@@ -95,7 +161,9 @@ int main(int argc, char **argv)
 			}
 		printf("valid batch: %zu tiles, %zu MB decoded, %zu wrong\n", s.n, s.raw_nbytes >> 20,
 		       bad);
-		fail |= bad != 0;
+		size_t bad2 = gpu_streams_check(&s);
+		printf("family launcher (one launch per width and block size): %zu wrong\n", bad2);
+		fail |= bad != 0 || bad2 != 0;
 		free(st);
 		free(out);
 		rt_free(&s);
