@@ -26,6 +26,7 @@ enum tsr_family {
 	TSR_FAM_INFLATE = 0,    /* DEFLATE with its framing (src/cuda/inflate.cu) */
 	TSR_FAM_LZ4,            /* raw LZ4 blocks (src/cuda/lz4.cu) */
 	TSR_FAM_BLOSCLZ,        /* BloscLZ streams (src/cuda/blosclz.cu) */
+	TSR_FAM_RICE,           /* FITS RICE_1 tiles (src/cuda/rice.cu) */
 	TSR_FAM_N
 };
 
@@ -33,7 +34,8 @@ enum tsr_family {
 enum {
 	TSR_VAR_DEFLATE = 0, TSR_VAR_ZLIB = 1, TSR_VAR_GZIP = 2, /* inflate: as TSR_CUDA_* */
 	TSR_VAR_LZ4_RAW = 0, TSR_VAR_LZ4_SIZED = 1,              /* lz4: numcodecs' 4-byte size */
-	TSR_VARIANTS = 4
+	/* rice: 2 x (BYTEPIX 1, 2, 4 -> 0, 1, 2) + (block size 16), as tsr_cuda_rice_variant */
+	TSR_VARIANTS = 8
 };
 
 /* Why a chunk is decoded on the CPU (the receipt names the first reason first). */

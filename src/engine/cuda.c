@@ -213,7 +213,12 @@ static int tsr_cuda_streams(struct tsr_cuda_job *job, struct tsr_cuda_slot *s, u
 			continue;
 		}
 		ct->stream = (int)s->nstreams;
-		uint64_t io[4] = {ct->slot_offset, ct->ref.nbytes, ct->dec_offset, ct->dec_cap};
+		/* a stream may fill exactly its values' bytes (the decode room is rounded up to 16
+		 * for alignment; decoders that take their size from the capacity need it exact),
+		 * or the widest integers where the tile's width is decided by its size */
+		uint64_t cap = ct->alt_width ? ct->dec_cap
+					     : (uint64_t)ct->ref.npix * tsr_dtype_size(ct->ref.codec.elem);
+		uint64_t io[4] = {ct->slot_offset, ct->ref.nbytes, ct->dec_offset, cap};
 		struct tsr_cuda_check c = {
 			.chunk = chunk,
 			.rc = {.npix = (uint64_t)ct->ref.npix,
