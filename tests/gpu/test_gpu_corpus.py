@@ -102,7 +102,11 @@ RECEIPTS = [
      "GZIP_2 tiles decoded on the CPU (decoder auto: too few, large streams"),
     ("fits_c_gzip2_f32_sd1_cksumseed", (), "GZIP_2 tiles decoded on the GPU (tessera inflate"),
     ("fits_c_gzip1_f64_sd1", (), "GZIP_1 tiles decoded on the GPU (tessera inflate kernel)"),
-    ("fits_c_rice_f32_sd1", (), "RICE_1 tiles decoded on the CPU (no GPU decoder yet)"),
+    ("fits_c_rice_f32_sd1", (), "RICE_1 tiles decoded on the GPU (tessera rice kernel)"),
+    ("fits_c_rice_i16_tiles", (), "RICE_1 tiles decoded on the GPU (tessera rice kernel)"),
+    ("fits_c_rice_u8_rows", (), "RICE_1 tiles decoded on the GPU (tessera rice kernel)"),
+    ("fits_c_rice_i32_rows", (), "RICE_1 tiles decoded on the GPU (tessera rice kernel)"),
+    ("fits_c_rice_u16_bzero", (), "RICE_1 tiles decoded on the GPU (tessera rice kernel)"),
     ("zarr_gzip_u16", (), "chunks decoded on the GPU (tessera inflate kernel)"),
     ("zarr_zlib_i8", (), "chunks decoded on the GPU (tessera inflate kernel)"),
     # blosc chunks: zlib, lz4 and blosclz streams and byte shuffle on the GPU
@@ -119,7 +123,7 @@ RECEIPTS = [
     ("zarr_blosc_zstd_bitshuffle_i64", (), "blosc/zstd chunks decoded on the CPU (no GPU decoder"),
     ("zarr_blosc_zlib_shuffle_f64", ("--decoder", "cpu"), "decoded on the CPU (decoder option cpu)"),
     ("fits_c_gzip2_i32_tiles", ("--storage", "mock-device"), "backend mock-device"),
-    ("fits_c_rice_f32_sd1", ("--storage", "mock-device"), "mock-device replays those values"),
+    ("fits_c_rice_f32_sd1", ("--storage", "mock-device"), "backend mock-device"),
 ]
 for case_id, extra, want in RECEIPTS:
     if case_id not in cases:
@@ -191,6 +195,38 @@ with tempfile.TemporaryDirectory() as tmp:
             open(bad, "wb").write(bytes(data))
             expect_failure("corrupt GZIP_2 tile", bad, ["--hdu", "1"],
                            ["bad_gzip2.fits", "HDU 1", "tile "])
+    # A RICE_1 tile whose bits run out: the 5th tile's bytes, found through the binary table's
+    # heap descriptors, rewritten as one block code 1 (split 0) then zeros: a unary run that
+    # ends past the stream, on both decoders.
+    src = os.path.join(CORPUS, "fits", "c_rice_i16_tiles.fits")
+    if os.path.exists(src):
+        data = bytearray(open(src, "rb").read())
+        def cards(at):
+            """The cards of the header at `at` (a dict), and where its data starts."""
+            kv = {}
+            while True:
+                card = data[at:at + 80].decode("ascii")
+                at += 80
+                if card.startswith("END"):
+                    return kv, (at + 2879) // 2880 * 2880
+                if card[8:10] == "= ":
+                    kv[card[:8].strip()] = card[10:].split("/")[0].strip().strip("'").strip()
+        h0, at = cards(0)
+        h1, data_at = cards(at)
+        forms = [h1.get("TFORM%d" % k, "") for k in range(1, int(h1["TFIELDS"]) + 1)]
+        if h1.get("TTYPE1") != "COMPRESSED_DATA" or not forms[0].startswith("1P"):
+            failures.append("bad_rice: unexpected table layout %s" % forms)
+        else:
+            width, rows = int(h1["NAXIS1"]), int(h1["NAXIS2"])
+            heap = data_at + int(h1.get("THEAP", width * rows))
+            n, off = struct.unpack(">ii", bytes(data[data_at + 4 * width:data_at + 4 * width + 8]))
+            at = heap + off
+            data[at + 2] = 0x10
+            data[at + 3:at + n] = b"\x00" * (n - 3)
+            bad = os.path.join(tmp, "bad_rice.fits")
+            open(bad, "wb").write(bytes(data))
+            expect_failure("corrupt RICE_1 tile", bad, ["--hdu", "1"],
+                           ["bad_rice.fits", "HDU 1", "tile "])
     # A Zarr v2 gzip chunk whose CRC-32 no longer matches (a flipped byte in the trailer).
     store = os.path.join(CORPUS, "zarr2", "gzip_u16.zarr")
     if os.path.isdir(store):
@@ -256,7 +292,8 @@ FITS_WRITE = os.environ.get("TSR_FITS_WRITE", "")
 if FITS_WRITE:
     with tempfile.TemporaryDirectory() as tmp:
         for kind, rows, cols in (("gzip1_f32_sd1", 300, 700), ("gzip2_f32_sd2", 300, 500),
-                                 ("gzip2_f64_nodither", 64, 333), ("gzip1_f64_sd1", 250, 260)):
+                                 ("gzip2_f64_nodither", 64, 333), ("gzip1_f64_sd1", 250, 260),
+                                 ("rice_qf32", 300, 555), ("rice_i16", 64, 4096)):
             w = subprocess.run([FITS_WRITE, tmp, "1", str(rows), str(cols), kind],
                                capture_output=True, text=True)
             path = os.path.join(tmp, "%s_000.fits" % kind)
