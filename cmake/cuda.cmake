@@ -80,7 +80,7 @@ if(TESSERA_BUILD_TESTS)
     target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src/cuda
                                ${PROJECT_SOURCE_DIR}/tests/gpu)
     target_link_libraries(${name} PRIVATE tessera_cuda PkgConfig::DEFLATE PkgConfig::TSR_ZLIB
-                          Threads::Threads m)
+                          PkgConfig::LZ4 Threads::Threads m)
     add_test(NAME ${name} COMMAND ${name})
     set_tests_properties(${name} PROPERTIES LABELS gpu)
   endforeach()
@@ -99,7 +99,7 @@ if(TESSERA_BUILD_BENCH)
     target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src/cuda
                                ${PROJECT_SOURCE_DIR}/tests/gpu)
     target_link_libraries(${name} PRIVATE tessera_cuda PkgConfig::DEFLATE PkgConfig::TSR_ZLIB
-                          Threads::Threads m ${CMAKE_DL_LIBS})
+                          PkgConfig::LZ4 Threads::Threads m ${CMAKE_DL_LIBS})
   endforeach()
   # The nvCOMP peer of bench/peers.py: nvCOMP itself is loaded at run time (dlopen), never
   # linked; libdeflate / libzstd give the reference decode, CFITSIO the FITS tiles.
