@@ -118,7 +118,10 @@ struct tsr_array;
 
 /* tsr_open() picks the format from what path is: a FITS file, a Zarr v2/v3 store (a directory
  * with .zarray/.zgroup/zarr.json), or a Blosc2 frame (a .b2nd/.b2frame file, or a sparse
- * frame directory). */
+ * frame directory). A FITS file compressed whole (gzip, as .fits.gz; bzip2, .fits.bz2; unix
+ * compress, .fits.Z; told by its first bytes, not its name) is decompressed into memory when
+ * opened (no file on disk) and read from there; the handle holds that copy until freed, and one
+ * larger than half of the machine's memory is TSR_E_NOMEM. */
 struct tsr_open_options {
 	size_t struct_size;    /* sizeof(struct tsr_open_options) */
 	int hdu;               /* FITS: HDU index as astropy counts (primary = 0); -1 = the first
@@ -128,6 +131,11 @@ struct tsr_open_options {
 				  store itself (or, for a group, see tsr_open's notes) */
 	int level;             /* OME-Zarr: multiscale level (dataset index); 0 (or -1) = the
 				  first; ignored for arrays that are not multiscale when <= 0 */
+	const char *hdu_name;  /* FITS: the HDU whose EXTNAME this is (blanks and case ignored,
+				  "PRIMARY" also names HDU 0, as astropy); when set, hdu is
+				  ignored; none such is TSR_E_NOT_FOUND. NULL or "": hdu decides */
+	int hdu_ver;           /* with hdu_name: its EXTVER (absent counts as 1); 0 = the first
+				  HDU of that name */
 	/* Added later: a caller's struct_size from before gets NULL. */
 	/* The dtype to read the items as, in NumPy's spelling ("<f4", "f4", "float32", "|u1",
 	 * "int16", "bool"); NULL or "" = the file's. Plain Blosc2 super-chunks store only an item

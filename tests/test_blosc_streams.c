@@ -12,6 +12,7 @@
 #include "check.h"
 #include "read_file.h"
 #include "codecs/blosc.h"
+#include "codecs/route.h"
 #include "core/internal.h"
 
 /* Element e's bytes from a buffer of byte planes that restart every `block` elements (the place
@@ -40,7 +41,9 @@ static void check_chunk(const char *name, const uint8_t *c, size_t cn, size_t w,
 	if (want_n % w)
 		return;
 	int64_t nelem = (int64_t)(want_n / w);
-	if (!tsr_blosc_streams_ok(c, cn, w, nelem, &codec)) {
+	struct tsr_route rt;
+	tsr_route_blosc(c, cn, w, nelem, 1u << TSR_FAM_INFLATE, &rt, &codec);
+	if (rt.how != TSR_ROUTE_BLOSC) {
 		refused++;
 		return;
 	}

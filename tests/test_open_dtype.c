@@ -24,7 +24,8 @@ static const char *cpath(const char *name)
 static int open_as(struct tsr_context *ctx, const char *path, const char *dtype,
 		   struct tsr_array_info *info, struct tsr_array **a_ret)
 {
-	struct tsr_open_options oo = {sizeof(oo), -1, 0, NULL, -1, dtype};
+	struct tsr_open_options oo = {.struct_size = sizeof(oo), .hdu = -1, .level = -1,
+				      .dtype = dtype};
 	struct tsr_array *a = NULL;
 	int st = tsr_open(ctx, path, &oo, &a);
 	if (st == TSR_OK) {
@@ -97,8 +98,9 @@ int main(void)
 	CHECK_EQ_INT(open_as(ctx, f4, ">i4", &in, NULL), TSR_E_UNSUPPORTED);
 
 	/* callers built before the fields existed: shorter structs still work */
-	struct tsr_open_options old = {offsetof(struct tsr_open_options, dtype), -1, 0, NULL, -1,
-				       "garbage that must not be read"};
+	struct tsr_open_options old = {.struct_size = offsetof(struct tsr_open_options, dtype),
+				       .hdu = -1, .level = -1,
+				       .dtype = "garbage that must not be read"};
 	struct tsr_array *a = NULL;
 	CHECK_EQ_INT(tsr_open(ctx, sc, &old, &a), TSR_OK);
 	struct tsr_array_info small;

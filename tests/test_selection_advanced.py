@@ -43,7 +43,8 @@ ARRAYS = [
 
 class OpenOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_size_t), ("hdu", ctypes.c_int), ("raw", ctypes.c_int),
-                ("array", ctypes.c_char_p), ("level", ctypes.c_int), ("dtype", ctypes.c_char_p)]
+                ("array", ctypes.c_char_p), ("level", ctypes.c_int), ("hdu_name", ctypes.c_char_p),
+                ("hdu_ver", ctypes.c_int), ("dtype", ctypes.c_char_p)]
 
 
 def load_lib():
@@ -227,7 +228,7 @@ for cid, c in cases.items():
     if lib is not None:
         h = ctypes.c_void_p()
         oo = OpenOptions(ctypes.sizeof(OpenOptions), c.get("hdu") if c.get("hdu") is not None else -1,
-                         0, (c.get("array") or "").encode(), -1,
+                         0, (c.get("array") or "").encode(), -1, None, 0,
                          c["dtype"].encode() if "--dtype" in args else None)
         if lib.tsr_open(ctx, path.encode(), ctypes.byref(oo), ctypes.byref(h)) != 0:
             failures.append("%s: open: %s" % (cid, lib.tsr_errmsg().decode()))

@@ -8,11 +8,12 @@
 int tsr_cli_read(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL, *section = "", *array = NULL, *dtype = NULL;
-	int hdu = -1, raw = 0, threads = 0, receipt = 0, level = -1, cuda = 0, oindex = 0;
+	struct tsr_cli_hdu hdu = {.index = -1};
+	int raw = 0, threads = 0, receipt = 0, level = -1, cuda = 0, oindex = 0;
 	int decoder = TSR_DECODER_AUTO, storage = TSR_STORAGE_REAL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: tessera read PATH [--hdu N] [--array NAME] [--level K] [--section SPEC]\n"
+			printf("usage: tessera read PATH [--hdu N|NAME[,VER]] [--array NAME] [--level K] [--section SPEC]\n"
 			       "                    [--oindex]\n"
 			       "                    [--raw] [--threads N] [--receipt] [--device cpu|cuda]\n"
 			       "                    [--decoder auto|cpu|gpu] [--dtype DTYPE]\n"
@@ -21,18 +22,19 @@ int tsr_cli_read(int argc, char **argv)
 			       "PATH is a FITS file, a Zarr store or a Blosc2 frame. --array picks an array\n"
 			       "of a Zarr group, --level an OME-Zarr multiscale level.\n"
 			       "Reads an image (default: the first HDU with image data; N counts HDUs as\n"
-			       "astropy does, primary = 0) or a section of it, written as NPY v1.0,\n"
-			       "little-endian, C order. SPEC is a NumPy key: \"10:50,3:200\", \"-1,...,::2\",\n"
-			       "and integer lists or True/False masks, nested for more dims, with NumPy's\n"
-			       "rules: \"[3,1,3],:,5\", \"...,[[0,2],[1,1]]\"; --oindex takes each list or\n"
-			       "mask along its own axis instead (zarr's oindex). --raw returns stored\n"
-			       "values (no BSCALE/BZERO, no dequantization). --receipt prints what the\n"
-			       "read did. --device cuda reads into GPU memory (then copies back to\n"
-			       "write OUT); there --decoder cpu decodes every chunk on the CPU,\n"
-			       "--decoder gpu uses the GPU decoders wherever they exist, and auto (the\n"
-			       "default) too, except for a read of too few, large DEFLATE streams to\n"
-			       "keep the GPU busy (lists and masks: gathered on the CPU, copied over).\n"
-			       "--storage mock-host reads the chunks into memory first and decodes them from\n"
+			       "astropy does, primary = 0; NAME is an EXTNAME, VER its EXTVER) or a\n"
+			       "section of it, written as NPY v1.0, little-endian, C order. SPEC is a\n"
+			       "NumPy key: \"10:50,3:200\", \"-1,...,::2\", and integer lists or True/False\n"
+			       "masks, nested for more dims, with NumPy's rules: \"[3,1,3],:,5\",\n"
+			       "\"...,[[0,2],[1,1]]\"; --oindex takes each list or mask along its own axis\n"
+			       "instead (zarr's oindex). --raw returns stored values (no BSCALE/BZERO,\n"
+			       "no dequantization). --receipt prints what the read did. --device cuda\n"
+			       "reads into GPU memory (then copies back to write OUT); there --decoder\n"
+			       "cpu decodes every chunk on the CPU, --decoder gpu uses the GPU decoders\n"
+			       "wherever they exist, and auto (the default) too, except for a read of\n"
+			       "too few, large DEFLATE streams to keep the GPU busy (lists and masks:\n"
+			       "gathered on the CPU, copied over). --storage mock-host reads the chunks\n"
+			       "into memory first and decodes them from\n"
 			       "there; mock-device (--device cuda) then copies what the GPU needs into\n"
 			       "device memory and decodes from there. real (the default) picks cufile\n"
 			       "for --device cuda where GPUDirect Storage runs natively, else posix;\n"
@@ -43,10 +45,9 @@ int tsr_cli_read(int argc, char **argv)
 			       "the values as another dtype of the same size.\n");
 			return 0;
 		} else if (!strcmp(argv[i], "--hdu") && i + 1 < argc) {
-			char *end;
-			hdu = (int)strtol(argv[++i], &end, 10);
-			if (*end || hdu < 0) {
-				fprintf(stderr, "tessera read: bad --hdu '%s'\n", argv[i]);
+			if (tsr_cli_hdu_arg(argv[++i], &hdu)) {
+				fprintf(stderr, "tessera read: --hdu is " TSR_CLI_HDU_CHOICES
+					", not '%s'\n", argv[i]);
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--array") && i + 1 < argc) {
@@ -122,7 +123,8 @@ int tsr_cli_read(int argc, char **argv)
 	}
 	struct tsr_context *ctx = NULL;
 	struct tsr_context_options co = {sizeof(co), threads};
-	struct tsr_open_options oo = {sizeof(oo), hdu, raw, array, level, dtype};
+	struct tsr_open_options oo = {sizeof(oo), -1, raw, array, level, NULL, 0, dtype};
+	tsr_cli_hdu_apply(&hdu, &oo);
 	struct tsr_array *a = NULL;
 	void *data = NULL;
 	size_t nbytes = 0;
