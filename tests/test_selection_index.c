@@ -42,7 +42,9 @@ static const struct shape_case cases[] = {
 	{0, 2, {3, 4}, "[True,False,True],1:3", 0, 2, {2, 2}},
 	{0, 2, {3, 4}, "[],:", 0, 2, {0, 4}},
 	{0, 2, {3, 4}, "[-3,-1],[-4]", 0, 1, {2}},
-	/* NumPy's IndexErrors */
+	{0, 2, {3, 4}, "[],[10]", 0, 1, {0}}, /* an empty broadcast uses no index */
+	{0, 2, {3, 4}, "[False,False,False],[9]", 0, 1, {0}},
+	/* NumPy's IndexErrors (an integer is checked even where the broadcast is empty) */
 	{0, 2, {3, 4}, "[],10", TSR_E_RANGE, 0, {0}},
 	{0, 2, {3, 4}, "[5],[0,1,2]", TSR_E_RANGE, 0, {0}},
 	{0, 2, {3, 4}, "[-4]", TSR_E_RANGE, 0, {0}},

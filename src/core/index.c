@@ -625,14 +625,31 @@ static int tsr_index_normalize_impl(const struct tsr_index *ix, int ndim, const 
 				v[0] = it->basic.start;
 			else
 				memcpy(v, it->values, (size_t)n * sizeof(int64_t));
-			for (int64_t e = 0; e < n && !st; e++)
-				st = tsr_bounds(&v[e], shape[first[i]], first[i]);
+			/* integers are checked at once; arrays only where the broadcast uses them,
+			 * as NumPy does (an empty broadcast checks none of their values) */
+			if (it->kind == TSR_SEL_INDEX)
+				st = tsr_bounds(&v[0], shape[first[i]], first[i]);
 			arr[narr++] = (struct tsr_bcast_arr){it->kind == TSR_SEL_INDEX ? 0 : it->ndim,
 							  it->kind == TSR_SEL_INDEX ? &zero : it->shape,
 							  v, first[i]};
 		}
 		if (!st)
 			st = tsr_vector_group(arr, narr, &out->groups[0], &bnd, bshape);
+		for (int a = 0; a < narr && !st && out->groups[0].npts; a++) {
+			int64_t n = 1;
+			for (int d = 0; d < arr[a].ndim; d++)
+				n *= arr[a].shape[d];
+			for (int64_t e = 0; e < n && !st; e++) {
+				int64_t x = arr[a].vals[e];
+				st = tsr_bounds(&x, shape[arr[a].axis], arr[a].axis);
+			}
+		}
+		if (!st && out->groups[0].npts)
+			for (int64_t p = 0; p < out->groups[0].npts; p++)
+				for (int a = 0; a < narr; a++) {
+					int64_t *c = &out->groups[0].coords[p * narr + a];
+					*c += *c < 0 ? shape[arr[a].axis] : 0;
+				}
 		for (int k = 0; k < nowned; k++)
 			free(owned[k]);
 		if (st)
