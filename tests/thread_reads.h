@@ -234,11 +234,50 @@ static int tr_one_read(struct tsr_array *a, const struct tr_target *t, uint64_t 
 		if (total > 0 && total <= TR_MAX_ELEMS)
 			break;
 	}
+	/* Every third read takes integer lists (unsorted, repeats allowed, never longer than the
+	 * slice they replace) on some sliced axes: orthogonally, or one list the NumPy way (where
+	 * no integer joins it as an advanced index: that could move the list's axis to the
+	 * front), which selects the same elements in the same order, so the oracle holds. */
+	struct tsr_index *ix = NULL;
+	if (it % 3 == 2) {
+		int has_int = 0;
+		for (int k = 0; k < sel.nitems; k++)
+			has_int |= sel.items[k].kind == TSR_SEL_INDEX;
+		int mode = has_int || tr_below(seed, 2) ? TSR_INDEX_ORTHOGONAL : TSR_INDEX_NUMPY;
+		int lists = 0;
+		int ok = tsr_index_create(mode, &ix) == TSR_OK;
+		for (int k = 0, d = 0; ok && k < sel.nitems; k++) {
+			const struct tsr_sel_item *item = &sel.items[k];
+			if (item->kind == TSR_SEL_SLICE && (mode == TSR_INDEX_ORTHOGONAL || !lists) &&
+			    tr_below(seed, 2)) {
+				int64_t c = 1 + tr_below(seed, pk->count[d]);
+				for (int64_t j = 0; j < c; j++)
+					pk->idx[d][j] = tr_below(seed, t->in.shape[d]);
+				pk->count[d] = c;
+				ok = tsr_index_add_array(ix, 1, &c, pk->idx[d]) == TSR_OK;
+				lists++;
+			} else {
+				ok = tsr_index_add_item(ix, item) == TSR_OK;
+			}
+			d += item->kind != TSR_SEL_NEWAXIS;
+		}
+		tr_spec_add(pk, " (%d lists, %s)", lists, mode ? "oindex" : "numpy");
+		if (!ok) {
+			snprintf(why, why_cap, "index [%s]: %s", pk->spec, tsr_errmsg());
+			tsr_index_free(ix);
+			return 1;
+		}
+		total = 1;
+		for (int d = 0; d < pk->ndim; d++)
+			total *= (size_t)pk->count[d];
+	}
 	/* odd reads decode on the caller's thread, even ones on the context's pool */
 	struct tsr_read_options ro = {.struct_size = sizeof(ro), .nthreads = it % 2 ? 1 : 0};
 	struct tsr_buffer dst = {got, total * t->es, TSR_MEM_HOST, NULL};
 	memset(got, 0xA5, total * t->es); /* stale bytes must not pass for values */
-	if (tsr_read(a, &sel, &dst, &ro, NULL) != TSR_OK) {
+	int st = ix ? tsr_read_index(a, ix, &dst, &ro, NULL) : tsr_read(a, &sel, &dst, &ro, NULL);
+	tsr_index_free(ix);
+	if (st != TSR_OK) {
 		snprintf(why, why_cap, "read [%s] failed: %s", pk->spec, tsr_errmsg());
 		return 1;
 	}
