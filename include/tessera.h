@@ -417,6 +417,23 @@ TSR_API void tsr_stream_free(struct tsr_stream *stream);
 /* Frees memory that tessera allocated for the caller. NULL is a no-op. */
 TSR_API void tsr_free(void *p);
 
+/* What this build and machine can do, for a caller choosing where to read and for reports. */
+struct tsr_capabilities {
+	size_t struct_size;     /* sizeof(struct tsr_capabilities) */
+	int cuda_built;         /* 1: this build has the CUDA engine */
+	int cuda_devices;       /* CUDA devices usable now (0 without a device or a driver) */
+	char gpu_decoders[128]; /* GPU decoder families compiled in, comma-separated
+				   ("inflate,lz4,blosclz,rice"); "" without CUDA. A codec with none
+				   decodes on the CPU even in a CUDA read (its receipt says so). */
+	int cufile_usable;      /* as tsr_cufile_usable() */
+	char cufile_why[160];   /* its reason */
+};
+
+/* tsr_capabilities() fills *caps_ret (set caps_ret->struct_size first; fields past it are
+ * left alone). Never fails for want of a GPU. Returns TSR_OK, or TSR_E_INVALID_ARG for NULL
+ * or a struct_size below the first published size. Thread-safe. */
+TSR_API int tsr_capabilities(struct tsr_capabilities *caps_ret);
+
 /* ---------------------------------------------------------------------------------------- */
 /* CUDA helpers, so callers need no CUDA headers for the basics. Each returns TSR_E_NO_DEVICE
  * (with the reason in tsr_errmsg) when this build has no CUDA engine or no device is there. */

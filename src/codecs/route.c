@@ -112,9 +112,11 @@ void tsr_route_chunk(const struct tsr_chunk_ref *r, const struct tsr_route_devic
 	}
 	if (tsr_route_raw_ok(r)) {
 		rt->how = TSR_ROUTE_RAW;
-	} else if (dev->blosc && tsr_route_blosc_ok(r)) {
+	} else if (tsr_route_blosc_ok(r)) {
 		if (dev->force_cpu)
 			rt->why = TSR_WHY_FORCED;
+		else if (!dev->blosc)
+			rt->why = TSR_WHY_HOST;
 		else
 			rt->how = TSR_ROUTE_BLOSC; /* its family once its header is read */
 	} else if (r->codec.id != TSR_CODEC_FILL &&
@@ -205,7 +207,8 @@ const char *tsr_route_why_text(int why)
 	static const char *const reason[TSR_WHY_N] = {
 		"decoder option cpu",
 		"decoder auto: too few, large streams to keep the GPU busy at one warp a stream",
-		"steps with no GPU kernel yet", "no GPU decoder yet"};
+		"steps with no GPU kernel yet", "no GPU decoder yet",
+		"blosc headers are read on the host, which cuFile and mock-device storage skip"};
 	return why >= 0 && why < TSR_WHY_N ? reason[why] : "unknown reason";
 }
 

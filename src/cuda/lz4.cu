@@ -1,4 +1,4 @@
-/* lz4.cu - batched GPU LZ4 block decoding: one warp per stream (see lz4_core.h and lz_core.h). */
+/* lz4.cu - batched GPU LZ4 block decoding: one group of lanes (half a warp) per stream (see lz4_core.h and lz_core.h). */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -10,13 +10,13 @@ tsr_lz4_kernel(const void *const *d_in, const size_t *d_in_nbytes, void *const *
 	       const size_t *d_out_cap, size_t *d_out_nbytes, int *d_status, size_t nstreams,
 	       int variant, unsigned long long *next)
 {
-	__shared__ struct tsr_lz_smem sm[TSR_LZ_WARPS];
-	struct tsr_lz_smem *m = &sm[threadIdx.x >> 5];
+	__shared__ struct tsr_lz_smem sm[TSR_LZ_WARPS * 32 / TSR_LZ_GROUP];
+	struct tsr_lz_smem *m = &sm[threadIdx.x / TSR_LZ_GROUP];
 	for (;;) {
 		unsigned long long i = 0;
 		if (TSR_LZ_LANE == 0)
 			i = atomicAdd(next, 1ull);
-		i = __shfl_sync(0xffffffffu, i, 0);
+		i = __shfl_sync(TSR_LZ_MASK, i, 0, TSR_LZ_GROUP);
 		if (i >= nstreams)
 			break;
 		uint64_t got;
@@ -28,7 +28,7 @@ tsr_lz4_kernel(const void *const *d_in, const size_t *d_in_nbytes, void *const *
 			if (d_status)
 				d_status[i] = st;
 		}
-		__syncwarp();
+		TSR_LZ_SYNCWARP();
 	}
 }
 

@@ -7,7 +7,7 @@
 #include "tessera.h"
 #include "tsr_cuda.h"
 
-/* 8 warps (streams) a block: a warp needs only its 128-byte window of shared memory. */
+/* 8 warps a block (16 streams): a stream needs only its 128-byte window of shared memory. */
 #define TSR_LZ_WARPS 8
 
 static inline int tsr_lz_cuda_status(cudaError_t e)
@@ -58,7 +58,8 @@ static int tsr_lz_launch(K k, int *grid, int ngrid, const void *const *d_in,
 	int blocks, st = tsr_lz_grid(k, grid, ngrid, &blocks);
 	if (st)
 		return st;
-	size_t want = (nstreams + TSR_LZ_WARPS - 1) / TSR_LZ_WARPS;
+	size_t per_block = TSR_LZ_WARPS * 32 / TSR_LZ_GROUP;
+	size_t want = (nstreams + per_block - 1) / per_block;
 	if (want < (size_t)blocks)
 		blocks = (int)want;
 	cudaStream_t stream = (cudaStream_t)cuda_stream;

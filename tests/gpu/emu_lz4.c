@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "lz4_walk.h"
 #include "lz_profiles.h"
 
 /*
@@ -49,39 +50,6 @@ static int emu(const unsigned char *z, size_t zn, unsigned mis, unsigned char *o
 
 static size_t blocks_ok, bytes_ok, corrupt_runs, corrupt_refused, lenient, zero_distance;
 
-/* The output position of the block's first match of distance 0, or -1: liblz4 1.9 copies such
- * a match from the output's own unwritten bytes; the kernel refuses it. */
-static long long zero_distance_at(const unsigned char *z, size_t n)
-{
-	size_t ip = 0, op = 0;
-	for (;;) {
-		if (ip >= n)
-			return -1;
-		unsigned tok = z[ip++];
-		size_t lit = tok >> 4, len = tok & 15u, b;
-		if (lit == 15)
-			do {
-				if (ip >= n)
-					return -1;
-				lit += b = z[ip++];
-			} while (b == 255);
-		if (lit > n - ip || n - ip - lit < 2)
-			return -1;
-		ip += lit, op += lit;
-		size_t dist = z[ip] | (size_t)z[ip + 1] << 8;
-		ip += 2;
-		if (dist == 0)
-			return (long long)op;
-		if (len == 15)
-			do {
-				if (ip >= n)
-					return -1;
-				len += b = z[ip++];
-			} while (b == 255);
-		op += len + 4;
-	}
-}
-
 /* Damaged copies of a good block: truncated, bytes changed, all judged against liblz4. */
 static void corrupt(const unsigned char *z, size_t zn, size_t size, uint64_t seed)
 {
@@ -108,7 +76,7 @@ static void corrupt(const unsigned char *z, size_t zn, size_t size, uint64_t see
 			CHECK(guard_ok);
 			CHECK(got <= cap);
 			if (r >= 0 && st == TSR_CUDA_LZ_E_DISTANCE &&
-			    zero_distance_at(bad, bn) == (long long)got) {
+			    lz4_zero_distance_at(bad, bn) == (long long)got) {
 				zero_distance++;
 			} else if (r >= 0) {
 				/* liblz4 accepts it: the same bytes */
