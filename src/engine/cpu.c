@@ -236,8 +236,36 @@ static size_t tsr_needed_prefix(const struct tsr_cpu_job *job, const struct tsr_
 {
 	const struct tsr_desc *d = &job->array->desc;
 	int64_t rem = chunk, stride = 1, last = 0;
-	if (job->plan->ngroups)
-		return (size_t)ref->npix; /* points need not come in order: all of the chunk */
+	if (job->plan->ngroups) {
+		/* points: the furthest point of each group, whatever their order, plus the basic
+		 * axes' last positions (strides are positive, so the maxima add up) */
+		const struct tsr_plan *p = job->plan;
+		int64_t origin[TSR_MAX_DIM], cstr[TSR_MAX_DIM];
+		for (int i = d->ndim - 1; i >= 0; i--) {
+			origin[i] = (rem % d->grid[i]) * d->chunk_shape[i];
+			rem /= d->grid[i];
+			cstr[i] = stride;
+			stride *= ref->extent[i];
+			if (p->group_of[i])
+				continue;
+			const struct tsr_dim_sel *s = &job->sel->dim[i];
+			int64_t kmax = s->step > 0 ? k1[i] - 1 : k0[i];
+			last += (s->start + kmax * s->step - origin[i]) * cstr[i];
+		}
+		for (int g = 0; g < p->ngroups; g++) {
+			const struct tsr_plan_group *pg = &p->groups[g];
+			int64_t most = 0;
+			for (int64_t k = k0[pg->axes[0]]; k < k1[pg->axes[0]]; k++) {
+				int64_t at = 0;
+				for (int j = 0; j < pg->naxes; j++)
+					at += (pg->coords[k * pg->naxes + j] - origin[pg->axes[j]]) *
+					      cstr[pg->axes[j]];
+				most = at > most ? at : most;
+			}
+			last += most;
+		}
+		return (size_t)last + 1;
+	}
 	for (int i = d->ndim - 1; i >= 0; i--) {
 		const struct tsr_dim_sel *s = &job->sel->dim[i];
 		int64_t origin = (rem % d->grid[i]) * d->chunk_shape[i];
