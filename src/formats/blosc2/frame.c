@@ -306,7 +306,16 @@ static int cmp_off(const void *x, const void *y)
  * starts, or at the end of the chunks section. */
 static int tsr_b2_chunk_ends(struct tsr_b2 *f, uint64_t *max_nbytes)
 {
-	int64_t n = 0, *pairs = malloc((size_t)f->nchunks * 2 * sizeof(int64_t) + 1);
+	/* Chunks stored in the chunks section (not special) each take at least a blosc header
+	 * there: more of them than cbytes can hold is a false index, refused before the sort. */
+	int64_t stored = 0;
+	for (int64_t i = 0; i < f->nchunks; i++)
+		stored += f->offsets[i] >= 0 && f->offsets[i] < f->h.cbytes;
+	if (stored > f->h.cbytes / TSR_BLOSC_MIN_HEADER)
+		return tsr_error(TSR_E_FORMAT, "chunk-offsets index: %lld chunks in a chunks section "
+				 "of %lld bytes (each needs at least %d)", (long long)stored,
+				 (long long)f->h.cbytes, TSR_BLOSC_MIN_HEADER);
+	int64_t n = 0, *pairs = malloc((size_t)stored * 2 * sizeof(int64_t) + 1);
 	f->ends = calloc((size_t)f->nchunks + 1, sizeof(uint64_t));
 	if (!pairs || !f->ends) {
 		free(pairs);
@@ -356,9 +365,32 @@ static int tsr_b2_read_index(struct tsr_b2 *f, int fd, int64_t ioff, int64_t ien
 	struct tsr_blosc_info in;
 	if ((st = tsr_blosc_info(chunk, (size_t)icb, &in)))
 		goto done;
-	if (in.nbytes < f->nchunks * 8) {
+	if (in.nbytes / 8 < f->nchunks) {
 		st = tsr_error(TSR_E_FORMAT, "chunk-offsets index holds %lld offsets for %lld chunks",
 			       (long long)(in.nbytes / 8), (long long)f->nchunks);
+		goto done;
+	}
+	/* Claims bounded by bytes (issue 21, D3): a special index stores no offsets, only one
+	 * value for all of them; zeros, NaN or a non-negative value would put every chunk at
+	 * one byte of the file. */
+	if (in.special && f->nchunks > 1) {
+		int64_t v = 0;
+		if (in.special == TSR_BLOSC_SPECIAL_VALUE && in.typesize == 8 &&
+		    icb >= in.header_nbytes + 8)
+			v = (int64_t)((uint64_t)tsr_le32(chunk + in.header_nbytes) |
+				      (uint64_t)tsr_le32(chunk + in.header_nbytes + 4) << 32);
+		if (in.special != TSR_BLOSC_SPECIAL_VALUE || in.typesize != 8 || v >= 0) {
+			st = tsr_error(TSR_E_FORMAT, "a %lld-byte special chunk claims %lld offsets "
+				       "that are all alike: %lld chunks at one place", (long long)icb,
+				       (long long)(in.nbytes / 8), (long long)f->nchunks);
+			goto done;
+		}
+	}
+	/* The decoded index is metadata like the header and trailer: the same ceiling. */
+	if (in.nbytes > TSR_B2_MAX_META_NBYTES) {
+		st = tsr_error(TSR_E_FORMAT, "%lld bytes of offsets for %lld chunks (at most %lld)",
+			       (long long)in.nbytes, (long long)f->nchunks,
+			       (long long)TSR_B2_MAX_META_NBYTES);
 		goto done;
 	}
 	f->offsets = malloc((size_t)in.nbytes + 8);
@@ -467,7 +499,8 @@ static int tsr_b2_open_frame(struct tsr_array *a, struct tsr_b2 *f, int fd, uint
 
 	if ((st = tsr_b2_describe(a, f, hbuf)))
 		goto done;
-	f->nchunks = h->chunksize > 0 ? (h->nbytes + h->chunksize - 1) / h->chunksize : 0;
+	/* nbytes may be up to 2^63 - 1: no rounding addition (issue 21, D2) */
+	f->nchunks = h->chunksize > 0 ? h->nbytes / h->chunksize + (h->nbytes % h->chunksize != 0) : 0;
 	if (f->nchunks > 0) {
 		st = tsr_b2_read_index(f, fd, body_end, tstart);
 		if (st)
