@@ -213,12 +213,23 @@ put("blosc2_empty.b2nd", b"")
 
 # D6: an integer keyword written as a real beyond 2^63 (the double was cast before its range
 # was checked).
+def add_card(raw, key, value):
+    """Puts a card right before END (the header block must have room for it)."""
+    end = raw.find(b"END" + b" " * 77)
+    assert end % 80 == 0 and (end // 80 + 1) % 36 != 0, "no room for a card before END"
+    raw[end + 80:end + 160] = raw[end:end + 80]
+    raw[end:end + 80] = ("%-8s= %20s" % (key, value)).ljust(80).encode("ascii")
+
+
 raw = src("fits/u_i16_primary.fits")
-end = raw.find(b"END" + b" " * 77)
-assert end % 80 == 0 and (end // 80 + 1) % 36 != 0, "no room for a card before END"
-raw[end + 80:end + 160] = raw[end:end + 80]
-raw[end:end + 80] = ("%-8s= %20s" % ("BLANK", "1E19")).ljust(80).encode("ascii")
+add_card(raw, "BLANK", "1E19")
 put("fits_blank_1e19.fits", raw)
+
+# Claims bounded by bytes: GCOUNT = 2^62 times the 120000 bytes of the image wraps to 0 in 64
+# bits; the data unit then looked empty and the walk went on inside the pixels.
+raw = src("fits/u_i16_primary.fits")
+add_card(raw, "GCOUNT", str(2 ** 62))
+put("fits_gcount_overflow.fits", raw)
 
 # D7: a gzip shard whose first inner chunk is offset 0, length 0: an empty stream reached the
 # inflater as a NULL source.
