@@ -32,10 +32,13 @@ static inline void tsr_fuzz_rmtree(const char *dir)
 	nftw(dir, tsr_fuzz_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* Writes the records of data[0, n) under dir (made fresh); *tail gets what follows them. */
+/* Writes the records of data[0, n) under dir (made fresh); *tail gets what follows them and
+ * first (when not NULL, 256 bytes) the path of the first file written, or "". */
 static inline void tsr_fuzz_unpack(const char *dir, const uint8_t *data, size_t n,
-				   const uint8_t **tail, size_t *tail_n)
+				   const uint8_t **tail, size_t *tail_n, char *first)
 {
+	if (first)
+		first[0] = '\0';
 	tsr_fuzz_rmtree(dir);
 	mkdir(dir, 0755);
 	size_t at = 0;
@@ -84,6 +87,8 @@ static inline void tsr_fuzz_unpack(const char *dir, const uint8_t *data, size_t 
 		if (f) {
 			fwrite(data + at, 1, dl, f);
 			fclose(f);
+			if (first && !first[0])
+				snprintf(first, 256, "%s", path);
 		}
 		at += dl;
 	}

@@ -12,6 +12,16 @@ os.makedirs(out, exist_ok=True)
 LIMIT = 200 * 1024  # the fuzz runs use -max_len=262144
 
 
+def singles():
+    """Small FITS files and contiguous frames: the sections target reads them too."""
+    for sub, exts in (("fits", (".fits", ".fz")), ("blosc2", (".b2nd", ".b2frame"))):
+        d = os.path.join(corpus, sub)
+        for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            p = os.path.join(d, name)
+            if name.endswith(exts) and os.path.isfile(p) and os.path.getsize(p) <= 64 * 1024:
+                yield p
+
+
 def stores():
     for sub in ("zarr2", "zarr3", "blosc2"):
         d = os.path.join(corpus, sub)
@@ -24,8 +34,8 @@ def stores():
             yield os.path.join(d, name)
 
 
-for root in stores():
-    files = []
+for root in list(stores()) + list(singles()):
+    files = [] if os.path.isdir(root) else [(os.path.basename(root), root)]
     for dp, dns, fns in os.walk(root):
         dns.sort()
         for fn in sorted(fns):

@@ -1,6 +1,7 @@
 /* fuzz.c - sections of multi-file stores: the input unpacks into a directory
- * (store_archive.h: Zarr v2/v3 stores with shards, sparse Blosc2 frames); the tail picks an
- * array of tsr_list_arrays and up to 8 sections of integers and slices (any step, negative and
+ * (store_archive.h: Zarr v2/v3 stores with shards, sparse Blosc2 frames; when the directory
+ * is no store, its first file: FITS files and contiguous frames); the tail picks an array of
+ * tsr_list_arrays (or an HDU) and up to 8 sections of integers and slices (any step, negative and
  * out-of-range bounds). Each section is read with tsr_read and, when the whole array also
  * reads, compared with the same section cut from the whole by NumPy's rules: a mismatch
  * aborts, so wrong bytes count as findings, not only crashes. */
@@ -77,15 +78,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	}
 	const uint8_t *t;
 	size_t tn;
-	tsr_fuzz_unpack(dir, data, n, &t, &tn);
+	char first[256];
+	tsr_fuzz_unpack(dir, data, n, &t, &tn, first);
 	char **names = NULL;
 	size_t count = 0;
-	const char *name = NULL;
-	if (tsr_list_arrays(dir, &names, &count) == TSR_OK && count)
+	const char *name = NULL, *path = dir;
+	int hdu = -1;
+	if (tsr_list_arrays(dir, &names, &count) == TSR_OK && count) {
 		name = names[(tn ? t[0] : 0) % count];
-	struct tsr_open_options oo = {sizeof(oo), -1, 0, name, -1};
+	} else if (first[0]) {
+		/* not a store: its first file (a FITS file, a contiguous frame), at an HDU */
+		path = first;
+		hdu = tn ? (int)(t[0] % 4) - 1 : -1;
+	}
+	struct tsr_open_options oo = {sizeof(oo), hdu, 0, name, -1};
 	struct tsr_array *a = NULL;
-	if (tsr_open(ctx, dir, &oo, &a) != TSR_OK)
+	if (tsr_open(ctx, path, &oo, &a) != TSR_OK)
 		goto out;
 	struct tsr_array_info info = {.struct_size = sizeof(info)};
 	if (tsr_array_info(a, &info) != TSR_OK)

@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	}
 	const uint8_t *tail;
 	size_t tn;
-	tsr_fuzz_unpack(dir, data, n, &tail, &tn);
+	tsr_fuzz_unpack(dir, data, n, &tail, &tn, NULL);
 	int level = tn ? (int)(tail[0] % 4) - 1 : -1;
 	char **names = NULL;
 	size_t count = 0;
