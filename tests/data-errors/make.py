@@ -252,3 +252,20 @@ meta = json.loads(src("zarr2/zstd_i32_3d.zarr/.zarray"))
 meta["dtype"] = "<M8@@"
 put(s + "/.zarray", json.dumps(meta, sort_keys=True).encode().replace(
     b"<M8@@", b"<M8\\u001b[31m\\n" + b"\xff"))
+
+
+def header(*cards):
+    """A header block (or more) of the given (key, value) cards and END."""
+    text = b"".join(("%-8s= %20s" % kv).ljust(80).encode("ascii") for kv in cards)
+    text += b"END".ljust(80)
+    return text.ljust((len(text) + 2879) // 2880 * 2880, b" ")
+
+
+# Claims bounded by bytes: a table HDU (not an image, so the walk passes it) whose data unit is
+# GCOUNT * PCOUNT = 64 * (2^58 - 45) = 2^64 - 2880 bytes. Rounded to blocks and added to its
+# offset this wrapped to byte 3584, inside the file and no header, read as HDU 2; a data unit
+# the file cannot hold now ends the walk.
+put("fits_pcount_wraps_walk.fits",
+    header(("SIMPLE", "T"), ("BITPIX", "8"), ("NAXIS", "0")) +
+    header(("XTENSION", "'BINTABLE'"), ("BITPIX", "8"), ("NAXIS", "2"), ("NAXIS1", "0"),
+           ("NAXIS2", "0"), ("PCOUNT", str(2 ** 58 - 45)), ("GCOUNT", "64"), ("TFIELDS", "0")))
