@@ -100,9 +100,7 @@ static int tsr_describe(struct tsr_context *ctx, const struct tsr_info_args *arg
 		tsr_array_free(a);
 		return 1;
 	}
-	cJSON *meta = cJSON_Parse(meta_text);
-	tsr_free(meta_text);
-	tsr_info_need(meta);
+	cJSON *meta = tsr_info_need(cJSON_Parse(meta_text));
 	tsr_put(o, "dtype", cJSON_CreateString(tsr_dtype_name(in.dtype)));
 	tsr_put(o, "stored_dtype", cJSON_CreateString(tsr_dtype_name(in.stored_dtype)));
 	tsr_put(o, "shape", tsr_dims_json(in.shape, in.ndim));
@@ -117,10 +115,11 @@ static int tsr_describe(struct tsr_context *ctx, const struct tsr_info_args *arg
 		if (v)
 			tsr_put(o, tsr_info_meta_keys[i], cJSON_Duplicate(v, 1));
 	}
+	/* the library's text itself: cJSON would round integers beyond 2^53 */
 	if (args->attrs || args->header)
-		tsr_put(o, "metadata", meta);
-	else
-		cJSON_Delete(meta);
+		tsr_put(o, "metadata", cJSON_CreateRaw(meta_text));
+	cJSON_Delete(meta);
+	tsr_free(meta_text);
 	tsr_array_free(a);
 	return 0;
 }
@@ -351,10 +350,74 @@ static void tsr_print_table(const cJSON *doc)
 	}
 }
 
+/* Does the list at s hold no objects or lists? */
+static int tsr_flat_list(const char *s)
+{
+	for (s++; *s && *s != ']'; s++) {
+		if (*s == '{' || *s == '[')
+			return 0;
+		if (*s == '"')
+			for (s++; *s && *s != '"'; s++)
+				if (*s == '\\' && s[1])
+					s++;
+		if (!*s)
+			return 0;
+	}
+	return *s == ']';
+}
+
+/* JSON text indented, one member or item a line (the text kept as is: numbers exact). */
+static void tsr_print_indented(const char *s)
+{
+	int depth = 0, in_str = 0;
+	for (; *s; s++) {
+		char ch = *s;
+		if (in_str) {
+			putchar(ch);
+			if (ch == '\\' && s[1])
+				putchar(*++s);
+			else if (ch == '"')
+				in_str = 0;
+			continue;
+		}
+		if (ch == '"') {
+			in_str = 1;
+			putchar(ch);
+		} else if (ch == '[' && tsr_flat_list(s)) {
+			/* a list of plain values stays on one line */
+			for (putchar(*s++); *s != ']'; s++) {
+				if (*s == '"') {
+					for (putchar(*s++); *s != '"'; s++)
+						putchar(*s == '\\' ? (putchar(*s++), *s) : *s);
+					putchar('"');
+				} else {
+					printf(*s == ',' ? ", " : "%c", *s);
+				}
+			}
+			putchar(']');
+		} else if ((ch == '{' || ch == '[') && (s[1] == '}' || s[1] == ']')) {
+			putchar(ch);
+			putchar(*++s);
+		} else if (ch == '{' || ch == '[') {
+			printf("%c\n%*s", ch, 2 * ++depth, "");
+		} else if (ch == '}' || ch == ']') {
+			printf("\n%*s%c", 2 * --depth, "", ch);
+		} else if (ch == ',') {
+			printf(",\n%*s", 2 * depth, "");
+		} else if (ch == ':') {
+			printf(": ");
+		} else {
+			putchar(ch);
+		}
+	}
+	putchar('\n');
+}
+
 /* --header: the cards as a FITS header shows them. */
 static void tsr_print_header(const cJSON *o)
 {
-	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(o, "metadata");
+	const cJSON *raw = cJSON_GetObjectItemCaseSensitive(o, "metadata");
+	cJSON *meta = tsr_info_need(cJSON_Parse(raw->valuestring));
 	const cJSON *cards = cJSON_GetObjectItemCaseSensitive(meta, "header"), *c;
 	cJSON_ArrayForEach(c, cards) {
 		const char *key = tsr_str(c, "key"), *comment = tsr_str(c, "comment");
@@ -376,6 +439,7 @@ static void tsr_print_header(const cJSON *o)
 		}
 		printf(comment[0] ? " / %s\n" : "\n", comment);
 	}
+	cJSON_Delete(meta);
 }
 
 static int tsr_info_usage(FILE *f)
@@ -469,8 +533,8 @@ int tsr_cli_info(int argc, char **argv)
 			rc |= tsr_describe(ctx, &args, &e, o);
 	}
 	if (args.json) {
-		char *s = tsr_info_need(cJSON_Print(doc));
-		printf("%s\n", s);
+		char *s = tsr_info_need(cJSON_PrintUnformatted(doc));
+		tsr_print_indented(s);
 		free(s);
 	} else if (args.header || args.attrs) {
 		const cJSON *o;
@@ -480,11 +544,8 @@ int tsr_cli_info(int argc, char **argv)
 				continue;
 			if (args.header)
 				tsr_print_header(o);
-			if (args.attrs) {
-				char *s = tsr_info_need(cJSON_Print(meta));
-				printf("%s\n", s);
-				free(s);
-			}
+			if (args.attrs)
+				tsr_print_indented(meta->valuestring);
 		}
 	} else {
 		tsr_print_table(doc);
