@@ -404,6 +404,17 @@ TSR_API size_t tsr_listing_count(const struct tsr_listing *listing);
  * argument, or a struct_size smaller than the first published struct) or TSR_E_RANGE. */
 TSR_API int tsr_listing_entry(const struct tsr_listing *listing, size_t i,
 			      struct tsr_entry *entry_ret);
+/*
+ * tsr_listing_metadata() returns what entry i's own header or metadata document says, as one
+ * JSON object (free it with tsr_free()), without opening it as an array, so for every kind of
+ * entry (a FITS primary HDU without data, a table, a Zarr group): for FITS the HDU's `hdu`,
+ * `xtension`, `extname`, `extver` and its `header` cards; for Zarr the node's `name`,
+ * `zarr_format`, `node_type`, `attributes` and `metadata` document; for Blosc2 the frame's
+ * metalayers and `vlmeta` (docs/info-json.md). Returns TSR_OK; TSR_E_INVALID_ARG (NULL
+ * argument); TSR_E_RANGE (no entry i); TSR_E_NOT_FOUND or TSR_E_IO (the path went away or
+ * cannot be read); TSR_E_FORMAT (it changed since it was listed); TSR_E_NOMEM.
+ */
+TSR_API int tsr_listing_metadata(const struct tsr_listing *listing, size_t i, char **json_ret);
 /* tsr_listing_free() frees a listing; NULL is a no-op. */
 TSR_API void tsr_listing_free(struct tsr_listing *listing);
 

@@ -121,6 +121,33 @@ int main(void)
 	CHECK(strstr(tsr_errmsg(), "not a FITS file") != NULL);
 	remove(junk);
 
+	/* the listing's own metadata: an HDU without data still has its header; a group its
+	 * attributes */
+	char *meta = NULL;
+	l = list("fits/fp_multi.fits.fz");
+	CHECK_EQ_INT(tsr_listing_metadata(l, 0, &meta), TSR_OK);
+	CHECK(meta && strstr(meta, "\"header\":[{\"key\":\"SIMPLE\",\"value\":true,") != NULL);
+	CHECK(meta && strstr(meta, "\"hdu\":0,\"xtension\":null") != NULL);
+	tsr_free(meta);
+	CHECK_EQ_INT(tsr_listing_metadata(l, 2, &meta), TSR_OK);
+	CHECK(meta && strstr(meta, "\"extname\":\"EXT1\"") && strstr(meta, "\"key\":\"ZIMAGE\""));
+	tsr_free(meta);
+	CHECK_EQ_INT(tsr_listing_metadata(l, 4, &meta), TSR_E_RANGE);
+	CHECK(meta == NULL);
+	CHECK_EQ_INT(tsr_listing_metadata(NULL, 0, &meta), TSR_E_INVALID_ARG);
+	CHECK_EQ_INT(tsr_listing_metadata(l, 0, NULL), TSR_E_INVALID_ARG);
+	tsr_listing_free(l);
+	l = list("zarr2/ome_multiscale.zarr");
+	CHECK_EQ_INT(tsr_listing_metadata(l, 0, &meta), TSR_OK);
+	CHECK(meta && strstr(meta, "\"node_type\":\"group\"") && strstr(meta, "\"multiscales\":["));
+	tsr_free(meta);
+	tsr_listing_free(l);
+	l = list("blosc2/blosclz_shuffle_f4_2d.b2nd");
+	CHECK_EQ_INT(tsr_listing_metadata(l, 0, &meta), TSR_OK);
+	CHECK(meta && strstr(meta, "\"metalayers\":[\"b2nd\"]") && !strstr(meta, "layout"));
+	tsr_free(meta);
+	tsr_listing_free(l);
+
 	/* metadata of nothing */
 	char *json = (char *)1;
 	CHECK_EQ_INT(tsr_array_metadata(NULL, &json), TSR_E_INVALID_ARG);

@@ -449,7 +449,7 @@ static int tsr_info_usage(FILE *f)
 		   "stored bytes, BSCALE/BZERO, BLANK, quantization), a Zarr store's arrays (dtype,\n"
 		   "shape, chunks and shards, codecs, fill value, stored bytes) and OME-Zarr\n"
 		   "multiscale groups, or a Blosc2 frame's array. --hdu and --array show one HDU,\n"
-		   "array or group. --header prints the FITS header cards of the arrays shown;\n"
+		   "array or group. --header prints the FITS header cards of the HDUs shown;\n"
 		   "--attrs prints all the metadata of each (Zarr attributes, dimension names, OME\n"
 		   "scales, Blosc2 vlmeta, FITS cards) as JSON. --json prints one JSON document\n"
 		   "(docs/info-json.md; with --header or --attrs each array carries \"metadata\").\n"
@@ -529,8 +529,20 @@ int tsr_cli_info(int argc, char **argv)
 		cJSON *o = tsr_entry_json(&e);
 		if (!cJSON_AddItemToArray(entries, o))
 			tsr_info_need(NULL);
-		if (e.kind == TSR_ENTRY_ARRAY)
+		if (e.kind == TSR_ENTRY_ARRAY) {
 			rc |= tsr_describe(ctx, &args, &e, o);
+		} else if (args.header || args.attrs) {
+			/* a header without an image, a group's attributes: the listing's own */
+			char *text = NULL;
+			if (tsr_listing_metadata(l, i, &text)) {
+				fprintf(stderr, "tessera info: %s\n", tsr_errmsg());
+				tsr_put(o, "error", cJSON_CreateString(tsr_errmsg()));
+				rc = 1;
+			} else {
+				tsr_put(o, "metadata", cJSON_CreateRaw(text));
+			}
+			tsr_free(text);
+		}
 	}
 	if (args.json) {
 		char *s = tsr_info_need(cJSON_PrintUnformatted(doc));
@@ -542,8 +554,14 @@ int tsr_cli_info(int argc, char **argv)
 			const cJSON *meta = cJSON_GetObjectItemCaseSensitive(o, "metadata");
 			if (!meta)
 				continue;
-			if (args.header)
+			if (args.header) {
+				const cJSON *hdu = cJSON_GetObjectItemCaseSensitive(o, "hdu");
+				if (cJSON_GetArraySize(entries) > 1)
+					printf("%s# HDU %d%s%s\n", hdu->valueint ? "\n" : "",
+					       hdu->valueint, tsr_str(o, "name")[0] ? " " : "",
+					       tsr_str(o, "name"));
 				tsr_print_header(o);
+			}
 			if (args.attrs)
 				tsr_print_indented(meta->valuestring);
 		}

@@ -8,6 +8,7 @@
 #include "../core/array.h"
 #include "../io/io.h"
 #include "listing.h"
+#include "metadata.h"
 
 /* The first published struct tsr_entry ends at nlevels. */
 #define TSR_ENTRY_MIN_NBYTES (offsetof(struct tsr_entry, nlevels) + sizeof(int))
@@ -47,6 +48,7 @@ void tsr_listing_free(struct tsr_listing *l)
 		free((char *)l->v[i].group);
 	}
 	free(l->v);
+	free(l->path);
 	free(l);
 }
 
@@ -121,8 +123,13 @@ int tsr_list(const char *path, struct tsr_listing **listing_ret)
 	if (!path)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_list: path is NULL");
 	struct tsr_listing *l = calloc(1, sizeof(*l));
-	if (!l)
+	if (!l || !(l->path = strdup(path))) {
+		free(l);
 		return tsr_error(TSR_E_NOMEM, "out of memory");
+	}
+	size_t len = strlen(l->path);
+	while (len > 1 && l->path[len - 1] == '/')
+		l->path[--len] = '\0';
 	int st = tsr_list_path(path, l);
 	if (st) {
 		tsr_listing_free(l);
@@ -131,4 +138,43 @@ int tsr_list(const char *path, struct tsr_listing **listing_ret)
 	tsr_error_clear();
 	*listing_ret = l;
 	return TSR_OK;
+}
+
+int tsr_listing_metadata(const struct tsr_listing *l, size_t i, char **json_ret)
+{
+	if (!json_ret)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_listing_metadata: json_ret is NULL");
+	*json_ret = NULL;
+	if (!l)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_listing_metadata: NULL listing");
+	if (i >= l->n)
+		return tsr_error(TSR_E_RANGE, "tsr_listing_metadata: entry %zu of %zu", i, l->n);
+	const struct tsr_entry *e = &l->v[i];
+	cJSON *root = cJSON_CreateObject();
+	if (!root)
+		return tsr_error(TSR_E_NOMEM, "out of memory for metadata");
+	int st = tsr_json_add(root, "format", cJSON_CreateString(e->format));
+	if (!st)
+		st = tsr_json_add(root, "path", cJSON_CreateString(l->path));
+	if (st) {
+		/* out of memory already */
+	} else if (!strcmp(e->format, "fits")) {
+		int fd = -1;
+		uint64_t nbytes = 0;
+		if (!(st = tsr_io_open(l->path, &fd, &nbytes)))
+			st = tsr_fits_hdu_metadata(fd, nbytes, l->path, e->hdu, root);
+		else if (!strstr(tsr_errmsg(), l->path))
+			tsr_error_prefix("%s", l->path);
+		tsr_io_close(fd);
+	} else if (!strcmp(e->format, "zarr")) {
+		st = tsr_zarr_node_metadata(l->path, e->name, root);
+	} else {
+		st = tsr_blosc2_path_metadata(l->path, root);
+	}
+	if (!st && !(*json_ret = cJSON_PrintUnformatted(root)))
+		st = tsr_error(TSR_E_NOMEM, "out of memory for metadata");
+	cJSON_Delete(root);
+	if (!st)
+		tsr_error_clear();
+	return st;
 }

@@ -6,6 +6,7 @@
 
 /* Entries own their strings (copies). */
 struct tsr_listing {
+	char *path;            /* as given to tsr_list (a store's without trailing '/') */
 	struct tsr_entry *v;
 	size_t n, cap;
 };

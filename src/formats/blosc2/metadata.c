@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../../codecs/blosc.h"
 #include "../../io/io.h"
@@ -217,7 +218,7 @@ static int tsr_b2_meta_frame(const struct tsr_array *a, int fd, uint64_t fsize, 
 	}
 	if (!st)
 		st = tsr_b2_vlmeta(tbuf, (size_t)tlen, root);
-	if (!st) {
+	if (!st && a) {
 		cJSON *layout = cJSON_CreateObject();
 		if (!(st = tsr_json_add(root, "layout", layout)) &&
 		    !(st = tsr_json_add(layout, "kind", cJSON_CreateString("chunks"))))
@@ -230,24 +231,42 @@ done:
 	return st;
 }
 
-int tsr_blosc2_metadata(const struct tsr_array *a, cJSON *root)
+/* The frame of path (a file, or a sparse frame's folder), described without an array (a
+ * NULL: no layout) or for array a (whose file stays open: fd >= 0). */
+static int tsr_b2_meta_path(const char *path, const struct tsr_array *a, int fd, uint64_t fsize,
+			    cJSON *root)
 {
-	int fd = a->fd, st;
-	uint64_t fsize = a->file_nbytes;
 	char ipath[4096];
-	if (fd < 0) {
-		/* a sparse frame: header and trailer are in chunks.b2frame */
-		if ((size_t)snprintf(ipath, sizeof(ipath), "%s/chunks.b2frame", a->path) >= sizeof(ipath))
-			return tsr_error(TSR_E_INVALID_ARG, "%s: path too long", a->path);
-		if ((st = tsr_io_open(ipath, &fd, &fsize))) {
-			tsr_error_prefix("%s", a->path);
+	int st, own = fd < 0;
+	if (own) {
+		struct stat sb;
+		const char *file = path;
+		if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			/* a sparse frame: header and trailer are in chunks.b2frame */
+			if ((size_t)snprintf(ipath, sizeof(ipath), "%s/chunks.b2frame", path) >=
+			    sizeof(ipath))
+				return tsr_error(TSR_E_INVALID_ARG, "%s: path too long", path);
+			file = ipath;
+		}
+		if ((st = tsr_io_open(file, &fd, &fsize))) {
+			tsr_error_prefix("%s", path);
 			return st;
 		}
 	}
 	st = tsr_b2_meta_frame(a, fd, fsize, root);
-	if (fd != a->fd)
+	if (own)
 		tsr_io_close(fd);
 	if (st)
-		tsr_error_prefix("%s", a->path);
+		tsr_error_prefix("%s", path);
 	return st;
+}
+
+int tsr_blosc2_metadata(const struct tsr_array *a, cJSON *root)
+{
+	return tsr_b2_meta_path(a->path, a, a->fd, a->file_nbytes, root);
+}
+
+int tsr_blosc2_path_metadata(const char *path, cJSON *root)
+{
+	return tsr_b2_meta_path(path, NULL, -1, 0, root);
 }

@@ -221,6 +221,37 @@ static int tsr_fits_compression(const struct tsr_array *a, const struct tsr_fits
 	return st;
 }
 
+/* What any HDU says of itself: its place and names. */
+static int tsr_fits_hdu_json(const struct tsr_fits_header *h, const struct tsr_fits_hdu *hdu,
+			     cJSON *root)
+{
+	int st = tsr_json_add(root, "hdu", cJSON_CreateNumber(hdu->index));
+	if (!st)
+		st = tsr_json_add(root, "xtension", hdu->index ? cJSON_CreateString(hdu->xtension)
+							       : cJSON_CreateNull());
+	if (!st)
+		st = tsr_json_add(root, "extname", tsr_kw_string(h, "EXTNAME"));
+	if (!st)
+		st = tsr_json_add(root, "extver", tsr_kw_int(h, "EXTVER"));
+	return st;
+}
+
+int tsr_fits_hdu_metadata(int fd, uint64_t file_nbytes, const char *path, int index, cJSON *root)
+{
+	struct tsr_fits_header h = {0};
+	struct tsr_fits_hdu hdu;
+	int st = tsr_fits_hdu_find(fd, file_nbytes, path, index, &h, &hdu);
+	if (st)
+		return st;
+	st = tsr_fits_hdu_json(&h, &hdu, root);
+	if (!st)
+		st = tsr_json_add(root, "header", tsr_fits_cards(&h));
+	tsr_fits_header_free(&h);
+	if (st)
+		tsr_error_prefix("%s: HDU %d", path, index);
+	return st;
+}
+
 int tsr_fits_metadata(const struct tsr_array *a, cJSON *root)
 {
 	struct tsr_fits_header h = {0};
@@ -229,14 +260,7 @@ int tsr_fits_metadata(const struct tsr_array *a, cJSON *root)
 	if (st)
 		return st;
 	int compressed = hdu.zimage;
-	st = tsr_json_add(root, "hdu", cJSON_CreateNumber(a->desc.index));
-	if (!st)
-		st = tsr_json_add(root, "xtension", hdu.index ? cJSON_CreateString(hdu.xtension)
-							      : cJSON_CreateNull());
-	if (!st)
-		st = tsr_json_add(root, "extname", tsr_kw_string(&h, "EXTNAME"));
-	if (!st)
-		st = tsr_json_add(root, "extver", tsr_kw_int(&h, "EXTVER"));
+	st = tsr_fits_hdu_json(&h, &hdu, root);
 	if (!st)
 		st = tsr_json_add(root, "bscale", tsr_kw_double(&h, "BSCALE", 1.0));
 	if (!st)

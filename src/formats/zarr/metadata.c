@@ -169,3 +169,31 @@ int tsr_zarr_metadata(const struct tsr_array *a, cJSON *root)
 	free(store);
 	return st;
 }
+
+int tsr_zarr_node_metadata(const char *store, const char *name, cJSON *root)
+{
+	int version = tsr_zarr_store_version(store);
+	struct tsr_zarr_node n;
+	int st = version ? tsr_zarr_node_load(store, version, name, &n)
+			 : tsr_error(TSR_E_FORMAT, "no longer a Zarr store");
+	if (st) {
+		if (version)
+			tsr_zarr_node_free(&n);
+		tsr_error_prefix("%s: %s", store, name[0] ? name : "/");
+		return st;
+	}
+	st = tsr_json_add(root, "name", cJSON_CreateString(name));
+	if (!st)
+		st = tsr_json_add(root, "zarr_format", cJSON_CreateNumber(version));
+	if (!st)
+		st = tsr_json_add(root, "node_type", cJSON_CreateString(n.is_array ? "array" : "group"));
+	if (!st)
+		st = tsr_json_add(root, "attributes", n.attrs ? cJSON_Duplicate(n.attrs, 1)
+							     : cJSON_CreateObject());
+	if (!st)
+		st = tsr_json_add(root, "metadata", cJSON_Duplicate(n.json, 1));
+	if (st)
+		tsr_error_prefix("%s: %s", store, name[0] ? name : "/");
+	tsr_zarr_node_free(&n);
+	return st;
+}
