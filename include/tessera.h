@@ -395,7 +395,8 @@ struct tsr_listing;
  * Returns TSR_OK; TSR_E_INVALID_ARG (NULL argument); TSR_E_NOT_FOUND (no such path);
  * TSR_E_IO (it cannot be read); TSR_E_FORMAT (not a FITS file, Zarr store or Blosc2 frame,
  * or a header or metadata document that is malformed: the message names file and HDU or
- * array); TSR_E_NOMEM.
+ * array); TSR_E_UNSUPPORTED (a FITS HDU whose data size cannot be known, as with BITPIX 12,
+ * so the walk cannot step past it); TSR_E_NOMEM.
  */
 TSR_API int tsr_list(const char *path, struct tsr_listing **listing_ret);
 /* tsr_listing_count() returns how many entries a listing holds (0 for NULL). */
@@ -411,8 +412,9 @@ TSR_API int tsr_listing_entry(const struct tsr_listing *listing, size_t i,
  * `xtension`, `extname`, `extver` and its `header` cards; for Zarr the node's `name`,
  * `zarr_format`, `node_type`, `attributes` and `metadata` document; for Blosc2 the frame's
  * metalayers and `vlmeta` (docs/info-json.md). Returns TSR_OK; TSR_E_INVALID_ARG (NULL
- * argument); TSR_E_RANGE (no entry i); TSR_E_NOT_FOUND or TSR_E_IO (the path went away or
- * cannot be read); TSR_E_FORMAT (it changed since it was listed); TSR_E_NOMEM.
+ * argument); TSR_E_RANGE (no entry i, or an HDU no longer there); TSR_E_NOT_FOUND or TSR_E_IO
+ * (the path went away or cannot be read); TSR_E_FORMAT (it changed since it was listed);
+ * TSR_E_NOMEM.
  */
 TSR_API int tsr_listing_metadata(const struct tsr_listing *listing, size_t i, char **json_ret);
 /* tsr_listing_free() frees a listing; NULL is a no-op. */
@@ -425,8 +427,9 @@ TSR_API void tsr_listing_free(struct tsr_listing *listing);
  * of a tile-compressed image; for Zarr the format version, fill value, dimension names,
  * attributes, stored bytes and OME-Zarr scales; for Blosc2 the frame's metalayers and
  * variable-length metalayers. docs/info-json.md gives the schema.
- * Returns TSR_OK; TSR_E_INVALID_ARG (NULL argument); TSR_E_IO (the metadata cannot be read
- * again); TSR_E_FORMAT (it changed on disk since the array was opened); TSR_E_NOMEM.
+ * Returns TSR_OK; TSR_E_INVALID_ARG (NULL argument); TSR_E_IO or TSR_E_NOT_FOUND (the
+ * metadata cannot be read again); TSR_E_FORMAT or TSR_E_RANGE (it changed on disk since the
+ * array was opened); TSR_E_NOMEM.
  */
 TSR_API int tsr_array_metadata(const struct tsr_array *array, char **json_ret);
 
