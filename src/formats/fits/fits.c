@@ -159,8 +159,7 @@ static int tsr_fits_image_open(struct tsr_array *a, const struct tsr_fits_header
 	return TSR_OK;
 }
 
-/* Size of an HDU's data unit from its mandatory keywords. */
-static int tsr_fits_data_size(const struct tsr_fits_header *h, int *bitpix_ret, int *naxis_ret,
+int tsr_fits_data_size(const struct tsr_fits_header *h, int *bitpix_ret, int *naxis_ret,
 			      int64_t *naxisn, uint64_t *nbytes_ret)
 {
 	int64_t bitpix, naxis, pcount = 0, gcount = 1;
