@@ -54,8 +54,10 @@ with tempfile.TemporaryDirectory() as tmp:
                      ["no array or group 'nope'", "labels/ids"])
         expect_error("--hdu on a store %s" % mode, [group, "--hdu", "0"] + mode, 1,
                      ["--hdu is for FITS"])
-    for bad in ("SCI", "1x", "", "-1", "+1"):
-        expect_error("--hdu %r" % bad, [fits, "--hdu", bad], 2, ["bad --hdu"])
+    for bad in ("1x", "", "-1", "+1", "SCI,0", "SCI,x"):
+        expect_error("--hdu %r" % bad, [fits, "--hdu", bad], 2, ["--hdu is an index"])
+    expect_error("--hdu with an absent EXTNAME", [fits, "--hdu", "SCI"], 1,
+                 ["no HDU with EXTNAME 'SCI'", "4 F32"])
 
     # A store whose array cannot be opened: the message on standard error, exit 1, in both
     # views (and the JSON still says which array failed).
@@ -76,6 +78,15 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(junk, "wb") as f:
         f.write(b"x" * 5000)
     expect_error("not FITS", [junk], 1, ["not a FITS file"])
+
+# --hdu EXTNAME[,EXTVER] shows the HDU that name selects, the same as its index.
+for name, index in (("F32", "4"), ("i32", "2"), ("B8,1", "1")):
+    total += 1
+    by_name, by_index = info(fits, "--hdu", name, "--json"), info(fits, "--hdu", index, "--json")
+    if not by_name or by_name.returncode or not by_index or by_name.stdout != by_index.stdout or \
+            [e["hdu"] for e in json.loads(by_name.stdout)["entries"]] != [int(index)]:
+        failures.append("--hdu %s: %r, --hdu %s: %r" % (name, by_name and by_name.stdout[:200],
+                                                       index, by_index and by_index.stdout[:200]))
 
 # A plain group is no multiscale image; an OME-Zarr image group is, with its levels.
 total += 1

@@ -7,6 +7,7 @@
 
 #include "../core/array.h"
 #include "../io/io.h"
+#include "../io/unpack.h"
 #include "listing.h"
 #include "metadata.h"
 
@@ -79,6 +80,27 @@ static int tsr_listing_blosc2(struct tsr_listing *l)
 }
 
 /* Chooses the lister as tsr_open chooses the driver. */
+/* Opens a file to list: a whole-file compressed one (.fits.gz, .bz2, .Z) as the memory file it
+ * decompresses to, as tsr_open reads it. On failure the message names path. */
+static int tsr_listing_open(const char *path, int *fd, uint64_t *nbytes)
+{
+	int st = tsr_io_open(path, fd, nbytes);
+	unsigned char head[4] = {0};
+	size_t n = *nbytes < sizeof(head) ? (size_t)*nbytes : sizeof(head);
+	if (!st && !(st = tsr_io_pread(*fd, head, n, 0))) {
+		enum tsr_unpack_kind kind = tsr_unpack_sniff(head, n);
+		if (kind != TSR_UNPACK_NONE)
+			st = tsr_unpack_file(path, kind, fd, nbytes);
+	}
+	if (st) {
+		tsr_io_close(*fd);
+		*fd = -1;
+		if (!strstr(tsr_errmsg(), path))
+			tsr_error_prefix("%s", path);
+	}
+	return st;
+}
+
 static int tsr_list_path(const char *path, struct tsr_listing *l)
 {
 	struct stat sb;
@@ -100,12 +122,9 @@ static int tsr_list_path(const char *path, struct tsr_listing *l)
 	}
 	int fd = -1;
 	uint64_t nbytes = 0;
-	int st = tsr_io_open(path, &fd, &nbytes);
-	if (st) {
-		if (!strstr(tsr_errmsg(), path))
-			tsr_error_prefix("%s", path);
+	int st = tsr_listing_open(path, &fd, &nbytes);
+	if (st)
 		return st;
-	}
 	unsigned char head[64] = {0};
 	size_t n = nbytes < sizeof(head) ? (size_t)nbytes : sizeof(head);
 	if (!(st = tsr_io_pread(fd, head, n, 0)))
@@ -161,10 +180,8 @@ int tsr_listing_metadata(const struct tsr_listing *l, size_t i, char **json_ret)
 	} else if (!strcmp(e->format, "fits")) {
 		int fd = -1;
 		uint64_t nbytes = 0;
-		if (!(st = tsr_io_open(l->path, &fd, &nbytes)))
+		if (!(st = tsr_listing_open(l->path, &fd, &nbytes)))
 			st = tsr_fits_hdu_metadata(fd, nbytes, l->path, e->hdu, root);
-		else if (!strstr(tsr_errmsg(), l->path))
-			tsr_error_prefix("%s", l->path);
 		tsr_io_close(fd);
 	} else if (!strcmp(e->format, "zarr")) {
 		st = tsr_zarr_node_metadata(l->path, e->name, root);
