@@ -17,7 +17,7 @@ PEERS = zarr==3.* tensorstore blosc2 numcodecs
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run test deps venv build build-asan test-asan build-tsan test-tsan clean
+.PHONY: all run test deps venv build build-asan test-asan build-tsan test-tsan clean install
 
 all: build
 
@@ -43,6 +43,11 @@ build: deps venv
 
 run: build
 	./$(BUILD)/tessera demo
+
+# The libraries, tessera.h, the CLI, tessera.pc and the CMake package under PREFIX.
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 # The whole suite, then the suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
 # then the tests of concurrent reads under ThreadSanitizer.

@@ -52,7 +52,8 @@ endfunction()
 file(GLOB TSR_CUDA_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cuda/*.cu)
 add_library(tessera_cuda STATIC ${TSR_CUDA_SOURCES})
 tsr_cuda_target_options(tessera_cuda)
-target_include_directories(tessera_cuda PUBLIC ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src)
+target_include_directories(tessera_cuda PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+                           $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>)
 target_link_libraries(tessera_cuda PUBLIC CUDA::cudart_static)
 set_target_properties(tessera_cuda PROPERTIES POSITION_INDEPENDENT_CODE ON)
 

@@ -443,6 +443,90 @@ TSR_API int tsr_cuda_malloc(size_t nbytes, void **ptr_ret);
 TSR_API void tsr_cuda_free(void *ptr);
 TSR_API int tsr_cuda_memcpy_to_host(void *dst, const void *src, size_t nbytes);
 
+/* ---------------------------------------------------------------------------------------- */
+/* What a path holds, and what an array says about itself. */
+
+/* What an entry of a listing is. */
+enum tsr_entry_kind {
+	/* An array tsr_open reads: a FITS HDU with image data (plain or tile-compressed), a
+	 * Zarr array, a Blosc2 array. */
+	TSR_ENTRY_ARRAY = 1,
+	TSR_ENTRY_EMPTY = 2,      /* FITS: an image HDU without data (NAXIS = 0, or an axis of 0) */
+	TSR_ENTRY_TABLE = 3,      /* FITS: a table or other extension that is not an image */
+	/* Zarr: an OME-Zarr multiscale group; its levels are the ARRAY entries naming it as
+	 * their group. */
+	TSR_ENTRY_MULTISCALE = 4,
+};
+
+/* One entry of a listing. Its strings live as long as the listing. */
+struct tsr_entry {
+	size_t struct_size;        /* set by the caller: sizeof(struct tsr_entry) */
+	enum tsr_entry_kind kind;
+	const char *format;        /* "fits", "zarr", "blosc2" */
+	int hdu;                   /* FITS: the HDU index (primary = 0), as tsr_open_options.hdu
+				      takes it; -1 otherwise */
+	const char *name;          /* FITS: EXTNAME ("" when none); Zarr: the array's or group's
+				      path in the store, as tsr_open_options.array takes it ("" =
+				      the store itself); Blosc2: "" */
+	int extver;                /* FITS: EXTVER (0 when absent); 0 otherwise */
+	const char *xtension;      /* FITS: XTENSION ("IMAGE", "BINTABLE", ...; "" for the primary
+				      HDU); "" otherwise */
+	int compressed;            /* FITS: 1 for a tile-compressed image (ZIMAGE = T) */
+	const char *group;         /* Zarr: the multiscale group this array is a level of ("" = the
+				      root), when level >= 0; "" otherwise */
+	int level;                 /* Zarr ARRAY: its level in that group (tsr_open_options.level
+				      with array = group opens it too); -1 when none */
+	int nlevels;               /* MULTISCALE: how many levels; 0 otherwise */
+};
+
+struct tsr_listing;
+
+/*
+ * tsr_list() lists what path holds, reading headers and metadata only (no data, no trial
+ * opens): every HDU of a FITS file in file order, the arrays of a Zarr store sorted by path
+ * with its OME-Zarr multiscale groups among them (a group sorts before its levels), or
+ * the one array of a Blosc2 frame. Free the listing with tsr_listing_free().
+ * Returns TSR_OK; TSR_E_INVALID_ARG (NULL argument); TSR_E_NOT_FOUND (no such path);
+ * TSR_E_IO (it cannot be read); TSR_E_FORMAT (not a FITS file, Zarr store or Blosc2 frame,
+ * or a header or metadata document that is malformed: the message names file and HDU or
+ * array); TSR_E_UNSUPPORTED (a FITS HDU whose data size cannot be known, as with BITPIX 12,
+ * so the walk cannot step past it); TSR_E_NOMEM.
+ */
+TSR_API int tsr_list(const char *path, struct tsr_listing **listing_ret);
+/* tsr_listing_count() returns how many entries a listing holds (0 for NULL). */
+TSR_API size_t tsr_listing_count(const struct tsr_listing *listing);
+/* tsr_listing_entry() fills *entry_ret with entry i. Returns TSR_OK, TSR_E_INVALID_ARG (NULL
+ * argument, or a struct_size smaller than the first published struct) or TSR_E_RANGE. */
+TSR_API int tsr_listing_entry(const struct tsr_listing *listing, size_t i,
+			      struct tsr_entry *entry_ret);
+/*
+ * tsr_listing_metadata() returns what entry i's own header or metadata document says, as one
+ * JSON object (free it with tsr_free()), without opening it as an array, so for every kind of
+ * entry (a FITS primary HDU without data, a table, a Zarr group): for FITS the HDU's `hdu`,
+ * `xtension`, `extname`, `extver` and its `header` cards; for Zarr the node's `name`,
+ * `zarr_format`, `node_type`, `attributes` and `metadata` document; for Blosc2 the frame's
+ * metalayers and `vlmeta` (docs/info-json.md). Returns TSR_OK; TSR_E_INVALID_ARG (NULL
+ * argument); TSR_E_RANGE (no entry i, or an HDU no longer there); TSR_E_NOT_FOUND or TSR_E_IO
+ * (the path went away or cannot be read); TSR_E_FORMAT (it changed since it was listed);
+ * TSR_E_NOMEM.
+ */
+TSR_API int tsr_listing_metadata(const struct tsr_listing *listing, size_t i, char **json_ret);
+/* tsr_listing_free() frees a listing; NULL is a no-op. */
+TSR_API void tsr_listing_free(struct tsr_listing *listing);
+
+/*
+ * tsr_array_metadata() returns what the array's metadata says, as one JSON object (UTF-8,
+ * NUL-terminated, allocated: free it with tsr_free()): for FITS the header cards in order
+ * (key, value, comment), EXTNAME, BSCALE/BZERO, BLANK and the compression and quantization
+ * of a tile-compressed image; for Zarr the format version, fill value, dimension names,
+ * attributes, stored bytes and OME-Zarr scales; for Blosc2 the frame's metalayers and
+ * variable-length metalayers. docs/info-json.md gives the schema.
+ * Returns TSR_OK; TSR_E_INVALID_ARG (NULL argument); TSR_E_IO or TSR_E_NOT_FOUND (the
+ * metadata cannot be read again); TSR_E_FORMAT or TSR_E_RANGE (it changed on disk since the
+ * array was opened); TSR_E_NOMEM.
+ */
+TSR_API int tsr_array_metadata(const struct tsr_array *array, char **json_ret);
+
 #ifdef __cplusplus
 }
 #endif

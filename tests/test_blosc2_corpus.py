@@ -29,7 +29,7 @@ for c in json.load(open(os.path.join(CORPUS, "manifest-blosc2.json"))):
             failures.append("%s without --dtype: %s" % (c["id"], why))
     total += 1
     p = subprocess.run([BIN, "info", path, "--json"], capture_output=True, text=True)
-    info = json.loads(p.stdout)["hdus"][0] if p.returncode == 0 else {}
+    info = json.loads(p.stdout)["entries"][0] if p.returncode == 0 else {}
     if info.get("dtype_source") != "itemsize" or info.get("dtype") != np.dtype(
             UNSIGNED[want.itemsize]).name:
         failures.append("%s: info does not say the dtype is the item size's: %s" % (

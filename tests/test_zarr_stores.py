@@ -250,7 +250,8 @@ total += 1
 rc, out, err = info(os.path.join(CORPUS, "zarr2/ome_multiscale.zarr"), "--json")
 try:
     d = json.loads(out)
-    assert [x["array"] for x in d["arrays"]] == ["0", "1", "2"] and d["multiscale_levels"] == 3
+    assert [e["name"] for e in d["entries"] if e["kind"] == "array"] == ["0", "1", "2"]
+    assert [e["nlevels"] for e in d["entries"] if e["kind"] == "multiscale"] == [3]
 except Exception as e:  # noqa: BLE001
     failures.append("info OME --json: %s: %r %s" % (e, out, err))
 total += 1
@@ -261,7 +262,8 @@ total += 1
 rc, out, err = info(os.path.join(CORPUS, "zarr3/shard_end_zstd_f4.zarr"), "--json")
 try:
     d = json.loads(out)
-    assert d["arrays"][0]["array"] == "" and d["arrays"][0]["chunk_shape"] == [4, 32, 16]
+    e = d["entries"][0]
+    assert e["name"] == "" and e["layout"]["chunk_shape"] == [4, 32, 16]
 except Exception as e:  # noqa: BLE001
     failures.append("info array store --json: %s: %r %s" % (e, out, err))
 

@@ -17,7 +17,12 @@ int tsr_cli_bench(int argc, char **argv);
 int tsr_cli_storage(const char *name);
 const char *tsr_cli_storage_name(int storage);
 
-/* Writes an NPY v1.0 file (little-endian, C order). Returns 0 or -1 with errno. */
+/* Option values (args.c): 0, or -1 when s is not one (the caller names option and value).
+ * An integer in [lo, hi], decimal, nothing before or after it. */
+int tsr_cli_parse_int(const char *s, long lo, long hi, int *v_ret);
+
+/* Writes an NPY v1.0 file (little-endian, C order); path "-" is standard output. Returns 0 or
+ * -1 with errno. */
 int tsr_cli_write_npy(const char *path, enum tsr_dtype dtype, int ndim, const int64_t *shape,
 		      const void *data, size_t nbytes);
 

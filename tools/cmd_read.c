@@ -18,7 +18,7 @@ int tsr_cli_read(int argc, char **argv)
 			       "                    [--raw] [--threads N] [--receipt] [--device cpu|cuda]\n"
 			       "                    [--decoder auto|cpu|gpu] [--dtype DTYPE]\n"
 			       "                    [--storage real|mock-host|mock-device|posix|cufile]\n"
-			       "                    -o OUT.npy\n"
+			       "                    -o OUT.npy|-\n"
 			       "PATH is a FITS file, a Zarr store or a Blosc2 frame. --array picks an array\n"
 			       "of a Zarr group, --level an OME-Zarr multiscale level.\n"
 			       "Reads an image (default: the first HDU with image data; N counts HDUs as\n"
@@ -42,7 +42,9 @@ int tsr_cli_read(int argc, char **argv)
 			       "--dtype (NumPy's spelling: \"<f4\", \"int32\") names the items of a plain\n"
 			       "Blosc2 super-chunk, which stores only their size (without it they read\n"
 			       "as unsigned integers of that size); for other arrays it reinterprets\n"
-			       "the values as another dtype of the same size.\n");
+			       "the values as another dtype of the same size.\n"
+			       "-o - writes the NPY to standard output (the receipt then goes to\n"
+			       "standard error).\n");
 			return 0;
 		} else if (!strcmp(argv[i], "--hdu") && i + 1 < argc) {
 			if (tsr_cli_hdu_arg(argv[++i], &hdu)) {
@@ -53,9 +55,7 @@ int tsr_cli_read(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--array") && i + 1 < argc) {
 			array = argv[++i];
 		} else if (!strcmp(argv[i], "--level") && i + 1 < argc) {
-			char *end;
-			level = (int)strtol(argv[++i], &end, 10);
-			if (*end || level < 0) {
+			if (tsr_cli_parse_int(argv[++i], 0, 1L << 30, &level)) {
 				fprintf(stderr, "tessera read: bad --level '%s'\n", argv[i]);
 				return 2;
 			}
@@ -64,7 +64,10 @@ int tsr_cli_read(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--section") && i + 1 < argc) {
 			section = argv[++i];
 		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
-			threads = atoi(argv[++i]);
+			if (tsr_cli_parse_int(argv[++i], 0, 1 << 16, &threads)) {
+				fprintf(stderr, "tessera read: bad --threads '%s'\n", argv[i]);
+				return 2;
+			}
 		} else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc) {
 			out = argv[++i];
 		} else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
@@ -174,11 +177,12 @@ int tsr_cli_read(int argc, char **argv)
 	struct tsr_array_info in = {.struct_size = sizeof(in)};
 	tsr_array_info(a, &in);
 	if (tsr_cli_write_npy(out, in.dtype, ndim, shape, data, nbytes)) {
-		perror(out);
+		perror(strcmp(out, "-") ? out : "tessera read: standard output");
 		goto done;
 	}
+	/* With the NPY on standard output, the receipt goes to standard error. */
 	if (receipt)
-		printf("driver %s  backend %s  engine %s  codec %s  reader %s  threads %d\n"
+		fprintf(strcmp(out, "-") ? stdout : stderr, "driver %s  backend %s  engine %s  codec %s  reader %s  threads %d\n"
 		       "chunks %lld of %lld  read %llu B  decoded %llu B  out %llu B\n"
 		       "plan %.6f s  fetch %.6f s  decode %.6f s  place %.6f s  total %.6f s%s%s%s%s\n",
 		       r.driver, r.backend, r.engine, r.codec, r.reader, r.nthreads,

@@ -1,4 +1,4 @@
-/* npy.c - NPY v1.0 output for `tessera read`. */
+/* npy.c - NPY v1.0 output for `tessera read` (to a file, or to standard output for "-"). */
 #include <stdio.h>
 #include <string.h>
 
@@ -22,14 +22,15 @@ int tsr_cli_write_npy(const char *path, enum tsr_dtype dtype, int ndim, const in
 	memset(hdr + n, ' ', (size_t)pad);
 	n += pad;
 	hdr[n++] = '\n';
-	FILE *f = fopen(path, "wb");
+	int to_stdout = strcmp(path, "-") == 0;
+	FILE *f = to_stdout ? stdout : fopen(path, "wb");
 	if (!f)
 		return -1;
 	unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(n & 0xff),
 				 (unsigned char)(n >> 8)};
 	int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, (size_t)n, f) == (size_t)n &&
 		 (nbytes == 0 || fwrite(data, 1, nbytes, f) == nbytes);
-	if (fclose(f) != 0)
+	if ((to_stdout ? fflush(f) : fclose(f)) != 0)
 		ok = 0;
 	return ok ? 0 : -1;
 }

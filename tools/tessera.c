@@ -10,8 +10,10 @@ static void tsr_cli_usage(FILE *f)
 {
 	fprintf(f, "usage: tessera <command> [options]\n\n"
 		   "commands:\n"
-		   "  info PATH [--hdu N] [--json]       describe an array (HDUs, dtype, shape, tiles, codec)\n"
-		   "  read PATH [--hdu N] [--section SPEC] [--raw] [--threads N] [--receipt] -o OUT.npy\n"
+		   "  info PATH [--hdu N | --array NAME] [--json] [--header] [--attrs]\n"
+		   "                                     what PATH holds: HDUs, arrays, OME levels;\n"
+		   "                                     dtype, shape, layout, codec, metadata\n"
+		   "  read PATH [--hdu N] [--section SPEC] [--raw] [--threads N] [--receipt] -o OUT.npy|-\n"
 		   "                                     read all or a section into an NPY file\n"
 		   "  bench [--hdu N | --array PATH] [--section SPEC] [--device cpu|cuda|both]\n"
 		   "        [--iterations K] [--threads T] [--output-json FILE] FILE...\n"

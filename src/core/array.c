@@ -28,11 +28,20 @@ static int tsr_open_driver(struct tsr_array *a, const struct tsr_open_options *o
 	int rc = tsr_io_open(a->path, &a->fd, &a->file_nbytes);
 	if (rc)
 		return rc;
+	/* An empty file is no format at all: say so, not that it lacks FITS's first card. */
+	if (a->file_nbytes == 0)
+		return tsr_error(TSR_E_FORMAT, "%s: empty file (0 bytes): not a FITS file or a "
+				 "Blosc2 frame", a->path);
 	unsigned char head[64] = {0};
 	size_t n = a->file_nbytes < sizeof(head) ? (size_t)a->file_nbytes : sizeof(head);
 	if ((rc = tsr_io_pread(a->fd, head, n, 0)))
 		return rc;
-	if (tsr_blosc2_sniff(head, n))
+	/* A file named as a frame that does not start like one is a damaged frame: the Blosc2
+	 * driver says what is wrong with it. */
+	const char *dot = strrchr(a->path, '.');
+	if (tsr_blosc2_sniff(head, n) ||
+	    (dot && (!strcmp(dot, ".b2nd") || !strcmp(dot, ".b2frame")) &&
+	     memcmp(head, "SIMPLE  =", n < 9 ? n : 9) != 0))
 		return tsr_blosc2_open(a, o);
 	/* FITS as archives ship it (.fits.gz, .fits.bz2, .fits.Z): read from memory */
 	enum tsr_unpack_kind packed = tsr_unpack_sniff(head, n);

@@ -9,17 +9,21 @@
 
 #include "../core/plan.h"
 
-/* A pool job's first failure (job_error.c): its status and message, "<file> <HDU or array>
- * <chunk>: why", kept once under lock; `failed` tells the other workers to stop. */
+/* A pool job's failure (job_error.c): its status and message, "<file> <HDU or array>
+ * <chunk>: why", kept under lock for the first failing chunk in C order (the lowest chunk
+ * number; a failure named by the file alone ranks first); `failed` tells the other workers
+ * to stop. */
 struct tsr_job_error {
 	pthread_mutex_t lock;
 	atomic_int failed;
 	int status;
+	int64_t chunk;          /* of the failure kept */
 	char msg[2048];
 };
 void tsr_job_error_init(struct tsr_job_error *e);
 void tsr_job_error_destroy(struct tsr_job_error *e);
-/* Records status with the thread's message (tsr_errmsg), named by chunk (< 0: by the file). */
+/* Records status with the thread's message (tsr_errmsg), named by chunk (< 0: by the file),
+ * unless a failure that ranks before it is already kept. */
 void tsr_job_fail(struct tsr_job_error *e, const struct tsr_array *a, int64_t chunk, int status);
 /* The job's status; a failure's message becomes the calling thread's. */
 int tsr_job_error_take(struct tsr_job_error *e);

@@ -31,6 +31,12 @@ struct tsr_b2_header {
 	int64_t meta_off[TSR_B2_MAX_METALAYERS];
 };
 
+/* Unpacks the msgpack object at buf[0, n) after checking it (bounded depth and lengths);
+ * *used gets its size; the caller destroys u. TSR_E_FORMAT names `what`. */
+struct msgpack_unpacked;
+int tsr_mp_unpack(const uint8_t *buf, size_t n, struct msgpack_unpacked *u, size_t *used,
+		  const char *what);
+
 /* Parses header bytes [0, n) (n = header_len). TSR_E_FORMAT with the reason on bad input. */
 int tsr_b2_header_parse(const uint8_t *buf, size_t n, struct tsr_b2_header *h);
 

@@ -104,8 +104,8 @@ container:
 }
 
 /* Unpacks the object at buf[0, n) after checking it; *used gets its size. */
-static int tsr_mp_unpack(const uint8_t *buf, size_t n, msgpack_unpacked *u, size_t *used,
-			 const char *what)
+int tsr_mp_unpack(const uint8_t *buf, size_t n, msgpack_unpacked *u, size_t *used,
+		  const char *what)
 {
 	size_t size = 0, off = 0;
 	if (!tsr_mp_check(buf, n, 0, &size))

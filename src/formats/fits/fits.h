@@ -31,6 +31,29 @@ int tsr_fits_get_bool(const struct tsr_fits_header *h, const char *key, int *v);
 int tsr_fits_get_string(const struct tsr_fits_header *h, const char *key, char *buf, size_t cap);
 int tsr_fits_has(const struct tsr_fits_header *h, const char *key);
 
+/* Size of an HDU's data unit from its mandatory keywords (BITPIX, NAXISn, PCOUNT, GCOUNT);
+ * naxisn (may be NULL) gets the first TSR_MAX_DIM axis lengths, FITS order. */
+int tsr_fits_data_size(const struct tsr_fits_header *h, int *bitpix_ret, int *naxis_ret,
+		       int64_t *naxisn, uint64_t *nbytes_ret);
+
+/* One HDU of a walk through the file (list.c). */
+struct tsr_fits_hdu {
+	int index;
+	uint64_t next_offset;  /* of the next HDU's header (past the padded data unit) */
+	int bitpix, naxis;
+	uint64_t data_nbytes;
+	char xtension[72];     /* "" for the primary HDU */
+	int zimage;            /* a tile-compressed image (BINTABLE with ZIMAGE = T) */
+};
+/* Reads the header of the HDU at *offset (number index) into h and describes it; the caller
+ * frees h. Errors name neither file nor HDU (the caller prefixes them). */
+int tsr_fits_hdu_read(int fd, uint64_t file_nbytes, uint64_t offset, int index,
+		      struct tsr_fits_header *h, struct tsr_fits_hdu *hdu_ret);
+/* Reads the header of HDU `index` (walking the ones before it); errors are prefixed with
+ * path and HDU. */
+int tsr_fits_hdu_find(int fd, uint64_t file_nbytes, const char *path, int index,
+		      struct tsr_fits_header *h, struct tsr_fits_hdu *hdu_ret);
+
 /* Value semantics for integer/float images, as astropy applies them. */
 struct tsr_fits_scaling {
 	int bitpix;

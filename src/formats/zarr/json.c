@@ -101,9 +101,15 @@ int tsr_zarr_json_dims(const cJSON *list, const char *what, int64_t lo, int *n_r
 	int i = 0;
 	const cJSON *e;
 	cJSON_ArrayForEach(e, list) {
-		if (tsr_zarr_json_int(e, lo, (int64_t)1 << 53, &v[i]))
+		if (tsr_zarr_json_int(e, lo, (int64_t)1 << 53, &v[i])) {
+			/* JSON numbers are doubles: past 2^53 they are no longer exact integers */
+			if (cJSON_IsNumber(e) && e->valuedouble > 9007199254740992.0)
+				return tsr_error(TSR_E_FORMAT, "'%s'[%d] = %.17g is above 2^53 "
+						 "(9007199254740992), the largest extent tessera "
+						 "reads", what, i, e->valuedouble);
 			return tsr_error(TSR_E_FORMAT, "'%s'[%d] is not an integer >= %lld", what, i,
 					 (long long)lo);
+		}
 		i++;
 	}
 	*n_ret = n;

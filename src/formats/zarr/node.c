@@ -138,7 +138,8 @@ static int tsr_zarr_doc(const char *store, int version, const char *path, const 
 	return TSR_OK;
 }
 
-int tsr_zarr_node_load(const char *store, int version, const char *path, struct tsr_zarr_node *n)
+static int tsr_zarr_node_read(const char *store, int version, const char *path,
+			      struct tsr_zarr_node *n)
 {
 	const cJSON *doc = NULL;
 	int st;
@@ -178,4 +179,14 @@ int tsr_zarr_node_load(const char *store, int version, const char *path, struct 
 		return st;
 	tsr_error_clear();
 	return TSR_OK;
+}
+
+/* A node that loads but is then refused owns documents already: freed here, so no caller leaks
+ * them on its error path (issue 21, D4). */
+int tsr_zarr_node_load(const char *store, int version, const char *path, struct tsr_zarr_node *n)
+{
+	int st = tsr_zarr_node_read(store, version, path, n);
+	if (st)
+		tsr_zarr_node_free(n);
+	return st;
 }

@@ -1,0 +1,303 @@
+/* metadata.c - a FITS HDU's metadata as JSON: its header cards in order (long strings joined
+ * across CONTINUE cards), and the keywords a reader asks first (EXTNAME, BSCALE/BZERO,
+ * BLANK, tile compression and quantization). */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../metadata.h"
+#include "fits.h"
+
+/* Text without the blanks around it, into buf. */
+static void tsr_trim(const char *s, size_t n, char *buf, size_t cap)
+{
+	while (n && *s == ' ')
+		s++, n--;
+	while (n && s[n - 1] == ' ')
+		n--;
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+}
+
+/* A quoted string at p ('' is a quote); *end_ret is past the closing quote. -1: unterminated. */
+static int tsr_card_string(const char *p, char *buf, size_t cap, size_t *len, const char **end_ret)
+{
+	p++; /* the opening quote */
+	for (;; p++) {
+		if (!*p)
+			return -1;
+		if (*p == '\'') {
+			if (p[1] != '\'')
+				break;
+			p++;
+		}
+		if (*len + 1 < cap)
+			buf[(*len)++] = *p;
+	}
+	buf[*len] = '\0';
+	while (*len > 0 && buf[*len - 1] == ' ')
+		buf[--*len] = '\0';
+	*end_ret = p + 1;
+	return 0;
+}
+
+/* An integer or real value token as a JSON number: exact integers stay exact (as raw digits
+ * beyond 2^53); Fortran 'D' exponents read as 'E'. NULL when the token is neither. */
+static cJSON *tsr_card_number(const char *tok)
+{
+	char *end;
+	errno = 0;
+	long long i = strtoll(tok, &end, 10);
+	if (!*end && !errno && end != tok)
+		return tsr_json_int(i);
+	char t[72];
+	snprintf(t, sizeof(t), "%s", tok);
+	for (char *q = t; *q; q++)
+		if (*q == 'D' || *q == 'd')
+			*q = 'E';
+	double d = strtod(t, &end);
+	if (*end || end == t || !isfinite(d))
+		return NULL;
+	return cJSON_CreateNumber(d);
+}
+
+/* One card (with the CONTINUE cards of a long string after it) as {key, value, comment};
+ * *used_ret is how many cards it took. */
+static cJSON *tsr_card_json(const struct tsr_fits_card *c, int left, int *used_ret)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON *value = NULL;
+	char comment[80] = "";
+	*used_ret = 1;
+	if (!o || !cJSON_AddStringToObject(o, "key", c->key)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	if (!c->has_value) {
+		/* COMMENT, HISTORY, blank keys and keywords without "= ": all commentary */
+		tsr_trim(c->text, strlen(c->text), comment, sizeof(comment));
+		value = cJSON_CreateNull();
+	} else {
+		const char *p = c->text;
+		while (*p == ' ')
+			p++;
+		const char *rest = p;
+		if (*p == '\'') {
+			char s[4096];
+			size_t len = 0;
+			if (tsr_card_string(p, s, sizeof(s), &len, &rest) == 0) {
+				/* a long string: '&' at its end continues on the CONTINUE cards */
+				while (len > 0 && s[len - 1] == '&' && *used_ret < left &&
+				       !strcmp(c[*used_ret].key, "CONTINUE")) {
+					const char *q = c[*used_ret].text;
+					while (*q == ' ')
+						q++;
+					const char *qend;
+					size_t at = --len;
+					if (*q != '\'' || tsr_card_string(q, s, sizeof(s), &len, &qend)) {
+						len = at + 1;
+						break;
+					}
+					rest = qend;
+					(*used_ret)++;
+				}
+				s[len] = '\0';
+				value = cJSON_CreateString(s);
+			} else {
+				rest = p + strlen(p);
+				value = cJSON_CreateString(p);
+			}
+		} else {
+			char tok[72];
+			size_t n = 0;
+			while (p[n] && p[n] != '/')
+				n++;
+			tsr_trim(p, n, tok, sizeof(tok));
+			rest = p + n;
+			if (!tok[0])
+				value = cJSON_CreateNull(); /* an undefined value */
+			else if (!strcmp(tok, "T") || !strcmp(tok, "F"))
+				value = cJSON_CreateBool(tok[0] == 'T');
+			else if (!(value = tsr_card_number(tok)))
+				value = cJSON_CreateString(tok); /* complex values, or whatever it is */
+		}
+		const char *slash = strchr(rest, '/');
+		if (slash)
+			tsr_trim(slash + 1, strlen(slash + 1), comment, sizeof(comment));
+	}
+	if (!value || !cJSON_AddItemToObject(o, "value", value)) {
+		cJSON_Delete(value);
+		cJSON_Delete(o);
+		return NULL;
+	}
+	if (!cJSON_AddStringToObject(o, "comment", comment)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+static cJSON *tsr_fits_cards(const struct tsr_fits_header *h)
+{
+	cJSON *list = cJSON_CreateArray();
+	for (int i = 0; list && i < h->ncards;) {
+		int used;
+		cJSON *card = tsr_card_json(&h->cards[i], h->ncards - i, &used);
+		if (!card || !cJSON_AddItemToArray(list, card)) {
+			cJSON_Delete(card);
+			cJSON_Delete(list);
+			return NULL;
+		}
+		i += used;
+	}
+	return list;
+}
+
+/* A keyword's value as JSON, or null when absent or malformed. */
+static cJSON *tsr_kw_string(const struct tsr_fits_header *h, const char *key)
+{
+	char buf[1024];
+	int st = tsr_fits_get_string(h, key, buf, sizeof(buf));
+	tsr_error_clear();
+	return st == TSR_OK ? cJSON_CreateString(buf) : cJSON_CreateNull();
+}
+
+static cJSON *tsr_kw_int(const struct tsr_fits_header *h, const char *key)
+{
+	int64_t v;
+	int st = tsr_fits_get_int(h, key, &v);
+	tsr_error_clear();
+	return st == TSR_OK ? tsr_json_int(v) : cJSON_CreateNull();
+}
+
+static cJSON *tsr_kw_double(const struct tsr_fits_header *h, const char *key, double dflt)
+{
+	double v = dflt;
+	int st = tsr_fits_get_double(h, key, &v);
+	tsr_error_clear();
+	return st == TSR_OK || st == TSR_E_NOT_FOUND ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
+
+/* How a tile-compressed image is stored: algorithm, original BITPIX, quantization. */
+static int tsr_fits_compression(const struct tsr_array *a, const struct tsr_fits_header *h,
+				cJSON *root)
+{
+	cJSON *z = cJSON_CreateObject();
+	int st = tsr_json_add(root, "compression", z);
+	int64_t zbitpix = 0;
+	int zst = tsr_fits_get_int(h, "ZBITPIX", &zbitpix);
+	tsr_error_clear();
+	/* the driver stores quantized floats as integers: that is what makes them lossy */
+	int lossy = zst == TSR_OK && zbitpix < 0 && a->desc.stored_dtype != TSR_FLOAT32 &&
+		    a->desc.stored_dtype != TSR_FLOAT64;
+	char zq[72] = "";
+	int has_zq = tsr_fits_get_string(h, "ZQUANTIZ", zq, sizeof(zq)) == TSR_OK;
+	tsr_error_clear();
+	if (!st)
+		st = tsr_json_add(z, "zcmptype", tsr_kw_string(h, "ZCMPTYPE"));
+	if (!st)
+		st = tsr_json_add(z, "zbitpix", tsr_kw_int(h, "ZBITPIX"));
+	if (!st)
+		st = tsr_json_add(z, "tile_shape", tsr_json_dims(a->desc.chunk_shape, a->desc.ndim));
+	/* quantize: the method (CFITSIO assumes NO_DITHER when ZQUANTIZ is absent) */
+	if (!st)
+		st = tsr_json_add(z, "quantize", !lossy ? cJSON_CreateNull()
+					    : cJSON_CreateString(has_zq ? zq : "NO_DITHER"));
+	int dithered = lossy && has_zq && strncmp(zq, "SUBTRACTIVE_DITHER", 18) == 0;
+	if (!st) {
+		int64_t seed = 1; /* CFITSIO's default when ZDITHER0 is absent */
+		if (tsr_fits_get_int(h, "ZDITHER0", &seed) < 0)
+			seed = 1;
+		tsr_error_clear();
+		st = tsr_json_add(z, "dither_seed", dithered ? tsr_json_int(seed) : cJSON_CreateNull());
+	}
+	if (!st)
+		st = tsr_json_add(z, "lossy", cJSON_CreateBool(lossy));
+	return st;
+}
+
+/* What any HDU says of itself: its place and names. */
+static int tsr_fits_hdu_json(const struct tsr_fits_header *h, const struct tsr_fits_hdu *hdu,
+			     cJSON *root)
+{
+	int st = tsr_json_add(root, "hdu", cJSON_CreateNumber(hdu->index));
+	if (!st)
+		st = tsr_json_add(root, "xtension", hdu->index ? cJSON_CreateString(hdu->xtension)
+							       : cJSON_CreateNull());
+	if (!st)
+		st = tsr_json_add(root, "extname", tsr_kw_string(h, "EXTNAME"));
+	if (!st)
+		st = tsr_json_add(root, "extver", tsr_kw_int(h, "EXTVER"));
+	return st;
+}
+
+int tsr_fits_hdu_metadata(int fd, uint64_t file_nbytes, const char *path, int index, cJSON *root)
+{
+	struct tsr_fits_header h = {0};
+	struct tsr_fits_hdu hdu;
+	int st = tsr_fits_hdu_find(fd, file_nbytes, path, index, &h, &hdu);
+	if (st)
+		return st;
+	st = tsr_fits_hdu_json(&h, &hdu, root);
+	if (!st)
+		st = tsr_json_add(root, "header", tsr_fits_cards(&h));
+	tsr_fits_header_free(&h);
+	if (st)
+		tsr_error_prefix("%s: HDU %d", path, index);
+	return st;
+}
+
+int tsr_fits_metadata(const struct tsr_array *a, cJSON *root)
+{
+	struct tsr_fits_header h = {0};
+	struct tsr_fits_hdu hdu;
+	int st = tsr_fits_hdu_find(a->fd, a->file_nbytes, a->path, a->desc.index, &h, &hdu);
+	if (st)
+		return st;
+	int compressed = hdu.zimage;
+	st = tsr_fits_hdu_json(&h, &hdu, root);
+	if (!st)
+		st = tsr_json_add(root, "bscale", tsr_kw_double(&h, "BSCALE", 1.0));
+	if (!st)
+		st = tsr_json_add(root, "bzero", tsr_kw_double(&h, "BZERO", 0.0));
+	if (!st)
+		st = tsr_json_add(root, "blank", tsr_kw_int(&h, compressed && tsr_fits_has(&h, "ZBLANK")
+								  ? "ZBLANK" : "BLANK"));
+	if (!st && compressed) {
+		st = tsr_fits_compression(a, &h, root);
+	} else if (!st) {
+		st = tsr_json_add(root, "compression", cJSON_CreateNull());
+	}
+	/* the layout: tiles, or contiguous rows read a block of rows at a time */
+	cJSON *layout = cJSON_CreateObject();
+	if (!st)
+		st = tsr_json_add(root, "layout", layout);
+	else
+		cJSON_Delete(layout);
+	if (!st && compressed) {
+		st = tsr_json_add(layout, "kind", cJSON_CreateString("tiles"));
+		if (!st)
+			st = tsr_json_add(layout, "chunk_shape",
+					  tsr_json_dims(a->desc.chunk_shape, a->desc.ndim));
+	} else if (!st) {
+		int64_t rows = a->desc.ndim ? a->desc.chunk_shape[0] : 0;
+		if (a->desc.ndim && rows > a->desc.shape[0])
+			rows = a->desc.shape[0];
+		st = tsr_json_add(layout, "kind", cJSON_CreateString("contiguous"));
+		if (!st)
+			st = tsr_json_add(layout, "chunk_shape", cJSON_CreateNull());
+		if (!st)
+			st = tsr_json_add(layout, "rows_per_read", tsr_json_int(rows));
+	}
+	if (!st)
+		st = tsr_json_add(root, "header", tsr_fits_cards(&h));
+	tsr_fits_header_free(&h);
+	if (st)
+		tsr_error_prefix("%s: HDU %d", a->path, a->desc.index);
+	return st;
+}

@@ -1,0 +1,76 @@
+/* metadata.c - tsr_array_metadata: what an array's metadata says, as JSON text, from the
+ * format driver that opened it. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metadata.h"
+
+cJSON *tsr_json_int(int64_t v)
+{
+	if (v >= -((int64_t)1 << 53) && v <= ((int64_t)1 << 53))
+		return cJSON_CreateNumber((double)v);
+	char digits[24];
+	snprintf(digits, sizeof(digits), "%" PRId64, v);
+	return cJSON_CreateRaw(digits);
+}
+
+cJSON *tsr_json_dims(const int64_t *v, int n)
+{
+	cJSON *list = cJSON_CreateArray();
+	for (int i = 0; list && i < n; i++) {
+		cJSON *x = tsr_json_int(v[i]);
+		if (!x || !cJSON_AddItemToArray(list, x)) {
+			cJSON_Delete(x);
+			cJSON_Delete(list);
+			return NULL;
+		}
+	}
+	return list;
+}
+
+int tsr_json_add(cJSON *obj, const char *key, cJSON *item)
+{
+	if (!item || !cJSON_AddItemToObject(obj, key, item)) {
+		cJSON_Delete(item);
+		return tsr_error(TSR_E_NOMEM, "out of memory for metadata");
+	}
+	return TSR_OK;
+}
+
+int tsr_array_metadata(const struct tsr_array *a, char **json_ret)
+{
+	if (!json_ret)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_array_metadata: json_ret is NULL");
+	*json_ret = NULL;
+	if (!a || !a->ops)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_array_metadata: NULL array");
+	cJSON *root = cJSON_CreateObject();
+	if (!root)
+		return tsr_error(TSR_E_NOMEM, "out of memory for metadata");
+	const char *fmt = a->ops->name;
+	int st = tsr_json_add(root, "format", cJSON_CreateString(fmt));
+	if (!st)
+		st = tsr_json_add(root, "path", cJSON_CreateString(a->path));
+	if (st)
+		;
+	else if (!strcmp(fmt, "fits"))
+		st = tsr_fits_metadata(a, root);
+	else if (!strcmp(fmt, "zarr"))
+		st = tsr_zarr_metadata(a, root);
+	else if (!strcmp(fmt, "blosc2"))
+		st = tsr_blosc2_metadata(a, root);
+	else
+		st = tsr_error(TSR_E_INTERNAL, "%s: no metadata for format %s", a->path, fmt);
+	if (!st) {
+		/* cJSON allocates with malloc: tsr_free releases it */
+		*json_ret = cJSON_PrintUnformatted(root);
+		if (!*json_ret)
+			st = tsr_error(TSR_E_NOMEM, "out of memory for metadata");
+	}
+	cJSON_Delete(root);
+	if (!st)
+		tsr_error_clear();
+	return st;
+}

@@ -1,0 +1,28 @@
+/* metadata.h - tsr_array_metadata's pieces: each format driver describes its array into one
+ * JSON object (cJSON), the schema of docs/info-json.md. */
+#ifndef TSR_METADATA_H
+#define TSR_METADATA_H
+
+#include <cJSON.h>
+
+#include "../core/array.h"
+
+/* Each adds its members to root; errors name the file (and HDU or array). */
+int tsr_fits_metadata(const struct tsr_array *array, cJSON *root);
+int tsr_zarr_metadata(const struct tsr_array *array, cJSON *root);
+int tsr_blosc2_metadata(const struct tsr_array *array, cJSON *root);
+
+/* The same for an entry of a listing, without opening an array (tsr_listing_metadata): a
+ * FITS HDU of any kind, a Zarr node (array or group), a Blosc2 frame. */
+int tsr_fits_hdu_metadata(int fd, uint64_t file_nbytes, const char *path, int index, cJSON *root);
+int tsr_zarr_node_metadata(const char *store, const char *name, cJSON *root);
+int tsr_blosc2_path_metadata(const char *path, cJSON *root);
+
+/* Helpers for the drivers: a list of dims, a JSON number for an integer (exact beyond 2^53:
+ * then the digits go in raw), and adding an item that may be NULL (out of memory). */
+cJSON *tsr_json_dims(const int64_t *v, int n);
+cJSON *tsr_json_int(int64_t v);
+/* Adds item under key; returns TSR_E_NOMEM when item is NULL or the add fails. */
+int tsr_json_add(cJSON *obj, const char *key, cJSON *item);
+
+#endif
