@@ -117,15 +117,23 @@ void tsr_array_free(struct tsr_array *a)
 	free(a);
 }
 
-int tsr_array_info(const struct tsr_array *a, struct tsr_array_info *info)
+int tsr_array_info(const struct tsr_array *a, struct tsr_array_info *info_ret)
 {
+	struct tsr_array_info *info = info_ret;
 	if (!a || !info)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_array_info: NULL argument");
-	if (info->struct_size < sizeof(*info))
+	/* Callers built before `descr` was added pass a smaller struct: fill what fits. */
+	size_t size = info->struct_size;
+	if (size < offsetof(struct tsr_array_info, descr))
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_array_info: bad struct_size");
+	if (size > sizeof(*info))
+		size = sizeof(*info);
 	const struct tsr_desc *d = &a->desc;
-	memset(info, 0, sizeof(*info));
-	info->struct_size = sizeof(*info);
+	struct tsr_array_info full;
+	memset(&full, 0, sizeof(full));
+	full.struct_size = size;
+	full.descr = d->descr ? d->descr : tsr_dtype_npy_descr(d->dtype);
+	info = &full;
 	info->format = a->ops ? a->ops->name : "";
 	info->path = a->path;
 	info->index = d->index;
@@ -141,5 +149,6 @@ int tsr_array_info(const struct tsr_array *a, struct tsr_array_info *info)
 	info->reader = d->reader;
 	info->stored_nbytes = d->stored_nbytes;
 	info->scaled = d->scaled;
+	memcpy(info_ret, &full, size);
 	return TSR_OK;
 }

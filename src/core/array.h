@@ -37,6 +37,8 @@ struct tsr_desc {
 	void (*chunk_label)(const struct tsr_array *array, int64_t chunk, char *buf, size_t cap);
 	const char *chunk_noun;           /* "tile", "chunk" */
 	int index;                        /* HDU index */
+	const char *descr;                /* the exact NumPy dtype (the driver's string); NULL:
+					     tsr_dtype_npy_descr(dtype) */
 };
 
 struct tsr_mock_cache;

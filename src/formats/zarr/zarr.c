@@ -174,7 +174,8 @@ static int tsr_zarr_describe(struct tsr_array *a, struct tsr_zarr *z)
 	t->xform.has_fill = 1;
 	memcpy(t->xform.fill, m->fill, sizeof(t->xform.fill));
 	t->codec_name = d->codec;
-	t->delta = m->delta;
+	t->nfilter = m->nfilter;
+	memcpy(t->filter, m->filter, sizeof(t->filter));
 	t->has_perm = m->has_perm;
 	memcpy(t->perm, m->perm, sizeof(t->perm));
 	return TSR_OK;

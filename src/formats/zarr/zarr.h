@@ -42,7 +42,8 @@ struct tsr_zarr_meta {
 	int key_c_prefix;           /* v3 "default" keys: "c/1/2" */
 	int npre;                   /* bytes steps of the innermost chunk, in decode order */
 	struct tsr_bytes_step pre[TSR_MAX_PRE];
-	int delta;                  /* numcodecs Delta filter */
+	int nfilter;                /* numcodecs filters, in decode order */
+	struct tsr_filter filter[TSR_MAX_FILTERS];
 	int has_perm;               /* order F, transpose */
 	int8_t perm[TSR_MAX_DIM];
 	int nshard;                 /* sharding levels, outermost first */
@@ -103,6 +104,16 @@ int tsr_zarr_v3_dtype(const cJSON *item, enum tsr_dtype *dtype_ret);
 /* A fill_value into little-endian bytes of dtype; null is zero (as zarr-python 3 and
  * tensorstore read it). text: the document, for integers beyond a double's precision. */
 int tsr_zarr_fill(const cJSON *fv, enum tsr_dtype dtype, const char *text, uint8_t out[16]);
+
+/* ---- filters.c: numcodecs filters ---- */
+
+/* A numcodecs filter by id ("delta", without v3's "numcodecs." prefix) and the object holding
+ * its parameters. Returns 1 for a filter whose decoding changes nothing (bitround). */
+int tsr_zarr_filter_parse(const char *id, const cJSON *conf, struct tsr_filter *f);
+/* Appends f to m's filters (in decode order), or puts it first. */
+int tsr_zarr_filter_add(struct tsr_zarr_meta *m, const struct tsr_filter *f, int at_front);
+/* Appends "+id" to a codec label. */
+void tsr_zarr_filter_label(const char *id, char *label, size_t cap);
 
 /* ---- v2.c, v3.c: array metadata ---- */
 int tsr_zarr_v2_parse(const cJSON *zarray, const char *text, struct tsr_zarr_meta *m);
