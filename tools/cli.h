@@ -18,7 +18,7 @@ int tsr_cli_storage(const char *name);
 const char *tsr_cli_storage_name(int storage);
 
 /* Writes an NPY v1.0 file (little-endian, C order). Returns 0 or -1 with errno. */
-int tsr_cli_write_npy(const char *path, enum tsr_dtype dtype, int ndim, const int64_t *shape,
+int tsr_cli_write_npy(const char *path, const char *descr, int ndim, const int64_t *shape,
 		      const void *data, size_t nbytes);
 
 #endif

@@ -95,11 +95,9 @@ int tsr_zarr_v2_parse(const cJSON *j, const char *text, struct tsr_zarr_meta *m)
 		return st;
 	if (n != m->ndim)
 		return tsr_error(TSR_E_FORMAT, "'chunks' has %d dimensions, 'shape' %d", n, m->ndim);
-	if ((st = tsr_zarr_v2_dtype(cJSON_GetObjectItemCaseSensitive(j, "dtype"), &m->dtype,
-				    &m->big_endian)))
+	if ((st = tsr_zarr_dtype_v2(cJSON_GetObjectItemCaseSensitive(j, "dtype"), m)))
 		return st;
-	if ((st = tsr_zarr_fill(cJSON_GetObjectItemCaseSensitive(j, "fill_value"), m->dtype, text,
-				m->fill)))
+	if ((st = tsr_zarr_fill_value(cJSON_GetObjectItemCaseSensitive(j, "fill_value"), m, text)))
 		return st;
 	const cJSON *order = cJSON_GetObjectItemCaseSensitive(j, "order");
 	if (order && !(cJSON_IsString(order) && (!strcmp(order->valuestring, "C") ||

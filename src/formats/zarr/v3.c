@@ -335,7 +335,7 @@ int tsr_zarr_v3_parse(const cJSON *j, const char *text, struct tsr_zarr_meta *m)
 	if ((st = tsr_zarr_json_dims(cJSON_GetObjectItemCaseSensitive(j, "shape"), "shape", 0, &m->ndim,
 				     m->shape)))
 		return st;
-	if ((st = tsr_zarr_v3_dtype(cJSON_GetObjectItemCaseSensitive(j, "data_type"), &m->dtype)))
+	if ((st = tsr_zarr_dtype_v3(cJSON_GetObjectItemCaseSensitive(j, "data_type"), m)))
 		return st;
 
 	const cJSON *grid = cJSON_GetObjectItemCaseSensitive(j, "chunk_grid");
@@ -378,11 +378,13 @@ int tsr_zarr_v3_parse(const cJSON *j, const char *text, struct tsr_zarr_meta *m)
 	const cJSON *fv = cJSON_GetObjectItemCaseSensitive(j, "fill_value");
 	if (!fv)
 		return tsr_error(TSR_E_FORMAT, "no 'fill_value'");
-	if ((st = tsr_zarr_fill(fv, m->dtype, text, m->fill)))
-		return st;
 	char label[sizeof(m->codec) + 64] = "";
 	if ((st = tsr_zarr_v3_chain(cJSON_GetObjectItemCaseSensitive(j, "codecs"), m, m->chunk, 0,
 				    label, sizeof(label))))
+		return st;
+	tsr_zarr_v3_raw_order(m);
+	/* after the codecs: a unicode fill takes the byte order they store */
+	if ((st = tsr_zarr_fill_value(fv, m, text)))
 		return st;
 	snprintf(m->codec, sizeof(m->codec), "%.31s", label);
 	return TSR_OK;

@@ -13,6 +13,8 @@ static void tsr_zarr_free(void *impl)
 		return;
 	for (int k = 0; k < TSR_ZARR_MAX_SHARD; k++)
 		tsr_zarr_cache_free(&z->cache[k]);
+	free(z->m.descr);
+	free(z->m.fill_wide);
 	free(z->dir);
 	free(z->label);
 	free(z);
@@ -148,6 +150,7 @@ static int tsr_zarr_describe(struct tsr_array *a, struct tsr_zarr *z)
 	}
 	d->dtype = m->dtype;
 	d->stored_dtype = m->dtype;
+	d->descr = m->descr;
 	d->scaled = 0;
 	d->stored_nbytes = 0; /* unknown without listing every chunk */
 	d->max_chunk_nbytes = (uint64_t)npix * es;
@@ -173,6 +176,7 @@ static int tsr_zarr_describe(struct tsr_array *a, struct tsr_zarr *z)
 	t->xform.out = m->dtype;
 	t->xform.has_fill = 1;
 	memcpy(t->xform.fill, m->fill, sizeof(t->xform.fill));
+	t->xform.fill_wide = m->fill_wide;
 	t->codec_name = d->codec;
 	t->nfilter = m->nfilter;
 	memcpy(t->filter, m->filter, sizeof(t->filter));

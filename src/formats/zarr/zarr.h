@@ -36,8 +36,13 @@ struct tsr_zarr_meta {
 	int64_t shape[TSR_MAX_DIM];
 	int64_t chunk[TSR_MAX_DIM]; /* chunk grid spacing: the shard shape when sharded */
 	enum tsr_dtype dtype;
-	int big_endian;             /* stored elements are big-endian */
+	int big_endian;             /* stored elements are big-endian (swapped on reading) */
+	int kind;                   /* 0 numbers, 'S', 'U', 'V', 'T' (structured): raw dtypes;
+				       'M' datetime64/timedelta64 */
+	int raw_be;                 /* a raw 'U' dtype's code units are big-endian (as stored) */
+	char *descr;                /* the NumPy descr of kind != 0 (owned) */
 	uint8_t fill[16];           /* the fill value, little-endian bytes of dtype */
+	uint8_t *fill_wide;         /* the fill of a dtype wider than 16 bytes (owned) */
 	char sep;                   /* chunk key separator */
 	int key_c_prefix;           /* v3 "default" keys: "c/1/2" */
 	int npre;                   /* bytes steps of the innermost chunk, in decode order */
@@ -114,6 +119,19 @@ int tsr_zarr_filter_parse(const char *id, const cJSON *conf, struct tsr_filter *
 int tsr_zarr_filter_add(struct tsr_zarr_meta *m, const struct tsr_filter *f, int at_front);
 /* Appends "+id" to a codec label. */
 void tsr_zarr_filter_label(const char *id, char *label, size_t cap);
+
+/* ---- dtypes.c: strings, raw bytes, datetimes, structured ---- */
+
+/* The dtype of v2 metadata (typestr or field list) into m: dtype, byte order, kind, descr. */
+int tsr_zarr_dtype_v2(const cJSON *item, struct tsr_zarr_meta *m);
+/* The same for a v3 data_type. */
+int tsr_zarr_dtype_v3(const cJSON *item, struct tsr_zarr_meta *m);
+/* After the v3 codecs set m->big_endian: raw dtypes stay as stored (a big-endian 'U' says so
+ * in its descr). */
+void tsr_zarr_v3_raw_order(struct tsr_zarr_meta *m);
+/* m's fill value from fill_value (any dtype): base64 for bytes, raw and structured, the
+ * string for unicode, an integer or "NaT" for datetimes. */
+int tsr_zarr_fill_value(const cJSON *fv, struct tsr_zarr_meta *m, const char *text);
 
 /* ---- v2.c, v3.c: array metadata ---- */
 int tsr_zarr_v2_parse(const cJSON *zarray, const char *text, struct tsr_zarr_meta *m);
