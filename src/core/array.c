@@ -12,7 +12,7 @@
 #include "array.h"
 
 /* Chooses the format driver: directories are Zarr stores or sparse Blosc2 frames; files are
- * Blosc2 frames when they say so, FITS otherwise. */
+ * Blosc2 frames when they say so, zipped Zarr stores when they are zip files, FITS otherwise. */
 static int tsr_open_driver(struct tsr_array *a, const struct tsr_open_options *o)
 {
 	struct stat st;
@@ -33,6 +33,8 @@ static int tsr_open_driver(struct tsr_array *a, const struct tsr_open_options *o
 		return rc;
 	if (tsr_blosc2_sniff(head, n))
 		return tsr_blosc2_open(a, o);
+	if (tsr_zarr_sniff_zip(head, n))
+		return tsr_zarr_open(a, o); /* a zip store */
 	return tsr_fits_open(a, o);
 }
 

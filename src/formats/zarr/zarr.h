@@ -72,6 +72,24 @@ struct tsr_zarr_cache {
 	_Atomic(void *) *dirs;
 };
 
+/* A zip store's central directory, sorted by name. */
+struct tsr_zip_entry {
+	const char *name;
+	uint64_t local;             /* offset of its local header */
+	uint64_t csize, usize;      /* stored and decoded sizes */
+	uint16_t method, flags;
+	uint32_t order;             /* place in the central directory */
+};
+
+struct tsr_zip {
+	char *root;                 /* the zip file's path, as the store's paths start */
+	int fd;                     /* borrowed: the array's open file */
+	uint64_t size;
+	size_t n;
+	struct tsr_zip_entry *entries;
+	unsigned char *cd;          /* the directory as read (holds the names) */
+};
+
 /* The driver's state behind array->impl. */
 struct tsr_zarr {
 	struct tsr_zarr_meta m;
@@ -81,6 +99,7 @@ struct tsr_zarr {
 	int64_t cshape[TSR_MAX_DIM]; /* the engine's chunk: the innermost chunk shape */
 	struct tsr_chunk_ref tmpl;  /* what every chunk has in common */
 	struct tsr_zarr_cache cache[TSR_ZARR_MAX_SHARD];
+	struct tsr_zip *zip;        /* a zip store; NULL for a directory */
 };
 
 /* ---- json.c: files and JSON values ---- */
@@ -136,6 +155,32 @@ int tsr_zarr_fill_value(const cJSON *fv, struct tsr_zarr_meta *m, const char *te
 /* ---- v2.c, v3.c: array metadata ---- */
 int tsr_zarr_v2_parse(const cJSON *zarray, const char *text, struct tsr_zarr_meta *m);
 int tsr_zarr_v3_parse(const cJSON *zarr_json, const char *text, struct tsr_zarr_meta *m);
+
+/* ---- zip.c: zip stores ---- */
+
+/* Reads the central directory of the zip file open at fd (size bytes); root is its path. */
+int tsr_zip_open(const char *root, int fd, uint64_t size, struct tsr_zip **zip_ret);
+void tsr_zip_free(struct tsr_zip *zip);
+/* The entry named key, or NULL. */
+const struct tsr_zip_entry *tsr_zip_find(const struct tsr_zip *zip, const char *key);
+/* Where an entry's stored bytes start (from its local header), bounded by the file. Refuses
+ * encrypted entries and methods other than stored (0) and deflated (8). */
+int tsr_zip_data(const struct tsr_zip *zip, const struct tsr_zip_entry *e, uint64_t *offset_ret);
+/* A whole entry, decoded, NUL-terminated (at most max bytes). */
+int tsr_zip_read(const struct tsr_zip *zip, const struct tsr_zip_entry *e, size_t max,
+		 char **text_ret, size_t *n_ret);
+/* The zip store this thread is opening (NULL: none): metadata reads of paths under its root
+ * read its entries. */
+void tsr_zarr_zip_enter(const struct tsr_zip *zip);
+/* The current zip store when path lies in it, with *key_ret the entry name; else NULL. */
+const struct tsr_zip *tsr_zarr_zip_of(const char *path, const char **key_ret);
+/* Points ref (whose path is the chunk's path in the store) at its entry in z's zip: the
+ * array's own file at the entry's offset, or fill when there is no entry. */
+int tsr_zarr_zip_ref(const struct tsr_zarr *z, struct tsr_chunk_ref *ref);
+/* A shard's entry (ref->path its path in the store): the zip's fd (borrowed), where the shard
+ * starts and its size. TSR_E_NOT_FOUND when there is none; deflated shards are refused. */
+int tsr_zarr_zip_shard(const struct tsr_zarr *z, const struct tsr_chunk_ref *ref, int *fd_ret,
+		       uint64_t *base_ret, uint64_t *size_ret);
 
 /* ---- keys.c ---- */
 
