@@ -6,7 +6,9 @@
 
 /* NumPy casts floats to integers with C casts, which x86-64 compiles to cvttsd2si: a value out
  * of range (or NaN) gives the "integer indefinite" (the smallest integer of the width). Small
- * targets go through 32 bits and keep the low bits; uint32 goes through 64 bits. */
+ * targets go through 32 bits and keep the low bits; unsigned 32 and 64-bit targets convert
+ * values from 2^(w-1) up less 2^(w-1) and flip the top bit back (NumPy 2 on x86-64, checked
+ * against it value by value in tests/test_peer_zarr_filters.py). */
 static int32_t tsr_cvt32(double x)
 {
 	return x > -2147483649.0 && x < 2147483648.0 ? (int32_t)x : INT32_MIN;
@@ -23,7 +25,11 @@ static uint64_t tsr_float_to_int_bits(double x, enum tsr_dtype t)
 	switch (t) {
 	case TSR_INT8: case TSR_UINT8: case TSR_INT16: case TSR_UINT16: case TSR_INT32:
 		return (uint64_t)(uint32_t)tsr_cvt32(x);
-	case TSR_UINT32: case TSR_INT64:
+	case TSR_UINT32:
+		if (!(x >= 2147483648.0))
+			return (uint64_t)(uint32_t)tsr_cvt32(x);
+		return (uint64_t)((uint32_t)tsr_cvt32(x - 2147483648.0) ^ 0x80000000u);
+	case TSR_INT64:
 		return (uint64_t)tsr_cvt64(x);
 	default: /* uint64: below 2^63 directly, else 2^63 less and the top bit flipped */
 		if (!(x >= 9223372036854775808.0))
