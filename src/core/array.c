@@ -33,7 +33,7 @@ static int tsr_open_driver(struct tsr_array *a, const struct tsr_open_options *o
 		return rc;
 	if (tsr_blosc2_sniff(head, n))
 		return tsr_blosc2_open(a, o);
-	if (tsr_zarr_sniff_zip(head, n))
+	if (tsr_zarr_sniff_zip(a->path, head, n))
 		return tsr_zarr_open(a, o); /* a zip store */
 	return tsr_fits_open(a, o);
 }

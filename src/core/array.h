@@ -69,8 +69,8 @@ void tsr_array_chunk_name(const struct tsr_array *array, int64_t chunk, char *pr
  * FITS and Blosc2 contiguous frames find array->fd open; directories find it at -1. */
 int tsr_fits_open(struct tsr_array *array, const struct tsr_open_options *opts);
 int tsr_zarr_open(struct tsr_array *array, const struct tsr_open_options *opts);
-/* Does a file start like a zip archive (a zipped Zarr store)? */
-int tsr_zarr_sniff_zip(const unsigned char *head, size_t n);
+/* Is a file a zip archive (a zipped Zarr store): named *.zip, or starting like one? */
+int tsr_zarr_sniff_zip(const char *path, const unsigned char *head, size_t n);
 int tsr_blosc2_open(struct tsr_array *array, const struct tsr_open_options *opts);
 /* Does a file start like a Blosc2 frame? Is a directory a sparse Blosc2 frame? */
 int tsr_blosc2_sniff(const unsigned char *head, size_t n);

@@ -25,8 +25,11 @@ static uint64_t tsr_zle64(const unsigned char *p)
 	return (uint64_t)tsr_zle32(p) | ((uint64_t)tsr_zle32(p + 4) << 32);
 }
 
-int tsr_zarr_sniff_zip(const unsigned char *head, size_t n)
+int tsr_zarr_sniff_zip(const char *path, const unsigned char *head, size_t n)
 {
+	size_t len = strlen(path);
+	if (len > 4 && !strcmp(path + len - 4, ".zip"))
+		return 1; /* named so: a damaged zip still gets the zip reader's verdict */
 	return n >= 4 && head[0] == 'P' && head[1] == 'K' &&
 	       ((head[2] == 3 && head[3] == 4) || (head[2] == 5 && head[3] == 6));
 }
