@@ -134,6 +134,8 @@ int tsr_zarr_v2_parse(const cJSON *j, const char *text, struct tsr_zarr_meta *m)
 	if ((st = tsr_zarr_v2_filters(cJSON_GetObjectItemCaseSensitive(j, "filters"), m, flabel,
 				      sizeof(flabel))))
 		return st;
-	snprintf(m->codec, sizeof(m->codec), "%s%s", names[0] ? names : "none", flabel);
+	char full[sizeof(names) + sizeof(flabel)];
+	snprintf(full, sizeof(full), "%s%s", names[0] ? names : "none", flabel);
+	snprintf(m->codec, sizeof(m->codec), "%.31s", full); /* a long chain's label is cut */
 	return TSR_OK;
 }
