@@ -182,6 +182,11 @@ int tsr_zarr_zip_ref(const struct tsr_zarr *z, struct tsr_chunk_ref *ref);
 int tsr_zarr_zip_shard(const struct tsr_zarr *z, const struct tsr_chunk_ref *ref, int *fd_ret,
 		       uint64_t *base_ret, uint64_t *size_ret);
 
+/* The current zip store when store is its root; else NULL. */
+const struct tsr_zip *tsr_zarr_zip_root(const char *store);
+/* tsr_list_arrays of a zip file: its arrays, or TSR_E_FORMAT when it is not a zip store. */
+int tsr_zarr_list_zip(const char *path, char ***names_ret, size_t *count_ret);
+
 /* ---- keys.c ---- */
 
 /* The key of the chunk at grid coordinates idx ("c/0/3", "0.3"). */

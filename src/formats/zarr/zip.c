@@ -387,3 +387,39 @@ int tsr_zarr_zip_shard(const struct tsr_zarr *z, const struct tsr_chunk_ref *ref
 	*size_ret = e->csize;
 	return TSR_OK;
 }
+
+const struct tsr_zip *tsr_zarr_zip_root(const char *store)
+{
+	const struct tsr_zip *z = tsr_zarr_cur_zip;
+	return z && !strcmp(z->root, store) ? z : NULL;
+}
+
+int tsr_zarr_list_zip(const char *path, char ***names_ret, size_t *count_ret)
+{
+	int fd, st;
+	uint64_t size;
+	unsigned char head[4] = {0};
+	struct tsr_zip *zip = NULL;
+	*names_ret = NULL;
+	*count_ret = 0;
+	if ((st = tsr_io_open(path, &fd, &size)))
+		return st;
+	if (size >= 4 && (st = tsr_io_pread(fd, head, 4, 0)))
+		goto done;
+	if (!tsr_zarr_sniff_zip(path, head, size < 4 ? (size_t)size : 4)) {
+		st = tsr_error(TSR_E_FORMAT, "%s: not a Zarr store (not a directory or a zip file)",
+			       path);
+		goto done;
+	}
+	if ((st = tsr_zip_open(path, fd, size, &zip))) {
+		tsr_error_prefix("%s", path);
+		goto done;
+	}
+	tsr_zarr_zip_enter(zip);
+	st = tsr_zarr_list(path, names_ret, count_ret);
+	tsr_zarr_zip_enter(NULL);
+done:
+	tsr_zip_free(zip);
+	tsr_io_close(fd);
+	return st;
+}
