@@ -126,6 +126,16 @@ def main():
                     same(got, want[want.shape[0] // 2:, ::2])
                 if msg:
                     failures.append("%s section %s: %s" % (d, sec, msg))
+    # shards in deflated entries cannot be read by offset: a clear error, not a wrong read
+    total += 1
+    path = os.path.join(tmp, "deflated_shards.zarr.zip")
+    store = ZipStore(path, mode="w", compression=zipfile.ZIP_DEFLATED)
+    z = zarr.create_array(store, shape=(8, 8), chunks=(2, 2), shards=(4, 4), dtype="i4", zarr_format=3)
+    z[...] = np.arange(64).reshape(8, 8)
+    store.close()
+    got, rc, err = run_read(path)
+    if rc != 1 or "deflated" not in err or "c/0/0" not in err:
+        failures.append("sharded array in deflated entries: exit %d, %s" % (rc, err.strip()))
     shutil.rmtree(tmp, ignore_errors=True)
     print("seed %d" % SEED)
     report(failures, total)
