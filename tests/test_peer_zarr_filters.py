@@ -142,6 +142,20 @@ def main():
                 same(got, want.astype(want.dtype.newbyteorder("=")))
             if msg:
                 failures.append("%s: %s (metadata %s)" % (desc, msg, z.metadata.to_dict()))
+    # filters of a shard's inner chunks
+    total += 1
+    path = os.path.join(tmp, "sharded.zarr")
+    z = zarr.create_array(path, shape=(40, 30), chunks=(5, 6), shards=(10, 12), dtype="f8",
+                          filters=[zn.FixedScaleOffset(offset=5, scale=100, dtype="f8", astype="i2"),
+                                   zn.Delta(dtype="i2")],
+                          compressors=[zn.Shuffle(elementsize=2), zarr.codecs.ZstdCodec()],
+                          fill_value=1.25, zarr_format=3)
+    z[:33, :25] = nrng.standard_normal((33, 25))
+    want = zarr.open_array(path, mode="r")[...]
+    got, rc, err = run_read(path)
+    msg = ("tessera failed: " + err.strip()) if rc else same(got, want)
+    if msg:
+        failures.append("v3 sharded with filters: %s" % msg)
     for desc, path in raw_cast_cases(tmp):
         total += 1
         want = zarr.open_array(path, mode="r")[...]
