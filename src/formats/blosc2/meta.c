@@ -451,7 +451,7 @@ static int tsr_b2_eat(struct tsr_b2_lit *l, char c)
 	return 0;
 }
 
-/* A quoted Python string without escapes: [*start, +*n) of l->s. */
+/* A quoted Python string without escapes or control characters: [*start, +*n) of l->s. */
 static int tsr_b2_str(struct tsr_b2_lit *l, size_t *start, size_t *n)
 {
 	tsr_b2_ws(l);
@@ -460,8 +460,8 @@ static int tsr_b2_str(struct tsr_b2_lit *l, size_t *start, size_t *n)
 	char q = l->s[l->at++];
 	*start = l->at;
 	while (l->at < l->len && l->s[l->at] != q) {
-		if (l->s[l->at] == '\\')
-			return 0;
+		if (l->s[l->at] == '\\' || (unsigned char)l->s[l->at] < 0x20)
+			return 0; /* escapes and control characters: not in an NPY header */
 		l->at++;
 	}
 	if (l->at >= l->len)
