@@ -8,12 +8,15 @@ TSAN_BUILD ?= build-tsan
 # Debian packages the library, its tests and benchmarks need.
 DEB_PACKAGES = cmake make gcc pkg-config libdeflate-dev libcfitsio-dev libcfitsio-bin \
 	libzstd-dev liblz4-dev libbz2-dev libcjson-dev libmsgpack-dev libblosc-dev python3 python3-numpy \
-	python3-astropy python3-venv python3-pip python3-matplotlib clang libclang-rt-14-dev
+	python3-astropy python3-dev python3-venv python3-pip python3-matplotlib clang libclang-rt-14-dev
 
 # Peers from PyPI that write fresh files in tests and race us in benchmarks (never library
-# dependencies): a virtual environment on top of Debian's python3.
+# dependencies), and what builds and tests the Python module: one virtual environment that
+# sees no Debian site-packages, so one resolver picks one NumPy for every peer (Debian's
+# astropy was built for Debian's NumPy and breaks beside a newer one).
 VENV ?= .venv
-PEERS = zarr==3.* tensorstore blosc2 numcodecs
+PEERS = numpy astropy zarr==3.* tensorstore blosc2 numcodecs
+PY_TOOLS = pip scikit-build-core pytest hypothesis
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -31,7 +34,8 @@ deps:
 	fi
 
 $(VENV)/.done: deps
-	/usr/bin/python3 -m venv --system-site-packages $(VENV)
+	/usr/bin/python3 -m venv --clear $(VENV)
+	$(VENV)/bin/pip install -q --upgrade $(PY_TOOLS)
 	$(VENV)/bin/pip install -q $(PEERS)
 	touch $@
 
