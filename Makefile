@@ -17,10 +17,12 @@ DEB_PACKAGES = cmake make gcc pkg-config libdeflate-dev libcfitsio-dev libcfitsi
 VENV ?= .venv
 PEERS = numpy astropy zarr==3.* tensorstore blosc2 numcodecs
 PY_TOOLS = pip scikit-build-core pytest hypothesis
+# The stamp names the set above: bump it when the set changes, and `make` rebuilds the venv.
+VENV_STAMP = $(VENV)/.done-peers2
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run test deps venv build build-asan test-asan build-tsan test-tsan clean
+.PHONY: all run test deps venv build python test-python build-asan test-asan build-tsan test-tsan clean
 
 all: build
 
@@ -33,28 +35,41 @@ deps:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-$(VENV)/.done: deps
+$(VENV_STAMP): | deps
 	/usr/bin/python3 -m venv --clear $(VENV)
 	$(VENV)/bin/pip install -q --upgrade $(PY_TOOLS)
 	$(VENV)/bin/pip install -q $(PEERS)
 	touch $@
 
-venv: $(VENV)/.done
+venv: $(VENV_STAMP)
 
 build: deps venv
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS) -DTSR_VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python
 	cmake --build $(BUILD) -j $(JOBS)
 
-run: build
-	./$(BUILD)/tessera demo
+# The Python module (python/, pyproject.toml), built by pip through scikit-build-core from this
+# tree into .venv; its CMake build folder (build/python/) is kept, so a rebuild is incremental.
+python: deps venv
+	$(VENV)/bin/pip install -q --no-build-isolation .
 
-# The whole suite, then the suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
+# Its tests (tests/python/, pytest + hypothesis), against the shared corpus and the PyPI peers.
+TSR_CORPUS ?= $(CURDIR)/../shared/corpus
+test-python: python
+	cd tests/python && TSR_CORPUS=$(TSR_CORPUS) $(CURDIR)/$(VENV)/bin/python -m pytest -q -p no:cacheprovider .
+
+run: build python
+	./$(BUILD)/tessera demo
+	$(VENV)/bin/python -c 'import tessera; print("import tessera:", tessera.__version__, tessera.capabilities())'
+
+# The whole suite, the Python module's tests, then the suite again under AddressSanitizer +
+# UndefinedBehaviorSanitizer,
 # then the tests of concurrent reads under ThreadSanitizer.
 # Each libFuzzer target briefly (scripts/fuzz SECONDS runs them longer).
 FUZZ_SECONDS ?= 10
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	$(MAKE) test-python
 	$(MAKE) test-asan
 	$(MAKE) test-tsan
 	scripts/fuzz $(FUZZ_SECONDS)

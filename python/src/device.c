@@ -477,7 +477,7 @@ int tsrpy_cuda_target(PyObject *obj, enum tsr_dtype dtype, int ndim, const int64
 		want = tsrpy_shape_tuple(ndim, shape);
 		if (want)
 			PyErr_Format(PyExc_ValueError,
-				     "out has shape %R and dtype %R; the read gives shape %R and dtype %s",
+				     "out has shape %R and dtype %S; the read gives shape %R and dtype %s",
 				     oshape, (PyObject *)gd, want, tsr_dtype_name(dtype));
 		goto done;
 	}

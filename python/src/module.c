@@ -146,6 +146,13 @@ static PyObject *list_arrays(PyObject *self, PyObject *args, PyObject *kw)
 					 &pathobj))
 		return NULL;
 	path = PyBytes_AS_STRING(pathobj);
+	{ /* tessera says "not found" for a missing file and for an HDU without an image alike */
+		struct stat sb;
+		if (stat(path, &sb) != 0) {
+			PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+			goto fail;
+		}
+	}
 	res = PyList_New(0);
 	if (!res)
 		goto fail;
@@ -213,7 +220,8 @@ static PyObject *list_arrays(PyObject *self, PyObject *args, PyObject *kw)
 		tsr_array_free(a);
 		if (s2 == TSR_E_RANGE && hdu > 0)
 			break;
-		if (s2 == TSR_E_FORMAT || s2 == TSR_E_IO || s2 == TSR_E_RANGE || s2 == TSR_E_NOMEM) {
+		/* Only "this HDU holds no image" (no data, a table) lets the listing go on. */
+		if (s2 != TSR_OK && s2 != TSR_E_NOT_FOUND && s2 != TSR_E_UNSUPPORTED) {
 			tsrpy_raise(s2, path);
 			goto fail;
 		}

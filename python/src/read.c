@@ -106,7 +106,7 @@ static int host_out(PyObject *out, enum tsr_dtype dtype, int ndim, const int64_t
 	if (!same || !PyArray_EquivTypes(PyArray_DESCR(a), want)) {
 		PyObject *w = shape_text(ndim, shape, dtype), *sh = PyObject_GetAttrString(out, "shape");
 		if (w && sh)
-			PyErr_Format(PyExc_ValueError, "out has shape %R and dtype %R; the read gives %U",
+			PyErr_Format(PyExc_ValueError, "out has shape %R and dtype %S; the read gives %U",
 				     sh, (PyObject *)PyArray_DESCR(a), w);
 		Py_XDECREF(w), Py_XDECREF(sh), Py_DECREF(want);
 		return -1;
