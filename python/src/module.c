@@ -259,6 +259,10 @@ static PyMethodDef methods[] = {
 	{"list_arrays", (PyCFunction)(void (*)(void))list_arrays, METH_VARARGS | METH_KEYWORDS,
 	 "list_arrays(store) -> list of dicts: a Zarr store's arrays (and OME-Zarr levels), a "
 	 "FITS file's HDUs, a Blosc2 frame's array"},
+	{"set_cupy_results", tsrpy_set_cupy_results, METH_O,
+	 "set_cupy_results(flag) -> previous flag. True (the default): device='cuda' reads give "
+	 "cupy.ndarray when CuPy imports; False: tessera.DeviceArray (CUDA Array Interface, "
+	 "DLPack) for PyTorch, JAX or CuPy to take without a copy"},
 	{"capabilities", capabilities, METH_NOARGS, "capabilities() -> dict"},
 	{NULL, NULL, 0, NULL},
 };

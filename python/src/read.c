@@ -217,6 +217,19 @@ PyObject *tsrpy_receipt_dict(const struct tsr_receipt *r)
 			     r->t_total);
 }
 
+/* 0 after set_cupy_results(False): device reads give DeviceArrays even with CuPy there. */
+static int g_cupy_results = 1;
+
+PyObject *tsrpy_set_cupy_results(PyObject *mod, PyObject *flag)
+{
+	int prev = g_cupy_results, v = PyObject_IsTrue(flag);
+	(void)mod;
+	if (v < 0)
+		return NULL;
+	g_cupy_results = v;
+	return PyBool_FromLong(prev);
+}
+
 /* CuPy's array over a DeviceArray when CuPy is there (it keeps the DeviceArray, and so the
  * memory, alive); the DeviceArray itself otherwise. */
 static PyObject *device_result(PyObject *dev)
@@ -225,6 +238,8 @@ static PyObject *device_result(PyObject *dev)
 	static int tried;
 	PyObject *r;
 
+	if (!g_cupy_results)
+		return dev;
 	if (!tried) {
 		PyObject *cupy = PyImport_ImportModule("cupy");
 		tried = 1;

@@ -75,6 +75,7 @@ int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, int ndim,
 	       const int64_t *shape, struct tsrpy_dest *d);
 PyObject *tsrpy_receipt_dict(const struct tsr_receipt *r);
 PyObject *tsrpy_finish(PyObject *result, const struct tsr_receipt *r, int want_receipt);
+PyObject *tsrpy_set_cupy_results(PyObject *mod, PyObject *flag);
 PyObject *tsrpy_read_batch(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *tsrpy_stream_fn(PyObject *self, PyObject *args, PyObject *kw);
 extern PyTypeObject tsrpy_StreamType;

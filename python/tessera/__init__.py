@@ -23,11 +23,12 @@ from ._tessera import (  # noqa: F401
     open,
     read,
     read_batch,
+    set_cupy_results,
     stream,
 )
 
 __all__ = [
     "Array", "DeviceArray", "Stream", "TesseraError", "FormatError", "CorruptError",
     "NoDeviceError", "NotFoundError", "open", "read", "read_batch", "stream", "list_arrays",
-    "capabilities", "__version__",
+    "capabilities", "set_cupy_results", "__version__",
 ]
