@@ -157,16 +157,20 @@ static PyObject *array_read_args(tsrpy_Array *self, const struct tsrpy_read_args
 
 	if (check_open(self) < 0)
 		return NULL;
+	/* Counted from here: a device allocation below releases the GIL, and close() in another
+	 * thread must not free the handle under this read. */
+	self->readers++;
 	if (tsrpy_key(ra->key, self->info.ndim, &sel, &scalar) < 0)
-		return NULL;
+		goto fail;
 	st = tsr_selection_shape(self->array, &sel, &ndim, shape);
-	if (st)
-		return tsrpy_raise(st, NULL);
+	if (st) {
+		tsrpy_raise(st, NULL);
+		goto fail;
+	}
 	if (tsrpy_read_options(ra, &ro) < 0 || tsrpy_dest(ra, self->info.dtype, ndim, shape, &d) < 0)
-		return NULL;
+		goto fail;
 	memset(&rec, 0, sizeof(rec));
 	rec.struct_size = sizeof(rec);
-	self->readers++;
 	Py_BEGIN_ALLOW_THREADS
 	st = tsr_read(self->array, &sel, &d.buf, &ro, &rec);
 	Py_END_ALLOW_THREADS
@@ -178,6 +182,9 @@ static PyObject *array_read_args(tsrpy_Array *self, const struct tsrpy_read_args
 	if (getitem && scalar && !d.cuda && PyArray_Check(d.result))
 		return PyArray_Return((PyArrayObject *)d.result);
 	return tsrpy_finish(d.result, &rec, ra->receipt);
+fail:
+	self->readers--;
+	return NULL;
 }
 
 #define READ_KWLIST "key", "device", "out", "stream", "decoder", "storage", "receipt"

@@ -580,9 +580,11 @@ static PyObject *stream_next(tsrpy_Stream *s)
 		PyErr_SetString(PyExc_RuntimeError, "a tessera.Stream is read by one thread at a time");
 		return NULL;
 	}
-	if (tsrpy_dest(&ra, s->dtype, s->ndim, s->shape, &d) < 0)
+	s->busy = 1; /* from here: a device allocation may release the GIL */
+	if (tsrpy_dest(&ra, s->dtype, s->ndim, s->shape, &d) < 0) {
+		s->busy = 0;
 		return NULL;
-	s->busy = 1;
+	}
 	Py_BEGIN_ALLOW_THREADS
 	st = tsr_stream_next(s->stream, &d.buf, &s->ro, &got, &rec);
 	Py_END_ALLOW_THREADS
