@@ -19,7 +19,7 @@ int main(int argc, char **argv)
 	struct tsr_array *a = NULL;
 	struct tsr_selection sel;
 	int64_t shape[TSR_MAX_DIM];
-	int ndim, n = argc > 3 ? atoi(argv[3]) : 20000, rounds = 5;
+	int ndim, n = argc > 3 ? atoi(argv[3]) : 20000, rounds = 10;
 	double best = 1e30;
 	unsigned char buf[1 << 16];
 

@@ -121,13 +121,99 @@ static PyObject *entry(const char *path, const char *name, int hdu, int level)
 		return Py_BuildValue("{s:s,s:i,s:N,s:s}", "status", tsr_status_name(st), "hdu", hdu,
 				     "array", nm, "error", tsr_errmsg());
 	}
-	d = Py_BuildValue("{s:s,s:i,s:N,s:N,s:N,s:s,s:K,s:L,s:i}", "format", in.format, "hdu",
+	d = Py_BuildValue("{s:s,s:i,s:N,s:N,s:N,s:s,s:K,s:L,s:O}", "format", in.format, "hdu",
 			  in.index, "shape", tsrpy_shape_tuple(in.ndim, in.shape), "chunks",
 			  tsrpy_shape_tuple(in.ndim, in.chunk_shape), "dtype", tsrpy_dtype_of(in.dtype),
 			  "codec", in.codec, "stored_nbytes", (unsigned long long)in.stored_nbytes,
-			  "nchunks", (long long)in.nchunks, "scaled", in.scaled);
+			  "nchunks", (long long)in.nchunks, "scaled", in.scaled ? Py_True : Py_False);
 	tsr_array_free(a);
 	return d;
+}
+
+/* The OME-Zarr multiscale groups among the parents of a store's arrays: one entry each,
+ * {"array": group, "multiscale": True, "levels": [level shapes]}, after the arrays. */
+static int multiscale_groups(const char *path, char **names, size_t count, PyObject *res)
+{
+	PyObject *seen = PySet_New(NULL);
+	int rc = -1;
+
+	if (!seen)
+		return -1;
+	for (size_t i = 0; i < count; i++) {
+		char group[4096];
+		char *slash;
+		snprintf(group, sizeof(group), "%s", names[i]);
+		/* every proper prefix: "a/b/c" -> "a/b", "a", "" */
+		for (;;) {
+			PyObject *g, *levels;
+			int have;
+			slash = strrchr(group, '/');
+			if (slash)
+				*slash = '\0';
+			else if (group[0])
+				group[0] = '\0';
+			else
+				break;
+			g = PyUnicode_DecodeFSDefault(group);
+			if (!g)
+				goto done;
+			have = PySet_Contains(seen, g);
+			if (have != 0 || PySet_Add(seen, g) < 0) {
+				Py_DECREF(g);
+				if (have < 0)
+					goto done;
+				if (!group[0])
+					break;
+				continue;
+			}
+			levels = PyList_New(0);
+			for (int lv = 0; levels && lv < 64; lv++) {
+				struct tsr_open_options oo = {sizeof(oo), -1, 0, group, lv};
+				struct tsr_array *a = NULL;
+				struct tsr_array_info in = {.struct_size = sizeof(in)};
+				PyObject *shape;
+				int st;
+				Py_BEGIN_ALLOW_THREADS
+				st = tsr_open(g_ctx, path, &oo, &a);
+				if (st == TSR_OK)
+					st = tsr_array_info(a, &in);
+				Py_END_ALLOW_THREADS
+				tsr_array_free(a);
+				if (st)
+					break;
+				shape = tsrpy_shape_tuple(in.ndim, in.shape);
+				if (!shape || PyList_Append(levels, shape) < 0) {
+					Py_XDECREF(shape);
+					Py_CLEAR(levels);
+					break;
+				}
+				Py_DECREF(shape);
+			}
+			if (!levels) {
+				Py_DECREF(g);
+				goto done;
+			}
+			if (PyList_GET_SIZE(levels) > 0) {
+				PyObject *d = Py_BuildValue("{s:s,s:O,s:O,s:N}", "format", "zarr", "array",
+							    g, "multiscale", Py_True, "levels", levels);
+				if (!d || PyList_Append(res, d) < 0) {
+					Py_XDECREF(d);
+					Py_DECREF(g);
+					goto done;
+				}
+				Py_DECREF(d);
+			} else {
+				Py_DECREF(levels);
+			}
+			Py_DECREF(g);
+			if (!group[0])
+				break;
+		}
+	}
+	rc = 0;
+done:
+	Py_DECREF(seen);
+	return rc;
 }
 
 /* The arrays of a Zarr store (with their OME-Zarr level count), or the HDUs of a FITS file /
@@ -162,7 +248,6 @@ static PyObject *list_arrays(PyObject *self, PyObject *args, PyObject *kw)
 	if (st == TSR_OK) {
 		for (size_t i = 0; i < count; i++) {
 			PyObject *d = entry(path, names[i], -1, -1), *nm;
-			int levels = 0;
 			if (!d)
 				goto fail;
 			nm = PyUnicode_DecodeFSDefault(names[i]);
@@ -171,33 +256,14 @@ static PyObject *list_arrays(PyObject *self, PyObject *args, PyObject *kw)
 				goto fail;
 			}
 			Py_DECREF(nm);
-			/* Levels beyond the first open only on an OME-Zarr multiscale group. */
-			for (int lv = 1; lv < 64; lv++) {
-				struct tsr_open_options oo = {sizeof(oo), -1, 0, names[i], lv};
-				struct tsr_array *a = NULL;
-				int s2;
-				Py_BEGIN_ALLOW_THREADS
-				s2 = tsr_open(g_ctx, path, &oo, &a);
-				Py_END_ALLOW_THREADS
-				tsr_array_free(a);
-				if (s2)
-					break;
-				levels = lv + 1;
-			}
-			if (levels) {
-				PyObject *l = PyLong_FromLong(levels);
-				if (!l || PyDict_SetItemString(d, "levels", l) < 0) {
-					Py_XDECREF(l), Py_DECREF(d);
-					goto fail;
-				}
-				Py_DECREF(l);
-			}
 			if (PyList_Append(res, d) < 0) {
 				Py_DECREF(d);
 				goto fail;
 			}
 			Py_DECREF(d);
 		}
+		if (multiscale_groups(path, names, count, res) < 0)
+			goto fail;
 		tsr_free(names);
 		Py_DECREF(pathobj);
 		return res;

@@ -74,6 +74,12 @@ def test_list_arrays(files):
     assert hdus[2]["dtype"] == np.float32
     z = tessera.list_arrays(os.path.join(CORPUS, "zarr3/raw_f4.zarr"))
     assert len(z) == 1 and z[0]["array"] == "" and z[0]["shape"] == (12, 70, 45)
+    ome = tessera.list_arrays(os.path.join(CORPUS, "zarr2/ome_multiscale.zarr"))
+    assert [e["array"] for e in ome if not e.get("multiscale")] == ["0", "1", "2"]
+    (group,) = [e for e in ome if e.get("multiscale")]
+    assert group["array"] == "" and group["levels"] == [e["shape"] for e in ome[:3]]
+    g = tessera.list_arrays(os.path.join(CORPUS, "zarr2/group_consolidated.zarr"))
+    assert [e["array"] for e in g] == ["labels/ids", "labels/mask", "meta/vector", "raw"]
     b = tessera.list_arrays(os.path.join(CORPUS, "blosc2/lz4_shuffle_f4_3d.b2nd"))
     assert len(b) == 1 and b[0]["format"] == "blosc2"
 
