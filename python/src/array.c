@@ -172,7 +172,8 @@ static PyObject *array_read_args(tsrpy_Array *self, const struct tsrpy_read_args
 	memset(&rec, 0, sizeof(rec));
 	rec.struct_size = sizeof(rec);
 	Py_BEGIN_ALLOW_THREADS
-	st = tsr_read(self->array, &sel, &d.buf, &ro, &rec);
+	/* No receipt unless asked: filling one (names, timings) costs more than a small read. */
+	st = tsr_read(self->array, &sel, &d.buf, &ro, ra->receipt ? &rec : NULL);
 	Py_END_ALLOW_THREADS
 	self->readers--;
 	if (st) {

@@ -381,7 +381,8 @@ static PyObject *batch_one(const char **paths, Py_ssize_t n, PyObject *hdu,
 	if (tsrpy_dest(ra, dtype, ndim + 1, shape, &d) < 0)
 		goto fail;
 	Py_BEGIN_ALLOW_THREADS
-	st = tsr_read_batch(tsrpy_context(), paths, (size_t)n, &oo, &sel, &d.buf, &ro, &rec);
+	st = tsr_read_batch(tsrpy_context(), paths, (size_t)n, &oo, &sel, &d.buf, &ro,
+			    ra->receipt ? &rec : NULL);
 	Py_END_ALLOW_THREADS
 	Py_XDECREF(ab);
 	if (st) {
