@@ -137,3 +137,53 @@ def test_no_device_here():
         pytest.skip("a CUDA device is present: tests/python/test_gpu.py covers it")
     with pytest.raises(tessera.NoDeviceError, match="CUDA"):
         tessera.open(FITS).read(device="cuda")
+
+
+# Any value for any argument: an exception of the documented kinds, never a crash.
+def _junk_values():
+    from hypothesis import strategies as st
+    return st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.floats(),
+                     st.text(max_size=8), st.binary(max_size=8),
+                     st.lists(st.integers(-5, 5), max_size=3),
+                     st.tuples(st.integers(-3, 3), st.none()), st.just(Ellipsis),
+                     st.just(np.zeros(3)), st.just(object()), st.just(slice(None, None, -1)))
+
+
+try:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    _ALLOWED = (ValueError, TypeError, IndexError, LookupError, NotImplementedError, OSError,
+                OverflowError, tessera.TesseraError, RuntimeError)
+
+    @settings(max_examples=300, deadline=None)
+    @given(fn=st.sampled_from(["open", "read", "read_batch", "stream", "Array.read", "getitem"]),
+           kw=st.dictionaries(st.sampled_from(["hdu", "array", "level", "raw", "key", "device",
+                                               "out", "stream", "decoder", "storage", "receipt",
+                                               "batch", "prefetch", "hdus"]),
+                              _junk_values(), max_size=4))
+    def test_junk_arguments_never_crash(fn, kw):
+        try:
+            if fn == "open":
+                kw.pop("key", None)
+                tessera.open(FITS, **{k: v for k, v in kw.items() if k in
+                                      ("hdu", "array", "level", "raw")})
+            elif fn == "read":
+                tessera.read(FITS, **{k: v for k, v in kw.items() if k not in
+                                      ("batch", "prefetch", "hdus")})
+            elif fn == "read_batch":
+                tessera.read_batch([FITS, FITS], **{k: v for k, v in kw.items() if k not in
+                                                    ("batch", "prefetch")})
+            elif fn == "stream":
+                list(tessera.stream([FITS], **{k: v for k, v in kw.items() if k not in
+                                               ("out", "receipt", "hdus")}))
+            elif fn == "Array.read":
+                tessera.open(FITS).read(**{k: v for k, v in kw.items() if k in
+                                           ("key", "device", "out", "stream", "decoder",
+                                            "storage", "receipt")})
+            else:
+                tessera.open(FITS)[kw.get("key")]
+        except _ALLOWED:
+            pass
+except ImportError:  # hypothesis is part of `make`'s venv; elsewhere the rest still runs
+    pass
