@@ -3,6 +3,11 @@ b2nd array through tessera (Python) against the same read through tsr_read in C
 (build/small_read_bench), and python-blosc2's time on the same file.
 
 Usage: .venv/bin/python bench/python_overhead.py [--c-bench build/small_read_bench] [--n 20000]
+       .venv/bin/python bench/python_overhead.py --instructions   # valgrind: counts, not time
+
+--instructions counts instructions per read (callgrind; the difference of two run lengths, so
+start-up cancels out) of the small FITS read in C and through Python: a measure that a busy
+machine cannot blur.
 """
 import argparse
 import json
@@ -25,13 +30,50 @@ def best_of(f, n, rounds=10):
     return best * 1e6
 
 
+LOOP = """
+import sys, numpy as np, tessera
+a = tessera.open(sys.argv[1]); n = int(sys.argv[2])
+out = np.empty((), a.dtype)
+if sys.argv[3] == "getitem":
+    for _ in range(n): a[3, 5]
+else:
+    for _ in range(n): a.read((3, 5), out=out)
+"""
+
+
+def callgrind(cmd):
+    p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + cmd,
+                       capture_output=True, text=True, check=True)
+    return int([l for l in p.stderr.splitlines() if "Collected" in l][0].split()[-1])
+
+
+def instructions(args):
+    from astropy.io import fits
+    with tempfile.TemporaryDirectory() as d:
+        ft = os.path.join(d, "a.fits")
+        fits.PrimaryHDU(np.random.default_rng(0).random((64, 64), dtype=np.float32)).writeto(ft)
+        # small_read_bench does 10 rounds of N reads
+        c = (callgrind([args.c_bench, ft, "3,5", "200"]) -
+             callgrind([args.c_bench, ft, "3,5", "100"])) / 1000
+        res = {"file": "64x64 float32 FITS", "key": "3,5", "c_instructions_per_read": c}
+        for kind in ("getitem", "read_out"):
+            py = (callgrind([sys.executable, "-c", LOOP, ft, "2000", kind]) -
+                  callgrind([sys.executable, "-c", LOOP, ft, "1000", kind])) / 1000
+            res["python_%s_instructions_per_read" % kind] = py
+            res["python_%s_added_instructions" % kind] = py - c
+    print(json.dumps(res, indent=1))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--c-bench", default=os.path.join(os.path.dirname(__file__), "..", "build",
                                                       "small_read_bench"))
     ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--out")
+    ap.add_argument("--instructions", action="store_true")
     args = ap.parse_args()
+    if args.instructions:
+        return instructions(args)
     import blosc2
     import tessera
     from astropy.io import fits
