@@ -50,7 +50,7 @@ build: deps venv
 # The Python module (python/, pyproject.toml), built by pip through scikit-build-core from this
 # tree into .venv; its CMake build folder (build/python/) is kept, so a rebuild is incremental.
 python: deps venv
-	$(VENV)/bin/pip install -q --no-build-isolation .
+	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(VENV)/bin/pip install -q --no-build-isolation .
 
 # Its tests (tests/python/, pytest + hypothesis), against the shared corpus and the PyPI peers.
 TSR_CORPUS ?= $(CURDIR)/../shared/corpus
