@@ -177,8 +177,9 @@ static PyObject *array_read_args(tsrpy_Array *self, const struct tsrpy_read_args
 	Py_END_ALLOW_THREADS
 	self->readers--;
 	if (st) {
+		tsrpy_raise(st, NULL); /* first: freeing device memory is a tessera call */
 		Py_DECREF(d.result);
-		return tsrpy_raise(st, NULL);
+		return NULL;
 	}
 	if (getitem && scalar && !d.cuda && PyArray_Check(d.result))
 		return PyArray_Return((PyArrayObject *)d.result);

@@ -115,11 +115,11 @@ static PyObject *entry(const char *path, const char *name, int hdu, int level)
 	Py_END_ALLOW_THREADS
 	if (st) {
 		PyObject *nm = name ? PyUnicode_DecodeFSDefault(name) : Py_NewRef(Py_None);
+		/* the message first: the next tessera call may replace it */
+		d = nm ? Py_BuildValue("{s:s,s:i,s:N,s:s}", "error", tsr_errmsg(), "hdu", hdu,
+				       "array", nm, "status", tsr_status_name(st)) : NULL;
 		tsr_array_free(a);
-		if (!nm)
-			return NULL;
-		return Py_BuildValue("{s:s,s:i,s:N,s:s}", "status", tsr_status_name(st), "hdu", hdu,
-				     "array", nm, "error", tsr_errmsg());
+		return d;
 	}
 	d = Py_BuildValue("{s:s,s:i,s:N,s:N,s:N,s:s,s:K,s:L,s:O}", "format", in.format, "hdu",
 			  in.index, "shape", tsrpy_shape_tuple(in.ndim, in.shape), "chunks",
@@ -283,14 +283,15 @@ static PyObject *list_arrays(PyObject *self, PyObject *args, PyObject *kw)
 		Py_BEGIN_ALLOW_THREADS
 		s2 = tsr_open(g_ctx, path, &oo, &a);
 		Py_END_ALLOW_THREADS
-		tsr_array_free(a);
 		if (s2 == TSR_E_RANGE && hdu > 0)
 			break;
 		/* Only "this HDU holds no image" (no data, a table) lets the listing go on. */
 		if (s2 != TSR_OK && s2 != TSR_E_NOT_FOUND && s2 != TSR_E_UNSUPPORTED) {
-			tsrpy_raise(s2, path);
+			tsrpy_raise(s2, path); /* before any other tessera call replaces the message */
+			tsr_array_free(a);
 			goto fail;
 		}
+		tsr_array_free(a);
 		d = entry(path, NULL, hdu, -1);
 		if (!d)
 			goto fail;

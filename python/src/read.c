@@ -386,8 +386,9 @@ static PyObject *batch_one(const char **paths, Py_ssize_t n, PyObject *hdu,
 	Py_END_ALLOW_THREADS
 	Py_XDECREF(ab);
 	if (st) {
+		tsrpy_raise(st, NULL); /* first: freeing device memory is a tessera call */
 		Py_DECREF(d.result);
-		return tsrpy_raise(st, NULL);
+		return NULL;
 	}
 	return tsrpy_finish(d.result, &rec, ra->receipt);
 fail:
@@ -591,8 +592,9 @@ static PyObject *stream_next(tsrpy_Stream *s)
 	Py_END_ALLOW_THREADS
 	s->busy = 0;
 	if (st) {
+		tsrpy_raise(st, NULL); /* first: freeing device memory is a tessera call */
 		Py_DECREF(d.result);
-		return tsrpy_raise(st, NULL);
+		return NULL;
 	}
 	if (got == 0) {
 		Py_DECREF(d.result);
