@@ -21,4 +21,16 @@ const char *tsr_cli_storage_name(int storage);
 int tsr_cli_write_npy(const char *path, enum tsr_dtype dtype, int ndim, const int64_t *shape,
 		      const void *data, size_t nbytes);
 
+/* --hdu: an index, an EXTNAME, or EXTNAME,EXTVER (hdu_arg.c). */
+#define TSR_CLI_HDU_CHOICES "an index (0 = primary), an EXTNAME, or EXTNAME,EXTVER"
+struct tsr_cli_hdu {
+	int index;     /* -1: none (a name, or no --hdu) */
+	char name[69]; /* "": no name (FITS strings hold up to 68 characters) */
+	int ver;       /* with name: EXTVER, 0 = any */
+};
+/* Parses arg into *h; 0, or -1 when it is none of the choices. */
+int tsr_cli_hdu_arg(const char *arg, struct tsr_cli_hdu *h);
+/* Puts *h into the open options (a name, or the index). */
+void tsr_cli_hdu_apply(const struct tsr_cli_hdu *h, struct tsr_open_options *oo);
+
 #endif

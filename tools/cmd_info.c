@@ -55,7 +55,7 @@ static int tsr_ome_levels(struct tsr_context *ctx, const char *path, const char 
 {
 	int n = 0;
 	for (; n < 64; n++) {
-		struct tsr_open_options oo = {sizeof(oo), -1, 0, array, n};
+		struct tsr_open_options oo = {sizeof(oo), -1, 0, array, n, NULL, 0};
 		struct tsr_array *a;
 		if (tsr_open(ctx, path, &oo, &a))
 			break;
@@ -79,7 +79,7 @@ static int tsr_info_store(struct tsr_context *ctx, const char *path, char **name
 	for (size_t i = 0; i < count; i++) {
 		if (only && strcmp(only, names[i]) != 0)
 			continue;
-		struct tsr_open_options oo = {sizeof(oo), -1, 0, names[i], -1};
+		struct tsr_open_options oo = {sizeof(oo), -1, 0, names[i], -1, NULL, 0};
 		struct tsr_array *a;
 		const char *shown_name = names[i][0] ? names[i] : "/";
 		int st = tsr_open(ctx, path, &oo, &a);
@@ -175,7 +175,7 @@ int tsr_cli_info(int argc, char **argv)
 	if (json)
 		printf("{\"path\": "), tsr_json_str(path), printf(", \"hdus\": [");
 	for (int hdu = only >= 0 ? only : 0;; hdu++) {
-		struct tsr_open_options oo = {sizeof(oo), hdu, 0, NULL, -1};
+		struct tsr_open_options oo = {sizeof(oo), hdu, 0, NULL, -1, NULL, 0};
 		struct tsr_array *a;
 		int st = tsr_open(ctx, path, &oo, &a);
 		if (st == TSR_E_RANGE && (only < 0 || shown))
