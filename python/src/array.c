@@ -6,59 +6,89 @@
 
 static const char CLOSED[] = "I/O operation on a closed tessera.Array";
 
-/* Open options from Python keywords: hdu/level None -> -1, array None -> the store itself. */
+/* The UTF-8/filesystem bytes of str, kept alive in the list *keep (made on first use). */
+static int keep_bytes(PyObject **keep, PyObject *str, const char **ret)
+{
+	PyObject *b = NULL;
+	if (!*keep && !(*keep = PyList_New(0)))
+		return -1;
+	if (!PyUnicode_FSConverter(str, &b))
+		return -1;
+	if (PyList_Append(*keep, b) < 0) {
+		Py_DECREF(b);
+		return -1;
+	}
+	Py_DECREF(b); /* the list holds it */
+	*ret = PyBytes_AS_STRING(b);
+	return 0;
+}
+
+static int int_arg(PyObject *o, const char *what, long lo, int *ret)
+{
+	long v;
+	if (PyBool_Check(o) || !PyIndex_Check(o)) {
+		PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", what, Py_TYPE(o)->tp_name);
+		return -1;
+	}
+	v = PyLong_AsLong(o);
+	if (v == -1 && PyErr_Occurred())
+		return -1;
+	if (v < lo || v > 1000000) {
+		PyErr_Format(PyExc_ValueError, "%s must be >= %ld, not %ld", what, lo, v);
+		return -1;
+	}
+	*ret = (int)v;
+	return 0;
+}
+
+/* Open options from Python keywords: hdu/level None -> -1, array None -> the store itself.
+ * hdu is an index (primary = 0), an EXTNAME ("SCI") or (EXTNAME, EXTVER). The strings the
+ * options point to live in *keep (NULL when none); release it after tsr_open. */
 static int open_options(PyObject *hdu, PyObject *array, PyObject *level, int raw,
-			struct tsr_open_options *oo, PyObject **array_bytes)
+			struct tsr_open_options *oo, PyObject **keep)
 {
 	memset(oo, 0, sizeof(*oo));
 	oo->struct_size = sizeof(*oo);
 	oo->hdu = -1;
 	oo->level = -1;
 	oo->raw = raw;
-	*array_bytes = NULL;
+	*keep = NULL;
 	if (hdu && hdu != Py_None) {
-		long v;
-		if (PyBool_Check(hdu) || !PyIndex_Check(hdu)) {
-			PyErr_Format(PyExc_TypeError, "hdu must be an int or None, not %.100s",
-				     Py_TYPE(hdu)->tp_name);
-			return -1;
+		if (PyUnicode_Check(hdu)) {
+			if (keep_bytes(keep, hdu, &oo->hdu_name) < 0)
+				goto fail;
+		} else if (PyTuple_Check(hdu)) {
+			if (PyTuple_GET_SIZE(hdu) != 2 || !PyUnicode_Check(PyTuple_GET_ITEM(hdu, 0))) {
+				PyErr_SetString(PyExc_TypeError, "hdu as a tuple is (EXTNAME, EXTVER)");
+				goto fail;
+			}
+			if (keep_bytes(keep, PyTuple_GET_ITEM(hdu, 0), &oo->hdu_name) < 0 ||
+			    int_arg(PyTuple_GET_ITEM(hdu, 1), "EXTVER", 1, &oo->hdu_ver) < 0)
+				goto fail;
+		} else if (PyBool_Check(hdu) || !PyIndex_Check(hdu)) {
+			PyErr_Format(PyExc_TypeError,
+				     "hdu must be an int (primary = 0), an EXTNAME str, (EXTNAME, EXTVER) "
+				     "or None, not %.100s", Py_TYPE(hdu)->tp_name);
+			goto fail;
+		} else if (int_arg(hdu, "hdu", 0, &oo->hdu) < 0) {
+			goto fail;
 		}
-		v = PyLong_AsLong(hdu);
-		if (v == -1 && PyErr_Occurred())
-			return -1;
-		if (v < 0 || v > 1000000) {
-			PyErr_Format(PyExc_ValueError, "hdu must be >= 0 (primary = 0), not %ld", v);
-			return -1;
-		}
-		oo->hdu = (int)v;
 	}
-	if (level && level != Py_None) {
-		long v;
-		if (PyBool_Check(level) || !PyIndex_Check(level)) {
-			PyErr_Format(PyExc_TypeError, "level must be an int or None, not %.100s",
-				     Py_TYPE(level)->tp_name);
-			return -1;
-		}
-		v = PyLong_AsLong(level);
-		if (v == -1 && PyErr_Occurred())
-			return -1;
-		if (v < 0 || v > 1000000) {
-			PyErr_Format(PyExc_ValueError, "level must be >= 0, not %ld", v);
-			return -1;
-		}
-		oo->level = (int)v;
-	}
+	if (level && level != Py_None && int_arg(level, "level", 0, &oo->level) < 0)
+		goto fail;
 	if (array && array != Py_None) {
 		if (!PyUnicode_Check(array)) {
 			PyErr_Format(PyExc_TypeError, "array must be a str or None, not %.100s",
 				     Py_TYPE(array)->tp_name);
-			return -1;
+			goto fail;
 		}
-		if (!PyUnicode_FSConverter(array, array_bytes))
-			return -1;
-		oo->array = PyBytes_AS_STRING(*array_bytes);
+		if (keep_bytes(keep, array, &oo->array) < 0)
+			goto fail;
 	}
 	return 0;
+fail:
+	Py_CLEAR(*keep);
+	return -1;
 }
 
 int tsrpy_open_options(PyObject *hdu, PyObject *array, PyObject *level, int raw,

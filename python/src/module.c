@@ -91,6 +91,22 @@ static PyObject *capabilities(PyObject *self, PyObject *noargs)
 			     st ? tsr_errmsg() : "");
 	if (!cuda)
 		return NULL;
+	struct tsr_capabilities caps = {.struct_size = sizeof(caps)};
+	if (tsr_capabilities(&caps) == TSR_OK) {
+		PyObject *fam = PyUnicode_FromString(caps.gpu_decoders), *sep = PyUnicode_FromString(",");
+		PyObject *list = NULL;
+		if (fam && sep)
+			list = caps.gpu_decoders[0] ? PyUnicode_Split(fam, sep, -1) : PyList_New(0);
+		Py_XDECREF(fam);
+		Py_XDECREF(sep);
+		if (!list || PyDict_SetItemString(cuda, "gpu_decoders", list) < 0 ||
+		    PyDict_SetItemString(cuda, "built", caps.cuda_built ? Py_True : Py_False) < 0) {
+			Py_XDECREF(list);
+			Py_DECREF(cuda);
+			return NULL;
+		}
+		Py_DECREF(list);
+	}
 	usable = tsr_cufile_usable(why, sizeof(why));
 	res = Py_BuildValue("{s:s,s:(sss),s:i,s:i,s:N,s:{s:O,s:s}}", "version", tsr_version(),
 			    "formats", "fits", "zarr", "blosc2", "max_ndim", TSR_MAX_DIM,

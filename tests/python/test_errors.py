@@ -32,6 +32,8 @@ def test_missing_file():
 def test_hdu_out_of_range():
     with pytest.raises(IndexError, match="HDU 7"):
         tessera.open(FITS, hdu=7)
+    with pytest.raises(tessera.NotFoundError, match="NOPE"):
+        tessera.open(FITS, hdu="NOPE")
 
 
 def test_not_an_array_file(tmp_path):
@@ -66,7 +68,8 @@ def test_missing_array_in_store():
 
 
 @pytest.mark.parametrize("kw,exc", [
-    (dict(hdu="SCI"), TypeError), (dict(hdu=-2), ValueError), (dict(hdu=1.0), TypeError),
+    (dict(hdu=["SCI"]), TypeError), (dict(hdu=-2), ValueError), (dict(hdu=1.0), TypeError),
+    (dict(hdu=("SCI",)), TypeError), (dict(hdu=("SCI", 0)), ValueError), (dict(hdu=(1, 1)), TypeError),
     (dict(level="a"), TypeError), (dict(array=3), TypeError), (dict(level=-4), ValueError),
 ])
 def test_bad_open_arguments(kw, exc):

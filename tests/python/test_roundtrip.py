@@ -72,3 +72,15 @@ def test_blosc2(tmp_path, dtype):
         assert same(a[...], want) is None
         assert same(a[3, 5, 7], want[3, 5, 7]) is None
         assert same(a[::-7, 2], want[::-7, 2]) is None
+
+
+def test_astropy_extname(tmp_path):
+    fits = pytest.importorskip("astropy.io.fits")
+    p = str(tmp_path / "named.fits")
+    sci1, sci2, err = image((5, 6), "int16"), image((5, 6), "int16"), image((5, 6), "float32")
+    fits.HDUList([fits.PrimaryHDU(), fits.ImageHDU(sci1, name="SCI", ver=1),
+                  fits.ImageHDU(err, name="ERR"), fits.ImageHDU(sci2, name="SCI", ver=2)]).writeto(p)
+    assert same(tessera.read(p, hdu="SCI"), sci1) is None
+    assert same(tessera.read(p, hdu="err"), err) is None  # case ignored, as astropy
+    assert same(tessera.read(p, hdu=("SCI", 2)), sci2) is None
+    assert same(tessera.read_batch([p, p], hdus=["ERR", ("SCI", 2)])[1], np.stack([sci2] * 2)) is None
