@@ -84,3 +84,16 @@ def test_astropy_extname(tmp_path):
     assert same(tessera.read(p, hdu="err"), err) is None  # case ignored, as astropy
     assert same(tessera.read(p, hdu=("SCI", 2)), sci2) is None
     assert same(tessera.read_batch([p, p], hdus=["ERR", ("SCI", 2)])[1], np.stack([sci2] * 2)) is None
+
+
+def test_whole_file_gzip(tmp_path):
+    """A .fits.gz as archives ship them: read in place, sections too."""
+    import gzip
+    fits = pytest.importorskip("astropy.io.fits")
+    data = image((40, 30), "float32")
+    p = str(tmp_path / "a.fits")
+    fits.HDUList([fits.PrimaryHDU(), fits.ImageHDU(data, name="SCI")]).writeto(p)
+    with open(p, "rb") as f, gzip.open(p + ".gz", "wb") as g:
+        g.write(f.read())
+    with tessera.open(p + ".gz", hdu="SCI") as a:
+        assert same(a[...], data) is None and same(a[::-3, 5], data[::-3, 5]) is None
