@@ -18,7 +18,7 @@ DEB_PACKAGES = cmake make gcc pkg-config libdeflate-dev libcfitsio-dev libcfitsi
 VENV ?= .venv
 PEERS = numpy astropy zarr==3.* tensorstore blosc2 numcodecs
 PY_TOOLS = pip scikit-build-core pytest hypothesis
-# The stamp names the set above: bump it when the set changes, and `make` rebuilds the venv.
+# The stamp names the set above: bump it when the set changes, and `make` updates the venv.
 VENV_STAMP = $(VENV)/.done-peers2
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -37,7 +37,8 @@ deps:
 	fi
 
 $(VENV_STAMP): | deps
-	/usr/bin/python3 -m venv --clear $(VENV)
+	@# (no --clear: an existing venv, or a worktree's link to one, is converted in place)
+	/usr/bin/python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade $(PY_TOOLS)
 	$(VENV)/bin/pip install -q $(PEERS)
 	touch $@
