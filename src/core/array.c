@@ -13,7 +13,8 @@
 #include "array.h"
 
 /* Chooses the format driver: directories are Zarr stores or sparse Blosc2 frames; files are
- * Blosc2 frames when they say so, FITS otherwise (whole-file compressed ones decompressed). */
+ * Blosc2 frames when they say so, zipped Zarr stores when they are zip files, FITS otherwise
+ * (whole-file compressed ones decompressed). */
 static int tsr_open_driver(struct tsr_array *a, const struct tsr_open_options *o)
 {
 	struct stat st;
@@ -43,6 +44,8 @@ static int tsr_open_driver(struct tsr_array *a, const struct tsr_open_options *o
 	    (dot && (!strcmp(dot, ".b2nd") || !strcmp(dot, ".b2frame")) &&
 	     memcmp(head, "SIMPLE  =", n < 9 ? n : 9) != 0))
 		return tsr_blosc2_open(a, o);
+	if (tsr_zarr_sniff_zip(a->path, head, n))
+		return tsr_zarr_open(a, o); /* a zip store */
 	/* FITS as archives ship it (.fits.gz, .fits.bz2, .fits.Z): read from memory */
 	enum tsr_unpack_kind packed = tsr_unpack_sniff(head, n);
 	if (packed != TSR_UNPACK_NONE && (rc = tsr_unpack_array(a, packed)))
@@ -69,6 +72,7 @@ static int tsr_open_view(struct tsr_array *a)
 				 "returns values in native order, and the file names its own", a->path,
 				 unit);
 	d->dtype = t;
+	d->descr = NULL; /* the view's own */
 	d->dtype_source = "caller";
 	return TSR_OK;
 }
@@ -165,17 +169,18 @@ int tsr_array_info(const struct tsr_array *a, struct tsr_array_info *info_ret)
 	struct tsr_array_info *info = info_ret;
 	if (!a || !info)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_array_info: NULL argument");
-	/* Callers from before dtype_source was added pass a shorter struct. */
+	/* Callers built before `descr` was added pass a smaller struct: fill what fits. */
 	size_t size = info->struct_size;
-	if (size < offsetof(struct tsr_array_info, dtype_source))
+	if (size < offsetof(struct tsr_array_info, descr))
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_array_info: bad struct_size");
 	if (size > sizeof(*info))
 		size = sizeof(*info);
 	const struct tsr_desc *d = &a->desc;
-	struct tsr_array_info all;
-	memset(&all, 0, sizeof(all));
-	all.struct_size = size;
-	info = &all;
+	struct tsr_array_info full;
+	memset(&full, 0, sizeof(full));
+	full.struct_size = size;
+	full.descr = d->descr ? d->descr : tsr_dtype_npy_descr(d->dtype);
+	info = &full;
 	info->format = a->ops ? a->ops->name : "";
 	info->path = a->path;
 	info->index = d->index;
@@ -192,6 +197,6 @@ int tsr_array_info(const struct tsr_array *a, struct tsr_array_info *info_ret)
 	info->stored_nbytes = d->stored_nbytes;
 	info->scaled = d->scaled;
 	info->dtype_source = d->dtype_source ? d->dtype_source : "file";
-	memcpy(info_ret, &all, size);
+	memcpy(info_ret, &full, size);
 	return TSR_OK;
 }

@@ -38,6 +38,11 @@ size_t tsr_escape(char *dst, size_t cap, const char *src, size_t n);
 /* ---- dtypes (core/dtype.c) ---- */
 int tsr_dtype_is_float(enum tsr_dtype t);
 int tsr_dtype_is_signed(enum tsr_dtype t);
+/* A raw dtype (TSR_DTYPE_RAW + itemsize): bytes, unicode, structured. */
+int tsr_dtype_is_raw(enum tsr_dtype t);
+/* IEEE half precision: from a double rounding to nearest even (as NumPy casts), and back. */
+uint16_t tsr_half_from_double(double v);
+double tsr_half_to_double(uint16_t h);
 /* Parses a NumPy dtype string ("<f4", "f4", "float32", "|b1", "?"): *order_ret gets its byte
  * order character ('<', '>', '|', '=') or 0 when it names none. TSR_E_INVALID_ARG otherwise. */
 int tsr_dtype_parse(const char *s, enum tsr_dtype *dtype_ret, char *order_ret);

@@ -79,7 +79,6 @@ static int tsr_listing_blosc2(struct tsr_listing *l)
 	return tsr_listing_add(l, &e);
 }
 
-/* Chooses the lister as tsr_open chooses the driver. */
 /* Opens a file to list: a whole-file compressed one (.fits.gz, .bz2, .Z) as the memory file it
  * decompresses to, as tsr_open reads it. On failure the message names path. */
 static int tsr_listing_open(const char *path, int *fd, uint64_t *nbytes)
@@ -101,6 +100,7 @@ static int tsr_listing_open(const char *path, int *fd, uint64_t *nbytes)
 	return st;
 }
 
+/* Chooses the lister as tsr_open chooses the driver. */
 static int tsr_list_path(const char *path, struct tsr_listing *l)
 {
 	struct stat sb;
@@ -127,9 +127,14 @@ static int tsr_list_path(const char *path, struct tsr_listing *l)
 		return st;
 	unsigned char head[64] = {0};
 	size_t n = nbytes < sizeof(head) ? (size_t)nbytes : sizeof(head);
-	if (!(st = tsr_io_pread(fd, head, n, 0)))
+	if (!(st = tsr_io_pread(fd, head, n, 0))) {
+		if (tsr_zarr_sniff_zip(path, head, n)) {
+			tsr_io_close(fd);
+			return tsr_zarr_entries(path, l); /* a zipped store, listed in place */
+		}
 		st = tsr_blosc2_sniff(head, n) ? tsr_listing_blosc2(l)
 					       : tsr_fits_list(path, fd, nbytes, l);
+	}
 	tsr_io_close(fd);
 	return st;
 }

@@ -36,6 +36,8 @@ struct tsr_b2 {
 	int big_endian, be_from_chunk;
 	int nvlmeta;
 	char codec[32];
+	char *descr;           /* the NumPy descr of dtypes beyond numbers; NULL otherwise */
+	uint8_t *zeros;        /* a zero element, for zero chunks of elements over 16 bytes */
 };
 
 int tsr_blosc2_sniff(const unsigned char *head, size_t n)
@@ -74,6 +76,8 @@ static void tsr_b2_free(void *impl)
 		return;
 	free(f->offsets);
 	free(f->starts);
+	free(f->descr);
+	free(f->zeros);
 	free(f);
 }
 
@@ -106,6 +110,7 @@ static int tsr_b2_chunk_ref(const struct tsr_array *a, int64_t chunk, struct tsr
 		int kind = (int)(((uint64_t)off >> 56) & 0x7);
 		ref->codec.id = TSR_CODEC_FILL;
 		ref->xform.has_fill = 1;
+		ref->xform.fill_wide = f->zeros; /* elements wider than xform.fill */
 		if (kind == 2) {
 			static const uint8_t nan32[4] = {0x00, 0x00, 0xc0, 0x7f};
 			static const uint8_t nan64[8] = {0, 0, 0, 0, 0, 0, 0xf8, 0x7f};
@@ -320,7 +325,23 @@ static int tsr_b2_describe(struct tsr_array *a, struct tsr_b2 *f, const uint8_t 
 	enum tsr_dtype t = TSR_DTYPE_INVALID;
 	int be = 0;
 	if (m.has_dtype && m.dtype_format == 0) {
-		if ((st = tsr_b2_dtype_parse(m.dtype, &t, &be)))
+		if ((st = tsr_b2_dtype_parse(m.dtype, &t, &be)) == TSR_E_UNSUPPORTED) {
+			/* strings, raw bytes, datetimes, structured: their size must be the items' */
+			tsr_error_clear();
+			free(f->descr);
+			f->descr = NULL;
+			if ((st = tsr_b2_dtype_ext(m.dtype, &t, &be, &f->descr)))
+				return st;
+			if (tsr_dtype_size(t) != (size_t)h->typesize)
+				return tsr_error(TSR_E_FORMAT, "b2nd dtype '%.200s' has items of %zu "
+						 "bytes, the frame of %d", m.dtype, tsr_dtype_size(t),
+						 h->typesize);
+			free(f->zeros);
+			f->zeros = calloc(1, tsr_dtype_size(t));
+			if (!f->zeros)
+				return tsr_error(TSR_E_NOMEM, "out of memory");
+		}
+		if (st)
 			return st;
 		if (tsr_dtype_size(t) != (size_t)h->typesize)
 			t = TSR_DTYPE_INVALID, be = 0;
@@ -589,6 +610,7 @@ int tsr_blosc2_open(struct tsr_array *a, const struct tsr_open_options *opts)
 	struct tsr_desc *d = &a->desc;
 	d->dtype = f->dtype;
 	d->stored_dtype = f->dtype;
+	d->descr = f->descr;
 	d->stored_nbytes = (uint64_t)f->h.cbytes;
 	tsr_b2_codec_name(f);
 	snprintf(d->codec, sizeof(d->codec), "%s", f->codec);

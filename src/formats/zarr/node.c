@@ -11,6 +11,13 @@ static int tsr_zarr_exists(const char *dir, const char *name)
 {
 	char *p = tsr_zarr_join(dir, name);
 	struct stat st;
+	const char *key;
+	const struct tsr_zip *zip = p ? tsr_zarr_zip_of(p, &key) : NULL;
+	if (zip) {
+		int found = tsr_zip_find(zip, key) != NULL;
+		free(p);
+		return found;
+	}
 	int ok = p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
 	free(p);
 	return ok;
