@@ -8,7 +8,7 @@ TSAN_BUILD ?= build-tsan
 # Debian packages the library, its tests and benchmarks need.
 DEB_PACKAGES = cmake make gcc pkg-config libdeflate-dev libcfitsio-dev libcfitsio-bin \
 	libzstd-dev liblz4-dev libbz2-dev libcjson-dev libmsgpack-dev libblosc-dev python3 python3-numpy \
-	python3-astropy python3-venv python3-pip python3-matplotlib clang libclang-rt-14-dev
+	python3-astropy python3-venv python3-pip python3-matplotlib clang libclang-rt-14-dev ncompress
 
 # Peers from PyPI that write fresh files in tests and race us in benchmarks (never library
 # dependencies): a virtual environment on top of Debian's python3.

@@ -23,6 +23,8 @@ struct kind {
 static const struct kind kinds[] = {
 	{"gzip2_f32", GZIP_2, FLOAT_IMG, 0.0f, 0, 0, 0, "GZIP_2 float32, lossless (benchmarks)"},
 	{"rice_i16", RICE_1, SHORT_IMG, 0.0f, 0, 0, 0, "RICE_1 int16 (benchmarks)"},
+	{"rice_qf32", RICE_1, FLOAT_IMG, 4.0f, SUBTRACTIVE_DITHER_1, 0, 0,
+	 "RICE_1 float32 quantized (q=4, SUBTRACTIVE_DITHER_1; benchmarks)"},
 	/* Quantized floats in GZIP tiles, which the GPU inflates and dequantizes: */
 	{"gzip1_f32_sd1", GZIP_1, FLOAT_IMG, 4.0f, SUBTRACTIVE_DITHER_1, 0, 1,
 	 "GZIP_1 float32 quantized, SUBTRACTIVE_DITHER_1, NaNs"},

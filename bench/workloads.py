@@ -7,6 +7,7 @@
   zarr3_u16_sharded.zarr the same in 256^3 shards of 64^3 inner chunks (zarr-python 3)
   fits_gzip2_f32/        64 GZIP_2 float32 images of 64 MiB (lossless), CFITSIO (bench/fits_write)
   fits_rice_i16/         64 RICE_1 int16 images of 64 MiB, CFITSIO
+  fits_rice_qf32/        64 RICE_1 quantized float32 images of 64 MiB (q=4, dither 1), CFITSIO
   b2_<codec>.b2nd        Blosc2, float32, 256 MiB: zstd+shuffle (python-blosc2's default),
                          lz4+shuffle, blosclz+shuffle (python-blosc2, default chunks and blocks)
 
@@ -59,6 +60,7 @@ def plan(scale):
     rows = max(16, int(4096 * scale) // 16 * 16)        # 64 MiB: 4096 x 4096 float32
     out.append(("fits_gzip2_f32", "fits", dict(kind="gzip2_f32", n=64, rows=rows, cols=4096)))
     out.append(("fits_rice_i16", "fits", dict(kind="rice_i16", n=64, rows=2 * rows, cols=4096)))
+    out.append(("fits_rice_qf32", "fits", dict(kind="rice_qf32", n=64, rows=rows, cols=4096)))
     b2 = int(2 ** 28 * scale) // 4
     b2side = max(64, int(np.sqrt(b2)))
     for name, cparams in (("zstd", {}), ("lz4", {"codec": blosc2.Codec.LZ4}),

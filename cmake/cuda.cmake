@@ -81,7 +81,7 @@ if(TESSERA_BUILD_TESTS)
     target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src/cuda
                                ${PROJECT_SOURCE_DIR}/tests/gpu)
     target_link_libraries(${name} PRIVATE tessera_cuda PkgConfig::DEFLATE PkgConfig::TSR_ZLIB
-                          Threads::Threads m)
+                          PkgConfig::LZ4 Threads::Threads m)
     add_test(NAME ${name} COMMAND ${name})
     set_tests_properties(${name} PROPERTIES LABELS gpu)
   endforeach()
@@ -100,7 +100,7 @@ if(TESSERA_BUILD_BENCH)
     target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src/cuda
                                ${PROJECT_SOURCE_DIR}/tests/gpu)
     target_link_libraries(${name} PRIVATE tessera_cuda PkgConfig::DEFLATE PkgConfig::TSR_ZLIB
-                          Threads::Threads m ${CMAKE_DL_LIBS})
+                          PkgConfig::LZ4 Threads::Threads m ${CMAKE_DL_LIBS})
   endforeach()
   # The nvCOMP peer of bench/peers.py: nvCOMP itself is loaded at run time (dlopen), never
   # linked; libdeflate / libzstd give the reference decode, CFITSIO the FITS tiles.
@@ -109,3 +109,11 @@ if(TESSERA_BUILD_BENCH)
   target_link_libraries(nvcomp_peer PRIVATE CUDA::cudart_static PkgConfig::DEFLATE PkgConfig::ZSTD
                         PkgConfig::CFITSIO ${CMAKE_DL_LIBS})
 endif()
+
+# The RICE test and benchmark compress with CFITSIO and compare with the library's CPU decoder.
+foreach(t test_gpu_rice gpu_rice_bench)
+  if(TARGET ${t})
+    target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+    target_link_libraries(${t} PRIVATE tessera_static PkgConfig::CFITSIO)
+  endif()
+endforeach()

@@ -118,7 +118,10 @@ struct tsr_array;
 
 /* tsr_open() picks the format from what path is: a FITS file, a Zarr v2/v3 store (a directory
  * with .zarray/.zgroup/zarr.json), or a Blosc2 frame (a .b2nd/.b2frame file, or a sparse
- * frame directory). */
+ * frame directory). A FITS file compressed whole (gzip, as .fits.gz; bzip2, .fits.bz2; unix
+ * compress, .fits.Z; told by its first bytes, not its name) is decompressed into memory when
+ * opened (no file on disk) and read from there; the handle holds that copy until freed, and one
+ * larger than half of the machine's memory is TSR_E_NOMEM. */
 struct tsr_open_options {
 	size_t struct_size;    /* sizeof(struct tsr_open_options) */
 	int hdu;               /* FITS: HDU index as astropy counts (primary = 0); -1 = the first
@@ -128,6 +131,11 @@ struct tsr_open_options {
 				  store itself (or, for a group, see tsr_open's notes) */
 	int level;             /* OME-Zarr: multiscale level (dataset index); 0 (or -1) = the
 				  first; ignored for arrays that are not multiscale when <= 0 */
+	const char *hdu_name;  /* FITS: the HDU whose EXTNAME this is (blanks and case ignored,
+				  "PRIMARY" also names HDU 0, as astropy); when set, hdu is
+				  ignored; none such is TSR_E_NOT_FOUND. NULL or "": hdu decides */
+	int hdu_ver;           /* with hdu_name: its EXTVER (absent counts as 1); 0 = the first
+				  HDU of that name */
 };
 
 TSR_API int tsr_open(struct tsr_context *ctx, const char *path,
@@ -339,6 +347,23 @@ TSR_API void tsr_stream_free(struct tsr_stream *stream);
 
 /* Frees memory that tessera allocated for the caller. NULL is a no-op. */
 TSR_API void tsr_free(void *p);
+
+/* What this build and machine can do, for a caller choosing where to read and for reports. */
+struct tsr_capabilities {
+	size_t struct_size;     /* sizeof(struct tsr_capabilities) */
+	int cuda_built;         /* 1: this build has the CUDA engine */
+	int cuda_devices;       /* CUDA devices usable now (0 without a device or a driver) */
+	char gpu_decoders[128]; /* GPU decoder families compiled in, comma-separated
+				   ("inflate,lz4,blosclz,rice"); "" without CUDA. A codec with none
+				   decodes on the CPU even in a CUDA read (its receipt says so). */
+	int cufile_usable;      /* as tsr_cufile_usable() */
+	char cufile_why[160];   /* its reason */
+};
+
+/* tsr_capabilities() fills *caps_ret (set caps_ret->struct_size first; fields past it are
+ * left alone). Never fails for want of a GPU. Returns TSR_OK, or TSR_E_INVALID_ARG for NULL
+ * or a struct_size below the first published size. Thread-safe. */
+TSR_API int tsr_capabilities(struct tsr_capabilities *caps_ret);
 
 /* ---------------------------------------------------------------------------------------- */
 /* CUDA helpers, so callers need no CUDA headers for the basics. Each returns TSR_E_NO_DEVICE

@@ -56,7 +56,7 @@ int main(void)
 
 	/* Messages are per thread: a failure on another thread leaves ours alone. */
 	struct tsr_array *a = NULL;
-	CHECK_EQ_INT(tsr_open(ctx, cpath("u_multi_hdu.fits"), &(struct tsr_open_options){sizeof(struct tsr_open_options), 42, 0, NULL, 0}, &a), TSR_E_RANGE);
+	CHECK_EQ_INT(tsr_open(ctx, cpath("u_multi_hdu.fits"), &(struct tsr_open_options){sizeof(struct tsr_open_options), 42, 0, NULL, 0, NULL, 0}, &a), TSR_E_RANGE);
 	CHECK(a == NULL);
 	char mine[1024];
 	snprintf(mine, sizeof(mine), "%s", tsr_errmsg());
@@ -127,7 +127,7 @@ int main(void)
 	tsr_array_free(a);
 
 	/* Raw mode returns stored values: BZERO unsigned data come back as int16. */
-	struct tsr_open_options raw = {sizeof(raw), 0, 1, NULL, 0};
+	struct tsr_open_options raw = {sizeof(raw), 0, 1, NULL, 0, NULL, 0};
 	CHECK_EQ_INT(tsr_open(ctx, cpath("u_u16_bzero.fits"), &raw, &a), TSR_OK);
 	CHECK_EQ_INT(tsr_array_info(a, &info), TSR_OK);
 	CHECK_EQ_INT(info.dtype, TSR_INT16);

@@ -1,7 +1,9 @@
-/* test_blosc_streams.c - blosc chunks as the CUDA engine decodes them (tsr_blosc_streams): each
- * listed stream inflated, copied or set into place, then each block's byte planes read as the
- * place kernel reads them, must give the chunk's decoded bytes; chunks of other codecs and
- * filters must be refused. Fixtures from c-blosc/c-blosc2 (tests/data/blosc) and the corpus. */
+/* test_blosc_streams.c - blosc chunks as the CUDA engine decodes them (route.c, then
+ * tsr_blosc_streams): each listed stream decoded by its family (zlib: libdeflate, as the inflate
+ * kernel; lz4 and blosclz: the kernels' own code, src/cuda/lz4_core.h and blosclz_core.h, run
+ * on the CPU), copied or set into place, then each block's byte planes read as the place kernel reads them, must give
+ * the chunk's decoded bytes; chunks of other codecs and filters must be refused. Fixtures from
+ * c-blosc/c-blosc2 (tests/data/blosc) and the corpus. */
 #include <dirent.h>
 #include <libdeflate.h>
 #include <stdint.h>
@@ -12,7 +14,11 @@
 #include "check.h"
 #include "read_file.h"
 #include "codecs/blosc.h"
+#include "codecs/route.h"
 #include "core/internal.h"
+#define TSR_LZ_EMU 1
+#include "cuda/blosclz_core.h"
+#include "cuda/lz4_core.h"
 
 /* Element e's bytes from a buffer of byte planes that restart every `block` elements (the place
  * kernel's tsr_load_planes, src/cuda/place.cu). */
@@ -31,6 +37,7 @@ static void load_planes(const uint8_t *base, int64_t e, int64_t npix, size_t w, 
 
 static struct libdeflate_decompressor *dd;
 static int accepted, accepted_planes, accepted_copy_or_set, refused;
+static int accepted_family[TSR_FAM_N];
 
 /* One chunk read as elements of w bytes: refused, or decoded the GPU's way and compared. */
 static void check_chunk(const char *name, const uint8_t *c, size_t cn, size_t w,
@@ -40,11 +47,22 @@ static void check_chunk(const char *name, const uint8_t *c, size_t cn, size_t w,
 	if (want_n % w)
 		return;
 	int64_t nelem = (int64_t)(want_n / w);
-	if (!tsr_blosc_streams_ok(c, cn, w, nelem, &codec)) {
+	struct tsr_route rt;
+	tsr_route_blosc(c, cn, w, nelem, ~0u, &rt, &codec);
+	if (rt.how != TSR_ROUTE_BLOSC) {
 		refused++;
+		CHECK(rt.why == TSR_WHY_STEPS || rt.why == TSR_WHY_CODEC);
 		return;
 	}
-	CHECK_EQ_INT(codec, TSR_BLOSC_ZLIB);
+	CHECK(codec == TSR_BLOSC_ZLIB || codec == TSR_BLOSC_LZ4 || codec == TSR_BLOSC_BLOSCLZ);
+	int fam = rt.kind / TSR_VARIANTS;
+	CHECK_EQ_INT(fam, codec == TSR_BLOSC_ZLIB ? TSR_FAM_INFLATE
+			  : codec == TSR_BLOSC_LZ4 ? TSR_FAM_LZ4 : TSR_FAM_BLOSCLZ);
+	accepted_family[fam]++;
+	/* without the family's launcher, the CPU, saying so */
+	struct tsr_route rt2;
+	tsr_route_blosc(c, cn, w, nelem, ~0u & ~(1u << fam), &rt2, &codec);
+	CHECK(rt2.how == TSR_ROUTE_CPU && rt2.why == TSR_WHY_CODEC);
 	size_t cap = 1 << 16, n = 0;
 	struct tsr_blosc_stream *sp = malloc(cap * sizeof(*sp));
 	int64_t pb = -1;
@@ -66,10 +84,19 @@ static void check_chunk(const char *name, const uint8_t *c, size_t cn, size_t w,
 			bad = 1;
 			break;
 		}
-		if (s->kind == TSR_BLOSC_STREAM_CODED) {
+		if (s->kind == TSR_BLOSC_STREAM_CODED && fam == TSR_FAM_INFLATE) {
 			size_t out = 0;
 			bad = libdeflate_zlib_decompress(dd, c + s->src, s->csize, dec + s->dst, s->n,
 							 &out) != LIBDEFLATE_SUCCESS || out != s->n;
+		} else if (s->kind == TSR_BLOSC_STREAM_CODED) {
+			static struct tsr_lz_smem m;
+			uint64_t out = 0;
+			int lst = fam == TSR_FAM_LZ4
+					  ? tsr_lz4_stream(&m, c + s->src, s->csize, dec + s->dst, s->n,
+							   rt.kind % TSR_VARIANTS, &out)
+					  : tsr_blosclz_stream(&m, c + s->src, s->csize, dec + s->dst,
+							       s->n, &out);
+			bad = lst != TSR_CUDA_LZ_OK || out != s->n;
 		} else if (s->kind == TSR_BLOSC_STREAM_COPY) {
 			memcpy(dec + s->dst, c + s->src, s->n);
 			accepted_copy_or_set++;
@@ -159,12 +186,42 @@ int main(void)
 	}
 	if (dp)
 		closedir(dp);
-	printf("blosc chunks the GPU path takes: %d checked equal (%d byte-shuffled, %d stored or "
-	       "run streams); %d refused; %d zlib fixtures, %d corpus chunks\n",
-	       accepted, accepted_planes, accepted_copy_or_set, refused, zlib_fixtures,
-	       corpus_chunks);
-	/* not vacuous: shuffled multi-byte chunks of both sources went through */
+	/* the corpus's Zarr v2 blosc-lz4 int16 and blosc-blosclz uint8 arrays */
+	static const struct { const char *store; size_t w; } more[] = {
+		{"zarr2/blosc_lz4_shuffle_i16.zarr", 2}, {"zarr2/blosc_blosclz_noshuffle_u8.zarr", 1}};
+	for (int k = 0; k < 2; k++) {
+		snprintf(dir, sizeof(dir), "%s/%s", corpus && *corpus ? corpus : "../shared/corpus",
+			 more[k].store);
+		dp = opendir(dir);
+		for (struct dirent *de; dp && (de = readdir(dp));) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			size_t cn, dn = 0;
+			uint8_t *c = read_file(path, &cn);
+			struct tsr_blosc_info in;
+			if (c && tsr_blosc_info(c, cn, &in) == TSR_OK) {
+				uint8_t *d = malloc((size_t)in.nbytes + 1);
+				CHECK_EQ_INT(tsr_blosc_decode(d, (size_t)in.nbytes, c, cn, NULL, &dn),
+					     TSR_OK);
+				check_chunk(path, c, cn, more[k].w, d, dn);
+				corpus_chunks++;
+				free(d);
+			}
+			free(c);
+		}
+		if (dp)
+			closedir(dp);
+	}
+	printf("blosc chunks the GPU path takes: %d checked equal (%d zlib, %d lz4, %d blosclz; %d "
+	       "byte-shuffled, %d stored or run streams); %d refused; %d zlib fixtures, %d corpus "
+	       "chunks\n", accepted, accepted_family[TSR_FAM_INFLATE], accepted_family[TSR_FAM_LZ4],
+	       accepted_family[TSR_FAM_BLOSCLZ], accepted_planes, accepted_copy_or_set, refused,
+	       zlib_fixtures, corpus_chunks);
+	/* not vacuous: shuffled multi-byte chunks of both sources, every family, went through */
 	CHECK(zlib_fixtures > 0 && corpus_chunks > 0 && accepted_planes > 0 && refused > 0);
+	CHECK(accepted_family[TSR_FAM_INFLATE] > 0 && accepted_family[TSR_FAM_LZ4] > 0 &&
+	      accepted_family[TSR_FAM_BLOSCLZ] > 0);
 	libdeflate_free_decompressor(dd);
 	CHECK_DONE();
 }

@@ -1,7 +1,7 @@
 """test_cli_info_errors.py - `tessera info` stops with a message on standard error and a non-zero
 exit when the path, or what --hdu / --array ask for, is not there or cannot be read (text and
---json alike): a missing path, an HDU or array that does not exist, a bad --hdu value, an
-array of a store that cannot be opened. It never lists forever, and never reports what it was
+--json alike): a missing path, an HDU (by index or EXTNAME) or array that does not exist, a
+bad --hdu value, an array of a store that cannot be opened. It never lists forever, and never reports what it was
 not asked (a group that is not multiscale reported as a multiscale level)."""
 import json
 import os
@@ -54,8 +54,12 @@ with tempfile.TemporaryDirectory() as tmp:
                      ["no array or group 'nope'", "labels/ids"])
         expect_error("--hdu on a store %s" % mode, [group, "--hdu", "0"] + mode, 1,
                      ["--hdu is for FITS"])
-    for bad in ("SCI", "1x", "", "-1", "+1"):
-        expect_error("--hdu %r" % bad, [fits, "--hdu", bad], 2, ["bad --hdu"])
+    for bad in ("1x", "", "-1", "+1", "SCI,x", "SCI,0"):
+        expect_error("--hdu %r" % bad, [fits, "--hdu", bad], 2, ["--hdu is", repr(bad)[1:-1]])
+    expect_error("--hdu by an absent name", [fits, "--hdu", "SCI"], 1,
+                 ["no HDU named SCI", "1 B8"])
+    expect_error("--hdu by name, absent EXTVER", [fits, "--hdu", "F32,2"], 1,
+                 ["no HDU named F32 with EXTVER 2"])
 
     # A store whose array cannot be opened: the message on standard error, exit 1, in both
     # views (and the JSON still says which array failed).
@@ -76,6 +80,15 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(junk, "wb") as f:
         f.write(b"x" * 5000)
     expect_error("not FITS", [junk], 1, ["not a FITS file"])
+
+# --hdu by EXTNAME[,EXTVER] picks the HDU tsr_open picks (case and blanks aside; an absent
+# EXTVER counts as 1; PRIMARY is HDU 0).
+for arg, want in (("F32", 4), ("f32,1", 4), ("I64", 3), ("PRIMARY", 0), ("2", 2)):
+    total += 1
+    p = info(fits, "--hdu", arg, "--json")
+    got = [e["hdu"] for e in json.loads(p.stdout)["entries"]] if p and p.returncode == 0 else p
+    if got != [want]:
+        failures.append("--hdu %s: %r, want HDU %d" % (arg, got, want))
 
 # A plain group is no multiscale image; an OME-Zarr image group is, with its levels.
 total += 1

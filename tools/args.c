@@ -17,9 +17,3 @@ int tsr_cli_parse_int(const char *s, long lo, long hi, int *v_ret)
 	*v_ret = (int)v;
 	return 0;
 }
-
-int tsr_cli_parse_hdu(const char *s, int *hdu_ret)
-{
-	/* An HDU index as astropy counts (primary = 0). */
-	return tsr_cli_parse_int(s, 0, 1L << 30, hdu_ret);
-}

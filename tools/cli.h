@@ -20,13 +20,22 @@ const char *tsr_cli_storage_name(int storage);
 /* Option values (args.c): 0, or -1 when s is not one (the caller names option and value).
  * An integer in [lo, hi], decimal, nothing before or after it. */
 int tsr_cli_parse_int(const char *s, long lo, long hi, int *v_ret);
-/* --hdu VALUE: an HDU index (primary = 0). The one place --hdu is parsed: `info` and `read`
- * take what it takes. */
-int tsr_cli_parse_hdu(const char *s, int *hdu_ret);
 
 /* Writes an NPY v1.0 file (little-endian, C order); path "-" is standard output. Returns 0 or
  * -1 with errno. */
 int tsr_cli_write_npy(const char *path, enum tsr_dtype dtype, int ndim, const int64_t *shape,
 		      const void *data, size_t nbytes);
+
+/* --hdu: an index, an EXTNAME, or EXTNAME,EXTVER (hdu_arg.c). */
+#define TSR_CLI_HDU_CHOICES "an index (0 = primary), an EXTNAME, or EXTNAME,EXTVER"
+struct tsr_cli_hdu {
+	int index;     /* -1: none (a name, or no --hdu) */
+	char name[69]; /* "": no name (FITS strings hold up to 68 characters) */
+	int ver;       /* with name: EXTVER, 0 = any */
+};
+/* Parses arg into *h; 0, or -1 when it is none of the choices. */
+int tsr_cli_hdu_arg(const char *arg, struct tsr_cli_hdu *h);
+/* Puts *h into the open options (a name, or the index). */
+void tsr_cli_hdu_apply(const struct tsr_cli_hdu *h, struct tsr_open_options *oo);
 
 #endif

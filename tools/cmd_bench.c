@@ -611,12 +611,16 @@ static cJSON *bench_json_capabilities(const struct bench *b)
 			cJSON_AddItemToArray(devs, d);
 		}
 	}
-	/* Kernels compiled into this build (src/cuda); whether a read used one shows in its
-	 * phase's receipt fallback text. */
-	cJSON_AddItemToArray(dec, cJSON_CreateString("deflate"));
 #else
 	(void)devs;
 #endif
+	/* Decoder families compiled into this build (src/cuda); whether a read used one shows in
+	 * its phase's receipt fallback text. */
+	struct tsr_capabilities caps = {.struct_size = sizeof(caps)};
+	if (tsr_capabilities(&caps) == TSR_OK)
+		for (char *save = NULL, *name = strtok_r(caps.gpu_decoders, ",", &save); name;
+		     name = strtok_r(NULL, ",", &save))
+			cJSON_AddItemToArray(dec, cJSON_CreateString(name));
 	cJSON_AddItemToObject(c, "gpu_decoders", dec);
 	cJSON *gds = cJSON_AddObjectToObject(c, "gds");
 	char why[256];

@@ -5,13 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 
 struct tsr_info_args {
 	const char *path;
 	const char *array; /* --array: a Zarr array or group */
-	int hdu;           /* --hdu: a FITS HDU; -1: all */
+	struct tsr_cli_hdu hdu; /* --hdu: a FITS HDU by index or EXTNAME[,EXTVER]; index -1 and
+				   no name: all */
 	int json, header, attrs;
 };
 
@@ -85,7 +87,7 @@ static cJSON *tsr_entry_json(const struct tsr_entry *e)
 static int tsr_describe(struct tsr_context *ctx, const struct tsr_info_args *args,
 			const struct tsr_entry *e, cJSON *o)
 {
-	struct tsr_open_options oo = {sizeof(oo), -1, 0, NULL, -1};
+	struct tsr_open_options oo = {sizeof(oo), -1, 0, NULL, -1, NULL, 0};
 	if (!strcmp(e->format, "fits"))
 		oo.hdu = e->hdu;
 	else if (!strcmp(e->format, "zarr"))
@@ -135,6 +137,27 @@ static void tsr_array_norm(const char *in, char *buf, size_t cap)
 		buf[--n] = '\0';
 }
 
+/* Does FITS entry e answer to --hdu NAME[,VER]? tsr_open_options.hdu_name's rule: names
+ * compare without surrounding blanks and case, "PRIMARY" names HDU 0 too, an absent EXTVER
+ * counts as 1 and VER 0 takes any. */
+static int tsr_hdu_named(const struct tsr_entry *e, const struct tsr_cli_hdu *h)
+{
+	const char *a = e->name, *b = h->name;
+	while (*a == ' ')
+		a++;
+	while (*b == ' ')
+		b++;
+	size_t na = strlen(a), nb = strlen(b);
+	while (na && a[na - 1] == ' ')
+		na--;
+	while (nb && b[nb - 1] == ' ')
+		nb--;
+	int same = na == nb && strncasecmp(a, b, nb) == 0;
+	if (!same && !(e->hdu == 0 && nb == 7 && strncasecmp(b, "PRIMARY", 7) == 0))
+		return 0;
+	return h->ver == 0 || (e->extver ? e->extver : 1) == h->ver;
+}
+
 /* Which entries --hdu / --array keep: 1 keeps entry i. Returns 0, or 1 with the message on
  * standard error (what was asked for is not there). */
 static int tsr_select(const struct tsr_info_args *args, const struct tsr_listing *l,
@@ -142,19 +165,43 @@ static int tsr_select(const struct tsr_info_args *args, const struct tsr_listing
 {
 	size_t n = tsr_listing_count(l);
 	struct tsr_entry e = {.struct_size = sizeof(e)};
-	memset(keep, !args->array && args->hdu < 0, n);
-	if (args->hdu >= 0) {
+	int by_hdu = args->hdu.index >= 0 || args->hdu.name[0];
+	memset(keep, !args->array && !by_hdu, n);
+	if (by_hdu) {
 		if (strcmp(format, "fits")) {
 			fprintf(stderr, "tessera info: %s: --hdu is for FITS files, this is a %s %s\n",
 				args->path, format, !strcmp(format, "zarr") ? "store" : "frame");
 			return 1;
 		}
-		if ((size_t)args->hdu >= n) {
-			fprintf(stderr, "tessera info: %s: HDU %d out of range: the file has %zu HDUs\n",
-				args->path, args->hdu, n);
+		if (args->hdu.name[0]) {
+			/* the first HDU of that name, as tsr_open picks it */
+			for (size_t i = 0; i < n; i++) {
+				tsr_listing_entry(l, i, &e);
+				if (tsr_hdu_named(&e, &args->hdu)) {
+					keep[i] = 1;
+					return 0;
+				}
+			}
+			fprintf(stderr, "tessera info: %s: no HDU named %s", args->path, args->hdu.name);
+			if (args->hdu.ver)
+				fprintf(stderr, " with EXTVER %d", args->hdu.ver);
+			fprintf(stderr, " (HDUs:");
+			for (size_t i = 0; i < n; i++) {
+				tsr_listing_entry(l, i, &e);
+				fprintf(stderr, "%s %zu %s", i ? "," : "", i,
+					e.name[0] ? e.name : i ? "(no EXTNAME)" : "PRIMARY");
+				if (e.extver)
+					fprintf(stderr, ",%d", e.extver);
+			}
+			fprintf(stderr, ")\n");
 			return 1;
 		}
-		keep[args->hdu] = 1;
+		if ((size_t)args->hdu.index >= n) {
+			fprintf(stderr, "tessera info: %s: HDU %d out of range: the file has %zu HDUs\n",
+				args->path, args->hdu.index, n);
+			return 1;
+		}
+		keep[args->hdu.index] = 1;
 	}
 	if (!args->array)
 		return 0;
@@ -444,12 +491,13 @@ static void tsr_print_header(const cJSON *o)
 
 static int tsr_info_usage(FILE *f)
 {
-	fprintf(f, "usage: tessera info PATH [--hdu N] [--array NAME] [--json] [--header] [--attrs]\n"
+	fprintf(f, "usage: tessera info PATH [--hdu N|NAME[,VER]] [--array NAME] [--json] [--header]\n"
+		   "                    [--attrs]\n"
 		   "Lists what PATH holds: a FITS file's HDUs (EXTNAME, dtype, shape, tiles, codec,\n"
 		   "stored bytes, BSCALE/BZERO, BLANK, quantization), a Zarr store's arrays (dtype,\n"
 		   "shape, chunks and shards, codecs, fill value, stored bytes) and OME-Zarr\n"
-		   "multiscale groups, or a Blosc2 frame's array. --hdu and --array show one HDU,\n"
-		   "array or group. --header prints the FITS header cards of the HDUs shown;\n"
+		   "multiscale groups, or a Blosc2 frame's array. --hdu (an index, an EXTNAME or\n"
+		   "EXTNAME,EXTVER) and --array show one HDU, array or group. --header prints the FITS header cards of the HDUs shown;\n"
 		   "--attrs prints all the metadata of each (Zarr attributes, dimension names, OME\n"
 		   "scales, Blosc2 vlmeta, FITS cards) as JSON. --json prints one JSON document\n"
 		   "(docs/info-json.md; with --header or --attrs each array carries \"metadata\").\n"
@@ -460,7 +508,7 @@ static int tsr_info_usage(FILE *f)
 
 int tsr_cli_info(int argc, char **argv)
 {
-	struct tsr_info_args args = {.hdu = -1};
+	struct tsr_info_args args = {.hdu = {.index = -1}};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			return tsr_info_usage(stdout);
@@ -473,8 +521,9 @@ int tsr_cli_info(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--attrs")) {
 			args.attrs = 1;
 		} else if (!strcmp(argv[i], "--hdu") && i + 1 < argc) {
-			if (tsr_cli_parse_hdu(argv[++i], &args.hdu)) {
-				fprintf(stderr, "tessera info: bad --hdu '%s' (an HDU number)\n", argv[i]);
+			if (tsr_cli_hdu_arg(argv[++i], &args.hdu)) {
+				fprintf(stderr, "tessera info: --hdu is " TSR_CLI_HDU_CHOICES
+					", not '%s'\n", argv[i]);
 				return 2;
 			}
 		} else if (argv[i][0] == '-' || args.path) {

@@ -8,11 +8,12 @@
 int tsr_cli_read(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL, *section = "", *array = NULL;
-	int hdu = -1, raw = 0, threads = 0, receipt = 0, level = -1, cuda = 0;
+	struct tsr_cli_hdu hdu = {.index = -1};
+	int raw = 0, threads = 0, receipt = 0, level = -1, cuda = 0;
 	int decoder = TSR_DECODER_AUTO, storage = TSR_STORAGE_REAL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: tessera read PATH [--hdu N] [--array NAME] [--level K] [--section SPEC]\n"
+			printf("usage: tessera read PATH [--hdu N|NAME[,VER]] [--array NAME] [--level K] [--section SPEC]\n"
 			       "                    [--raw] [--threads N] [--receipt] [--device cpu|cuda]\n"
 			       "                    [--decoder auto|cpu|gpu]\n"
 			       "                    [--storage real|mock-host|mock-device|posix|cufile]\n"
@@ -20,7 +21,8 @@ int tsr_cli_read(int argc, char **argv)
 			       "PATH is a FITS file, a Zarr store or a Blosc2 frame. --array picks an array\n"
 			       "of a Zarr group, --level an OME-Zarr multiscale level.\n"
 			       "Reads an image (default: the first HDU with image data; N counts HDUs as\n"
-			       "astropy does, primary = 0) or a section of it, written as NPY v1.0,\n"
+			       "astropy does, primary = 0; NAME is an EXTNAME, VER its EXTVER) or a\n"
+			       "section of it, written as NPY v1.0,\n"
 			       "little-endian, C order. SPEC is NumPy basic indexing: \"10:50,3:200\",\n"
 			       "\"-1,...,::2\". --raw returns stored values (no BSCALE/BZERO, no\n"
 			       "dequantization). --receipt prints what the read did. --device cuda reads\n"
@@ -37,8 +39,9 @@ int tsr_cli_read(int argc, char **argv)
 			       "standard error).\n");
 			return 0;
 		} else if (!strcmp(argv[i], "--hdu") && i + 1 < argc) {
-			if (tsr_cli_parse_hdu(argv[++i], &hdu)) {
-				fprintf(stderr, "tessera read: bad --hdu '%s'\n", argv[i]);
+			if (tsr_cli_hdu_arg(argv[++i], &hdu)) {
+				fprintf(stderr, "tessera read: --hdu is " TSR_CLI_HDU_CHOICES
+					", not '%s'\n", argv[i]);
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--array") && i + 1 < argc) {
@@ -107,7 +110,8 @@ int tsr_cli_read(int argc, char **argv)
 	}
 	struct tsr_context *ctx = NULL;
 	struct tsr_context_options co = {sizeof(co), threads};
-	struct tsr_open_options oo = {sizeof(oo), hdu, raw, array, level};
+	struct tsr_open_options oo = {sizeof(oo), -1, raw, array, level, NULL, 0};
+	tsr_cli_hdu_apply(&hdu, &oo);
 	struct tsr_array *a = NULL;
 	void *data = NULL;
 	size_t nbytes = 0;

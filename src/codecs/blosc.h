@@ -111,13 +111,6 @@ int tsr_blosclz_decode(void *dst, size_t dst_nbytes, const void *src, size_t src
 
 /* ---- a chunk's streams for other decoders (blosc_streams.c) ---- */
 
-/* Whether a decoder of zlib streams and byte planes can take the chunk (its CODED streams are
- * then RFC 1950 streams): zlib, byte shuffle by elem_nbytes or no filter (lossy truncations need
- * nothing), no dictionary, not special or stored whole, nelem elements of elem_nbytes. Its codec (enum tsr_blosc_codec) in
- * *codec_ret, or -1 when the header does not parse. */
-int tsr_blosc_streams_ok(const void *chunk, size_t nbytes, size_t elem_nbytes, int64_t nelem,
-			 int *codec_ret);
-
 enum { TSR_BLOSC_STREAM_CODED = 0, TSR_BLOSC_STREAM_COPY, TSR_BLOSC_STREAM_SET };
 /* One stream of a chunk: where its bytes are in the chunk and what they decode to. */
 struct tsr_blosc_stream {
@@ -136,7 +129,7 @@ struct tsr_blosc_stream {
 int tsr_blosc_block_streams(const struct tsr_blosc_info *in, const void *chunk, int64_t b,
 			    struct tsr_blosc_stream *streams, int *n_ret);
 
-/* Lists the streams of a chunk tsr_blosc_streams_ok accepted (at most cap: more is
+/* Lists the streams of a chunk tsr_route_blosc (route.h) accepted (at most cap: more is
  * TSR_E_TOO_SMALL, with no message), and in *plane_block_ret the elements of a block when the
  * chunk is byte-shuffled (each block's bytes are elem_nbytes planes of its elements, the last
  * block holding the rest), else 0. A stream that reaches outside the chunk is TSR_E_CORRUPT. */

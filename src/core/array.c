@@ -9,10 +9,11 @@
 #include "../io/io.h"
 #include "../io/mock.h"
 #include "../io/mock_device.h"
+#include "../io/unpack.h"
 #include "array.h"
 
 /* Chooses the format driver: directories are Zarr stores or sparse Blosc2 frames; files are
- * Blosc2 frames when they say so, FITS otherwise. */
+ * Blosc2 frames when they say so, FITS otherwise (whole-file compressed ones decompressed). */
 static int tsr_open_driver(struct tsr_array *a, const struct tsr_open_options *o)
 {
 	struct stat st;
@@ -33,6 +34,10 @@ static int tsr_open_driver(struct tsr_array *a, const struct tsr_open_options *o
 		return rc;
 	if (tsr_blosc2_sniff(head, n))
 		return tsr_blosc2_open(a, o);
+	/* FITS as archives ship it (.fits.gz, .fits.bz2, .fits.Z): read from memory */
+	enum tsr_unpack_kind packed = tsr_unpack_sniff(head, n);
+	if (packed != TSR_UNPACK_NONE && (rc = tsr_unpack_array(a, packed)))
+		return rc;
 	return tsr_fits_open(a, o);
 }
 
@@ -44,7 +49,7 @@ int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_op
 	*array_ret = NULL;
 	if (!ctx || !path)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_open: NULL context or path");
-	struct tsr_open_options o = {sizeof(o), -1, 0, NULL, -1};
+	struct tsr_open_options o = {sizeof(o), -1, 0, NULL, -1, NULL, 0};
 	if (opts) {
 		/* Older, shorter option structs keep the defaults of the fields they lack. */
 		if (opts->struct_size < offsetof(struct tsr_open_options, array) ||

@@ -54,6 +54,9 @@ struct tsr_array {
 				       the first mock-host read */
 	struct tsr_mock_dev *mock_dev; /* mock-device storage's device copies
 					  (src/io/mock_device.c); NULL until used */
+	const char *unpacked; /* "gzip", "bzip2", "compress": the file is whole-file compressed
+				 and fd is its decompressed copy in memory (src/io/unpack.c), so
+				 its path must never be opened for data; NULL otherwise */
 };
 
 /* Writes how messages name the array's unit: "HDU 1", "array labels/ids". */

@@ -92,6 +92,93 @@ int tsr_cuda_inflate_batch(const void *const *d_in, const size_t *d_in_nbytes,
 			   int *d_status, size_t nstreams, int framing, void *d_scratch,
 			   size_t scratch_nbytes, void *cuda_stream);
 
+/*
+ * Batched FITS RICE_1 decoder (the tile compression convention; CFITSIO's ricecomp.c is the
+ * reference encoder): one thread per tile (why: src/cuda/rice_core.h).
+ *
+ * d_tiles: ntiles struct tsr_rice_tile records (src/cuda/rice_core.h: input and output device
+ * addresses, input bytes, pixels, BYTEPIX 1/2/4, block size) in device memory. Each tile's
+ * output is npix native-endian pixels of BYTEPIX bytes, byte for byte tessera's CPU decoder
+ * (tsr_rice_decode) and CFITSIO; its input is never read outside [in, in + in_nbytes).
+ * d_status[i] gets TSR_CUDA_RICE_OK (0) or a nonzero code (tsr_cuda_rice_status_name).
+ * The call only enqueues the work on cuda_stream (a cudaStream_t; NULL: the legacy stream).
+ * Returns TSR_OK; TSR_E_INVALID_ARG for NULL arrays; TSR_E_NO_DEVICE when no device can run
+ * it; TSR_E_INTERNAL for another CUDA error at launch. A bad tile never fails the call.
+ */
+int tsr_cuda_rice_batch(const void *d_tiles, int *d_status, size_t ntiles, void *cuda_stream);
+
+/*
+ * The same decoder in the form every decoder family's launcher takes (the stream arrays of
+ * tsr_cuda_inflate_batch; no scratch): stream i decodes d_out_cap[i] / BYTEPIX pixels, and
+ * d_out_nbytes[i] is that many bytes when it succeeds, else 0. One BYTEPIX and block size a
+ * launch, named by the variant: tsr_cuda_rice_variant(bytepix, blocksize) is a variant for
+ * BYTEPIX 1/2/4 and block sizes 16/32 (the FITS convention's two), else -1.
+ */
+enum { TSR_CUDA_RICE_VARIANTS = 6 };
+static inline int tsr_cuda_rice_variant(int bytepix, int blocksize)
+{
+	int w = bytepix == 1 ? 0 : bytepix == 2 ? 1 : bytepix == 4 ? 2 : -1;
+	return w < 0 || (blocksize != 16 && blocksize != 32) ? -1 : w * 2 + (blocksize == 16);
+}
+static inline unsigned tsr_cuda_rice_width(int variant)
+{
+	return 1u << (variant / 2);
+}
+static inline unsigned tsr_cuda_rice_blocksize(int variant)
+{
+	return variant % 2 ? 16u : 32u;
+}
+int tsr_cuda_rice_streams(const void *const *d_in, const size_t *d_in_nbytes, void *const *d_out,
+			  const size_t *d_out_cap, size_t *d_out_nbytes, int *d_status,
+			  size_t nstreams, int variant, void *d_scratch, size_t scratch_nbytes,
+			  void *cuda_stream);
+
+/* Name of a per-tile RICE status ("compressed stream ends early", ...); never NULL. */
+const char *tsr_cuda_rice_status_name(int status);
+
+/*
+ * Batched LZ4 (raw blocks) and BloscLZ decoders: one warp per stream, streams handed out to
+ * warps as they finish. Arguments, results and errors as tsr_cuda_inflate_batch's (device
+ * arrays nstreams long; scratch of tsr_cuda_lz_scratch_nbytes(); the call only enqueues work;
+ * per-stream problems land in d_status, never fail the call). Every read stays inside
+ * [d_in[i], d_in[i] + d_in_nbytes[i]) and every write inside [d_out[i], d_out[i] + d_out_cap[i]).
+ *
+ * tsr_cuda_lz4_batch variant: TSR_CUDA_LZ4_RAW, one LZ4 block (blosc's lz4 and lz4hc streams);
+ * output byte for byte liblz4's LZ4_decompress_safe with capacity d_out_cap[i], for every block
+ * it accepts but those with a match of distance 0 (refused here). TSR_CUDA_LZ4_SIZED:
+ * numcodecs' LZ4 (Zarr v2 "lz4"): 4 bytes little-endian of the decoded size, then one block
+ * that must decode to exactly that size (<= d_out_cap[i]).
+ * tsr_cuda_blosclz_batch (variant 0): BloscLZ streams, accepted and decoded exactly as
+ * src/codecs/blosclz.c does.
+ */
+enum { TSR_CUDA_LZ4_RAW = 0, TSR_CUDA_LZ4_SIZED = 1 };
+
+/* Per-stream status codes of the LZ decoders (d_status). */
+enum {
+	TSR_CUDA_LZ_OK = 0,
+	TSR_CUDA_LZ_E_TRUNCATED = 1,  /* input ended inside a sequence (or an empty LZ4 block) */
+	TSR_CUDA_LZ_E_DISTANCE = 2,   /* match distance 0 or before the start of the output */
+	TSR_CUDA_LZ_E_OVERFLOW = 3,   /* output larger than the capacity (or the size prefix) */
+	TSR_CUDA_LZ_E_SIZE = 4,       /* SIZED: decodes to another size than its prefix says */
+	TSR_CUDA_LZ_E_ARGUMENT = 5    /* NULL input or output pointer with a nonzero size */
+};
+
+/* Name of an LZ status code ("truncated input", ...); never NULL. */
+const char *tsr_cuda_lz_status_name(int status);
+
+/* Scratch bytes the LZ decoders need for nstreams streams (a work counter). */
+int tsr_cuda_lz_scratch_nbytes(size_t nstreams, size_t *nbytes_ret);
+
+int tsr_cuda_lz4_batch(const void *const *d_in, const size_t *d_in_nbytes, void *const *d_out,
+		       const size_t *d_out_cap, size_t *d_out_nbytes, int *d_status,
+		       size_t nstreams, int variant, void *d_scratch, size_t scratch_nbytes,
+		       void *cuda_stream);
+
+int tsr_cuda_blosclz_batch(const void *const *d_in, const size_t *d_in_nbytes,
+			   void *const *d_out, const size_t *d_out_cap, size_t *d_out_nbytes,
+			   int *d_status, size_t nstreams, int variant, void *d_scratch,
+			   size_t scratch_nbytes, void *cuda_stream);
+
 #ifdef __cplusplus
 }
 #endif

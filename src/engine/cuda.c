@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../codecs/blosc.h"
+#include "../codecs/route.h"
 #include "../codecs/codecs.h"
 #include "../io/cufile.h"
 #include "../io/io.h"
@@ -21,81 +22,6 @@
 
 #ifdef TSR_WITH_CUDA
 #include "cuda_engine.h"
-
-/* Can the kernel apply this chunk's transform to its stored bytes? */
-static int tsr_cuda_raw_ok(const struct tsr_chunk_ref *r)
-{
-	return r->codec.id == TSR_CODEC_NONE && r->npre == 0 && !r->has_perm && !r->delta &&
-	       !r->codec.byte_shuffle && !r->codec.elem_from_size &&
-	       r->xform.kind != TSR_XF_DEQUANT && r->nbytes != TSR_WHOLE_FILE &&
-	       r->nbytes == (uint64_t)r->npix * tsr_dtype_size(r->codec.elem);
-}
-
-/* Does the place kernel compute this value transform exactly as src/codecs/values.c does? */
-static int tsr_cuda_xform_ok(const struct tsr_chunk_ref *r)
-{
-	enum tsr_dtype in = r->codec.elem, out = r->xform.out;
-	size_t w = tsr_dtype_size(in);
-	switch (r->xform.kind) {
-	case TSR_XF_COPY:
-		return tsr_dtype_size(out) == w;
-	case TSR_XF_OFFSET:
-		return tsr_dtype_size(out) == w && !tsr_dtype_is_float(in) && w <= 8 &&
-		       in != TSR_COMPLEX64;
-	case TSR_XF_SCALE:
-		return (out == TSR_FLOAT32 || out == TSR_FLOAT64) &&
-		       (in == TSR_UINT8 || in == TSR_INT8 || in == TSR_INT16 || in == TSR_INT32 ||
-			in == TSR_INT64 || in == TSR_FLOAT32 || in == TSR_FLOAT64);
-	case TSR_XF_DEQUANT:
-		/* quantized tiles hold int32 (or, by their decoded size, uint8/int16) values */
-		return (out == TSR_FLOAT32 || out == TSR_FLOAT64) && in == TSR_INT32 &&
-		       (r->xform.dither == TSR_DITHER_NONE || r->xform.dither == TSR_DITHER_1 ||
-			r->xform.dither == TSR_DITHER_2);
-	default:
-		return 0;
-	}
-}
-
-/* Is the chunk a blosc chunk then plain elements (Zarr blosc)? Whether the GPU decodes it is
- * known once its header is read (cuda_blosc.c): zlib streams and byte shuffle only. */
-static int tsr_cuda_blosc_ok(const struct tsr_chunk_ref *r)
-{
-	const struct tsr_codec_step *c = &r->codec;
-	size_t w = tsr_dtype_size(c->elem);
-	return r->npre == 1 && r->pre[0].id == TSR_CODEC_BLOSC && c->id == TSR_CODEC_NONE &&
-	       !c->byte_shuffle && !c->elem_from_size && !c->be_from_chunk && !r->has_perm &&
-	       !r->delta && (w == 1 || w == 2 || w == 4 || w == 8) && c->elem != TSR_COMPLEX64 &&
-	       r->npix > 0 && r->nbytes > 0 && r->nbytes != TSR_WHOLE_FILE && tsr_cuda_xform_ok(r);
-}
-
-/* Is the chunk's whole decode one DEFLATE-family stream then plain elements (FITS GZIP_1/2
- * tiles; Zarr chunks with one gzip or zlib step)? Returns its framing, or -1 with why set. */
-static int tsr_cuda_inflate_ok(const struct tsr_chunk_ref *r, int force_cpu, int *why)
-{
-	const struct tsr_codec_step *c = &r->codec;
-	enum tsr_codec_id id = TSR_CODEC_NONE;
-	if (r->npre == 0)
-		id = c->id;
-	else if (r->npre == 1 && c->id == TSR_CODEC_NONE && !c->byte_shuffle && !c->elem_from_size &&
-		 (r->pre[0].id == TSR_CODEC_GZIP || r->pre[0].id == TSR_CODEC_ZLIB))
-		id = r->pre[0].id;
-	int framing = id == TSR_CODEC_GZIP ? TSR_CUDA_GZIP
-		      : id == TSR_CODEC_ZLIB ? TSR_CUDA_ZLIB
-		      : id == TSR_CODEC_DEFLATE ? TSR_CUDA_DEFLATE : -1;
-	size_t w = tsr_dtype_size(c->elem);
-	int cplx = c->elem == TSR_COMPLEX64 || c->elem == TSR_COMPLEX128;
-	if (framing < 0)
-		*why = r->npre == 0 && c->id == TSR_CODEC_NONE ? TSR_WHY_STEPS : TSR_WHY_CODEC;
-	else if (force_cpu)
-		*why = TSR_WHY_FORCED;
-	else if (r->has_perm || r->delta || w == 0 || r->npix <= 0 || !tsr_cuda_xform_ok(r) ||
-		 (c->byte_shuffle && (cplx || w > 8)) || r->nbytes == 0 ||
-		 r->nbytes == TSR_WHOLE_FILE)
-		*why = TSR_WHY_STEPS;
-	else
-		return framing;
-	return -1;
-}
 
 /* The place of a task: its box of the chunk, where it lands in the read's output, where its
  * values are in the slot. */
@@ -124,7 +50,7 @@ static void tsr_cuda_describe(const struct tsr_cuda_job *job, const struct tsr_c
 		pl->offset = xf->offset;
 		pl->has_blank = xf->has_blank;
 		pl->blank = xf->blank;
-		if (ct->how == TSR_HOW_INFLATE) {
+		if (ct->how == TSR_HOW_STREAM) {
 			pl->src_offset = ct->dec_offset;
 			pl->src_dec = 1;
 			pl->stream = ct->stream;
@@ -207,8 +133,8 @@ static void tsr_cuda_stream_add(const struct tsr_cuda_job *job, struct tsr_cuda_
 	s->checks[k] = c;
 }
 
-/* A BLOSC task's streams: zlib streams to the slot's inflate streams, the others to its copies
- * and sets. A chunk with more streams than the slot has room for is decoded here, on the CPU,
+/* A BLOSC task's streams: coded streams to the slot's streams (of the task's kind), the others
+ * to its copies and sets. A chunk with more streams than the slot has room for is decoded here, on the CPU,
  * into its staging (sized for its values), and becomes a CPU task. */
 static int tsr_cuda_blosc_task(struct tsr_cuda_job *job, struct tsr_cuda_slot *s,
 			       struct tsr_cuda_task *ct, uint32_t pfx, int64_t chunk)
@@ -244,10 +170,11 @@ static int tsr_cuda_blosc_task(struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 		if (sp->kind == TSR_BLOSC_STREAM_CODED) {
 			uint64_t io[4] = {ct->slot_offset + sp->src, sp->csize, ct->dec_offset + sp->dst,
 					  sp->n};
-			struct tsr_cuda_check c = {.chunk = chunk, .npix = sp->n, .width = 1,
-						   .elem = TSR_UINT8, .out = TSR_UINT8,
-						   .framing = TSR_CUDA_ZLIB, .kind = TSR_XF_COPY};
-			tsr_cuda_stream_add(job, s, pfx, io, c, "blosc/zlib");
+			struct tsr_cuda_check c = {
+				.chunk = chunk,
+				.rc = {.npix = sp->n, .width = 1, .elem = TSR_UINT8, .out = TSR_UINT8,
+				       .kind = (uint8_t)ct->kind, .xform = TSR_XF_COPY}};
+			tsr_cuda_stream_add(job, s, pfx, io, c, tsr_route_blosc_name(ct->blosc_codec));
 			continue;
 		}
 		st = tsr_grow((void **)&s->bops, &s->bops_cap, s->nbops + 1, sizeof(*s->bops), 256);
@@ -260,8 +187,8 @@ static int tsr_cuda_blosc_task(struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 	return TSR_OK;
 }
 
-/* Appends the job's INFLATE tasks, and the zlib streams of its BLOSC tasks, to the slot's
- * inflate streams. */
+/* Appends the job's STREAM tasks, and the coded streams of its BLOSC tasks, to the slot's
+ * streams. */
 static int tsr_cuda_streams(struct tsr_cuda_job *job, struct tsr_cuda_slot *s, uint64_t seq,
 			    const char *prefix)
 {
@@ -269,7 +196,7 @@ static int tsr_cuda_streams(struct tsr_cuda_job *job, struct tsr_cuda_slot *s, u
 	uint32_t pfx = UINT32_MAX;
 	for (int64_t i = 0; i < job->ntasks; i++) {
 		struct tsr_cuda_task *ct = &job->tasks[i];
-		if (ct->how != TSR_HOW_INFLATE && ct->how != TSR_HOW_BLOSC)
+		if (ct->how != TSR_HOW_STREAM && ct->how != TSR_HOW_BLOSC)
 			continue;
 		if (pfx == UINT32_MAX)
 			pfx = tsr_cuda_prefix_at(s, seq, prefix);
@@ -286,16 +213,21 @@ static int tsr_cuda_streams(struct tsr_cuda_job *job, struct tsr_cuda_slot *s, u
 			continue;
 		}
 		ct->stream = (int)s->nstreams;
-		uint64_t io[4] = {ct->slot_offset, ct->ref.nbytes, ct->dec_offset, ct->dec_cap};
+		/* a stream may fill exactly its values' bytes (the decode room is rounded up to 16
+		 * for alignment; decoders that take their size from the capacity need it exact),
+		 * or the widest integers where the tile's width is decided by its size */
+		uint64_t cap = ct->alt_width ? ct->dec_cap
+					     : (uint64_t)ct->ref.npix * tsr_dtype_size(ct->ref.codec.elem);
+		uint64_t io[4] = {ct->slot_offset, ct->ref.nbytes, ct->dec_offset, cap};
 		struct tsr_cuda_check c = {
 			.chunk = chunk,
-			.npix = (uint64_t)ct->ref.npix,
-			.width = (uint32_t)tsr_dtype_size(ct->ref.codec.elem),
-			.elem = (int16_t)ct->ref.codec.elem,
-			.out = (int16_t)ct->ref.xform.out,
-			.framing = (uint8_t)ct->framing,
-			.elem_from_size = (uint8_t)ct->ref.codec.elem_from_size,
-			.kind = (uint8_t)ct->ref.xform.kind};
+			.rc = {.npix = (uint64_t)ct->ref.npix,
+			       .width = (uint32_t)tsr_dtype_size(ct->ref.codec.elem),
+			       .elem = (int16_t)ct->ref.codec.elem,
+			       .out = (int16_t)ct->ref.xform.out,
+			       .kind = (uint8_t)ct->kind,
+			       .elem_from_size = (uint8_t)ct->ref.codec.elem_from_size,
+			       .xform = (uint8_t)ct->ref.xform.kind}};
 		tsr_cuda_stream_add(job, s, pfx, io, c,
 				    ct->ref.codec_name ? ct->ref.codec_name : a->desc.codec);
 	}
@@ -303,22 +235,22 @@ static int tsr_cuda_streams(struct tsr_cuda_job *job, struct tsr_cuda_slot *s, u
 }
 
 /* Says in the receipt what decoded the chunks: "GZIP_2 tiles decoded on the GPU (tessera
- * inflate kernel)", and in its fallback which chunks the CPU decoded and why. */
-static void tsr_cuda_receipt(const struct tsr_array *a, int64_t n_inflate, const char *gpu_name,
-			     int64_t n_raw, const int64_t n_cpu[TSR_WHY_N],
-			     const char *const cpu_name[TSR_WHY_N], struct tsr_receipt *r)
+ * inflate kernel)", one clause per decoder family, and in its fallback which chunks the CPU
+ * decoded and why. */
+static void tsr_cuda_receipt(const struct tsr_array *a, const int64_t n_gpu[TSR_FAM_N],
+			     const char *const gpu_name[TSR_FAM_N], int64_t n_raw,
+			     const int64_t n_cpu[TSR_WHY_N], const char *const cpu_name[TSR_WHY_N],
+			     struct tsr_receipt *r)
 {
-	static const char *const reason[TSR_WHY_N] = {
-		"decoder option cpu",
-		"decoder auto: too few, large streams to keep the GPU busy at one warp a stream",
-		"steps with no GPU kernel yet", "no GPU decoder yet"};
 	const char *noun = a->desc.chunk_noun;
 	char dec[sizeof(r->decoder)] = "", fb[sizeof(r->fallback)] = "";
 	size_t dn = 0, fn = 0;
-	if (n_inflate)
-		dn += (size_t)snprintf(dec + dn, sizeof(dec) - dn,
-				       "%s %ss decoded on the GPU (tessera inflate kernel)", gpu_name,
-				       noun);
+	for (int f = 0; f < TSR_FAM_N; f++)
+		if (n_gpu[f] && dn < sizeof(dec))
+			dn += (size_t)snprintf(dec + dn, sizeof(dec) - dn,
+					       "%s%s %ss decoded on the GPU (tessera %s kernel)",
+					       dn ? "; " : "", gpu_name[f], noun,
+					       tsr_route_family_name(f));
 	if (n_raw && dn < sizeof(dec))
 		dn += (size_t)snprintf(dec + dn, sizeof(dec) - dn, "%suncompressed %ss placed on the GPU",
 				       dn ? "; " : "", noun);
@@ -331,7 +263,7 @@ static void tsr_cuda_receipt(const struct tsr_array *a, int64_t n_inflate, const
 		if (fn < sizeof(fb))
 			fn += (size_t)snprintf(fb + fn, sizeof(fb) - fn, "%s%s %ss decoded on the CPU "
 					       "(%s); decoded values copied", fn ? "; " : "",
-					       cpu_name[w], noun, reason[w]);
+					       cpu_name[w], noun, tsr_route_why_text(w));
 	}
 	snprintf(r->decoder, sizeof(r->decoder), "%s", dec);
 	if (fb[0]) {
@@ -368,7 +300,14 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	/* cuFile where asked, or (auto) where it runs natively; forcing it elsewhere fails. */
 	char cf_why[256] = "";
 	int cufile = 0;
-	if (storage == TSR_STORAGE_REAL || storage == TSR_STORAGE_CUFILE) {
+	if (array->unpacked && (storage == TSR_STORAGE_REAL || storage == TSR_STORAGE_CUFILE)) {
+		/* the file on disk is compressed: its bytes are only in array->fd (memory) */
+		snprintf(cf_why, sizeof(cf_why), "the file is %s-compressed, decompressed in memory "
+			 "when opened", array->unpacked);
+		if (storage == TSR_STORAGE_CUFILE)
+			return tsr_error(TSR_E_UNSUPPORTED, "%s: cufile storage cannot read it: %s",
+					 array->path, cf_why);
+	} else if (storage == TSR_STORAGE_REAL || storage == TSR_STORAGE_CUFILE) {
 		cufile = tsr_cufile_usable(cf_why, sizeof(cf_why));
 		if (!cufile && storage == TSR_STORAGE_CUFILE)
 			return tsr_error(TSR_E_UNSUPPORTED, "%s: cufile storage: GPUDirect Storage "
@@ -398,15 +337,20 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	 * the largest chunk, the decode buffers for the largest decoded chunk (and for the read,
 	 * up to TSR_DEC_NBYTES). */
 	size_t biggest = 0, dec_biggest = 0, dec_total = 0, staged_total = 0;
-	int64_t n_inflate = 0, n_raw = 0, n_cpu[TSR_WHY_N] = {0}, n_dequant = 0, n_blosc = 0;
-	const char *gpu_name = d->codec, *cpu_name[TSR_WHY_N] = {0};
+	int64_t n_stream = 0, n_raw = 0, n_cpu[TSR_WHY_N] = {0}, n_dequant = 0, n_blosc = 0;
+	int64_t n_gpu[TSR_FAM_N] = {0};
+	const char *gpu_name[TSR_FAM_N] = {0}, *cpu_name[TSR_WHY_N] = {0};
+	const struct tsr_route_device rdev = {
+		.gpu = 1, .force_cpu = decoder == TSR_DECODER_CPU,
+		.blosc = !cufile && !replay, /* (its header is read on the host) */
+		.families = tsr_cuda_family_mask()};
 	uint64_t gpu_decoded = 0, max_stream = 0;
 	for (int64_t t = 0; t < plan->ntasks && st == TSR_OK; t++) {
 		struct tsr_cuda_task *ct = &tasks[t];
 		struct tsr_chunk_ref *ref = &ct->ref;
 		ct->t = t;
 		ct->how = TSR_HOW_CPU;
-		ct->framing = -1;
+		ct->kind = -1;
 		ct->alt_width = 0;
 		ct->slot_offset = ct->dec_cap = ct->dec_offset = 0;
 		ct->stream = -1;
@@ -434,65 +378,63 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		} else {
 			tsr_io_chunk_settle(ref); /* a chunk file's size lays out the slot */
 		}
-		int why = TSR_WHY_CODEC;
 		ct->plane_block = 0;
 		ct->blosc = 0;
 		ct->blosc_codec = -1;
-		if (tsr_cuda_raw_ok(ref)) {
-			ct->how = TSR_HOW_RAW;
+		struct tsr_route rt;
+		tsr_route_chunk(ref, &rdev, &rt);
+		ct->how = rt.how;
+		ct->kind = rt.kind;
+		ct->why = rt.why;
+		if (rt.how == TSR_HOW_RAW) {
 			n_raw++;
-		} else if (!cufile && !replay && tsr_cuda_blosc_ok(ref)) {
-			if (decoder == TSR_DECODER_CPU) {
-				if (!n_cpu[TSR_WHY_FORCED]++)
-					cpu_name[TSR_WHY_FORCED] = ref->codec_name ? ref->codec_name
-										   : d->codec;
-			} else {
-				ct->how = TSR_HOW_BLOSC; /* (counted for the receipt once read) */
-				ct->blosc = 1;
-				ct->framing = TSR_CUDA_ZLIB;
-				n_blosc++;
-			}
-		} else if (ref->codec.id != TSR_CODEC_FILL &&
-			   (ct->framing = tsr_cuda_inflate_ok(ref, decoder == TSR_DECODER_CPU,
-							      &why)) >= 0) {
+		} else if (rt.how == TSR_HOW_BLOSC) {
+			ct->blosc = 1; /* (counted for the receipt once its header is read) */
+			n_blosc++;
+		} else if (rt.how == TSR_HOW_STREAM) {
 			size_t w = tsr_dtype_size(ref->codec.elem);
-			ct->how = TSR_HOW_INFLATE;
 			/* Scaled integer FITS tiles may hold another width (CFITSIO decides by
 			 * the size): room for the widest, as the CPU chain has. */
 			ct->alt_width = ref->codec.elem_from_size && !tsr_dtype_is_float(ref->codec.elem) &&
 					(ref->xform.kind == TSR_XF_SCALE || ref->xform.kind == TSR_XF_DEQUANT);
 			n_dequant += ref->xform.kind == TSR_XF_DEQUANT;
 			gpu_decoded += (uint64_t)ref->npix * w;
-			if ((uint64_t)ref->npix * w > max_stream)
-				max_stream = (uint64_t)ref->npix * w;
-			if (!n_inflate++ && ref->codec_name)
-				gpu_name = ref->codec_name;
+			uint64_t slow = (uint64_t)ref->npix * w * tsr_route_warp_factor(rt.kind);
+			max_stream = slow > max_stream ? slow : max_stream;
+			int f = rt.kind / TSR_VARIANTS;
+			if (!n_gpu[f]++)
+				gpu_name[f] = ref->codec_name ? ref->codec_name : d->codec;
+			n_stream++;
 		} else if (ref->codec.id != TSR_CODEC_FILL) {
-			if (!n_cpu[why]++)
-				cpu_name[why] = ref->codec_name ? ref->codec_name : d->codec;
+			if (!n_cpu[rt.why]++)
+				cpu_name[rt.why] = ref->codec_name ? ref->codec_name : d->codec;
 		}
 	}
-	/* decoder auto, a single read: one warp inflates a stream about 40 times slower than a
-	 * CPU core does (H200: ~8 MB/s a warp on 4 MiB gzip chunks; libdeflate ~300 MB/s a core),
-	 * so when the largest stream alone outlasts the CPU's threads decoding them all, the
-	 * CPU decodes them. (Batch and stream reads gather many files' streams in a slot; their
-	 * last file, which does not defer, joins the earlier files' streams too.) */
-	int few = st == TSR_OK && n_inflate && decoder == TSR_DECODER_AUTO &&
+	/* decoder auto, a single read: one warp decodes a stream many times slower than a CPU
+	 * core does (inflate about 40 times: H200 ~8 MB/s a warp on 4 MiB gzip chunks, libdeflate
+	 * ~300 MB/s a core; route.c has each family's factor), so when the largest stream alone
+	 * outlasts the CPU's threads decoding them all, the CPU decodes them. (Batch and stream
+	 * reads gather many files' streams in a slot; their last file, which does not defer,
+	 * joins the earlier files' streams too.) */
+	int few = st == TSR_OK && n_stream && decoder == TSR_DECODER_AUTO &&
 		  !(batch & TSR_BATCH_MEMBER) &&
-		  max_stream * (uint64_t)(nthreads > 0 ? nthreads : 1) * 40 > gpu_decoded;
+		  max_stream * (uint64_t)(nthreads > 0 ? nthreads : 1) > gpu_decoded;
 	if (few) {
-		n_cpu[TSR_WHY_FEW] = n_inflate;
-		cpu_name[TSR_WHY_FEW] = gpu_name;
-		n_inflate = n_dequant = 0;
+		n_cpu[TSR_WHY_FEW] = n_stream;
+		for (int f = TSR_FAM_N - 1; f >= 0; f--)
+			if (n_gpu[f])
+				cpu_name[TSR_WHY_FEW] = gpu_name[f];
+		memset(n_gpu, 0, sizeof(n_gpu));
+		n_stream = n_dequant = 0;
 		gpu_decoded = 0;
 	}
 	int64_t n_host = 0; /* tasks whose values the CPU makes (decoded, or fill) */
 	for (int64_t t = 0; t < plan->ntasks && st == TSR_OK; t++) {
 		struct tsr_cuda_task *ct = &tasks[t];
 		const struct tsr_chunk_ref *ref = &ct->ref;
-		if (few && ct->how == TSR_HOW_INFLATE) {
+		if (few && ct->how == TSR_HOW_STREAM) {
 			ct->how = TSR_HOW_CPU;
-			ct->framing = -1;
+			ct->kind = -1;
 			ct->alt_width = 0;
 		}
 		n_host += ct->how == TSR_HOW_CPU || ct->how == TSR_HOW_BLOSC; /* (needs its bytes) */
@@ -500,7 +442,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 * to back, since the inflate kernel reads any alignment, so that tiles next to each
 		 * other in the file are read with one pread), or its values decoded on the CPU;
 		 * values start 16-byte aligned for the place kernel. */
-		if (ct->how == TSR_HOW_INFLATE || ct->how == TSR_HOW_BLOSC) {
+		if (ct->how == TSR_HOW_STREAM || ct->how == TSR_HOW_BLOSC) {
 			ct->staged = (size_t)ref->nbytes;
 			ct->dec_cap = (size_t)ref->npix *
 				      (ct->alt_width ? 8 : tsr_dtype_size(ref->codec.elem));
@@ -544,7 +486,8 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	 * CPU, the pool's threads fill each slot in one run instead, so a feed still running (this
 	 * batch's earlier files, or another thread's batch) lands and stops first; its slots go to
 	 * the GPU. */
-	const int feed = !replay && !mock && !cufile && n_host * 16 <= plan->ntasks;
+	const int feed = !replay && !mock && !cufile && n_host * 16 <= plan->ntasks &&
+			 !array->unpacked; /* (the feed opens files by path; the pool reads fd) */
 	if (feed)
 		on_dev = 1; /* the feed's threads copy the stored bytes to the device */
 	if (st == TSR_OK && cs->feed.pool &&
@@ -562,7 +505,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		want = biggest > want ? biggest : want;
 		if (want > cs->slot_want)
 			cs->slot_want = want;
-		if (n_inflate || n_blosc) {
+		if (n_stream || n_blosc) {
 			want = defer_sync || s->open || dec_total > TSR_DEC_NBYTES ? TSR_DEC_NBYTES
 										 : dec_total;
 			want = want > dec_biggest ? want : dec_biggest;
@@ -577,7 +520,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			st = tsr_cuda_dispatch(cs, s);
 	}
 	char prefix[1400] = "";
-	if (n_inflate || n_blosc)
+	if (n_stream || n_blosc)
 		tsr_array_chunk_name(array, 0, prefix, sizeof(prefix), NULL, 0);
 	struct tsr_cuda_job job = {0};
 	pthread_mutex_init(&job.lock, NULL);
@@ -599,21 +542,17 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		if (!s->nplaces)
 			s->nranges = 0;
 		s->on_dev = on_dev;
-		/* Fill it on from where it stands: as many tasks as fit the slot, its decode buffer
-		 * and its one inflate launch (one framing). */
+		/* Fill it on from where it stands: as many tasks as fit the slot and its decode
+		 * buffer (streams of several kinds are grouped at dispatch). */
 		size_t used = s->used, dec_used = s->dec_used;
-		int framing = s->framing;
 		int64_t max_rows = s->max_rows, t1 = t0;
 		while (t1 < plan->ntasks && s->nplaces + (size_t)(t1 - t0) < TSR_SLOT_PLACES) {
 			struct tsr_cuda_task *ct = &tasks[t1];
-			int streams = ct->how == TSR_HOW_INFLATE || ct->how == TSR_HOW_BLOSC;
-			if (streams && framing >= 0 && ct->framing != framing)
-				break;
 			if (ct->dec_cap && dec_used + ct->dec_cap > s->dec_nbytes)
 				break;
 			if (!replay) {
 				/* (replay: slot_offset is the chunk's address in the cache) */
-				size_t at = ct->how == TSR_HOW_INFLATE ? used
+				size_t at = ct->how == TSR_HOW_STREAM ? used
 								       : (used + 15) & ~(size_t)15;
 				if (at + ct->staged > s->nbytes)
 					break;
@@ -622,8 +561,6 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			}
 			ct->dec_offset = dec_used;
 			dec_used += ct->dec_cap;
-			if (streams)
-				framing = ct->framing;
 			int64_t rows = 1;
 			const int64_t *k0 = tsr_task_k0(plan, t1), *k1 = tsr_task_k1(plan, t1);
 			for (int i = 0; i < d->ndim - 1; i++)
@@ -686,7 +623,6 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		s->nplaces += (size_t)job.ntasks;
 		s->used = used;
 		s->dec_used = dec_used;
-		s->framing = framing;
 		s->max_rows = max_rows;
 		t0 = t1;
 		/* A full slot goes to the GPU now; the last, part-filled one waits for the next
@@ -726,30 +662,29 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	r->bytes_read += job.bytes_read;
 	if (n_blosc) {
 		/* Blosc chunks: on the GPU, or on the CPU as their headers decided. */
-		static const char *const bname[] = {"blosc/blosclz", "blosc/lz4", "blosc/snappy",
-						    "blosc/zlib", "blosc/zstd", "blosc", "blosc/user"};
 		for (int64_t t = 0; t < plan->ntasks; t++) {
 			const struct tsr_cuda_task *ct = &tasks[t];
 			if (!ct->blosc)
 				continue;
+			const char *name = tsr_route_blosc_name(ct->blosc_codec);
 			if (ct->how == TSR_HOW_BLOSC) {
-				if (!n_inflate++)
-					gpu_name = "blosc/zlib";
+				int f = ct->kind / TSR_VARIANTS;
+				if (!n_gpu[f]++)
+					gpu_name[f] = name;
 				gpu_decoded += (uint64_t)ct->ref.npix * tsr_dtype_size(ct->ref.codec.elem);
 				continue;
 			}
-			int c = ct->blosc_codec, w = c == TSR_BLOSC_ZLIB ? TSR_WHY_STEPS : TSR_WHY_CODEC;
-			if (!n_cpu[w]++)
-				cpu_name[w] = c >= 0 && c <= 6 ? bname[c] : "blosc";
+			if (!n_cpu[ct->why]++)
+				cpu_name[ct->why] = name;
 		}
 	}
 	r->bytes_decoded += job.bytes_decoded + gpu_decoded;
 	r->nthreads = nthreads;
 	snprintf(r->engine, sizeof(r->engine), "cuda");
-	tsr_cuda_receipt(array, n_inflate, gpu_name, n_raw, n_cpu, cpu_name, r);
+	tsr_cuda_receipt(array, n_gpu, gpu_name, n_raw, n_cpu, cpu_name, r);
 	if (!mock)
 		snprintf(r->backend, sizeof(r->backend), "%s", cufile ? "cufile" : "posix");
-	if (!mock && !cufile && storage == TSR_STORAGE_REAL && n_raw + n_inflate > 0) {
+	if (!mock && !cufile && storage == TSR_STORAGE_REAL && n_raw + n_stream > 0) {
 		/* auto passed cuFile over: say why (once per read) */
 		size_t have = strlen(r->fallback);
 		if (have + 40 < sizeof(r->fallback))

@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "../cuda/place.h"
+#include "../codecs/route.h"
 #include "../cuda/tsr_cuda.h"
 #include "engine.h"
 
@@ -36,17 +37,17 @@
 _Static_assert(sizeof(size_t) == 8 && sizeof(void *) == 8,
 	       "inflate arguments are staged as 64-bit words");
 
-/* How a task's chunk reaches the place kernel. */
+/* How a task's chunk reaches the place kernel: its route (src/codecs/route.h). */
 enum tsr_cuda_how {
-	TSR_HOW_CPU = 0,        /* decoded on the CPU: final values are staged */
-	TSR_HOW_RAW,            /* stored elements are staged; the kernel transforms them */
-	TSR_HOW_INFLATE,        /* a DEFLATE-family stream is staged; the GPU inflates it */
-	TSR_HOW_BLOSC,          /* a blosc chunk is staged: the GPU inflates its zlib streams and
-				   the place kernel unshuffles its blocks (cuda_blosc.c); a chunk
-				   whose header asks for more is decoded on the CPU instead */
+	TSR_HOW_CPU = TSR_ROUTE_CPU,       /* decoded on the CPU: final values are staged */
+	TSR_HOW_RAW = TSR_ROUTE_RAW,       /* stored elements are staged; the kernel transforms them */
+	TSR_HOW_STREAM = TSR_ROUTE_STREAM, /* one compressed stream is staged; its family decodes it */
+	TSR_HOW_BLOSC = TSR_ROUTE_BLOSC,   /* a blosc chunk is staged: its family decodes its streams
+					      and the place kernel unshuffles its blocks; a chunk whose
+					      header asks for more is decoded on the CPU instead */
 };
 
-/* A blosc stream that is not a zlib stream (stored as is, or a run of one byte), copied or set
+/* A blosc stream that is not coded (stored as is, or a run of one byte), copied or set
  * in the slot's decode buffer on the device before the kernels run. */
 struct tsr_cuda_bop {
 	uint64_t src;           /* bytes into the slot's device staging (copies) */
@@ -55,25 +56,11 @@ struct tsr_cuda_bop {
 	int value;              /* -1: copy; else the byte to set */
 };
 
-/* Why a chunk was decoded on the CPU, for the receipt (first: named first). */
-enum tsr_cuda_why {
-	TSR_WHY_FORCED = 0,     /* read option decoder = cpu */
-	TSR_WHY_FEW,            /* decoder auto: too few, large streams for the inflate kernel */
-	TSR_WHY_STEPS,          /* delta, axis order, element width the kernel does not do */
-	TSR_WHY_CODEC,          /* no GPU decoder for the codec yet */
-	TSR_WHY_N
-};
-
-/* What the host needs to judge one inflate stream's result once the batch is done. */
+/* What the host needs to judge one stream's result once the batch is done. */
 struct tsr_cuda_check {
 	int64_t chunk;
-	uint64_t npix;
-	uint32_t width;         /* expected element bytes */
+	struct tsr_route_check rc; /* its expected size and kind */
 	uint32_t prefix_at;     /* its file's "path: HDU 1: tile" in the slot's prefix text */
-	int16_t elem, out;      /* enum tsr_dtype: stored, output */
-	uint8_t framing;        /* TSR_CUDA_DEFLATE / ZLIB / GZIP */
-	uint8_t elem_from_size; /* FITS GZIP tile: another integer width may be legal */
-	uint8_t kind;           /* enum tsr_xform_kind */
 	uint8_t name;           /* index into the slot's codec names */
 	uint8_t has_label;      /* the slot's labels name it (Zarr keys) */
 };
@@ -114,7 +101,6 @@ struct tsr_cuda_slot {
 	cudaStream_t cstream;           /* the caller's stream its batch follows */
 	pthread_t owner;                /* the thread whose reads fill the open slot */
 	size_t used, dec_used, nplaces, nstreams;
-	int framing;                    /* of its inflate streams (one launch): -1 none yet */
 	int replay;                     /* mock-device: places and inflate inputs hold device
 					   addresses of the handle's cache; nothing is staged */
 	int on_dev;                     /* stored bytes are on dev already (cuFile read them
@@ -211,13 +197,14 @@ struct tsr_cuda_task {
 	int64_t t;              /* plan task */
 	struct tsr_chunk_ref ref;
 	int how;                /* enum tsr_cuda_how */
-	int framing;            /* INFLATE: TSR_CUDA_DEFLATE / ZLIB / GZIP */
-	int alt_width;          /* INFLATE: another integer width is legal (place.h) */
+	int kind;               /* STREAM, BLOSC: its streams' kind (route.h); -1: none yet */
+	int why;                /* CPU: why (enum tsr_route_why) */
+	int alt_width;          /* STREAM: another integer width is legal (place.h) */
 	size_t staged;          /* bytes in the slot */
 	size_t slot_offset;
-	size_t dec_cap;         /* INFLATE: decode buffer bytes */
+	size_t dec_cap;         /* STREAM, BLOSC: decode buffer bytes */
 	size_t dec_offset;
-	int stream;             /* INFLATE: the slot's inflate stream */
+	int stream;             /* STREAM: the slot's stream */
 	int split;              /* stored bytes read in pieces (job->pieces), not as a task */
 	int64_t plane_block;    /* BLOSC: elements a shuffled block holds (0: not shuffled) */
 	int blosc;              /* a blosc chunk (BLOSC, or CPU once its header said so) */
@@ -306,6 +293,18 @@ int tsr_feed_stop(struct tsr_feed *f, int drop);
 int tsr_feed_order(struct tsr_feed *f, cudaStream_t ss);
 /* Read seconds of landed items since the last call, added to *t_read. */
 void tsr_feed_take_time(struct tsr_feed *f, double *t_read);
+
+/* cuda_families.c: the GPU decoder families' launchers, indexed by enum tsr_family. A launch
+ * decodes n streams of one variant (arguments as tsr_cuda_inflate_batch's). */
+struct tsr_cuda_family {
+	int (*launch)(const void *const *d_in, const size_t *d_in_nbytes, void *const *d_out,
+		      const size_t *d_out_cap, size_t *d_out_nbytes, int *d_status, size_t n,
+		      int variant, void *d_scratch, size_t scratch_nbytes, void *stream);
+	const char *(*status_name)(int status);
+};
+extern const struct tsr_cuda_family tsr_cuda_families[TSR_FAM_N];
+/* The families registered (bit f: family f), for tsr_route_device.families. */
+unsigned tsr_cuda_family_mask(void);
 
 /* cuda_blosc.c: the slot's blosc streams that are no zlib streams, copied and set on its stream
  * (the decode buffer's chunk bytes, before its kernels run). */

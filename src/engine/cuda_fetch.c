@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../codecs/blosc.h"
 #include "../codecs/codecs.h"
 #include "../io/cufile.h"
 #include "../io/io.h"
@@ -138,12 +137,15 @@ void tsr_cuda_worker(void *arg, int w)
 			tf += t1 - t0;
 			if (st == TSR_OK && ct->how == TSR_HOW_BLOSC) {
 				/* its header says whether the GPU decodes it */
-				if (tsr_blosc_streams_ok(src, (size_t)ct->ref.nbytes,
-							 tsr_dtype_size(ct->ref.codec.elem),
-							 ct->ref.npix, &ct->blosc_codec))
+				struct tsr_route rt;
+				tsr_route_blosc(src, (size_t)ct->ref.nbytes,
+						tsr_dtype_size(ct->ref.codec.elem), ct->ref.npix,
+						tsr_cuda_family_mask(), &rt, &ct->blosc_codec);
+				ct->how = rt.how;
+				ct->kind = rt.kind;
+				ct->why = rt.why;
+				if (rt.how == TSR_HOW_BLOSC)
 					memcpy(dst, src, (size_t)ct->ref.nbytes);
-				else
-					ct->how = TSR_HOW_CPU;
 			}
 			if (st == TSR_OK && ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC) {
 				if (ct->ref.nbytes) /* mock-host: the stored bytes */

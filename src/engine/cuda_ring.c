@@ -48,60 +48,6 @@ static void tsr_cuda_slot_buffers_free(struct tsr_cuda_slot *s)
 	s->nbytes = s->dec_nbytes = 0;
 }
 
-static int tsr_int_width_type(uint64_t w)
-{
-	return w == 1 ? TSR_UINT8 : w == 2 ? TSR_INT16 : w == 4 ? TSR_INT32 : TSR_INT64;
-}
-
-/* The verdict on one inflate stream, by the CPU chain's rules (src/codecs/chain.c): TSR_OK, or
- * a status with the reason in why. The place kernel skipped exactly the streams judged bad. */
-static int tsr_cuda_verdict(const struct tsr_cuda_check *c, int status, uint64_t got,
-			    const char *name, char *why, size_t cap)
-{
-	static const char *const framing[] = {"deflate", "zlib", "gzip"};
-	const char *f = framing[c->framing <= TSR_CUDA_GZIP ? c->framing : 0];
-	uint64_t want = c->npix * c->width;
-	if (status == TSR_CUDA_INFLATE_E_OVERFLOW) {
-		snprintf(why, cap, "%s: decodes to more bytes than expected (GPU inflate)", f);
-		return TSR_E_CORRUPT;
-	}
-	if (status != TSR_CUDA_INFLATE_OK) {
-		snprintf(why, cap, "%s: %s (GPU inflate)", f, tsr_cuda_inflate_status_name(status));
-		return TSR_E_CORRUPT;
-	}
-	if (got == want)
-		return TSR_OK;
-	if (!c->elem_from_size) {
-		snprintf(why, cap, "%s: decodes to %llu bytes, expected %llu", name,
-			 (unsigned long long)got, (unsigned long long)want);
-		return TSR_E_CORRUPT;
-	}
-	uint64_t ew = c->npix ? got / c->npix : 0;
-	if (!(ew == 1 || ew == 2 || ew == 4 || ew == 8) || ew * c->npix != got) {
-		snprintf(why, cap, "%s: decodes to %llu bytes, not a whole number of 1/2/4/8-byte "
-			 "values for %llu pixels", name, (unsigned long long)got,
-			 (unsigned long long)c->npix);
-		return TSR_E_CORRUPT;
-	}
-	if (tsr_dtype_is_float((enum tsr_dtype)c->elem)) {
-		snprintf(why, cap, "%s: float tile decodes to %llu bytes, expected %llu", name,
-			 (unsigned long long)got, (unsigned long long)want);
-		return TSR_E_CORRUPT;
-	}
-	if (c->kind == TSR_XF_SCALE)
-		return TSR_OK; /* the kernel scaled integers of that width, as the CPU does */
-	if (c->kind == TSR_XF_DEQUANT) {
-		if (ew <= 4)
-			return TSR_OK; /* uint8/int16 quantized values widen, as on the CPU */
-		snprintf(why, cap, "%s: quantized tile of int64 values", name);
-		return TSR_E_FORMAT;
-	}
-	snprintf(why, cap, "%s: tile holds %s values in a %s image", name,
-		 tsr_dtype_name((enum tsr_dtype)tsr_int_width_type(ew)),
-		 tsr_dtype_name((enum tsr_dtype)c->out));
-	return TSR_E_CORRUPT;
-}
-
 /* Judges a slot's pending inflate results (when check), then forgets them. */
 static int tsr_cuda_slot_judge(struct tsr_cuda_slot *s, int check)
 {
@@ -112,14 +58,16 @@ static int tsr_cuda_slot_judge(struct tsr_cuda_slot *s, int check)
 	if (!check)
 		return TSR_OK;
 	if (e)
-		return tsr_cuda_fail(e, "GPU inflate");
+		return tsr_cuda_fail(e, "GPU decode");
 	const uint64_t *sizes = (const uint64_t *)s->host_res;
 	const int *status = (const int *)(s->host_res + 8 * s->nstreams);
 	for (size_t i = 0; i < s->nstreams; i++) {
 		const struct tsr_cuda_check *c = &s->checks[i];
 		char why[320], num[32];
-		int bad = tsr_cuda_verdict(c, status[i], sizes[i], s->names[c->name], why,
-					   sizeof(why));
+		int fam = c->rc.kind / TSR_VARIANTS;
+		int bad = tsr_route_verdict(&c->rc, status[i],
+					    tsr_cuda_families[fam].status_name(status[i]), sizes[i],
+					    s->names[c->name], why, sizeof(why));
 		if (bad == TSR_OK)
 			continue;
 		const char *label = num;
@@ -235,7 +183,6 @@ int tsr_cuda_slot_open(struct tsr_cuda_state *cs, struct tsr_cuda_slot **s_ret)
 		}
 	}
 	s->used = s->dec_used = s->nplaces = s->nstreams = s->nbops = 0;
-	s->framing = -1;
 	s->max_rows = 1;
 	s->nnames = 0;
 	s->ptext_len = 0;
@@ -355,6 +302,54 @@ void tsr_cuda_seal(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 }
 
 /*
+ * Puts the open slot's streams in order of kind, so that each kind's are one launch: their
+ * arguments, checks and labels move, and the places that name a stream follow it. count[k]:
+ * the streams of kind k. Most batches hold one kind and move nothing.
+ */
+static int tsr_cuda_group_streams(struct tsr_cuda_slot *s, size_t *count)
+{
+	const size_t n = s->nstreams, cap = TSR_SLOT_STREAMS, nk = TSR_FAM_N * TSR_VARIANTS;
+	size_t start[TSR_FAM_N * TSR_VARIANTS], kinds = 0;
+	memset(count, 0, nk * sizeof(*count));
+	for (size_t i = 0; i < n; i++)
+		count[s->checks[i].rc.kind]++;
+	for (size_t k = 0, at = 0; k < nk; at += count[k++]) {
+		start[k] = at;
+		kinds += count[k] > 0;
+	}
+	if (kinds <= 1)
+		return TSR_OK;
+	uint32_t *pos = malloc(n * sizeof(*pos));
+	uint64_t *io = malloc(4 * n * sizeof(*io));
+	struct tsr_cuda_check *ck = malloc(n * sizeof(*ck));
+	char *lb = s->labels ? malloc(n * TSR_LABEL_NBYTES) : NULL;
+	if (!pos || !io || !ck || (s->labels && !lb)) {
+		free(pos), free(io), free(ck), free(lb);
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		pos[i] = (uint32_t)start[s->checks[i].rc.kind]++;
+	for (size_t i = 0; i < n; i++) {
+		for (int j = 0; j < 4; j++)
+			io[j * n + pos[i]] = s->host_io[j * cap + i];
+		ck[pos[i]] = s->checks[i];
+		if (lb)
+			memcpy(lb + pos[i] * TSR_LABEL_NBYTES, s->labels + i * TSR_LABEL_NBYTES,
+			       TSR_LABEL_NBYTES);
+	}
+	for (int j = 0; j < 4; j++)
+		memcpy(s->host_io + j * cap, io + j * n, n * sizeof(*io));
+	memcpy(s->checks, ck, n * sizeof(*ck));
+	if (lb)
+		memcpy(s->labels, lb, n * TSR_LABEL_NBYTES);
+	for (size_t p = 0; p < s->nplaces; p++)
+		if (s->host_places[p].stream >= 0)
+			s->host_places[p].stream = (int32_t)pos[s->host_places[p].stream];
+	free(pos), free(io), free(ck), free(lb);
+	return TSR_OK;
+}
+
+/*
  * Sends a sealed slot's batch to the GPU on the slot's stream, once the feed's reads into it
  * have landed (this thread reads too while it waits), after the work its reads' caller had
  * queued on their stream: the staged bytes, places and inflate arguments in one copy each, one
@@ -368,8 +363,11 @@ int tsr_cuda_send(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 	int st = tsr_feed_wait_slot(&cs->feed, (int)(s - cs->slot));
 	if (st)
 		return st;
-	/* Pack the inflate arguments n apart, offsets made pointers into today's buffers. */
-	size_t n = s->nstreams;
+	/* Streams of one kind side by side (one launch each), then their arguments packed n
+	 * apart, offsets made pointers into today's buffers. */
+	size_t n = s->nstreams, count[TSR_FAM_N * TSR_VARIANTS];
+	if ((st = tsr_cuda_group_streams(s, count)))
+		return st;
 	uint64_t *io = s->host_io;
 	for (int j = 1; j < 4; j++)
 		memmove(io + j * n, io + j * (size_t)TSR_SLOT_STREAMS, 8 * n);
@@ -399,14 +397,18 @@ int tsr_cuda_send(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 	uint64_t *dio = s->dev_io;
 	size_t *d_sizes = (size_t *)s->dev_res;
 	int *d_status = (int *)(s->dev_res + 8 * n);
-	if (n) {
-		int st = tsr_cuda_inflate_batch((const void *const *)dio, (const size_t *)(dio + n),
-						(void *const *)(dio + 2 * n),
-						(const size_t *)(dio + 3 * n), d_sizes, d_status, n,
-						s->framing, s->dev_res + TSR_RES_NBYTES,
-						TSR_SCRATCH_NBYTES, ss);
+	for (size_t kind = 0, at = 0; kind < TSR_FAM_N * TSR_VARIANTS; at += count[kind++]) {
+		if (!count[kind])
+			continue;
+		const struct tsr_cuda_family *f = &tsr_cuda_families[kind / TSR_VARIANTS];
+		int st = f->launch((const void *const *)dio + at, (const size_t *)(dio + n + at),
+				   (void *const *)(dio + 2 * n + at), (const size_t *)(dio + 3 * n + at),
+				   d_sizes + at, d_status + at, count[kind], (int)(kind % TSR_VARIANTS),
+				   s->dev_res + TSR_RES_NBYTES, TSR_SCRATCH_NBYTES, ss);
 		if (st)
-			return tsr_error(st, "GPU inflate: launch failed: %s", tsr_strerror(st));
+			return tsr_error(st, "GPU %s: launch failed: %s",
+					 tsr_route_family_name((int)(kind / TSR_VARIANTS)),
+					 tsr_strerror(st));
 	}
 	int ke = tsr_cuda_place_launch(s->replay ? NULL : s->dev, s->dec, s->dev_places, s->nplaces, s->max_rows,
 				       n ? d_status : NULL, n ? d_sizes : NULL, ss);

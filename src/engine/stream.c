@@ -16,6 +16,7 @@ struct tsr_stream {
 	struct tsr_open_options open;
 	int has_open;
 	char *array_copy;           /* our copy of open.array */
+	char *hdu_name_copy;        /* our copy of open.hdu_name */
 	struct tsr_selection sel;
 	int has_sel;
 	size_t per_batch, prefetch;
@@ -95,6 +96,7 @@ void tsr_stream_free(struct tsr_stream *s)
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->wake);
 	free(s->array_copy);
+	free(s->hdu_name_copy);
 	for (size_t i = 0; s->paths && i < s->npaths; i++)
 		free(s->paths[i]);
 	free(s->paths);
@@ -135,17 +137,20 @@ int tsr_stream_open(struct tsr_context *ctx, const char *const *paths, size_t np
 			tsr_stream_free(s);
 			return tsr_error(TSR_E_INVALID_ARG, "tsr_stream_open: bad open struct_size");
 		}
+		/* (s is zeroed: fields an older caller's struct lacks stay NULL or 0) */
 		memcpy(&s->open, open_opts, open_opts->struct_size);
 		s->open.struct_size = sizeof(s->open);
-		if (open_opts->struct_size < sizeof(s->open)) {
-			s->open.array = NULL;
-			s->open.level = 0;
-		}
-		/* The array path is the caller's: keep our own copy for the stream's life. */
+		/* The array path and HDU name are the caller's: keep our own copies for the
+		 * stream's life. */
 		if (s->open.array) {
 			if (!(s->array_copy = strdup(s->open.array)))
 				goto nomem;
 			s->open.array = s->array_copy;
+		}
+		if (s->open.hdu_name) {
+			if (!(s->hdu_name_copy = strdup(s->open.hdu_name)))
+				goto nomem;
+			s->open.hdu_name = s->hdu_name_copy;
 		}
 		s->has_open = 1;
 	}

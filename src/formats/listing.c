@@ -7,6 +7,7 @@
 
 #include "../core/array.h"
 #include "../io/io.h"
+#include "../io/unpack.h"
 #include "listing.h"
 #include "metadata.h"
 
@@ -108,10 +109,37 @@ static int tsr_list_path(const char *path, struct tsr_listing *l)
 	}
 	unsigned char head[64] = {0};
 	size_t n = nbytes < sizeof(head) ? (size_t)nbytes : sizeof(head);
-	if (!(st = tsr_io_pread(fd, head, n, 0)))
-		st = tsr_blosc2_sniff(head, n) ? tsr_listing_blosc2(l)
-					       : tsr_fits_list(path, fd, nbytes, l);
+	if (!(st = tsr_io_pread(fd, head, n, 0))) {
+		/* FITS compressed whole (.fits.gz, ...) is walked in its decompressed copy */
+		enum tsr_unpack_kind packed = tsr_unpack_sniff(head, n);
+		if (tsr_blosc2_sniff(head, n))
+			st = tsr_listing_blosc2(l);
+		else if (packed == TSR_UNPACK_NONE || !(st = tsr_unpack_file(path, packed, &fd, &nbytes)))
+			st = tsr_fits_list(path, fd, nbytes, l);
+	}
 	tsr_io_close(fd);
+	return st;
+}
+
+/* A FITS file open for reading its headers: its decompressed copy when compressed whole. */
+static int tsr_listing_fits_open(const char *path, int *fd, uint64_t *nbytes)
+{
+	unsigned char head[8] = {0};
+	int st = tsr_io_open(path, fd, nbytes);
+	if (st) {
+		if (!strstr(tsr_errmsg(), path))
+			tsr_error_prefix("%s", path);
+		return st;
+	}
+	size_t n = *nbytes < sizeof(head) ? (size_t)*nbytes : sizeof(head);
+	enum tsr_unpack_kind packed = TSR_UNPACK_NONE;
+	if (!(st = tsr_io_pread(*fd, head, n, 0)) &&
+	    (packed = tsr_unpack_sniff(head, n)) != TSR_UNPACK_NONE)
+		st = tsr_unpack_file(path, packed, fd, nbytes);
+	if (st) {
+		tsr_io_close(*fd);
+		*fd = -1;
+	}
 	return st;
 }
 
@@ -161,10 +189,8 @@ int tsr_listing_metadata(const struct tsr_listing *l, size_t i, char **json_ret)
 	} else if (!strcmp(e->format, "fits")) {
 		int fd = -1;
 		uint64_t nbytes = 0;
-		if (!(st = tsr_io_open(l->path, &fd, &nbytes)))
+		if (!(st = tsr_listing_fits_open(l->path, &fd, &nbytes)))
 			st = tsr_fits_hdu_metadata(fd, nbytes, l->path, e->hdu, root);
-		else if (!strstr(tsr_errmsg(), l->path))
-			tsr_error_prefix("%s", l->path);
 		tsr_io_close(fd);
 	} else if (!strcmp(e->format, "zarr")) {
 		st = tsr_zarr_node_metadata(l->path, e->name, root);

@@ -1,7 +1,9 @@
 """test_gpu_corpus.py - every corpus case (FITS, Zarr v2/v3, Blosc2) read into GPU memory with
 `tessera read --device cuda` equals what the peers read, bit for bit; sections too. FITS GZIP
-tiles and Zarr gzip/zlib chunks go through the GPU inflate kernel; a few cases again with
-`--decoder cpu`; every case again from mock-device storage (and some from mock-host); receipts say which decoder ran; corrupt GZIP tiles and gzip chunks fail naming
+tiles and Zarr gzip/zlib chunks go through the GPU inflate kernel, Zarr lz4 chunks and blosc
+lz4/blosclz streams through the LZ kernels; a few cases again with
+`--decoder cpu`; every case again from mock-device storage (and some from mock-host); receipts say which decoder ran; corrupt GZIP tiles, gzip chunks, blosc zlib/lz4/blosclz
+streams and lz4 chunks fail naming
 the file, the HDU or array, and the chunk. Without a CUDA device (or a build without CUDA) it
 says so and passes."""
 import json
@@ -100,16 +102,28 @@ RECEIPTS = [
      "GZIP_2 tiles decoded on the CPU (decoder auto: too few, large streams"),
     ("fits_c_gzip2_f32_sd1_cksumseed", (), "GZIP_2 tiles decoded on the GPU (tessera inflate"),
     ("fits_c_gzip1_f64_sd1", (), "GZIP_1 tiles decoded on the GPU (tessera inflate kernel)"),
-    ("fits_c_rice_f32_sd1", (), "RICE_1 tiles decoded on the CPU (no GPU decoder yet)"),
+    ("fits_c_rice_f32_sd1", (), "RICE_1 tiles decoded on the GPU (tessera rice kernel)"),
+    ("fits_c_rice_i16_tiles", (), "RICE_1 tiles decoded on the GPU (tessera rice kernel)"),
+    ("fits_c_rice_u8_rows", (), "RICE_1 tiles decoded on the GPU (tessera rice kernel)"),
+    ("fits_c_rice_i32_rows", (), "RICE_1 tiles decoded on the GPU (tessera rice kernel)"),
+    ("fits_c_rice_u16_bzero", (), "RICE_1 tiles decoded on the GPU (tessera rice kernel)"),
     ("zarr_gzip_u16", (), "chunks decoded on the GPU (tessera inflate kernel)"),
     ("zarr_zlib_i8", (), "chunks decoded on the GPU (tessera inflate kernel)"),
-    # blosc chunks: zlib streams and byte shuffle on the GPU; other codecs on the CPU
+    # blosc chunks: zlib, lz4 and blosclz streams and byte shuffle on the GPU
     ("zarr_blosc_zlib_shuffle_f64", (), "blosc/zlib chunks decoded on the GPU (tessera inflate"),
     ("zarr_nested_f32_3d", (), "blosc/zlib chunks decoded on the GPU (tessera inflate kernel)"),
-    ("zarr_blosc_lz4_shuffle_i16", (), "blosc/lz4 chunks decoded on the CPU (no GPU decoder yet)"),
+    ("zarr_blosc_lz4_shuffle_i16", (), "blosc/lz4 chunks decoded on the GPU (tessera lz4 kernel)"),
+    ("zarr_blosc_blosclz_noshuffle_u8", (),
+     "blosc/blosclz chunks decoded on the GPU (tessera blosclz kernel)"),
+    ("zarr_lz4_f32", (), "chunks decoded on the GPU (tessera lz4 kernel)"),
+    ("zarr3-blosc_lz4_shuffle_float32", (), "blosc/lz4 chunks decoded on the GPU (tessera lz4"),
+    # filters the place kernel does not undo, codecs with no GPU family: the CPU, with the reason
+    ("zarr_blosc_lz4hc_bitshuffle_f32", (),
+     "blosc/lz4 chunks decoded on the CPU (steps with no GPU kernel yet)"),
+    ("zarr_blosc_zstd_bitshuffle_i64", (), "blosc/zstd chunks decoded on the CPU (no GPU decoder"),
     ("zarr_blosc_zlib_shuffle_f64", ("--decoder", "cpu"), "decoded on the CPU (decoder option cpu)"),
     ("fits_c_gzip2_i32_tiles", ("--storage", "mock-device"), "backend mock-device"),
-    ("fits_c_rice_f32_sd1", ("--storage", "mock-device"), "mock-device replays those values"),
+    ("fits_c_rice_f32_sd1", ("--storage", "mock-device"), "backend mock-device"),
 ]
 for case_id, extra, want in RECEIPTS:
     if case_id not in cases:
@@ -181,6 +195,38 @@ with tempfile.TemporaryDirectory() as tmp:
             open(bad, "wb").write(bytes(data))
             expect_failure("corrupt GZIP_2 tile", bad, ["--hdu", "1"],
                            ["bad_gzip2.fits", "HDU 1", "tile "])
+    # A RICE_1 tile whose bits run out: the 5th tile's bytes, found through the binary table's
+    # heap descriptors, rewritten as one block code 1 (split 0) then zeros: a unary run that
+    # ends past the stream, on both decoders.
+    src = os.path.join(CORPUS, "fits", "c_rice_i16_tiles.fits")
+    if os.path.exists(src):
+        data = bytearray(open(src, "rb").read())
+        def cards(at):
+            """The cards of the header at `at` (a dict), and where its data starts."""
+            kv = {}
+            while True:
+                card = data[at:at + 80].decode("ascii")
+                at += 80
+                if card.startswith("END"):
+                    return kv, (at + 2879) // 2880 * 2880
+                if card[8:10] == "= ":
+                    kv[card[:8].strip()] = card[10:].split("/")[0].strip().strip("'").strip()
+        h0, at = cards(0)
+        h1, data_at = cards(at)
+        forms = [h1.get("TFORM%d" % k, "") for k in range(1, int(h1["TFIELDS"]) + 1)]
+        if h1.get("TTYPE1") != "COMPRESSED_DATA" or not forms[0].startswith("1P"):
+            failures.append("bad_rice: unexpected table layout %s" % forms)
+        else:
+            width, rows = int(h1["NAXIS1"]), int(h1["NAXIS2"])
+            heap = data_at + int(h1.get("THEAP", width * rows))
+            n, off = struct.unpack(">ii", bytes(data[data_at + 4 * width:data_at + 4 * width + 8]))
+            at = heap + off
+            data[at + 2] = 0x10
+            data[at + 3:at + n] = b"\x00" * (n - 3)
+            bad = os.path.join(tmp, "bad_rice.fits")
+            open(bad, "wb").write(bytes(data))
+            expect_failure("corrupt RICE_1 tile", bad, ["--hdu", "1"],
+                           ["bad_rice.fits", "HDU 1", "tile "])
     # A Zarr v2 gzip chunk whose CRC-32 no longer matches (a flipped byte in the trailer).
     store = os.path.join(CORPUS, "zarr2", "gzip_u16.zarr")
     if os.path.isdir(store):
@@ -188,28 +234,54 @@ with tempfile.TemporaryDirectory() as tmp:
         data[-6] ^= 0xFF
         open(chunk, "wb").write(bytes(data))
         expect_failure("corrupt gzip chunk", copy, [], ["bad_gzip.zarr", "array", "chunk 1.1"])
-    # A blosc chunk with a damaged zlib stream: a byte flipped inside its first block's first
-    # compressed stream, which the GPU inflates (Adler-32 then fails, as on the CPU).
-    store = os.path.join(CORPUS, "zarr2", "blosc_zlib_shuffle_f64.zarr")
-    if os.path.isdir(store):
-        copy, chunk, data = store_copy(tmp, store, "bad_blosc.zarr", "1.1")
+    # Blosc chunks with a damaged stream, the first compressed stream of block 0 of the first
+    # chunk that has one: zlib (a byte flipped: Adler-32 then fails, as on the CPU); lz4 and
+    # blosclz (every byte 0xFF: lengths that run past the end of the input, on both decoders).
+    def first_stream(data):
+        """Where the first compressed stream of block 0 is (offset of its size), and its size."""
         flags, typesize = data[2], data[3]
         nbytes, blocksize = struct.unpack("<ii", bytes(data[4:12]))
+        if flags & 0x02:  # stored whole (memcpyed)
+            return None
         split = not flags & 0x10  # (blosc1: the dont-split flag)
         each = blocksize // typesize if split else blocksize
         p = struct.unpack("<i", bytes(data[16:20]))[0]  # block 0 starts here
         for _ in range(typesize if split else 1):
             cs = struct.unpack("<i", bytes(data[p:p + 4]))[0]
             if 0 < cs < each:  # (cs == each: stored as is; <= 0: a run)
-                break
+                return p, cs
             p += 4 + (cs if cs > 0 else 1 if cs < 0 else 0)
-        if 0 < cs < each:
+        return None
+
+    for name, how in (("blosc_zlib_shuffle_f64", "flip"), ("blosc_lz4_shuffle_i16", "ff"),
+                      ("blosc_blosclz_noshuffle_u8", "ff")):
+        store = os.path.join(CORPUS, "zarr2", name + ".zarr")
+        if not os.path.isdir(store):
+            continue
+        keys = sorted(k for k in os.listdir(store) if not k.startswith("."))
+        found = [(k, first_stream(bytearray(open(os.path.join(store, k), "rb").read())))
+                 for k in keys]
+        found = [(k, f) for k, f in found if f]
+        if not found:
+            failures.append("bad_%s: no chunk with a compressed stream in block 0" % name)
+            continue
+        key, (p, cs) = found[-1]
+        copy, chunk, data = store_copy(tmp, store, "bad_%s.zarr" % name, key)
+        if how == "flip":
             data[p + 4 + cs // 2] ^= 0xFF
-            open(chunk, "wb").write(bytes(data))
-            expect_failure("corrupt blosc zlib stream", copy, [],
-                           ["bad_blosc.zarr", "array", "chunk 1.1"])
         else:
-            failures.append("bad_blosc: chunk 1.1's block 0 has no zlib stream")
+            data[p + 4:p + 4 + cs] = b"\xff" * cs
+        open(chunk, "wb").write(bytes(data))
+        expect_failure("corrupt %s stream" % name, copy, [],
+                       ["bad_%s.zarr" % name, "array", "chunk " + key])
+    # A numcodecs LZ4 chunk whose block is all 0xFF.
+    store = os.path.join(CORPUS, "zarr2", "lz4_f32.zarr")
+    if os.path.isdir(store):
+        key = sorted(k for k in os.listdir(store) if not k.startswith("."))[0]
+        copy, chunk, data = store_copy(tmp, store, "bad_lz4.zarr", key)
+        data[4:] = b"\xff" * (len(data) - 4)
+        open(chunk, "wb").write(bytes(data))
+        expect_failure("corrupt lz4 chunk", copy, [], ["bad_lz4.zarr", "array", "chunk " + key])
 
 # Quantized floats in GZIP tiles, fresh from CFITSIO (bench/fits_write, TSR_FITS_WRITE names
 # it): dithering 1 and 2 (exact zeros), no dithering, NaNs (ZBLANK), float32 and float64,
@@ -220,7 +292,8 @@ FITS_WRITE = os.environ.get("TSR_FITS_WRITE", "")
 if FITS_WRITE:
     with tempfile.TemporaryDirectory() as tmp:
         for kind, rows, cols in (("gzip1_f32_sd1", 300, 700), ("gzip2_f32_sd2", 300, 500),
-                                 ("gzip2_f64_nodither", 64, 333), ("gzip1_f64_sd1", 250, 260)):
+                                 ("gzip2_f64_nodither", 64, 333), ("gzip1_f64_sd1", 250, 260),
+                                 ("rice_qf32", 300, 555), ("rice_i16", 64, 4096)):
             w = subprocess.run([FITS_WRITE, tmp, "1", str(rows), str(cols), kind],
                                capture_output=True, text=True)
             path = os.path.join(tmp, "%s_000.fits" % kind)

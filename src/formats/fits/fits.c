@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../../io/io.h"
 #include "fits.h"
@@ -208,20 +209,84 @@ int tsr_fits_data_size(const struct tsr_fits_header *h, int *bitpix_ret, int *na
 	return TSR_OK;
 }
 
+/* Does the HDU carry this EXTNAME (and EXTVER, unless ver is 0)? Names compare without
+ * surrounding blanks and case, and "PRIMARY" names HDU 0 too, as astropy's HDUList does. */
+static int tsr_fits_named(const struct tsr_fits_header *h, int hdu, const char *name, int ver,
+			  char *extname, size_t cap)
+{
+	extname[0] = '\0';
+	tsr_fits_get_string(h, "EXTNAME", extname, cap);
+	const char *e = extname;
+	while (*e == ' ')
+		e++;
+	while (*name == ' ')
+		name++;
+	size_t ne = strlen(e), nn = strlen(name);
+	while (ne > 0 && e[ne - 1] == ' ')
+		ne--;
+	while (nn > 0 && name[nn - 1] == ' ')
+		nn--;
+	int same = ne == nn && strncasecmp(e, name, nn) == 0;
+	if (!same && !(hdu == 0 && nn == 7 && strncasecmp(name, "PRIMARY", 7) == 0))
+		return 0;
+	int64_t v = 1;
+	tsr_fits_get_int(h, "EXTVER", &v);
+	return ver == 0 || v == ver;
+}
+
+/* Appends the HDU to the list a failed search by name reports ("0 PRIMARY, 1 SCI, 2 SCI,2"). */
+static void tsr_fits_name_list(char *list, size_t cap, int hdu, const struct tsr_fits_header *h,
+			       const char *extname)
+{
+	size_t n = strlen(list);
+	int64_t v = 1;
+	int has_ver = tsr_fits_get_int(h, "EXTVER", &v) == TSR_OK;
+	if (n + 4 >= cap)
+		return;
+	if (n + 80 >= cap) {
+		snprintf(list + n, cap - n, ", ...");
+		return;
+	}
+	char one[96];
+	if (extname[0])
+		snprintf(one, sizeof(one), has_ver ? "%s,%lld" : "%s", extname, (long long)v);
+	else
+		snprintf(one, sizeof(one), hdu == 0 ? "PRIMARY" : "(no EXTNAME)");
+	snprintf(list + n, cap - n, "%s%d %s", n ? ", " : "", hdu, one);
+}
+
 int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
 {
 	struct tsr_fits_header h = {0};
 	uint64_t offset = 0;
 	int want = opts->hdu;
+	const char *name = opts->hdu_name && opts->hdu_name[0] ? opts->hdu_name : NULL;
+	char names[400] = "", extname[72];
+	if (name && (opts->hdu_ver < 0 || strlen(name) > 68))
+		return tsr_error(TSR_E_INVALID_ARG, "%s: HDU name '%.68s' with EXTVER %d: names hold "
+				 "up to 68 characters, versions count from 1 (0: any)", a->path,
+				 name, opts->hdu_ver);
 	a->desc.unit_noun = "HDU";
 	a->desc.chunk_noun = "tile";
 	char magic[10];
 	if (a->file_nbytes < sizeof(magic) || tsr_io_pread(a->fd, magic, sizeof(magic), 0) ||
-	    memcmp(magic, "SIMPLE  = ", sizeof(magic)) != 0)
+	    memcmp(magic, "SIMPLE  = ", sizeof(magic)) != 0) {
+		if (a->unpacked)
+			return tsr_error(TSR_E_FORMAT, "%s: not a FITS file (it is %s-compressed, and "
+					 "what it holds does not start with SIMPLE)", a->path,
+					 a->unpacked);
 		return tsr_error(TSR_E_FORMAT, "%s: not a FITS file (it does not start with SIMPLE)",
 				 a->path);
+	}
 	for (int hdu = 0;; hdu++) {
 		if (offset >= a->file_nbytes) {
+			if (name && opts->hdu_ver)
+				return tsr_error(TSR_E_NOT_FOUND, "%s: no HDU with EXTNAME '%s' and "
+						 "EXTVER %d (HDUs: %s)", a->path, name,
+						 opts->hdu_ver, names);
+			if (name)
+				return tsr_error(TSR_E_NOT_FOUND, "%s: no HDU with EXTNAME '%s' (HDUs: "
+						 "%s)", a->path, name, names);
 			if (want < 0)
 				return tsr_error(TSR_E_NOT_FOUND, "%s: no HDU with image data (%d HDUs)",
 						 a->path, hdu);
@@ -261,6 +326,11 @@ int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
 		int is_image = hdu == 0 || strcmp(xt, "IMAGE") == 0;
 		int has_data = nbytes > 0;
 		int pick = want == hdu || (want < 0 && has_data && (is_image || is_table_image));
+		if (name) {
+			pick = tsr_fits_named(&h, hdu, name, opts->hdu_ver, extname, sizeof(extname));
+			if (!pick)
+				tsr_fits_name_list(names, sizeof(names), hdu, &h, extname);
+		}
 		if (pick) {
 			a->desc.index = hdu;
 			if (h.data_offset + nbytes > a->file_nbytes) {

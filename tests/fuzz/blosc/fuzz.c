@@ -5,6 +5,7 @@
 
 #include "../guard.h"
 #include "codecs/blosc.h"
+#include "codecs/route.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
@@ -25,7 +26,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 			int codec;
 			size_t ns = 0;
 			int64_t pb = 0;
-			if (!tsr_blosc_streams_ok(g.data, n, w, info.nbytes / (int64_t)w, &codec) ||
+			struct tsr_route rt;
+			tsr_route_blosc(g.data, n, w, info.nbytes / (int64_t)w, ~0u, &rt, &codec);
+			if (rt.how != TSR_ROUTE_BLOSC ||
 			    tsr_blosc_streams(g.data, n, w, sp, 4096, &ns, &pb) != 0)
 				continue;
 			for (size_t k = 0; k < ns; k++) {

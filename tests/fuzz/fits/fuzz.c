@@ -17,13 +17,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		tsr_context_create(&co, &ctx);
 		snprintf(path, sizeof(path), "/dev/shm/tsr_fuzz_fits_%d.fits", (int)getpid());
 	}
+	/* bzip2 and compress can grow a few bytes into gigabytes, up to tsr_open's limit of half
+	 * the machine's memory: their decoders are fuzzed under a small limit in fuzz/unpack */
+	if (n >= 2 && ((data[0] == 'B' && data[1] == 'Z') || (data[0] == 0x1f && data[1] == 0x9d)))
+		return 0;
 	FILE *f = fopen(path, "wb");
 	if (!f)
 		return 0;
 	fwrite(data, 1, n, f);
 	fclose(f);
 	for (int hdu = 0; hdu < 3; hdu++) {
-		struct tsr_open_options oo = {sizeof(oo), hdu, hdu == 2, NULL, 0};
+		struct tsr_open_options oo = {sizeof(oo), hdu, hdu == 2, NULL, 0, NULL, 0};
 		struct tsr_array *a = NULL;
 		if (tsr_open(ctx, path, &oo, &a) != TSR_OK)
 			continue;

@@ -1,10 +1,13 @@
 /* fuzz.c - RICE_1 decoder on arbitrary bytes: first byte picks bytepix/blocksize/npix; both
- * inner loops (portable, LZCNT where the CPU has it) must give the same status and pixels. */
+ * inner loops (portable, LZCNT where the CPU has it) and the GPU kernel's per-tile decoder
+ * (src/cuda/rice_core.h, emulated) must agree: same success or failure, same pixels. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../guard.h"
 #include "codecs/codecs.h"
+#define TSR_RICE_EMU 1
+#include "cuda/rice_core.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
@@ -23,6 +26,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	if (b != TSR_E_UNSUPPORTED &&
 	    (a != b || (a == TSR_OK && memcmp(out, out2, npix * (size_t)bytepix))))
 		abort(); /* the two loops disagree */
+	void *out3 = calloc(npix, (size_t)bytepix);
+	int c = tsr_rice_tile(g.data, n - 3, out3, npix, (unsigned)bytepix, (size_t)blocksize);
+	if ((a == TSR_OK) != (c == TSR_CUDA_RICE_OK) ||
+	    (a == TSR_OK && memcmp(out, out3, npix * (size_t)bytepix)))
+		abort(); /* the GPU kernel's decoder disagrees with the CPU's */
+	free(out3);
 	free(out);
 	free(out2);
 	tsr_unguard(&g);

@@ -1,0 +1,274 @@
+/* gpu_lz_bench.cu - the GPU LZ4 and BloscLZ kernels alone, device to device, on many 64 KiB float streams, beside nvCOMP's batched LZ4 on the same LZ4 streams. */
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <lz4.h>
+#include <lz4hc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lz_blosclz_writer.h"
+#include "lz_profiles.h"
+#include "tsr_cuda.h"
+
+/*
+ * Usage: gpu_lz_bench [--streams N] [--kib K] [--runs R] [--nvcomp LIB]
+ * N streams (default 10000) of K KiB (64) of float32 data: a smooth field with noise in its low
+ * bits, as is (floats) and byte-shuffled as blosc stores it (shuffled); LZ4 fast and HC 9, and
+ * BloscLZ (a greedy writer: tests/gpu/lz_blosclz_writer.h). 500 distinct streams repeat to N,
+ * each copy in its own place on the device (N x K KiB of output, far past the L2). Each row:
+ * one checked run (every byte against the input), then the median of R runs timed with CUDA
+ * events; GB/s are decoded bytes (10^9) per second. nvCOMP (loaded with dlopen, never linked)
+ * decodes the same LZ4 streams the same way. Table last.
+ */
+
+#define CK(x)                                                                            \
+	do {                                                                             \
+		cudaError_t e_ = (x);                                                    \
+		if (e_ != cudaSuccess) {                                                 \
+			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,       \
+				cudaGetErrorString(e_));                                 \
+			exit(1);                                                         \
+		}                                                                        \
+	} while (0)
+
+#define UNIQUE 500
+
+typedef struct {
+	int backend;
+	char reserved[60];
+} nvc_opts;
+typedef int (*nvc_temp_fn)(size_t, size_t, nvc_opts, size_t *, size_t, cudaStream_t);
+typedef int (*nvc_decomp_fn)(const void *const *, const size_t *, const size_t *, size_t *, size_t,
+			     void *, size_t, void *const *, nvc_opts, int *, cudaStream_t);
+
+struct set {
+	size_t n, each, in_total;
+	unsigned char *d_in, *d_out;
+	void **d_inp, **d_outp;
+	size_t *d_inn, *d_cap, *d_got;
+	int *d_st;
+	unsigned char *ref; /* UNIQUE x each, the inputs */
+	double ratio;
+};
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* codec 0: lz4 fast, 1: lz4 hc 9, 2: blosclz */
+static void make_set(struct set *s, int codec, int profile, size_t n, size_t each)
+{
+	memset(s, 0, sizeof(*s));
+	s->n = n, s->each = each;
+	s->ref = (unsigned char *)malloc(UNIQUE * each);
+	size_t bound = (size_t)LZ4_compressBound((int)each) + each / 32 + 64;
+	unsigned char *z = (unsigned char *)malloc(UNIQUE * bound);
+	size_t zn[UNIQUE], zoff[UNIQUE], total = 0;
+	for (size_t u = 0; u < UNIQUE; u++) {
+		lzp_fill(profile, s->ref + u * each, each, u + 1);
+		unsigned char *dst = z + total;
+		int r = codec == 0 ? LZ4_compress_default((const char *)s->ref + u * each, (char *)dst,
+							  (int)each, (int)bound)
+			: codec == 1 ? LZ4_compress_HC((const char *)s->ref + u * each, (char *)dst,
+						       (int)each, (int)bound, 9)
+				     : (int)lzw_blosclz(s->ref + u * each, each, dst);
+		zn[u] = (size_t)r;
+		zoff[u] = total;
+		total += ((size_t)r + 15) & ~(size_t)15;
+	}
+	s->ratio = 0;
+	for (size_t u = 0; u < UNIQUE; u++)
+		s->ratio += (double)zn[u];
+	s->ratio = (double)UNIQUE * (double)each / s->ratio;
+	/* the N streams: copy k of unique stream k % UNIQUE, each with its own input and output */
+	size_t reps = (n + UNIQUE - 1) / UNIQUE;
+	s->in_total = total * reps;
+	CK(cudaMalloc((void **)&s->d_in, s->in_total));
+	CK(cudaMalloc((void **)&s->d_out, n * each));
+	for (size_t r = 0; r < reps; r++)
+		CK(cudaMemcpy(s->d_in + r * total, z, total, cudaMemcpyHostToDevice));
+	void **inp = (void **)malloc(n * sizeof(void *)), **outp = (void **)malloc(n * sizeof(void *));
+	size_t *inn = (size_t *)malloc(n * 8), *cap = (size_t *)malloc(n * 8);
+	for (size_t k = 0; k < n; k++) {
+		size_t u = k % UNIQUE, r = k / UNIQUE;
+		inp[k] = s->d_in + r * total + zoff[u];
+		inn[k] = zn[u];
+		outp[k] = s->d_out + k * each;
+		cap[k] = each;
+	}
+	CK(cudaMalloc((void **)&s->d_inp, n * sizeof(void *)));
+	CK(cudaMalloc((void **)&s->d_outp, n * sizeof(void *)));
+	CK(cudaMalloc((void **)&s->d_inn, n * 8));
+	CK(cudaMalloc((void **)&s->d_cap, n * 8));
+	CK(cudaMalloc((void **)&s->d_got, n * 8));
+	CK(cudaMalloc((void **)&s->d_st, n * sizeof(int)));
+	CK(cudaMemcpy(s->d_inp, inp, n * sizeof(void *), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(s->d_outp, outp, n * sizeof(void *), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(s->d_inn, inn, n * 8, cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(s->d_cap, cap, n * 8, cudaMemcpyHostToDevice));
+	free(inp), free(outp), free(inn), free(cap), free(z);
+}
+
+static void free_set(struct set *s)
+{
+	cudaFree(s->d_in), cudaFree(s->d_out), cudaFree(s->d_inp), cudaFree(s->d_outp);
+	cudaFree(s->d_inn), cudaFree(s->d_cap), cudaFree(s->d_got), cudaFree(s->d_st);
+	free(s->ref);
+}
+
+/* Every stream's status, size and bytes. Returns the number wrong. */
+static size_t check(const struct set *s)
+{
+	size_t n = s->n, wrong = 0;
+	int *st = (int *)malloc(n * sizeof(int));
+	size_t *got = (size_t *)malloc(n * 8);
+	unsigned char *out = (unsigned char *)malloc(n * s->each);
+	CK(cudaMemcpy(st, s->d_st, n * sizeof(int), cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(got, s->d_got, n * 8, cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(out, s->d_out, n * s->each, cudaMemcpyDeviceToHost));
+	for (size_t k = 0; k < n; k++)
+		wrong += st[k] != 0 || got[k] != s->each ||
+			 memcmp(out + k * s->each, s->ref + (k % UNIQUE) * s->each, s->each);
+	free(st), free(got), free(out);
+	return wrong;
+}
+
+/* 0: tessera lz4, 1: tessera blosclz, 2: nvCOMP lz4. Median ms of runs (checked first). */
+static double timed(struct set *s, int who, int runs, void *scratch, nvc_decomp_fn nvc,
+		    void *nvc_temp, size_t nvc_temp_n, size_t *wrong)
+{
+	cudaEvent_t e0, e1;
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	double *ms = (double *)malloc((size_t)runs * sizeof(double));
+	for (int r = -1; r < runs; r++) {
+		if (r < 0)
+			CK(cudaMemset(s->d_out, 0xa5, s->n * s->each));
+		CK(cudaEventRecord(e0, 0));
+		int st = 0;
+		nvc_opts o;
+		memset(&o, 0, sizeof o);
+		if (who == 0)
+			st = tsr_cuda_lz4_batch((const void *const *)s->d_inp, s->d_inn, s->d_outp,
+						s->d_cap, s->d_got, s->d_st, s->n, TSR_CUDA_LZ4_RAW,
+						scratch, 256, NULL);
+		else if (who == 1)
+			st = tsr_cuda_blosclz_batch((const void *const *)s->d_inp, s->d_inn, s->d_outp,
+						    s->d_cap, s->d_got, s->d_st, s->n, 0, scratch,
+						    256, NULL);
+		else
+			st = nvc((const void *const *)s->d_inp, s->d_inn, s->d_cap, s->d_got, s->n,
+				 nvc_temp, nvc_temp_n, s->d_outp, o, s->d_st, 0);
+		if (st) {
+			fprintf(stderr, "launch failed: %d\n", st);
+			exit(1);
+		}
+		CK(cudaEventRecord(e1, 0));
+		CK(cudaEventSynchronize(e1));
+		float t;
+		CK(cudaEventElapsedTime(&t, e0, e1));
+		if (r < 0)
+			*wrong = check(s);
+		else
+			ms[r] = t;
+	}
+	qsort(ms, (size_t)runs, sizeof(double), cmp_d);
+	double m = ms[runs / 2];
+	free(ms);
+	cudaEventDestroy(e0), cudaEventDestroy(e1);
+	return m;
+}
+
+int main(int argc, char **argv)
+{
+	size_t n = 10000, kib = 64;
+	int runs = 20;
+	const char *nvlib = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--streams") && i + 1 < argc)
+			n = (size_t)atol(argv[++i]);
+		else if (!strcmp(argv[i], "--kib") && i + 1 < argc)
+			kib = (size_t)atol(argv[++i]);
+		else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+			runs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--nvcomp") && i + 1 < argc)
+			nvlib = argv[++i];
+		else {
+			fprintf(stderr, "usage: gpu_lz_bench [--streams N] [--kib K] [--runs R] [--nvcomp LIB]\n");
+			return 2;
+		}
+	}
+	int ndev = 0;
+	if (cudaGetDeviceCount(&ndev) != cudaSuccess || !ndev) {
+		printf("gpu_lz_bench: skipped: no CUDA device\n");
+		return 2;
+	}
+	nvc_decomp_fn nvc = NULL;
+	nvc_temp_fn nvc_t = NULL;
+	if (nvlib) {
+		void *h = dlopen(nvlib, RTLD_NOW | RTLD_LOCAL);
+		if (h) {
+			nvc = (nvc_decomp_fn)dlsym(h, "nvcompBatchedLZ4DecompressAsync");
+			nvc_t = (nvc_temp_fn)dlsym(h, "nvcompBatchedLZ4DecompressGetTempSize");
+		}
+		if (!nvc || !nvc_t) {
+			fprintf(stderr, "gpu_lz_bench: nvCOMP LZ4 not usable (%s): its column left empty\n",
+				h ? "symbols missing" : dlerror());
+			nvc = NULL;
+		}
+	}
+	void *scratch;
+	CK(cudaMalloc(&scratch, 256));
+	static const struct { int codec, profile; const char *name; } rows[] = {
+		{0, LZP_FLOATS_SHUFFLED, "lz4"}, {0, LZP_FLOATS, "lz4"},
+		{1, LZP_FLOATS_SHUFFLED, "lz4hc-9"}, {2, LZP_FLOATS_SHUFFLED, "blosclz"},
+		{2, LZP_FLOATS, "blosclz"}};
+	char table[4096];
+	size_t tn = 0;
+	int bad = 0;
+	tn += (size_t)snprintf(table + tn, sizeof table - tn,
+			       "| codec | data | streams x KiB | ratio | tessera GB/s | nvCOMP GB/s | tessera / nvCOMP |\n"
+			       "|---|---|---|---|---|---|---|\n");
+	for (size_t r = 0; r < sizeof(rows) / sizeof(*rows); r++) {
+		struct set s;
+		make_set(&s, rows[r].codec, rows[r].profile, n, kib << 10);
+		size_t wrong = 0, nwrong = 0;
+		double ms = timed(&s, rows[r].codec == 2, runs, scratch, NULL, NULL, 0, &wrong);
+		double gbs = (double)n * (double)s.each / (ms * 1e6), ngbs = 0;
+		printf("gpu_lz_bench: %s %s: tessera %.3f ms, %.1f GB/s, %zu wrong\n", rows[r].name,
+		       lzp_name[rows[r].profile], ms, gbs, wrong);
+		fflush(stdout);
+		bad |= wrong != 0;
+		if (nvc && rows[r].codec != 2) {
+			size_t tb = 0;
+			nvc_opts o;
+			memset(&o, 0, sizeof o);
+			void *tmp = NULL;
+			int rc = nvc_t(n, s.each, o, &tb, n * s.each, 0);
+			if (rc == 0) {
+				if (tb)
+					CK(cudaMalloc(&tmp, tb));
+				double nms = timed(&s, 2, runs, NULL, nvc, tmp, tb, &nwrong);
+				ngbs = (double)n * (double)s.each / (nms * 1e6);
+				printf("gpu_lz_bench: %s %s: nvCOMP %.3f ms, %.1f GB/s, %zu wrong\n",
+				       rows[r].name, lzp_name[rows[r].profile], nms, ngbs, nwrong);
+				cudaFree(tmp);
+			} else {
+				printf("gpu_lz_bench: nvCOMP temp size failed: %d\n", rc);
+			}
+		}
+		tn += (size_t)snprintf(table + tn, sizeof table - tn, "| %s | %s | %zu x %zu | %.2f | %.1f | ",
+				       rows[r].name, lzp_name[rows[r].profile], n, kib, s.ratio, gbs);
+		if (ngbs > 0)
+			tn += (size_t)snprintf(table + tn, sizeof table - tn, "%.1f%s | %.2f |\n", ngbs,
+					       nwrong ? " (wrong)" : "", gbs / ngbs);
+		else
+			tn += (size_t)snprintf(table + tn, sizeof table - tn, "- | - |\n");
+		free_set(&s);
+	}
+	printf("\ngpu_lz_bench: median of %d runs, device to device, decoded GB/s\n%s", runs, table);
+	return bad;
+}

@@ -1,0 +1,263 @@
+/* route.c - which decoder family runs a chunk on a device, or why the CPU decodes it (route.h). */
+#include <stdio.h>
+
+#include "../core/internal.h"
+#include "blosc.h"
+#include "route.h"
+
+/* Does the place kernel compute this value transform exactly as src/codecs/values.c does? */
+static int tsr_route_xform_ok(const struct tsr_chunk_ref *r)
+{
+	enum tsr_dtype in = r->codec.elem, out = r->xform.out;
+	size_t w = tsr_dtype_size(in);
+	switch (r->xform.kind) {
+	case TSR_XF_COPY:
+		return tsr_dtype_size(out) == w;
+	case TSR_XF_OFFSET:
+		return tsr_dtype_size(out) == w && !tsr_dtype_is_float(in) && w <= 8 &&
+		       in != TSR_COMPLEX64;
+	case TSR_XF_SCALE:
+		return (out == TSR_FLOAT32 || out == TSR_FLOAT64) &&
+		       (in == TSR_UINT8 || in == TSR_INT8 || in == TSR_INT16 || in == TSR_INT32 ||
+			in == TSR_INT64 || in == TSR_FLOAT32 || in == TSR_FLOAT64);
+	case TSR_XF_DEQUANT:
+		/* quantized tiles hold int32 (or, by their decoded size, uint8/int16) values */
+		return (out == TSR_FLOAT32 || out == TSR_FLOAT64) && in == TSR_INT32 &&
+		       (r->xform.dither == TSR_DITHER_NONE || r->xform.dither == TSR_DITHER_1 ||
+			r->xform.dither == TSR_DITHER_2);
+	default:
+		return 0;
+	}
+}
+
+/* Can the place kernel apply this chunk's transform to its stored bytes? */
+static int tsr_route_raw_ok(const struct tsr_chunk_ref *r)
+{
+	return r->codec.id == TSR_CODEC_NONE && r->npre == 0 && !r->has_perm && !r->delta &&
+	       !r->codec.byte_shuffle && !r->codec.elem_from_size &&
+	       r->xform.kind != TSR_XF_DEQUANT && r->nbytes != TSR_WHOLE_FILE &&
+	       r->nbytes == (uint64_t)r->npix * tsr_dtype_size(r->codec.elem);
+}
+
+/* Is the chunk a blosc chunk then plain elements (Zarr blosc)? Whether the GPU decodes it is
+ * known once its header is read (tsr_route_blosc). */
+static int tsr_route_blosc_ok(const struct tsr_chunk_ref *r)
+{
+	const struct tsr_codec_step *c = &r->codec;
+	size_t w = tsr_dtype_size(c->elem);
+	return r->npre == 1 && r->pre[0].id == TSR_CODEC_BLOSC && c->id == TSR_CODEC_NONE &&
+	       !c->byte_shuffle && !c->elem_from_size && !c->be_from_chunk && !r->has_perm &&
+	       !r->delta && (w == 1 || w == 2 || w == 4 || w == 8) && c->elem != TSR_COMPLEX64 &&
+	       r->npix > 0 && r->nbytes > 0 && r->nbytes != TSR_WHOLE_FILE && tsr_route_xform_ok(r);
+}
+
+/* The stream kind of a chunk whose whole decode is one stream then plain elements (FITS
+ * GZIP_1/2 tiles; Zarr chunks with one gzip, zlib or numcodecs LZ4 step), or -1 with why. */
+static int tsr_route_stream(const struct tsr_chunk_ref *r, const struct tsr_route_device *dev,
+			    int *why)
+{
+	const struct tsr_codec_step *c = &r->codec;
+	enum tsr_codec_id id = TSR_CODEC_NONE;
+	if (r->npre == 0)
+		id = c->id;
+	else if (r->npre == 1 && c->id == TSR_CODEC_NONE && !c->byte_shuffle && !c->elem_from_size &&
+		 (r->pre[0].id == TSR_CODEC_GZIP || r->pre[0].id == TSR_CODEC_ZLIB ||
+		  r->pre[0].id == TSR_CODEC_LZ4))
+		id = r->pre[0].id;
+	int kind = id == TSR_CODEC_GZIP      ? TSR_FAM_INFLATE * TSR_VARIANTS + TSR_VAR_GZIP
+		   : id == TSR_CODEC_ZLIB    ? TSR_FAM_INFLATE * TSR_VARIANTS + TSR_VAR_ZLIB
+		   : id == TSR_CODEC_DEFLATE ? TSR_FAM_INFLATE * TSR_VARIANTS + TSR_VAR_DEFLATE
+		   : id == TSR_CODEC_LZ4 && r->npre == 1
+			   ? TSR_FAM_LZ4 * TSR_VARIANTS + TSR_VAR_LZ4_SIZED
+			   : -1;
+	size_t w = tsr_dtype_size(c->elem);
+	int cplx = c->elem == TSR_COMPLEX64 || c->elem == TSR_COMPLEX128;
+	if (id == TSR_CODEC_RICE && r->npre == 0) {
+		/* RICE tiles decode to integers of BYTEPIX bytes; the GPU takes those the place
+		 * kernel reads as they are (BYTEPIX = the stored width; the CPU converts other
+		 * widths) with the FITS convention's block sizes (16, 32). */
+		int v = c->rice_bytepix == 1 ? 0 : c->rice_bytepix == 2 ? 1 : c->rice_bytepix == 4 ? 2 : -1;
+		if (v >= 0 && (size_t)c->rice_bytepix == w &&
+		    (c->rice_blocksize == 16 || c->rice_blocksize == 32))
+			kind = TSR_FAM_RICE * TSR_VARIANTS + 2 * v + (c->rice_blocksize == 16);
+		else if (dev->families >> TSR_FAM_RICE & 1) {
+			*why = TSR_WHY_STEPS;
+			return -1;
+		}
+	}
+	if (kind >= 0 && !(dev->families >> (kind / TSR_VARIANTS) & 1))
+		kind = -1;
+	if (kind < 0)
+		*why = r->npre == 0 && c->id == TSR_CODEC_NONE ? TSR_WHY_STEPS : TSR_WHY_CODEC;
+	else if (dev->force_cpu)
+		*why = TSR_WHY_FORCED;
+	else if (r->has_perm || r->delta || w == 0 || r->npix <= 0 || !tsr_route_xform_ok(r) ||
+		 (c->byte_shuffle && (cplx || w > 8)) || r->nbytes == 0 ||
+		 r->nbytes == TSR_WHOLE_FILE)
+		*why = TSR_WHY_STEPS;
+	else
+		return kind;
+	return -1;
+}
+
+void tsr_route_chunk(const struct tsr_chunk_ref *r, const struct tsr_route_device *dev,
+		     struct tsr_route *rt)
+{
+	rt->how = TSR_ROUTE_CPU;
+	rt->kind = -1;
+	rt->why = TSR_WHY_CODEC;
+	if (!dev->gpu) {
+		rt->why = TSR_WHY_FORCED;
+		return;
+	}
+	if (tsr_route_raw_ok(r)) {
+		rt->how = TSR_ROUTE_RAW;
+	} else if (tsr_route_blosc_ok(r)) {
+		if (dev->force_cpu)
+			rt->why = TSR_WHY_FORCED;
+		else if (!dev->blosc)
+			rt->why = TSR_WHY_HOST;
+		else
+			rt->how = TSR_ROUTE_BLOSC; /* its family once its header is read */
+	} else if (r->codec.id != TSR_CODEC_FILL &&
+		   (rt->kind = tsr_route_stream(r, dev, &rt->why)) >= 0) {
+		rt->how = TSR_ROUTE_STREAM;
+	}
+}
+
+/* The bytes filter k (a shuffle) groups by: its meta, else the typesize. */
+static size_t tsr_route_shuffle_by(const struct tsr_blosc_info *in, int k)
+{
+	return in->filters_meta[k] ? in->filters_meta[k] : (size_t)in->typesize;
+}
+
+/*
+ * The GPU takes blosc chunks whose streams a family decodes, with byte shuffle by the element
+ * size (or no filter): each block's streams decode into the chunk's decode buffer at the
+ * block's place, and the place kernel reads each block's byte planes. The rest (bit shuffle,
+ * delta, bytedelta, dictionaries, special chunks, chunks stored whole, other codecs) goes to
+ * the CPU's tsr_blosc_decode.
+ */
+void tsr_route_blosc(const void *chunk, size_t nbytes, size_t elem_nbytes, int64_t nelem,
+		     unsigned families, struct tsr_route *rt, int *codec_ret)
+{
+	struct tsr_blosc_info in;
+	size_t w = elem_nbytes;
+	rt->how = TSR_ROUTE_CPU;
+	rt->kind = -1;
+	rt->why = TSR_WHY_STEPS;
+	*codec_ret = -1;
+	if (tsr_blosc_info(chunk, nbytes, &in) != TSR_OK)
+		return; /* the full decode says what is wrong */
+	*codec_ret = in.codec;
+	int kind = in.codec == TSR_BLOSC_ZLIB ? TSR_FAM_INFLATE * TSR_VARIANTS + TSR_VAR_ZLIB
+		   : in.codec == TSR_BLOSC_LZ4 ? TSR_FAM_LZ4 * TSR_VARIANTS + TSR_VAR_LZ4_RAW
+		   : in.codec == TSR_BLOSC_BLOSCLZ ? TSR_FAM_BLOSCLZ * TSR_VARIANTS
+						   : -1;
+	if (kind < 0 || !(families >> (kind / TSR_VARIANTS) & 1)) {
+		rt->why = TSR_WHY_CODEC;
+		return;
+	}
+	if (in.memcpyed || in.special || in.use_dict || in.nbytes != (int64_t)w * nelem ||
+	    in.nblocks == 0 || w == 0)
+		return;
+	int shuffles = 0;
+	for (int k = 0; k < TSR_BLOSC_MAX_FILTERS; k++) {
+		if (in.filters[k] == TSR_BLOSC_NOFILTER || in.filters[k] == TSR_BLOSC_TRUNC_PREC ||
+		    in.filters[k] == TSR_BLOSC_INT_TRUNC)
+			continue; /* (the truncations are lossy on write: nothing to undo) */
+		if (in.filters[k] != TSR_BLOSC_SHUFFLE || shuffles++)
+			return;
+		if (tsr_route_shuffle_by(&in, k) != w && tsr_route_shuffle_by(&in, k) != 1)
+			return; /* planes of another width than the element's (1: no-op) */
+	}
+	/* whole elements in every block, so each block's planes hold whole elements */
+	if (in.blocksize % (int64_t)w != 0)
+		return;
+	rt->how = TSR_ROUTE_BLOSC;
+	rt->kind = kind;
+}
+
+unsigned tsr_route_warp_factor(int kind)
+{
+	/* inflate: H200 ~8 MB/s a warp on 4 MiB gzip chunks, libdeflate ~300 MB/s a core. LZ4
+	 * and BloscLZ copy whole runs a warp at a time: their warps lag a core far less. */
+	/* RICE: one thread a tile, not a warp; alone a thread decodes perhaps 20 MB/s (an
+	 * estimate, not measured: a core runs the same loop at ~600 MB/s with LZCNT). */
+	return kind / TSR_VARIANTS == TSR_FAM_INFLATE ? 40
+	       : kind / TSR_VARIANTS == TSR_FAM_RICE  ? 32
+						      : 8;
+}
+
+const char *tsr_route_blosc_name(int codec)
+{
+	static const char *const name[] = {"blosc/blosclz", "blosc/lz4", "blosc/snappy",
+					   "blosc/zlib", "blosc/zstd", "blosc", "blosc/user"};
+	return codec >= 0 && codec <= 6 ? name[codec] : "blosc";
+}
+
+const char *tsr_route_family_name(int family)
+{
+	static const char *const name[TSR_FAM_N] = {"inflate", "lz4", "blosclz", "rice"};
+	return family >= 0 && family < TSR_FAM_N ? name[family] : "unknown";
+}
+
+const char *tsr_route_why_text(int why)
+{
+	static const char *const reason[TSR_WHY_N] = {
+		"decoder option cpu",
+		"decoder auto: too few, large streams to keep the GPU busy at one warp a stream",
+		"steps with no GPU kernel yet", "no GPU decoder yet",
+		"blosc headers are read on the host, which cuFile and mock-device storage skip"};
+	return why >= 0 && why < TSR_WHY_N ? reason[why] : "unknown reason";
+}
+
+static int tsr_int_width_type(uint64_t w)
+{
+	return w == 1 ? TSR_UINT8 : w == 2 ? TSR_INT16 : w == 4 ? TSR_INT32 : TSR_INT64;
+}
+
+int tsr_route_verdict(const struct tsr_route_check *c, int status, const char *status_name,
+		      uint64_t got, const char *name, char *why, size_t cap)
+{
+	static const char *const inflate[] = {"deflate", "zlib", "gzip", "deflate"};
+	int family = c->kind / TSR_VARIANTS;
+	const char *f = family == TSR_FAM_INFLATE ? inflate[c->kind % TSR_VARIANTS]
+						  : tsr_route_family_name(family);
+	uint64_t want = c->npix * c->width;
+	if (status != 0) {
+		snprintf(why, cap, "%s: %s (GPU %s)", f, status_name, tsr_route_family_name(family));
+		return TSR_E_CORRUPT;
+	}
+	if (got == want)
+		return TSR_OK;
+	if (!c->elem_from_size) {
+		snprintf(why, cap, "%s: decodes to %llu bytes, expected %llu", name,
+			 (unsigned long long)got, (unsigned long long)want);
+		return TSR_E_CORRUPT;
+	}
+	uint64_t ew = c->npix ? got / c->npix : 0;
+	if (!(ew == 1 || ew == 2 || ew == 4 || ew == 8) || ew * c->npix != got) {
+		snprintf(why, cap, "%s: decodes to %llu bytes, not a whole number of 1/2/4/8-byte "
+			 "values for %llu pixels", name, (unsigned long long)got,
+			 (unsigned long long)c->npix);
+		return TSR_E_CORRUPT;
+	}
+	if (tsr_dtype_is_float((enum tsr_dtype)c->elem)) {
+		snprintf(why, cap, "%s: float tile decodes to %llu bytes, expected %llu", name,
+			 (unsigned long long)got, (unsigned long long)want);
+		return TSR_E_CORRUPT;
+	}
+	if (c->xform == TSR_XF_SCALE)
+		return TSR_OK; /* the kernel scaled integers of that width, as the CPU does */
+	if (c->xform == TSR_XF_DEQUANT) {
+		if (ew <= 4)
+			return TSR_OK; /* uint8/int16 quantized values widen, as on the CPU */
+		snprintf(why, cap, "%s: quantized tile of int64 values", name);
+		return TSR_E_FORMAT;
+	}
+	snprintf(why, cap, "%s: tile holds %s values in a %s image", name,
+		 tsr_dtype_name((enum tsr_dtype)tsr_int_width_type(ew)),
+		 tsr_dtype_name((enum tsr_dtype)c->out));
+	return TSR_E_CORRUPT;
+}

@@ -1,0 +1,105 @@
+/* route.h - which decoder family runs a chunk on a device, or why the CPU decodes it. */
+#ifndef TSR_ROUTE_H
+#define TSR_ROUTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/chunk.h"
+
+/*
+ * A chunk read into device memory goes one of four ways (enum tsr_route_how). The route names
+ * the decoder family of its streams (enum tsr_family: one kernel file in src/cuda/ and one
+ * launcher each) and the family's variant (inflate: its framing; lz4: the numcodecs size
+ * prefix), so that an engine can lay out and launch a chunk's streams without knowing codecs.
+ * Chunks the GPU does not decode get the reason that goes into the receipt (enum tsr_route_why).
+ */
+enum tsr_route_how {
+	TSR_ROUTE_CPU = 0,      /* decoded on the CPU: its final values are copied */
+	TSR_ROUTE_RAW,          /* stored elements; the place kernel transforms them */
+	TSR_ROUTE_STREAM,       /* one compressed stream, then plain elements */
+	TSR_ROUTE_BLOSC,        /* a blosc chunk: its streams by the family its header names */
+};
+
+/* GPU decoder families. */
+enum tsr_family {
+	TSR_FAM_INFLATE = 0,    /* DEFLATE with its framing (src/cuda/inflate.cu) */
+	TSR_FAM_LZ4,            /* raw LZ4 blocks (src/cuda/lz4.cu) */
+	TSR_FAM_BLOSCLZ,        /* BloscLZ streams (src/cuda/blosclz.cu) */
+	TSR_FAM_RICE,           /* FITS RICE_1 tiles (src/cuda/rice.cu) */
+	TSR_FAM_N
+};
+
+/* Variants of a family (a stream's kind is family * TSR_VARIANTS + variant). */
+enum {
+	TSR_VAR_DEFLATE = 0, TSR_VAR_ZLIB = 1, TSR_VAR_GZIP = 2, /* inflate: as TSR_CUDA_* */
+	TSR_VAR_LZ4_RAW = 0, TSR_VAR_LZ4_SIZED = 1,              /* lz4: numcodecs' 4-byte size */
+	/* rice: 2 x (BYTEPIX 1, 2, 4 -> 0, 1, 2) + (block size 16), as tsr_cuda_rice_variant */
+	TSR_VARIANTS = 8
+};
+
+/* Why a chunk is decoded on the CPU (the receipt names the first reason first). */
+enum tsr_route_why {
+	TSR_WHY_FORCED = 0,     /* read option decoder = cpu */
+	TSR_WHY_FEW,            /* decoder auto: too few, large streams for one warp a stream */
+	TSR_WHY_STEPS,          /* steps or filters the GPU path does not do */
+	TSR_WHY_CODEC,          /* no GPU decoder for the codec yet */
+	TSR_WHY_HOST,           /* blosc: its header is read on the host, which this storage skips */
+	TSR_WHY_N
+};
+
+struct tsr_route {
+	int how;                /* enum tsr_route_how */
+	int kind;               /* STREAM: family * TSR_VARIANTS + variant; BLOSC: -1 until the
+				   header is read */
+	int why;                /* CPU: enum tsr_route_why */
+};
+
+/* Where the route runs: the host alone, or a device that can decode these families. */
+struct tsr_route_device {
+	int gpu;                /* 0: the CPU engine (every chunk TSR_ROUTE_CPU) */
+	int force_cpu;          /* read option decoder = cpu */
+	int whole_files;        /* chunks stored to the end of a file can be staged */
+	int blosc;              /* blosc chunks can be staged and their headers read first */
+	unsigned families;      /* bit f: the device has a launcher of family f */
+};
+
+/* Routes one chunk (its ref settled: sizes known). */
+void tsr_route_chunk(const struct tsr_chunk_ref *r, const struct tsr_route_device *dev,
+		     struct tsr_route *rt);
+
+/*
+ * Routes a staged blosc chunk by its header: TSR_ROUTE_BLOSC with the family of its streams,
+ * or TSR_ROUTE_CPU with the reason (a codec with no GPU family, filters the place kernel does
+ * not undo, special or memcpyed chunks, dictionaries). *codec_ret: the header's codec (enum
+ * tsr_blosc_codec), or -1 when the header is unreadable.
+ */
+void tsr_route_blosc(const void *chunk, size_t nbytes, size_t elem_nbytes, int64_t nelem,
+		     unsigned families, struct tsr_route *rt, int *codec_ret);
+
+/* How many times longer one warp takes to decode a stream of this kind than a CPU core does
+ * (for decoder auto: a few large streams go to the CPU). */
+unsigned tsr_route_warp_factor(int kind);
+
+/* Receipt names: "blosc/lz4" for a blosc codec (enum tsr_blosc_codec); a family's kernel
+ * ("inflate"); a reason's text. Never NULL. */
+const char *tsr_route_blosc_name(int codec);
+const char *tsr_route_family_name(int family);
+const char *tsr_route_why_text(int why);
+
+/* A stream of kind `kind` whose decoder reported `status` (0: ok, else the family's code,
+ * named by status_name) and `got` bytes. The size rules of the CPU chain: TSR_OK when got is
+ * npix x width, or, with elem_from_size (FITS GZIP tiles of scaled integers), another integer
+ * width the transform takes; else a status with the reason in why. */
+struct tsr_route_check {
+	uint64_t npix;
+	uint32_t width;         /* expected element bytes */
+	int16_t elem, out;      /* enum tsr_dtype: stored, output */
+	uint8_t kind;           /* the stream's kind */
+	uint8_t elem_from_size;
+	uint8_t xform;          /* enum tsr_xform_kind */
+};
+int tsr_route_verdict(const struct tsr_route_check *c, int status, const char *status_name,
+		      uint64_t got, const char *name, char *why, size_t cap);
+
+#endif /* TSR_ROUTE_H */

@@ -1,0 +1,156 @@
+/* lz_core.h - what the LZ77 stream decoders (lz4_core.h, blosclz_core.h) share: one warp's input window and its literal and match copies; also builds as C for the CPU. */
+#ifndef TSR_LZ_CORE_H
+#define TSR_LZ_CORE_H
+
+/*
+ * One group of lanes (half a warp, TSR_LZ_GROUP) decodes one stream. All its lanes parse the
+ * same sequences from the same state (every branch is uniform in the group, nothing is
+ * broadcast), and share the copies: lane l copies bytes l, l + 16, ... of a literal run or a
+ * match.
+ * - Parsing reads bytes from a 128-byte window in shared memory that the group fills with one
+ *   32-word load (words spread over its lanes); words that reach outside [in, in + n) are assembled from the
+ *   bytes inside it, zeros elsewhere, so no byte outside the stream is ever read.
+ * - Copies run four bytes a lane before storing any, so that a group has 4 loads a lane in
+ *   flight.
+ * - A match reads only output written before it: byte j of a match of length len at distance
+ *   d is out[op - d + j % d] (a match longer than its distance repeats its first d bytes), so
+ *   the lanes of one match never wait on each other; one __syncwarp (of the group's lanes)
+ *   before the match makes the group's earlier writes visible to all its lanes.
+ * Built with TSR_LZ_EMU, the code runs on the CPU as a warp of one lane, so CI (no GPU) tests the
+ * decoding logic itself against liblz4 and the CPU's BloscLZ decoder.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tsr_cuda.h"
+
+#ifdef TSR_LZ_EMU
+#define TSR_LZ_D static inline
+#define TSR_LZ_LANE 0u
+#define TSR_LZ_NLANES 1u
+#define TSR_LZ_SYNCWARP() ((void)0)
+#else
+/* Lanes a stream gets: 16 (half a warp) by default, so that twice as many streams are in
+ * flight (a warp's stream is mostly waiting on memory: H200, 10000 x 64 KiB shuffled-float LZ4
+ * streams: 32 lanes decoded 172 GB/s, the grid holding 6336 streams at a time). */
+#ifndef TSR_LZ_GROUP
+#define TSR_LZ_GROUP 16
+#endif
+#define TSR_LZ_D static __device__ __forceinline__
+#define TSR_LZ_LANE (threadIdx.x & (TSR_LZ_GROUP - 1u))
+#define TSR_LZ_NLANES ((unsigned)TSR_LZ_GROUP)
+/* the lanes of this thread's group */
+#define TSR_LZ_MASK                                                                      \
+	(TSR_LZ_GROUP == 32 ? 0xffffffffu                                                \
+			    : ((1u << (TSR_LZ_GROUP & 31)) - 1u)                         \
+				      << ((threadIdx.x & 31u) & ~(TSR_LZ_GROUP - 1u)))
+#define TSR_LZ_SYNCWARP() __syncwarp(TSR_LZ_MASK)
+#endif
+
+#define TSR_LZ_WIN_WORDS 32u
+#define TSR_LZ_WIN_BYTES (4u * TSR_LZ_WIN_WORDS)
+
+/* The text of a status code (host code: tsr_cuda_lz_status_name, and the CPU tests). */
+static inline const char *tsr_lz_status_text(int status)
+{
+	switch (status) {
+	case TSR_CUDA_LZ_OK: return "ok";
+	case TSR_CUDA_LZ_E_TRUNCATED: return "truncated input";
+	case TSR_CUDA_LZ_E_DISTANCE: return "match distance out of range";
+	case TSR_CUDA_LZ_E_OVERFLOW: return "output overflow";
+	case TSR_CUDA_LZ_E_SIZE: return "decoded size differs from the stored size";
+	case TSR_CUDA_LZ_E_ARGUMENT: return "bad pointer";
+	default: return "unknown status";
+	}
+}
+
+/* A warp's window: shared memory on the GPU. */
+struct tsr_lz_smem {
+	uint32_t w[TSR_LZ_WIN_WORDS];
+};
+
+/* A stream being decoded (identical in every lane). */
+struct tsr_lz {
+	const uint8_t *in;
+	uint64_t n;             /* input bytes */
+	int64_t wstart;         /* input offset of the window's first byte (may be < 0: the
+				   window starts at an aligned word) */
+	struct tsr_lz_smem *m;
+};
+
+/* Fills the window with the aligned words from the one holding byte p on. */
+TSR_LZ_D void tsr_lz_fill(struct tsr_lz *z, uint64_t p)
+{
+	int64_t start = (int64_t)p - (int64_t)(((uintptr_t)z->in + p) & 3u);
+	TSR_LZ_SYNCWARP(); /* every lane has read the old window */
+	for (uint32_t i = TSR_LZ_LANE; i < TSR_LZ_WIN_WORDS; i += TSR_LZ_NLANES) {
+		int64_t b = start + 4 * (int64_t)i;
+		uint32_t w = 0;
+		if (b >= 0 && b + 4 <= (int64_t)z->n) {
+			w = *(const uint32_t *)(const void *)(z->in + b);
+		} else {
+			for (int k = 0; k < 4; k++)
+				if (b + k >= 0 && b + k < (int64_t)z->n)
+					w |= (uint32_t)z->in[b + k] << (8 * k);
+		}
+		z->m->w[i] = w;
+	}
+	TSR_LZ_SYNCWARP();
+	z->wstart = start;
+}
+
+/* Input byte p (p < n: the caller checks). */
+TSR_LZ_D uint32_t tsr_lz_byte(struct tsr_lz *z, uint64_t p)
+{
+	uint64_t k = p - (uint64_t)z->wstart; /* (p < wstart wraps to a huge k) */
+	if (k >= TSR_LZ_WIN_BYTES) {
+		tsr_lz_fill(z, p);
+		k = p - (uint64_t)z->wstart;
+	}
+	return z->m->w[k >> 2] >> (8 * (k & 3u)) & 0xffu;
+}
+
+/* out[op, op + len) = src[0, len); src does not overlap the bytes written. */
+TSR_LZ_D void tsr_lz_copy(uint8_t *out, uint64_t op, const uint8_t *src, uint64_t len)
+{
+	const uint64_t step = 4 * TSR_LZ_NLANES;
+	for (uint64_t base = 0; base < len; base += step) {
+		uint8_t v[4];
+#ifndef TSR_LZ_EMU
+#pragma unroll
+#endif
+		for (uint32_t u = 0; u < 4; u++) {
+			uint64_t j = base + u * TSR_LZ_NLANES + TSR_LZ_LANE;
+			v[u] = j < len ? src[j] : 0;
+		}
+#ifndef TSR_LZ_EMU
+#pragma unroll
+#endif
+		for (uint32_t u = 0; u < 4; u++) {
+			uint64_t j = base + u * TSR_LZ_NLANES + TSR_LZ_LANE;
+			if (j < len)
+				out[op + j] = v[u];
+		}
+	}
+}
+
+/* A match: out[op, op + len) from dist bytes back (1 <= dist <= op; may overlap). */
+TSR_LZ_D void tsr_lz_match(uint8_t *out, uint64_t op, uint64_t dist, uint64_t len)
+{
+	TSR_LZ_SYNCWARP(); /* the warp's earlier writes, seen by every lane */
+	const uint8_t *src = out + op - dist;
+	if (dist >= len) {
+		tsr_lz_copy(out, op, src, len);
+		return;
+	}
+	/* byte j is src[j % dist]: lane l starts at l % dist and steps 32 % dist per round */
+	uint64_t r = TSR_LZ_LANE % dist, adv = TSR_LZ_NLANES % dist;
+	for (uint64_t j = TSR_LZ_LANE; j < len; j += TSR_LZ_NLANES) {
+		out[op + j] = src[r];
+		r += adv;
+		r -= r >= dist ? dist : 0;
+	}
+}
+
+#endif /* TSR_LZ_CORE_H */
