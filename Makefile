@@ -8,16 +8,22 @@ TSAN_BUILD ?= build-tsan
 # Debian packages the library, its tests and benchmarks need.
 DEB_PACKAGES = cmake make gcc pkg-config libdeflate-dev libcfitsio-dev libcfitsio-bin \
 	libzstd-dev liblz4-dev libbz2-dev libcjson-dev libmsgpack-dev libblosc-dev python3 python3-numpy \
-	python3-astropy python3-venv python3-pip python3-matplotlib clang libclang-rt-14-dev ncompress
+	python3-astropy python3-dev python3-venv python3-pip python3-matplotlib clang libclang-rt-14-dev \
+	ncompress
 
 # Peers from PyPI that write fresh files in tests and race us in benchmarks (never library
-# dependencies): a virtual environment on top of Debian's python3.
+# dependencies), and what builds and tests the Python module: one virtual environment that
+# sees no Debian site-packages, so one resolver picks one NumPy for every peer (Debian's
+# astropy was built for Debian's NumPy and breaks beside a newer one).
 VENV ?= .venv
-PEERS = zarr==3.* tensorstore blosc2 numcodecs
+PEERS = numpy astropy zarr==3.* tensorstore blosc2 numcodecs
+PY_TOOLS = pip scikit-build-core pytest hypothesis
+# The stamp names the set above: bump it when the set changes, and `make` updates the venv.
+VENV_STAMP = $(VENV)/.done-peers2
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run test deps venv build build-asan test-asan build-tsan test-tsan clean install
+.PHONY: all run test deps venv build python test-python build-asan test-asan build-tsan test-tsan clean install
 
 all: build
 
@@ -30,32 +36,47 @@ deps:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-$(VENV)/.done: deps
-	/usr/bin/python3 -m venv --system-site-packages $(VENV)
+$(VENV_STAMP): | deps
+	@# (no --clear: an existing venv, or a worktree's link to one, is converted in place)
+	/usr/bin/python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade $(PY_TOOLS)
 	$(VENV)/bin/pip install -q $(PEERS)
 	touch $@
 
-venv: $(VENV)/.done
+venv: $(VENV_STAMP)
 
 build: deps venv
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS) -DTSR_VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python
 	cmake --build $(BUILD) -j $(JOBS)
 
-run: build
-	./$(BUILD)/tessera demo
+# The Python module (python/, pyproject.toml), built by pip through scikit-build-core from this
+# tree into .venv; its CMake build folder (build/python/) is kept, so a rebuild is incremental.
+python: deps venv
+	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(VENV)/bin/pip install -q --no-build-isolation .
 
 # The libraries, tessera.h, the CLI, tessera.pc and the CMake package under PREFIX.
 PREFIX ?= /usr/local
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
-# The whole suite, then the suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
+# Its tests (tests/python/, pytest + hypothesis), against the shared corpus and the PyPI peers.
+TSR_CORPUS ?= $(CURDIR)/../shared/corpus
+test-python: python
+	cd tests/python && TSR_CORPUS=$(TSR_CORPUS) $(CURDIR)/$(VENV)/bin/python -m pytest -q -p no:cacheprovider .
+
+run: build python
+	./$(BUILD)/tessera demo
+	$(VENV)/bin/python -c 'import tessera; print("import tessera:", tessera.__version__, tessera.capabilities())'
+
+# The whole suite, the Python module's tests, then the suite again under AddressSanitizer +
+# UndefinedBehaviorSanitizer,
 # then the tests of concurrent reads under ThreadSanitizer.
 # Each libFuzzer target briefly (scripts/fuzz SECONDS runs them longer).
 FUZZ_SECONDS ?= 10
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	$(MAKE) test-python
 	$(MAKE) test-asan
 	$(MAKE) test-tsan
 	scripts/fuzz $(FUZZ_SECONDS)

@@ -8,6 +8,8 @@ would pick instead, side by side in one run, each reader's values checked equal 
   Blosc2   python-blosc2 (whole array)
   tessera  `tessera bench` phases: end-to-end CPU (one file) or CPU batch (a FITS folder), and
            with --gpu the CUDA ones (cuda / cuda_batch); values from `tessera read`
+  tessera (Python)  the same reads through `import tessera` (Array.read, or read_batch for a
+           FITS folder; with --gpu also device="cuda"), when the module is installed
 
 GB/s are decoded bytes (10^9) per second, best of --reps. Writes one JSON (--out) and prints a
 Markdown table. On a GPU machine (--gpu; scripts/gpu-peers there) also:
@@ -189,6 +191,37 @@ def tessera_values(build, path):
     return np.load(io.BytesIO(p.stdout))
 
 
+def python_rows(paths, ref, nbytes, gpu, reps):
+    """The workload through the Python module (host, and device with --gpu), values checked."""
+    try:
+        import tessera
+    except ImportError:
+        return []
+    many = len(paths) > 1
+
+    def read(device):
+        if many:
+            return tessera.read_batch(paths, device=device)
+        with tessera.open(paths[0]) as arr:
+            return arr.read(device=device)
+
+    def check(got):
+        got = np.asarray(got)
+        return [crc(g) for g in got] == ref if many else crc(got) == ref[0]
+
+    rows = []
+    t, got = best(lambda: read("cpu"), reps)
+    rows.append(("tessera (Python)", "cpu", nbytes / t / 1e9, check(got)))
+    if gpu and tessera.capabilities()["cuda"]["devices"]:
+        prev = tessera.set_cupy_results(False)  # DeviceArray: no CuPy import in the timing
+        try:
+            t, got = best(lambda: read("cuda"), reps)
+        finally:
+            tessera.set_cupy_results(prev)
+        rows.append(("tessera (Python) CUDA", "cuda", nbytes / t / 1e9, check(got)))
+    return rows
+
+
 def run(a):
     results = []
     names = sorted(os.listdir(a.dir))
@@ -205,6 +238,7 @@ def run(a):
                 ref[f] = crc(v)
                 nbytes += v.nbytes
             rows, host, cuda = tessera_bench(a.build, files, a.gpu, a.reps)
+            rows += python_rows(files, [ref[f] for f in files], nbytes, a.gpu, a.reps)
             p = subprocess.run([os.path.join(a.build, "cfitsio_peer"), "-k", str(a.reps)] + files,
                                capture_output=True, text=True, check=True)
             kv = dict(x.split("=") for x in p.stdout.split("\n")[0].split())
@@ -224,6 +258,7 @@ def run(a):
             v = tessera_values(a.build, path)
             nbytes = v.nbytes
             rows, host, cuda = tessera_bench(a.build, [path], a.gpu, a.reps)
+            rows += python_rows([path], [crc(v)], nbytes, a.gpu, a.reps)
             if name.startswith("zarr"):
                 import tensorstore as ts
                 import zarr

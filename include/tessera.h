@@ -80,13 +80,27 @@ enum tsr_dtype {
 	TSR_FLOAT64,
 	TSR_COMPLEX64,
 	TSR_COMPLEX128,
+	/* Added later. NumPy datetime64 / timedelta64: int64 counts of a unit that
+	 * tsr_array_info's descr names ("<M8[ns]", "<m8[10s]"); NaT is INT64_MIN. */
+	TSR_DATETIME64,
+	TSR_TIMEDELTA64,
+	/* Raw elements of n bytes, n in [1, TSR_DTYPE_RAW_MAX]: the value TSR_DTYPE_RAW + n
+	 * (TSR_DTYPE_RAW_OF(n)). Fixed-length bytes and unicode strings and structured dtypes
+	 * ("|S8", "<U8", "[('a', '<i4'), ('b', '<f8')]"): tsr_array_info's descr is their exact
+	 * NumPy dtype. Their bytes are delivered as stored (descr says the byte order). */
+	TSR_DTYPE_RAW = 0x10000,
+	TSR_DTYPE_RAW_LAST = 0x10000 + 0xfffff,
 };
+#define TSR_DTYPE_RAW_MAX 0xfffff
+#define TSR_DTYPE_RAW_OF(n) ((enum tsr_dtype)(TSR_DTYPE_RAW + (n)))
 
 /* tsr_dtype_size() returns the size in bytes of one element, 0 for an invalid dtype. */
 TSR_API size_t tsr_dtype_size(enum tsr_dtype dtype);
-/* tsr_dtype_name() returns the NumPy name ("int16", "float32", ...). */
+/* tsr_dtype_name() returns the NumPy name ("int16", "float32", ..., "datetime64", "raw"). */
 TSR_API const char *tsr_dtype_name(enum tsr_dtype dtype);
-/* tsr_dtype_npy_descr() returns the NPY descr in little-endian ("<i2", "|u1", ...). */
+/* tsr_dtype_npy_descr() returns the NPY descr in little-endian ("<i2", "|u1", ...); "<M8" and
+ * "<m8" without their unit, and "" for raw dtypes: an array's exact dtype is
+ * tsr_array_info's descr. */
 TSR_API const char *tsr_dtype_npy_descr(enum tsr_dtype dtype);
 
 /* ---------------------------------------------------------------------------------------- */
@@ -167,6 +181,10 @@ struct tsr_array_info {
 	const char *reader;            /* "tessera" or "cfitsio" (fallback) */
 	uint64_t stored_nbytes;        /* bytes of the data in the file (compressed) */
 	int scaled;                    /* 1 when values are transformed (BSCALE/BZERO, quantized) */
+	/* Added later: a caller's struct_size from before gets the fields it has room for. */
+	const char *descr;             /* the exact NumPy dtype of what tsr_read returns, as an NPY
+					  header's 'descr' writes it: "<f4", "|S8", "<M8[ns]", or a
+					  structured list "[('a', '<i4'), ('b', '>f8', (2,))]" */
 };
 
 /* Fills *info_ret; its strings live as long as the array. */

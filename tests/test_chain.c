@@ -79,7 +79,10 @@ int main(void)
 	r2.codec.elem = TSR_INT16;
 	r2.codec.big_endian = 1;
 	r2.xform.out = TSR_INT16;
-	r2.delta = 1;
+	r2.nfilter = 1;
+	r2.filter[0].id = TSR_FILTER_DELTA;
+	r2.filter[0].in = r2.filter[0].out = TSR_INT16;
+	r2.filter[0].in_be = r2.filter[0].out_be = 1;
 	r2.codec_name = "test";
 	int16_t out[100];
 	CHECK_EQ_INT(tsr_chunk_decode(&r2, lz, (size_t)ln + 4, out, 0, &s, &dn), TSR_OK);

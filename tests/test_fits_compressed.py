@@ -144,6 +144,16 @@ for i in range(2):
         why = "exit %d: %s" % (rc, err.strip()) if got is None else same(got, want.astype(want.dtype.newbyteorder("=")))
         if why:
             failures.append("case %d .%s against astropy reading it: %s" % (i, suffix, why))
+    # tessera info lists a compressed file's HDUs (and their metadata) as the plain file's
+    want_info = subprocess.run([BIN, "info", "--json", plain], capture_output=True, text=True)
+    for suffix in ("gz", "bz2", "Z"):
+        path = os.path.join(tmp, "f%d.fits.%s" % (i, suffix))
+        got_info = subprocess.run([BIN, "info", "--json", path], capture_output=True, text=True)
+        total += 1
+        strip = lambda t: t.replace(path, "P").replace(plain, "P")
+        if got_info.returncode or strip(got_info.stdout) != strip(want_info.stdout):
+            failures.append("case %d .%s: tessera info differs from the plain file's: %s" % (
+                i, suffix, got_info.stderr.strip() or got_info.stdout[:300]))
     # the name tells nothing: a gzip file without the suffix reads the same
     bare = os.path.join(tmp, "bare%d" % i)
     shutil.copy(os.path.join(tmp, "f%d.fits.gz" % i), bare)

@@ -81,8 +81,8 @@ edit_json(os.path.join(s, ".zarray"), lambda d: d.update(order="X"))
 expect_error("v2 bad order", s, want=("array /", "order"))
 
 s = copy("zarr2/zstd_i32_3d.zarr")
-edit_json(os.path.join(s, ".zarray"), lambda d: d.update(dtype="<M8[ns]"))
-expect_error("v2 unsupported dtype", s, want=("array /", "<M8[ns]", "not supported"))
+edit_json(os.path.join(s, ".zarray"), lambda d: d.update(dtype="|O"))
+expect_error("v2 unsupported dtype", s, want=("array /", "|O", "not supported"))
 
 s = copy("zarr2/zstd_i32_3d.zarr")
 edit_json(os.path.join(s, ".zarray"), lambda d: d.update(dtype="|S12"))
@@ -94,8 +94,8 @@ expect_error("v2 unsupported compressor", s, want=("array /", "lzma", "not suppo
 
 s = copy("zarr2/zstd_i32_3d.zarr")
 edit_json(os.path.join(s, ".zarray"),
-          lambda d: d.update(filters=[{"id": "fixedscaleoffset", "offset": 0, "scale": 1, "dtype": "<i4"}]))
-expect_error("v2 unsupported filter", s, want=("array /", "fixedscaleoffset", "not supported"))
+          lambda d: d.update(filters=[{"id": "categorize", "labels": ["a"], "dtype": "<U1"}]))
+expect_error("v2 unsupported filter", s, want=("array /", "categorize", "not supported"))
 
 s = copy("zarr2/group_consolidated.zarr")
 edit_json(os.path.join(s, "labels/ids/.zarray"), lambda d: d.update(dtype="<U4"))

@@ -21,9 +21,9 @@ const char *tsr_cli_storage_name(int storage);
  * An integer in [lo, hi], decimal, nothing before or after it. */
 int tsr_cli_parse_int(const char *s, long lo, long hi, int *v_ret);
 
-/* Writes an NPY v1.0 file (little-endian, C order); path "-" is standard output. Returns 0 or
- * -1 with errno. */
-int tsr_cli_write_npy(const char *path, enum tsr_dtype dtype, int ndim, const int64_t *shape,
+/* Writes an NPY v1.0 file (C order) of elements with NumPy descr `descr`; path "-" is
+ * standard output. Returns 0 or -1 with errno. */
+int tsr_cli_write_npy(const char *path, const char *descr, int ndim, const int64_t *shape,
 		      const void *data, size_t nbytes);
 
 /* --hdu: an index, an EXTNAME, or EXTNAME,EXTVER (hdu_arg.c). */

@@ -5,15 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cli.h"
 
 struct tsr_info_args {
 	const char *path;
 	const char *array; /* --array: a Zarr array or group */
-	struct tsr_cli_hdu hdu; /* --hdu: a FITS HDU by index or EXTNAME[,EXTVER]; index -1 and
-				   no name: all */
+	int hdu;           /* --hdu: a FITS HDU; -1: all */
+	struct tsr_cli_hdu hdu_arg; /* --hdu as given: an index, or EXTNAME[,EXTVER] */
 	int json, header, attrs;
 };
 
@@ -87,7 +86,7 @@ static cJSON *tsr_entry_json(const struct tsr_entry *e)
 static int tsr_describe(struct tsr_context *ctx, const struct tsr_info_args *args,
 			const struct tsr_entry *e, cJSON *o)
 {
-	struct tsr_open_options oo = {sizeof(oo), -1, 0, NULL, -1, NULL, 0};
+	struct tsr_open_options oo = {.struct_size = sizeof(oo), .hdu = -1, .level = -1};
 	if (!strcmp(e->format, "fits"))
 		oo.hdu = e->hdu;
 	else if (!strcmp(e->format, "zarr"))
@@ -137,25 +136,28 @@ static void tsr_array_norm(const char *in, char *buf, size_t cap)
 		buf[--n] = '\0';
 }
 
-/* Does FITS entry e answer to --hdu NAME[,VER]? tsr_open_options.hdu_name's rule: names
- * compare without surrounding blanks and case, "PRIMARY" names HDU 0 too, an absent EXTVER
- * counts as 1 and VER 0 takes any. */
-static int tsr_hdu_named(const struct tsr_entry *e, const struct tsr_cli_hdu *h)
+/* --hdu EXTNAME[,EXTVER]: the index of the HDU the library opens by that name (its matching
+ * rules: case and blanks ignored, EXTVER absent = 1). Returns 0, or 1 with the message. */
+static int tsr_info_hdu_named(struct tsr_info_args *args)
 {
-	const char *a = e->name, *b = h->name;
-	while (*a == ' ')
-		a++;
-	while (*b == ' ')
-		b++;
-	size_t na = strlen(a), nb = strlen(b);
-	while (na && a[na - 1] == ' ')
-		na--;
-	while (nb && b[nb - 1] == ' ')
-		nb--;
-	int same = na == nb && strncasecmp(a, b, nb) == 0;
-	if (!same && !(e->hdu == 0 && nb == 7 && strncasecmp(b, "PRIMARY", 7) == 0))
-		return 0;
-	return h->ver == 0 || (e->extver ? e->extver : 1) == h->ver;
+	struct tsr_context *ctx = NULL;
+	struct tsr_context_options co = {.struct_size = sizeof(co), .nthreads = 1};
+	struct tsr_open_options oo = {.struct_size = sizeof(oo), .hdu = -1, .level = -1};
+	struct tsr_array *a = NULL;
+	struct tsr_array_info in = {.struct_size = sizeof(in)};
+	tsr_cli_hdu_apply(&args->hdu_arg, &oo);
+	int st = tsr_context_create(&co, &ctx);
+	if (!st)
+		st = tsr_open(ctx, args->path, &oo, &a);
+	if (!st)
+		st = tsr_array_info(a, &in);
+	if (st)
+		fprintf(stderr, "tessera info: %s\n", tsr_errmsg());
+	else
+		args->hdu = in.index;
+	tsr_array_free(a);
+	tsr_context_free(ctx);
+	return st != 0;
 }
 
 /* Which entries --hdu / --array keep: 1 keeps entry i. Returns 0, or 1 with the message on
@@ -165,43 +167,19 @@ static int tsr_select(const struct tsr_info_args *args, const struct tsr_listing
 {
 	size_t n = tsr_listing_count(l);
 	struct tsr_entry e = {.struct_size = sizeof(e)};
-	int by_hdu = args->hdu.index >= 0 || args->hdu.name[0];
-	memset(keep, !args->array && !by_hdu, n);
-	if (by_hdu) {
+	memset(keep, !args->array && args->hdu < 0, n);
+	if (args->hdu >= 0) {
 		if (strcmp(format, "fits")) {
 			fprintf(stderr, "tessera info: %s: --hdu is for FITS files, this is a %s %s\n",
 				args->path, format, !strcmp(format, "zarr") ? "store" : "frame");
 			return 1;
 		}
-		if (args->hdu.name[0]) {
-			/* the first HDU of that name, as tsr_open picks it */
-			for (size_t i = 0; i < n; i++) {
-				tsr_listing_entry(l, i, &e);
-				if (tsr_hdu_named(&e, &args->hdu)) {
-					keep[i] = 1;
-					return 0;
-				}
-			}
-			fprintf(stderr, "tessera info: %s: no HDU named %s", args->path, args->hdu.name);
-			if (args->hdu.ver)
-				fprintf(stderr, " with EXTVER %d", args->hdu.ver);
-			fprintf(stderr, " (HDUs:");
-			for (size_t i = 0; i < n; i++) {
-				tsr_listing_entry(l, i, &e);
-				fprintf(stderr, "%s %zu %s", i ? "," : "", i,
-					e.name[0] ? e.name : i ? "(no EXTNAME)" : "PRIMARY");
-				if (e.extver)
-					fprintf(stderr, ",%d", e.extver);
-			}
-			fprintf(stderr, ")\n");
-			return 1;
-		}
-		if ((size_t)args->hdu.index >= n) {
+		if ((size_t)args->hdu >= n) {
 			fprintf(stderr, "tessera info: %s: HDU %d out of range: the file has %zu HDUs\n",
-				args->path, args->hdu.index, n);
+				args->path, args->hdu, n);
 			return 1;
 		}
-		keep[args->hdu.index] = 1;
+		keep[args->hdu] = 1;
 	}
 	if (!args->array)
 		return 0;
@@ -491,13 +469,12 @@ static void tsr_print_header(const cJSON *o)
 
 static int tsr_info_usage(FILE *f)
 {
-	fprintf(f, "usage: tessera info PATH [--hdu N|NAME[,VER]] [--array NAME] [--json] [--header]\n"
-		   "                    [--attrs]\n"
+	fprintf(f, "usage: tessera info PATH [--hdu N] [--array NAME] [--json] [--header] [--attrs]\n"
 		   "Lists what PATH holds: a FITS file's HDUs (EXTNAME, dtype, shape, tiles, codec,\n"
 		   "stored bytes, BSCALE/BZERO, BLANK, quantization), a Zarr store's arrays (dtype,\n"
 		   "shape, chunks and shards, codecs, fill value, stored bytes) and OME-Zarr\n"
-		   "multiscale groups, or a Blosc2 frame's array. --hdu (an index, an EXTNAME or\n"
-		   "EXTNAME,EXTVER) and --array show one HDU, array or group. --header prints the FITS header cards of the HDUs shown;\n"
+		   "multiscale groups, or a Blosc2 frame's array. --hdu and --array show one HDU,\n"
+		   "array or group. --header prints the FITS header cards of the HDUs shown;\n"
 		   "--attrs prints all the metadata of each (Zarr attributes, dimension names, OME\n"
 		   "scales, Blosc2 vlmeta, FITS cards) as JSON. --json prints one JSON document\n"
 		   "(docs/info-json.md; with --header or --attrs each array carries \"metadata\").\n"
@@ -508,7 +485,7 @@ static int tsr_info_usage(FILE *f)
 
 int tsr_cli_info(int argc, char **argv)
 {
-	struct tsr_info_args args = {.hdu = {.index = -1}};
+	struct tsr_info_args args = {.hdu = -1};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			return tsr_info_usage(stdout);
@@ -521,11 +498,12 @@ int tsr_cli_info(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--attrs")) {
 			args.attrs = 1;
 		} else if (!strcmp(argv[i], "--hdu") && i + 1 < argc) {
-			if (tsr_cli_hdu_arg(argv[++i], &args.hdu)) {
+			if (tsr_cli_hdu_arg(argv[++i], &args.hdu_arg)) {
 				fprintf(stderr, "tessera info: --hdu is " TSR_CLI_HDU_CHOICES
 					", not '%s'\n", argv[i]);
 				return 2;
 			}
+			args.hdu = args.hdu_arg.index;
 		} else if (argv[i][0] == '-' || args.path) {
 			fprintf(stderr, "tessera info: unexpected argument '%s'\n", argv[i]);
 			return 2;
@@ -546,6 +524,13 @@ int tsr_cli_info(int argc, char **argv)
 	struct tsr_entry e = {.struct_size = sizeof(e)};
 	const char *format = n && !tsr_listing_entry(l, 0, &e) ? e.format : "zarr";
 	char *keep = tsr_info_need(calloc(n + 1, 1));
+	if (args.hdu_arg.name[0] && !strcmp(format, "fits") && tsr_info_hdu_named(&args)) {
+		free(keep);
+		tsr_listing_free(l);
+		return 1;
+	}
+	if (args.hdu_arg.name[0] && strcmp(format, "fits"))
+		args.hdu = 0; /* (tsr_select then says --hdu is for FITS files) */
 	if (tsr_select(&args, l, format, keep)) {
 		free(keep);
 		tsr_listing_free(l);

@@ -159,7 +159,7 @@ int tsr_cli_read(int argc, char **argv)
 	}
 	struct tsr_array_info in = {.struct_size = sizeof(in)};
 	tsr_array_info(a, &in);
-	if (tsr_cli_write_npy(out, in.dtype, ndim, shape, data, nbytes)) {
+	if (tsr_cli_write_npy(out, in.descr, ndim, shape, data, nbytes)) {
 		perror(strcmp(out, "-") ? out : "tessera read: standard output");
 		goto done;
 	}

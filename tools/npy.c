@@ -4,12 +4,16 @@
 
 #include "cli.h"
 
-int tsr_cli_write_npy(const char *path, enum tsr_dtype dtype, int ndim, const int64_t *shape,
+int tsr_cli_write_npy(const char *path, const char *descr, int ndim, const int64_t *shape,
 		      const void *data, size_t nbytes)
 {
-	char hdr[1024];
-	int n = snprintf(hdr, sizeof(hdr), "{'descr': '%s', 'fortran_order': False, 'shape': (",
-			 tsr_dtype_npy_descr(dtype));
+	/* a structured descr is a list literal, written as it stands; others are quoted */
+	char hdr[65536];
+	int q = descr[0] != '[';
+	int n = snprintf(hdr, sizeof(hdr) - 1024, "{'descr': %s%s%s, 'fortran_order': False, "
+			 "'shape': (", q ? "'" : "", descr, q ? "'" : "");
+	if (n < 0 || n >= (int)sizeof(hdr) - 1024)
+		return -1;
 	for (int i = 0; i < ndim; i++)
 		n += snprintf(hdr + n, sizeof(hdr) - (size_t)n, "%lld,%s", (long long)shape[i],
 			      i + 1 < ndim ? " " : "");

@@ -397,7 +397,7 @@ static int rows_whole(const struct b2_geom *g, const struct tsr_blosc_info *in, 
 		*decoded += end;
 	}
 	for (int64_t b = bin; b < b1; b++) {
-		uint8_t *buf;
+		uint8_t *buf = NULL;
 		if ((st = decode_run(in, src, src_nbytes, b, 1, s, &buf, decoded)))
 			return st;
 		uint64_t at = (uint64_t)b * bs, upto = last < at + bs ? last : at + bs;
@@ -433,6 +433,23 @@ int tsr_b2nd_decode(void *out, size_t out_nbytes, const struct tsr_chunk_ref *re
 	int be = ref->codec.big_endian || (ref->codec.be_from_chunk && (in.blosc2_flags & 0x02));
 	int cplx = ref->codec.elem == TSR_COMPLEX64 || ref->codec.elem == TSR_COMPLEX128;
 
+	if (in.special && g.w > 16) {
+		/* raw elements (bytes, structured) wider than a value buffer: zeros or a repeat */
+		if (in.special == TSR_BLOSC_SPECIAL_VALUE) {
+			int64_t vlen = in.typesize == 1 && in.cbytes - in.header_nbytes > 1
+					       ? in.cbytes - in.header_nbytes : in.typesize;
+			if (vlen != (int64_t)g.w || src_nbytes < (size_t)in.header_nbytes + g.w)
+				return tsr_error(TSR_E_CORRUPT, "blosc: repeated value of %lld bytes for "
+						 "%zu-byte elements", (long long)vlen, g.w);
+			tsr_fill_elems(out, (size_t)g.onpix, g.w, csrc + in.header_nbytes);
+		} else if (in.special == TSR_BLOSC_SPECIAL_NAN) {
+			return tsr_error(TSR_E_CORRUPT, "blosc: NaN chunk of %zu-byte elements", g.w);
+		} else {
+			memset(out, 0, (size_t)g.onpix * g.w);
+		}
+		*decoded_nbytes_ret = g.onpix * g.w;
+		return TSR_OK;
+	}
 	if (in.special) {
 		uint8_t value[16];
 		if ((st = special_value(&in, csrc, g.w, value)))

@@ -1,5 +1,5 @@
 /* chain.c - runs a chunk's codec chain: bytes steps, element codec, byte planes, value
- * transform, then delta and axis order. */
+ * transform, numcodecs filters and axis order. */
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -21,27 +21,6 @@ void tsr_scratch_free(struct tsr_scratch *s)
 	s->zstd = NULL;
 	tsr_blosc_scratch_free(s->blosc);
 	s->blosc = NULL;
-}
-
-/* Undoes numcodecs' Delta filter: a running sum in the element type. */
-static void tsr_undelta(void *p, enum tsr_dtype t, size_t n)
-{
-#define TSR_CUMSUM(T, U)                                                   \
-	do {                                                               \
-		T *v = p;                                                  \
-		for (size_t i = 1; i < n; i++)                             \
-			v[i] = (T)((U)v[i] + (U)v[i - 1]);                 \
-	} while (0)
-	switch (t) {
-	case TSR_INT8: case TSR_UINT8: case TSR_BOOL: TSR_CUMSUM(uint8_t, uint8_t); break;
-	case TSR_INT16: case TSR_UINT16: TSR_CUMSUM(uint16_t, uint16_t); break;
-	case TSR_INT32: case TSR_UINT32: TSR_CUMSUM(uint32_t, uint32_t); break;
-	case TSR_INT64: case TSR_UINT64: TSR_CUMSUM(uint64_t, uint64_t); break;
-	case TSR_FLOAT32: TSR_CUMSUM(float, float); break;
-	case TSR_FLOAT64: TSR_CUMSUM(double, double); break;
-	default: break;
-	}
-#undef TSR_CUMSUM
 }
 
 /* dst (C order over extent) from src stored with permuted axes: stored axis j is axis perm[j]. */
@@ -128,7 +107,7 @@ static int tsr_values_as_stored(const struct tsr_chunk_ref *ref)
 	const struct tsr_codec_step *c = &ref->codec;
 	size_t w = tsr_dtype_size(c->elem);
 	return c->id == TSR_CODEC_NONE && ref->xform.kind == TSR_XF_COPY && !ref->has_perm &&
-	       !c->byte_shuffle && w && tsr_dtype_size(ref->xform.out) == w;
+	       !c->byte_shuffle && !ref->nfilter && w && tsr_dtype_size(ref->xform.out) == w;
 }
 
 int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_nbytes, void *out,
@@ -150,12 +129,12 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 	if (c->id == TSR_CODEC_FILL) {
 		/* a box alone: a one-element read of a huge fill chunk stays cheap */
 		tsr_fill_elems(out, tsr_box_npix(ref, box), tsr_dtype_size(ref->xform.out),
-			       ref->xform.fill);
+			       ref->xform.fill_wide ? ref->xform.fill_wide : ref->xform.fill);
 		return TSR_OK;
 	}
 	if (c->id == TSR_CODEC_BLOSC_B2ND) {
 		/* b2nd blocks land in C order, in native byte order, straight in out */
-		if (ref->npre || ref->has_perm || ref->delta || ref->xform.kind != TSR_XF_COPY ||
+		if (ref->npre || ref->has_perm || ref->nfilter || ref->xform.kind != TSR_XF_COPY ||
 		    tsr_dtype_size(ref->xform.out) != w)
 			return tsr_error(TSR_E_INTERNAL, "b2nd chunks take no other step");
 		return tsr_b2nd_decode(out, tsr_box_npix(ref, box) * w, ref, src, src_nbytes, box,
@@ -166,7 +145,8 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 	int in_place = tsr_values_as_stored(ref) && (!be || w == 1);
 	for (int i = 0; i < ref->npre; i++) {
 		/* The last step must yield exactly the elements (when their size is known). */
-		size_t expect = i + 1 == ref->npre && c->id == TSR_CODEC_NONE && w ? npix * w : 0;
+		size_t expect = i + 1 == ref->npre && c->id == TSR_CODEC_NONE && w && !ref->nfilter ?
+				npix * w : 0;
 		void *next;
 		size_t next_n;
 		st = tsr_bytes_decode(&ref->pre[i], src, src_nbytes, scratch, 3 + (i & 1), expect,
@@ -240,6 +220,11 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 		return tsr_error(TSR_E_UNSUPPORTED, "codec %d", (int)c->id);
 	}
 	*decoded_nbytes_ret = raw_nbytes;
+	if (ref->nfilter) {
+		/* numcodecs filters: their last output is the array's elements */
+		if ((st = tsr_filters_decode(ref, raw, raw_nbytes, scratch, &raw, &raw_nbytes)))
+			return st;
+	}
 
 	if (c->elem_from_size && raw_nbytes != npix * w) {
 		/* CFITSIO decides a GZIP tile's element width from its decoded size. */
@@ -303,8 +288,6 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 	st = tsr_values_apply(out, &ref->xform, raw, elem, be, npix, tmp);
 	if (st)
 		return st;
-	if (ref->delta)
-		tsr_undelta(out, ref->xform.out, npix);
 	if (ref->has_perm)
 		tsr_permute(final_out, out, ref, ow);
 	return TSR_OK;
@@ -313,7 +296,7 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 int tsr_chunk_streams(const struct tsr_chunk_ref *ref)
 {
 	return ref->npre > 0 && ref->pre[ref->npre - 1].id == TSR_CODEC_ZSTD &&
-	       tsr_values_as_stored(ref) && !ref->delta;
+	       tsr_values_as_stored(ref);
 }
 
 int tsr_chunk_streams_read(const struct tsr_chunk_ref *ref)

@@ -66,6 +66,18 @@ int tsr_values_apply(void *out, const struct tsr_xform *xf, void *in, enum tsr_d
 int tsr_int_convert(void *dst, enum tsr_dtype dst_type, const void *src, enum tsr_dtype src_type,
 		    size_t n);
 
+/* NumPy's astype between numeric dtypes (bool, integers, float16/32/64; tsr_cast_ok), n values
+ * of native byte order. */
+int tsr_cast_ok(enum tsr_dtype t);
+void tsr_cast(void *dst, enum tsr_dtype to, const void *src, enum tsr_dtype from, size_t n);
+/* numcodecs FixedScaleOffset's decode: (src / scale + offset) in NumPy's precision, cast to `to`. */
+void tsr_scale_offset(void *dst, enum tsr_dtype to, const void *src, enum tsr_dtype from,
+		      size_t n, double scale, double offset);
+/* Undoes ref's numcodecs filters (ref->filter, in decode order) on src[0, n): the result is *out
+ * (a scratch slot, or src when there is nothing to do) of *out_n bytes. src is only read. */
+int tsr_filters_decode(const struct tsr_chunk_ref *ref, void *src, size_t n,
+		       struct tsr_scratch *s, void **out, size_t *out_n);
+
 /* CRC-32C of n bytes. */
 uint32_t tsr_crc32c(const void *data, size_t n);
 
@@ -79,10 +91,10 @@ int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t 
 		     size_t *out_n);
 
 /* Buffers a thread reuses from chunk to chunk. */
-#define TSR_SCRATCH_SLOTS 6
+#define TSR_SCRATCH_SLOTS 9
 struct tsr_scratch {
 	void *buf[TSR_SCRATCH_SLOTS]; /* 0-2: element codec, planes, conversions; 3-4: pre-steps;
-				       * 5: permutation */
+				       * 5: permutation; 6-8: numcodecs filters */
 	size_t cap[TSR_SCRATCH_SLOTS];
 	void *inflater; /* libdeflate decompressor */
 	void *zstd;     /* ZSTD_DCtx */

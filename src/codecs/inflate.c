@@ -40,6 +40,14 @@ int tsr_inflate(void **state, enum tsr_codec_id framing, void *dst, size_t dst_n
 	struct libdeflate_decompressor *tsr_dd = *state;
 	if (!tsr_dd)
 		return tsr_error(TSR_E_NOMEM, "%s: cannot allocate a decompressor", name);
+	/* An empty source is no stream of any of the three framings; refused before any pointer
+	 * arithmetic on it (a shard's empty inner chunk passes NULL: issue 21, D7). An empty
+	 * destination may be NULL too: libdeflate gets a stand-in byte instead. */
+	if (!src || !src_nbytes)
+		return tsr_error(TSR_E_CORRUPT, "%s: empty stream (0 bytes)", name);
+	unsigned char none;
+	if (!dst)
+		dst = &none, dst_nbytes = 0;
 	const unsigned char *in = src;
 	unsigned char *out = dst;
 	size_t in_used = 0, out_done = 0;

@@ -33,7 +33,7 @@ static int tsr_route_xform_ok(const struct tsr_chunk_ref *r)
 /* Can the place kernel apply this chunk's transform to its stored bytes? */
 static int tsr_route_raw_ok(const struct tsr_chunk_ref *r)
 {
-	return r->codec.id == TSR_CODEC_NONE && r->npre == 0 && !r->has_perm && !r->delta &&
+	return r->codec.id == TSR_CODEC_NONE && r->npre == 0 && !r->has_perm && !r->nfilter &&
 	       !r->codec.byte_shuffle && !r->codec.elem_from_size &&
 	       r->xform.kind != TSR_XF_DEQUANT && r->nbytes != TSR_WHOLE_FILE &&
 	       r->nbytes == (uint64_t)r->npix * tsr_dtype_size(r->codec.elem);
@@ -47,7 +47,7 @@ static int tsr_route_blosc_ok(const struct tsr_chunk_ref *r)
 	size_t w = tsr_dtype_size(c->elem);
 	return r->npre == 1 && r->pre[0].id == TSR_CODEC_BLOSC && c->id == TSR_CODEC_NONE &&
 	       !c->byte_shuffle && !c->elem_from_size && !c->be_from_chunk && !r->has_perm &&
-	       !r->delta && (w == 1 || w == 2 || w == 4 || w == 8) && c->elem != TSR_COMPLEX64 &&
+	       !r->nfilter && (w == 1 || w == 2 || w == 4 || w == 8) && c->elem != TSR_COMPLEX64 &&
 	       r->npix > 0 && r->nbytes > 0 && r->nbytes != TSR_WHOLE_FILE && tsr_route_xform_ok(r);
 }
 
@@ -91,7 +91,7 @@ static int tsr_route_stream(const struct tsr_chunk_ref *r, const struct tsr_rout
 		*why = r->npre == 0 && c->id == TSR_CODEC_NONE ? TSR_WHY_STEPS : TSR_WHY_CODEC;
 	else if (dev->force_cpu)
 		*why = TSR_WHY_FORCED;
-	else if (r->has_perm || r->delta || w == 0 || r->npix <= 0 || !tsr_route_xform_ok(r) ||
+	else if (r->has_perm || r->nfilter || w == 0 || r->npix <= 0 || !tsr_route_xform_ok(r) ||
 		 (c->byte_shuffle && (cplx || w > 8)) || r->nbytes == 0 ||
 		 r->nbytes == TSR_WHOLE_FILE)
 		*why = TSR_WHY_STEPS;

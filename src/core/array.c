@@ -13,7 +13,8 @@
 #include "array.h"
 
 /* Chooses the format driver: directories are Zarr stores or sparse Blosc2 frames; files are
- * Blosc2 frames when they say so, FITS otherwise (whole-file compressed ones decompressed). */
+ * Blosc2 frames when they say so, zipped Zarr stores when they are zip files, FITS otherwise
+ * (whole-file compressed ones decompressed). */
 static int tsr_open_driver(struct tsr_array *a, const struct tsr_open_options *o)
 {
 	struct stat st;
@@ -28,12 +29,23 @@ static int tsr_open_driver(struct tsr_array *a, const struct tsr_open_options *o
 	int rc = tsr_io_open(a->path, &a->fd, &a->file_nbytes);
 	if (rc)
 		return rc;
+	/* An empty file is no format at all: say so, not that it lacks FITS's first card. */
+	if (a->file_nbytes == 0)
+		return tsr_error(TSR_E_FORMAT, "%s: empty file (0 bytes): not a FITS file or a "
+				 "Blosc2 frame", a->path);
 	unsigned char head[64] = {0};
 	size_t n = a->file_nbytes < sizeof(head) ? (size_t)a->file_nbytes : sizeof(head);
 	if ((rc = tsr_io_pread(a->fd, head, n, 0)))
 		return rc;
-	if (tsr_blosc2_sniff(head, n))
+	/* A file named as a frame that does not start like one is a damaged frame: the Blosc2
+	 * driver says what is wrong with it. */
+	const char *dot = strrchr(a->path, '.');
+	if (tsr_blosc2_sniff(head, n) ||
+	    (dot && (!strcmp(dot, ".b2nd") || !strcmp(dot, ".b2frame")) &&
+	     memcmp(head, "SIMPLE  =", n < 9 ? n : 9) != 0))
 		return tsr_blosc2_open(a, o);
+	if (tsr_zarr_sniff_zip(a->path, head, n))
+		return tsr_zarr_open(a, o); /* a zip store */
 	/* FITS as archives ship it (.fits.gz, .fits.bz2, .fits.Z): read from memory */
 	enum tsr_unpack_kind packed = tsr_unpack_sniff(head, n);
 	if (packed != TSR_UNPACK_NONE && (rc = tsr_unpack_array(a, packed)))
@@ -122,15 +134,23 @@ void tsr_array_free(struct tsr_array *a)
 	free(a);
 }
 
-int tsr_array_info(const struct tsr_array *a, struct tsr_array_info *info)
+int tsr_array_info(const struct tsr_array *a, struct tsr_array_info *info_ret)
 {
+	struct tsr_array_info *info = info_ret;
 	if (!a || !info)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_array_info: NULL argument");
-	if (info->struct_size < sizeof(*info))
+	/* Callers built before `descr` was added pass a smaller struct: fill what fits. */
+	size_t size = info->struct_size;
+	if (size < offsetof(struct tsr_array_info, descr))
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_array_info: bad struct_size");
+	if (size > sizeof(*info))
+		size = sizeof(*info);
 	const struct tsr_desc *d = &a->desc;
-	memset(info, 0, sizeof(*info));
-	info->struct_size = sizeof(*info);
+	struct tsr_array_info full;
+	memset(&full, 0, sizeof(full));
+	full.struct_size = size;
+	full.descr = d->descr ? d->descr : tsr_dtype_npy_descr(d->dtype);
+	info = &full;
 	info->format = a->ops ? a->ops->name : "";
 	info->path = a->path;
 	info->index = d->index;
@@ -146,5 +166,6 @@ int tsr_array_info(const struct tsr_array *a, struct tsr_array_info *info)
 	info->reader = d->reader;
 	info->stored_nbytes = d->stored_nbytes;
 	info->scaled = d->scaled;
+	memcpy(info_ret, &full, size);
 	return TSR_OK;
 }

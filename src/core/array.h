@@ -37,6 +37,8 @@ struct tsr_desc {
 	void (*chunk_label)(const struct tsr_array *array, int64_t chunk, char *buf, size_t cap);
 	const char *chunk_noun;           /* "tile", "chunk" */
 	int index;                        /* HDU index */
+	const char *descr;                /* the exact NumPy dtype (the driver's string); NULL:
+					     tsr_dtype_npy_descr(dtype) */
 };
 
 struct tsr_mock_cache;
@@ -70,6 +72,8 @@ void tsr_array_chunk_name(const struct tsr_array *array, int64_t chunk, char *pr
  * FITS and Blosc2 contiguous frames find array->fd open; directories find it at -1. */
 int tsr_fits_open(struct tsr_array *array, const struct tsr_open_options *opts);
 int tsr_zarr_open(struct tsr_array *array, const struct tsr_open_options *opts);
+/* Is a file a zip archive (a zipped Zarr store): named *.zip, or starting like one? */
+int tsr_zarr_sniff_zip(const char *path, const unsigned char *head, size_t n);
 int tsr_blosc2_open(struct tsr_array *array, const struct tsr_open_options *opts);
 /* Does a file start like a Blosc2 frame? Is a directory a sparse Blosc2 frame? */
 int tsr_blosc2_sniff(const unsigned char *head, size_t n);

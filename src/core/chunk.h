@@ -32,6 +32,27 @@ struct tsr_bytes_step {
 };
 #define TSR_MAX_PRE 4
 
+/* numcodecs filters, undone after the bytes steps (Zarr v2 filters, v3 numcodecs.* codecs):
+ * each reads the buffer as n elements of `in` (byte order in_be) and writes elements of `out`
+ * (out_be), computing as numcodecs' decode does with NumPy. */
+enum tsr_filter_id {
+	TSR_FILTER_DELTA = 1,     /* Delta: out[i] = out[i-1] + (out)in[i], summed in out */
+	TSR_FILTER_SCALE_OFFSET,  /* FixedScaleOffset: out = (out)(in / scale + offset), in float64
+				     for integer in, else in in's float type */
+	TSR_FILTER_ASTYPE,        /* AsType, Quantize: out = (out)in, as NumPy's astype casts */
+	TSR_FILTER_SHUFFLE,       /* Shuffle: bytes in planes of `elementsize` */
+	TSR_FILTER_PACKBITS,      /* PackBits: a count of padding bits, then bits MSB first */
+};
+
+struct tsr_filter {
+	enum tsr_filter_id id;
+	enum tsr_dtype in, out;
+	uint8_t in_be, out_be;
+	int elementsize;          /* SHUFFLE */
+	double scale, offset;     /* SCALE_OFFSET */
+};
+#define TSR_MAX_FILTERS 6
+
 /* nbytes meaning "the whole file" (Zarr chunk files). */
 #define TSR_WHOLE_FILE UINT64_MAX
 
@@ -76,6 +97,8 @@ struct tsr_xform {
 	int64_t blank;
 	int has_fill;         /* FILL codec: every output value is `fill` (out dtype bytes) */
 	uint8_t fill[16];
+	const uint8_t *fill_wide; /* the fill of a dtype wider than 16 bytes (the driver's, living
+				     as long as the array); NULL: `fill` */
 	enum tsr_dither dither;
 	int64_t dither_row;   /* 1-based tile row + ZDITHER0 - 1 */
 	int nan_to_null;      /* float in: CFITSIO-style null checking (unused for now) */
@@ -105,8 +128,11 @@ struct tsr_chunk_ref {
 	struct tsr_codec_step codec;
 	struct tsr_xform xform;
 	const char *codec_name; /* for receipts and messages */
+	/* numcodecs filters, in decode order: run on the bytes steps' output, before the value
+	 * transform (which then sees the array's dtype) */
+	int nfilter;
+	struct tsr_filter filter[TSR_MAX_FILTERS];
 	/* After the value transform: */
-	int delta;            /* numcodecs Delta: values are a running difference (cumsum undoes) */
 	int has_perm;         /* the chunk is stored with permuted axes: stored axis j is chunk */
 	int8_t perm[TSR_MAX_DIM]; /* axis perm[j] (Zarr order F, v3 transpose) */
 	struct tsr_blocked blocked; /* TSR_CODEC_BLOSC_B2ND */

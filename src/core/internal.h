@@ -28,10 +28,21 @@ void tsr_error_prefix(const char *fmt, ...) TSR_PRINTF(1, 2);
 void tsr_error_set_text(const char *msg);
 /* Clears this thread's message. */
 void tsr_error_clear(void);
+/* Copies the n bytes of src into dst[cap] as one line of printable text: printable ASCII and
+ * valid UTF-8 stay as they are; control characters (C0, DEL, C1) and bytes that are not valid
+ * UTF-8 become \xNN. Truncates at a character boundary; returns the length written. Messages
+ * quote bytes from files (keys, names, values), so tsr_error and tsr_error_prefix pass what they
+ * format through it: no message carries a raw control or invalid byte. */
+size_t tsr_escape(char *dst, size_t cap, const char *src, size_t n);
 
 /* ---- dtypes (core/dtype.c) ---- */
 int tsr_dtype_is_float(enum tsr_dtype t);
 int tsr_dtype_is_signed(enum tsr_dtype t);
+/* A raw dtype (TSR_DTYPE_RAW + itemsize): bytes, unicode, structured. */
+int tsr_dtype_is_raw(enum tsr_dtype t);
+/* IEEE half precision: from a double rounding to nearest even (as NumPy casts), and back. */
+uint16_t tsr_half_from_double(double v);
+double tsr_half_to_double(uint16_t h);
 
 /* ---- byte order helpers ---- */
 static inline uint16_t tsr_be16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }

@@ -69,6 +69,10 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 		return tsr_error(TSR_E_INVALID_ARG, "%s: read option storage %d is none of "
 				 "TSR_STORAGE_REAL (0), _MOCK_HOST (1), _MOCK_DEVICE (2), _POSIX (3) "
 				 "and _CUFILE (4)", array->path, storage);
+	if (on_device && tsr_dtype_is_raw(array->desc.dtype))
+		return tsr_error(TSR_E_UNSUPPORTED, "%s: %s elements (%s) are read into host memory "
+				 "only", array->path, array->desc.descr ? array->desc.descr : "raw",
+				 tsr_dtype_name(array->desc.dtype));
 	if (storage == TSR_STORAGE_CUFILE && !on_device)
 		return tsr_error(TSR_E_UNSUPPORTED, "%s: cufile storage reads into device memory: "
 				 "it needs a TSR_MEM_CUDA destination", array->path);

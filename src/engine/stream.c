@@ -41,7 +41,8 @@ static void tsr_stream_advise(const char *path)
 	struct stat st;
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* non-blocking: the path may have become a FIFO since the stat */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED);

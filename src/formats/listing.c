@@ -79,6 +79,27 @@ static int tsr_listing_blosc2(struct tsr_listing *l)
 	return tsr_listing_add(l, &e);
 }
 
+/* Opens a file to list: a whole-file compressed one (.fits.gz, .bz2, .Z) as the memory file it
+ * decompresses to, as tsr_open reads it. On failure the message names path. */
+static int tsr_listing_open(const char *path, int *fd, uint64_t *nbytes)
+{
+	int st = tsr_io_open(path, fd, nbytes);
+	unsigned char head[4] = {0};
+	size_t n = *nbytes < sizeof(head) ? (size_t)*nbytes : sizeof(head);
+	if (!st && !(st = tsr_io_pread(*fd, head, n, 0))) {
+		enum tsr_unpack_kind kind = tsr_unpack_sniff(head, n);
+		if (kind != TSR_UNPACK_NONE)
+			st = tsr_unpack_file(path, kind, fd, nbytes);
+	}
+	if (st) {
+		tsr_io_close(*fd);
+		*fd = -1;
+		if (!strstr(tsr_errmsg(), path))
+			tsr_error_prefix("%s", path);
+	}
+	return st;
+}
+
 /* Chooses the lister as tsr_open chooses the driver. */
 static int tsr_list_path(const char *path, struct tsr_listing *l)
 {
@@ -101,45 +122,20 @@ static int tsr_list_path(const char *path, struct tsr_listing *l)
 	}
 	int fd = -1;
 	uint64_t nbytes = 0;
-	int st = tsr_io_open(path, &fd, &nbytes);
-	if (st) {
-		if (!strstr(tsr_errmsg(), path))
-			tsr_error_prefix("%s", path);
+	int st = tsr_listing_open(path, &fd, &nbytes);
+	if (st)
 		return st;
-	}
 	unsigned char head[64] = {0};
 	size_t n = nbytes < sizeof(head) ? (size_t)nbytes : sizeof(head);
 	if (!(st = tsr_io_pread(fd, head, n, 0))) {
-		/* FITS compressed whole (.fits.gz, ...) is walked in its decompressed copy */
-		enum tsr_unpack_kind packed = tsr_unpack_sniff(head, n);
-		if (tsr_blosc2_sniff(head, n))
-			st = tsr_listing_blosc2(l);
-		else if (packed == TSR_UNPACK_NONE || !(st = tsr_unpack_file(path, packed, &fd, &nbytes)))
-			st = tsr_fits_list(path, fd, nbytes, l);
+		if (tsr_zarr_sniff_zip(path, head, n)) {
+			tsr_io_close(fd);
+			return tsr_zarr_entries(path, l); /* a zipped store, listed in place */
+		}
+		st = tsr_blosc2_sniff(head, n) ? tsr_listing_blosc2(l)
+					       : tsr_fits_list(path, fd, nbytes, l);
 	}
 	tsr_io_close(fd);
-	return st;
-}
-
-/* A FITS file open for reading its headers: its decompressed copy when compressed whole. */
-static int tsr_listing_fits_open(const char *path, int *fd, uint64_t *nbytes)
-{
-	unsigned char head[8] = {0};
-	int st = tsr_io_open(path, fd, nbytes);
-	if (st) {
-		if (!strstr(tsr_errmsg(), path))
-			tsr_error_prefix("%s", path);
-		return st;
-	}
-	size_t n = *nbytes < sizeof(head) ? (size_t)*nbytes : sizeof(head);
-	enum tsr_unpack_kind packed = TSR_UNPACK_NONE;
-	if (!(st = tsr_io_pread(*fd, head, n, 0)) &&
-	    (packed = tsr_unpack_sniff(head, n)) != TSR_UNPACK_NONE)
-		st = tsr_unpack_file(path, packed, fd, nbytes);
-	if (st) {
-		tsr_io_close(*fd);
-		*fd = -1;
-	}
 	return st;
 }
 
@@ -189,7 +185,7 @@ int tsr_listing_metadata(const struct tsr_listing *l, size_t i, char **json_ret)
 	} else if (!strcmp(e->format, "fits")) {
 		int fd = -1;
 		uint64_t nbytes = 0;
-		if (!(st = tsr_listing_fits_open(l->path, &fd, &nbytes)))
+		if (!(st = tsr_listing_open(l->path, &fd, &nbytes)))
 			st = tsr_fits_hdu_metadata(fd, nbytes, l->path, e->hdu, root);
 		tsr_io_close(fd);
 	} else if (!strcmp(e->format, "zarr")) {

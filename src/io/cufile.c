@@ -126,9 +126,17 @@ int tsr_cufile_open(const char *path, struct tsr_cufile_file *f)
 	if (!tsr_cufile_usable(NULL, 0))
 		return tsr_error(TSR_E_UNSUPPORTED, "%s: cuFile: %s", path, tsr_cf.why);
 	pthread_mutex_lock(&tsr_cf_handles);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_DIRECT);
+	/* O_NONBLOCK: a FIFO put at the path must not block the open (issue 21, D5); reads of
+	 * regular files ignore the flag */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_DIRECT | O_NONBLOCK);
 	if (fd < 0 && errno == EINVAL) /* a file system without O_DIRECT (tmpfs) */
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat sb;
+	if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) {
+		close(fd);
+		pthread_mutex_unlock(&tsr_cf_handles);
+		return tsr_error(TSR_E_IO, "%s: not a regular file", path);
+	}
 	if (fd < 0) {
 		int e = errno;
 		pthread_mutex_unlock(&tsr_cf_handles);

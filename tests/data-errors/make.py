@@ -115,7 +115,7 @@ put(s + "/.zarray", b'{"zarr_format": 2, "shape": [12, 80')
 
 s = store("zarr_unsupported_dtype.zarr")
 meta = json.loads(src("zarr2/zstd_i32_3d.zarr/.zarray"))
-meta["dtype"] = "<M8[ns]"
+meta["dtype"] = "|O"
 put(s + "/.zarray", json.dumps(meta, sort_keys=True).encode())
 
 s = store("zarr_truncated_chunk.zarr")
@@ -175,3 +175,97 @@ raw = src(B2)
 p = b2_chunks(raw)[2]
 raw[p + 2] = raw[p + 2] | (7 << 5)  # compressor format 7: undefined (6 is a plugin id in byte 22)
 put("blosc2_unknown_codec.b2nd", raw)
+
+# ---- issue 21: claims bounded by bytes, hostile files ----
+
+SCHUNK = "blosc2/schunk_lz4hc_bitshuffle_u1.b2frame"  # plain super-chunk of 1-byte items
+
+
+def b2_set_i64(raw, at, value):
+    """Rewrites a header's msgpack int64 (0xd3 and 8 big-endian bytes) whose value is at `at`."""
+    assert raw[at - 1] == 0xD3
+    raw[at:at + 8] = struct.pack(">q", value)
+
+
+# D2: an uncompressed size of 2^63 - 1 once overflowed the chunk count (it went negative and
+# the open succeeded); the 4 offsets of the index now cannot serve the 2^48 chunks it means.
+raw = src(SCHUNK)
+b2_set_i64(raw, 30, 2 ** 63 - 1)
+put("blosc2_nbytes_overflow.b2frame", raw)
+
+# D3: the chunk-offsets index replaced by a 32-byte special chunk (zeros) claiming 2^27
+# offsets, and the header's size grown to match: opening once allocated and sorted them all.
+raw = src(SCHUNK)
+header_len = struct.unpack(">i", raw[11:15])[0]
+cbytes = struct.unpack(">q", raw[39:47])[0]
+chunksize = struct.unpack(">i", raw[58:62])[0]
+b2_set_i64(raw, 30, 2 ** 27 * chunksize)
+idx = header_len + cbytes
+special = bytearray(32)
+special[0:4] = bytes([5, 1, 0x05, 8])  # version 5, Blosc2 extended header, typesize 8
+special[4:16] = struct.pack("<iii", 2 ** 30, 2 ** 30, 32)  # nbytes, blocksize, cbytes
+special[31] = 0x10  # special chunk: zeros
+raw[idx:idx + 32] = special
+put("blosc2_index_special_zeros.b2frame", raw)
+
+# An empty file named as a frame: reported as empty, not as "not a FITS file".
+put("blosc2_empty.b2nd", b"")
+
+# D6: an integer keyword written as a real beyond 2^63 (the double was cast before its range
+# was checked).
+def add_card(raw, key, value):
+    """Puts a card right before END (the header block must have room for it)."""
+    end = raw.find(b"END" + b" " * 77)
+    assert end % 80 == 0 and (end // 80 + 1) % 36 != 0, "no room for a card before END"
+    raw[end + 80:end + 160] = raw[end:end + 80]
+    raw[end:end + 80] = ("%-8s= %20s" % (key, value)).ljust(80).encode("ascii")
+
+
+raw = src("fits/u_i16_primary.fits")
+add_card(raw, "BLANK", "1E19")
+put("fits_blank_1e19.fits", raw)
+
+# Claims bounded by bytes: GCOUNT = 2^62 times the 120000 bytes of the image wraps to 0 in 64
+# bits; the data unit then looked empty and the walk went on inside the pixels.
+raw = src("fits/u_i16_primary.fits")
+add_card(raw, "GCOUNT", str(2 ** 62))
+put("fits_gcount_overflow.fits", raw)
+
+# D7: a gzip shard whose first inner chunk is offset 0, length 0: an empty stream reached the
+# inflater as a NULL source.
+s = store("zarr_shard_empty_inner_gzip.zarr")
+put(s + "/zarr.json", src("zarr3/shard_start_gzip_u1.zarr/zarr.json"))
+raw = src("zarr3/shard_start_gzip_u1.zarr/c/0/0/0")
+struct.pack_into("<QQ", raw, 0, 0, 0)
+put(s + "/c/0/0/0", raw)
+
+# A shape past 2^53, which JSON's doubles cannot hold exactly: the message says the limit.
+s = store("zarr_shape_above_2_53.zarr")
+meta = json.loads(src("zarr2/zstd_i32_3d.zarr/.zarray"))
+meta["shape"][0] = 2 ** 60
+put(s + "/.zarray", json.dumps(meta, sort_keys=True).encode())
+
+# Bytes from the file quoted in a message are escaped: a dtype holding ESC, a newline and a
+# byte that is not UTF-8.
+s = store("zarr_dtype_control_bytes.zarr")
+meta = json.loads(src("zarr2/zstd_i32_3d.zarr/.zarray"))
+meta["dtype"] = "<M8@@"
+put(s + "/.zarray", json.dumps(meta, sort_keys=True).encode().replace(
+    b"<M8@@", b"<M8\\u001b[31m\\n" + b"\xff"))
+
+
+def header(*cards):
+    """A header block (or more) of the given (key, value) cards and END."""
+    text = b"".join(("%-8s= %20s" % kv).ljust(80).encode("ascii") for kv in cards)
+    text += b"END".ljust(80)
+    return text.ljust((len(text) + 2879) // 2880 * 2880, b" ")
+
+
+# Claims bounded by bytes: a table HDU (not an image, so the walk passes it) whose data unit is
+# GCOUNT * PCOUNT = 64 * (2^58 - 45) = 2^64 - 2880 bytes. Rounded to blocks and added to its
+# offset this wrapped to byte 3584, inside the file and no header, read as HDU 2; a data unit
+# the file cannot hold now ends the walk.
+put("fits_pcount_wraps_walk.fits",
+    header(("SIMPLE", "T"), ("BITPIX", "8"), ("NAXIS", "0")) +
+    header(("XTENSION", "'BINTABLE'"), ("BITPIX", "8"), ("NAXIS", "2"), ("NAXIS1", "0"),
+           ("NAXIS2", "0"), ("PCOUNT", str(2 ** 58 - 45)), ("GCOUNT", "64"), ("TFIELDS", "0")))

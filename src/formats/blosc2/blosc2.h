@@ -49,7 +49,7 @@ struct tsr_b2nd_meta {
 	int64_t shape[TSR_B2ND_MAX_DIM];
 	int64_t chunkshape[TSR_B2ND_MAX_DIM], blockshape[TSR_B2ND_MAX_DIM];
 	int has_dtype, dtype_format;  /* format 0: a NumPy dtype string */
-	char dtype[64];               /* truncated if longer (then never a simple dtype) */
+	char dtype[4096];             /* truncated if longer (then never a valid dtype) */
 };
 
 int tsr_b2nd_meta_parse(const uint8_t *p, size_t n, struct tsr_b2nd_meta *m);
@@ -57,5 +57,11 @@ int tsr_b2nd_meta_parse(const uint8_t *p, size_t n, struct tsr_b2nd_meta *m);
 /* A NumPy dtype string ("<f8", "|u1", ">i2", "|b1") as a tessera dtype and its byte order;
  * TSR_E_UNSUPPORTED for others (structured, strings, datetimes). */
 int tsr_b2_dtype_parse(const char *s, enum tsr_dtype *dtype_ret, int *big_endian_ret);
+/* The dtypes beyond numbers, as python-blosc2 writes them: "|S5", "<U3", "|V4", "<M8[ns]",
+ * structured "[('a', '<i4'), ('b', 'S3', (2,))]": a raw dtype of the element's size (its bytes
+ * as stored), or datetime64/timedelta64 (swapped to native); *descr_ret (allocated) is the
+ * NumPy descr to report. */
+int tsr_b2_dtype_ext(const char *s, enum tsr_dtype *dtype_ret, int *big_endian_ret,
+		     char **descr_ret);
 
 #endif

@@ -25,7 +25,9 @@ struct tsr_b2 {
 	int64_t nchunks;
 	int64_t *offsets;      /* the index: offsets from header_len (contiguous), chunk file
 				* numbers (sparse), negative: special chunks */
-	uint64_t *ends;        /* contiguous: where each chunk's bytes end at the latest */
+	int64_t *starts;       /* contiguous: the distinct offsets of stored chunks, ascending: a
+				* chunk ends at the latest where the next one starts */
+	int64_t nstarts;
 	uint64_t data_end;     /* contiguous: end of the chunks section */
 	int b2nd;              /* 0: a plain super-chunk, read as 1-D */
 	struct tsr_blocked blocked;
@@ -33,6 +35,8 @@ struct tsr_b2 {
 	int big_endian, be_from_chunk;
 	int nvlmeta;
 	char codec[32];
+	char *descr;           /* the NumPy descr of dtypes beyond numbers; NULL otherwise */
+	uint8_t *zeros;        /* a zero element, for zero chunks of elements over 16 bytes */
 };
 
 int tsr_blosc2_sniff(const unsigned char *head, size_t n)
@@ -70,7 +74,9 @@ static void tsr_b2_free(void *impl)
 	if (!f)
 		return;
 	free(f->offsets);
-	free(f->ends);
+	free(f->starts);
+	free(f->descr);
+	free(f->zeros);
 	free(f);
 }
 
@@ -103,6 +109,7 @@ static int tsr_b2_chunk_ref(const struct tsr_array *a, int64_t chunk, struct tsr
 		int kind = (int)(((uint64_t)off >> 56) & 0x7);
 		ref->codec.id = TSR_CODEC_FILL;
 		ref->xform.has_fill = 1;
+		ref->xform.fill_wide = f->zeros; /* elements wider than xform.fill */
 		if (kind == 2) {
 			static const uint8_t nan32[4] = {0x00, 0x00, 0xc0, 0x7f};
 			static const uint8_t nan64[8] = {0, 0, 0, 0, 0, 0, 0xf8, 0x7f};
@@ -146,8 +153,19 @@ static int tsr_b2_chunk_ref(const struct tsr_array *a, int64_t chunk, struct tsr
 				 "(bytes %lld to %llu of the file)",
 				 (unsigned long long)start, (long long)f->h.header_len,
 				 (unsigned long long)f->data_end);
+	/* the first stored chunk after this one, by binary search */
+	int64_t lo = 0, hi = f->nstarts;
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (f->starts[mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint64_t end = lo < f->nstarts ? (uint64_t)f->h.header_len + (uint64_t)f->starts[lo]
+					: f->data_end;
 	ref->offset = start;
-	ref->nbytes = f->ends[chunk] - start;
+	ref->nbytes = end - start;
 	return TSR_OK;
 }
 
@@ -281,7 +299,23 @@ static int tsr_b2_describe(struct tsr_array *a, struct tsr_b2 *f, const uint8_t 
 	enum tsr_dtype t = TSR_DTYPE_INVALID;
 	int be = 0;
 	if (m.has_dtype && m.dtype_format == 0) {
-		if ((st = tsr_b2_dtype_parse(m.dtype, &t, &be)))
+		if ((st = tsr_b2_dtype_parse(m.dtype, &t, &be)) == TSR_E_UNSUPPORTED) {
+			/* strings, raw bytes, datetimes, structured: their size must be the items' */
+			tsr_error_clear();
+			free(f->descr);
+			f->descr = NULL;
+			if ((st = tsr_b2_dtype_ext(m.dtype, &t, &be, &f->descr)))
+				return st;
+			if (tsr_dtype_size(t) != (size_t)h->typesize)
+				return tsr_error(TSR_E_FORMAT, "b2nd dtype '%.200s' has items of %zu "
+						 "bytes, the frame of %d", m.dtype, tsr_dtype_size(t),
+						 h->typesize);
+			free(f->zeros);
+			f->zeros = calloc(1, tsr_dtype_size(t));
+			if (!f->zeros)
+				return tsr_error(TSR_E_NOMEM, "out of memory");
+		}
+		if (st)
 			return st;
 		if (tsr_dtype_size(t) != (size_t)h->typesize)
 			t = TSR_DTYPE_INVALID, be = 0;
@@ -299,39 +333,44 @@ static int tsr_b2_describe(struct tsr_array *a, struct tsr_b2 *f, const uint8_t 
 static int cmp_off(const void *x, const void *y)
 {
 	const int64_t *a = x, *b = y;
-	return a[0] < b[0] ? -1 : a[0] > b[0];
+	return *a < *b ? -1 : *a > *b;
 }
 
-/* Contiguous frames: each chunk ends at the latest where the next chunk (in file order)
- * starts, or at the end of the chunks section. */
+/* Contiguous frames: the distinct offsets of the stored chunks in file order (each chunk ends
+ * at the latest where the next one starts, or at the end of the chunks section), and the
+ * largest such span. Memory follows the stored chunks, which the chunks section bounds, not
+ * the chunk count, which special chunks make free. */
 static int tsr_b2_chunk_ends(struct tsr_b2 *f, uint64_t *max_nbytes)
 {
-	int64_t n = 0, *pairs = malloc((size_t)f->nchunks * 2 * sizeof(int64_t) + 1);
-	f->ends = calloc((size_t)f->nchunks + 1, sizeof(uint64_t));
-	if (!pairs || !f->ends) {
-		free(pairs);
-		return tsr_error(TSR_E_NOMEM, "out of memory for %lld chunks", (long long)f->nchunks);
-	}
+	/* Stored chunks (not special) each take at least a blosc header in the chunks section:
+	 * more of them than cbytes can hold is a false index, refused before the sort. */
+	int64_t stored = 0;
 	for (int64_t i = 0; i < f->nchunks; i++)
-		if (f->offsets[i] >= 0 && f->offsets[i] < f->h.cbytes) {
-			pairs[2 * n] = f->offsets[i];
-			pairs[2 * n + 1] = i;
-			n++;
-		}
-	qsort(pairs, (size_t)n, 2 * sizeof(int64_t), cmp_off);
+		stored += f->offsets[i] >= 0 && f->offsets[i] < f->h.cbytes;
+	if (stored > f->h.cbytes / TSR_BLOSC_MIN_HEADER)
+		return tsr_error(TSR_E_FORMAT, "chunk-offsets index: %lld chunks in a chunks section "
+				 "of %lld bytes (each needs at least %d)", (long long)stored,
+				 (long long)f->h.cbytes, TSR_BLOSC_MIN_HEADER);
+	f->starts = malloc((size_t)stored * sizeof(int64_t) + 1);
+	if (!f->starts)
+		return tsr_error(TSR_E_NOMEM, "out of memory for %lld chunks", (long long)stored);
+	int64_t n = 0;
+	for (int64_t i = 0; i < f->nchunks; i++)
+		if (f->offsets[i] >= 0 && f->offsets[i] < f->h.cbytes)
+			f->starts[n++] = f->offsets[i];
+	qsort(f->starts, (size_t)n, sizeof(int64_t), cmp_off);
+	int64_t u = 0;
+	for (int64_t k = 0; k < n; k++)
+		if (u == 0 || f->starts[k] != f->starts[u - 1])
+			f->starts[u++] = f->starts[k];
+	f->nstarts = u;
 	*max_nbytes = 0;
-	for (int64_t k = 0, j = 0; k < n; k = j) {
-		j = k + 1;
-		while (j < n && pairs[2 * j] == pairs[2 * k])
-			j++;
-		uint64_t end = j < n ? (uint64_t)(f->h.header_len + pairs[2 * j]) : f->data_end;
-		uint64_t size = end - (uint64_t)(f->h.header_len + pairs[2 * k]);
+	for (int64_t k = 0; k < u; k++) {
+		uint64_t end = k + 1 < u ? (uint64_t)(f->h.header_len + f->starts[k + 1]) : f->data_end;
+		uint64_t size = end - (uint64_t)(f->h.header_len + f->starts[k]);
 		if (size > *max_nbytes)
 			*max_nbytes = size;
-		for (int64_t q = k; q < j; q++)
-			f->ends[pairs[2 * q + 1]] = end;
 	}
-	free(pairs);
 	return TSR_OK;
 }
 
@@ -356,9 +395,32 @@ static int tsr_b2_read_index(struct tsr_b2 *f, int fd, int64_t ioff, int64_t ien
 	struct tsr_blosc_info in;
 	if ((st = tsr_blosc_info(chunk, (size_t)icb, &in)))
 		goto done;
-	if (in.nbytes < f->nchunks * 8) {
+	if (in.nbytes / 8 < f->nchunks) {
 		st = tsr_error(TSR_E_FORMAT, "chunk-offsets index holds %lld offsets for %lld chunks",
 			       (long long)(in.nbytes / 8), (long long)f->nchunks);
+		goto done;
+	}
+	/* Claims bounded by bytes (issue 21, D3): a special index stores no offsets, only one
+	 * value for all of them; zeros, NaN or a non-negative value would put every chunk at
+	 * one byte of the file. */
+	if (in.special && f->nchunks > 1) {
+		int64_t v = 0;
+		if (in.special == TSR_BLOSC_SPECIAL_VALUE && in.typesize == 8 &&
+		    icb >= in.header_nbytes + 8)
+			v = (int64_t)((uint64_t)tsr_le32(chunk + in.header_nbytes) |
+				      (uint64_t)tsr_le32(chunk + in.header_nbytes + 4) << 32);
+		if (in.special != TSR_BLOSC_SPECIAL_VALUE || in.typesize != 8 || v >= 0) {
+			st = tsr_error(TSR_E_FORMAT, "a %lld-byte special chunk claims %lld offsets "
+				       "that are all alike: %lld chunks at one place", (long long)icb,
+				       (long long)(in.nbytes / 8), (long long)f->nchunks);
+			goto done;
+		}
+	}
+	/* The decoded index is metadata like the header and trailer: the same ceiling. */
+	if (in.nbytes > TSR_B2_MAX_META_NBYTES) {
+		st = tsr_error(TSR_E_FORMAT, "%lld bytes of offsets for %lld chunks (at most %lld)",
+			       (long long)in.nbytes, (long long)f->nchunks,
+			       (long long)TSR_B2_MAX_META_NBYTES);
 		goto done;
 	}
 	f->offsets = malloc((size_t)in.nbytes + 8);
@@ -467,7 +529,8 @@ static int tsr_b2_open_frame(struct tsr_array *a, struct tsr_b2 *f, int fd, uint
 
 	if ((st = tsr_b2_describe(a, f, hbuf)))
 		goto done;
-	f->nchunks = h->chunksize > 0 ? (h->nbytes + h->chunksize - 1) / h->chunksize : 0;
+	/* nbytes may be up to 2^63 - 1: no rounding addition (issue 21, D2) */
+	f->nchunks = h->chunksize > 0 ? h->nbytes / h->chunksize + (h->nbytes % h->chunksize != 0) : 0;
 	if (f->nchunks > 0) {
 		st = tsr_b2_read_index(f, fd, body_end, tstart);
 		if (st)
@@ -524,6 +587,7 @@ int tsr_blosc2_open(struct tsr_array *a, const struct tsr_open_options *opts)
 	struct tsr_desc *d = &a->desc;
 	d->dtype = f->dtype;
 	d->stored_dtype = f->dtype;
+	d->descr = f->descr;
 	d->stored_nbytes = (uint64_t)f->h.cbytes;
 	tsr_b2_codec_name(f);
 	snprintf(d->codec, sizeof(d->codec), "%s", f->codec);

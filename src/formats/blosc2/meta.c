@@ -392,3 +392,175 @@ int tsr_b2_dtype_parse(const char *s, enum tsr_dtype *dtype_ret, int *big_endian
 		}
 	return tsr_error(TSR_E_UNSUPPORTED, "dtype '%s' is not supported", s);
 }
+
+/* ---- dtypes beyond numbers ---- */
+
+/* The size of one typestr ("<i4", "S3", "|U2", ">M8[ns]") of len characters; 0 if it is none
+ * tessera reads. *kind_ret: its kind letter; *be_ret: '>' byte order. */
+static size_t tsr_b2_typestr_size(const char *s, size_t len, char *kind_ret, int *be_ret)
+{
+	size_t i = 0;
+	*be_ret = 0;
+	if (len && strchr("<>|=", s[0])) {
+		*be_ret = s[0] == '>';
+		i = 1;
+	}
+	if (i >= len)
+		return 0;
+	char kind = s[i++];
+	*kind_ret = kind;
+	size_t n = 0, digits = 0;
+	while (i < len && s[i] >= '0' && s[i] <= '9' && n < ((size_t)1 << 30)) {
+		n = n * 10 + (size_t)(s[i++] - '0');
+		digits++;
+	}
+	if (kind == 'M' || kind == 'm') {
+		/* 8-byte counts of a unit: "M8", "M8[ns]", "M8[10s]" */
+		if (n != 8 || (i < len && (s[i] != '[' || s[len - 1] != ']')))
+			return 0;
+		return 8;
+	}
+	if (i != len || !digits || !n)
+		return 0;
+	switch (kind) {
+	case 'S': case 'V': case 'a': return n;
+	case 'U': return n > ((size_t)1 << 28) ? 0 : 4 * n;
+	case 'b': case 'i': case 'u': case 'f': case 'c': return n <= 16 ? n : 0;
+	default: return 0;
+	}
+}
+
+struct tsr_b2_lit {
+	const char *s;
+	size_t at, len;
+};
+
+static void tsr_b2_ws(struct tsr_b2_lit *l)
+{
+	while (l->at < l->len && l->s[l->at] == ' ')
+		l->at++;
+}
+
+static int tsr_b2_eat(struct tsr_b2_lit *l, char c)
+{
+	tsr_b2_ws(l);
+	if (l->at < l->len && l->s[l->at] == c) {
+		l->at++;
+		return 1;
+	}
+	return 0;
+}
+
+/* A quoted Python string without escapes or control characters: [*start, +*n) of l->s. */
+static int tsr_b2_str(struct tsr_b2_lit *l, size_t *start, size_t *n)
+{
+	tsr_b2_ws(l);
+	if (l->at >= l->len || (l->s[l->at] != '\'' && l->s[l->at] != '"'))
+		return 0;
+	char q = l->s[l->at++];
+	*start = l->at;
+	while (l->at < l->len && l->s[l->at] != q) {
+		if (l->s[l->at] == '\\' || (unsigned char)l->s[l->at] < 0x20)
+			return 0; /* escapes and control characters: not in an NPY header */
+		l->at++;
+	}
+	if (l->at >= l->len)
+		return 0;
+	*n = l->at - *start;
+	l->at++;
+	return 1;
+}
+
+/* A structured dtype's field list; its size into *size. */
+static int tsr_b2_fields(struct tsr_b2_lit *l, int depth, size_t *size)
+{
+	size_t total = 0;
+	if (depth > 4 || !tsr_b2_eat(l, '['))
+		return 0;
+	do {
+		size_t a, n, fsize;
+		if (!tsr_b2_eat(l, '(') || !tsr_b2_str(l, &a, &n) || !tsr_b2_eat(l, ','))
+			return 0;
+		tsr_b2_ws(l);
+		if (l->at < l->len && l->s[l->at] == '[') {
+			if (!tsr_b2_fields(l, depth + 1, &fsize))
+				return 0;
+		} else {
+			char kind;
+			int be;
+			if (!tsr_b2_str(l, &a, &n) ||
+			    !(fsize = tsr_b2_typestr_size(l->s + a, n, &kind, &be)))
+				return 0;
+		}
+		if (tsr_b2_eat(l, ',') && tsr_b2_eat(l, '(')) {
+			/* a subarray field: (n,) or (n, m, ...) */
+			do {
+				tsr_b2_ws(l);
+				size_t d = 0, digits = 0;
+				while (l->at < l->len && l->s[l->at] >= '0' && l->s[l->at] <= '9' &&
+				       d < ((size_t)1 << 30)) {
+					d = d * 10 + (size_t)(l->s[l->at++] - '0');
+					digits++;
+				}
+				if (!digits)
+					break;
+				if (d && fsize > ((size_t)TSR_DTYPE_RAW_MAX) / d)
+					return 0;
+				fsize *= d;
+			} while (tsr_b2_eat(l, ','));
+			if (!tsr_b2_eat(l, ')'))
+				return 0;
+		}
+		if (!tsr_b2_eat(l, ')'))
+			return 0;
+		total += fsize;
+		if (total > TSR_DTYPE_RAW_MAX)
+			return 0;
+	} while (tsr_b2_eat(l, ','));
+	if (!tsr_b2_eat(l, ']'))
+		return 0;
+	*size = total;
+	return 1;
+}
+
+int tsr_b2_dtype_ext(const char *s, enum tsr_dtype *dtype_ret, int *big_endian_ret,
+		     char **descr_ret)
+{
+	size_t len = strlen(s), size = 0;
+	char kind = 0;
+	int be = 0;
+	*descr_ret = NULL;
+	if (s[0] == '[') {
+		struct tsr_b2_lit l = {s, 0, len};
+		if (!tsr_b2_fields(&l, 0, &size) || (tsr_b2_ws(&l), l.at != len) || !size)
+			return tsr_error(TSR_E_UNSUPPORTED, "structured dtype '%.200s' is not one "
+					 "tessera reads", s);
+		kind = 'T';
+	} else if (!(size = tsr_b2_typestr_size(s, len, &kind, &be)) || strchr("bifuc", kind)) {
+		return tsr_error(TSR_E_UNSUPPORTED, "dtype '%.200s' is not supported", s);
+	}
+	if (kind == 'O')
+		return tsr_error(TSR_E_UNSUPPORTED, "dtype '%s': object elements", s);
+	char *descr = malloc(len + 1);
+	if (!descr)
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	memcpy(descr, s, len + 1);
+	if (kind == 'M' || kind == 'm') {
+		descr[0] = '<'; /* counts are swapped to native order */
+		if (strchr("<>|=", s[0]) == NULL || !s[0]) {
+			free(descr);
+			descr = malloc(len + 2);
+			if (!descr)
+				return tsr_error(TSR_E_NOMEM, "out of memory");
+			descr[0] = '<';
+			memcpy(descr + 1, s, len + 1);
+		}
+		*dtype_ret = kind == 'M' ? TSR_DATETIME64 : TSR_TIMEDELTA64;
+		*big_endian_ret = be;
+	} else {
+		*dtype_ret = TSR_DTYPE_RAW_OF(size);
+		*big_endian_ret = 0;
+	}
+	*descr_ret = descr;
+	return TSR_OK;
+}

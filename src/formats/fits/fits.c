@@ -202,8 +202,14 @@ int tsr_fits_data_size(const struct tsr_fits_header *h, int *bitpix_ret, int *na
 	if (naxis == 0 && pcount == 0)
 		prod = 0;
 	(void)groups;
-	uint64_t bytes = (uint64_t)(bitpix < 0 ? -bitpix : bitpix) / 8;
-	*nbytes_ret = bytes * (uint64_t)gcount * ((uint64_t)pcount + prod);
+	uint64_t bytes = (uint64_t)(bitpix < 0 ? -bitpix : bitpix) / 8, nbytes;
+	/* PCOUNT and GCOUNT are claims too: their product must not wrap to a size that fits */
+	if (__builtin_add_overflow((uint64_t)pcount, prod, &nbytes) ||
+	    __builtin_mul_overflow(nbytes, (uint64_t)gcount, &nbytes) ||
+	    __builtin_mul_overflow(nbytes, bytes, &nbytes))
+		return tsr_error(TSR_E_FORMAT, "data size overflows (PCOUNT %lld, GCOUNT %lld)",
+				 (long long)pcount, (long long)gcount);
+	*nbytes_ret = nbytes;
 	*bitpix_ret = (int)bitpix;
 	*naxis_ret = (int)naxis;
 	return TSR_OK;
@@ -333,7 +339,7 @@ int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
 		}
 		if (pick) {
 			a->desc.index = hdu;
-			if (h.data_offset + nbytes > a->file_nbytes) {
+			if (nbytes > a->file_nbytes - h.data_offset) {
 				st = tsr_error(TSR_E_FORMAT, "%s: HDU %d: truncated: the data unit needs "
 					       "%llu bytes at offset %llu, the file has %llu",
 					       a->path, hdu, (unsigned long long)nbytes,
@@ -358,7 +364,11 @@ int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
 				tsr_error_prefix("%s: HDU %d", a->path, hdu);
 			return st;
 		}
-		offset = h.data_offset + (nbytes + TSR_FITS_BLOCK - 1) / TSR_FITS_BLOCK * TSR_FITS_BLOCK;
+		/* a data unit past the end of the file ends the walk (no offset arithmetic on a
+		 * size the file cannot hold: it could wrap back into the file) */
+		offset = nbytes > a->file_nbytes - h.data_offset
+				 ? a->file_nbytes
+				 : h.data_offset + (nbytes + TSR_FITS_BLOCK - 1) / TSR_FITS_BLOCK * TSR_FITS_BLOCK;
 		tsr_fits_header_free(&h);
 	}
 }

@@ -126,8 +126,10 @@ int tsr_fits_get_int(const struct tsr_fits_header *h, const char *key, int64_t *
 	if (*end || errno) {
 		/* Some writers put integral values as reals ("1.0E3"). */
 		double d;
-		if (tsr_fits_get_double(h, key, &d) == TSR_OK && d == (double)(long long)d &&
-		    d > -9.2e18 && d < 9.2e18) {
+		/* range first: casting a double outside long long's range is undefined
+		 * (issue 21, D6) */
+		if (tsr_fits_get_double(h, key, &d) == TSR_OK && d > -9.2e18 && d < 9.2e18 &&
+		    d == (double)(long long)d) {
 			*v = (int64_t)d;
 			return TSR_OK;
 		}

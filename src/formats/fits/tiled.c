@@ -356,13 +356,17 @@ int tsr_fits_tiled_open(struct tsr_array *a, const struct tsr_fits_header *h, in
 			tile = n;
 		d->shape[znaxis - i] = n;
 		d->chunk_shape[znaxis - i] = tile;
-		ntiles *= n > 0 ? (n + tile - 1) / tile : 0;
+		/* the tile count is checked against the table's rows below: it must not wrap */
+		if (__builtin_mul_overflow(ntiles, n > 0 ? (n + tile - 1) / tile : 0, &ntiles))
+			return tsr_error(TSR_E_FORMAT, "tile count overflows at %s", key);
 	}
 	if (ntiles != naxis2)
 		return tsr_error(TSR_E_FORMAT, "table has %lld rows for %lld tiles", (long long)naxis2,
 				 (long long)ntiles);
 	t->nrows = naxis2;
 	t->row_nbytes = naxis1;
+	if (tfields < 0 || tfields > 999)
+		return tsr_error(TSR_E_FORMAT, "TFIELDS = %lld (0 to 999)", (long long)tfields);
 
 	/* Columns. */
 	int64_t off = 0;
@@ -422,17 +426,18 @@ int tsr_fits_tiled_open(struct tsr_array *a, const struct tsr_fits_header *h, in
 	t->rice_blocksize = 32;
 	t->rice_bytepix = 4;
 	if (t->zcmp == ZCMP_RICE) {
+		/* values clamped into int's range before the cast, then checked */
 		if (tsr_zval(h, "BLOCKSIZE", 1, &v) == TSR_OK)
-			t->rice_blocksize = (int)v;
+			t->rice_blocksize = v < 0 || v > INT32_MAX ? -1 : (int)v;
 		if (tsr_zval(h, "BYTEPIX", 2, &v) == TSR_OK)
-			t->rice_bytepix = (int)v;
+			t->rice_bytepix = v < 0 || v > INT32_MAX ? -1 : (int)v;
 		if (t->rice_bytepix != 1 && t->rice_bytepix != 2 && t->rice_bytepix != 4)
 			return tsr_error(TSR_E_UNSUPPORTED, "RICE_1 with BYTEPIX = %d", t->rice_bytepix);
 		if (t->rice_blocksize < 1 || t->rice_blocksize > 1 << 20)
 			return tsr_error(TSR_E_FORMAT, "RICE_1 BLOCKSIZE = %d", t->rice_blocksize);
 	}
 	if (t->zcmp == ZCMP_HCOMP && tsr_zval(h, "SMOOTH", 2, &v) == TSR_OK)
-		t->hcomp_smooth = (int)v;
+		t->hcomp_smooth = v != 0;
 
 	/* Quantization: floats are quantized unless lossless by ZQUANTIZ or by missing scales. */
 	char zq[72] = "";

@@ -13,6 +13,18 @@ int tsr_zarr_read_file(const char *path, char **text_ret, size_t *nbytes_ret)
 	int fd, st;
 	uint64_t size;
 	*text_ret = NULL;
+	const char *key;
+	const struct tsr_zip *zip = tsr_zarr_zip_of(path, &key);
+	if (zip) {
+		const struct tsr_zip_entry *e = tsr_zip_find(zip, key);
+		size_t n = 0;
+		if (!e)
+			return tsr_error(TSR_E_NOT_FOUND, "%s: no such entry in the zip file", path);
+		st = tsr_zip_read(zip, e, TSR_ZARR_MAX_JSON, text_ret, &n);
+		if (nbytes_ret)
+			*nbytes_ret = n;
+		return st;
+	}
 	if ((st = tsr_io_open(path, &fd, &size)))
 		return st;
 	if (size > TSR_ZARR_MAX_JSON) {
@@ -101,9 +113,15 @@ int tsr_zarr_json_dims(const cJSON *list, const char *what, int64_t lo, int *n_r
 	int i = 0;
 	const cJSON *e;
 	cJSON_ArrayForEach(e, list) {
-		if (tsr_zarr_json_int(e, lo, (int64_t)1 << 53, &v[i]))
+		if (tsr_zarr_json_int(e, lo, (int64_t)1 << 53, &v[i])) {
+			/* JSON numbers are doubles: past 2^53 they are no longer exact integers */
+			if (cJSON_IsNumber(e) && e->valuedouble > 9007199254740992.0)
+				return tsr_error(TSR_E_FORMAT, "'%s'[%d] = %.17g is above 2^53 "
+						 "(9007199254740992), the largest extent tessera "
+						 "reads", what, i, e->valuedouble);
 			return tsr_error(TSR_E_FORMAT, "'%s'[%d] is not an integer >= %lld", what, i,
 					 (long long)lo);
+		}
 		i++;
 	}
 	*n_ret = n;

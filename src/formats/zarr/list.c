@@ -67,6 +67,39 @@ static int tsr_zarr_list_consolidated(const cJSON *meta, int version, struct tsr
 	return TSR_OK;
 }
 
+/* A zip store has no directories: its arrays are the nodes whose metadata entries are named
+ * PATH/.zarray (v2) or PATH/zarr.json (v3) and say they are arrays. */
+static int tsr_zarr_zip_walk(const struct tsr_zip *zip, const char *store, int version,
+			     struct tsr_zarr_names *l)
+{
+	const char *meta = version == 2 ? ".zarray" : "zarr.json";
+	size_t ml = strlen(meta);
+	int st = TSR_OK;
+	for (size_t i = 0; i < zip->n && st == TSR_OK; i++) {
+		const char *name = zip->entries[i].name;
+		size_t len = strlen(name);
+		if (len <= ml + 1 || strcmp(name + len - ml, meta) || name[len - ml - 1] != '/' ||
+		    (i && !strcmp(name, zip->entries[i - 1].name)))
+			continue;
+		char *rel = strndup(name, len - ml - 1), *norm = NULL;
+		struct tsr_zarr_node n;
+		if (!rel || tsr_zarr_norm_path(rel, &norm)) {
+			free(rel);
+			st = tsr_error(TSR_E_NOMEM, "out of memory");
+			break;
+		}
+		if (norm[0] && tsr_zarr_node_load(store, version, norm, &n) == TSR_OK) {
+			if (n.is_array)
+				st = tsr_zarr_names_add(l, norm);
+			tsr_zarr_node_free(&n);
+		}
+		free(rel);
+		free(norm);
+	}
+	tsr_error_clear();
+	return st;
+}
+
 static int tsr_zarr_walk(const char *store, int version, const char *path, int depth,
 			 struct tsr_zarr_names *l)
 {
@@ -77,7 +110,8 @@ static int tsr_zarr_walk(const char *store, int version, const char *path, int d
 	int st = TSR_OK;
 	if (!d) {
 		free(dir);
-		return TSR_OK;
+		const struct tsr_zip *zip = depth == 0 ? tsr_zarr_zip_root(store) : NULL;
+		return zip ? tsr_zarr_zip_walk(zip, store, version, l) : TSR_OK;
 	}
 	struct dirent *e;
 	while (st == TSR_OK && (e = readdir(d))) {
@@ -182,6 +216,8 @@ int tsr_list_arrays(const char *path, char ***names_ret, size_t *count_ret)
 	if (!path || !names_ret || !count_ret)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_list_arrays: NULL argument");
 	struct stat sb;
+	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+		return tsr_zarr_list_zip(path, names_ret, count_ret); /* a zip store, or an error */
 	if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
 		*names_ret = NULL;
 		*count_ret = 0;

@@ -53,42 +53,6 @@ int tsr_zarr_v3_dtype(const cJSON *item, enum tsr_dtype *dtype_ret)
 			 "uint8-64, float16/32/64, complex64/128)", s);
 }
 
-/* IEEE half from a double, rounding to nearest even (as NumPy's float16 cast does). */
-static uint16_t tsr_half_from_double(double v)
-{
-	uint64_t b;
-	memcpy(&b, &v, 8);
-	uint16_t sign = (uint16_t)((b >> 48) & 0x8000);
-	int e = (int)((b >> 52) & 0x7ff);
-	uint64_t m = b & 0xfffffffffffffull;
-	if (e == 0x7ff)
-		return (uint16_t)(sign | 0x7c00 | (m ? 0x200 | (uint16_t)(m >> 42) : 0));
-	int ue = e - 1023;
-	if (ue > 15)
-		return (uint16_t)(sign | 0x7c00);
-	uint64_t mant;
-	int shift;
-	uint32_t base;
-	if (ue >= -14) {
-		mant = m;       /* 52 fraction bits to 10 */
-		shift = 42;
-		base = (uint32_t)(ue + 15) << 10;
-	} else {
-		mant = m | (1ull << 52); /* subnormal: units of 2^-24 */
-		shift = 28 - ue;
-		base = 0;
-		if (shift > 63)
-			return sign;
-	}
-	uint64_t r = mant >> shift, rem = mant & ((1ull << shift) - 1), half = 1ull << (shift - 1);
-	if (rem > half || (rem == half && (r & 1)))
-		r++;
-	uint32_t out = base + (uint32_t)r; /* a carry moves into the exponent, as it should */
-	if (out >= 0x7c00)
-		return (uint16_t)(sign | 0x7c00);
-	return (uint16_t)(sign | out);
-}
-
 /* One float fill (a number, "NaN", "Infinity", "-Infinity" or "0x" raw bits) of w bytes. */
 static int tsr_zarr_fill_float(const cJSON *fv, size_t w, uint8_t *out)
 {

@@ -11,6 +11,13 @@ static int tsr_zarr_exists(const char *dir, const char *name)
 {
 	char *p = tsr_zarr_join(dir, name);
 	struct stat st;
+	const char *key;
+	const struct tsr_zip *zip = p ? tsr_zarr_zip_of(p, &key) : NULL;
+	if (zip) {
+		int found = tsr_zip_find(zip, key) != NULL;
+		free(p);
+		return found;
+	}
 	int ok = p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
 	free(p);
 	return ok;
@@ -138,7 +145,8 @@ static int tsr_zarr_doc(const char *store, int version, const char *path, const 
 	return TSR_OK;
 }
 
-int tsr_zarr_node_load(const char *store, int version, const char *path, struct tsr_zarr_node *n)
+static int tsr_zarr_node_read(const char *store, int version, const char *path,
+			      struct tsr_zarr_node *n)
 {
 	const cJSON *doc = NULL;
 	int st;
@@ -178,4 +186,14 @@ int tsr_zarr_node_load(const char *store, int version, const char *path, struct 
 		return st;
 	tsr_error_clear();
 	return TSR_OK;
+}
+
+/* A node that loads but is then refused owns documents already: freed here, so no caller leaks
+ * them on its error path (issue 21, D4). */
+int tsr_zarr_node_load(const char *store, int version, const char *path, struct tsr_zarr_node *n)
+{
+	int st = tsr_zarr_node_read(store, version, path, n);
+	if (st)
+		tsr_zarr_node_free(n);
+	return st;
 }

@@ -136,7 +136,7 @@ int tsr_zarr_shard_ref(struct tsr_zarr *z, const int64_t *origin, struct tsr_chu
 	if ((st = tsr_zarr_chunk_path(z, idx, ref)))
 		return st;
 
-	uint64_t off = 0, nbytes = 0;
+	uint64_t off = 0, nbytes = 0, base = 0;
 	for (int k = 0; k < m->nshard; k++) {
 		const struct tsr_zarr_shard *s = &m->shard[k];
 		int64_t blob = 0, j = 0;
@@ -153,7 +153,10 @@ int tsr_zarr_shard_ref(struct tsr_zarr *z, const int64_t *origin, struct tsr_chu
 		if (!ix) {
 			uint64_t size = 0;
 			if (fd < 0) {
-				st = tsr_io_open(ref->path, &fd, &size);
+				if (z->zip)
+					st = tsr_zarr_zip_shard(z, ref, &fd, &base, &size);
+				else
+					st = tsr_io_open(ref->path, &fd, &size);
 				if (st == TSR_E_NOT_FOUND && k == 0) {
 					/* A shard never written: all of it is the fill value. */
 					ix = calloc(1, sizeof(*ix));
@@ -170,7 +173,7 @@ int tsr_zarr_shard_ref(struct tsr_zarr *z, const int64_t *origin, struct tsr_chu
 					goto done;
 			}
 			if (k == 0) {
-				off = 0;
+				off = base;
 				nbytes = size;
 			}
 			if ((st = tsr_zarr_index_read(fd, s, off, nbytes, &ix)))
@@ -196,10 +199,13 @@ int tsr_zarr_shard_ref(struct tsr_zarr *z, const int64_t *origin, struct tsr_chu
 	ref->offset = off;
 	ref->nbytes = nbytes;
 	ref->missing_is_fill = 0;
+	if (z->zip)
+		ref->path[0] = '\0'; /* the array's own file: the zip */
 	goto done;
 fill:
 	tsr_chunk_set_fill(ref);
 done:
-	tsr_io_close(fd);
+	if (!z->zip)
+		tsr_io_close(fd); /* a zip store's file is the array's, not ours */
 	return st;
 }

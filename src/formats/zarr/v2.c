@@ -39,14 +39,15 @@ static int tsr_zarr_add_pre(struct tsr_zarr_meta *m, enum tsr_codec_id id)
 }
 
 /* Filters decode in reverse order after the compressor. A compressor used as a filter is one
- * more bytes step; Delta undoes last of all, so it must be the first filter written. */
-static int tsr_zarr_v2_filters(const cJSON *filters, struct tsr_zarr_meta *m)
+ * more bytes step, so it must decode before every numcodecs filter (be written after them). */
+static int tsr_zarr_v2_filters(const cJSON *filters, struct tsr_zarr_meta *m, char *label,
+			       size_t cap)
 {
 	if (!filters || cJSON_IsNull(filters))
 		return TSR_OK;
 	if (!cJSON_IsArray(filters))
 		return tsr_error(TSR_E_FORMAT, "'filters' is not a list or null");
-	int n = cJSON_GetArraySize(filters);
+	int n = cJSON_GetArraySize(filters), st;
 	for (int i = n - 1; i >= 0; i--) {
 		const cJSON *f = cJSON_GetArrayItem(filters, i);
 		const char *id = tsr_zarr_id(f);
@@ -54,35 +55,24 @@ static int tsr_zarr_v2_filters(const cJSON *filters, struct tsr_zarr_meta *m)
 		if (!id)
 			return tsr_error(TSR_E_FORMAT, "filter %d has no \"id\"", i);
 		if (tsr_zarr_v2_codec(id, &codec)) {
-			int st = tsr_zarr_add_pre(m, codec);
-			if (st)
+			if (m->nfilter)
+				return tsr_error(TSR_E_UNSUPPORTED, "compressor '%s' used as a filter "
+						 "before another filter", id);
+			if ((st = tsr_zarr_add_pre(m, codec)))
 				return st;
-		} else if (!strcmp(id, "delta")) {
-			const cJSON *dt = cJSON_GetObjectItemCaseSensitive(f, "dtype");
-			const cJSON *as = cJSON_GetObjectItemCaseSensitive(f, "astype");
-			enum tsr_dtype t, ta = TSR_DTYPE_INVALID;
-			int be, bea = 0;
-			if (i != 0)
-				return tsr_error(TSR_E_UNSUPPORTED, "filter 'delta' after another filter");
-			if (tsr_zarr_v2_dtype(dt, &t, &be))
-				return tsr_error(TSR_E_UNSUPPORTED, "filter 'delta': dtype not supported");
-			if (as && !cJSON_IsNull(as) && tsr_zarr_v2_dtype(as, &ta, &bea))
-				return tsr_error(TSR_E_UNSUPPORTED, "filter 'delta': astype not supported");
-			if (t != m->dtype || be != m->big_endian ||
-			    (ta != TSR_DTYPE_INVALID && (ta != t || bea != be)))
-				return tsr_error(TSR_E_UNSUPPORTED, "filter 'delta' with a dtype or astype "
-						 "other than the array's");
-			if (t == TSR_BOOL || t == TSR_FLOAT16 || t == TSR_COMPLEX64 || t == TSR_COMPLEX128)
-				return tsr_error(TSR_E_UNSUPPORTED, "filter 'delta' on %s", tsr_dtype_name(t));
-			m->delta = 1;
-		} else if (!strcmp(id, "bitround")) {
-			/* Lossy on write only: decoding returns the bytes unchanged. */
-		} else {
-			return tsr_error(TSR_E_UNSUPPORTED, "filter '%s' is not supported (supported "
-					 "filters: delta, bitround, and the compressors blosc, zstd, "
-					 "gzip, zlib, lz4, bz2)", id);
+			continue;
 		}
+		struct tsr_filter flt;
+		st = tsr_zarr_filter_parse(id, f, &flt);
+		if (st < 0) {
+			tsr_error_prefix("filter %d", i);
+			return st;
+		}
+		if (st == 0 && (st = tsr_zarr_filter_add(m, &flt, 0)))
+			return st;
 	}
+	for (int i = 0; i < n; i++)
+		tsr_zarr_filter_label(tsr_zarr_id(cJSON_GetArrayItem(filters, i)), label, cap);
 	return TSR_OK;
 }
 
@@ -105,11 +95,9 @@ int tsr_zarr_v2_parse(const cJSON *j, const char *text, struct tsr_zarr_meta *m)
 		return st;
 	if (n != m->ndim)
 		return tsr_error(TSR_E_FORMAT, "'chunks' has %d dimensions, 'shape' %d", n, m->ndim);
-	if ((st = tsr_zarr_v2_dtype(cJSON_GetObjectItemCaseSensitive(j, "dtype"), &m->dtype,
-				    &m->big_endian)))
+	if ((st = tsr_zarr_dtype_v2(cJSON_GetObjectItemCaseSensitive(j, "dtype"), m)))
 		return st;
-	if ((st = tsr_zarr_fill(cJSON_GetObjectItemCaseSensitive(j, "fill_value"), m->dtype, text,
-				m->fill)))
+	if ((st = tsr_zarr_fill_value(cJSON_GetObjectItemCaseSensitive(j, "fill_value"), m, text)))
 		return st;
 	const cJSON *order = cJSON_GetObjectItemCaseSensitive(j, "order");
 	if (order && !(cJSON_IsString(order) && (!strcmp(order->valuestring, "C") ||
@@ -142,9 +130,12 @@ int tsr_zarr_v2_parse(const cJSON *j, const char *text, struct tsr_zarr_meta *m)
 			return st;
 		snprintf(names, sizeof(names), "%s", id);
 	}
-	if ((st = tsr_zarr_v2_filters(cJSON_GetObjectItemCaseSensitive(j, "filters"), m)))
+	char flabel[64] = "";
+	if ((st = tsr_zarr_v2_filters(cJSON_GetObjectItemCaseSensitive(j, "filters"), m, flabel,
+				      sizeof(flabel))))
 		return st;
-	snprintf(m->codec, sizeof(m->codec), "%s%s", names[0] ? names : "none",
-		 m->delta ? "+delta" : "");
+	char full[sizeof(names) + sizeof(flabel)];
+	snprintf(full, sizeof(full), "%s%s", names[0] ? names : "none", flabel);
+	snprintf(m->codec, sizeof(m->codec), "%.31s", full); /* a long chain's label is cut */
 	return TSR_OK;
 }

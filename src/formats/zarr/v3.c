@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../codecs/codecs.h"
 #include "zarr.h"
 
 /* A codec entry: {"name", "configuration", "must_understand"} or a short-hand "name". */
@@ -152,6 +153,10 @@ static int tsr_zarr_v3_chain(const cJSON *codecs, struct tsr_zarr_meta *m, const
 	enum tsr_codec_id bytes[TSR_MAX_PRE];
 	const char *bytes_label[TSR_MAX_PRE];
 	int nbytes = 0;
+	struct tsr_filter aa[TSR_MAX_FILTERS]; /* numcodecs array->array filters, listed order */
+	int naa = 0, ordered = 0, shuffle = 0;
+	struct tsr_filter shuf, tf;
+	char flabel[64] = "";
 	int8_t perm[TSR_MAX_DIM];
 	for (int d = 0; d < m->ndim; d++)
 		perm[d] = (int8_t)d;
@@ -209,7 +214,35 @@ static int tsr_zarr_v3_chain(const cJSON *codecs, struct tsr_zarr_meta *m, const
 			sharded = 1;
 			if ((st = tsr_zarr_sharding(conf, m, shape, depth, label, label_cap)))
 				return st;
+		} else if (!strncmp(name, "numcodecs.", 10) &&
+			   (st = tsr_zarr_filter_parse(name + 10, conf, &tf)) >= 0) {
+			/* zarr-python's numcodecs filters: array->array before the bytes codec,
+			 * numcodecs.shuffle a bytes->bytes codec after it */
+			int is_shuffle = tf.id == TSR_FILTER_SHUFFLE;
+			if (st == 1)
+				; /* bitround: nothing to undo */
+			else if (phase != is_shuffle)
+				return tsr_error(TSR_E_FORMAT, "codec '%s' %s the array->bytes codec", name,
+						 phase ? "after" : "before");
+			else if (is_shuffle && (nbytes || shuffle))
+				return tsr_error(TSR_E_UNSUPPORTED, "codec '%s' after another bytes codec",
+						 name);
+			else if (sharded)
+				return tsr_error(TSR_E_UNSUPPORTED, "codec '%s' after sharding_indexed",
+						 name);
+			else if (is_shuffle)
+				shuffle = 1, shuf = tf;
+			else if (naa == TSR_MAX_FILTERS)
+				return tsr_error(TSR_E_UNSUPPORTED, "more than %d numcodecs filters",
+						 TSR_MAX_FILTERS);
+			else
+				aa[naa++] = tf;
+			ordered |= st == 0 && (tf.id == TSR_FILTER_DELTA || tf.id == TSR_FILTER_PACKBITS);
+			tsr_zarr_filter_label(name + 10, flabel, sizeof(flabel));
+		} else if (!strncmp(name, "numcodecs.", 10) && st != TSR_E_UNSUPPORTED) {
+			return st;
 		} else {
+			tsr_error_clear();
 			size_t k = 0, nk = sizeof(tsr_zarr_v3_bytes_codecs) / sizeof(tsr_zarr_v3_bytes_codecs[0]);
 			while (k < nk && strcmp(name, tsr_zarr_v3_bytes_codecs[k].name))
 				k++;
@@ -231,8 +264,23 @@ static int tsr_zarr_v3_chain(const cJSON *codecs, struct tsr_zarr_meta *m, const
 	}
 	if (!phase)
 		return tsr_error(TSR_E_FORMAT, "no array->bytes codec (bytes or sharding_indexed)");
+	if (sharded && naa)
+		return tsr_error(TSR_E_UNSUPPORTED, "numcodecs filters before sharding_indexed (on "
+				 "whole shards)");
 	if (sharded)
 		return TSR_OK;
+	if (naa && nperm && ordered)
+		return tsr_error(TSR_E_UNSUPPORTED, "numcodecs.delta or numcodecs.packbits with a "
+				 "transpose");
+	if (naa && m->big_endian)
+		return tsr_error(TSR_E_UNSUPPORTED, "numcodecs filters with big-endian bytes");
+	/* Filters decode in reverse order, shuffle (the last bytes codec undone) first; the
+	 * values they leave are the array's, in native order. */
+	if (shuffle && (st = tsr_zarr_filter_add(m, &shuf, 0)))
+		return st;
+	for (int i = naa - 1; i >= 0; i--)
+		if ((st = tsr_zarr_filter_add(m, &aa[i], 0)))
+			return st;
 	/* The innermost chunk: bytes codecs undo in reverse order. */
 	m->npre = nbytes;
 	for (int i = 0; i < nbytes; i++)
@@ -250,6 +298,8 @@ static int tsr_zarr_v3_chain(const cJSON *codecs, struct tsr_zarr_meta *m, const
 	}
 	if (!nbytes)
 		snprintf(label + len, label_cap - len, "none");
+	len = strlen(label);
+	snprintf(label + len, label_cap - len, "%s", flabel);
 	return TSR_OK;
 }
 
@@ -285,7 +335,7 @@ int tsr_zarr_v3_parse(const cJSON *j, const char *text, struct tsr_zarr_meta *m)
 	if ((st = tsr_zarr_json_dims(cJSON_GetObjectItemCaseSensitive(j, "shape"), "shape", 0, &m->ndim,
 				     m->shape)))
 		return st;
-	if ((st = tsr_zarr_v3_dtype(cJSON_GetObjectItemCaseSensitive(j, "data_type"), &m->dtype)))
+	if ((st = tsr_zarr_dtype_v3(cJSON_GetObjectItemCaseSensitive(j, "data_type"), m)))
 		return st;
 
 	const cJSON *grid = cJSON_GetObjectItemCaseSensitive(j, "chunk_grid");
@@ -328,11 +378,13 @@ int tsr_zarr_v3_parse(const cJSON *j, const char *text, struct tsr_zarr_meta *m)
 	const cJSON *fv = cJSON_GetObjectItemCaseSensitive(j, "fill_value");
 	if (!fv)
 		return tsr_error(TSR_E_FORMAT, "no 'fill_value'");
-	if ((st = tsr_zarr_fill(fv, m->dtype, text, m->fill)))
-		return st;
 	char label[sizeof(m->codec) + 64] = "";
 	if ((st = tsr_zarr_v3_chain(cJSON_GetObjectItemCaseSensitive(j, "codecs"), m, m->chunk, 0,
 				    label, sizeof(label))))
+		return st;
+	tsr_zarr_v3_raw_order(m);
+	/* after the codecs: a unicode fill takes the byte order they store */
+	if ((st = tsr_zarr_fill_value(fv, m, text)))
 		return st;
 	snprintf(m->codec, sizeof(m->codec), "%.31s", label);
 	return TSR_OK;

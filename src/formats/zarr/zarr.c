@@ -13,6 +13,9 @@ static void tsr_zarr_free(void *impl)
 		return;
 	for (int k = 0; k < TSR_ZARR_MAX_SHARD; k++)
 		tsr_zarr_cache_free(&z->cache[k]);
+	tsr_zip_free(z->zip);
+	free(z->m.descr);
+	free(z->m.fill_wide);
 	free(z->dir);
 	free(z->label);
 	free(z);
@@ -38,7 +41,10 @@ static int tsr_zarr_chunk_ref(const struct tsr_array *a, int64_t chunk, struct t
 			idx[d] *= z->cshape[d];
 		return tsr_zarr_shard_ref(z, idx, ref);
 	}
-	return tsr_zarr_chunk_path(z, idx, ref);
+	int st = tsr_zarr_chunk_path(z, idx, ref);
+	if (!st && z->zip)
+		st = tsr_zarr_zip_ref(z, ref);
+	return st;
 }
 
 int tsr_zarr_chunk_path(const struct tsr_zarr *z, const int64_t *idx, struct tsr_chunk_ref *ref)
@@ -148,6 +154,7 @@ static int tsr_zarr_describe(struct tsr_array *a, struct tsr_zarr *z)
 	}
 	d->dtype = m->dtype;
 	d->stored_dtype = m->dtype;
+	d->descr = m->descr;
 	d->scaled = 0;
 	d->stored_nbytes = 0; /* unknown without listing every chunk */
 	d->max_chunk_nbytes = (uint64_t)npix * es;
@@ -173,8 +180,10 @@ static int tsr_zarr_describe(struct tsr_array *a, struct tsr_zarr *z)
 	t->xform.out = m->dtype;
 	t->xform.has_fill = 1;
 	memcpy(t->xform.fill, m->fill, sizeof(t->xform.fill));
+	t->xform.fill_wide = m->fill_wide;
 	t->codec_name = d->codec;
-	t->delta = m->delta;
+	t->nfilter = m->nfilter;
+	memcpy(t->filter, m->filter, sizeof(t->filter));
 	t->has_perm = m->has_perm;
 	memcpy(t->perm, m->perm, sizeof(t->perm));
 	return TSR_OK;
@@ -239,6 +248,7 @@ int tsr_zarr_open(struct tsr_array *a, const struct tsr_open_options *o)
 	struct tsr_zarr_node n = {0};
 	char *store = strdup(a->path), *path = NULL;
 	struct tsr_zarr *z = NULL;
+	struct tsr_zip *zip = NULL;
 	int st;
 	a->desc.unit_noun = "array";
 	a->desc.chunk_noun = "chunk";
@@ -247,6 +257,14 @@ int tsr_zarr_open(struct tsr_array *a, const struct tsr_open_options *o)
 	size_t len = strlen(store);
 	while (len > 1 && store[len - 1] == '/')
 		store[--len] = '\0';
+	if (a->fd >= 0) {
+		/* a zip file (zarr-python's ZipStore): its entries are the store's keys */
+		if ((st = tsr_zip_open(store, a->fd, a->file_nbytes, &zip))) {
+			tsr_error_prefix("%s", a->path);
+			goto fail;
+		}
+		tsr_zarr_zip_enter(zip);
+	}
 	int version = tsr_zarr_store_version(store);
 	if (!version) {
 		st = tsr_error(TSR_E_FORMAT, "%s: not a Zarr store (no .zarray, .zgroup or zarr.json)",
@@ -269,6 +287,8 @@ int tsr_zarr_open(struct tsr_array *a, const struct tsr_open_options *o)
 		goto fail;
 	}
 	z->dir_len = strlen(z->dir);
+	z->zip = zip;
+	zip = NULL;
 	if (version == 2)
 		st = tsr_zarr_v2_parse(n.json, n.text, &z->m);
 	else
@@ -286,6 +306,8 @@ int tsr_zarr_open(struct tsr_array *a, const struct tsr_open_options *o)
 	a->impl = z;
 	z = NULL;
 fail:
+	tsr_zarr_zip_enter(NULL);
+	tsr_zip_free(zip);
 	tsr_zarr_free(z);
 	if (st)
 		a->desc.unit_label = NULL;

@@ -36,13 +36,19 @@ struct tsr_zarr_meta {
 	int64_t shape[TSR_MAX_DIM];
 	int64_t chunk[TSR_MAX_DIM]; /* chunk grid spacing: the shard shape when sharded */
 	enum tsr_dtype dtype;
-	int big_endian;             /* stored elements are big-endian */
+	int big_endian;             /* stored elements are big-endian (swapped on reading) */
+	int kind;                   /* 0 numbers, 'S', 'U', 'V', 'T' (structured): raw dtypes;
+				       'M' datetime64/timedelta64 */
+	int raw_be;                 /* a raw 'U' dtype's code units are big-endian (as stored) */
+	char *descr;                /* the NumPy descr of kind != 0 (owned) */
 	uint8_t fill[16];           /* the fill value, little-endian bytes of dtype */
+	uint8_t *fill_wide;         /* the fill of a dtype wider than 16 bytes (owned) */
 	char sep;                   /* chunk key separator */
 	int key_c_prefix;           /* v3 "default" keys: "c/1/2" */
 	int npre;                   /* bytes steps of the innermost chunk, in decode order */
 	struct tsr_bytes_step pre[TSR_MAX_PRE];
-	int delta;                  /* numcodecs Delta filter */
+	int nfilter;                /* numcodecs filters, in decode order */
+	struct tsr_filter filter[TSR_MAX_FILTERS];
 	int has_perm;               /* order F, transpose */
 	int8_t perm[TSR_MAX_DIM];
 	int nshard;                 /* sharding levels, outermost first */
@@ -66,6 +72,24 @@ struct tsr_zarr_cache {
 	_Atomic(void *) *dirs;
 };
 
+/* A zip store's central directory, sorted by name. */
+struct tsr_zip_entry {
+	const char *name;
+	uint64_t local;             /* offset of its local header */
+	uint64_t csize, usize;      /* stored and decoded sizes */
+	uint16_t method, flags;
+	uint32_t order;             /* place in the central directory */
+};
+
+struct tsr_zip {
+	char *root;                 /* the zip file's path, as the store's paths start */
+	int fd;                     /* borrowed: the array's open file */
+	uint64_t size;
+	size_t n;
+	struct tsr_zip_entry *entries;
+	unsigned char *cd;          /* the directory as read (holds the names) */
+};
+
 /* The driver's state behind array->impl. */
 struct tsr_zarr {
 	struct tsr_zarr_meta m;
@@ -75,6 +99,7 @@ struct tsr_zarr {
 	int64_t cshape[TSR_MAX_DIM]; /* the engine's chunk: the innermost chunk shape */
 	struct tsr_chunk_ref tmpl;  /* what every chunk has in common */
 	struct tsr_zarr_cache cache[TSR_ZARR_MAX_SHARD];
+	struct tsr_zip *zip;        /* a zip store; NULL for a directory */
 };
 
 /* ---- json.c: files and JSON values ---- */
@@ -104,9 +129,63 @@ int tsr_zarr_v3_dtype(const cJSON *item, enum tsr_dtype *dtype_ret);
  * tensorstore read it). text: the document, for integers beyond a double's precision. */
 int tsr_zarr_fill(const cJSON *fv, enum tsr_dtype dtype, const char *text, uint8_t out[16]);
 
+/* ---- filters.c: numcodecs filters ---- */
+
+/* A numcodecs filter by id ("delta", without v3's "numcodecs." prefix) and the object holding
+ * its parameters. Returns 1 for a filter whose decoding changes nothing (bitround). */
+int tsr_zarr_filter_parse(const char *id, const cJSON *conf, struct tsr_filter *f);
+/* Appends f to m's filters (in decode order), or puts it first. */
+int tsr_zarr_filter_add(struct tsr_zarr_meta *m, const struct tsr_filter *f, int at_front);
+/* Appends "+id" to a codec label. */
+void tsr_zarr_filter_label(const char *id, char *label, size_t cap);
+
+/* ---- dtypes.c: strings, raw bytes, datetimes, structured ---- */
+
+/* The dtype of v2 metadata (typestr or field list) into m: dtype, byte order, kind, descr. */
+int tsr_zarr_dtype_v2(const cJSON *item, struct tsr_zarr_meta *m);
+/* The same for a v3 data_type. */
+int tsr_zarr_dtype_v3(const cJSON *item, struct tsr_zarr_meta *m);
+/* After the v3 codecs set m->big_endian: raw dtypes stay as stored (a big-endian 'U' says so
+ * in its descr). */
+void tsr_zarr_v3_raw_order(struct tsr_zarr_meta *m);
+/* m's fill value from fill_value (any dtype): base64 for bytes, raw and structured, the
+ * string for unicode, an integer or "NaT" for datetimes. */
+int tsr_zarr_fill_value(const cJSON *fv, struct tsr_zarr_meta *m, const char *text);
+
 /* ---- v2.c, v3.c: array metadata ---- */
 int tsr_zarr_v2_parse(const cJSON *zarray, const char *text, struct tsr_zarr_meta *m);
 int tsr_zarr_v3_parse(const cJSON *zarr_json, const char *text, struct tsr_zarr_meta *m);
+
+/* ---- zip.c: zip stores ---- */
+
+/* Reads the central directory of the zip file open at fd (size bytes); root is its path. */
+int tsr_zip_open(const char *root, int fd, uint64_t size, struct tsr_zip **zip_ret);
+void tsr_zip_free(struct tsr_zip *zip);
+/* The entry named key, or NULL. */
+const struct tsr_zip_entry *tsr_zip_find(const struct tsr_zip *zip, const char *key);
+/* Where an entry's stored bytes start (from its local header), bounded by the file. Refuses
+ * encrypted entries and methods other than stored (0) and deflated (8). */
+int tsr_zip_data(const struct tsr_zip *zip, const struct tsr_zip_entry *e, uint64_t *offset_ret);
+/* A whole entry, decoded, NUL-terminated (at most max bytes). */
+int tsr_zip_read(const struct tsr_zip *zip, const struct tsr_zip_entry *e, size_t max,
+		 char **text_ret, size_t *n_ret);
+/* The zip store this thread is opening (NULL: none): metadata reads of paths under its root
+ * read its entries. */
+void tsr_zarr_zip_enter(const struct tsr_zip *zip);
+/* The current zip store when path lies in it, with *key_ret the entry name; else NULL. */
+const struct tsr_zip *tsr_zarr_zip_of(const char *path, const char **key_ret);
+/* Points ref (whose path is the chunk's path in the store) at its entry in z's zip: the
+ * array's own file at the entry's offset, or fill when there is no entry. */
+int tsr_zarr_zip_ref(const struct tsr_zarr *z, struct tsr_chunk_ref *ref);
+/* A shard's entry (ref->path its path in the store): the zip's fd (borrowed), where the shard
+ * starts and its size. TSR_E_NOT_FOUND when there is none; deflated shards are refused. */
+int tsr_zarr_zip_shard(const struct tsr_zarr *z, const struct tsr_chunk_ref *ref, int *fd_ret,
+		       uint64_t *base_ret, uint64_t *size_ret);
+
+/* The current zip store when store is its root; else NULL. */
+const struct tsr_zip *tsr_zarr_zip_root(const char *store);
+/* tsr_list_arrays of a zip file: its arrays, or TSR_E_FORMAT when it is not a zip store. */
+int tsr_zarr_list_zip(const char *path, char ***names_ret, size_t *count_ret);
 
 /* ---- keys.c ---- */
 

@@ -1,0 +1,475 @@
+/* array.c - tessera.Array: one opened FITS HDU, Zarr array or Blosc2 array, read with NumPy
+ * basic indexing; and tessera.open / tessera.read. */
+#include "tsrpy.h"
+
+#include "structmember.h"
+
+static const char CLOSED[] = "I/O operation on a closed tessera.Array";
+
+/* The UTF-8/filesystem bytes of str, kept alive in the list *keep (made on first use). */
+static int keep_bytes(PyObject **keep, PyObject *str, const char **ret)
+{
+	PyObject *b = NULL;
+	if (!*keep && !(*keep = PyList_New(0)))
+		return -1;
+	if (!PyUnicode_FSConverter(str, &b))
+		return -1;
+	if (PyList_Append(*keep, b) < 0) {
+		Py_DECREF(b);
+		return -1;
+	}
+	Py_DECREF(b); /* the list holds it */
+	*ret = PyBytes_AS_STRING(b);
+	return 0;
+}
+
+static int int_arg(PyObject *o, const char *what, long lo, int *ret)
+{
+	long v;
+	if (PyBool_Check(o) || !PyIndex_Check(o)) {
+		PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", what, Py_TYPE(o)->tp_name);
+		return -1;
+	}
+	v = PyLong_AsLong(o);
+	if (v == -1 && PyErr_Occurred())
+		return -1;
+	if (v < lo || v > 1000000) {
+		PyErr_Format(PyExc_ValueError, "%s must be >= %ld, not %ld", what, lo, v);
+		return -1;
+	}
+	*ret = (int)v;
+	return 0;
+}
+
+/* Open options from Python keywords: hdu/level None -> -1, array None -> the store itself.
+ * hdu is an index (primary = 0), an EXTNAME ("SCI") or (EXTNAME, EXTVER). The strings the
+ * options point to live in *keep (NULL when none); release it after tsr_open. */
+static int open_options(PyObject *hdu, PyObject *array, PyObject *level, int raw,
+			struct tsr_open_options *oo, PyObject **keep)
+{
+	memset(oo, 0, sizeof(*oo));
+	oo->struct_size = sizeof(*oo);
+	oo->hdu = -1;
+	oo->level = -1;
+	oo->raw = raw;
+	*keep = NULL;
+	if (hdu && hdu != Py_None) {
+		if (PyUnicode_Check(hdu)) {
+			if (keep_bytes(keep, hdu, &oo->hdu_name) < 0)
+				goto fail;
+		} else if (PyTuple_Check(hdu)) {
+			if (PyTuple_GET_SIZE(hdu) != 2 || !PyUnicode_Check(PyTuple_GET_ITEM(hdu, 0))) {
+				PyErr_SetString(PyExc_TypeError, "hdu as a tuple is (EXTNAME, EXTVER)");
+				goto fail;
+			}
+			if (keep_bytes(keep, PyTuple_GET_ITEM(hdu, 0), &oo->hdu_name) < 0 ||
+			    int_arg(PyTuple_GET_ITEM(hdu, 1), "EXTVER", 1, &oo->hdu_ver) < 0)
+				goto fail;
+		} else if (PyBool_Check(hdu) || !PyIndex_Check(hdu)) {
+			PyErr_Format(PyExc_TypeError,
+				     "hdu must be an int (primary = 0), an EXTNAME str, (EXTNAME, EXTVER) "
+				     "or None, not %.100s", Py_TYPE(hdu)->tp_name);
+			goto fail;
+		} else if (int_arg(hdu, "hdu", 0, &oo->hdu) < 0) {
+			goto fail;
+		}
+	}
+	if (level && level != Py_None && int_arg(level, "level", 0, &oo->level) < 0)
+		goto fail;
+	if (array && array != Py_None) {
+		if (!PyUnicode_Check(array)) {
+			PyErr_Format(PyExc_TypeError, "array must be a str or None, not %.100s",
+				     Py_TYPE(array)->tp_name);
+			goto fail;
+		}
+		if (keep_bytes(keep, array, &oo->array) < 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	Py_CLEAR(*keep);
+	return -1;
+}
+
+int tsrpy_open_options(PyObject *hdu, PyObject *array, PyObject *level, int raw,
+		       struct tsr_open_options *oo, PyObject **array_bytes)
+{
+	return open_options(hdu, array, level, raw, oo, array_bytes);
+}
+
+static tsrpy_Array *array_open(PyObject *pathobj, PyObject *hdu, PyObject *array,
+			       PyObject *level, int raw)
+{
+	struct tsr_open_options oo;
+	PyObject *pb = NULL, *ab = NULL;
+	tsrpy_Array *self;
+	const char *path;
+	int st;
+
+	if (!PyUnicode_FSConverter(pathobj, &pb))
+		return NULL;
+	if (open_options(hdu, array, level, raw, &oo, &ab) < 0) {
+		Py_DECREF(pb);
+		return NULL;
+	}
+	path = PyBytes_AS_STRING(pb);
+	self = PyObject_New(tsrpy_Array, &tsrpy_ArrayType);
+	if (!self)
+		goto fail;
+	self->array = NULL;
+	self->readers = 0;
+	self->weakrefs = NULL;
+	self->path = PyUnicode_DecodeFSDefault(path);
+	if (!self->path)
+		goto fail;
+	Py_BEGIN_ALLOW_THREADS
+	st = tsr_open(tsrpy_context(), path, &oo, &self->array);
+	if (st == TSR_OK) {
+		memset(&self->info, 0, sizeof(self->info));
+		self->info.struct_size = sizeof(self->info);
+		st = tsr_array_info(self->array, &self->info);
+	}
+	Py_END_ALLOW_THREADS
+	if (st) {
+		tsrpy_raise(st, path);
+		goto fail;
+	}
+	Py_DECREF(pb);
+	Py_XDECREF(ab);
+	return self;
+fail:
+	Py_XDECREF(self);
+	Py_DECREF(pb);
+	Py_XDECREF(ab);
+	return NULL;
+}
+
+PyObject *tsrpy_open(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = {"path", "hdu", "array", "level", "raw", NULL};
+	PyObject *path, *hdu = Py_None, *array = Py_None, *level = Py_None;
+	int raw = 0;
+	(void)mod;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OOOp:open", kwlist, &path, &hdu, &array,
+					 &level, &raw))
+		return NULL;
+	return (PyObject *)array_open(path, hdu, array, level, raw);
+}
+
+static void array_dealloc(tsrpy_Array *self)
+{
+	if (self->weakrefs)
+		PyObject_ClearWeakRefs((PyObject *)self);
+	tsr_array_free(self->array); /* no read is in flight: each holds a reference */
+	Py_XDECREF(self->path);
+	PyObject_Free(self);
+}
+
+static int check_open(tsrpy_Array *self)
+{
+	if (!self->array) {
+		PyErr_SetString(PyExc_ValueError, CLOSED);
+		return -1;
+	}
+	return 0;
+}
+
+/* The read every entry point ends in. getitem: NumPy's a[key] (scalars for full integer
+ * keys, no receipt). */
+static PyObject *array_read_args(tsrpy_Array *self, const struct tsrpy_read_args *ra, int getitem)
+{
+	struct tsr_selection sel;
+	struct tsr_read_options ro;
+	struct tsr_receipt rec;
+	struct tsrpy_dest d;
+	int64_t shape[TSR_MAX_DIM];
+	int ndim = 0, scalar = 0, st;
+
+	if (check_open(self) < 0)
+		return NULL;
+	/* Counted from here: a device allocation below releases the GIL, and close() in another
+	 * thread must not free the handle under this read. */
+	self->readers++;
+	if (tsrpy_key(ra->key, self->info.ndim, &sel, &scalar) < 0)
+		goto fail;
+	st = tsr_selection_shape(self->array, &sel, &ndim, shape);
+	if (st) {
+		tsrpy_raise(st, NULL);
+		goto fail;
+	}
+	if (tsrpy_read_options(ra, &ro) < 0 || tsrpy_dest(ra, self->info.dtype, ndim, shape, &d) < 0)
+		goto fail;
+	memset(&rec, 0, sizeof(rec));
+	rec.struct_size = sizeof(rec);
+	Py_BEGIN_ALLOW_THREADS
+	/* No receipt unless asked: filling one (names, timings) costs more than a small read. */
+	st = tsr_read(self->array, &sel, &d.buf, &ro, ra->receipt ? &rec : NULL);
+	Py_END_ALLOW_THREADS
+	self->readers--;
+	if (st) {
+		tsrpy_raise(st, NULL); /* first: freeing device memory is a tessera call */
+		Py_DECREF(d.result);
+		return NULL;
+	}
+	if (getitem && scalar && !d.cuda && PyArray_Check(d.result))
+		return PyArray_Return((PyArrayObject *)d.result);
+	return tsrpy_finish(d.result, &rec, ra->receipt);
+fail:
+	self->readers--;
+	return NULL;
+}
+
+#define READ_KWLIST "key", "device", "out", "stream", "decoder", "storage", "receipt"
+
+static PyObject *array_read(tsrpy_Array *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = {READ_KWLIST, NULL};
+	struct tsrpy_read_args ra = {NULL, NULL, Py_None, Py_None, "auto", "real", 0};
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$zOOssp:read", kwlist, &ra.key, &ra.device,
+					 &ra.out, &ra.stream, &ra.decoder, &ra.storage, &ra.receipt))
+		return NULL;
+	if (ra.key == Py_None)
+		ra.key = NULL; /* read(None) / read(): everything */
+	return array_read_args(self, &ra, 0);
+}
+
+PyObject *tsrpy_read_fn(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = {"path", READ_KWLIST, "hdu", "array", "level", "raw", NULL};
+	struct tsrpy_read_args ra = {NULL, NULL, Py_None, Py_None, "auto", "real", 0};
+	PyObject *path, *hdu = Py_None, *array = Py_None, *level = Py_None, *res;
+	tsrpy_Array *a;
+	int raw = 0;
+	(void)mod;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$zOOsspOOOp:read", kwlist, &path, &ra.key,
+					 &ra.device, &ra.out, &ra.stream, &ra.decoder, &ra.storage,
+					 &ra.receipt, &hdu, &array, &level, &raw))
+		return NULL;
+	if (ra.key == Py_None)
+		ra.key = NULL;
+	a = array_open(path, hdu, array, level, raw);
+	if (!a)
+		return NULL;
+	res = array_read_args(a, &ra, 0);
+	Py_DECREF(a);
+	return res;
+}
+
+static PyObject *array_getitem(tsrpy_Array *self, PyObject *key)
+{
+	struct tsrpy_read_args ra = {key, "cpu", Py_None, Py_None, "auto", "real", 0};
+	return array_read_args(self, &ra, 1);
+}
+
+static PyObject *array_array(tsrpy_Array *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = {"dtype", "copy", NULL};
+	struct tsrpy_read_args ra = {NULL, "cpu", Py_None, Py_None, "auto", "real", 0};
+	PyObject *dtype = Py_None, *copy = Py_None, *res;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:__array__", kwlist, &dtype, &copy))
+		return NULL;
+	if (copy == Py_False) {
+		PyErr_SetString(PyExc_ValueError,
+				"tessera.Array reads from its file: a copy cannot be avoided");
+		return NULL;
+	}
+	res = array_read_args(self, &ra, 0);
+	if (res && dtype != Py_None) {
+		PyObject *cast = PyObject_CallMethod(res, "astype", "O", dtype);
+		Py_DECREF(res);
+		res = cast;
+	}
+	return res;
+}
+
+PyObject *tsrpy_info_dict(const struct tsr_array_info *in, PyObject *path)
+{
+	return Py_BuildValue("{s:s,s:O,s:i,s:N,s:N,s:i,s:N,s:N,s:L,s:s,s:s,s:K,s:O}", "format",
+			     in->format, "path", path, "hdu", in->index, "dtype",
+			     tsrpy_dtype_of(in->dtype), "stored_dtype",
+			     tsrpy_dtype_of(in->stored_dtype), "ndim", in->ndim, "shape",
+			     tsrpy_shape_tuple(in->ndim, in->shape), "chunks",
+			     tsrpy_shape_tuple(in->ndim, in->chunk_shape), "nchunks",
+			     (long long)in->nchunks, "codec", in->codec, "reader", in->reader,
+			     "stored_nbytes", (unsigned long long)in->stored_nbytes, "scaled",
+			     in->scaled ? Py_True : Py_False);
+}
+
+static PyObject *array_info(tsrpy_Array *self, PyObject *noargs)
+{
+	(void)noargs;
+	if (check_open(self) < 0)
+		return NULL;
+	return tsrpy_info_dict(&self->info, self->path);
+}
+
+static PyObject *array_close(tsrpy_Array *self, PyObject *noargs)
+{
+	(void)noargs;
+	if (self->readers > 0) {
+		PyErr_SetString(PyExc_RuntimeError,
+				"tessera.Array.close: reads are in progress in other threads");
+		return NULL;
+	}
+	tsr_array_free(self->array);
+	self->array = NULL;
+	Py_RETURN_NONE;
+}
+
+static PyObject *array_enter(tsrpy_Array *self, PyObject *noargs)
+{
+	(void)noargs;
+	if (check_open(self) < 0)
+		return NULL;
+	return Py_NewRef(self);
+}
+
+static PyObject *array_exit(tsrpy_Array *self, PyObject *args)
+{
+	(void)args;
+	return array_close(self, NULL);
+}
+
+static PyObject *get_shape(tsrpy_Array *self, void *c)
+{
+	(void)c;
+	return tsrpy_shape_tuple(self->info.ndim, self->info.shape);
+}
+
+static PyObject *get_chunks(tsrpy_Array *self, void *c)
+{
+	(void)c;
+	return tsrpy_shape_tuple(self->info.ndim, self->info.chunk_shape);
+}
+
+static PyObject *get_dtype(tsrpy_Array *self, void *c)
+{
+	(void)c;
+	return tsrpy_dtype_of(self->info.dtype);
+}
+
+static int64_t array_size(const tsrpy_Array *self)
+{
+	int64_t n = 1;
+	for (int i = 0; i < self->info.ndim; i++)
+		n *= self->info.shape[i];
+	return n;
+}
+
+static PyObject *get_size(tsrpy_Array *self, void *c)
+{
+	(void)c;
+	return PyLong_FromLongLong(array_size(self));
+}
+
+static PyObject *get_nbytes(tsrpy_Array *self, void *c)
+{
+	(void)c;
+	return PyLong_FromLongLong(array_size(self) * (int64_t)tsr_dtype_size(self->info.dtype));
+}
+
+static PyObject *get_ndim(tsrpy_Array *self, void *c)
+{
+	(void)c;
+	return PyLong_FromLong(self->info.ndim);
+}
+
+static PyObject *get_format(tsrpy_Array *self, void *c)
+{
+	(void)c;
+	if (check_open(self) < 0) /* the info's strings live as long as the handle */
+		return NULL;
+	return PyUnicode_FromString(self->info.format);
+}
+
+static PyObject *get_codec(tsrpy_Array *self, void *c)
+{
+	(void)c;
+	if (check_open(self) < 0)
+		return NULL;
+	return PyUnicode_FromString(self->info.codec);
+}
+
+static PyObject *get_closed(tsrpy_Array *self, void *c)
+{
+	(void)c;
+	return PyBool_FromLong(self->array == NULL);
+}
+
+static Py_ssize_t array_len(tsrpy_Array *self)
+{
+	if (self->info.ndim == 0) {
+		PyErr_SetString(PyExc_TypeError, "len() of unsized object");
+		return -1;
+	}
+	return (Py_ssize_t)self->info.shape[0];
+}
+
+static PyObject *array_repr(tsrpy_Array *self)
+{
+	PyObject *shape = get_shape(self, NULL), *r;
+	if (!shape)
+		return NULL;
+	if (!self->array)
+		r = PyUnicode_FromFormat("<tessera.Array %R (closed)>", self->path);
+	else
+		r = PyUnicode_FromFormat("<tessera.Array %s %R hdu=%d shape=%R dtype=%s codec=%s>",
+					 self->info.format, self->path, self->info.index, shape,
+					 tsr_dtype_name(self->info.dtype), self->info.codec);
+	Py_DECREF(shape);
+	return r;
+}
+
+static PyMethodDef array_methods[] = {
+	{"read", (PyCFunction)(void (*)(void))array_read, METH_VARARGS | METH_KEYWORDS,
+	 "read(key=None, *, device=None, out=None, stream=None, decoder='auto', storage='real', "
+	 "receipt=False) -> numpy.ndarray (host), cupy.ndarray or tessera.DeviceArray (cuda), "
+	 "out itself when given; (result, receipt dict) with receipt=True"},
+	{"info", (PyCFunction)array_info, METH_NOARGS, "info() -> dict"},
+	{"close", (PyCFunction)array_close, METH_NOARGS, "close() frees the handle"},
+	{"__enter__", (PyCFunction)array_enter, METH_NOARGS, NULL},
+	{"__exit__", (PyCFunction)array_exit, METH_VARARGS, NULL},
+	{"__array__", (PyCFunction)(void (*)(void))array_array, METH_VARARGS | METH_KEYWORDS, NULL},
+	{NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef array_getset[] = {
+	{"shape", (getter)get_shape, NULL, "shape (tuple)", NULL},
+	{"chunks", (getter)get_chunks, NULL, "chunk / tile shape (tuple)", NULL},
+	{"dtype", (getter)get_dtype, NULL, "numpy.dtype of what reads return", NULL},
+	{"size", (getter)get_size, NULL, "number of elements", NULL},
+	{"nbytes", (getter)get_nbytes, NULL, "bytes of the whole array in memory", NULL},
+	{"ndim", (getter)get_ndim, NULL, "number of dimensions", NULL},
+	{"format", (getter)get_format, NULL, "'fits', 'zarr' or 'blosc2'", NULL},
+	{"codec", (getter)get_codec, NULL, "codec of the chunks ('none', 'GZIP_1', ...)", NULL},
+	{"closed", (getter)get_closed, NULL, "True once closed", NULL},
+	{NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef array_members[] = {
+	{"path", T_OBJECT, offsetof(tsrpy_Array, path), READONLY, "path opened"},
+	{NULL, 0, 0, 0, NULL},
+};
+
+static PyMappingMethods array_mapping = {
+	(lenfunc)array_len,
+	(binaryfunc)array_getitem,
+	NULL,
+};
+
+PyTypeObject tsrpy_ArrayType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "tessera.Array",
+	.tp_basicsize = sizeof(tsrpy_Array),
+	.tp_dealloc = (destructor)array_dealloc,
+	.tp_repr = (reprfunc)array_repr,
+	.tp_as_mapping = &array_mapping,
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "An opened array (tessera.open): a FITS image HDU, a Zarr array or a Blosc2 "
+		  "array. a[key] reads with NumPy basic indexing; reads release the GIL and one "
+		  "Array may be read from many threads at once.",
+	.tp_methods = array_methods,
+	.tp_getset = array_getset,
+	.tp_members = array_members,
+	.tp_weaklistoffset = offsetof(tsrpy_Array, weakrefs),
+};

@@ -1,0 +1,412 @@
+/* module.c - the tessera._tessera module: exceptions, the shared context, the calls that need
+ * no handle (capabilities, list_arrays) and module set-up. */
+#define TSRPY_IMPORT_ARRAY
+#include "tsrpy.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+
+PyObject *tsrpy_TesseraError, *tsrpy_FormatError, *tsrpy_CorruptError, *tsrpy_NoDeviceError,
+	*tsrpy_NotFoundError;
+
+/* One context for the process: handles outlive any module object, and a context must outlive
+ * its arrays, so it is never freed (the threads it starts end with the process). */
+static struct tsr_context *g_ctx;
+
+struct tsr_context *tsrpy_context(void)
+{
+	return g_ctx;
+}
+
+static PyObject *exc_for(int status)
+{
+	switch (status) {
+	case TSR_E_INVALID_ARG:
+	case TSR_E_TOO_SMALL:
+		return PyExc_ValueError;
+	case TSR_E_NOMEM:
+		return PyExc_MemoryError;
+	case TSR_E_IO:
+		return PyExc_OSError;
+	case TSR_E_FORMAT:
+		return tsrpy_FormatError;
+	case TSR_E_UNSUPPORTED:
+		return PyExc_NotImplementedError;
+	case TSR_E_CORRUPT:
+		return tsrpy_CorruptError;
+	case TSR_E_RANGE:
+	case TSR_E_SELECTION:
+		return PyExc_IndexError;
+	case TSR_E_NOT_FOUND:
+		return tsrpy_NotFoundError;
+	case TSR_E_NO_DEVICE:
+		return tsrpy_NoDeviceError;
+	default:
+		return tsrpy_TesseraError;
+	}
+}
+
+PyObject *tsrpy_raise(int status, const char *path)
+{
+	const char *msg = tsr_errmsg();
+	PyObject *type = exc_for(status), *exc;
+	struct stat st;
+
+	if (!msg || !*msg)
+		msg = tsr_strerror(status);
+	if (path && (status == TSR_E_IO || status == TSR_E_NOT_FOUND || status == TSR_E_FORMAT) &&
+	    stat(path, &st) != 0 && errno == ENOENT) {
+		exc = PyObject_CallFunction(PyExc_FileNotFoundError, "isO", ENOENT, msg, Py_None);
+		if (exc) {
+			PyObject *p = PyUnicode_DecodeFSDefault(path);
+			if (p)
+				PyObject_SetAttrString(exc, "filename", p);
+			Py_XDECREF(p);
+		}
+	} else {
+		exc = PyObject_CallFunction(type, "s", msg);
+	}
+	if (!exc)
+		return NULL;
+	{ /* The status name rides along for callers that branch on it. */
+		PyObject *name = PyUnicode_FromString(tsr_status_name(status));
+		if (!name || PyObject_SetAttrString(exc, "status", name) < 0)
+			PyErr_Clear();
+		Py_XDECREF(name);
+	}
+	PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+	Py_DECREF(exc);
+	return NULL;
+}
+
+static PyObject *capabilities(PyObject *self, PyObject *noargs)
+{
+	int ndev = 0, st, usable;
+	char why[256] = "";
+	PyObject *cuda, *res;
+	(void)self, (void)noargs;
+
+	st = tsr_cuda_device_count(&ndev);
+	cuda = Py_BuildValue("{s:i,s:s}", "devices", st ? 0 : ndev, "reason",
+			     st ? tsr_errmsg() : "");
+	if (!cuda)
+		return NULL;
+	struct tsr_capabilities caps = {.struct_size = sizeof(caps)};
+	if (tsr_capabilities(&caps) == TSR_OK) {
+		PyObject *fam = PyUnicode_FromString(caps.gpu_decoders), *sep = PyUnicode_FromString(",");
+		PyObject *list = NULL;
+		if (fam && sep)
+			list = caps.gpu_decoders[0] ? PyUnicode_Split(fam, sep, -1) : PyList_New(0);
+		Py_XDECREF(fam);
+		Py_XDECREF(sep);
+		if (!list || PyDict_SetItemString(cuda, "gpu_decoders", list) < 0 ||
+		    PyDict_SetItemString(cuda, "built", caps.cuda_built ? Py_True : Py_False) < 0) {
+			Py_XDECREF(list);
+			Py_DECREF(cuda);
+			return NULL;
+		}
+		Py_DECREF(list);
+	}
+	usable = tsr_cufile_usable(why, sizeof(why));
+	res = Py_BuildValue("{s:s,s:(sss),s:i,s:i,s:N,s:{s:O,s:s}}", "version", tsr_version(),
+			    "formats", "fits", "zarr", "blosc2", "max_ndim", TSR_MAX_DIM,
+			    "nthreads", tsr_context_nthreads(g_ctx), "cuda", cuda, "cufile",
+			    "usable", usable ? Py_True : Py_False, "reason", why);
+	return res;
+}
+
+/* The dict list_arrays gives for one openable array. */
+static PyObject *entry(const char *path, const char *name, int hdu, int level)
+{
+	struct tsr_open_options oo = {sizeof(oo), hdu, 0, name, level};
+	struct tsr_array *a = NULL;
+	struct tsr_array_info in = {.struct_size = sizeof(in)};
+	PyObject *d;
+	int st;
+
+	Py_BEGIN_ALLOW_THREADS
+	st = tsr_open(g_ctx, path, &oo, &a);
+	if (st == TSR_OK)
+		st = tsr_array_info(a, &in);
+	Py_END_ALLOW_THREADS
+	if (st) {
+		PyObject *nm = name ? PyUnicode_DecodeFSDefault(name) : Py_NewRef(Py_None);
+		/* the message first: the next tessera call may replace it */
+		d = nm ? Py_BuildValue("{s:s,s:i,s:N,s:s}", "error", tsr_errmsg(), "hdu", hdu,
+				       "array", nm, "status", tsr_status_name(st)) : NULL;
+		tsr_array_free(a);
+		return d;
+	}
+	d = Py_BuildValue("{s:s,s:i,s:N,s:N,s:N,s:s,s:K,s:L,s:O}", "format", in.format, "hdu",
+			  in.index, "shape", tsrpy_shape_tuple(in.ndim, in.shape), "chunks",
+			  tsrpy_shape_tuple(in.ndim, in.chunk_shape), "dtype", tsrpy_dtype_of(in.dtype),
+			  "codec", in.codec, "stored_nbytes", (unsigned long long)in.stored_nbytes,
+			  "nchunks", (long long)in.nchunks, "scaled", in.scaled ? Py_True : Py_False);
+	tsr_array_free(a);
+	return d;
+}
+
+/* The OME-Zarr multiscale groups among the parents of a store's arrays: one entry each,
+ * {"array": group, "multiscale": True, "levels": [level shapes]}, after the arrays. */
+static int multiscale_groups(const char *path, char **names, size_t count, PyObject *res)
+{
+	PyObject *seen = PySet_New(NULL);
+	int rc = -1;
+
+	if (!seen)
+		return -1;
+	for (size_t i = 0; i < count; i++) {
+		char group[4096];
+		char *slash;
+		snprintf(group, sizeof(group), "%s", names[i]);
+		/* every proper prefix: "a/b/c" -> "a/b", "a", "" */
+		for (;;) {
+			PyObject *g, *levels;
+			int have;
+			slash = strrchr(group, '/');
+			if (slash)
+				*slash = '\0';
+			else if (group[0])
+				group[0] = '\0';
+			else
+				break;
+			g = PyUnicode_DecodeFSDefault(group);
+			if (!g)
+				goto done;
+			have = PySet_Contains(seen, g);
+			if (have != 0 || PySet_Add(seen, g) < 0) {
+				Py_DECREF(g);
+				if (have < 0)
+					goto done;
+				if (!group[0])
+					break;
+				continue;
+			}
+			levels = PyList_New(0);
+			for (int lv = 0; levels && lv < 64; lv++) {
+				struct tsr_open_options oo = {sizeof(oo), -1, 0, group, lv};
+				struct tsr_array *a = NULL;
+				struct tsr_array_info in = {.struct_size = sizeof(in)};
+				PyObject *shape;
+				int st;
+				Py_BEGIN_ALLOW_THREADS
+				st = tsr_open(g_ctx, path, &oo, &a);
+				if (st == TSR_OK)
+					st = tsr_array_info(a, &in);
+				Py_END_ALLOW_THREADS
+				tsr_array_free(a);
+				if (st)
+					break;
+				shape = tsrpy_shape_tuple(in.ndim, in.shape);
+				if (!shape || PyList_Append(levels, shape) < 0) {
+					Py_XDECREF(shape);
+					Py_CLEAR(levels);
+					break;
+				}
+				Py_DECREF(shape);
+			}
+			if (!levels) {
+				Py_DECREF(g);
+				goto done;
+			}
+			if (PyList_GET_SIZE(levels) > 0) {
+				PyObject *d = Py_BuildValue("{s:s,s:O,s:O,s:N}", "format", "zarr", "array",
+							    g, "multiscale", Py_True, "levels", levels);
+				if (!d || PyList_Append(res, d) < 0) {
+					Py_XDECREF(d);
+					Py_DECREF(g);
+					goto done;
+				}
+				Py_DECREF(d);
+			} else {
+				Py_DECREF(levels);
+			}
+			Py_DECREF(g);
+			if (!group[0])
+				break;
+		}
+	}
+	rc = 0;
+done:
+	Py_DECREF(seen);
+	return rc;
+}
+
+/* The arrays of a Zarr store (with their OME-Zarr level count), or the HDUs of a FITS file /
+ * the array of a Blosc2 frame, without reading pixels. */
+static PyObject *list_arrays(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = {"store", NULL};
+	PyObject *pathobj = NULL, *res = NULL;
+	char **names = NULL;
+	size_t count = 0;
+	const char *path;
+	int st;
+	(void)self;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:list_arrays", kwlist, PyUnicode_FSConverter,
+					 &pathobj))
+		return NULL;
+	path = PyBytes_AS_STRING(pathobj);
+	{ /* tessera says "not found" for a missing file and for an HDU without an image alike */
+		struct stat sb;
+		if (stat(path, &sb) != 0) {
+			PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+			goto fail;
+		}
+	}
+	res = PyList_New(0);
+	if (!res)
+		goto fail;
+	Py_BEGIN_ALLOW_THREADS
+	st = tsr_list_arrays(path, &names, &count);
+	Py_END_ALLOW_THREADS
+	if (st == TSR_OK) {
+		for (size_t i = 0; i < count; i++) {
+			PyObject *d = entry(path, names[i], -1, -1), *nm;
+			if (!d)
+				goto fail;
+			nm = PyUnicode_DecodeFSDefault(names[i]);
+			if (!nm || PyDict_SetItemString(d, "array", nm) < 0) {
+				Py_XDECREF(nm), Py_DECREF(d);
+				goto fail;
+			}
+			Py_DECREF(nm);
+			if (PyList_Append(res, d) < 0) {
+				Py_DECREF(d);
+				goto fail;
+			}
+			Py_DECREF(d);
+		}
+		if (multiscale_groups(path, names, count, res) < 0)
+			goto fail;
+		tsr_free(names);
+		Py_DECREF(pathobj);
+		return res;
+	}
+	tsr_free(names);
+	names = NULL;
+	if (st != TSR_E_FORMAT) {
+		tsrpy_raise(st, path);
+		goto fail;
+	}
+	/* Not a Zarr store: HDUs (FITS) or the one array of a frame, until the index runs out. */
+	for (int hdu = 0; hdu < 100000; hdu++) {
+		struct tsr_open_options oo = {sizeof(oo), hdu, 0, NULL, -1};
+		struct tsr_array *a = NULL;
+		PyObject *d;
+		int s2;
+		Py_BEGIN_ALLOW_THREADS
+		s2 = tsr_open(g_ctx, path, &oo, &a);
+		Py_END_ALLOW_THREADS
+		if (s2 == TSR_E_RANGE && hdu > 0)
+			break;
+		/* Only "this HDU holds no image" (no data, a table) lets the listing go on. */
+		if (s2 != TSR_OK && s2 != TSR_E_NOT_FOUND && s2 != TSR_E_UNSUPPORTED) {
+			tsrpy_raise(s2, path); /* before any other tessera call replaces the message */
+			tsr_array_free(a);
+			goto fail;
+		}
+		tsr_array_free(a);
+		d = entry(path, NULL, hdu, -1);
+		if (!d)
+			goto fail;
+		if (s2 == TSR_OK && strcmp(PyUnicode_AsUTF8(PyDict_GetItemString(d, "format")), "fits"))
+			hdu = 100000; /* a Blosc2 frame holds one array */
+		if (PyList_Append(res, d) < 0) {
+			Py_DECREF(d);
+			goto fail;
+		}
+		Py_DECREF(d);
+	}
+	Py_DECREF(pathobj);
+	return res;
+fail:
+	Py_XDECREF(pathobj);
+	Py_XDECREF(res);
+	return NULL;
+}
+
+static PyMethodDef methods[] = {
+	{"open", (PyCFunction)(void (*)(void))tsrpy_open, METH_VARARGS | METH_KEYWORDS,
+	 "open(path, *, hdu=None, array=None, level=None, raw=False) -> Array"},
+	{"read", (PyCFunction)(void (*)(void))tsrpy_read_fn, METH_VARARGS | METH_KEYWORDS,
+	 "read(path, key=None, *, hdu=None, array=None, level=None, raw=False, device=None, "
+	 "out=None, stream=None, decoder='auto', storage='real', receipt=False)"},
+	{"read_batch", (PyCFunction)(void (*)(void))tsrpy_read_batch, METH_VARARGS | METH_KEYWORDS,
+	 "read_batch(paths, *, hdu=None, array=None, level=None, raw=False, key=None, "
+	 "device=None, out=None, stream=None, decoder='auto', storage='real', receipt=False)"},
+	{"stream", (PyCFunction)(void (*)(void))tsrpy_stream_fn, METH_VARARGS | METH_KEYWORDS,
+	 "stream(paths, *, batch=1, prefetch=0, hdu=None, array=None, level=None, raw=False, "
+	 "key=None, device=None, stream=None, decoder='auto') -> iterator of stacked batches"},
+	{"list_arrays", (PyCFunction)(void (*)(void))list_arrays, METH_VARARGS | METH_KEYWORDS,
+	 "list_arrays(store) -> list of dicts: a Zarr store's arrays (and OME-Zarr levels), a "
+	 "FITS file's HDUs, a Blosc2 frame's array"},
+	{"set_cupy_results", tsrpy_set_cupy_results, METH_O,
+	 "set_cupy_results(flag) -> previous flag. True (the default): device='cuda' reads give "
+	 "cupy.ndarray when CuPy imports; False: tessera.DeviceArray (CUDA Array Interface, "
+	 "DLPack) for PyTorch, JAX or CuPy to take without a copy"},
+	{"capabilities", capabilities, METH_NOARGS, "capabilities() -> dict"},
+	{NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef moddef = {
+	PyModuleDef_HEAD_INIT, "_tessera",
+	"tessera's C extension: FITS, Zarr and Blosc2 arrays into NumPy or GPU memory.", -1,
+	methods, NULL, NULL, NULL, NULL,
+};
+
+static int add_exc(PyObject *m, const char *name, PyObject *bases, PyObject **ret)
+{
+	char full[64];
+	snprintf(full, sizeof(full), "tessera.%s", name);
+	*ret = PyErr_NewException(full, bases, NULL);
+	if (!*ret)
+		return -1;
+	Py_INCREF(*ret);
+	return PyModule_AddObject(m, name, *ret);
+}
+
+PyMODINIT_FUNC PyInit__tessera(void)
+{
+	PyObject *m, *b;
+	struct tsr_context_options co = {sizeof(co), 0};
+
+	import_array();
+	m = PyModule_Create(&moddef);
+	if (!m)
+		return NULL;
+	if (!g_ctx && tsr_context_create(&co, &g_ctx)) {
+		PyErr_Format(PyExc_ImportError, "tessera: cannot create a context: %s", tsr_errmsg());
+		Py_DECREF(m);
+		return NULL;
+	}
+	if (add_exc(m, "TesseraError", NULL, &tsrpy_TesseraError) < 0 ||
+	    add_exc(m, "FormatError", tsrpy_TesseraError, &tsrpy_FormatError) < 0 ||
+	    add_exc(m, "CorruptError", tsrpy_TesseraError, &tsrpy_CorruptError) < 0)
+		goto fail;
+	b = PyTuple_Pack(2, tsrpy_TesseraError, PyExc_RuntimeError);
+	if (!b || add_exc(m, "NoDeviceError", b, &tsrpy_NoDeviceError) < 0)
+		goto fail;
+	Py_DECREF(b);
+	b = PyTuple_Pack(2, tsrpy_TesseraError, PyExc_LookupError);
+	if (!b || add_exc(m, "NotFoundError", b, &tsrpy_NotFoundError) < 0)
+		goto fail;
+	Py_DECREF(b);
+	if (PyType_Ready(&tsrpy_ArrayType) < 0 || PyType_Ready(&tsrpy_DeviceArrayType) < 0 ||
+	    PyType_Ready(&tsrpy_StreamType) < 0)
+		goto fail;
+	Py_INCREF(&tsrpy_ArrayType);
+	Py_INCREF(&tsrpy_DeviceArrayType);
+	Py_INCREF(&tsrpy_StreamType);
+	if (PyModule_AddObject(m, "Array", (PyObject *)&tsrpy_ArrayType) < 0 ||
+	    PyModule_AddObject(m, "DeviceArray", (PyObject *)&tsrpy_DeviceArrayType) < 0 ||
+	    PyModule_AddObject(m, "Stream", (PyObject *)&tsrpy_StreamType) < 0 ||
+	    PyModule_AddStringConstant(m, "__version__", tsr_version()) < 0 ||
+	    PyModule_AddIntConstant(m, "MAX_NDIM", TSR_MAX_DIM) < 0)
+		goto fail;
+	return m;
+fail:
+	Py_DECREF(m);
+	return NULL;
+}

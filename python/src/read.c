@@ -1,0 +1,669 @@
+/* read.c - shaping a read's Python arguments (options, destination, receipt) and the batch
+ * and stream reads over many files. */
+#include "tsrpy.h"
+
+int tsrpy_npy_type(enum tsr_dtype dtype)
+{
+	switch (dtype) {
+	case TSR_BOOL: return NPY_BOOL;
+	case TSR_INT8: return NPY_INT8;
+	case TSR_INT16: return NPY_INT16;
+	case TSR_INT32: return NPY_INT32;
+	case TSR_INT64: return NPY_INT64;
+	case TSR_UINT8: return NPY_UINT8;
+	case TSR_UINT16: return NPY_UINT16;
+	case TSR_UINT32: return NPY_UINT32;
+	case TSR_UINT64: return NPY_UINT64;
+	case TSR_FLOAT16: return NPY_FLOAT16;
+	case TSR_FLOAT32: return NPY_FLOAT32;
+	case TSR_FLOAT64: return NPY_FLOAT64;
+	case TSR_COMPLEX64: return NPY_COMPLEX64;
+	case TSR_COMPLEX128: return NPY_COMPLEX128;
+	default: return -1;
+	}
+}
+
+PyObject *tsrpy_dtype_of(enum tsr_dtype dtype)
+{
+	int t = tsrpy_npy_type(dtype);
+	if (t < 0) {
+		PyErr_Format(PyExc_NotImplementedError, "tessera dtype %d has no NumPy type",
+			     (int)dtype);
+		return NULL;
+	}
+	return (PyObject *)PyArray_DescrFromType(t);
+}
+
+PyObject *tsrpy_shape_tuple(int ndim, const int64_t *shape)
+{
+	PyObject *t = PyTuple_New(ndim);
+	for (int i = 0; t && i < ndim; i++) {
+		PyObject *v = PyLong_FromLongLong(shape[i]);
+		if (!v) {
+			Py_DECREF(t);
+			return NULL;
+		}
+		PyTuple_SET_ITEM(t, i, v);
+	}
+	return t;
+}
+
+int tsrpy_read_options(const struct tsrpy_read_args *ra, struct tsr_read_options *ro)
+{
+	static const char *const decoders[] = {"auto", "cpu", "gpu"};
+	static const char *const storages[] = {"real", "mock-host", "mock-device", "posix", "cufile"};
+	int i;
+
+	memset(ro, 0, sizeof(*ro));
+	ro->struct_size = sizeof(*ro);
+	for (i = 0; i < 3 && strcmp(ra->decoder, decoders[i]); i++)
+		;
+	if (i == 3) {
+		PyErr_Format(PyExc_ValueError, "decoder must be 'auto', 'cpu' or 'gpu', not '%s'",
+			     ra->decoder);
+		return -1;
+	}
+	ro->decoder = i;
+	for (i = 0; i < 5; i++) {
+		const char *a = ra->storage, *b = storages[i];
+		while (*a && (*a == *b || (*a == '_' && *b == '-')))
+			a++, b++;
+		if (!*a && !*b)
+			break;
+	}
+	if (i == 5) {
+		PyErr_Format(PyExc_ValueError,
+			     "storage must be 'real', 'mock-host', 'mock-device', 'posix' or "
+			     "'cufile', not '%s'", ra->storage);
+		return -1;
+	}
+	ro->storage = i;
+	return 0;
+}
+
+static PyObject *shape_text(int ndim, const int64_t *shape, enum tsr_dtype dtype)
+{
+	PyObject *t = tsrpy_shape_tuple(ndim, shape), *s;
+	if (!t)
+		return NULL;
+	s = PyUnicode_FromFormat("shape %R and dtype %s", t, tsr_dtype_name(dtype));
+	Py_DECREF(t);
+	return s;
+}
+
+static int host_out(PyObject *out, enum tsr_dtype dtype, int ndim, const int64_t *shape,
+		    struct tsrpy_dest *d)
+{
+	PyArrayObject *a = (PyArrayObject *)out;
+	PyArray_Descr *want;
+	int same = PyArray_NDIM(a) == ndim;
+
+	for (int i = 0; same && i < ndim; i++)
+		same = PyArray_DIMS(a)[i] == shape[i];
+	want = PyArray_DescrFromType(tsrpy_npy_type(dtype));
+	if (!want)
+		return -1;
+	if (!same || !PyArray_EquivTypes(PyArray_DESCR(a), want)) {
+		PyObject *w = shape_text(ndim, shape, dtype), *sh = PyObject_GetAttrString(out, "shape");
+		if (w && sh)
+			PyErr_Format(PyExc_ValueError, "out has shape %R and dtype %S; the read gives %U",
+				     sh, (PyObject *)PyArray_DESCR(a), w);
+		Py_XDECREF(w), Py_XDECREF(sh), Py_DECREF(want);
+		return -1;
+	}
+	Py_DECREF(want);
+	if (!PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISWRITEABLE(a) || !PyArray_ISALIGNED(a) ||
+	    !PyArray_ISNOTSWAPPED(a)) {
+		PyErr_SetString(PyExc_ValueError,
+				"out must be a C-contiguous, aligned, writeable array in native byte "
+				"order");
+		return -1;
+	}
+	d->buf.data = PyArray_DATA(a);
+	d->buf.nbytes = (size_t)PyArray_NBYTES(a);
+	d->buf.mem = TSR_MEM_HOST;
+	d->result = Py_NewRef(out);
+	return 0;
+}
+
+int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, int ndim,
+	       const int64_t *shape, struct tsrpy_dest *d)
+{
+	int has_out = ra->out && ra->out != Py_None, cuda_out = 0;
+	void *ptr = NULL;
+	size_t nbytes = 0;
+
+	memset(d, 0, sizeof(*d));
+	if (tsrpy_npy_type(dtype) < 0) {
+		PyErr_Format(PyExc_NotImplementedError, "tessera dtype %d has no NumPy type", dtype);
+		return -1;
+	}
+	if (has_out) {
+		int r = tsrpy_cuda_target(ra->out, dtype, ndim, shape, &ptr, &nbytes);
+		if (r < 0)
+			return -1;
+		cuda_out = r == 0;
+	}
+	if (!ra->device)
+		d->cuda = cuda_out;
+	else if (!strcmp(ra->device, "cuda"))
+		d->cuda = 1;
+	else if (!strcmp(ra->device, "cpu"))
+		d->cuda = 0;
+	else {
+		PyErr_Format(PyExc_ValueError, "device must be 'cpu' or 'cuda', not '%s'", ra->device);
+		return -1;
+	}
+	if (has_out && cuda_out != d->cuda) {
+		PyErr_Format(PyExc_ValueError, "out is %s array but device='%s'",
+			     cuda_out ? "a CUDA" : "a host", d->cuda ? "cuda" : "cpu");
+		return -1;
+	}
+	if (!d->cuda) {
+		npy_intp dims[TSR_MAX_DIM];
+		if (ra->stream && ra->stream != Py_None) {
+			PyErr_SetString(PyExc_ValueError, "stream= is for device='cuda' reads");
+			return -1;
+		}
+		if (has_out) {
+			if (!PyArray_Check(ra->out)) {
+				PyErr_Format(PyExc_TypeError,
+					     "out must be a numpy.ndarray or a CUDA array, not %.100s",
+					     Py_TYPE(ra->out)->tp_name);
+				return -1;
+			}
+			return host_out(ra->out, dtype, ndim, shape, d);
+		}
+		for (int i = 0; i < ndim; i++)
+			dims[i] = (npy_intp)shape[i];
+		d->result = PyArray_SimpleNew(ndim, dims, tsrpy_npy_type(dtype));
+		if (!d->result)
+			return -1;
+		d->buf.data = PyArray_DATA((PyArrayObject *)d->result);
+		d->buf.nbytes = (size_t)PyArray_NBYTES((PyArrayObject *)d->result);
+		d->buf.mem = TSR_MEM_HOST;
+		return 0;
+	}
+	if (tsrpy_stream_ptr(ra->stream, &d->buf.cuda_stream) < 0)
+		return -1;
+	d->buf.mem = TSR_MEM_CUDA;
+	if (has_out) {
+		d->buf.data = ptr;
+		d->buf.nbytes = nbytes;
+		d->result = Py_NewRef(ra->out);
+		return 0;
+	}
+	tsrpy_DeviceArray *dev = tsrpy_device_new(dtype, ndim, shape);
+	if (!dev)
+		return -1;
+	d->buf.data = dev->ptr;
+	d->buf.nbytes = dev->nbytes;
+	d->result = (PyObject *)dev;
+	return 0;
+}
+
+PyObject *tsrpy_receipt_dict(const struct tsr_receipt *r)
+{
+	return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:L,s:L,s:K,s:K,s:K,s:d,s:d,s:d,s:d,"
+			     "s:d}",
+			     "driver", r->driver, "backend", r->backend, "engine", r->engine,
+			     "codec", r->codec, "reader", r->reader, "fallback", r->fallback,
+			     "decoder", r->decoder, "nthreads", r->nthreads, "chunks_total",
+			     (long long)r->chunks_total, "chunks_read", (long long)r->chunks_read,
+			     "bytes_read", (unsigned long long)r->bytes_read, "bytes_decoded",
+			     (unsigned long long)r->bytes_decoded, "bytes_out",
+			     (unsigned long long)r->bytes_out, "t_plan", r->t_plan, "t_fetch",
+			     r->t_fetch, "t_decode", r->t_decode, "t_place", r->t_place, "t_total",
+			     r->t_total);
+}
+
+/* 0 after set_cupy_results(False): device reads give DeviceArrays even with CuPy there. */
+static int g_cupy_results = 1;
+
+PyObject *tsrpy_set_cupy_results(PyObject *mod, PyObject *flag)
+{
+	int prev = g_cupy_results, v = PyObject_IsTrue(flag);
+	(void)mod;
+	if (v < 0)
+		return NULL;
+	g_cupy_results = v;
+	return PyBool_FromLong(prev);
+}
+
+/* CuPy's array over a DeviceArray when CuPy is there (it keeps the DeviceArray, and so the
+ * memory, alive); the DeviceArray itself otherwise. */
+static PyObject *device_result(PyObject *dev)
+{
+	static PyObject *asarray;
+	static int tried;
+	PyObject *r;
+
+	if (!g_cupy_results)
+		return dev;
+	if (!tried) {
+		PyObject *cupy = PyImport_ImportModule("cupy");
+		tried = 1;
+		if (cupy) {
+			asarray = PyObject_GetAttrString(cupy, "asarray");
+			Py_DECREF(cupy);
+		}
+		PyErr_Clear();
+	}
+	if (!asarray)
+		return dev;
+	r = PyObject_CallOneArg(asarray, dev);
+	Py_DECREF(dev);
+	return r;
+}
+
+PyObject *tsrpy_finish(PyObject *result, const struct tsr_receipt *r, int want_receipt)
+{
+	PyObject *rd;
+	if (result && Py_IS_TYPE(result, &tsrpy_DeviceArrayType))
+		result = device_result(result);
+	if (!result || !want_receipt)
+		return result;
+	rd = tsrpy_receipt_dict(r);
+	if (!rd) {
+		Py_DECREF(result);
+		return NULL;
+	}
+	return Py_BuildValue("(NN)", result, rd);
+}
+
+/* ---- many files ---- */
+
+/* paths as one char* vector; *keep holds the encoded strings. */
+static const char **path_vector(PyObject *paths, Py_ssize_t *n_ret, PyObject **keep)
+{
+	PyObject *seq;
+	const char **v;
+	Py_ssize_t n;
+
+	*keep = NULL;
+	if (PyUnicode_Check(paths) || PyBytes_Check(paths)) {
+		PyErr_SetString(PyExc_TypeError, "paths must be a sequence of paths, not one path");
+		return NULL;
+	}
+	seq = PySequence_Fast(paths, "paths must be a sequence of paths");
+	if (!seq)
+		return NULL;
+	n = PySequence_Fast_GET_SIZE(seq);
+	if (n == 0) {
+		Py_DECREF(seq);
+		PyErr_SetString(PyExc_ValueError, "paths is empty");
+		return NULL;
+	}
+	*keep = PyList_New(n);
+	v = PyMem_Calloc((size_t)n, sizeof(*v));
+	if (!*keep || !v) {
+		Py_DECREF(seq);
+		Py_CLEAR(*keep);
+		PyMem_Free(v);
+		PyErr_NoMemory();
+		return NULL;
+	}
+	for (Py_ssize_t i = 0; i < n; i++) {
+		PyObject *b = NULL;
+		if (!PyUnicode_FSConverter(PySequence_Fast_GET_ITEM(seq, i), &b)) {
+			Py_DECREF(seq);
+			Py_CLEAR(*keep);
+			PyMem_Free(v);
+			return NULL;
+		}
+		PyList_SET_ITEM(*keep, i, b);
+		v[i] = PyBytes_AS_STRING(b);
+	}
+	Py_DECREF(seq);
+	*n_ret = n;
+	return v;
+}
+
+/* The shape one file's selection gives (from the first file), as the stacked reads need. */
+static int per_file_shape(const char *path, const struct tsr_open_options *oo, PyObject *key,
+			  struct tsr_selection *sel, enum tsr_dtype *dtype, int *ndim,
+			  int64_t *shape)
+{
+	struct tsr_array *a = NULL;
+	struct tsr_array_info in = {.struct_size = sizeof(in)};
+	int st, scalar;
+
+	Py_BEGIN_ALLOW_THREADS
+	st = tsr_open(tsrpy_context(), path, oo, &a);
+	if (st == TSR_OK)
+		st = tsr_array_info(a, &in);
+	Py_END_ALLOW_THREADS
+	if (st) {
+		tsrpy_raise(st, path);
+		tsr_array_free(a);
+		return -1;
+	}
+	if (tsrpy_key(key, in.ndim, sel, &scalar) < 0) {
+		tsr_array_free(a);
+		return -1;
+	}
+	st = tsr_selection_shape(a, sel, ndim, shape);
+	tsr_array_free(a);
+	if (st) {
+		tsrpy_raise(st, NULL);
+		return -1;
+	}
+	if (*ndim + 1 > TSR_MAX_DIM) {
+		PyErr_Format(PyExc_ValueError, "a stacked result would have more than %d dimensions",
+			     TSR_MAX_DIM);
+		return -1;
+	}
+	*dtype = in.dtype;
+	return 0;
+}
+
+/* One stacked read of every path at one HDU. */
+static PyObject *batch_one(const char **paths, Py_ssize_t n, PyObject *hdu,
+			   const struct tsrpy_read_args *ra, PyObject *array, PyObject *level,
+			   int raw)
+{
+	struct tsr_open_options oo;
+	struct tsr_selection sel;
+	struct tsr_read_options ro;
+	struct tsr_receipt rec = {.struct_size = sizeof(rec)};
+	struct tsrpy_dest d;
+	enum tsr_dtype dtype;
+	int64_t shape[TSR_MAX_DIM + 1];
+	PyObject *ab = NULL;
+	int ndim, st;
+
+	if (tsrpy_open_options(hdu, array, level, raw, &oo, &ab) < 0)
+		return NULL;
+	if (per_file_shape(paths[0], &oo, ra->key, &sel, &dtype, &ndim, shape + 1) < 0 ||
+	    tsrpy_read_options(ra, &ro) < 0)
+		goto fail;
+	shape[0] = n;
+	if (tsrpy_dest(ra, dtype, ndim + 1, shape, &d) < 0)
+		goto fail;
+	Py_BEGIN_ALLOW_THREADS
+	st = tsr_read_batch(tsrpy_context(), paths, (size_t)n, &oo, &sel, &d.buf, &ro,
+			    ra->receipt ? &rec : NULL);
+	Py_END_ALLOW_THREADS
+	Py_XDECREF(ab);
+	if (st) {
+		tsrpy_raise(st, NULL); /* first: freeing device memory is a tessera call */
+		Py_DECREF(d.result);
+		return NULL;
+	}
+	return tsrpy_finish(d.result, &rec, ra->receipt);
+fail:
+	Py_XDECREF(ab);
+	return NULL;
+}
+
+PyObject *tsrpy_read_batch(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = {"paths", "hdu", "hdus", "array", "level", "raw", "key", "device",
+				 "out", "stream", "decoder", "storage", "receipt", NULL};
+	struct tsrpy_read_args ra = {NULL, NULL, Py_None, Py_None, "auto", "real", 0};
+	PyObject *paths, *hdu = Py_None, *hdus = Py_None, *array = Py_None, *level = Py_None;
+	PyObject *keep = NULL, *res = NULL, *outs = NULL;
+	const char **v;
+	Py_ssize_t n;
+	int raw = 0;
+	(void)mod;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OOOOpOzOOssp:read_batch", kwlist, &paths,
+					 &hdu, &hdus, &array, &level, &raw, &ra.key, &ra.device,
+					 &ra.out, &ra.stream, &ra.decoder, &ra.storage, &ra.receipt))
+		return NULL;
+	if (ra.key == Py_None)
+		ra.key = NULL;
+	v = path_vector(paths, &n, &keep);
+	if (!v)
+		return NULL;
+	if (hdus == Py_None) {
+		res = batch_one(v, n, hdu, &ra, array, level, raw);
+		goto done;
+	}
+	/* Several HDUs: a tuple with one stacked array each (out: one target per HDU). */
+	if (hdu != Py_None) {
+		PyErr_SetString(PyExc_TypeError, "give hdu= or hdus=, not both");
+		goto done;
+	}
+	PyObject *hs = PySequence_Fast(hdus, "hdus must be a sequence of HDU indices");
+	if (!hs)
+		goto done;
+	Py_ssize_t nh = PySequence_Fast_GET_SIZE(hs);
+	if (ra.out != Py_None) {
+		outs = PySequence_Fast(ra.out, "with hdus=, out must be a sequence of arrays");
+		if (!outs || PySequence_Fast_GET_SIZE(outs) != nh) {
+			if (outs)
+				PyErr_Format(PyExc_ValueError, "out has %zd arrays for %zd HDUs",
+					     PySequence_Fast_GET_SIZE(outs), nh);
+			Py_DECREF(hs);
+			goto done;
+		}
+	}
+	res = PyTuple_New(nh);
+	for (Py_ssize_t i = 0; res && i < nh; i++) {
+		struct tsrpy_read_args one = ra;
+		PyObject *r;
+		if (outs)
+			one.out = PySequence_Fast_GET_ITEM(outs, i);
+		r = batch_one(v, n, PySequence_Fast_GET_ITEM(hs, i), &one, array, level, raw);
+		if (!r)
+			Py_CLEAR(res);
+		else
+			PyTuple_SET_ITEM(res, i, r);
+	}
+	Py_DECREF(hs);
+	if (res && ra.receipt) {
+		/* ((arrays...), (receipts...)) rather than pairs per HDU. */
+		PyObject *arrs = PyTuple_New(nh), *recs = PyTuple_New(nh);
+		for (Py_ssize_t i = 0; arrs && recs && i < nh; i++) {
+			PyObject *pair = PyTuple_GET_ITEM(res, i);
+			PyTuple_SET_ITEM(arrs, i, Py_NewRef(PyTuple_GET_ITEM(pair, 0)));
+			PyTuple_SET_ITEM(recs, i, Py_NewRef(PyTuple_GET_ITEM(pair, 1)));
+		}
+		Py_DECREF(res);
+		res = arrs && recs ? Py_BuildValue("(NN)", arrs, recs) : NULL;
+	}
+done:
+	Py_XDECREF(outs);
+	Py_XDECREF(keep);
+	PyMem_Free((void *)v);
+	return res;
+}
+
+/* ---- stream: an iterator of stacked batches ---- */
+
+typedef struct {
+	PyObject_HEAD
+	struct tsr_stream *stream;
+	PyObject *keep;                /* the encoded paths */
+	const char **paths;
+	struct tsr_read_options ro;
+	enum tsr_dtype dtype;
+	int ndim;                      /* of one batch, the file axis included */
+	int64_t shape[TSR_MAX_DIM + 1];
+	int cuda;
+	PyObject *cuda_stream;
+	int busy;
+	PyObject *receipt;             /* of the last batch */
+} tsrpy_Stream;
+
+PyObject *tsrpy_stream_fn(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = {"paths", "batch", "prefetch", "hdu", "array", "level", "raw",
+				 "key", "device", "stream", "decoder", "storage", NULL};
+	struct tsrpy_read_args ra = {NULL, NULL, Py_None, Py_None, "auto", "real", 0};
+	struct tsr_stream_options so = {sizeof(so), 1, 0};
+	struct tsr_open_options oo;
+	struct tsr_selection sel;
+	PyObject *paths, *hdu = Py_None, *array = Py_None, *level = Py_None, *ab = NULL;
+	tsrpy_Stream *s;
+	Py_ssize_t n;
+	int raw = 0, st;
+	(void)mod;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$iiOOOpOzOss:stream", kwlist, &paths,
+					 &so.files_per_batch, &so.prefetch, &hdu, &array, &level,
+					 &raw, &ra.key, &ra.device, &ra.stream, &ra.decoder,
+					 &ra.storage))
+		return NULL;
+	if (so.files_per_batch < 1 || so.prefetch < 0) {
+		PyErr_Format(PyExc_ValueError, "batch must be >= 1 and prefetch >= 0 (got %d, %d)",
+			     so.files_per_batch, so.prefetch);
+		return NULL;
+	}
+	if (ra.key == Py_None)
+		ra.key = NULL;
+	s = PyObject_New(tsrpy_Stream, &tsrpy_StreamType);
+	if (!s)
+		return NULL;
+	s->stream = NULL, s->keep = NULL, s->paths = NULL, s->busy = 0, s->receipt = NULL;
+	s->cuda_stream = Py_NewRef(ra.stream);
+	s->paths = path_vector(paths, &n, &s->keep);
+	if (!s->paths || tsrpy_open_options(hdu, array, level, raw, &oo, &ab) < 0 ||
+	    tsrpy_read_options(&ra, &s->ro) < 0 ||
+	    per_file_shape(s->paths[0], &oo, ra.key, &sel, &s->dtype, &s->ndim, s->shape + 1) < 0)
+		goto fail;
+	s->ndim += 1;
+	s->shape[0] = so.files_per_batch < n ? so.files_per_batch : n;
+	s->cuda = ra.device && !strcmp(ra.device, "cuda");
+	if (ra.device && !s->cuda && strcmp(ra.device, "cpu")) {
+		PyErr_Format(PyExc_ValueError, "device must be 'cpu' or 'cuda', not '%s'", ra.device);
+		goto fail;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	st = tsr_stream_open(tsrpy_context(), s->paths, (size_t)n, &oo, &sel, &so, &s->stream);
+	Py_END_ALLOW_THREADS
+	if (st) {
+		tsrpy_raise(st, NULL);
+		goto fail;
+	}
+	Py_XDECREF(ab);
+	return (PyObject *)s;
+fail:
+	Py_XDECREF(ab);
+	Py_DECREF(s);
+	return NULL;
+}
+
+static void stream_close_now(tsrpy_Stream *s)
+{
+	struct tsr_stream *st = s->stream;
+	s->stream = NULL;
+	if (st) {
+		Py_BEGIN_ALLOW_THREADS
+		tsr_stream_free(st);
+		Py_END_ALLOW_THREADS
+	}
+}
+
+static void stream_dealloc(tsrpy_Stream *s)
+{
+	stream_close_now(s);
+	Py_XDECREF(s->keep);
+	Py_XDECREF(s->cuda_stream);
+	Py_XDECREF(s->receipt);
+	PyMem_Free((void *)s->paths);
+	PyObject_Free(s);
+}
+
+static PyObject *stream_next(tsrpy_Stream *s)
+{
+	struct tsrpy_read_args ra = {NULL, s->cuda ? "cuda" : "cpu", Py_None, s->cuda_stream,
+				     "auto", "real", 0};
+	struct tsr_receipt rec = {.struct_size = sizeof(rec)};
+	struct tsrpy_dest d;
+	size_t got = 0;
+	int st;
+
+	if (!s->stream)
+		return NULL; /* exhausted or closed: StopIteration */
+	if (s->busy) {
+		PyErr_SetString(PyExc_RuntimeError, "a tessera.Stream is read by one thread at a time");
+		return NULL;
+	}
+	s->busy = 1; /* from here: a device allocation may release the GIL */
+	if (tsrpy_dest(&ra, s->dtype, s->ndim, s->shape, &d) < 0) {
+		s->busy = 0;
+		return NULL;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	st = tsr_stream_next(s->stream, &d.buf, &s->ro, &got, &rec);
+	Py_END_ALLOW_THREADS
+	s->busy = 0;
+	if (st) {
+		tsrpy_raise(st, NULL); /* first: freeing device memory is a tessera call */
+		Py_DECREF(d.result);
+		return NULL;
+	}
+	if (got == 0) {
+		Py_DECREF(d.result);
+		stream_close_now(s);
+		return NULL;
+	}
+	Py_XSETREF(s->receipt, tsrpy_receipt_dict(&rec));
+	if ((int64_t)got < s->shape[0]) { /* the last, short batch */
+		PyObject *head;
+		if (d.cuda)
+			head = tsrpy_device_head((tsrpy_DeviceArray *)d.result, (int64_t)got);
+		else
+			head = PySequence_GetSlice(d.result, 0, (Py_ssize_t)got);
+		Py_DECREF(d.result);
+		d.result = head;
+	}
+	return tsrpy_finish(d.result, &rec, 0);
+}
+
+static PyObject *stream_close(tsrpy_Stream *s, PyObject *noargs)
+{
+	(void)noargs;
+	if (s->busy) {
+		PyErr_SetString(PyExc_RuntimeError, "tessera.Stream.close: a batch is being read");
+		return NULL;
+	}
+	stream_close_now(s);
+	Py_RETURN_NONE;
+}
+
+static PyObject *stream_enter(tsrpy_Stream *s, PyObject *noargs)
+{
+	(void)noargs;
+	return Py_NewRef(s);
+}
+
+static PyObject *stream_exit(tsrpy_Stream *s, PyObject *args)
+{
+	(void)args;
+	return stream_close(s, NULL);
+}
+
+static PyObject *stream_receipt(tsrpy_Stream *s, void *c)
+{
+	(void)c;
+	return Py_NewRef(s->receipt ? s->receipt : Py_None);
+}
+
+static PyMethodDef stream_methods[] = {
+	{"close", (PyCFunction)stream_close, METH_NOARGS, "stops the read-ahead"},
+	{"__enter__", (PyCFunction)stream_enter, METH_NOARGS, NULL},
+	{"__exit__", (PyCFunction)stream_exit, METH_VARARGS, NULL},
+	{NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef stream_getset[] = {
+	{"receipt", (getter)stream_receipt, NULL, "receipt of the last batch (dict)", NULL},
+	{NULL, NULL, NULL, NULL, NULL},
+};
+
+PyTypeObject tsrpy_StreamType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "tessera.Stream",
+	.tp_basicsize = sizeof(tsrpy_Stream),
+	.tp_dealloc = (destructor)stream_dealloc,
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "Stacked batches of many files, read ahead (tessera.stream).",
+	.tp_iter = PyObject_SelfIter,
+	.tp_iternext = (iternextfunc)stream_next,
+	.tp_methods = stream_methods,
+	.tp_getset = stream_getset,
+};

@@ -1,0 +1,109 @@
+/* tsrpy.h - what the files of the Python extension share: its types, the error mapping and
+ * the shaping of Python arguments into tessera.h calls. */
+#ifndef TSRPY_H
+#define TSRPY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#define PY_ARRAY_UNIQUE_SYMBOL tsrpy_ARRAY_API
+#ifndef TSRPY_IMPORT_ARRAY
+#define NO_IMPORT_ARRAY
+#endif
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include "tessera.h"
+
+/* The module's exceptions (module.c). */
+extern PyObject *tsrpy_TesseraError, *tsrpy_FormatError, *tsrpy_CorruptError,
+	*tsrpy_NoDeviceError;
+
+/* tsrpy_raise() sets the Python exception that matches a tessera status, with the calling
+ * thread's tsr_errmsg() as its message; path (may be NULL) makes a missing file a
+ * FileNotFoundError. Returns NULL for `return tsrpy_raise(...)`. */
+PyObject *tsrpy_raise(int status, const char *path);
+
+/* The one context every handle of the process reads through (module.c). */
+struct tsr_context *tsrpy_context(void);
+
+/* Python key -> tsr_selection (key.c): ints, slices with any step, Ellipsis, None, tuples of
+ * them. *scalar_ret is 1 when NumPy would return a scalar (every axis taken by an integer). */
+int tsrpy_key(PyObject *key, int ndim, struct tsr_selection *sel, int *scalar_ret);
+
+/* NumPy type number of a tessera dtype, -1 if none. */
+int tsrpy_npy_type(enum tsr_dtype dtype);
+
+/* ---- Array (array.c) ---- */
+typedef struct {
+	PyObject_HEAD
+	struct tsr_array *array;       /* NULL once closed */
+	struct tsr_array_info info;
+	PyObject *path;                /* str */
+	Py_ssize_t readers;            /* reads in flight (GIL released); close waits for 0 */
+	PyObject *weakrefs;
+} tsrpy_Array;
+
+extern PyTypeObject tsrpy_ArrayType;
+PyObject *tsrpy_open(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *tsrpy_read_fn(PyObject *self, PyObject *args, PyObject *kw);
+int tsrpy_open_options(PyObject *hdu, PyObject *array, PyObject *level, int raw,
+		       struct tsr_open_options *oo, PyObject **array_bytes);
+PyObject *tsrpy_info_dict(const struct tsr_array_info *in, PyObject *path);
+
+/* ---- Reads (read.c) ---- */
+/* The keyword arguments every read shares, parsed once. */
+struct tsrpy_read_args {
+	PyObject *key;
+	const char *device;            /* NULL: inferred from out (CUDA array -> cuda), else cpu */
+	PyObject *out;
+	PyObject *stream;
+	const char *decoder;
+	const char *storage;
+	int receipt;
+};
+
+/* Where a read lands: a host NumPy array, a caller's CUDA array or a DeviceArray of ours. */
+struct tsrpy_dest {
+	PyObject *result;              /* new reference: what the call returns */
+	struct tsr_buffer buf;
+	int cuda;
+};
+
+int tsrpy_read_options(const struct tsrpy_read_args *ra, struct tsr_read_options *ro);
+int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, int ndim,
+	       const int64_t *shape, struct tsrpy_dest *d);
+PyObject *tsrpy_receipt_dict(const struct tsr_receipt *r);
+PyObject *tsrpy_finish(PyObject *result, const struct tsr_receipt *r, int want_receipt);
+PyObject *tsrpy_set_cupy_results(PyObject *mod, PyObject *flag);
+PyObject *tsrpy_read_batch(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *tsrpy_stream_fn(PyObject *self, PyObject *args, PyObject *kw);
+extern PyTypeObject tsrpy_StreamType;
+PyObject *tsrpy_dtype_of(enum tsr_dtype dtype);
+PyObject *tsrpy_shape_tuple(int ndim, const int64_t *shape);
+
+/* ---- Device memory (device.c) ---- */
+typedef struct {
+	PyObject_HEAD
+	void *ptr;                     /* tsr_cuda_malloc'd, or borrowed from owner */
+	PyObject *owner;               /* keeps ptr alive when it is not ours (a view) */
+	size_t nbytes;
+	enum tsr_dtype dtype;
+	int ndim;
+	int64_t shape[TSR_MAX_DIM];
+	int64_t strides[TSR_MAX_DIM];  /* for DLPack (elements, C order) */
+} tsrpy_DeviceArray;
+
+extern PyTypeObject tsrpy_DeviceArrayType;
+/* A new DeviceArray of nbytes of tessera device memory, or NULL with an exception. */
+tsrpy_DeviceArray *tsrpy_device_new(enum tsr_dtype dtype, int ndim, const int64_t *shape);
+/* A DeviceArray on the first rows of base (a short last stream batch). */
+PyObject *tsrpy_device_head(tsrpy_DeviceArray *base, int64_t rows);
+/* The CUDA pointer of any object with __cuda_array_interface__ after checking shape and
+ * dtype (ValueError naming both); 1 if obj has no such interface (not a CUDA array). */
+int tsrpy_cuda_target(PyObject *obj, enum tsr_dtype dtype, int ndim, const int64_t *shape,
+		      void **ptr_ret, size_t *nbytes_ret);
+/* A CUDA stream argument (None, int handle, CuPy .ptr, PyTorch .cuda_stream) as a pointer. */
+int tsrpy_stream_ptr(PyObject *stream, void **ret);
+
+#endif

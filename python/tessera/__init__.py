@@ -1,0 +1,34 @@
+"""tessera: FITS images, Zarr v2/v3 arrays and Blosc2 arrays into NumPy or GPU memory.
+
+    >>> import tessera
+    >>> with tessera.open("image.fits.fz", hdu=1) as a:
+    ...     cut = a[10:50, ::-2]                  # numpy.ndarray, NumPy basic indexing
+    ...     gpu = a.read(device="cuda")           # cupy.ndarray (tessera.DeviceArray without CuPy)
+
+Every read runs in C (libtessera) with the GIL released; one Array may be read from many
+threads at once.
+"""
+from ._tessera import (  # noqa: F401
+    Array,
+    CorruptError,
+    DeviceArray,
+    FormatError,
+    NoDeviceError,
+    NotFoundError,
+    Stream,
+    TesseraError,
+    __version__,
+    capabilities,
+    list_arrays,
+    open,
+    read,
+    read_batch,
+    set_cupy_results,
+    stream,
+)
+
+__all__ = [
+    "Array", "DeviceArray", "Stream", "TesseraError", "FormatError", "CorruptError",
+    "NoDeviceError", "NotFoundError", "open", "read", "read_batch", "stream", "list_arrays",
+    "capabilities", "set_cupy_results", "__version__",
+]
