@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		tsr_free(json);
 		if (e.kind != TSR_ENTRY_ARRAY)
 			continue;
-		struct tsr_open_options oo = {sizeof(oo), e.hdu, 0, NULL, -1};
+		struct tsr_open_options oo = {sizeof(oo), e.hdu, 0, NULL, -1, NULL, 0};
 		struct tsr_array *a = NULL;
 		if (tsr_open(ctx, path, &oo, &a) == TSR_OK) {
 			json = NULL;
