@@ -12,7 +12,7 @@ static int64_t tsr_floordiv(int64_t a, int64_t d)
 }
 
 /* The positions k in [0, count) whose index start + k*step lies in [lo, hi). */
-static void tsr_k_range(const struct tsr_dim_sel *s, int64_t lo, int64_t hi, int64_t *k0, int64_t *k1)
+void tsr_sel_k_range(const struct tsr_dim_sel *s, int64_t lo, int64_t hi, int64_t *k0, int64_t *k1)
 {
 	int64_t a, b;
 	if (s->step > 0) {
@@ -70,7 +70,7 @@ int tsr_plan_build(const struct tsr_desc *desc, const struct tsr_norm_sel *sel, 
 		for (int64_t i = 0; i <= c1 - c0; i++) {
 			int64_t c = s->step > 0 ? c0 + i : c1 - i;
 			int64_t k0, k1;
-			tsr_k_range(s, c * cs, (c + 1) * cs, &k0, &k1);
+			tsr_sel_k_range(s, c * cs, (c + 1) * cs, &k0, &k1);
 			if (k0 < k1) {
 				int64_t *e = lists[d] + 3 * nlist[d]++;
 				e[0] = c;
@@ -113,6 +113,40 @@ done:
 void tsr_plan_free(struct tsr_plan *plan)
 {
 	free(plan->tasks);
+	free(plan->part);
 	plan->tasks = NULL;
+	plan->part = NULL;
 	plan->ntasks = 0;
+}
+
+int tsr_plan_split(const struct tsr_plan *plan, const int64_t *nshares, struct tsr_plan *out)
+{
+	int64_t n = 0;
+	*out = *plan;
+	out->tasks = NULL;
+	out->part = NULL;
+	out->ntasks = 0;
+	for (int64_t t = 0; t < plan->ntasks; t++) {
+		if (nshares[t] < 1 || nshares[t] > INT64_MAX / 4 - n)
+			return tsr_error(TSR_E_INTERNAL, "plan: task %lld in %lld shares", (long long)t,
+					 (long long)nshares[t]);
+		n += nshares[t];
+	}
+	out->tasks = malloc((size_t)n * (size_t)plan->stride * sizeof(int64_t));
+	out->part = malloc((size_t)n * 3 * sizeof(int64_t));
+	if (!out->tasks || !out->part) {
+		tsr_plan_free(out);
+		return tsr_error(TSR_E_NOMEM, "plan: out of memory for %lld tasks", (long long)n);
+	}
+	int64_t at = 0;
+	for (int64_t t = 0; t < plan->ntasks; t++)
+		for (int64_t p = 0; p < nshares[t]; p++, at++) {
+			memcpy(out->tasks + at * plan->stride, plan->tasks + t * plan->stride,
+			       (size_t)plan->stride * sizeof(int64_t));
+			out->part[3 * at] = p;
+			out->part[3 * at + 1] = nshares[t];
+			out->part[3 * at + 2] = tsr_task_origin(plan, t);
+		}
+	out->ntasks = n;
+	return TSR_OK;
 }

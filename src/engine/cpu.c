@@ -5,10 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../codecs/blosc_parts.h"
 #include "../codecs/codecs.h"
 #include "../io/io.h"
 #include "../io/mock.h"
 #include "engine.h"
+
+struct tsr_cpu_split;
 
 struct tsr_worker_stats {
 	double t_fetch, t_decode, t_place;
@@ -27,6 +30,7 @@ struct tsr_cpu_job {
 	struct tsr_job_error err;
 	struct tsr_cpu_cache *cache; /* the context's idle worker states; NULL: none */
 	struct tsr_worker_stats *stats;
+	struct tsr_cpu_split **splits; /* per task of the unsplit plan: its shared chunk, or NULL */
 };
 
 /* Scatter the selected part of a decoded chunk into the output. vals is C order over the
@@ -466,6 +470,316 @@ static void tsr_cpu_state_put(struct tsr_cpu_cache *c, struct tsr_cpu_state *st)
 		tsr_cpu_state_free(st);
 }
 
+/* ---- block tasks: one large blosc chunk's blocks decoded by every thread ---- */
+
+/* A read splits chunks only when it has fewer than TSR_CPU_SPLIT_TASKS tasks per thread: with
+ * more, whole chunks already keep every thread busy, and splitting would only add a shared
+ * state and waits. A chunk then becomes up to TSR_CPU_SPLIT_TASKS * nthreads / ntasks shares
+ * (a few per thread, so that threads finishing early find work), never more than one per
+ * TSR_CPU_PART_NBYTES of values its blocks hold: a share smaller than that spends as long on
+ * the task and the shared state as on decoding. How many blocks the task needs shows only in
+ * the chunk's header, which the first share reads: a chunk needing fewer than 2 blocks then
+ * decodes whole in share 0, and shares past the last block find none and end at once. */
+#define TSR_CPU_SPLIT_TASKS 4
+#define TSR_CPU_PART_NBYTES ((uint64_t)256 << 10)
+
+/* TSR_CPU_PART_NBYTES, or the environment's TSR_CPU_PART_NBYTES (tests set it small, to split
+ * the corpus's small chunks too). */
+static uint64_t tsr_cpu_part_nbytes_v = TSR_CPU_PART_NBYTES;
+static pthread_once_t tsr_cpu_part_once = PTHREAD_ONCE_INIT;
+static void tsr_cpu_part_env(void)
+{
+	const char *e = getenv("TSR_CPU_PART_NBYTES");
+	long long v = e ? atoll(e) : 0;
+	if (v > 0)
+		tsr_cpu_part_nbytes_v = (uint64_t)v;
+}
+
+/* A split chunk, shared by its shares: loaded (read, checked, header parsed) once by the first
+ * share to come, only read after that; freed by the last share done (or by tsr_cpu_run). */
+struct tsr_cpu_split {
+	pthread_mutex_t lock;      /* held through the load: the other shares wait on it */
+	int loaded, status;        /* guarded by lock: status != 0, the load failed */
+	struct tsr_chunk_ref ref;  /* settled by the first pass; the load may make it fill */
+	struct tsr_chunk_box box;  /* the task's chunk-local box */
+	unsigned char *bytes;      /* the stored bytes: fetched (owned), or the mock cache's */
+	size_t cap;
+	struct tsr_chunk_parts *parts; /* count 0: share 0 decodes the chunk whole */
+	atomic_llong left;         /* shares not done yet */
+};
+
+static void tsr_cpu_split_release(struct tsr_cpu_split *s, int mock)
+{
+	tsr_chunk_parts_free(s->parts);
+	s->parts = NULL;
+	if (!mock)
+		free(s->bytes);
+	s->bytes = NULL;
+}
+
+static void tsr_cpu_splits_free(struct tsr_cpu_split **splits, int64_t n, int mock)
+{
+	for (int64_t t = 0; splits && t < n; t++)
+		if (splits[t]) {
+			tsr_cpu_split_release(splits[t], mock);
+			pthread_mutex_destroy(&splits[t]->lock);
+			free(splits[t]);
+		}
+	free(splits);
+}
+
+/* The first pass: which tasks split, into how many shares (tsr_plan_split makes the tasks).
+ * *splits_ret stays NULL when none does, or on any failure: the read then runs unsplit, and
+ * the whole-chunk path reports what is wrong with a chunk. */
+static void tsr_cpu_split_plan(const struct tsr_cpu_job *job, int nthreads, struct tsr_plan *out,
+			       struct tsr_cpu_split ***splits_ret)
+{
+	const struct tsr_plan *plan = job->plan;
+	const struct tsr_array *a = job->array;
+	int64_t nt = plan->ntasks, target = (int64_t)TSR_CPU_SPLIT_TASKS * nthreads, any = 0;
+	*splits_ret = NULL;
+	if (nthreads < 2 || nt == 0 || nt >= target || plan->part)
+		return;
+	pthread_once(&tsr_cpu_part_once, tsr_cpu_part_env);
+	int64_t *nshares = malloc((size_t)nt * sizeof(*nshares));
+	struct tsr_cpu_split **splits = calloc((size_t)nt, sizeof(*splits));
+	if (!nshares || !splits)
+		goto fail;
+	for (int64_t t = 0; t < nt; t++) {
+		int64_t chunk = tsr_task_chunk(plan, t);
+		struct tsr_chunk_ref ref;
+		nshares[t] = 1;
+		if (job->mock) {
+			const struct tsr_mock_chunk *mc = tsr_mock_chunk(a, chunk);
+			if (!mc)
+				continue;
+			ref = mc->ref;
+		} else if (a->ops->chunk_ref(a, chunk, &ref)) {
+			continue;
+		}
+		ref.ndim = a->desc.ndim;
+		struct tsr_chunk_box box;
+		tsr_task_box(job, chunk, tsr_task_k0(plan, t), tsr_task_k1(plan, t), &box);
+		uint64_t need = ref.nbytes > 0 ? tsr_chunk_split_nbytes(&ref, &box) : 0;
+		int64_t n = (target + nt - 1) / nt;
+		if ((uint64_t)n > need / tsr_cpu_part_nbytes_v)
+			n = (int64_t)(need / tsr_cpu_part_nbytes_v);
+		if (n < 2)
+			continue;
+		struct tsr_cpu_split *s = calloc(1, sizeof(*s));
+		if (!s)
+			goto fail;
+		pthread_mutex_init(&s->lock, NULL);
+		s->ref = ref;
+		s->box = box;
+		atomic_init(&s->left, n);
+		splits[t] = s;
+		nshares[t] = n;
+		any = 1;
+	}
+	if (any && tsr_plan_split(plan, nshares, out) == TSR_OK) {
+		free(nshares);
+		*splits_ret = splits;
+		return;
+	}
+fail:
+	free(nshares);
+	tsr_cpu_splits_free(splits, nt, job->mock);
+}
+
+/* Loads a split chunk (under its lock): its stored bytes, then its pieces. */
+static int tsr_cpu_split_load(const struct tsr_cpu_job *job, struct tsr_cpu_state *ws,
+			      struct tsr_cpu_split *s, int64_t chunk, struct tsr_fd_cache *fdc,
+			      struct tsr_worker_stats *stats)
+{
+	double t0 = tsr_now();
+	int st = TSR_OK;
+	if (job->mock) {
+		const struct tsr_mock_chunk *mc = tsr_mock_chunk(job->array, chunk);
+		if (!mc)
+			return tsr_error(TSR_E_INTERNAL, "not in the mock-host cache");
+		s->bytes = mc->bytes; /* shared by all threads: only read */
+	} else if (s->ref.nbytes > 0) {
+		/* a missing chunk file makes the ref a fill chunk */
+		st = tsr_io_fetch_cached(job->array, &s->ref, &s->bytes, &s->cap, fdc);
+	}
+	if (st)
+		return st;
+	stats->bytes_read += s->ref.nbytes;
+	double t1 = tsr_now();
+	stats->t_fetch += t1 - t0;
+	if (s->ref.nbytes > 0 && tsr_chunk_split_nbytes(&s->ref, &s->box))
+		st = tsr_chunk_parts_open(&s->ref, s->bytes, s->ref.nbytes, &s->box, &ws->scratch,
+					  &s->parts);
+	stats->t_decode += tsr_now() - t1;
+	return st;
+}
+
+static int tsr_cpu_vals(struct tsr_cpu_state *ws, size_t need)
+{
+	if (ws->vals_cap >= need)
+		return TSR_OK;
+	free(ws->vals);
+	ws->vals = malloc(need);
+	ws->vals_cap = ws->vals ? need : 0;
+	return ws->vals ? TSR_OK : tsr_error(TSR_E_NOMEM, "out of memory");
+}
+
+/* Places the selected part of vals, a box of the chunk in C order over vbox's shape (which may
+ * reach past the extent, into a b2nd block's padding). */
+static void tsr_cpu_place_box(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
+			      const unsigned char *vals, int64_t chunk, const int64_t *k0,
+			      const int64_t *k1, const struct tsr_chunk_box *vbox)
+{
+	const struct tsr_desc *d = &job->array->desc;
+	int64_t kk0[TSR_MAX_DIM], kk1[TSR_MAX_DIM], rem = chunk;
+	for (int i = d->ndim - 1; i >= 0; i--) {
+		int64_t origin = (rem % d->grid[i]) * d->chunk_shape[i];
+		rem /= d->grid[i];
+		int64_t lo = vbox->lo[i], hi = vbox->hi[i] < ref->extent[i] ? vbox->hi[i] : ref->extent[i];
+		tsr_sel_k_range(&job->sel->dim[i], origin + lo, origin + hi, &kk0[i], &kk1[i]);
+		kk0[i] = kk0[i] > k0[i] ? kk0[i] : k0[i];
+		kk1[i] = kk1[i] < k1[i] ? kk1[i] : k1[i];
+		if (kk0[i] >= kk1[i])
+			return;
+	}
+	tsr_place(job, ref, vals, chunk, kk0, kk1, vbox);
+}
+
+/* Places the selected part of vals, the chunk's values [first, first + count) in C order: as
+ * the few boxes such a run is (a partial row, whole rows, whole planes, ...). */
+static void tsr_cpu_place_run(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
+			      const unsigned char *vals, int64_t chunk, const int64_t *k0,
+			      const int64_t *k1, int64_t first, int64_t count)
+{
+	int nd = ref->ndim;
+	int64_t inner[TSR_MAX_DIM + 1]; /* inner[j]: elements of one index on axis j - 1 */
+	inner[nd] = 1;
+	for (int j = nd - 1; j >= 0; j--)
+		inner[j] = inner[j + 1] * ref->extent[j];
+	for (int64_t e = first, end = first + count; e < end;) {
+		int64_t x[TSR_MAX_DIM], rem = e;
+		for (int j = nd - 1; j >= 0; j--) {
+			x[j] = rem % ref->extent[j];
+			rem /= ref->extent[j];
+		}
+		/* the outermost axis j the box can range on: later axes start at 0 and are whole */
+		int j = nd - 1;
+		while (j > 0 && x[j] == 0 && inner[j] <= end - e)
+			j--;
+		int64_t rows = (end - e) / inner[j + 1];
+		if (rows > ref->extent[j] - x[j])
+			rows = ref->extent[j] - x[j];
+		struct tsr_chunk_box box;
+		for (int i = 0; i < nd; i++) {
+			box.lo[i] = i <= j ? x[i] : 0;
+			box.hi[i] = i < j ? x[i] + 1 : i == j ? x[i] + rows : ref->extent[i];
+		}
+		tsr_cpu_place_box(job, ref, vals + (e - first) * (int64_t)job->esize, chunk, k0, k1,
+				  &box);
+		e += rows * inner[j + 1];
+	}
+}
+
+/* A split chunk whose load found no pieces: share 0 decodes it whole from the shared bytes,
+ * as the whole-chunk path would. */
+static int tsr_cpu_split_whole(const struct tsr_cpu_job *job, struct tsr_cpu_state *ws,
+			       struct tsr_cpu_split *s, int64_t chunk, const int64_t *k0,
+			       const int64_t *k1, struct tsr_worker_stats *stats)
+{
+	struct tsr_chunk_ref *ref = &s->ref;
+	int64_t direct = tsr_direct_offset(job, ref, k0, k1);
+	int boxed = direct < 0 && tsr_chunk_decodes_box(ref);
+	unsigned char *dst;
+	int st;
+	if (direct >= 0) {
+		dst = job->out + (size_t)direct * job->esize;
+	} else {
+		size_t need = job->esize;
+		for (int i = 0; i < ref->ndim; i++)
+			need *= (size_t)(boxed ? s->box.hi[i] - s->box.lo[i] : ref->extent[i]);
+		if ((st = tsr_cpu_vals(ws, need)))
+			return st;
+		dst = ws->vals;
+	}
+	double t0 = tsr_now();
+	uint64_t decoded = 0;
+	size_t needed = direct >= 0 ? 0 : tsr_needed_prefix(job, ref, chunk, k0, k1);
+	if ((st = tsr_chunk_decode_box(ref, s->bytes, ref->nbytes, dst, needed, boxed ? &s->box : NULL,
+				       &ws->scratch, &decoded)))
+		return st;
+	double t1 = tsr_now();
+	if (direct < 0)
+		tsr_place(job, ref, ws->vals, chunk, k0, k1, boxed ? &s->box : NULL);
+	stats->bytes_decoded += decoded;
+	stats->t_decode += t1 - t0;
+	stats->t_place += tsr_now() - t1;
+	return TSR_OK;
+}
+
+/* Share p of P of a split chunk: its part of the pieces (blocks), each decoded straight into
+ * the output where the chunk's values land there as one run, else into this thread's buffer
+ * and placed. Returns nonzero when the worker should stop (the failure is recorded). */
+static int tsr_cpu_share(struct tsr_cpu_job *job, struct tsr_cpu_state *ws, int64_t t,
+			 struct tsr_fd_cache *fdc, struct tsr_worker_stats *stats)
+{
+	const struct tsr_plan *plan = job->plan;
+	struct tsr_cpu_split *s = job->splits[tsr_task_origin(plan, t)];
+	int64_t chunk = tsr_task_chunk(plan, t), p = tsr_task_share(plan, t), np = tsr_task_nshares(plan, t);
+	const int64_t *k0 = tsr_task_k0(plan, t), *k1 = tsr_task_k1(plan, t);
+	int st = TSR_OK, report = 1;
+	pthread_mutex_lock(&s->lock);
+	if (!s->loaded) {
+		s->status = tsr_cpu_split_load(job, ws, s, chunk, fdc, stats);
+		s->loaded = 1;
+	} else if (s->status) {
+		report = 0; /* the loading share has reported it */
+	}
+	st = s->status;
+	pthread_mutex_unlock(&s->lock);
+	if (st)
+		goto done;
+	int64_t n = s->parts ? tsr_chunk_parts_count(s->parts) : 0;
+	if (n == 0) {
+		if (p == 0)
+			st = tsr_cpu_split_whole(job, ws, s, chunk, k0, k1, stats);
+		goto done;
+	}
+	int64_t direct = tsr_direct_offset(job, &s->ref, k0, k1);
+	size_t es = job->esize;
+	for (int64_t i = n * p / np, i1 = n * (p + 1) / np; i < i1; i++) {
+		struct tsr_chunk_piece pc;
+		tsr_chunk_parts_piece(s->parts, i, &pc);
+		double t0 = tsr_now();
+		if (!pc.is_box && direct >= 0 && pc.nbytes == (size_t)pc.count * es) {
+			st = tsr_chunk_parts_decode(s->parts, i, job->out + (size_t)(direct + pc.first) * es,
+						    &ws->scratch, &stats->bytes_decoded);
+			stats->t_decode += tsr_now() - t0;
+		} else {
+			if ((st = tsr_cpu_vals(ws, pc.nbytes)) ||
+			    (st = tsr_chunk_parts_decode(s->parts, i, ws->vals, &ws->scratch,
+							 &stats->bytes_decoded)))
+				break;
+			double t1 = tsr_now();
+			if (pc.is_box)
+				tsr_cpu_place_box(job, &s->ref, ws->vals, chunk, k0, k1, &pc.box);
+			else
+				tsr_cpu_place_run(job, &s->ref, ws->vals, chunk, k0, k1, pc.first, pc.count);
+			stats->t_decode += t1 - t0;
+			stats->t_place += tsr_now() - t1;
+		}
+		if (st || atomic_load(&job->err.failed))
+			break;
+	}
+done:
+	if (st && report)
+		tsr_job_fail(&job->err, job->array, chunk, st);
+	/* the last share done frees the chunk: no share reads it after its own end */
+	if (atomic_fetch_sub(&s->left, 1) == 1)
+		tsr_cpu_split_release(s, job->mock);
+	return st || atomic_load(&job->err.failed);
+}
+
 static void tsr_cpu_worker(void *arg, int w)
 {
 	struct tsr_cpu_job *job = arg;
@@ -482,6 +796,11 @@ static void tsr_cpu_worker(void *arg, int w)
 		int64_t t = atomic_fetch_add(&job->next, 1);
 		if (t >= job->plan->ntasks || atomic_load(&job->err.failed))
 			break;
+		if (tsr_task_nshares(job->plan, t) > 1) {
+			if (tsr_cpu_share(job, ws, t, &fdc, stats))
+				break;
+			continue;
+		}
 		int64_t chunk = tsr_task_chunk(job->plan, t);
 		const int64_t *k0 = tsr_task_k0(job->plan, t), *k1 = tsr_task_k1(job->plan, t);
 		struct tsr_chunk_ref ref;
@@ -612,10 +931,17 @@ int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
 	void *cache = NULL;
 	tsr_context_state(array->ctx, TSR_CTX_CPU, tsr_cpu_cache_make, tsr_cpu_cache_free, &cache);
 	job.cache = cache;
-	if (nthreads > plan->ntasks)
-		nthreads = plan->ntasks > 0 ? (int)plan->ntasks : 1;
+	/* Large blosc chunks of a read with few tasks become several (block tasks). */
+	struct tsr_plan split = {0};
+	tsr_cpu_split_plan(&job, nthreads, &split, &job.splits);
+	if (job.splits)
+		job.plan = &split;
+	if (nthreads > job.plan->ntasks)
+		nthreads = job.plan->ntasks > 0 ? (int)job.plan->ntasks : 1;
 	job.stats = calloc((size_t)nthreads, sizeof(*job.stats));
 	if (!job.stats) {
+		tsr_cpu_splits_free(job.splits, plan->ntasks, mock);
+		tsr_plan_free(&split);
 		tsr_job_error_destroy(&job.err);
 		return tsr_error(TSR_E_NOMEM, "out of memory");
 	}
@@ -629,6 +955,8 @@ int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
 	}
 	r->nthreads = nthreads;
 	free(job.stats);
+	tsr_cpu_splits_free(job.splits, plan->ntasks, mock);
+	tsr_plan_free(&split);
 	int st = tsr_job_error_take(&job.err);
 	tsr_job_error_destroy(&job.err);
 	return st;
