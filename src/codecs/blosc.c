@@ -626,11 +626,13 @@ int tsr_blosc_chunk_has_delta(const struct tsr_blosc_chunk *c)
 	return c->d.has_delta;
 }
 
-int tsr_blosc_chunk_block(const struct tsr_blosc_chunk *c, int64_t b, void *dst,
+int tsr_blosc_chunk_block(const struct tsr_blosc_chunk *c, int64_t b, int64_t end, void *dst,
 			  const void *ref0, struct tsr_blosc_scratch *scratch)
 {
 	struct bl_dec d = c->d; /* this thread's copy: its own scratch, the shared dictionary */
 	const struct tsr_blosc_info *in = &d.in;
+	if (end > 0 && end < d.in.cbytes)
+		d.in.cbytes = end; /* the block's streams must lie before end */
 	if (b < 0 || b >= in->nblocks)
 		return tsr_error(TSR_E_RANGE, "blosc: block %lld of a chunk with %lld", (long long)b,
 				 (long long)in->nblocks);

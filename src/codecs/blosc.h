@@ -114,9 +114,12 @@ const struct tsr_blosc_info *tsr_blosc_chunk_info(const struct tsr_blosc_chunk *
 /* Whether every block refers to block 0 (the DELTA filter). */
 int tsr_blosc_chunk_has_delta(const struct tsr_blosc_chunk *chunk);
 /* Decodes block b into dst (blocksize bytes, the last block last_block_nbytes); special and
- * memcpyed chunks give the block's share of their bytes. ref0: the decoded block 0, which
- * blocks b > 0 of a DELTA chunk need (NULL otherwise). A bad block's message names it. */
-int tsr_blosc_chunk_block(const struct tsr_blosc_chunk *chunk, int64_t b, void *dst,
+ * memcpyed chunks give the block's share of their bytes. end > 0: the block's streams must lie
+ * before this byte of the chunk (where the next block starts), so that a decode reads nothing
+ * of the chunk past its own block (bytes another thread may still be reading in). ref0: the
+ * decoded block 0, which blocks b > 0 of a DELTA chunk need (NULL otherwise). A bad block's
+ * message names it. */
+int tsr_blosc_chunk_block(const struct tsr_blosc_chunk *chunk, int64_t b, int64_t end, void *dst,
 			  const void *ref0, struct tsr_blosc_scratch *scratch);
 
 /* BloscLZ: decodes one stream into dst[0, dst_nbytes) and returns its decoded size in

@@ -102,7 +102,53 @@ struct tsr_chunk_parts {
 	int64_t b0;       /* runs: the first block; the box's blocks are [b0, b0 + count) */
 	int64_t blo[TSR_MAX_DIM], bn[TSR_MAX_DIM]; /* boxes: the block grid's part under the box */
 	uint8_t *ref0;    /* DELTA: decoded block 0 */
+	const uint8_t *chunk; /* the blosc chunk */
+	int64_t *end;     /* NULL, or per block where its stored bytes end: the next block's start
+			     in the chunk, whatever order threaded writers stored blocks in */
 };
+
+static int64_t bp_start(const struct tsr_chunk_parts *p, int64_t b)
+{
+	return (int32_t)tsr_le32(p->chunk + p->in->header_nbytes + 4 * b);
+}
+
+static int bp_cmp(const void *x, const void *y)
+{
+	const int64_t *a = x, *b = y;
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* Where each block's stored bytes end, when every block starts after the table (and
+ * dictionary), before the chunk's end, and at a place of its own: each block's bytes are then
+ * [start, end) and no other block's. Otherwise p->end stays NULL. */
+static int bp_ends(struct tsr_chunk_parts *p)
+{
+	const struct tsr_blosc_info *in = p->in;
+	int64_t n = in->nblocks, lo = in->use_dict ? in->dict_offset + in->dict_nbytes
+						  : in->header_nbytes + 4 * n;
+	int64_t *pairs = malloc((size_t)n * 2 * sizeof(int64_t));
+	if (!pairs || !(p->end = malloc((size_t)n * sizeof(int64_t)))) {
+		free(pairs);
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	}
+	for (int64_t b = 0; b < n; b++) {
+		pairs[2 * b] = bp_start(p, b);
+		pairs[2 * b + 1] = b;
+	}
+	qsort(pairs, (size_t)n, 2 * sizeof(int64_t), bp_cmp);
+	int ok = pairs[0] >= lo;
+	for (int64_t k = 0; ok && k < n; k++) {
+		int64_t e = k + 1 < n ? pairs[2 * k + 2] : in->cbytes;
+		ok = e > pairs[2 * k];
+		p->end[pairs[2 * k + 1]] = e;
+	}
+	free(pairs);
+	if (!ok) {
+		free(p->end);
+		p->end = NULL;
+	}
+	return TSR_OK;
+}
 
 void tsr_chunk_parts_free(struct tsr_chunk_parts *p)
 {
@@ -110,6 +156,7 @@ void tsr_chunk_parts_free(struct tsr_chunk_parts *p)
 		return;
 	tsr_blosc_chunk_free(p->bc);
 	free(p->ref0);
+	free(p->end);
 	free(p);
 }
 
@@ -169,12 +216,16 @@ int tsr_chunk_parts_open(const struct tsr_chunk_ref *ref, const void *src, size_
 			p->count *= p->bn[d];
 		}
 	}
+	p->chunk = src;
+	if ((st = bp_ends(p)))
+		goto fail;
 	if (tsr_blosc_chunk_has_delta(p->bc)) {
 		if (!(p->ref0 = malloc((size_t)in->blocksize + 64))) {
 			st = tsr_error(TSR_E_NOMEM, "out of memory");
 			goto fail;
 		}
-		if ((st = tsr_blosc_chunk_block(p->bc, 0, p->ref0, NULL, scratch->blosc)))
+		if ((st = tsr_blosc_chunk_block(p->bc, 0, p->end ? p->end[0] : 0, p->ref0, NULL,
+						scratch->blosc)))
 			goto fail;
 	}
 	*parts_ret = p;
@@ -237,11 +288,58 @@ int tsr_chunk_parts_decode(const struct tsr_chunk_parts *p, int64_t i, void *dst
 	size_t n = (size_t)(b == p->in->nblocks - 1 ? p->in->last_block_nbytes : p->in->blocksize);
 	if (!scratch->blosc && tsr_blosc_scratch_create((struct tsr_blosc_scratch **)&scratch->blosc))
 		return tsr_error(TSR_E_NOMEM, "blosc: out of memory");
-	int st = tsr_blosc_chunk_block(p->bc, b, dst, b > 0 ? p->ref0 : NULL, scratch->blosc);
+	int st = tsr_blosc_chunk_block(p->bc, b, p->end ? p->end[b] : 0, dst,
+				       b > 0 ? p->ref0 : NULL, scratch->blosc);
 	if (st)
 		return st;
 	if (p->swap > 1)
 		tsr_bswap_inplace(dst, n / p->swap, (int)p->swap);
 	*decoded_ret += n;
 	return TSR_OK;
+}
+
+int tsr_chunk_parts_span(const struct tsr_chunk_parts *p, int64_t i, uint64_t *off,
+			 uint64_t *nbytes)
+{
+	int64_t corner[TSR_MAX_DIM];
+	if (!p->end || i < 0 || i >= p->count)
+		return 0;
+	int64_t b = bp_block(p, i, corner);
+	*off = (uint64_t)bp_start(p, b);
+	*nbytes = (uint64_t)(p->end[b] - bp_start(p, b));
+	return 1;
+}
+
+size_t tsr_chunk_parts_head(const struct tsr_chunk_ref *ref, const void *src, size_t have,
+			    uint64_t src_nbytes)
+{
+	const uint8_t *h = src;
+	/* the stored bytes must be the blosc chunk itself: anything run before it needs them all */
+	if (ref->npre > 1 || (ref->npre == 1 && ref->pre[0].id != TSR_CODEC_BLOSC) ||
+	    (ref->npre == 0 && ref->codec.id != TSR_CODEC_BLOSC_B2ND))
+		return 0;
+	if (have < TSR_BLOSC_EXT_HEADER)
+		return src_nbytes < TSR_BLOSC_EXT_HEADER ? 0 : TSR_BLOSC_EXT_HEADER;
+	int flags = h[2], ext = (flags & 0x05) == 0x05, hdr = ext ? TSR_BLOSC_EXT_HEADER : TSR_BLOSC_MIN_HEADER;
+	int32_t nbytes = (int32_t)tsr_le32(h + 4), bsize = (int32_t)tsr_le32(h + 8),
+		cbytes = (int32_t)tsr_le32(h + 12);
+	int b2flags = ext ? h[31] : 0;
+	/* DELTA needs block 0 at once; special and memcpyed chunks decode whole: read it all, as
+	 * for anything unusual, whose verdict the decoder gives */
+	int delta = ext ? memchr(h + 16, TSR_BLOSC_DELTA, TSR_BLOSC_MAX_FILTERS) != NULL : (flags & 0x08);
+	if (nbytes <= 0 || bsize <= 0 || cbytes < hdr || (uint64_t)cbytes > src_nbytes ||
+	    (flags & 0x02) || (b2flags & 0x70) || delta)
+		return 0;
+	if (bsize > nbytes)
+		bsize = nbytes;
+	uint64_t need = (uint64_t)hdr + 4 * (((uint64_t)nbytes + (uint64_t)bsize - 1) / (uint64_t)bsize);
+	if (ext && (b2flags & 0x01)) {
+		/* a dictionary's size, then the dictionary */
+		if (need + 4 > (uint64_t)cbytes)
+			return 0;
+		if (have < need + 4)
+			return (size_t)(need + 4);
+		need += 4 + (uint64_t)(uint32_t)tsr_le32(h + need);
+	}
+	return need <= (uint64_t)cbytes ? (size_t)need : 0;
 }

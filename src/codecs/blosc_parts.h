@@ -53,6 +53,24 @@ int64_t tsr_chunk_parts_count(const struct tsr_chunk_parts *parts);
 void tsr_chunk_parts_piece(const struct tsr_chunk_parts *parts, int64_t i,
 			   struct tsr_chunk_piece *piece);
 
+/* The stored bytes piece i decodes from: nbytes at *off (from the start of the chunk's stored
+ * bytes), where no other piece's lie; decoding it reads nothing else of the chunk but the head
+ * (tsr_chunk_parts_head). 0 when pieces cannot be read on their own (the whole chunk must be in
+ * memory before any decodes). */
+int tsr_chunk_parts_span(const struct tsr_chunk_parts *parts, int64_t i, uint64_t *off,
+			 uint64_t *nbytes);
+
+/* Reading a large chunk before its pieces decode is one thread's work; read piece by piece, by
+ * the threads that decode them, it is all threads' work. The head of the stored bytes (the blosc
+ * header, block table and dictionary) must come first: given the first `have` of src_nbytes
+ * stored bytes at src, returns how many the head is (read more when that is over have, and ask
+ * again), or 0 when the chunk must be read whole before it opens (steps before blosc,
+ * DELTA, special or memcpyed chunks, anything unusual). tsr_chunk_parts_open then takes a buffer
+ * of src_nbytes holding just the head, and tsr_chunk_parts_span says what each piece reads, or
+ * that the rest must be read at once. */
+size_t tsr_chunk_parts_head(const struct tsr_chunk_ref *ref, const void *src, size_t have,
+			    uint64_t src_nbytes);
+
 /* Decodes piece i into dst (piece.nbytes), values in native byte order; *decoded_ret += the
  * bytes decoded. A corrupt block's message names the block. */
 int tsr_chunk_parts_decode(const struct tsr_chunk_parts *parts, int64_t i, void *dst,

@@ -503,7 +503,7 @@ struct tsr_cpu_split {
 	struct tsr_chunk_ref ref;  /* settled by the first pass; the load may make it fill */
 	struct tsr_chunk_box box;  /* the task's chunk-local box */
 	unsigned char *bytes;      /* the stored bytes: fetched (owned), or the mock cache's */
-	size_t cap;
+	int full;                  /* all stored bytes are in memory (else each share reads its own) */
 	struct tsr_chunk_parts *parts; /* count 0: share 0 decodes the chunk whole */
 	atomic_llong left;         /* shares not done yet */
 };
@@ -587,31 +587,80 @@ fail:
 	tsr_cpu_splits_free(splits, nt, job->mock);
 }
 
-/* Loads a split chunk (under its lock): its stored bytes, then its pieces. */
+/* Reads [from, to) of a split chunk's stored bytes into its buffer. */
+static int tsr_cpu_split_read(struct tsr_cpu_split *s, int fd, uint64_t from, uint64_t to,
+			      struct tsr_worker_stats *stats)
+{
+	if (to <= from)
+		return TSR_OK;
+	stats->bytes_read += to - from;
+	return tsr_io_pread(fd, s->bytes + from, (size_t)(to - from), s->ref.offset + from);
+}
+
+/* Loads a split chunk (under its lock): its head (blosc header, block table, dictionary), from
+ * which each share then reads its own blocks' bytes; or, where pieces cannot be read on their
+ * own, all its stored bytes. Then its pieces. */
 static int tsr_cpu_split_load(const struct tsr_cpu_job *job, struct tsr_cpu_state *ws,
 			      struct tsr_cpu_split *s, int64_t chunk, struct tsr_fd_cache *fdc,
 			      struct tsr_worker_stats *stats)
 {
 	double t0 = tsr_now();
-	int st = TSR_OK;
+	int st = TSR_OK, fd = -1, owned = 0;
+	uint64_t have = 0, n = 0;
 	if (job->mock) {
 		const struct tsr_mock_chunk *mc = tsr_mock_chunk(job->array, chunk);
 		if (!mc)
 			return tsr_error(TSR_E_INTERNAL, "not in the mock-host cache");
 		s->bytes = mc->bytes; /* shared by all threads: only read */
+		s->full = 1;
+		stats->bytes_read += s->ref.nbytes;
 	} else if (s->ref.nbytes > 0) {
-		/* a missing chunk file makes the ref a fill chunk */
-		st = tsr_io_fetch_cached(job->array, &s->ref, &s->bytes, &s->cap, fdc);
+		st = tsr_io_chunk_fd(job->array, &s->ref, fdc, &fd, &owned);
+		if (st == TSR_E_NOT_FOUND && s->ref.missing_is_fill) {
+			tsr_chunk_set_fill(&s->ref); /* as tsr_io_fetch_cached makes it */
+			return TSR_OK;
+		}
+		if (st)
+			return st;
+		n = s->ref.nbytes;
+		if (n > SIZE_MAX - 64 || !(s->bytes = malloc((size_t)n + 64))) {
+			st = tsr_error(TSR_E_NOMEM, "out of memory for %llu bytes", (unsigned long long)n);
+			goto done;
+		}
+		memset(s->bytes + n, 0, 64); /* the slack tsr_io_fetch leaves */
+		uint64_t want = n < 4096 ? n : 4096;
+		for (;;) {
+			if ((st = tsr_cpu_split_read(s, fd, have, want, stats)))
+				goto done;
+			have = want;
+			size_t head = tsr_chunk_parts_head(&s->ref, s->bytes, (size_t)have, n);
+			if (head == 0)
+				want = n; /* the whole chunk, now */
+			else if (head > have)
+				want = head;
+			if (want <= have)
+				break;
+		}
+		s->full = have == n;
 	}
-	if (st)
-		return st;
-	stats->bytes_read += s->ref.nbytes;
 	double t1 = tsr_now();
-	stats->t_fetch += t1 - t0;
 	if (s->ref.nbytes > 0 && tsr_chunk_split_nbytes(&s->ref, &s->box))
 		st = tsr_chunk_parts_open(&s->ref, s->bytes, s->ref.nbytes, &s->box, &ws->scratch,
 					  &s->parts);
-	stats->t_decode += tsr_now() - t1;
+	double t2 = tsr_now();
+	uint64_t off, len;
+	if (!st && !s->full &&
+	    !(s->parts && tsr_chunk_parts_count(s->parts) > 0 &&
+	      tsr_chunk_parts_span(s->parts, 0, &off, &len))) {
+		/* pieces that cannot be read on their own, or a chunk that decodes whole */
+		st = tsr_cpu_split_read(s, fd, have, n, stats);
+		s->full = 1;
+	}
+	stats->t_fetch += t1 - t0 + tsr_now() - t2;
+	stats->t_decode += t2 - t1;
+done:
+	if (owned)
+		tsr_io_close(fd);
 	return st;
 }
 
@@ -745,9 +794,32 @@ static int tsr_cpu_share(struct tsr_cpu_job *job, struct tsr_cpu_state *ws, int6
 			st = tsr_cpu_split_whole(job, ws, s, chunk, k0, k1, stats);
 		goto done;
 	}
-	int64_t direct = tsr_direct_offset(job, &s->ref, k0, k1);
+	int64_t direct = tsr_direct_offset(job, &s->ref, k0, k1), i0 = n * p / np, i1 = n * (p + 1) / np;
 	size_t es = job->esize;
-	for (int64_t i = n * p / np, i1 = n * (p + 1) / np; i < i1; i++) {
+	if (!s->full && i0 < i1) {
+		/* this share's blocks, read by this share (blocks stored one after the other in
+		 * one read): the chunk's read spreads over the threads */
+		struct tsr_chunk_ref r = s->ref; /* the fd lookup may write to it */
+		int fd, owned;
+		double t0 = tsr_now();
+		if (!(st = tsr_io_chunk_fd(job->array, &r, fdc, &fd, &owned))) {
+			uint64_t a = 0, z = 0, off, len;
+			for (int64_t i = i0; !st && i <= i1; i++) {
+				if (i < i1 && !tsr_chunk_parts_span(s->parts, i, &off, &len))
+					st = tsr_error(TSR_E_INTERNAL, "piece %lld has no span", (long long)i);
+				else if (i < i1 && off == z && z > a)
+					z += len; /* adjacent: one read */
+				else if (!(st = tsr_cpu_split_read(s, fd, a, z, stats)) && i < i1)
+					a = off, z = off + len;
+			}
+			if (owned)
+				tsr_io_close(fd);
+		}
+		stats->t_fetch += tsr_now() - t0;
+		if (st)
+			goto done;
+	}
+	for (int64_t i = i0; i < i1; i++) {
 		struct tsr_chunk_piece pc;
 		tsr_chunk_parts_piece(s->parts, i, &pc);
 		double t0 = tsr_now();
