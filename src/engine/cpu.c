@@ -476,10 +476,11 @@ static void tsr_cpu_state_put(struct tsr_cpu_cache *c, struct tsr_cpu_state *st)
  * more, whole chunks already keep every thread busy, and splitting would only add a shared
  * state and waits. A chunk then becomes up to TSR_CPU_SPLIT_TASKS * nthreads / ntasks shares
  * (a few per thread, so that threads finishing early find work), never more than one per
- * TSR_CPU_PART_NBYTES of values its blocks hold: a share smaller than that spends as long on
- * the task and the shared state as on decoding. How many blocks the task needs shows only in
- * the chunk's header, which the first share reads: a chunk needing fewer than 2 blocks then
- * decodes whole in share 0, and shares past the last block find none and end at once. */
+ * TSR_CPU_PART_NBYTES of values the blocks under its task hold: a share smaller than that
+ * spends as long on the task and the shared state as on decoding; so a chunk too small for two
+ * such shares stays one task. How many blocks the task needs shows only in the chunk's header,
+ * which the first share reads: a chunk needing fewer than 2 blocks then decodes whole in share
+ * 0, and shares past the last block find none and end at once. */
 #define TSR_CPU_SPLIT_TASKS 4
 #define TSR_CPU_PART_NBYTES ((uint64_t)256 << 10)
 
@@ -561,6 +562,11 @@ static void tsr_cpu_split_plan(const struct tsr_cpu_job *job, int nthreads, stru
 		struct tsr_chunk_box box;
 		tsr_task_box(job, chunk, tsr_task_k0(plan, t), tsr_task_k1(plan, t), &box);
 		uint64_t need = ref.nbytes > 0 ? tsr_chunk_split_nbytes(&ref, &box) : 0;
+		/* A task that needs less than half its chunk is a section: it stays whole, on the
+		 * path sections are tuned for (a b2nd part fetch reads only its blocks, into a
+		 * buffer the thread keeps), where a split chunk pays for a chunk-sized buffer. */
+		if (need * 2 < (uint64_t)ref.npix * job->esize)
+			continue;
 		int64_t n = (target + nt - 1) / nt;
 		if ((uint64_t)n > need / tsr_cpu_part_nbytes_v)
 			n = (int64_t)(need / tsr_cpu_part_nbytes_v);
