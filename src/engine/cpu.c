@@ -31,6 +31,7 @@ struct tsr_cpu_job {
 	struct tsr_cpu_cache *cache; /* the context's idle worker states; NULL: none */
 	struct tsr_worker_stats *stats;
 	struct tsr_cpu_split **splits; /* per task of the unsplit plan: its shared chunk, or NULL */
+	struct tsr_cpu_spare *spare;   /* split chunks' byte buffers, kept for the next ones */
 };
 
 /* Scatter the selected part of a decoded chunk into the output. vals is C order over the
@@ -504,17 +505,75 @@ struct tsr_cpu_split {
 	struct tsr_chunk_ref ref;  /* settled by the first pass; the load may make it fill */
 	struct tsr_chunk_box box;  /* the task's chunk-local box */
 	unsigned char *bytes;      /* the stored bytes: fetched (owned), or the mock cache's */
+	size_t cap;                /* of bytes, when fetched */
 	int full;                  /* all stored bytes are in memory (else each share reads its own) */
 	struct tsr_chunk_parts *parts; /* count 0: share 0 decodes the chunk whole */
 	atomic_llong left;         /* shares not done yet */
 };
 
-static void tsr_cpu_split_release(struct tsr_cpu_split *s, int mock)
+/* Buffers of split chunks done, for the next split chunk of the read: a buffer's pages, once
+ * touched, cost nothing more, where a fresh chunk-sized buffer costs a page fault a page. */
+#define TSR_CPU_SPARES 2
+struct tsr_cpu_spare {
+	pthread_mutex_t lock; /* guards the slots */
+	unsigned char *buf[TSR_CPU_SPARES];
+	size_t cap[TSR_CPU_SPARES];
+};
+
+/* A buffer of at least n bytes (*cap_ret: its size): a spare one, else a new one. */
+static unsigned char *tsr_cpu_spare_take(struct tsr_cpu_spare *sp, size_t n, size_t *cap_ret)
+{
+	unsigned char *b = NULL;
+	if (sp) {
+		pthread_mutex_lock(&sp->lock);
+		for (int i = 0; i < TSR_CPU_SPARES && !b; i++)
+			if (sp->buf[i] && sp->cap[i] >= n) {
+				b = sp->buf[i];
+				*cap_ret = sp->cap[i];
+				sp->buf[i] = NULL;
+			}
+		pthread_mutex_unlock(&sp->lock);
+	}
+	if (!b && (b = malloc(n)))
+		*cap_ret = n;
+	return b;
+}
+
+/* Keeps b for a later chunk when a slot is free (a larger buffer displaces a smaller one). */
+static void tsr_cpu_spare_give(struct tsr_cpu_spare *sp, unsigned char *b, size_t cap)
+{
+	if (sp && b) {
+		pthread_mutex_lock(&sp->lock);
+		for (int i = 0; i < TSR_CPU_SPARES && b; i++)
+			if (!sp->buf[i] || sp->cap[i] < cap) {
+				unsigned char *old = sp->buf[i];
+				size_t oc = sp->cap[i];
+				sp->buf[i] = b;
+				sp->cap[i] = cap;
+				b = old;
+				cap = oc;
+			}
+		pthread_mutex_unlock(&sp->lock);
+	}
+	free(b);
+}
+
+static void tsr_cpu_spare_free(struct tsr_cpu_spare *sp)
+{
+	if (!sp)
+		return;
+	for (int i = 0; i < TSR_CPU_SPARES; i++)
+		free(sp->buf[i]);
+	pthread_mutex_destroy(&sp->lock);
+	free(sp);
+}
+
+static void tsr_cpu_split_release(struct tsr_cpu_split *s, int mock, struct tsr_cpu_spare *sp)
 {
 	tsr_chunk_parts_free(s->parts);
 	s->parts = NULL;
 	if (!mock)
-		free(s->bytes);
+		tsr_cpu_spare_give(sp, s->bytes, s->cap);
 	s->bytes = NULL;
 }
 
@@ -522,7 +581,7 @@ static void tsr_cpu_splits_free(struct tsr_cpu_split **splits, int64_t n, int mo
 {
 	for (int64_t t = 0; splits && t < n; t++)
 		if (splits[t]) {
-			tsr_cpu_split_release(splits[t], mock);
+			tsr_cpu_split_release(splits[t], mock, NULL);
 			pthread_mutex_destroy(&splits[t]->lock);
 			free(splits[t]);
 		}
@@ -629,7 +688,8 @@ static int tsr_cpu_split_load(const struct tsr_cpu_job *job, struct tsr_cpu_stat
 		if (st)
 			return st;
 		n = s->ref.nbytes;
-		if (n > SIZE_MAX - 64 || !(s->bytes = malloc((size_t)n + 64))) {
+		if (n > SIZE_MAX - 64 ||
+		    !(s->bytes = tsr_cpu_spare_take(job->spare, (size_t)n + 64, &s->cap))) {
 			st = tsr_error(TSR_E_NOMEM, "out of memory for %llu bytes", (unsigned long long)n);
 			goto done;
 		}
@@ -736,6 +796,45 @@ static void tsr_cpu_place_run(const struct tsr_cpu_job *job, const struct tsr_ch
 	}
 }
 
+static int tsr_cpu_span_cmp(const void *x, const void *y)
+{
+	const uint64_t *a = x, *b = y;
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* Reads the stored bytes of pieces [i0, i1) of a split chunk, by this share: the chunk's read
+ * spreads over the threads. Their blocks, in file order, one read per run of adjacent ones
+ * (threaded writers store a chunk's blocks in about their order, not exactly). */
+static int tsr_cpu_share_read(const struct tsr_cpu_job *job, struct tsr_cpu_split *s, int64_t i0,
+			      int64_t i1, struct tsr_fd_cache *fdc, struct tsr_worker_stats *stats)
+{
+	size_t n = (size_t)(i1 - i0);
+	uint64_t *span = malloc(n * 2 * sizeof(*span));
+	if (!span)
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	int st = TSR_OK;
+	for (size_t k = 0; k < n && !st; k++)
+		if (!tsr_chunk_parts_span(s->parts, i0 + (int64_t)k, &span[2 * k], &span[2 * k + 1]))
+			st = tsr_error(TSR_E_INTERNAL, "piece %lld has no span", (long long)(i0 + (int64_t)k));
+	qsort(span, n, 2 * sizeof(*span), tsr_cpu_span_cmp);
+	struct tsr_chunk_ref r = s->ref; /* the fd lookup may write to it */
+	int fd, owned;
+	double t0 = tsr_now();
+	if (!st && !(st = tsr_io_chunk_fd(job->array, &r, fdc, &fd, &owned))) {
+		for (size_t k = 0; k < n && !st;) {
+			uint64_t a = span[2 * k], z = a + span[2 * k + 1];
+			for (k++; k < n && span[2 * k] == z; k++)
+				z += span[2 * k + 1];
+			st = tsr_cpu_split_read(s, fd, a, z, stats);
+		}
+		if (owned)
+			tsr_io_close(fd);
+	}
+	stats->t_fetch += tsr_now() - t0;
+	free(span);
+	return st;
+}
+
 /* A split chunk whose load found no pieces: share 0 decodes it whole from the shared bytes,
  * as the whole-chunk path would. */
 static int tsr_cpu_split_whole(const struct tsr_cpu_job *job, struct tsr_cpu_state *ws,
@@ -802,29 +901,8 @@ static int tsr_cpu_share(struct tsr_cpu_job *job, struct tsr_cpu_state *ws, int6
 	}
 	int64_t direct = tsr_direct_offset(job, &s->ref, k0, k1), i0 = n * p / np, i1 = n * (p + 1) / np;
 	size_t es = job->esize;
-	if (!s->full && i0 < i1) {
-		/* this share's blocks, read by this share (blocks stored one after the other in
-		 * one read): the chunk's read spreads over the threads */
-		struct tsr_chunk_ref r = s->ref; /* the fd lookup may write to it */
-		int fd, owned;
-		double t0 = tsr_now();
-		if (!(st = tsr_io_chunk_fd(job->array, &r, fdc, &fd, &owned))) {
-			uint64_t a = 0, z = 0, off, len;
-			for (int64_t i = i0; !st && i <= i1; i++) {
-				if (i < i1 && !tsr_chunk_parts_span(s->parts, i, &off, &len))
-					st = tsr_error(TSR_E_INTERNAL, "piece %lld has no span", (long long)i);
-				else if (i < i1 && off == z && z > a)
-					z += len; /* adjacent: one read */
-				else if (!(st = tsr_cpu_split_read(s, fd, a, z, stats)) && i < i1)
-					a = off, z = off + len;
-			}
-			if (owned)
-				tsr_io_close(fd);
-		}
-		stats->t_fetch += tsr_now() - t0;
-		if (st)
-			goto done;
-	}
+	if (!s->full && i0 < i1 && (st = tsr_cpu_share_read(job, s, i0, i1, fdc, stats)))
+		goto done;
 	for (int64_t i = i0; i < i1; i++) {
 		struct tsr_chunk_piece pc;
 		tsr_chunk_parts_piece(s->parts, i, &pc);
@@ -854,7 +932,7 @@ done:
 		tsr_job_fail(&job->err, job->array, chunk, st);
 	/* the last share done frees the chunk: no share reads it after its own end */
 	if (atomic_fetch_sub(&s->left, 1) == 1)
-		tsr_cpu_split_release(s, job->mock);
+		tsr_cpu_split_release(s, job->mock, job->spare);
 	return st || atomic_load(&job->err.failed);
 }
 
@@ -1012,13 +1090,17 @@ int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
 	/* Large blosc chunks of a read with few tasks become several (block tasks). */
 	struct tsr_plan split = {0};
 	tsr_cpu_split_plan(&job, nthreads, &split, &job.splits);
-	if (job.splits)
+	if (job.splits) {
 		job.plan = &split;
+		if ((job.spare = calloc(1, sizeof(*job.spare))))
+			pthread_mutex_init(&job.spare->lock, NULL);
+	}
 	if (nthreads > job.plan->ntasks)
 		nthreads = job.plan->ntasks > 0 ? (int)job.plan->ntasks : 1;
 	job.stats = calloc((size_t)nthreads, sizeof(*job.stats));
 	if (!job.stats) {
 		tsr_cpu_splits_free(job.splits, plan->ntasks, mock);
+		tsr_cpu_spare_free(job.spare);
 		tsr_plan_free(&split);
 		tsr_job_error_destroy(&job.err);
 		return tsr_error(TSR_E_NOMEM, "out of memory");
@@ -1034,6 +1116,7 @@ int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
 	r->nthreads = nthreads;
 	free(job.stats);
 	tsr_cpu_splits_free(job.splits, plan->ntasks, mock);
+	tsr_cpu_spare_free(job.spare);
 	tsr_plan_free(&split);
 	int st = tsr_job_error_take(&job.err);
 	tsr_job_error_destroy(&job.err);
