@@ -5,7 +5,12 @@ throughput from all cores. tessera's side runs through bench/blosc2_latency (C);
 here. Prints a Markdown table.
 
     .venv/bin/python bench/blosc2_bench.py [--build build] [--dir /tmp/tsr_b2bench] [--mib 256]
-                                           [--edge 64] [--seconds 3] [--quick]
+                                           [--edge 64] [--seconds 3] [--quick] [--bitshuffle]
+                                           [--chunk-rows R --block-rows B]
+
+python-blosc2 picks chunk and block shapes from the machine's caches: a 32 MiB array is one chunk
+on a 16-core server but eight on a small machine. --chunk-rows and --block-rows give the arrays
+(rows x all columns) chunks and blocks, to measure the server's shapes anywhere.
 """
 import argparse
 import concurrent.futures as cf
@@ -26,6 +31,9 @@ ap.add_argument("--edge", type=int, default=64, help="edge of the random section
 ap.add_argument("--seconds", type=float, default=3.0)
 ap.add_argument("--nelem", type=int, default=10000)
 ap.add_argument("--quick", action="store_true", help="small arrays, short runs (a smoke test)")
+ap.add_argument("--bitshuffle", action="store_true", help="bitshuffle rows too")
+ap.add_argument("--chunk-rows", type=int, default=0, help="chunks of this many whole rows")
+ap.add_argument("--block-rows", type=int, default=0, help="blocks of this many whole rows")
 args = ap.parse_args()
 if args.quick:
     args.mib, args.seconds, args.nelem = 16, 0.5, 500
@@ -50,13 +58,27 @@ CONFIGS = [
     ("lz4+shuffle", "lz4", {"codec": blosc2.Codec.LZ4}),
     ("blosclz+shuffle", "blosclz", {"codec": blosc2.Codec.BLOSCLZ}),
 ]
+if args.bitshuffle:
+    BIT = {"filters": [blosc2.Filter.BITSHUFFLE], "filters_meta": [0]}
+    CONFIGS += [
+        ("zstd+bitshuffle", "zstd_bit", dict(BIT)),
+        ("lz4+bitshuffle", "lz4_bit", dict(BIT, codec=blosc2.Codec.LZ4)),
+        ("blosclz+bitshuffle", "blosclz_bit", dict(BIT, codec=blosc2.Codec.BLOSCLZ)),
+    ]
+SHAPES = {}
+if args.chunk_rows:
+    SHAPES = {"chunks": (args.chunk_rows, SHAPE[1]),
+              "blocks": (args.block_rows or args.chunk_rows, SHAPE[1])}
 # python-blosc2's default blocks for such arrays are 256 KiB: a one-element read decodes one.
 # Arrays with small blocks show the per-read floor.
 SMALL = ("zstd+shuffle, 8 KiB blocks", "zstd_small", {}, (512, 512), (32, 64))
 
 
 def make(name, cparams, chunks=None, blocks=None):
-    path = os.path.join(args.dir, "%s_%d.b2nd" % (name, args.mib))
+    if chunks is None and SHAPES:
+        chunks, blocks = SHAPES["chunks"], SHAPES["blocks"]
+    tag = "_c%d_b%d" % (chunks[0], blocks[0]) if chunks else ""
+    path = os.path.join(args.dir, "%s_%d%s.b2nd" % (name, args.mib, tag))
     if not os.path.exists(path):
         kw = {"chunks": chunks, "blocks": blocks} if chunks else {}
         blosc2.asarray(data(SHAPE), urlpath=path, mode="w", cparams=cparams, **kw)

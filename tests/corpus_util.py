@@ -92,11 +92,14 @@ def case_args(c):
     return args
 
 
-def check_manifest(manifest, failures, extra=()):
+def check_manifest(manifest, failures, extra=(), only=None):
     """Reads every case of a corpus manifest with `tessera read` (plus extra arguments) and
-    appends to failures each case that differs from its expect file. Returns the case count."""
+    appends to failures each case that differs from its expect file (only: the cases for which
+    only(case) is true). Returns the case count."""
     import json
     cases = json.load(open(os.path.join(CORPUS, manifest)))
+    if only is not None:
+        cases = [c for c in cases if only(c)]
     for c in cases:
         args = list(extra) + case_args(c)
         got, rc, err = run_read(os.path.join(CORPUS, c["path"]), c.get("hdu"), c.get("section"),
@@ -112,6 +115,21 @@ def check_manifest(manifest, failures, extra=()):
         if why:
             failures.append("%s: %s" % (c["id"], why))
     return len(cases)
+
+
+def zarr_uses_blosc(c):
+    """Whether a Zarr corpus case's array metadata names the blosc codec."""
+    base = os.path.join(CORPUS, c["path"], c.get("array") or "")
+    for name in (".zarray", "zarr.json"):
+        p = os.path.join(base, name)
+        if os.path.exists(p):
+            return '"blosc"' in open(p).read()
+    return False
+
+
+# Block tasks at every size: the engine splits a blosc chunk's blocks over threads only when
+# each share gets this many decoded bytes (256 KiB unless set), and the corpus's chunks are small.
+SPLIT_ALL = {"TSR_CPU_PART_NBYTES": "1"}
 
 
 def read_must_fail(path, args=(), want=()):

@@ -2,14 +2,16 @@
 back as C-Blosc2 read it: same dtype, shape and values (NaN equals NaN). DELTA cases expect the
 data as written, which C-Blosc2's own partial reads sometimes get wrong. Plain super-chunks
 store no dtype: read with the manifest's dtype they match; without one they read as the
-unsigned integers of their item size (the same bytes), and `tessera info` says so."""
+unsigned integers of their item size (the same bytes), and `tessera info` says so. Then the
+whole manifest again with every chunk's blocks split into block tasks (1, 2 and 16 threads)."""
 import json
 import os
 import subprocess
 
 import numpy as np
 
-from corpus_util import BIN, CORPUS, check_manifest, plain_superchunk, report, run_read, same
+from corpus_util import (BIN, CORPUS, SPLIT_ALL, check_manifest, plain_superchunk, report,
+                         run_read, same)
 
 failures = []
 total = check_manifest("manifest-blosc2.json", failures)
@@ -40,4 +42,8 @@ for c in json.load(open(os.path.join(CORPUS, "manifest-blosc2.json"))):
     got, rc, err = run_read(path, extra=["--dtype", other])
     if got is not None or rc != 1 or ("%d-byte items" % want.itemsize) not in err:
         failures.append("%s --dtype %s: exit %d, %r" % (c["id"], other, rc, err.strip()))
+# Again with every chunk's blocks split into block tasks, on 1, 2 and 16 threads.
+os.environ.update(SPLIT_ALL)
+for n in (1, 2, 16):
+    total += check_manifest("manifest-blosc2.json", failures, extra=["--threads", str(n)])
 report(failures, total)

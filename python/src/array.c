@@ -45,7 +45,7 @@ static int int_arg(PyObject *o, const char *what, long lo, int *ret)
  * hdu is an index (primary = 0), an EXTNAME ("SCI") or (EXTNAME, EXTVER). The strings the
  * options point to live in *keep (NULL when none); release it after tsr_open. */
 static int open_options(PyObject *hdu, PyObject *array, PyObject *level, int raw,
-			struct tsr_open_options *oo, PyObject **keep)
+			PyObject *dtype, struct tsr_open_options *oo, PyObject **keep)
 {
 	memset(oo, 0, sizeof(*oo));
 	oo->struct_size = sizeof(*oo);
@@ -76,6 +76,22 @@ static int open_options(PyObject *hdu, PyObject *array, PyObject *level, int raw
 	}
 	if (level && level != Py_None && int_arg(level, "level", 0, &oo->level) < 0)
 		goto fail;
+	if (dtype && dtype != Py_None) {
+		/* the file's values as this dtype (plain Blosc2 super-chunks store none): any
+		 * NumPy dtype spelling, passed on as NumPy's own string ("<f4") */
+		PyArray_Descr *d = NULL;
+		PyObject *str;
+		if (!PyArray_DescrConverter(dtype, &d))
+			goto fail;
+		str = PyObject_GetAttrString((PyObject *)d, "str");
+		Py_DECREF(d);
+		if (!str)
+			goto fail;
+		int k = keep_bytes(keep, str, &oo->dtype);
+		Py_DECREF(str);
+		if (k < 0)
+			goto fail;
+	}
 	if (array && array != Py_None) {
 		if (!PyUnicode_Check(array)) {
 			PyErr_Format(PyExc_TypeError, "array must be a str or None, not %.100s",
@@ -94,11 +110,11 @@ fail:
 int tsrpy_open_options(PyObject *hdu, PyObject *array, PyObject *level, int raw,
 		       struct tsr_open_options *oo, PyObject **array_bytes)
 {
-	return open_options(hdu, array, level, raw, oo, array_bytes);
+	return open_options(hdu, array, level, raw, NULL, oo, array_bytes);
 }
 
 static tsrpy_Array *array_open(PyObject *pathobj, PyObject *hdu, PyObject *array,
-			       PyObject *level, int raw)
+			       PyObject *level, int raw, PyObject *dtype)
 {
 	struct tsr_open_options oo;
 	PyObject *pb = NULL, *ab = NULL;
@@ -108,7 +124,7 @@ static tsrpy_Array *array_open(PyObject *pathobj, PyObject *hdu, PyObject *array
 
 	if (!PyUnicode_FSConverter(pathobj, &pb))
 		return NULL;
-	if (open_options(hdu, array, level, raw, &oo, &ab) < 0) {
+	if (open_options(hdu, array, level, raw, dtype, &oo, &ab) < 0) {
 		Py_DECREF(pb);
 		return NULL;
 	}
@@ -146,14 +162,14 @@ fail:
 
 PyObject *tsrpy_open(PyObject *mod, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = {"path", "hdu", "array", "level", "raw", NULL};
-	PyObject *path, *hdu = Py_None, *array = Py_None, *level = Py_None;
+	static char *kwlist[] = {"path", "hdu", "array", "level", "raw", "dtype", NULL};
+	PyObject *path, *hdu = Py_None, *array = Py_None, *level = Py_None, *dtype = Py_None;
 	int raw = 0;
 	(void)mod;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OOOp:open", kwlist, &path, &hdu, &array,
-					 &level, &raw))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OOOpO:open", kwlist, &path, &hdu, &array,
+					 &level, &raw, &dtype))
 		return NULL;
-	return (PyObject *)array_open(path, hdu, array, level, raw);
+	return (PyObject *)array_open(path, hdu, array, level, raw, dtype);
 }
 
 static void array_dealloc(tsrpy_Array *self)
@@ -235,19 +251,19 @@ static PyObject *array_read(tsrpy_Array *self, PyObject *args, PyObject *kw)
 
 PyObject *tsrpy_read_fn(PyObject *mod, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = {"path", READ_KWLIST, "hdu", "array", "level", "raw", NULL};
+	static char *kwlist[] = {"path", READ_KWLIST, "hdu", "array", "level", "raw", "dtype", NULL};
 	struct tsrpy_read_args ra = {NULL, NULL, Py_None, Py_None, "auto", "real", 0};
-	PyObject *path, *hdu = Py_None, *array = Py_None, *level = Py_None, *res;
+	PyObject *path, *hdu = Py_None, *array = Py_None, *level = Py_None, *dtype = Py_None, *res;
 	tsrpy_Array *a;
 	int raw = 0;
 	(void)mod;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$zOOsspOOOp:read", kwlist, &path, &ra.key,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$zOOsspOOOpO:read", kwlist, &path, &ra.key,
 					 &ra.device, &ra.out, &ra.stream, &ra.decoder, &ra.storage,
-					 &ra.receipt, &hdu, &array, &level, &raw))
+					 &ra.receipt, &hdu, &array, &level, &raw, &dtype))
 		return NULL;
 	if (ra.key == Py_None)
 		ra.key = NULL;
-	a = array_open(path, hdu, array, level, raw);
+	a = array_open(path, hdu, array, level, raw, dtype);
 	if (!a)
 		return NULL;
 	res = array_read_args(a, &ra, 0);

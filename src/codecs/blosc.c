@@ -46,6 +46,7 @@ struct bl_dec {
 	struct tsr_blosc_scratch *s;
 	int own_scratch;
 	ZSTD_DDict *ddict;
+	int own_ddict;        /* 0: a shared chunk's (tsr_blosc_chunk) */
 	uint8_t *tmp_a, *tmp_b, *tmp_c, *ref0_buf;
 };
 
@@ -293,17 +294,19 @@ static int dec_setup(struct bl_dec *d, struct tsr_blosc_scratch *scratch, int ne
 		if (!d->s->ld)
 			return tsr_error(TSR_E_NOMEM, "blosc: cannot allocate a zlib decompressor");
 	}
-	if (in->use_dict && in->codec == TSR_BLOSC_ZSTD) {
+	if (in->use_dict && in->codec == TSR_BLOSC_ZSTD && !d->ddict) {
 		d->ddict = ZSTD_createDDict(d->src + in->dict_offset, (size_t)in->dict_nbytes);
 		if (!d->ddict)
 			return tsr_error(TSR_E_CORRUPT, "blosc: unusable zstd dictionary");
+		d->own_ddict = 1;
 	}
 	return TSR_OK;
 }
 
 static void dec_teardown(struct bl_dec *d)
 {
-	ZSTD_freeDDict(d->ddict);
+	if (d->own_ddict)
+		ZSTD_freeDDict(d->ddict);
 	if (d->own_scratch)
 		tsr_blosc_scratch_free(d->s);
 }
@@ -573,6 +576,81 @@ int tsr_blosc_decode_blocks(void *dst, size_t dst_nbytes, const void *src, size_
 	}
 	for (int64_t k = 0; !rc && k < count; k++)
 		rc = dec_block(&d, first + k, out + k * in->blocksize, ref0);
+	dec_teardown(&d);
+	return rc;
+}
+
+/* ---- one chunk parsed once, its blocks decoded by many threads ---- */
+
+struct tsr_blosc_chunk {
+	struct bl_dec d; /* read only once open: its scratch fields stay unset */
+};
+
+int tsr_blosc_chunk_open(const void *src, size_t src_nbytes, struct tsr_blosc_chunk **chunk_ret)
+{
+	*chunk_ret = NULL;
+	struct tsr_blosc_chunk *c = calloc(1, sizeof(*c));
+	if (!c)
+		return tsr_error(TSR_E_NOMEM, "blosc: out of memory");
+	int rc = parse(src, src_nbytes, &c->d);
+	const struct tsr_blosc_info *in = &c->d.in;
+	if (!rc && !in->special && !in->memcpyed && in->use_dict && in->codec == TSR_BLOSC_ZSTD) {
+		/* a digested dictionary only reads its tables: every thread's copy of d uses it */
+		c->d.ddict = ZSTD_createDDict(c->d.src + in->dict_offset, (size_t)in->dict_nbytes);
+		if (!c->d.ddict)
+			rc = tsr_error(TSR_E_CORRUPT, "blosc: unusable zstd dictionary");
+	}
+	if (rc) {
+		tsr_blosc_chunk_free(c);
+		return rc;
+	}
+	*chunk_ret = c;
+	return TSR_OK;
+}
+
+void tsr_blosc_chunk_free(struct tsr_blosc_chunk *c)
+{
+	if (!c)
+		return;
+	ZSTD_freeDDict(c->d.ddict);
+	free(c);
+}
+
+const struct tsr_blosc_info *tsr_blosc_chunk_info(const struct tsr_blosc_chunk *c)
+{
+	return &c->d.in;
+}
+
+int tsr_blosc_chunk_has_delta(const struct tsr_blosc_chunk *c)
+{
+	return c->d.has_delta;
+}
+
+int tsr_blosc_chunk_block(const struct tsr_blosc_chunk *c, int64_t b, int64_t end, void *dst,
+			  const void *ref0, struct tsr_blosc_scratch *scratch)
+{
+	struct bl_dec d = c->d; /* this thread's copy: its own scratch, the shared dictionary */
+	const struct tsr_blosc_info *in = &d.in;
+	if (end > 0 && end < d.in.cbytes)
+		d.in.cbytes = end; /* the block's streams must lie before end */
+	if (b < 0 || b >= in->nblocks)
+		return tsr_error(TSR_E_RANGE, "blosc: block %lld of a chunk with %lld", (long long)b,
+				 (long long)in->nblocks);
+	size_t n = block_nbytes(in, b), at = (size_t)(b * in->blocksize);
+	if (in->special) {
+		fill_special(&d, dst, n, at);
+		return TSR_OK;
+	}
+	if (in->memcpyed) {
+		memcpy(dst, d.src + in->header_nbytes + at, n);
+		return TSR_OK;
+	}
+	if (d.has_delta && b > 0 && !ref0)
+		return tsr_error(TSR_E_INTERNAL, "blosc: DELTA block %lld without block 0", (long long)b);
+	d.own_ddict = 0;
+	int rc = dec_setup(&d, scratch, 0);
+	if (!rc)
+		rc = dec_block(&d, b, dst, ref0);
 	dec_teardown(&d);
 	return rc;
 }

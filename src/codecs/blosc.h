@@ -104,6 +104,24 @@ int tsr_blosc_decode(void *dst, size_t dst_nbytes, const void *src, size_t src_n
 int tsr_blosc_decode_blocks(void *dst, size_t dst_nbytes, const void *src, size_t src_nbytes,
 			    int64_t first, int64_t count, struct tsr_blosc_scratch *scratch);
 
+/* A chunk parsed once (header, filters, digested dictionary) whose blocks many threads then
+ * decode at once: the chunk is only read, and each thread brings its own scratch. src must
+ * outlive it. */
+struct tsr_blosc_chunk;
+int tsr_blosc_chunk_open(const void *src, size_t src_nbytes, struct tsr_blosc_chunk **chunk_ret);
+void tsr_blosc_chunk_free(struct tsr_blosc_chunk *chunk);
+const struct tsr_blosc_info *tsr_blosc_chunk_info(const struct tsr_blosc_chunk *chunk);
+/* Whether every block refers to block 0 (the DELTA filter). */
+int tsr_blosc_chunk_has_delta(const struct tsr_blosc_chunk *chunk);
+/* Decodes block b into dst (blocksize bytes, the last block last_block_nbytes); special and
+ * memcpyed chunks give the block's share of their bytes. end > 0: the block's streams must lie
+ * before this byte of the chunk (where the next block starts), so that a decode reads nothing
+ * of the chunk past its own block (bytes another thread may still be reading in). ref0: the
+ * decoded block 0, which blocks b > 0 of a DELTA chunk need (NULL otherwise). A bad block's
+ * message names it. */
+int tsr_blosc_chunk_block(const struct tsr_blosc_chunk *chunk, int64_t b, int64_t end, void *dst,
+			  const void *ref0, struct tsr_blosc_scratch *scratch);
+
 /* BloscLZ: decodes one stream into dst[0, dst_nbytes) and returns its decoded size in
  * *out_nbytes_ret; TSR_E_CORRUPT when the stream reaches outside src or dst. */
 int tsr_blosclz_decode(void *dst, size_t dst_nbytes, const void *src, size_t src_nbytes,

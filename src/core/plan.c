@@ -115,7 +115,9 @@ done:
 void tsr_plan_free(struct tsr_plan *plan)
 {
 	free(plan->tasks);
+	free(plan->part);
 	plan->tasks = NULL;
+	plan->part = NULL;
 	plan->ntasks = 0;
 	for (int g = 0; g < plan->ngroups; g++) {
 		free(plan->groups[g].coords);
@@ -124,4 +126,40 @@ void tsr_plan_free(struct tsr_plan *plan)
 	free(plan->groups);
 	plan->groups = NULL;
 	plan->ngroups = 0;
+}
+
+int tsr_plan_split(const struct tsr_plan *plan, const int64_t *nshares, struct tsr_plan *out)
+{
+	int64_t n = 0;
+	*out = *plan;
+	out->tasks = NULL;
+	out->part = NULL;
+	out->ntasks = 0;
+	out->ngroups = 0; /* point groups are the plan's own (reads of points never split) */
+	out->groups = NULL;
+	if (plan->ngroups)
+		return tsr_error(TSR_E_INTERNAL, "plan: a plan of points cannot split");
+	for (int64_t t = 0; t < plan->ntasks; t++) {
+		if (nshares[t] < 1 || nshares[t] > INT64_MAX / 4 - n)
+			return tsr_error(TSR_E_INTERNAL, "plan: task %lld in %lld shares", (long long)t,
+					 (long long)nshares[t]);
+		n += nshares[t];
+	}
+	out->tasks = malloc((size_t)n * (size_t)plan->stride * sizeof(int64_t));
+	out->part = malloc((size_t)n * 3 * sizeof(int64_t));
+	if (!out->tasks || !out->part) {
+		tsr_plan_free(out);
+		return tsr_error(TSR_E_NOMEM, "plan: out of memory for %lld tasks", (long long)n);
+	}
+	int64_t at = 0;
+	for (int64_t t = 0; t < plan->ntasks; t++)
+		for (int64_t p = 0; p < nshares[t]; p++, at++) {
+			memcpy(out->tasks + at * plan->stride, plan->tasks + t * plan->stride,
+			       (size_t)plan->stride * sizeof(int64_t));
+			out->part[3 * at] = p;
+			out->part[3 * at + 1] = nshares[t];
+			out->part[3 * at + 2] = tsr_task_origin(plan, t);
+		}
+	out->ntasks = n;
+	return TSR_OK;
 }

@@ -27,11 +27,19 @@ struct tsr_plan {
 	int ngroups;
 	struct tsr_plan_group *groups;
 	int8_t group_of[TSR_MAX_DIM];    /* group + 1 holding each axis; 0: a basic axis */
+	/* Part tasks (tsr_plan_split): NULL, or per task 3 words: share p of P of the blocks of
+	 * its chunk's part, and the task of the unsplit plan it came from. */
+	int64_t *part;
 };
 
 static inline int64_t tsr_task_chunk(const struct tsr_plan *p, int64_t t) { return p->tasks[t * p->stride]; }
 static inline const int64_t *tsr_task_k0(const struct tsr_plan *p, int64_t t) { return p->tasks + t * p->stride + 1; }
 static inline const int64_t *tsr_task_k1(const struct tsr_plan *p, int64_t t) { return p->tasks + t * p->stride + 1 + p->ndim; }
+
+/* Share p of P (P == 1: the whole chunk task) and the unsplit task it came from. */
+static inline int64_t tsr_task_share(const struct tsr_plan *p, int64_t t) { return p->part ? p->part[3 * t] : 0; }
+static inline int64_t tsr_task_nshares(const struct tsr_plan *p, int64_t t) { return p->part ? p->part[3 * t + 1] : 1; }
+static inline int64_t tsr_task_origin(const struct tsr_plan *p, int64_t t) { return p->part ? p->part[3 * t + 2] : t; }
 
 /* Intersects a normalised selection with the array's chunk grid. */
 int tsr_plan_build(const struct tsr_desc *desc, const struct tsr_norm_sel *sel, struct tsr_plan *plan);
@@ -42,5 +50,10 @@ void tsr_plan_k_range(const struct tsr_dim_sel *s, int64_t lo, int64_t hi, int64
 /* tsr_plan_build for selections with point groups (plan_points.c). */
 int tsr_plan_build_points(const struct tsr_desc *desc, const struct tsr_norm_sel *sel,
 			  struct tsr_plan *plan);
+
+/* A chunk may become several tasks: out gets plan's tasks with task t repeated nshares[t] times
+ * (>= 1), as shares 0..nshares[t]-1 of the same chunk and box, consecutive; each share decodes
+ * and places its own part of the chunk's blocks (the engine and the codec say which). */
+int tsr_plan_split(const struct tsr_plan *plan, const int64_t *nshares, struct tsr_plan *out);
 
 #endif

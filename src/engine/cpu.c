@@ -5,10 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../codecs/blosc_parts.h"
 #include "../codecs/codecs.h"
 #include "../io/io.h"
 #include "../io/mock.h"
 #include "engine.h"
+
+struct tsr_cpu_split;
 
 struct tsr_worker_stats {
 	double t_fetch, t_decode, t_place;
@@ -27,6 +30,8 @@ struct tsr_cpu_job {
 	struct tsr_job_error err;
 	struct tsr_cpu_cache *cache; /* the context's idle worker states; NULL: none */
 	struct tsr_worker_stats *stats;
+	struct tsr_cpu_split **splits; /* per task of the unsplit plan: its shared chunk, or NULL */
+	struct tsr_cpu_spare *spare;   /* split chunks' byte buffers, kept for the next ones */
 };
 
 /* Scatter the selected part of a decoded chunk into the output. vals is C order over the
@@ -611,6 +616,471 @@ static void tsr_cpu_state_put(struct tsr_cpu_cache *c, struct tsr_cpu_state *st)
 		tsr_cpu_state_free(st);
 }
 
+/* ---- block tasks: one large blosc chunk's blocks decoded by every thread ---- */
+
+/* A read splits chunks only when it has fewer than TSR_CPU_SPLIT_TASKS tasks per thread: with
+ * more, whole chunks already keep every thread busy, and splitting would only add a shared
+ * state and waits. A chunk then becomes up to TSR_CPU_SPLIT_TASKS * nthreads / ntasks shares
+ * (a few per thread, so that threads finishing early find work), never more than one per
+ * TSR_CPU_PART_NBYTES of values the blocks under its task hold: a share smaller than that
+ * spends as long on the task and the shared state as on decoding; so a chunk too small for two
+ * such shares stays one task. How many blocks the task needs shows only in the chunk's header,
+ * which the first share reads: a chunk needing fewer than 2 blocks then decodes whole in share
+ * 0, and shares past the last block find none and end at once. */
+#define TSR_CPU_SPLIT_TASKS 4
+#define TSR_CPU_PART_NBYTES ((uint64_t)256 << 10)
+
+/* TSR_CPU_PART_NBYTES, or the environment's TSR_CPU_PART_NBYTES (tests set it small, to split
+ * the corpus's small chunks too). */
+static uint64_t tsr_cpu_part_nbytes_v = TSR_CPU_PART_NBYTES;
+static pthread_once_t tsr_cpu_part_once = PTHREAD_ONCE_INIT;
+static void tsr_cpu_part_env(void)
+{
+	const char *e = getenv("TSR_CPU_PART_NBYTES");
+	long long v = e ? atoll(e) : 0;
+	if (v > 0)
+		tsr_cpu_part_nbytes_v = (uint64_t)v;
+}
+
+/* A split chunk, shared by its shares: loaded (read, checked, header parsed) once by the first
+ * share to come, only read after that; freed by the last share done (or by tsr_cpu_run). */
+struct tsr_cpu_split {
+	pthread_mutex_t lock;      /* held through the load: the other shares wait on it */
+	int loaded, status;        /* guarded by lock: status != 0, the load failed */
+	struct tsr_chunk_ref ref;  /* settled by the first pass; the load may make it fill */
+	struct tsr_chunk_box box;  /* the task's chunk-local box */
+	unsigned char *bytes;      /* the stored bytes: fetched (owned), or the mock cache's */
+	size_t cap;                /* of bytes, when fetched */
+	int full;                  /* all stored bytes are in memory (else each share reads its own) */
+	struct tsr_chunk_parts *parts; /* count 0: share 0 decodes the chunk whole */
+	atomic_llong left;         /* shares not done yet */
+};
+
+/* Buffers of split chunks done, for the next split chunk of the read: a buffer's pages, once
+ * touched, cost nothing more, where a fresh chunk-sized buffer costs a page fault a page. */
+#define TSR_CPU_SPARES 2
+struct tsr_cpu_spare {
+	pthread_mutex_t lock; /* guards the slots */
+	unsigned char *buf[TSR_CPU_SPARES];
+	size_t cap[TSR_CPU_SPARES];
+};
+
+/* A buffer of at least n bytes (*cap_ret: its size): a spare one, else a new one. */
+static unsigned char *tsr_cpu_spare_take(struct tsr_cpu_spare *sp, size_t n, size_t *cap_ret)
+{
+	unsigned char *b = NULL;
+	if (sp) {
+		pthread_mutex_lock(&sp->lock);
+		for (int i = 0; i < TSR_CPU_SPARES && !b; i++)
+			if (sp->buf[i] && sp->cap[i] >= n) {
+				b = sp->buf[i];
+				*cap_ret = sp->cap[i];
+				sp->buf[i] = NULL;
+			}
+		pthread_mutex_unlock(&sp->lock);
+	}
+	if (!b && (b = malloc(n)))
+		*cap_ret = n;
+	return b;
+}
+
+/* Keeps b for a later chunk when a slot is free (a larger buffer displaces a smaller one). */
+static void tsr_cpu_spare_give(struct tsr_cpu_spare *sp, unsigned char *b, size_t cap)
+{
+	if (sp && b) {
+		pthread_mutex_lock(&sp->lock);
+		for (int i = 0; i < TSR_CPU_SPARES && b; i++)
+			if (!sp->buf[i] || sp->cap[i] < cap) {
+				unsigned char *old = sp->buf[i];
+				size_t oc = sp->cap[i];
+				sp->buf[i] = b;
+				sp->cap[i] = cap;
+				b = old;
+				cap = oc;
+			}
+		pthread_mutex_unlock(&sp->lock);
+	}
+	free(b);
+}
+
+static void tsr_cpu_spare_free(struct tsr_cpu_spare *sp)
+{
+	if (!sp)
+		return;
+	for (int i = 0; i < TSR_CPU_SPARES; i++)
+		free(sp->buf[i]);
+	pthread_mutex_destroy(&sp->lock);
+	free(sp);
+}
+
+static void tsr_cpu_split_release(struct tsr_cpu_split *s, int mock, struct tsr_cpu_spare *sp)
+{
+	tsr_chunk_parts_free(s->parts);
+	s->parts = NULL;
+	if (!mock)
+		tsr_cpu_spare_give(sp, s->bytes, s->cap);
+	s->bytes = NULL;
+}
+
+static void tsr_cpu_splits_free(struct tsr_cpu_split **splits, int64_t n, int mock)
+{
+	for (int64_t t = 0; splits && t < n; t++)
+		if (splits[t]) {
+			tsr_cpu_split_release(splits[t], mock, NULL);
+			pthread_mutex_destroy(&splits[t]->lock);
+			free(splits[t]);
+		}
+	free(splits);
+}
+
+/* The first pass: which tasks split, into how many shares (tsr_plan_split makes the tasks).
+ * *splits_ret stays NULL when none does, or on any failure: the read then runs unsplit, and
+ * the whole-chunk path reports what is wrong with a chunk. */
+static void tsr_cpu_split_plan(const struct tsr_cpu_job *job, int nthreads, struct tsr_plan *out,
+			       struct tsr_cpu_split ***splits_ret)
+{
+	const struct tsr_plan *plan = job->plan;
+	const struct tsr_array *a = job->array;
+	int64_t nt = plan->ntasks, target = (int64_t)TSR_CPU_SPLIT_TASKS * nthreads, any = 0;
+	*splits_ret = NULL;
+	if (nthreads < 2 || nt == 0 || nt >= target || plan->part || plan->ngroups)
+		return; /* (reads of points place each chunk's points whole) */
+	pthread_once(&tsr_cpu_part_once, tsr_cpu_part_env);
+	int64_t *nshares = malloc((size_t)nt * sizeof(*nshares));
+	struct tsr_cpu_split **splits = calloc((size_t)nt, sizeof(*splits));
+	if (!nshares || !splits)
+		goto fail;
+	for (int64_t t = 0; t < nt; t++) {
+		int64_t chunk = tsr_task_chunk(plan, t);
+		struct tsr_chunk_ref ref;
+		nshares[t] = 1;
+		if (job->mock) {
+			const struct tsr_mock_chunk *mc = tsr_mock_chunk(a, chunk);
+			if (!mc)
+				continue;
+			ref = mc->ref;
+		} else if (a->ops->chunk_ref(a, chunk, &ref)) {
+			continue;
+		}
+		ref.ndim = a->desc.ndim;
+		struct tsr_chunk_box box;
+		tsr_task_box(job, chunk, tsr_task_k0(plan, t), tsr_task_k1(plan, t), &box);
+		uint64_t need = ref.nbytes > 0 ? tsr_chunk_split_nbytes(&ref, &box) : 0;
+		/* A task that needs less than half its chunk is a section: it stays whole, on the
+		 * path sections are tuned for (a b2nd part fetch reads only its blocks, into a
+		 * buffer the thread keeps), where a split chunk pays for a chunk-sized buffer. */
+		if (need * 2 < (uint64_t)ref.npix * job->esize)
+			continue;
+		int64_t n = (target + nt - 1) / nt;
+		if ((uint64_t)n > need / tsr_cpu_part_nbytes_v)
+			n = (int64_t)(need / tsr_cpu_part_nbytes_v);
+		if (n < 2)
+			continue;
+		struct tsr_cpu_split *s = calloc(1, sizeof(*s));
+		if (!s)
+			goto fail;
+		pthread_mutex_init(&s->lock, NULL);
+		s->ref = ref;
+		s->box = box;
+		atomic_init(&s->left, n);
+		splits[t] = s;
+		nshares[t] = n;
+		any = 1;
+	}
+	if (any && tsr_plan_split(plan, nshares, out) == TSR_OK) {
+		free(nshares);
+		*splits_ret = splits;
+		return;
+	}
+fail:
+	free(nshares);
+	tsr_cpu_splits_free(splits, nt, job->mock);
+}
+
+/* Reads [from, to) of a split chunk's stored bytes into its buffer. */
+static int tsr_cpu_split_read(struct tsr_cpu_split *s, int fd, uint64_t from, uint64_t to,
+			      struct tsr_worker_stats *stats)
+{
+	if (to <= from)
+		return TSR_OK;
+	stats->bytes_read += to - from;
+	return tsr_io_pread(fd, s->bytes + from, (size_t)(to - from), s->ref.offset + from);
+}
+
+/* Loads a split chunk (under its lock): its head (blosc header, block table, dictionary), from
+ * which each share then reads its own blocks' bytes; or, where pieces cannot be read on their
+ * own, all its stored bytes. Then its pieces. */
+static int tsr_cpu_split_load(const struct tsr_cpu_job *job, struct tsr_cpu_state *ws,
+			      struct tsr_cpu_split *s, int64_t chunk, struct tsr_fd_cache *fdc,
+			      struct tsr_worker_stats *stats)
+{
+	double t0 = tsr_now();
+	int st = TSR_OK, fd = -1, owned = 0;
+	uint64_t have = 0, n = 0;
+	if (job->mock) {
+		const struct tsr_mock_chunk *mc = tsr_mock_chunk(job->array, chunk);
+		if (!mc)
+			return tsr_error(TSR_E_INTERNAL, "not in the mock-host cache");
+		s->bytes = mc->bytes; /* shared by all threads: only read */
+		s->full = 1;
+		stats->bytes_read += s->ref.nbytes;
+	} else if (s->ref.nbytes > 0) {
+		st = tsr_io_chunk_fd(job->array, &s->ref, fdc, &fd, &owned);
+		if (st == TSR_E_NOT_FOUND && s->ref.missing_is_fill) {
+			tsr_chunk_set_fill(&s->ref); /* as tsr_io_fetch_cached makes it */
+			return TSR_OK;
+		}
+		if (st)
+			return st;
+		n = s->ref.nbytes;
+		if (n > SIZE_MAX - 64 ||
+		    !(s->bytes = tsr_cpu_spare_take(job->spare, (size_t)n + 64, &s->cap))) {
+			st = tsr_error(TSR_E_NOMEM, "out of memory for %llu bytes", (unsigned long long)n);
+			goto done;
+		}
+		memset(s->bytes + n, 0, 64); /* the slack tsr_io_fetch leaves */
+		uint64_t want = n < 4096 ? n : 4096;
+		for (;;) {
+			if ((st = tsr_cpu_split_read(s, fd, have, want, stats)))
+				goto done;
+			have = want;
+			size_t head = tsr_chunk_parts_head(&s->ref, s->bytes, (size_t)have, n);
+			if (head == 0)
+				want = n; /* the whole chunk, now */
+			else if (head > have)
+				want = head;
+			if (want <= have)
+				break;
+		}
+		s->full = have == n;
+	}
+	double t1 = tsr_now();
+	if (s->ref.nbytes > 0 && tsr_chunk_split_nbytes(&s->ref, &s->box))
+		st = tsr_chunk_parts_open(&s->ref, s->bytes, s->ref.nbytes, &s->box, &ws->scratch,
+					  &s->parts);
+	double t2 = tsr_now();
+	uint64_t off, len;
+	if (!st && !s->full &&
+	    !(s->parts && tsr_chunk_parts_count(s->parts) > 0 &&
+	      tsr_chunk_parts_span(s->parts, 0, &off, &len))) {
+		/* pieces that cannot be read on their own, or a chunk that decodes whole */
+		st = tsr_cpu_split_read(s, fd, have, n, stats);
+		s->full = 1;
+	}
+	stats->t_fetch += t1 - t0 + tsr_now() - t2;
+	stats->t_decode += t2 - t1;
+done:
+	if (owned)
+		tsr_io_close(fd);
+	return st;
+}
+
+static int tsr_cpu_vals(struct tsr_cpu_state *ws, size_t need)
+{
+	if (ws->vals_cap >= need)
+		return TSR_OK;
+	free(ws->vals);
+	ws->vals = malloc(need);
+	ws->vals_cap = ws->vals ? need : 0;
+	return ws->vals ? TSR_OK : tsr_error(TSR_E_NOMEM, "out of memory");
+}
+
+/* Places the selected part of vals, a box of the chunk in C order over vbox's shape (which may
+ * reach past the extent, into a b2nd block's padding). */
+static void tsr_cpu_place_box(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
+			      const unsigned char *vals, int64_t chunk, const int64_t *k0,
+			      const int64_t *k1, const struct tsr_chunk_box *vbox)
+{
+	const struct tsr_desc *d = &job->array->desc;
+	int64_t kk0[TSR_MAX_DIM], kk1[TSR_MAX_DIM], rem = chunk;
+	for (int i = d->ndim - 1; i >= 0; i--) {
+		int64_t origin = (rem % d->grid[i]) * d->chunk_shape[i];
+		rem /= d->grid[i];
+		int64_t lo = vbox->lo[i], hi = vbox->hi[i] < ref->extent[i] ? vbox->hi[i] : ref->extent[i];
+		tsr_plan_k_range(&job->sel->dim[i], origin + lo, origin + hi, &kk0[i], &kk1[i]);
+		kk0[i] = kk0[i] > k0[i] ? kk0[i] : k0[i];
+		kk1[i] = kk1[i] < k1[i] ? kk1[i] : k1[i];
+		if (kk0[i] >= kk1[i])
+			return;
+	}
+	tsr_place(job, ref, vals, chunk, kk0, kk1, vbox);
+}
+
+/* Places the selected part of vals, the chunk's values [first, first + count) in C order: as
+ * the few boxes such a run is (a partial row, whole rows, whole planes, ...). */
+static void tsr_cpu_place_run(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
+			      const unsigned char *vals, int64_t chunk, const int64_t *k0,
+			      const int64_t *k1, int64_t first, int64_t count)
+{
+	int nd = ref->ndim;
+	int64_t inner[TSR_MAX_DIM + 1]; /* inner[j]: elements of one index on axis j - 1 */
+	inner[nd] = 1;
+	for (int j = nd - 1; j >= 0; j--)
+		inner[j] = inner[j + 1] * ref->extent[j];
+	for (int64_t e = first, end = first + count; e < end;) {
+		int64_t x[TSR_MAX_DIM], rem = e;
+		for (int j = nd - 1; j >= 0; j--) {
+			x[j] = rem % ref->extent[j];
+			rem /= ref->extent[j];
+		}
+		/* the outermost axis j the box can range on: later axes start at 0 and are whole */
+		int j = nd - 1;
+		while (j > 0 && x[j] == 0 && inner[j] <= end - e)
+			j--;
+		int64_t rows = (end - e) / inner[j + 1];
+		if (rows > ref->extent[j] - x[j])
+			rows = ref->extent[j] - x[j];
+		struct tsr_chunk_box box;
+		for (int i = 0; i < nd; i++) {
+			box.lo[i] = i <= j ? x[i] : 0;
+			box.hi[i] = i < j ? x[i] + 1 : i == j ? x[i] + rows : ref->extent[i];
+		}
+		tsr_cpu_place_box(job, ref, vals + (e - first) * (int64_t)job->esize, chunk, k0, k1,
+				  &box);
+		e += rows * inner[j + 1];
+	}
+}
+
+static int tsr_cpu_span_cmp(const void *x, const void *y)
+{
+	const uint64_t *a = x, *b = y;
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* Reads the stored bytes of pieces [i0, i1) of a split chunk, by this share: the chunk's read
+ * spreads over the threads. Their blocks, in file order, one read per run of adjacent ones
+ * (threaded writers store a chunk's blocks in about their order, not exactly). */
+static int tsr_cpu_share_read(const struct tsr_cpu_job *job, struct tsr_cpu_split *s, int64_t i0,
+			      int64_t i1, struct tsr_fd_cache *fdc, struct tsr_worker_stats *stats)
+{
+	size_t n = (size_t)(i1 - i0);
+	uint64_t *span = malloc(n * 2 * sizeof(*span));
+	if (!span)
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	int st = TSR_OK;
+	for (size_t k = 0; k < n && !st; k++)
+		if (!tsr_chunk_parts_span(s->parts, i0 + (int64_t)k, &span[2 * k], &span[2 * k + 1]))
+			st = tsr_error(TSR_E_INTERNAL, "piece %lld has no span", (long long)(i0 + (int64_t)k));
+	qsort(span, n, 2 * sizeof(*span), tsr_cpu_span_cmp);
+	struct tsr_chunk_ref r = s->ref; /* the fd lookup may write to it */
+	int fd, owned;
+	double t0 = tsr_now();
+	if (!st && !(st = tsr_io_chunk_fd(job->array, &r, fdc, &fd, &owned))) {
+		for (size_t k = 0; k < n && !st;) {
+			uint64_t a = span[2 * k], z = a + span[2 * k + 1];
+			for (k++; k < n && span[2 * k] == z; k++)
+				z += span[2 * k + 1];
+			st = tsr_cpu_split_read(s, fd, a, z, stats);
+		}
+		if (owned)
+			tsr_io_close(fd);
+	}
+	stats->t_fetch += tsr_now() - t0;
+	free(span);
+	return st;
+}
+
+/* A split chunk whose load found no pieces: share 0 decodes it whole from the shared bytes,
+ * as the whole-chunk path would. */
+static int tsr_cpu_split_whole(const struct tsr_cpu_job *job, struct tsr_cpu_state *ws,
+			       struct tsr_cpu_split *s, int64_t chunk, const int64_t *k0,
+			       const int64_t *k1, struct tsr_worker_stats *stats)
+{
+	struct tsr_chunk_ref *ref = &s->ref;
+	int64_t direct = tsr_direct_offset(job, ref, k0, k1);
+	int boxed = direct < 0 && tsr_chunk_decodes_box(ref);
+	unsigned char *dst;
+	int st;
+	if (direct >= 0) {
+		dst = job->out + (size_t)direct * job->esize;
+	} else {
+		size_t need = job->esize;
+		for (int i = 0; i < ref->ndim; i++)
+			need *= (size_t)(boxed ? s->box.hi[i] - s->box.lo[i] : ref->extent[i]);
+		if ((st = tsr_cpu_vals(ws, need)))
+			return st;
+		dst = ws->vals;
+	}
+	double t0 = tsr_now();
+	uint64_t decoded = 0;
+	size_t needed = direct >= 0 ? 0 : tsr_needed_prefix(job, ref, chunk, k0, k1);
+	if ((st = tsr_chunk_decode_box(ref, s->bytes, ref->nbytes, dst, needed, boxed ? &s->box : NULL,
+				       &ws->scratch, &decoded)))
+		return st;
+	double t1 = tsr_now();
+	if (direct < 0)
+		tsr_place(job, ref, ws->vals, chunk, k0, k1, boxed ? &s->box : NULL);
+	stats->bytes_decoded += decoded;
+	stats->t_decode += t1 - t0;
+	stats->t_place += tsr_now() - t1;
+	return TSR_OK;
+}
+
+/* Share p of P of a split chunk: its part of the pieces (blocks), each decoded straight into
+ * the output where the chunk's values land there as one run, else into this thread's buffer
+ * and placed. Returns nonzero when the worker should stop (the failure is recorded). */
+static int tsr_cpu_share(struct tsr_cpu_job *job, struct tsr_cpu_state *ws, int64_t t,
+			 struct tsr_fd_cache *fdc, struct tsr_worker_stats *stats)
+{
+	const struct tsr_plan *plan = job->plan;
+	struct tsr_cpu_split *s = job->splits[tsr_task_origin(plan, t)];
+	int64_t chunk = tsr_task_chunk(plan, t), p = tsr_task_share(plan, t), np = tsr_task_nshares(plan, t);
+	const int64_t *k0 = tsr_task_k0(plan, t), *k1 = tsr_task_k1(plan, t);
+	int st = TSR_OK, report = 1;
+	pthread_mutex_lock(&s->lock);
+	if (!s->loaded) {
+		s->status = tsr_cpu_split_load(job, ws, s, chunk, fdc, stats);
+		s->loaded = 1;
+	} else if (s->status) {
+		report = 0; /* the loading share has reported it */
+	}
+	st = s->status;
+	pthread_mutex_unlock(&s->lock);
+	if (st)
+		goto done;
+	int64_t n = s->parts ? tsr_chunk_parts_count(s->parts) : 0;
+	if (n == 0) {
+		if (p == 0)
+			st = tsr_cpu_split_whole(job, ws, s, chunk, k0, k1, stats);
+		goto done;
+	}
+	int64_t direct = tsr_direct_offset(job, &s->ref, k0, k1), i0 = n * p / np, i1 = n * (p + 1) / np;
+	size_t es = job->esize;
+	if (!s->full && i0 < i1 && (st = tsr_cpu_share_read(job, s, i0, i1, fdc, stats)))
+		goto done;
+	for (int64_t i = i0; i < i1; i++) {
+		struct tsr_chunk_piece pc;
+		tsr_chunk_parts_piece(s->parts, i, &pc);
+		double t0 = tsr_now();
+		if (!pc.is_box && direct >= 0 && pc.nbytes == (size_t)pc.count * es) {
+			st = tsr_chunk_parts_decode(s->parts, i, job->out + (size_t)(direct + pc.first) * es,
+						    &ws->scratch, &stats->bytes_decoded);
+			stats->t_decode += tsr_now() - t0;
+		} else {
+			if ((st = tsr_cpu_vals(ws, pc.nbytes)) ||
+			    (st = tsr_chunk_parts_decode(s->parts, i, ws->vals, &ws->scratch,
+							 &stats->bytes_decoded)))
+				break;
+			double t1 = tsr_now();
+			if (pc.is_box)
+				tsr_cpu_place_box(job, &s->ref, ws->vals, chunk, k0, k1, &pc.box);
+			else
+				tsr_cpu_place_run(job, &s->ref, ws->vals, chunk, k0, k1, pc.first, pc.count);
+			stats->t_decode += t1 - t0;
+			stats->t_place += tsr_now() - t1;
+		}
+		if (st || atomic_load(&job->err.failed))
+			break;
+	}
+done:
+	if (st && report)
+		tsr_job_fail(&job->err, job->array, chunk, st);
+	/* the last share done frees the chunk: no share reads it after its own end */
+	if (atomic_fetch_sub(&s->left, 1) == 1)
+		tsr_cpu_split_release(s, job->mock, job->spare);
+	return st || atomic_load(&job->err.failed);
+}
+
 static void tsr_cpu_worker(void *arg, int w)
 {
 	struct tsr_cpu_job *job = arg;
@@ -627,6 +1097,11 @@ static void tsr_cpu_worker(void *arg, int w)
 		int64_t t = atomic_fetch_add(&job->next, 1);
 		if (t >= job->plan->ntasks || atomic_load(&job->err.failed))
 			break;
+		if (tsr_task_nshares(job->plan, t) > 1) {
+			if (tsr_cpu_share(job, ws, t, &fdc, stats))
+				break;
+			continue;
+		}
 		int64_t chunk = tsr_task_chunk(job->plan, t);
 		const int64_t *k0 = tsr_task_k0(job->plan, t), *k1 = tsr_task_k1(job->plan, t);
 		struct tsr_chunk_ref ref;
@@ -763,10 +1238,21 @@ int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
 	void *cache = NULL;
 	tsr_context_state(array->ctx, TSR_CTX_CPU, tsr_cpu_cache_make, tsr_cpu_cache_free, &cache);
 	job.cache = cache;
-	if (nthreads > plan->ntasks)
-		nthreads = plan->ntasks > 0 ? (int)plan->ntasks : 1;
+	/* Large blosc chunks of a read with few tasks become several (block tasks). */
+	struct tsr_plan split = {0};
+	tsr_cpu_split_plan(&job, nthreads, &split, &job.splits);
+	if (job.splits) {
+		job.plan = &split;
+		if ((job.spare = calloc(1, sizeof(*job.spare))))
+			pthread_mutex_init(&job.spare->lock, NULL);
+	}
+	if (nthreads > job.plan->ntasks)
+		nthreads = job.plan->ntasks > 0 ? (int)job.plan->ntasks : 1;
 	job.stats = calloc((size_t)nthreads, sizeof(*job.stats));
 	if (!job.stats) {
+		tsr_cpu_splits_free(job.splits, plan->ntasks, mock);
+		tsr_cpu_spare_free(job.spare);
+		tsr_plan_free(&split);
 		tsr_job_error_destroy(&job.err);
 		return tsr_error(TSR_E_NOMEM, "out of memory");
 	}
@@ -780,6 +1266,9 @@ int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
 	}
 	r->nthreads = nthreads;
 	free(job.stats);
+	tsr_cpu_splits_free(job.splits, plan->ntasks, mock);
+	tsr_cpu_spare_free(job.spare);
+	tsr_plan_free(&split);
 	int st = tsr_job_error_take(&job.err);
 	tsr_job_error_destroy(&job.err);
 	return st;

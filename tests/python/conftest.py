@@ -24,6 +24,12 @@ def corpus_cases():
     return out
 
 
+def file_dtype(case):
+    """A plain Blosc2 super-chunk stores no dtype: the caller names the one its writer used."""
+    plain = case.get("format") == "blosc2" and "plain super-chunk" in case.get("notes", "")
+    return case["dtype"] if plain else None
+
+
 def section_key(text):
     """'1:19:4,-5,...,None' -> (slice(1, 19, 4), -5, Ellipsis, None): the Python key of a
     section in the CLI's syntax, so the corpus goes through the Python key translation."""

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import tessera
 
-from conftest import CORPUS, corpus_cases, same, section_key
+from conftest import CORPUS, corpus_cases, file_dtype, same, section_key
 
 CASES = corpus_cases()
 
@@ -17,7 +17,7 @@ def test_case(case):
     path = os.path.join(CORPUS, case["path"])
     key = section_key(case.get("section"))
     with tessera.open(path, hdu=case.get("hdu"), array=case.get("array") or None,
-                      level=case.get("level")) as a:
+                      level=case.get("level"), dtype=file_dtype(case)) as a:
         got = a[key] if key is not None else a[...]
         assert same(np.asarray(got), want) is None, same(np.asarray(got), want)
         if key is None:
@@ -27,5 +27,5 @@ def test_case(case):
         assert same(r, want) is None
         assert receipt["bytes_out"] == want.nbytes
     got = tessera.read(path, key, hdu=case.get("hdu"), array=case.get("array") or None,
-                       level=case.get("level"))
+                       level=case.get("level"), dtype=file_dtype(case))
     assert same(got, want) is None

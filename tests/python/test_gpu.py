@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import tessera
 
-from conftest import CORPUS, corpus_cases, same, section_key
+from conftest import CORPUS, corpus_cases, file_dtype, same, section_key
 
 _caps = tessera.capabilities()
 if _caps["cuda"]["devices"] < 1:
@@ -33,7 +33,8 @@ def raw_results():
 
 def open_case(c):
     return tessera.open(os.path.join(CORPUS, c["path"]), hdu=c.get("hdu"),
-                        array=c.get("array") or None, level=c.get("level"))
+                        array=c.get("array") or None, level=c.get("level"),
+                        dtype=file_dtype(c))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
