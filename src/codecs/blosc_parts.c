@@ -26,7 +26,7 @@ static int bp_geom(const struct tsr_chunk_ref *ref, const struct tsr_chunk_box *
 	memset(g, 0, sizeof(*g));
 	g->nd = ref->ndim;
 	g->w = tsr_dtype_size(c->elem);
-	if (!g->w || g->nd <= 0 || g->nd > TSR_BLOCKED_MAX_DIM || ref->has_perm || ref->delta ||
+	if (!g->w || g->nd <= 0 || g->nd > TSR_BLOCKED_MAX_DIM || ref->has_perm || ref->nfilter ||
 	    c->byte_shuffle || ref->xform.kind != TSR_XF_COPY || tsr_dtype_size(ref->xform.out) != g->w)
 		return 0;
 	if (c->id == TSR_CODEC_BLOSC_B2ND) {
