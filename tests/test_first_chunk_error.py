@@ -1,7 +1,9 @@
 """test_first_chunk_error.py - a multi-threaded read of an array with several bad chunks reports
 the first failing chunk in C order, every time: chunk 0.0, whose stream decodes whole before
 its checksum fails, and not chunks 3.0-7.0, which are garbage and fail at once on the other
-threads (issue 20 item 4: the same input must always give the same message)."""
+threads (issue 20 item 4: the same input must always give the same message); also when the
+section runs backwards (a negative step takes the chunks in descending order), on 1 and 4
+threads."""
 import json
 import os
 import subprocess
@@ -35,7 +37,10 @@ with tempfile.TemporaryDirectory() as tmp:
     named = {}
     for i in range(24):
         total += 1
-        p = subprocess.run([BIN, "read", store, "--threads", "4", "-o", out],
+        args = ["--threads", "1" if i % 6 == 5 else "4"]
+        if i % 3 == 2:
+            args += ["--section", "::-1"]  # the chunks in descending order
+        p = subprocess.run([BIN, "read", store, "-o", out] + args,
                            capture_output=True, text=True, timeout=120)
         msg = p.stderr.strip()
         if p.returncode != 1:

@@ -1095,11 +1095,16 @@ static void tsr_cpu_worker(void *arg, int w)
 	struct tsr_fd_cache fdc = {.fd = -1};
 	for (;;) {
 		int64_t t = atomic_fetch_add(&job->next, 1);
-		if (t >= job->plan->ntasks || atomic_load(&job->err.failed))
+		if (t >= job->plan->ntasks)
 			break;
+		/* After a failure only chunks that would be named before it still run (a read
+		 * with negative steps takes its chunks in descending order), so the message names
+		 * the first failing chunk in C order whatever the threads and steps. */
+		if (atomic_load(&job->err.failed) &&
+		    !tsr_job_ranks_before(&job->err, tsr_task_chunk(job->plan, t)))
+			continue;
 		if (tsr_task_nshares(job->plan, t) > 1) {
-			if (tsr_cpu_share(job, ws, t, &fdc, stats))
-				break;
+			tsr_cpu_share(job, ws, t, &fdc, stats);
 			continue;
 		}
 		int64_t chunk = tsr_task_chunk(job->plan, t);
@@ -1122,7 +1127,7 @@ static void tsr_cpu_worker(void *arg, int w)
 		}
 		if (st) {
 			tsr_job_fail(&job->err, job->array, chunk, st);
-			break;
+			continue;
 		}
 		ref.ndim = a->desc.ndim;
 		int64_t direct = tsr_direct_offset(job, &ref, k0, k1);
@@ -1165,7 +1170,7 @@ static void tsr_cpu_worker(void *arg, int w)
 		}
 		if (st) {
 			tsr_job_fail(&job->err, job->array, chunk, st);
-			break;
+			continue;
 		}
 		stats->bytes_read += nread;
 		if (streamed) {
@@ -1190,7 +1195,7 @@ static void tsr_cpu_worker(void *arg, int w)
 				if (!ws->vals) {
 					tsr_job_fail(&job->err, job->array, chunk,
 						     tsr_error(TSR_E_NOMEM, "out of memory"));
-					break;
+					continue;
 				}
 			}
 			dst = ws->vals;
@@ -1200,7 +1205,7 @@ static void tsr_cpu_worker(void *arg, int w)
 					  boxed ? &box : NULL, &ws->scratch, &decoded);
 		if (st) {
 			tsr_job_fail(&job->err, job->array, chunk, st);
-			break;
+			continue;
 		}
 		stats->bytes_decoded += decoded;
 		double t2 = tsr_now();
@@ -1210,7 +1215,7 @@ static void tsr_cpu_worker(void *arg, int w)
 			tsr_place(job, &ref, ws->vals, chunk, k0, k1, boxed ? &box : NULL);
 		if (st) {
 			tsr_job_fail(&job->err, job->array, chunk, st);
-			break;
+			continue;
 		}
 		double t3 = tsr_now();
 		stats->t_fetch += t1 - t0;

@@ -25,6 +25,9 @@ void tsr_job_error_destroy(struct tsr_job_error *e);
 /* Records status with the thread's message (tsr_errmsg), named by chunk (< 0: by the file),
  * unless a failure that ranks before it is already kept. */
 void tsr_job_fail(struct tsr_job_error *e, const struct tsr_array *a, int64_t chunk, int status);
+/* 1 when a failure of chunk would rank before the one kept (or none is kept): its task must
+ * still run for the message to name the first failing chunk. */
+int tsr_job_ranks_before(struct tsr_job_error *e, int64_t chunk);
 /* The job's status; a failure's message becomes the calling thread's. */
 int tsr_job_error_take(struct tsr_job_error *e);
 

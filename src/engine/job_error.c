@@ -22,9 +22,10 @@ void tsr_job_error_destroy(struct tsr_job_error *e)
 /*
  * Several workers may fail in one read (a corrupt shard fails every inner chunk they take),
  * in whatever order the threads happen to run. The one kept is the lowest chunk number: the
- * first failing chunk in C order. Workers claim tasks in plan order and finish a task once
- * claimed, so every chunk before the one that stops the job still runs and reports, and the
- * same input always gives the same message whatever the thread count or timing.
+ * first failing chunk in C order. Workers claim tasks in plan order, finish a task once
+ * claimed, and after a failure still run the tasks of chunks that rank before it
+ * (tsr_job_ranks_before), so every chunk before the one kept runs and reports, and the same
+ * input always gives the same message whatever the thread count, timing or steps.
  */
 static int tsr_job_ranks_first(const struct tsr_job_error *e, int64_t chunk)
 {
@@ -52,6 +53,14 @@ void tsr_job_fail(struct tsr_job_error *e, const struct tsr_array *a, int64_t ch
 	}
 	pthread_mutex_unlock(&e->lock);
 	atomic_store(&e->failed, 1);
+}
+
+int tsr_job_ranks_before(struct tsr_job_error *e, int64_t chunk)
+{
+	pthread_mutex_lock(&e->lock);
+	int before = !e->status || (e->chunk >= 0 && chunk >= 0 && chunk < e->chunk);
+	pthread_mutex_unlock(&e->lock);
+	return before;
 }
 
 int tsr_job_error_take(struct tsr_job_error *e)
