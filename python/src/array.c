@@ -206,9 +206,12 @@ static PyObject *array_read_args(tsrpy_Array *self, const struct tsrpy_read_args
 	/* Counted from here: a device allocation below releases the GIL, and close() in another
 	 * thread must not free the handle under this read. */
 	self->readers++;
-	if (tsrpy_key(ra->key, self->info.ndim, &sel, &scalar) < 0)
+	struct tsr_index *ix = NULL;
+	int kind = tsrpy_key(ra->key, self->info.ndim, &sel, &scalar);
+	if (kind < 0 || (kind > 0 && tsrpy_index(ra->key, TSR_INDEX_NUMPY, &ix) < 0))
 		goto fail;
-	st = tsr_selection_shape(self->array, &sel, &ndim, shape);
+	st = ix ? tsr_index_shape(self->array, ix, &ndim, shape)
+		: tsr_selection_shape(self->array, &sel, &ndim, shape);
 	if (st) {
 		tsrpy_raise(st, NULL);
 		goto fail;
@@ -219,8 +222,13 @@ static PyObject *array_read_args(tsrpy_Array *self, const struct tsrpy_read_args
 	rec.struct_size = sizeof(rec);
 	Py_BEGIN_ALLOW_THREADS
 	/* No receipt unless asked: filling one (names, timings) costs more than a small read. */
-	st = tsr_read(self->array, &sel, &d.buf, &ro, ra->receipt ? &rec : NULL);
+	if (ix)
+		st = tsr_read_index(self->array, ix, &d.buf, &ro, ra->receipt ? &rec : NULL);
+	else
+		st = tsr_read(self->array, &sel, &d.buf, &ro, ra->receipt ? &rec : NULL);
 	Py_END_ALLOW_THREADS
+	tsr_index_free(ix);
+	ix = NULL;
 	self->readers--;
 	if (st) {
 		tsrpy_raise(st, NULL); /* first: freeing device memory is a tessera call */
@@ -231,6 +239,7 @@ static PyObject *array_read_args(tsrpy_Array *self, const struct tsrpy_read_args
 		return PyArray_Return((PyArrayObject *)d.result);
 	return tsrpy_finish(d.result, &rec, ra->receipt);
 fail:
+	tsr_index_free(ix);
 	self->readers--;
 	return NULL;
 }

@@ -1,4 +1,5 @@
-/* key.c - a Python indexing key (NumPy basic indexing) as a tsr_selection. */
+/* key.c - a Python indexing key as a tsr_selection (basic indexing) or a tsr_index (integer
+ * arrays, lists and boolean masks among the items: NumPy's advanced indexing). */
 #include "tsrpy.h"
 
 /* NumPy's words for a key it cannot index with. */
@@ -57,10 +58,8 @@ static int key_item(PyObject *o, struct tsr_sel_item *it)
 		return 0;
 	}
 	if (is_advanced(o) && !PyUnicode_Check(o) && !PyBytes_Check(o)) {
-		PyErr_SetString(PyExc_NotImplementedError,
-				"advanced indexing (integer or boolean arrays, lists, bools) is not "
-				"supported yet: use integers, slices, ... and None");
-		return -1;
+		it->kind = TSR_SEL_ARRAY; /* (tsrpy_key sends the key to tsrpy_index) */
+		return 0;
 	}
 	PyErr_SetString(PyExc_IndexError, INVALID_KEY);
 	return -1;
@@ -85,7 +84,7 @@ int tsrpy_key(PyObject *key, int ndim, struct tsr_selection *sel, int *scalar_re
 			return -1;
 		sel->nitems = 1;
 		*scalar_ret = sel->items[0].kind == TSR_SEL_INDEX && ndim == 1;
-		return 0;
+		return sel->items[0].kind == TSR_SEL_ARRAY;
 	}
 	n = PyTuple_GET_SIZE(key);
 	if (n > 2 * TSR_MAX_DIM) {
@@ -94,9 +93,11 @@ int tsrpy_key(PyObject *key, int ndim, struct tsr_selection *sel, int *scalar_re
 			     ndim, n);
 		return -1;
 	}
+	int advanced = 0;
 	for (i = 0; i < n; i++) {
 		if (key_item(PyTuple_GET_ITEM(key, i), &sel->items[i]) < 0)
 			return -1;
+		advanced |= sel->items[i].kind == TSR_SEL_ARRAY;
 		if (sel->items[i].kind == TSR_SEL_INDEX)
 			nint++;
 		else
@@ -106,5 +107,87 @@ int tsrpy_key(PyObject *key, int ndim, struct tsr_selection *sel, int *scalar_re
 	/* NumPy returns a scalar only when integers alone take every axis (a[()] of a 0-d
 	 * array included); an Ellipsis or None keeps a 0-d array. */
 	*scalar_ret = other == 0 && nint == ndim;
+	return advanced;
+}
+
+/* Appends one advanced item: a boolean array (a mask) or an integer array, as NumPy reads
+ * lists and arrays (bools and numpy.bool_ scalars are 0-d masks, which tessera refuses). */
+static int index_add(struct tsr_index *ix, PyObject *o)
+{
+	PyArrayObject *a = (PyArrayObject *)PyArray_FROM_O(o);
+	int64_t shape[TSR_MAX_DIM];
+	int st;
+	if (!a)
+		return -1;
+	int nd = PyArray_NDIM(a);
+	if (nd > TSR_MAX_DIM) {
+		PyErr_Format(PyExc_IndexError, "an index array of %d dimensions (at most %d)", nd,
+			     TSR_MAX_DIM);
+		goto fail;
+	}
+	for (int d = 0; d < nd; d++)
+		shape[d] = PyArray_DIM(a, d);
+	if (PyArray_TYPE(a) == NPY_BOOL) {
+		if (nd == 0) {
+			PyErr_SetString(PyExc_NotImplementedError,
+					"a scalar boolean index (a[True]) is not supported");
+			goto fail;
+		}
+		PyArrayObject *c = (PyArrayObject *)PyArray_FROM_OTF((PyObject *)a, NPY_BOOL,
+								     NPY_ARRAY_C_CONTIGUOUS);
+		if (!c)
+			goto fail;
+		st = tsr_index_add_mask(ix, nd, shape, (const unsigned char *)PyArray_DATA(c));
+		Py_DECREF(c);
+	} else if (PyArray_ISINTEGER(a) || PyArray_SIZE(a) == 0) {
+		/* (an empty list is an empty integer array, as in NumPy) */
+		PyArrayObject *c = (PyArrayObject *)PyArray_FROM_OTF(
+			(PyObject *)a, NPY_INT64, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_FORCECAST);
+		if (!c)
+			goto fail;
+		st = tsr_index_add_array(ix, nd, shape, (const int64_t *)PyArray_DATA(c));
+		Py_DECREF(c);
+	} else {
+		PyErr_SetString(PyExc_IndexError, INVALID_KEY);
+		goto fail;
+	}
+	Py_DECREF(a);
+	if (st) {
+		tsrpy_raise(st, NULL);
+		return -1;
+	}
 	return 0;
+fail:
+	Py_DECREF(a);
+	return -1;
+}
+
+int tsrpy_index(PyObject *key, int mode, struct tsr_index **index_ret)
+{
+	struct tsr_index *ix = NULL;
+	Py_ssize_t n = PyTuple_Check(key) ? PyTuple_GET_SIZE(key) : 1;
+	int st = tsr_index_create(mode, &ix);
+	*index_ret = NULL;
+	if (st) {
+		tsrpy_raise(st, NULL);
+		return -1;
+	}
+	for (Py_ssize_t i = 0; i < n; i++) {
+		PyObject *o = PyTuple_Check(key) ? PyTuple_GET_ITEM(key, i) : key;
+		struct tsr_sel_item it;
+		if (key_item(o, &it) < 0)
+			goto fail;
+		if (it.kind == TSR_SEL_ARRAY) {
+			if (index_add(ix, o) < 0)
+				goto fail;
+		} else if ((st = tsr_index_add_item(ix, &it))) {
+			tsrpy_raise(st, NULL);
+			goto fail;
+		}
+	}
+	*index_ret = ix;
+	return 0;
+fail:
+	tsr_index_free(ix);
+	return -1;
 }

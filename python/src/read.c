@@ -338,7 +338,12 @@ static int per_file_shape(const char *path, const struct tsr_open_options *oo, P
 		tsr_array_free(a);
 		return -1;
 	}
-	if (tsrpy_key(key, in.ndim, sel, &scalar) < 0) {
+	int kind = tsrpy_key(key, in.ndim, sel, &scalar);
+	if (kind != 0) {
+		if (kind > 0)
+			PyErr_SetString(PyExc_NotImplementedError,
+					"batch and stream reads take basic keys (integers, slices, ... and "
+					"None); read integer arrays and masks from one file's Array");
 		tsr_array_free(a);
 		return -1;
 	}

@@ -29,7 +29,10 @@ struct tsr_context *tsrpy_context(void);
 
 /* Python key -> tsr_selection (key.c): ints, slices with any step, Ellipsis, None, tuples of
  * them. *scalar_ret is 1 when NumPy would return a scalar (every axis taken by an integer). */
+/* tsrpy_key: -1 with an exception, 0 for a basic key (in *sel), 1 for a key with integer
+ * arrays, lists or masks, which tsrpy_index then builds (mode: enum tsr_index_mode). */
 int tsrpy_key(PyObject *key, int ndim, struct tsr_selection *sel, int *scalar_ret);
+int tsrpy_index(PyObject *key, int mode, struct tsr_index **index_ret);
 
 /* NumPy type number of a tessera dtype, -1 if none. */
 int tsrpy_npy_type(enum tsr_dtype dtype);
