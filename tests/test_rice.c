@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "test_rng.h"
 #include "codecs/codecs.h"
 
 /* CFITSIO's Rice coder (ricecomp.c), exported by libcfitsio but declared only in fitsio2.h. */
@@ -16,22 +17,6 @@ int fits_rdecomp(unsigned char *c, int clen, unsigned int array[], int nx, int n
 int fits_rdecomp_short(unsigned char *c, int clen, unsigned short array[], int nx, int nblock);
 int fits_rdecomp_byte(unsigned char *c, int clen, unsigned char array[], int nx, int nblock);
 
-/* xorshift64*: reproducible test data. */
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1Dull;
-}
-
-static double gauss(void)
-{
-	double u1 = ((double)(rng() >> 11) + 1.0) / 9007199254740993.0;
-	double u2 = (double)(rng() >> 11) / 9007199254740992.0;
-	return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
 
 enum pattern {
 	PAT_CONST,     /* one value: every block has fs < 0 */

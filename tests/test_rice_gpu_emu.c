@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "test_rng.h"
 #include "codecs/codecs.h"
 
 /*
@@ -23,21 +24,6 @@ int fits_rcomp(int a[], int nx, unsigned char *c, int clen, int nblock);
 int fits_rcomp_short(short a[], int nx, unsigned char *c, int clen, int nblock);
 int fits_rcomp_byte(signed char a[], int nx, unsigned char *c, int clen, int nblock);
 
-static uint64_t rng_state = 0x243F6A8885A308D3ull;
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1Dull;
-}
-
-static double gauss(void)
-{
-	double u1 = ((double)(rng() >> 11) + 1.0) / 9007199254740993.0;
-	double u2 = (double)(rng() >> 11) / 9007199254740992.0;
-	return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
 
 enum { P_CONST, P_RAMP, P_NOISE1, P_NOISE30, P_NOISE3000, P_UNIFORM, P_SPIKES, P_RUNS, P_N };
 
