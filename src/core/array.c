@@ -85,14 +85,11 @@ int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_op
 	*array_ret = NULL;
 	if (!ctx || !path)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_open: NULL context or path");
-	struct tsr_open_options o = {sizeof(o), -1, 0, NULL, -1, NULL, 0, NULL};
-	if (opts) {
-		/* Older, shorter option structs keep the defaults of the fields they lack. */
-		if (opts->struct_size < offsetof(struct tsr_open_options, array) ||
-		    opts->struct_size > sizeof(o))
-			return tsr_error(TSR_E_INVALID_ARG, "tsr_open: bad struct_size");
-		memcpy(&o, opts, opts->struct_size);
-	}
+	struct tsr_open_options o = {.struct_size = sizeof(o), .hdu = -1, .level = -1};
+	int st = tsr_options_load(&o, sizeof(o), opts, offsetof(struct tsr_open_options, array),
+				  "tsr_open");
+	if (st)
+		return st;
 	struct tsr_array *a = calloc(1, sizeof(*a));
 	if (!a)
 		return tsr_error(TSR_E_NOMEM, "tsr_open: out of memory");
@@ -103,8 +100,7 @@ int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_op
 		free(a);
 		return tsr_error(TSR_E_NOMEM, "tsr_open: out of memory");
 	}
-	int st = TSR_OK;
-	if (o.struct_size > offsetof(struct tsr_open_options, dtype) && o.dtype && o.dtype[0])
+	if (o.dtype && o.dtype[0])
 		st = tsr_dtype_parse(o.dtype, &a->want_dtype, &a->want_order);
 	if (st == TSR_OK)
 		st = tsr_open_driver(a, &o);

@@ -10,12 +10,13 @@ int tsr_context_create(const struct tsr_context_options *opts, struct tsr_contex
 	if (!ctx_ret)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_context_create: ctx_ret is NULL");
 	*ctx_ret = NULL;
-	int nthreads = 0;
-	if (opts) {
-		if (opts->struct_size < sizeof(size_t) + sizeof(int))
-			return tsr_error(TSR_E_INVALID_ARG, "tsr_context_create: bad struct_size");
-		nthreads = opts->nthreads;
-	}
+	struct tsr_context_options o = {.struct_size = sizeof(o)};
+	int st0 = tsr_options_load(&o, sizeof(o), opts,
+				   offsetof(struct tsr_context_options, nthreads) + sizeof(int),
+				   "tsr_context_create");
+	if (st0)
+		return st0;
+	int nthreads = o.nthreads;
 	if (nthreads < 0)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_context_create: nthreads %d < 0", nthreads);
 	if (nthreads == 0) {

@@ -105,4 +105,12 @@ struct tsr_context {
 	tsr_state_free_fn state_free[TSR_CTX_NSTATES];
 };
 
+/* options.c: copies a caller's options struct (struct_size first) into dst, which holds the
+ * defaults and dst_nbytes = sizeof its struct: sizes from first_nbytes (the first published
+ * struct) up; fields a shorter struct lacks keep their defaults; a longer one is accepted when
+ * the bytes past dst_nbytes are zero. NULL src: the defaults. TSR_E_INVALID_ARG naming `what`
+ * otherwise. dst's struct_size is left as it is. */
+int tsr_options_load(void *dst, size_t dst_nbytes, const void *src, size_t first_nbytes,
+		     const char *what);
+
 #endif /* TSR_INTERNAL_H */

@@ -17,6 +17,7 @@ struct tsr_stream {
 	int has_open;
 	char *array_copy;           /* our copy of open.array */
 	char *hdu_name_copy;        /* our copy of open.hdu_name */
+	char *dtype_copy;           /* our copy of open.dtype */
 	struct tsr_selection sel;
 	int has_sel;
 	size_t per_batch, prefetch;
@@ -98,6 +99,7 @@ void tsr_stream_free(struct tsr_stream *s)
 	pthread_cond_destroy(&s->wake);
 	free(s->array_copy);
 	free(s->hdu_name_copy);
+	free(s->dtype_copy);
 	for (size_t i = 0; s->paths && i < s->npaths; i++)
 		free(s->paths[i]);
 	free(s->paths);
@@ -113,9 +115,13 @@ int tsr_stream_open(struct tsr_context *ctx, const char *const *paths, size_t np
 	*stream_ret = NULL;
 	if (!ctx || (!paths && npaths))
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_stream_open: NULL argument");
-	if (opts && opts->struct_size < sizeof(*opts))
-		return tsr_error(TSR_E_INVALID_ARG, "tsr_stream_open: bad struct_size");
-	if (opts && (opts->files_per_batch < 0 || opts->prefetch < 0))
+	struct tsr_stream_options so = {.struct_size = sizeof(so)};
+	int st0 = tsr_options_load(&so, sizeof(so), opts,
+				   offsetof(struct tsr_stream_options, prefetch) + sizeof(int),
+				   "tsr_stream_open");
+	if (st0)
+		return st0;
+	if (so.files_per_batch < 0 || so.prefetch < 0)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_stream_open: negative option");
 	struct tsr_stream *s = calloc(1, sizeof(*s));
 	if (!s)
@@ -123,8 +129,8 @@ int tsr_stream_open(struct tsr_context *ctx, const char *const *paths, size_t np
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->wake, NULL);
 	s->ctx = ctx;
-	s->per_batch = opts && opts->files_per_batch ? (size_t)opts->files_per_batch : 1;
-	s->prefetch = opts && opts->prefetch ? (size_t)opts->prefetch : 2 * s->per_batch;
+	s->per_batch = so.files_per_batch ? (size_t)so.files_per_batch : 1;
+	s->prefetch = so.prefetch ? (size_t)so.prefetch : 2 * s->per_batch;
 	s->paths = calloc(npaths ? npaths : 1, sizeof(char *));
 	if (!s->paths)
 		goto nomem;
@@ -132,17 +138,16 @@ int tsr_stream_open(struct tsr_context *ctx, const char *const *paths, size_t np
 	for (size_t i = 0; i < npaths; i++)
 		if (!(s->paths[i] = strdup(paths[i])))
 			goto nomem;
+	s->open = (struct tsr_open_options){.struct_size = sizeof(s->open), .hdu = -1, .level = -1};
 	if (open_opts) {
-		if (open_opts->struct_size > sizeof(s->open) ||
-		    open_opts->struct_size < offsetof(struct tsr_open_options, array)) {
+		int st1 = tsr_options_load(&s->open, sizeof(s->open), open_opts,
+					   offsetof(struct tsr_open_options, array), "tsr_stream_open");
+		if (st1) {
 			tsr_stream_free(s);
-			return tsr_error(TSR_E_INVALID_ARG, "tsr_stream_open: bad open struct_size");
+			return st1;
 		}
-		/* (s is zeroed: fields an older caller's struct lacks stay NULL or 0) */
-		memcpy(&s->open, open_opts, open_opts->struct_size);
-		s->open.struct_size = sizeof(s->open);
-		/* The array path and HDU name are the caller's: keep our own copies for the
-		 * stream's life. */
+		/* The array path, HDU name and dtype are the caller's: keep our own copies for
+		 * the stream's life. */
 		if (s->open.array) {
 			if (!(s->array_copy = strdup(s->open.array)))
 				goto nomem;
@@ -152,6 +157,11 @@ int tsr_stream_open(struct tsr_context *ctx, const char *const *paths, size_t np
 			if (!(s->hdu_name_copy = strdup(s->open.hdu_name)))
 				goto nomem;
 			s->open.hdu_name = s->hdu_name_copy;
+		}
+		if (s->open.dtype) {
+			if (!(s->dtype_copy = strdup(s->open.dtype)))
+				goto nomem;
+			s->open.dtype = s->dtype_copy;
 		}
 		s->has_open = 1;
 	}
