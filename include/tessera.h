@@ -103,6 +103,12 @@ TSR_API const char *tsr_dtype_name(enum tsr_dtype dtype);
  * tsr_array_info's descr. */
 TSR_API const char *tsr_dtype_npy_descr(enum tsr_dtype dtype);
 
+/* Options structs (tsr_context_options, tsr_open_options, tsr_stream_options) start with
+ * struct_size = sizeof the struct as the caller's tessera.h has it, and only grow at the end.
+ * A library reads a shorter (older) struct with the defaults of the fields it lacks, and a
+ * longer (newer) one when the fields it does not know are zero; other sizes are
+ * TSR_E_INVALID_ARG. */
+
 /* ---------------------------------------------------------------------------------------- */
 /* Context: thread pool and shared settings. Thread-safe: many threads may read through one
  * context at once. Host reads from several threads share the pool in turn (a read that needs
