@@ -143,6 +143,35 @@ int tsr_read_ex(struct tsr_array *array, const struct tsr_selection *sel,
 	return st;
 }
 
+/* The read into a buffer of its own, for a normalised selection (basic or of points): the
+ * allocation, the read, the receipt and the shape, shared by tsr_read_alloc and
+ * tsr_read_index_alloc. */
+static int tsr_read_alloc_norm(struct tsr_array *array, const struct tsr_norm_sel *ns,
+			       const struct tsr_read_options *opts, double t0, void **data_ret,
+			       size_t *nbytes_ret, int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM],
+			       struct tsr_receipt *receipt_ret)
+{
+	size_t need = (size_t)ns->out_count * tsr_dtype_size(array->desc.dtype);
+	void *buf = tsr_alloc_output(need);
+	if (!buf)
+		return tsr_error(TSR_E_NOMEM, "%s: cannot allocate %zu bytes", array->path, need);
+	struct tsr_receipt r;
+	tsr_receipt_init(array, &r);
+	int st = tsr_read_impl(array, ns, buf, NULL, 0, 0, opts, &r, t0);
+	if (receipt_ret)
+		tsr_receipt_store(receipt_ret, &r);
+	if (st) {
+		free(buf);
+		return st;
+	}
+	*data_ret = buf;
+	*nbytes_ret = need;
+	*ndim_ret = ns->out_ndim;
+	for (int i = 0; i < ns->out_ndim; i++)
+		shape_ret[i] = ns->out_shape[i];
+	return TSR_OK;
+}
+
 int tsr_read_alloc(struct tsr_array *array, const struct tsr_selection *sel,
 		   const struct tsr_read_options *opts, void **data_ret, size_t *nbytes_ret,
 		   int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM], struct tsr_receipt *receipt_ret)
@@ -162,25 +191,8 @@ int tsr_read_alloc(struct tsr_array *array, const struct tsr_selection *sel,
 		tsr_error_prefix("%s: %s", array->path, unit);
 		return st;
 	}
-	size_t need = (size_t)ns.out_count * tsr_dtype_size(array->desc.dtype);
-	void *buf = tsr_alloc_output(need);
-	if (!buf)
-		return tsr_error(TSR_E_NOMEM, "%s: cannot allocate %zu bytes", array->path, need);
-	struct tsr_receipt r;
-	tsr_receipt_init(array, &r);
-	st = tsr_read_impl(array, &ns, buf, NULL, 0, 0, opts, &r, t0);
-	if (receipt_ret)
-		tsr_receipt_store(receipt_ret, &r);
-	if (st) {
-		free(buf);
-		return st;
-	}
-	*data_ret = buf;
-	*nbytes_ret = need;
-	*ndim_ret = ns.out_ndim;
-	for (int i = 0; i < ns.out_ndim; i++)
-		shape_ret[i] = ns.out_shape[i];
-	return TSR_OK;
+	return tsr_read_alloc_norm(array, &ns, opts, t0, data_ret, nbytes_ret, ndim_ret, shape_ret,
+				   receipt_ret);
 }
 
 void tsr_free(void *p)
@@ -284,27 +296,8 @@ int tsr_read_index_alloc(struct tsr_array *array, const struct tsr_index *index,
 	int st = tsr_index_norm(array, index, &ns);
 	if (st)
 		return st;
-	size_t need = (size_t)ns.out_count * tsr_dtype_size(array->desc.dtype);
-	void *buf = tsr_alloc_output(need);
-	if (!buf) {
-		tsr_norm_sel_free(&ns);
-		return tsr_error(TSR_E_NOMEM, "%s: cannot allocate %zu bytes", array->path, need);
-	}
-	struct tsr_receipt r;
-	tsr_receipt_init(array, &r);
-	st = tsr_read_impl(array, &ns, buf, NULL, 0, 0, opts, &r, t0);
-	if (receipt_ret)
-		tsr_receipt_store(receipt_ret, &r);
-	if (st) {
-		free(buf);
-		tsr_norm_sel_free(&ns);
-		return st;
-	}
-	*data_ret = buf;
-	*nbytes_ret = need;
-	*ndim_ret = ns.out_ndim;
-	for (int i = 0; i < ns.out_ndim; i++)
-		shape_ret[i] = ns.out_shape[i];
+	st = tsr_read_alloc_norm(array, &ns, opts, t0, data_ret, nbytes_ret, ndim_ret, shape_ret,
+				 receipt_ret);
 	tsr_norm_sel_free(&ns);
-	return TSR_OK;
+	return st;
 }
