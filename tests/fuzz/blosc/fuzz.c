@@ -25,11 +25,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		for (size_t w = 1; w <= 8; w *= 2) {
 			int codec;
 			size_t ns = 0;
-			int64_t pb = 0;
+			struct tsr_blosc_pipeline pipe;
 			struct tsr_route rt;
 			tsr_route_blosc(g.data, n, w, info.nbytes / (int64_t)w, ~0u, &rt, &codec);
 			if (rt.how != TSR_ROUTE_BLOSC ||
-			    tsr_blosc_streams(g.data, n, w, sp, 4096, &ns, &pb) != 0)
+			    tsr_blosc_streams(g.data, n, w, sp, 4096, &ns, &pipe) != 0)
 				continue;
 			for (size_t k = 0; k < ns; k++) {
 				uint64_t in = sp[k].kind == TSR_BLOSC_STREAM_CODED ? sp[k].csize
@@ -37,7 +37,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 				if (sp[k].dst + sp[k].n > (uint64_t)info.nbytes || sp[k].src + in > n)
 					__builtin_trap();
 			}
-			if (pb < 0 || (pb && (uint64_t)pb * w > (uint64_t)info.blocksize))
+			int64_t pb = pipe.plane_block;
+			if (pb < 0 || (pb && (uint64_t)pb * w > (uint64_t)info.blocksize) ||
+			    pipe.nbytes != info.nbytes || pipe.fill_len > 65535 ||
+			    (pipe.fill_at >= 0 && pipe.fill_at + pipe.fill_len > (int64_t)n))
 				__builtin_trap();
 		}
 	}
