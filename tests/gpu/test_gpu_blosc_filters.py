@@ -1,6 +1,6 @@
 """test_gpu_blosc_filters.py - every blosc filter and chunk kind decoded on the GPU: each c-blosc
-/c-blosc2 fixture chunk of tests/data/blosc (shuffle by any width, bitshuffle, delta, bytedelta
-and legacy bytedelta, trunc_prec, int_trunc, filter pipelines, split and unsplit streams,
+/c-blosc2 fixture chunk of tests/data/blosc and blosc-filters (shuffle by any width, bitshuffle, delta, bytedelta
+and legacy bytedelta, trunc_prec, int_trunc, pipelines of up to six filters, split and unsplit streams,
 memcpyed chunks, zero/NaN/uninitialised/repeated-value special chunks, odd typesizes, partial
 last blocks) made the three chunks of a Zarr v2 array, read with `tessera read --device cuda
 --decoder gpu`, whole and in a strided section, must equal the fixture's decoded bytes (what the
@@ -23,20 +23,21 @@ if probe.returncode != 0 and ("no CUDA" in probe.stderr or "CUDA engine" in prob
     print("skipped: no CUDA device (%s)" % probe.stderr.strip())
     sys.exit(0)
 
-FIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "blosc")
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
 GPU_CODECS = {0: "blosclz", 1: "lz4", 3: "zlib"}  # header codec formats with a GPU family
 NCHUNKS = 3
 
 failures, total, on_gpu = [], 0, 0
-rows = [line.rstrip("\n").split("\t") for line in open(os.path.join(FIX, "index.tsv"))
-        if not line.startswith("#")]
+rows = [[os.path.join(DATA, d)] + line.rstrip("\n").split("\t") for d in ("blosc", "blosc-filters")
+        for line in open(os.path.join(DATA, d, "index.tsv")) if not line.startswith("#")]
 with tempfile.TemporaryDirectory() as tmp:
     for row in rows:
-        name, data, codec, typesize, nbytes = row[0], row[1], int(row[3]), int(row[4]), int(row[5])
+        fix, name, data = row[0], row[1], row[2]
+        codec, typesize, nbytes = int(row[4]), int(row[5]), int(row[6])
         if nbytes == 0:
             continue
-        chunk = open(os.path.join(FIX, name + ".blosc"), "rb").read()
-        want = open(os.path.join(FIX, data), "rb").read()
+        chunk = open(os.path.join(fix, name + ".blosc"), "rb").read()
+        want = open(os.path.join(fix, data), "rb").read()
         # elements as wide as the typesize where they can be (8 for 16: the filter pass, not
         # the place kernel's planes), else bytes
         w = next(k for k in (8, 4, 2, 1) if k <= typesize and typesize % k == 0 and nbytes % k == 0)
