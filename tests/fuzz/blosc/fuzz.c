@@ -1,11 +1,39 @@
 /* fuzz.c - the blosc chunk container (blosc1/blosc2, every codec and filter) on arbitrary
- * bytes: whole-chunk decode, a block-range decode, and the stream list the CUDA engine takes
- * (every stream must lie inside the chunk and its decoded bytes). */
+ * bytes: whole-chunk decode, a block-range decode, the stream list the CUDA engine takes
+ * (every stream must lie inside the chunk and its decoded bytes), and the GPU filter pass's
+ * steps (bfilter_core.h) over the buffers the engine gives them. */
 #include <stdlib.h>
 
 #include "../guard.h"
 #include "codecs/blosc.h"
 #include "codecs/route.h"
+#define TSR_BF_EMU 1
+#include "cuda/bfilter_core.h"
+
+/* The GPU filter pass, emulated with 3 threads a block, over a chunk's buffers sized as the
+ * CUDA engine sizes them: ASan sees any step that strays. */
+static void pass(const struct tsr_blosc_pipeline *p, const uint8_t *chunk, size_t n)
+{
+	struct tsr_cuda_bfilter d;
+	if (p->nbytes > (1 << 20) || !tsr_bf_describe(p, 0, 0, 0, &d))
+		return;
+	size_t dn = (size_t)p->nbytes, sn = n > dn ? n : dn;
+	uint8_t *dec = calloc(dn, 1), *stage = malloc(sn);
+	uint64_t agg[3];
+	memcpy(stage, chunk, n);
+	for (int ps = 0; ps < tsr_bf_passes(&d); ps++)
+		for (uint64_t b = 0; b < d.nblocks; b++) {
+			struct tsr_bf_view v = {.a = dec + b * d.blocksize, .b = stage + b * d.blocksize,
+						.a0 = dec, .n = tsr_bf_block_n(&d, b),
+						.at = b * d.blocksize, .block = b};
+			v.pat = d.pat_src == TSR_CUDA_BF_PAT_INLINE ? d.pat : stage + d.pat_src;
+			for (unsigned s = 0; s < tsr_bf_nsteps(&d, b, ps); s++)
+				for (unsigned t = 0; t < 3; t++)
+					tsr_bf_step(&d, &v, ps, s, t, 3, agg);
+		}
+	free(dec);
+	free(stage);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
@@ -42,6 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 			    pipe.nbytes != info.nbytes || pipe.fill_len > 65535 ||
 			    (pipe.fill_at >= 0 && pipe.fill_at + pipe.fill_len > (int64_t)n))
 				__builtin_trap();
+			pass(&pipe, g.data, n);
 		}
 	}
 	tsr_unguard(&g);
