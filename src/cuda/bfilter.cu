@@ -55,6 +55,11 @@ extern "C" int tsr_cuda_bfilter_describe(const struct tsr_blosc_pipeline *p, uin
 	return tsr_bf_describe(p, dec, stage, first, c);
 }
 
+extern "C" int tsr_cuda_bfilter_in_stage(const struct tsr_cuda_bfilter *c)
+{
+	return tsr_bf_in_stage(c);
+}
+
 extern "C" int tsr_cuda_bfilter_passes(const struct tsr_cuda_bfilter *c)
 {
 	return tsr_bf_passes(c);

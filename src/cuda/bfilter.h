@@ -12,8 +12,9 @@ extern "C" {
 /*
  * One blosc chunk whose streams have been decoded into the decode buffer, block b at dec + b x
  * blocksize: the pass undoes its filters block by block (one thread block of the GPU a chunk
- * block), in the order given, with the chunk's staging room as the second buffer; or, for a
- * special chunk, fills it with its pattern. Filter ids and metas are the blosc pipeline's
+ * block), in the order given, with the chunk's staging room as the second buffer (where the
+ * result may stay: tsr_cuda_bfilter_in_stage); or, for a special chunk, fills it with its
+ * pattern. Filter ids and metas are the blosc pipeline's
  * (src/codecs/blosc.h, tsr_blosc_pipeline), so the engine copies them without reading them.
  */
 #define TSR_CUDA_BF_MAX 6
@@ -41,6 +42,10 @@ struct tsr_blosc_pipeline;
 /* The pass's description of a chunk (tsr_bf_describe, bfilter_core.h); 0: it needs no pass. */
 int tsr_cuda_bfilter_describe(const struct tsr_blosc_pipeline *p, uint64_t dec, uint64_t stage,
 			      uint64_t first, struct tsr_cuda_bfilter *c);
+
+/* Whether the pass leaves the chunk's bytes in its staging room (at `scratch`) rather than at
+ * `dec` in the decode buffer. */
+int tsr_cuda_bfilter_in_stage(const struct tsr_cuda_bfilter *c);
 
 /* How many launches of the pass a chunk needs (1, or 2 when blocks depend on its block 0). */
 int tsr_cuda_bfilter_passes(const struct tsr_cuda_bfilter *c);

@@ -11,7 +11,8 @@
  *
  * Pass 0, block b (the filters in the order given; each reads one buffer and writes the
  * other, the block's decoded bytes `a` in the decode buffer and its room `b` in the staging
- * buffer taking turns; a result left in b is copied back to a):
+ * buffer taking turns; a result left in b stays there, the chunk's bytes for the place kernel,
+ * unless DELTA follows, which needs it in a: then it is copied back):
  *   SHUFFLE (meta or typesize bytes)  1 step: each thread gathers whole elements
  *   BITSHUFFLE                        1 step: each thread transposes 8 elements' bits of a byte
  *   BYTEDELTA, BYTEDELTA_V1           3 steps a stream (a second sum for the legacy filter's
@@ -139,6 +140,13 @@ TSR_BF_HD int tsr_bf_nping(const struct tsr_cuda_bfilter *c)
 	return c->nfilt - tsr_bf_has_delta(c);
 }
 
+/* Whether the chunk's final bytes are in the staging buffer (an odd number of filters, no
+ * DELTA after them), not the decode buffer. */
+TSR_BF_HD int tsr_bf_in_stage(const struct tsr_cuda_bfilter *c)
+{
+	return !c->plen && !tsr_bf_has_delta(c) && (tsr_bf_nping(c) & 1);
+}
+
 /* The steps of block `block` in pass `pass`. */
 TSR_BF_HD unsigned tsr_bf_nsteps(const struct tsr_cuda_bfilter *c, uint64_t block, int pass)
 {
@@ -150,7 +158,7 @@ TSR_BF_HD unsigned tsr_bf_nsteps(const struct tsr_cuda_bfilter *c, uint64_t bloc
 	int np = tsr_bf_nping(c);
 	for (int k = 0; k < np; k++)
 		s += tsr_bf_filter_steps(c, k);
-	s += np & 1; /* the copy back */
+	s += (np & 1) && tsr_bf_has_delta(c); /* the copy back */
 	if (tsr_bf_has_delta(c) && block == 0)
 		s += 3;
 	return s;
@@ -330,7 +338,7 @@ TSR_BF_D void tsr_bf_step(const struct tsr_cuda_bfilter *c, const struct tsr_bf_
 		}
 		}
 	}
-	if (np & 1) {
+	if ((np & 1) && tsr_bf_has_delta(c)) {
 		if (s == 0) {
 			tsr_bf_tail(v->a, v->b, 0, n, t, nt);
 			return;

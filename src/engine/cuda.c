@@ -59,8 +59,8 @@ static void tsr_cuda_describe(const struct tsr_cuda_job *job, const struct tsr_c
 		} else if (ct->how == TSR_HOW_BLOSC) {
 			/* its streams' results are judged with the slot's (a failed read returns
 			 * its error; nothing of it is reported placed) */
-			pl->src_offset = ct->dec_offset;
-			pl->src_dec = 1;
+			pl->src_offset = ct->bf_stage ? ct->slot_offset : ct->dec_offset;
+			pl->src_dec = !ct->bf_stage;
 			pl->planes = ct->plane_block > 0;
 			pl->plane_block = ct->plane_block;
 		}
@@ -165,6 +165,7 @@ static int tsr_cuda_blosc_task(struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 	if (st)
 		return st;
 	ct->plane_block = pipe.plane_block;
+	ct->bf_stage = 0;
 	/* Filters to undo, or a fill: the filter pass's description (its data only: the codec
 	 * layer's pipeline), the chunk's staging its second buffer once its streams are decoded. */
 	struct tsr_cuda_bfilter bf;
@@ -172,6 +173,7 @@ static int tsr_cuda_blosc_task(struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 		if (s->nbf == TSR_SLOT_PLACES)
 			return tsr_error(TSR_E_INTERNAL, "blosc: filter pass table full");
 		s->host_bf[s->nbf++] = bf;
+		ct->bf_stage = tsr_cuda_bfilter_in_stage(&bf);
 		s->bf_blocks += bf.nblocks;
 		int passes = tsr_cuda_bfilter_passes(&bf);
 		s->bf_passes = passes > s->bf_passes ? passes : s->bf_passes;
@@ -390,6 +392,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			tsr_io_chunk_settle(ref); /* a chunk file's size lays out the slot */
 		}
 		ct->plane_block = 0;
+		ct->bf_stage = 0;
 		ct->blosc = 0;
 		ct->blosc_codec = -1;
 		struct tsr_route rt;

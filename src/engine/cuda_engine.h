@@ -213,6 +213,7 @@ struct tsr_cuda_task {
 	int stream;             /* STREAM: the slot's stream */
 	int split;              /* stored bytes read in pieces (job->pieces), not as a task */
 	int64_t plane_block;    /* BLOSC: elements a shuffled block holds (0: not shuffled) */
+	int bf_stage;           /* BLOSC: the filter pass leaves its values in the staging */
 	int blosc;              /* a blosc chunk (BLOSC, or CPU once its header said so) */
 	int blosc_codec;        /* blosc: the header's codec (enum tsr_blosc_codec), -1: unread */
 };

@@ -19,9 +19,10 @@
  * staging buffer with room for its decoded size after them (the pass's second buffer), as the
  * CUDA engine lays them out; the pass runs once over all of them (chunks back to back, blocks
  * of many sizes in one grid, DELTA chunks needing the second launch); every chunk's bytes must
- * equal tsr_blosc_decode's, and the staging guard after the last chunk stay intact. --corrupt
- * (gpu-check's sanitizer runs) runs the same batch: the pass has no input of its own to corrupt
- * (its descriptions come from headers the host checked). Prints "skipped: no CUDA device" and
+ * equal tsr_blosc_decode's (where the pass leaves them: decode buffer or staging), and the
+ * staging guard after the last chunk stay intact. --corrupt (gpu-check's sanitizer runs) runs
+ * the same batch: the pass has no input of its own to corrupt (its descriptions come from
+ * headers the host checked). Prints "skipped: no CUDA device" and
  * passes where there is no GPU.
  */
 
@@ -41,6 +42,7 @@ struct chunk {
 	uint8_t *c, *want;
 	size_t cn, n;
 	uint64_t dec, stage;    /* offsets in the batch's buffers */
+	int in_stage;           /* the result is at stage */
 };
 
 static void *xmalloc(size_t n)
@@ -181,6 +183,7 @@ int main(int argc, char **argv)
 			k->n = 0; /* nothing for the pass */
 			continue;
 		}
+		k->in_stage = tsr_cuda_bfilter_in_stage(&desc[nd]);
 		int np = tsr_cuda_bfilter_passes(&desc[nd]);
 		passes = np > passes ? np : passes;
 		with_delta += np == 2;
@@ -203,6 +206,7 @@ int main(int argc, char **argv)
 	}
 	CK(cudaDeviceSynchronize());
 	CK(cudaMemcpy(hdec, ddec, dec_total, cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(hstage, dstage, stage_total, cudaMemcpyDeviceToHost));
 	uint8_t *guard = (uint8_t *)xmalloc(GUARD);
 	CK(cudaMemcpy(guard, dstage + stage_total, GUARD, cudaMemcpyDeviceToHost));
 	for (size_t j = 0; j < GUARD; j++)
@@ -217,9 +221,10 @@ int main(int argc, char **argv)
 		if (!k->n)
 			continue;
 		checked++;
-		if (memcmp(hdec + k->dec, k->want, k->n)) {
+		const uint8_t *res = k->in_stage ? hstage + k->stage : hdec + k->dec;
+		if (memcmp(res, k->want, k->n)) {
 			size_t at = 0;
-			while (hdec[k->dec + at] == k->want[at])
+			while (res[at] == k->want[at])
 				at++;
 			fprintf(stderr, "%s: the GPU pass differs from the CPU decode at byte %zu\n",
 				k->name, at);
