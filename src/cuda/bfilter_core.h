@@ -247,11 +247,10 @@ TSR_BF_D void tsr_bf_tail(uint8_t *dst, const uint8_t *src, uint64_t lo, uint64_
 TSR_BF_D void tsr_bf_unshuffle(uint8_t *dst, const uint8_t *src, uint64_t n, unsigned m,
 			       unsigned t, unsigned nt)
 {
-	uint64_t nel = m ? n / m : 0;
-	if (m <= 1)
-		nel = 0;
-	for (uint64_t i = t; i < nel; i += nt)
-		for (unsigned j = 0; j < m; j++)
+	/* (32-bit indices: a block is under 2 GiB, and 64-bit divisions are slow on a GPU) */
+	uint32_t nel = m > 1 ? (uint32_t)n / m : 0;
+	for (uint32_t i = t; i < nel; i += nt)
+		for (uint32_t j = 0; j < m; j++)
 			dst[i * m + j] = src[j * nel + i];
 	tsr_bf_tail(dst, src, nel * m, n, t, nt);
 }
@@ -275,10 +274,10 @@ TSR_BF_D uint64_t tsr_bf_transpose8(uint64_t x)
 TSR_BF_D void tsr_bf_bitunshuffle(uint8_t *dst, const uint8_t *src, uint64_t n, unsigned ts,
 				  unsigned version, unsigned t, unsigned nt)
 {
-	uint64_t nel = n / ts, n8 = version <= 2 ? (nel % 8 == 0 ? nel : 0) : nel - nel % 8;
-	uint64_t row = n8 / 8, items = row * ts;
-	for (uint64_t o = t; o < items; o += nt) {
-		uint64_t j = o / row, k = o % row;
+	uint32_t nel = (uint32_t)n / ts, n8 = version <= 2 ? (nel % 8 == 0 ? nel : 0) : nel - nel % 8;
+	uint32_t row = n8 / 8, items = row * ts;
+	for (uint32_t o = t; o < items; o += nt) {
+		uint32_t j = o / row, k = o % row;
 		const uint8_t *s = src + j * 8 * row + k;
 		uint64_t x = 0;
 		for (unsigned b = 0; b < 8; b++)
@@ -298,8 +297,8 @@ TSR_BF_D void tsr_bf_step(const struct tsr_cuda_bfilter *c, const struct tsr_bf_
 {
 	uint64_t n = v->n;
 	if (c->plen) {
-		for (uint64_t i = t; i < n; i += nt)
-			v->a[i] = v->pat[(v->at + i) % c->plen];
+		for (uint32_t i = t; i < n; i += nt)
+			v->a[i] = v->pat[((uint32_t)v->at + i) % c->plen];
 		return;
 	}
 	unsigned du = tsr_bf_delta_unit(c->typesize);
