@@ -85,9 +85,10 @@ def main():
     # zstd: the pass all the same (the emulator decodes its streams with libzstd)
     for pname in ("bits", "dshufbd", "bdelta34"):
         pipe = PIPELINES[pname]
-        try_chunk("bf_zstd_%s_t4" % pname, gen.make_data(4, 20000, 1960), "blosc2 zstd %s" % pname,
-                    codec=C.ZSTD, clevel=5, typesize=4, blocksize=8192,
-                    filters=[f for f, _ in pipe], filters_meta=[4 if m is None else m for _, m in pipe])
+        try_chunk("bf_zstd_%s_t4" % pname, gen.make_data(4, 20000, 1960),
+                  "blosc2 zstd %s" % pname, codec=C.ZSTD, clevel=5, typesize=4, blocksize=8192,
+                  filters=[f for f, _ in pipe],
+                  filters_meta=[4 if m is None else m for _, m in pipe])
     with open(os.path.join(gen.OUT, "index.tsv"), "w") as f:
         f.write("# name\tdata\tversion\tcodec\ttypesize\tnbytes\tblocksize\tspecial\tmemcpyed\t"
                 "split\tfilters\tfilters_meta\tnote\n")

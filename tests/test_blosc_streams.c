@@ -223,9 +223,9 @@ int main(void)
 	}
 	printf("blosc chunks the GPU path takes: %d checked equal (%d zlib, %d lz4, %d blosclz; %d "
 	       "byte-shuffled, %d stored or run streams), %d more with the filter pass; %d refused; "
-	       "%d zlib fixtures, %d corpus chunks\n", accepted, accepted_family[TSR_FAM_INFLATE], accepted_family[TSR_FAM_LZ4],
-	       accepted_family[TSR_FAM_BLOSCLZ], accepted_planes, accepted_copy_or_set, with_pass,
-	       refused, zlib_fixtures, corpus_chunks);
+	       "%d zlib fixtures, %d corpus chunks\n", accepted, accepted_family[TSR_FAM_INFLATE],
+	       accepted_family[TSR_FAM_LZ4], accepted_family[TSR_FAM_BLOSCLZ], accepted_planes,
+	       accepted_copy_or_set, with_pass, refused, zlib_fixtures, corpus_chunks);
 	/* not vacuous: shuffled multi-byte chunks of both sources, every family, went through */
 	CHECK(zlib_fixtures > 0 && corpus_chunks > 0 && accepted_planes > 0 && refused > 0);
 	CHECK(accepted_family[TSR_FAM_INFLATE] > 0 && accepted_family[TSR_FAM_LZ4] > 0 &&

@@ -276,8 +276,13 @@ int main(void)
 	}
 	printf("blosc filter pass: %d fixture and %d corpus chunks; %d chunk readings taken "
 	       "(%d byte planes, %d plain, %d fills, %d memcpyed, %d with DELTA, %d left in the "
-	       "staging), %d refused (%d "
-	       "zstd ones through the pass all the same, libzstd decoding their streams); "
+	       "staging), %d refused (%d zstd ones through the pass all the same, libzstd decoding "
+	       "their streams); filters undone: shuffle %d, bitshuffle %d, delta %d, bytedelta %d, "
+	       "legacy bytedelta %d\n",
+	       fixtures, corpus_chunks, n_pass, n_planes, n_plain, n_fill, n_copy, n_delta,
+	       n_in_stage, n_refused, n_zstd, n_filter[TSR_BLOSC_SHUFFLE],
+	       n_filter[TSR_BLOSC_BITSHUFFLE], n_filter[TSR_BLOSC_DELTA],
+	       n_filter[TSR_BLOSC_BYTEDELTA], n_filter[TSR_BLOSC_BYTEDELTA_V1]); "
 	       "filters undone: shuffle %d, bitshuffle %d, delta %d, bytedelta %d, legacy "
 	       "bytedelta %d\n", fixtures, corpus_chunks, n_pass, n_planes, n_plain, n_fill, n_copy,
 	       n_delta, n_in_stage, n_refused, n_zstd, n_filter[TSR_BLOSC_SHUFFLE], n_filter[TSR_BLOSC_BITSHUFFLE],

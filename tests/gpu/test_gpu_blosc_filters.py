@@ -1,11 +1,12 @@
-"""test_gpu_blosc_filters.py - every blosc filter and chunk kind decoded on the GPU: each c-blosc
-/c-blosc2 fixture chunk of tests/data/blosc and blosc-filters (shuffle by any width, bitshuffle, delta, bytedelta
-and legacy bytedelta, trunc_prec, int_trunc, pipelines of up to six filters, split and unsplit streams,
-memcpyed chunks, zero/NaN/uninitialised/repeated-value special chunks, odd typesizes, partial
-last blocks) made the three chunks of a Zarr v2 array, read with `tessera read --device cuda
---decoder gpu`, whole and in a strided section, must equal the fixture's decoded bytes (what the
-peer decodes) and the CPU engine's read; the receipt must say the GPU decoded the chunks (codecs
-with a GPU family: blosclz, lz4, zlib). Without a CUDA device it says so and passes."""
+"""test_gpu_blosc_filters.py - every blosc filter and chunk kind decoded on the GPU: each
+c-blosc/c-blosc2 fixture chunk of tests/data/blosc and blosc-filters (shuffle by any width,
+bitshuffle, delta, bytedelta and legacy bytedelta, trunc_prec, int_trunc, filter pipelines,
+split and unsplit streams, memcpyed chunks, zero/NaN/uninitialised/repeated-value special
+chunks, odd typesizes, partial last blocks) made the three chunks of a Zarr v2 array, read with
+`tessera read --device cuda --decoder gpu`, whole and in a strided section, must equal the
+fixture's decoded bytes (what the peer decodes) and the CPU engine's read; the receipt must say
+the GPU decoded the chunks (codecs with a GPU family: blosclz, lz4, zlib). Without a CUDA device
+it says so and passes."""
 import json
 import os
 import subprocess
@@ -28,7 +29,8 @@ GPU_CODECS = {0: "blosclz", 1: "lz4", 3: "zlib"}  # header codec formats with a 
 NCHUNKS = 3
 
 failures, total, on_gpu = [], 0, 0
-rows = [[os.path.join(DATA, d)] + line.rstrip("\n").split("\t") for d in ("blosc", "blosc-filters")
+rows = [[os.path.join(DATA, d)] + line.rstrip("\n").split("\t")
+        for d in ("blosc", "blosc-filters")
         for line in open(os.path.join(DATA, d, "index.tsv")) if not line.startswith("#")]
 with tempfile.TemporaryDirectory() as tmp:
     for row in rows:
@@ -40,7 +42,8 @@ with tempfile.TemporaryDirectory() as tmp:
         want = open(os.path.join(fix, data), "rb").read()
         # elements as wide as the typesize where they can be (8 for 16: the filter pass, not
         # the place kernel's planes), else bytes
-        w = next(k for k in (8, 4, 2, 1) if k <= typesize and typesize % k == 0 and nbytes % k == 0)
+        w = next(k for k in (8, 4, 2, 1)
+                 if k <= typesize and typesize % k == 0 and nbytes % k == 0)
         dtype = "|u1" if w == 1 else "<u%d" % w
         n = nbytes // w
         store = os.path.join(tmp, name + ".zarr")
