@@ -12,6 +12,8 @@
 /* Grows scratch slot i to n bytes (keeping 64 bytes of slack). */
 static void *tsr_slot(struct tsr_scratch *s, int i, size_t n)
 {
+	if (n > SIZE_MAX - 64)
+		return NULL;
 	if (s->cap[i] < n) {
 		free(s->buf[i]);
 		s->buf[i] = malloc(n + 64);
