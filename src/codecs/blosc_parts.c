@@ -174,11 +174,13 @@ int tsr_chunk_parts_open(const struct tsr_chunk_ref *ref, const void *src, size_
 		return TSR_OK;
 	}
 	const struct bp_geom *g = &p->g;
+	size_t expect[TSR_MAX_PRE], cap[TSR_MAX_PRE];
+	tsr_chunk_pre_limits(ref, expect, cap);
 	for (int i = 0; i + 1 < ref->npre; i++) {
 		void *next;
 		size_t next_n;
-		if ((st = tsr_bytes_decode(&ref->pre[i], src, src_nbytes, scratch, 3 + (i & 1), 0, NULL,
-					   &next, &next_n)))
+		if ((st = tsr_bytes_decode(&ref->pre[i], src, src_nbytes, scratch, 3 + (i & 1),
+					   expect[i], cap[i], NULL, &next, &next_n)))
 			goto fail;
 		src = next;
 		src_nbytes = next_n;

@@ -12,6 +12,8 @@
 /* Grows scratch slot i to n bytes (keeping 64 bytes of slack). */
 static void *tsr_slot(struct tsr_scratch *s, int i, size_t n)
 {
+	if (n > SIZE_MAX - 64)
+		return NULL;
 	if (s->cap[i] < n) {
 		free(s->buf[i]);
 		s->buf[i] = malloc(n + 64);
@@ -26,13 +28,22 @@ static void *tsr_dst(struct tsr_scratch *s, int i, size_t n, void *into, size_t 
 	return into && n == expect ? into : tsr_slot(s, i, n);
 }
 
+/* A claim of more decoded bytes than the chunk's metadata allows (see tsr_chunk_pre_limits). */
+static int tsr_over_cap(const char *codec, unsigned long long claim, size_t cap)
+{
+	return tsr_error(TSR_E_CORRUPT, "%s: claims %llu decoded bytes, more than the %zu this "
+			 "chunk's shape, dtype and codecs allow", codec, claim, cap);
+}
+
 int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t n,
-		     struct tsr_scratch *s, int slot, size_t expect, void *into, void **out,
-		     size_t *out_n)
+		     struct tsr_scratch *s, int slot, size_t expect, size_t cap, void *into,
+		     void **out, size_t *out_n)
 {
 	const unsigned char *in = src;
 	void *dst;
 	size_t got = 0;
+	/* Nothing is allocated past what the chunk's metadata allows, whatever a header says. */
+	size_t lim = expect ? expect : cap;
 	int st;
 	switch (step->id) {
 	case TSR_CODEC_CRC32C: {
@@ -50,18 +61,18 @@ int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t 
 		unsigned long long size = ZSTD_getFrameContentSize(src, n);
 		if (size == ZSTD_CONTENTSIZE_ERROR)
 			return tsr_error(TSR_E_CORRUPT, "zstd: not a zstd frame");
-		size_t cap = size != ZSTD_CONTENTSIZE_UNKNOWN ? (size_t)size : expect;
-		if (size == ZSTD_CONTENTSIZE_UNKNOWN && !expect)
-			return tsr_error(TSR_E_UNSUPPORTED,
-					 "zstd: frame without a content size where the size is unknown");
-		if (expect && cap != expect)
-			return tsr_error(TSR_E_CORRUPT, "zstd: frame holds %zu bytes, expected %zu", cap,
+		/* no content size: decode into the most the chunk allows */
+		size_t room = size != ZSTD_CONTENTSIZE_UNKNOWN && size <= lim ? (size_t)size : lim;
+		if (size != ZSTD_CONTENTSIZE_UNKNOWN && expect && size != expect)
+			return tsr_error(TSR_E_CORRUPT, "zstd: frame holds %llu bytes, expected %zu", size,
 					 expect);
+		if (size != ZSTD_CONTENTSIZE_UNKNOWN && size > lim)
+			return tsr_over_cap("zstd", size, lim);
 		if (!s->zstd && !(s->zstd = ZSTD_createDCtx()))
 			return tsr_error(TSR_E_NOMEM, "zstd: out of memory");
-		if (!(dst = tsr_dst(s, slot, cap, into, expect)))
-			return tsr_error(TSR_E_NOMEM, "out of memory");
-		got = ZSTD_decompressDCtx(s->zstd, dst, cap, src, n);
+		if (!(dst = tsr_dst(s, slot, room, into, expect)))
+			return tsr_error(TSR_E_NOMEM, "out of memory for %zu bytes", room);
+		got = ZSTD_decompressDCtx(s->zstd, dst, room, src, n);
 		if (ZSTD_isError(got))
 			return tsr_error(TSR_E_CORRUPT, "zstd: %s", ZSTD_getErrorName(got));
 		break;
@@ -72,10 +83,12 @@ int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t 
 		size_t size = tsr_le32(in);
 		if (expect && size != expect)
 			return tsr_error(TSR_E_CORRUPT, "lz4: holds %zu bytes, expected %zu", size, expect);
+		if (size > lim)
+			return tsr_over_cap("lz4", size, lim);
 		if (size > (size_t)LZ4_MAX_INPUT_SIZE || n - 4 > (size_t)LZ4_MAX_INPUT_SIZE)
 			return tsr_error(TSR_E_UNSUPPORTED, "lz4: block of %zu bytes", size);
 		if (!(dst = tsr_dst(s, slot, size, into, expect)))
-			return tsr_error(TSR_E_NOMEM, "out of memory");
+			return tsr_error(TSR_E_NOMEM, "out of memory for %zu bytes", size);
 		int r = LZ4_decompress_safe((const char *)in + 4, dst, (int)(n - 4), (int)size);
 		if (r < 0 || (size_t)r != size)
 			return tsr_error(TSR_E_CORRUPT, "lz4: corrupt block");
@@ -83,34 +96,41 @@ int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t 
 		break;
 	}
 	case TSR_CODEC_BZ2: {
-		if (!expect)
-			return tsr_error(TSR_E_UNSUPPORTED, "bz2: decoded size unknown");
-		if (!(dst = tsr_dst(s, slot, expect, into, expect)))
-			return tsr_error(TSR_E_NOMEM, "out of memory");
-		unsigned int len = (unsigned int)expect;
-		if (expect > UINT32_MAX || n > UINT32_MAX)
+		/* bz2 keeps no decoded size: the stream decodes into the most the chunk allows */
+		if (lim > UINT32_MAX || n > UINT32_MAX)
 			return tsr_error(TSR_E_UNSUPPORTED, "bz2: chunk over 4 GiB");
+		if (!(dst = tsr_dst(s, slot, lim, into, expect)))
+			return tsr_error(TSR_E_NOMEM, "out of memory for %zu bytes", lim);
+		unsigned int len = (unsigned int)lim;
 		int r = BZ2_bzBuffToBuffDecompress(dst, &len, (char *)src, (unsigned int)n, 0, 0);
 		if (r != BZ_OK)
-			return tsr_error(TSR_E_CORRUPT, "bz2: %s",
-					 r == BZ_OUTBUFF_FULL ? "decodes to more bytes than expected"
-							      : "corrupt or truncated stream");
+			return tsr_error(TSR_E_CORRUPT, "bz2: %s", r != BZ_OUTBUFF_FULL
+					 ? "corrupt or truncated stream" : expect
+					 ? "decodes to more bytes than expected"
+					 : "decodes to more bytes than this chunk's shape, dtype and "
+					   "codecs allow");
 		got = len;
 		break;
 	}
 	case TSR_CODEC_GZIP:
 	case TSR_CODEC_ZLIB:
 	case TSR_CODEC_DEFLATE: {
-		size_t cap = expect ? expect : n * 8 + 1024;
+		/* Unknown size: start near the input's and grow (on "more bytes than expected")
+		 * up to the most the chunk allows. */
+		size_t guess = n < (SIZE_MAX - 1024) / 8 ? n * 8 + 1024 : SIZE_MAX;
+		size_t room = expect || guess > lim ? lim : guess;
 		for (;;) {
-			if (!(dst = tsr_dst(s, slot, cap, into, expect)))
-				return tsr_error(TSR_E_NOMEM, "out of memory");
-			st = tsr_inflate(&s->inflater, step->id, dst, cap, src, n, &got);
-			/* Unknown size: grow and retry on "more bytes than expected". */
-			if (st == TSR_OK || expect || cap > ((size_t)1 << 34) ||
-			    !strstr(tsr_errmsg(), "more bytes"))
+			if (!(dst = tsr_dst(s, slot, room, into, expect)))
+				return tsr_error(TSR_E_NOMEM, "out of memory for %zu bytes", room);
+			st = tsr_inflate(&s->inflater, step->id, dst, room, src, n, &got);
+			if (st == TSR_OK || expect || !strstr(tsr_errmsg(), "more bytes"))
 				break;
-			cap *= 4;
+			if (room == lim)
+				return tsr_error(TSR_E_CORRUPT, "%s: decodes to more than the %zu bytes "
+						 "this chunk's shape, dtype and codecs allow",
+						 step->id == TSR_CODEC_GZIP ? "gzip" : step->id ==
+						 TSR_CODEC_ZLIB ? "zlib" : "deflate", lim);
+			room = room > lim / 4 ? lim : room * 4;
 		}
 		if (st)
 			return st;
@@ -123,10 +143,14 @@ int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t 
 		if (expect && (size_t)info.nbytes != expect)
 			return tsr_error(TSR_E_CORRUPT, "blosc: chunk holds %lld bytes, expected %zu",
 					 (long long)info.nbytes, expect);
+		/* the header's size also sizes the block buffers: it is checked before either */
+		if ((uint64_t)info.nbytes > lim)
+			return tsr_over_cap("blosc", (unsigned long long)info.nbytes, lim);
 		if (!s->blosc && tsr_blosc_scratch_create((struct tsr_blosc_scratch **)&s->blosc))
 			return tsr_error(TSR_E_NOMEM, "blosc: out of memory");
 		if (!(dst = tsr_dst(s, slot, (size_t)info.nbytes, into, expect)))
-			return tsr_error(TSR_E_NOMEM, "out of memory");
+			return tsr_error(TSR_E_NOMEM, "out of memory for %lld bytes",
+					 (long long)info.nbytes);
 		if ((st = tsr_blosc_decode(dst, (size_t)info.nbytes, src, n, s->blosc, &got)))
 			return st;
 		break;

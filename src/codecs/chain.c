@@ -110,6 +110,68 @@ static int tsr_values_as_stored(const struct tsr_chunk_ref *ref)
 	       !c->byte_shuffle && !ref->nfilter && w && tsr_dtype_size(ref->xform.out) == w;
 }
 
+/* The most bytes any compressor tessera reads writes for n bytes, with room to spare: zstd,
+ * lz4 and deflate add n/255 and a header, bz2 n/100 + 600, blosc its 16-32-byte header (it
+ * stores a chunk raw rather than let it grow), and a gzip header may name a file. */
+static size_t tsr_compressed_bound(size_t n)
+{
+	size_t extra = n / 8 + ((size_t)1 << 16);
+	return n > SIZE_MAX - extra ? SIZE_MAX : n + extra;
+}
+
+static size_t tsr_mul_sat(size_t a, size_t b)
+{
+	return b && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
+
+/* The exact size of the numcodecs filters' input that yields out bytes (their decode, run
+ * backwards), or 0 when no input does (the chain then fails on the size anyway). */
+static size_t tsr_filters_in_size(const struct tsr_chunk_ref *ref, size_t out)
+{
+	for (int k = ref->nfilter - 1; k >= 0 && out; k--) {
+		const struct tsr_filter *f = &ref->filter[k];
+		if (f->id == TSR_FILTER_PACKBITS) {
+			out = 1 + out / 8 + (out % 8 != 0); /* a padding-count byte, then the bits */
+		} else if (f->id != TSR_FILTER_SHUFFLE) {
+			size_t wi = tsr_dtype_size(f->in), wo = tsr_dtype_size(f->out);
+			if (!wi || !wo || out % wo || out / wo > SIZE_MAX / wi)
+				return 0;
+			out = out / wo * wi;
+		}
+	}
+	return out;
+}
+
+void tsr_chunk_pre_limits(const struct tsr_chunk_ref *ref, size_t expect[TSR_MAX_PRE],
+			  size_t cap[TSR_MAX_PRE])
+{
+	const struct tsr_codec_step *c = &ref->codec;
+	size_t npix = ref->npix > 0 ? (size_t)ref->npix : 0;
+	size_t w = tsr_dtype_size(c->elem), e = 0, m;
+	/* What the last step must yield: the elements, or the filters' input for them. */
+	if (c->id == TSR_CODEC_NONE && w) {
+		e = tsr_mul_sat(npix, w);
+		if (ref->nfilter)
+			e = tsr_filters_in_size(ref, e);
+		m = e ? e : tsr_compressed_bound(tsr_mul_sat(npix, w));
+	} else {
+		/* an element codec's input: no more than twice the widest (8-byte) values it gives */
+		m = tsr_compressed_bound(tsr_mul_sat(npix, 16));
+	}
+	for (int i = ref->npre - 1; i >= 0; i--) {
+		expect[i] = e == SIZE_MAX ? 0 : e;
+		cap[i] = m;
+		/* what step i takes in: a checksum adds 4 bytes, a compressor at most its bound */
+		if (ref->pre[i].id == TSR_CODEC_CRC32C) {
+			e = e && e < SIZE_MAX - 4 ? e + 4 : 0;
+			m = m < SIZE_MAX - 4 ? m + 4 : SIZE_MAX;
+		} else {
+			e = 0;
+			m = tsr_compressed_bound(m);
+		}
+	}
+}
+
 int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_nbytes, void *out,
 			 size_t npix_needed, const struct tsr_chunk_box *box,
 			 struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret)
@@ -143,14 +205,16 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 	/* When the last step's bytes are the output values as they stand, it decodes straight
 	 * into out: a copy of the whole chunk saved, which is memory traffic all threads share. */
 	int in_place = tsr_values_as_stored(ref) && (!be || w == 1);
+	size_t expect[TSR_MAX_PRE], cap[TSR_MAX_PRE];
+	tsr_chunk_pre_limits(ref, expect, cap);
 	for (int i = 0; i < ref->npre; i++) {
-		/* The last step must yield exactly the elements (when their size is known). */
-		size_t expect = i + 1 == ref->npre && c->id == TSR_CODEC_NONE && w && !ref->nfilter ?
-				npix * w : 0;
 		void *next;
 		size_t next_n;
-		st = tsr_bytes_decode(&ref->pre[i], src, src_nbytes, scratch, 3 + (i & 1), expect,
-				      expect && in_place ? out : NULL, &next, &next_n);
+		/* the last step lands in out when it yields exactly the elements */
+		int last = i + 1 == ref->npre;
+		void *into = last && in_place && expect[i] && expect[i] == npix * w ? out : NULL;
+		st = tsr_bytes_decode(&ref->pre[i], src, src_nbytes, scratch, 3 + (i & 1), expect[i],
+				      cap[i], into, &next, &next_n);
 		if (st)
 			return st;
 		src = next;
@@ -326,11 +390,13 @@ int tsr_chunk_stream_begin(struct tsr_chunk_stream *cs, const struct tsr_chunk_r
 	memset(cs, 0, sizeof(*cs));
 	if (!tsr_chunk_streams(ref))
 		return 0;
+	size_t expect[TSR_MAX_PRE], cap[TSR_MAX_PRE];
+	tsr_chunk_pre_limits(ref, expect, cap);
 	for (int i = 0; i + 1 < ref->npre; i++) {
 		void *next;
 		size_t next_n;
-		st = tsr_bytes_decode(&ref->pre[i], src, src_nbytes, scratch, 3 + (i & 1), 0, NULL,
-				      &next, &next_n);
+		st = tsr_bytes_decode(&ref->pre[i], src, src_nbytes, scratch, 3 + (i & 1), expect[i],
+				      cap[i], NULL, &next, &next_n);
 		if (st)
 			return st;
 		src = next;

@@ -82,13 +82,22 @@ int tsr_filters_decode(const struct tsr_chunk_ref *ref, void *src, size_t n,
 uint32_t tsr_crc32c(const void *data, size_t n);
 
 /* Runs one bytes-to-bytes step on src[0, n): the result is *out (scratch slot `slot`, or src
- * itself for checksums) of *out_n bytes. expect > 0 is the size the result must have. into
- * (may be NULL): decode there (expect bytes, no slack) instead of the scratch slot when the
- * result has that size: a last step whose bytes are already the chunk's values lands in place,
- * with no copy after it. */
+ * itself for checksums) of *out_n bytes. expect > 0 is the size the result must have; else cap
+ * is the most it may have: a stream or header claiming more is TSR_E_CORRUPT before anything
+ * is allocated (tsr_chunk_pre_limits gives both from the chunk's metadata). into (may be NULL):
+ * decode there (expect bytes, no slack) instead of the scratch slot when the result has that
+ * size: a last step whose bytes are already the chunk's values lands in place, with no copy
+ * after it. */
 int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t n,
-		     struct tsr_scratch *s, int slot, size_t expect, void *into, void **out,
-		     size_t *out_n);
+		     struct tsr_scratch *s, int slot, size_t expect, size_t cap, void *into,
+		     void **out, size_t *out_n);
+
+/* What each of ref's bytes steps may yield, from the chunk's metadata alone (its element count,
+ * element codec, filters and the steps after it): expect[i] > 0 is the exact size of step i's
+ * output where the chain fixes it, else cap[i] bounds it (no compressor tessera reads makes
+ * more than n + n/8 + 64 KiB bytes of n). No header of the chunk can raise either. */
+void tsr_chunk_pre_limits(const struct tsr_chunk_ref *ref, size_t expect[TSR_MAX_PRE],
+			  size_t cap[TSR_MAX_PRE]);
 
 /* Buffers a thread reuses from chunk to chunk. */
 #define TSR_SCRATCH_SLOTS 9

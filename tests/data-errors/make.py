@@ -269,3 +269,23 @@ put("fits_pcount_wraps_walk.fits",
     header(("SIMPLE", "T"), ("BITPIX", "8"), ("NAXIS", "0")) +
     header(("XTENSION", "'BINTABLE'"), ("BITPIX", "8"), ("NAXIS", "2"), ("NAXIS1", "0"),
            ("NAXIS2", "0"), ("PCOUNT", str(2 ** 58 - 45)), ("GCOUNT", "64"), ("TFIELDS", "0")))
+
+# Claims bounded by bytes (the sections fuzz target's out-of-memory): a blosc step whose output
+# size the chain once left unset (expect 0), so the header's own claim sized the output and 3
+# block buffers (4.9 GB). Chunk 0.0 of `zarr2/delta_i32.zarr` is made to claim 1635397127 bytes
+# in one block of that size. Behind a delta filter the blosc step must yield exactly the
+# filter's input (40 x 64 int32 = 10240 bytes); before zstd (a compressor listed as a filter)
+# only a cap is known: zstd's input for 10240 bytes, at most 10240 + 10240/8 + 65536.
+def blosc_claim(name, filters):
+    s = store(name)
+    meta = json.loads(src("zarr2/delta_i32.zarr/.zarray"))
+    meta["filters"] = filters
+    put(s + "/.zarray", json.dumps(meta, sort_keys=True).encode())
+    raw = src("zarr2/delta_i32.zarr/0.0")
+    raw[4:12] = struct.pack("<ii", 1635397127, 1635397127)  # nbytes, blocksize
+    put(s + "/0.0", raw)
+
+
+blosc_claim("zarr_blosc_claim_before_filter.zarr",
+            [{"astype": "<i4", "dtype": "<i4", "id": "delta"}])
+blosc_claim("zarr_blosc_claim_before_zstd.zarr", [{"id": "zstd", "level": 1}])
