@@ -67,6 +67,13 @@ struct tsr_array {
 				 its path must never be opened for data; NULL otherwise */
 };
 
+/* The caller's dtype (want_dtype) applied to an array whose file names one: a view of the
+ * values read, so only the label changes (the engines place bytes of the array's own item
+ * size); a different item size is an error. */
+int tsr_array_view(struct tsr_array *array);
+/* Fills desc.grid and desc.nchunks from the shape and chunk shape the driver set. */
+void tsr_array_grid(struct tsr_array *array);
+
 /* Writes how messages name the array's unit: "HDU 1", "array labels/ids". */
 void tsr_array_unit(const struct tsr_array *array, char *buf, size_t cap);
 /* How messages name a chunk: prefix gets "path: HDU 1: tile" ("path: array /: chunk"), label
@@ -74,8 +81,9 @@ void tsr_array_unit(const struct tsr_array *array, char *buf, size_t cap);
 void tsr_array_chunk_name(const struct tsr_array *array, int64_t chunk, char *prefix,
 			  size_t prefix_cap, char *label, size_t label_cap);
 
-/* Format drivers. Each describes the array at array->path into array->desc / ops / impl.
- * FITS and Blosc2 contiguous frames find array->fd open; directories find it at -1. */
+/* Format drivers (chosen by the table in src/formats/open.c). Each describes the array at
+ * array->path into array->desc / ops / impl. FITS and Blosc2 contiguous frames find
+ * array->fd open; directories find it at -1. */
 int tsr_fits_open(struct tsr_array *array, const struct tsr_open_options *opts);
 int tsr_zarr_open(struct tsr_array *array, const struct tsr_open_options *opts);
 /* Is a file a zip archive (a zipped Zarr store): named *.zip, or starting like one? */

@@ -7,8 +7,8 @@
 
 #include "../core/array.h"
 #include "../io/io.h"
-#include "../io/unpack.h"
 #include "listing.h"
+#include "open.h"
 #include "metadata.h"
 
 /* The first published struct tsr_entry ends at nlevels. */
@@ -72,70 +72,18 @@ int tsr_listing_entry(const struct tsr_listing *l, size_t i, struct tsr_entry *e
 	return TSR_OK;
 }
 
-/* The one array of a Blosc2 frame. */
-static int tsr_listing_blosc2(struct tsr_listing *l)
-{
-	struct tsr_entry e = {.kind = TSR_ENTRY_ARRAY, .format = "blosc2", .hdu = -1, .level = -1};
-	return tsr_listing_add(l, &e);
-}
-
-/* Opens a file to list: a whole-file compressed one (.fits.gz, .bz2, .Z) as the memory file it
- * decompresses to, as tsr_open reads it. On failure the message names path. */
-static int tsr_listing_open(const char *path, int *fd, uint64_t *nbytes)
-{
-	int st = tsr_io_open(path, fd, nbytes);
-	unsigned char head[4] = {0};
-	size_t n = *nbytes < sizeof(head) ? (size_t)*nbytes : sizeof(head);
-	if (!st && !(st = tsr_io_pread(*fd, head, n, 0))) {
-		enum tsr_unpack_kind kind = tsr_unpack_sniff(head, n);
-		if (kind != TSR_UNPACK_NONE)
-			st = tsr_unpack_file(path, kind, fd, nbytes);
-	}
-	if (st) {
-		tsr_io_close(*fd);
-		*fd = -1;
-		if (!strstr(tsr_errmsg(), path))
-			tsr_error_prefix("%s", path);
-	}
-	return st;
-}
-
-/* Chooses the lister as tsr_open chooses the driver. */
+/* Lists path by the driver tsr_open would choose. */
 static int tsr_list_path(const char *path, struct tsr_listing *l)
 {
-	struct stat sb;
-	if (stat(path, &sb) != 0)
-		return tsr_error(errno == ENOENT ? TSR_E_NOT_FOUND : TSR_E_IO, "%s: %s", path,
-				 strerror(errno));
-	if (S_ISDIR(sb.st_mode)) {
-		if (tsr_blosc2_sniff_dir(path))
-			return tsr_listing_blosc2(l);
-		char *store = strdup(path);
-		if (!store)
-			return tsr_error(TSR_E_NOMEM, "out of memory");
-		size_t n = strlen(store);
-		while (n > 1 && store[n - 1] == '/')
-			store[--n] = '\0';
-		int st = tsr_zarr_entries(store, l);
-		free(store);
-		return st;
-	}
+	const struct tsr_driver *drv = NULL;
 	int fd = -1;
 	uint64_t nbytes = 0;
-	int st = tsr_listing_open(path, &fd, &nbytes);
-	if (st)
-		return st;
-	unsigned char head[64] = {0};
-	size_t n = nbytes < sizeof(head) ? (size_t)nbytes : sizeof(head);
-	if (!(st = tsr_io_pread(fd, head, n, 0))) {
-		if (tsr_zarr_sniff_zip(path, head, n)) {
-			tsr_io_close(fd);
-			return tsr_zarr_entries(path, l); /* a zipped store, listed in place */
-		}
-		st = tsr_blosc2_sniff(head, n) ? tsr_listing_blosc2(l)
-					       : tsr_fits_list(path, fd, nbytes, l);
-	}
+	int st = tsr_driver_find(path, &drv, &fd, &nbytes);
+	if (st == TSR_OK)
+		st = drv->list(path, &fd, &nbytes, l);
 	tsr_io_close(fd);
+	if (st && !strstr(tsr_errmsg(), path))
+		tsr_error_prefix("%s", path);
 	return st;
 }
 
@@ -180,18 +128,18 @@ int tsr_listing_metadata(const struct tsr_listing *l, size_t i, char **json_ret)
 	int st = tsr_json_add(root, "format", cJSON_CreateString(e->format));
 	if (!st)
 		st = tsr_json_add(root, "path", cJSON_CreateString(l->path));
-	if (st) {
-		/* out of memory already */
-	} else if (!strcmp(e->format, "fits")) {
+	if (!st) {
+		/* the driver that listed the entry, as the path holds it now */
+		const struct tsr_driver *drv = NULL;
 		int fd = -1;
 		uint64_t nbytes = 0;
-		if (!(st = tsr_listing_open(l->path, &fd, &nbytes)))
-			st = tsr_fits_hdu_metadata(fd, nbytes, l->path, e->hdu, root);
+		st = tsr_driver_find(l->path, &drv, &fd, &nbytes);
+		if (!st && strcmp(drv->name, e->format))
+			st = tsr_error(TSR_E_FORMAT, "%s: now a %s input, listed as %s", l->path,
+				       drv->name, e->format);
+		if (!st)
+			st = drv->metadata(l->path, &fd, &nbytes, e, root);
 		tsr_io_close(fd);
-	} else if (!strcmp(e->format, "zarr")) {
-		st = tsr_zarr_node_metadata(l->path, e->name, root);
-	} else {
-		st = tsr_blosc2_path_metadata(l->path, root);
 	}
 	if (!st && !(*json_ret = cJSON_PrintUnformatted(root)))
 		st = tsr_error(TSR_E_NOMEM, "out of memory for metadata");

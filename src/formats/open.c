@@ -1,0 +1,231 @@
+/* open.c - the format driver table, and tsr_open / tsr_array_free over it. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../io/io.h"
+#include "../io/mock.h"
+#include "../io/mock_device.h"
+#include "../io/unpack.h"
+#include "listing.h"
+#include "metadata.h"
+#include "open.h"
+
+/* ---- the drivers' sniffing and listing, where a driver's own files have none ---- */
+
+/* A file named as a frame that does not start like one is a damaged frame (the Blosc2
+ * driver says what is wrong with it), unless it is a FITS file under a frame's name. */
+static int tsr_b2_file(const char *path, const unsigned char *head, size_t n)
+{
+	const char *dot = strrchr(path, '.');
+	return tsr_blosc2_sniff(head, n) ||
+	       (dot && (!strcmp(dot, ".b2nd") || !strcmp(dot, ".b2frame")) &&
+		memcmp(head, "SIMPLE  =", n < 9 ? n : 9) != 0);
+}
+
+/* A Blosc2 frame holds one array. */
+static int tsr_b2_list(const char *path, int *fd, uint64_t *file_nbytes, struct tsr_listing *l)
+{
+	(void)path, (void)fd, (void)file_nbytes;
+	struct tsr_entry e = {.kind = TSR_ENTRY_ARRAY, .format = "blosc2", .hdu = -1, .level = -1};
+	return tsr_listing_add(l, &e);
+}
+
+/* Any directory that is no sparse frame is a Zarr store (or says why it is not one). */
+static int tsr_zarr_dir(const char *path)
+{
+	(void)path;
+	return 1;
+}
+
+/* A store directory or a zipped store, named without trailing slashes. */
+static int tsr_zarr_list(const char *path, int *fd, uint64_t *file_nbytes,
+			 struct tsr_listing *l)
+{
+	(void)fd, (void)file_nbytes;
+	char *store = strdup(path);
+	if (!store)
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	size_t n = strlen(store);
+	while (n > 1 && store[n - 1] == '/')
+		store[--n] = '\0';
+	int st = tsr_zarr_entries(store, l);
+	free(store);
+	return st;
+}
+
+/* Any other file is FITS, or FITS as archives ship it (.fits.gz, .fits.bz2, .fits.Z). */
+static int tsr_fits_file(const char *path, const unsigned char *head, size_t n)
+{
+	(void)path, (void)head, (void)n;
+	return 1;
+}
+
+static enum tsr_unpack_kind tsr_fits_packed(int fd, uint64_t nbytes, int *st)
+{
+	unsigned char head[4] = {0};
+	size_t n = nbytes < sizeof(head) ? (size_t)nbytes : sizeof(head);
+	*st = tsr_io_pread(fd, head, n, 0);
+	return *st ? TSR_UNPACK_NONE : tsr_unpack_sniff(head, n);
+}
+
+/* A whole-file compressed FITS file is read from the memory file it decompresses to. */
+static int tsr_fits_open_any(struct tsr_array *a, const struct tsr_open_options *o)
+{
+	int st;
+	enum tsr_unpack_kind packed = tsr_fits_packed(a->fd, a->file_nbytes, &st);
+	if (!st && packed != TSR_UNPACK_NONE)
+		st = tsr_unpack_array(a, packed);
+	return st ? st : tsr_fits_open(a, o);
+}
+
+static int tsr_fits_list_any(const char *path, int *fd, uint64_t *file_nbytes,
+			     struct tsr_listing *l)
+{
+	int st;
+	enum tsr_unpack_kind packed = tsr_fits_packed(*fd, *file_nbytes, &st);
+	/* an archive's memory file replaces *fd, which the caller closes */
+	if (!st && packed != TSR_UNPACK_NONE)
+		st = tsr_unpack_file(path, packed, fd, file_nbytes);
+	return st ? st : tsr_fits_list(path, *fd, *file_nbytes, l);
+}
+
+static int tsr_fits_meta(const char *path, int *fd, uint64_t *file_nbytes,
+			 const struct tsr_entry *e, cJSON *root)
+{
+	int st;
+	enum tsr_unpack_kind packed = tsr_fits_packed(*fd, *file_nbytes, &st);
+	if (!st && packed != TSR_UNPACK_NONE)
+		st = tsr_unpack_file(path, packed, fd, file_nbytes);
+	return st ? st : tsr_fits_hdu_metadata(*fd, *file_nbytes, path, e->hdu, root);
+}
+
+static int tsr_zarr_meta(const char *path, int *fd, uint64_t *file_nbytes,
+			 const struct tsr_entry *e, cJSON *root)
+{
+	(void)fd, (void)file_nbytes;
+	return tsr_zarr_node_metadata(path, e->name, root);
+}
+
+static int tsr_b2_meta(const char *path, int *fd, uint64_t *file_nbytes,
+		       const struct tsr_entry *e, cJSON *root)
+{
+	(void)fd, (void)file_nbytes, (void)e;
+	return tsr_blosc2_path_metadata(path, root);
+}
+
+/* In order: the first that claims a path takes it. */
+static const struct tsr_driver tsr_drivers[] = {
+	{"blosc2", tsr_blosc2_sniff_dir, tsr_b2_file, tsr_blosc2_open, tsr_b2_list, tsr_b2_meta},
+	{"zarr", tsr_zarr_dir, tsr_zarr_sniff_zip, tsr_zarr_open, tsr_zarr_list, tsr_zarr_meta},
+	{"fits", NULL, tsr_fits_file, tsr_fits_open_any, tsr_fits_list_any, tsr_fits_meta},
+};
+
+int tsr_driver_find(const char *path, const struct tsr_driver **driver_ret, int *fd_ret,
+		    uint64_t *nbytes_ret)
+{
+	size_t nd = sizeof(tsr_drivers) / sizeof(tsr_drivers[0]);
+	*fd_ret = -1;
+	*nbytes_ret = 0;
+	struct stat sb;
+	if (stat(path, &sb) != 0)
+		return tsr_error(errno == ENOENT ? TSR_E_NOT_FOUND : TSR_E_IO, "%s: %s", path,
+				 strerror(errno));
+	if (S_ISDIR(sb.st_mode)) {
+		for (size_t i = 0; i < nd; i++)
+			if (tsr_drivers[i].dir && tsr_drivers[i].dir(path)) {
+				*driver_ret = &tsr_drivers[i];
+				return TSR_OK;
+			}
+		return tsr_error(TSR_E_FORMAT, "%s: a directory that no format claims", path);
+	}
+	int fd = -1;
+	uint64_t nbytes = 0;
+	int st = tsr_io_open(path, &fd, &nbytes);
+	if (st)
+		goto fail;
+	/* An empty file is no format at all: say so, not that it lacks FITS's first card. */
+	if (nbytes == 0) {
+		st = tsr_error(TSR_E_FORMAT, "%s: empty file (0 bytes): not a FITS file or a "
+			       "Blosc2 frame", path);
+		goto fail;
+	}
+	unsigned char head[64] = {0};
+	size_t n = nbytes < sizeof(head) ? (size_t)nbytes : sizeof(head);
+	if ((st = tsr_io_pread(fd, head, n, 0)))
+		goto fail;
+	for (size_t i = 0; i < nd; i++)
+		if (tsr_drivers[i].file && tsr_drivers[i].file(path, head, n)) {
+			*driver_ret = &tsr_drivers[i];
+			*fd_ret = fd;
+			*nbytes_ret = nbytes;
+			return TSR_OK;
+		}
+	st = tsr_error(TSR_E_FORMAT, "%s: a file that no format claims", path);
+fail:
+	tsr_io_close(fd);
+	if (!strstr(tsr_errmsg(), path))
+		tsr_error_prefix("%s", path);
+	return st;
+}
+
+/* ---- tsr_open and tsr_array_free: an array's life ---- */
+
+int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_options *opts,
+	     struct tsr_array **array_ret)
+{
+	if (!array_ret)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_open: array_ret is NULL");
+	*array_ret = NULL;
+	if (!ctx || !path)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_open: NULL context or path");
+	struct tsr_open_options o = {.struct_size = sizeof(o), .hdu = -1, .level = -1};
+	int st = tsr_options_load(&o, sizeof(o), opts, offsetof(struct tsr_open_options, array),
+				  "tsr_open");
+	if (st)
+		return st;
+	struct tsr_array *a = calloc(1, sizeof(*a));
+	if (!a)
+		return tsr_error(TSR_E_NOMEM, "tsr_open: out of memory");
+	a->ctx = ctx;
+	a->fd = -1;
+	a->path = strdup(path);
+	if (!a->path) {
+		free(a);
+		return tsr_error(TSR_E_NOMEM, "tsr_open: out of memory");
+	}
+	const struct tsr_driver *drv = NULL;
+	if (o.dtype && o.dtype[0])
+		st = tsr_dtype_parse(o.dtype, &a->want_dtype, &a->want_order);
+	if (st == TSR_OK)
+		st = tsr_driver_find(a->path, &drv, &a->fd, &a->file_nbytes);
+	if (st == TSR_OK)
+		st = drv->open(a, &o);
+	if (st == TSR_OK)
+		st = tsr_array_view(a);
+	if (st != TSR_OK) {
+		/* Every failure names the file, whichever layer it came from. */
+		if (!strstr(tsr_errmsg(), path))
+			tsr_error_prefix("%s", path);
+		tsr_array_free(a);
+		return st;
+	}
+	tsr_array_grid(a);
+	*array_ret = a;
+	return TSR_OK;
+}
+
+void tsr_array_free(struct tsr_array *a)
+{
+	if (!a)
+		return;
+	if (a->ops && a->ops->free)
+		a->ops->free(a->impl);
+	tsr_mock_free(a->mock);
+	tsr_mock_dev_free(a->mock_dev);
+	tsr_io_close(a->fd);
+	free(a->path);
+	free(a);
+}

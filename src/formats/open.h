@@ -1,0 +1,37 @@
+/* open.h - the format driver table: which driver opens, and lists, what a path holds. */
+#ifndef TSR_FORMATS_OPEN_H
+#define TSR_FORMATS_OPEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/array.h"
+
+struct tsr_listing;
+struct tsr_entry;
+struct cJSON;
+
+/* One format driver. A directory goes to the first driver whose dir() claims it and a file to
+ * the first whose file() claims its first bytes; the last of each kind claims everything, so
+ * that it, not a generic "unknown format", says what is wrong with a damaged input. */
+struct tsr_driver {
+	const char *name;
+	int (*dir)(const char *path);
+	int (*file)(const char *path, const unsigned char *head, size_t n);
+	/* describes the array at array->path (array->fd open for a file, -1 for a directory) */
+	int (*open)(struct tsr_array *array, const struct tsr_open_options *opts);
+	/* appends the arrays at path (*fd: the open file, -1 for a directory; a driver that reads
+	 * another file in its place swaps it in, and the caller closes *fd); errors name path */
+	int (*list)(const char *path, int *fd, uint64_t *file_nbytes, struct tsr_listing *l);
+	/* adds entry e's metadata (one the driver listed) to the JSON object root, as list */
+	int (*metadata)(const char *path, int *fd, uint64_t *file_nbytes,
+			const struct tsr_entry *e, struct cJSON *root);
+};
+
+/* The driver for path. A file is left open in *fd_ret (the caller closes it) with its size in
+ * *nbytes_ret; a directory gives -1 and 0. On failure *fd_ret is -1 and the message names
+ * path. */
+int tsr_driver_find(const char *path, const struct tsr_driver **driver_ret, int *fd_ret,
+		    uint64_t *nbytes_ret);
+
+#endif
