@@ -386,10 +386,11 @@ static const char **path_vector(PyObject *paths, Py_ssize_t *n_ret, PyObject **k
 	return v;
 }
 
-/* The shape one file's selection gives (from the first file), as the stacked reads need. */
+/* The shape one file's selection gives (from the first file), as the stacked reads need. A key
+ * with integer arrays or masks becomes *ix when ix is given (batch reads), else is refused. */
 static int per_file_shape(const char *path, const struct tsr_open_options *oo, PyObject *key,
-			  struct tsr_selection *sel, enum tsr_dtype *dtype, PyArray_Descr **descr,
-			  int *ndim, int64_t *shape)
+			  struct tsr_selection *sel, struct tsr_index **ix, enum tsr_dtype *dtype,
+			  PyArray_Descr **descr, int *ndim, int64_t *shape)
 {
 	struct tsr_array *a = NULL;
 	struct tsr_array_info in = {.struct_size = sizeof(in)};
@@ -411,31 +412,94 @@ static int per_file_shape(const char *path, const struct tsr_open_options *oo, P
 		return -1;
 	}
 	int kind = tsrpy_key(key, in.ndim, sel, &scalar);
-	if (kind != 0) {
-		if (kind > 0)
+	if (kind > 0 && (!ix || tsrpy_index(key, TSR_INDEX_NUMPY, ix) < 0)) {
+		if (!ix)
 			PyErr_SetString(PyExc_NotImplementedError,
-					"batch and stream reads take basic keys (integers, slices, ... and "
-					"None); read integer arrays and masks from one file's Array");
+					"stream reads take basic keys (integers, slices, ... and None); "
+					"read integer arrays and masks with read_batch or an Array");
+		kind = -1;
+	}
+	if (kind < 0) {
 		tsr_array_free(a);
 		Py_CLEAR(*descr);
 		return -1;
 	}
-	st = tsr_selection_shape(a, sel, ndim, shape);
+	st = kind ? tsr_index_shape(a, *ix, ndim, shape) : tsr_selection_shape(a, sel, ndim, shape);
 	if (st)
 		tsrpy_raise(st, NULL); /* before tsr_array_free: the message is the thread's last */
 	tsr_array_free(a);
-	if (st) {
-		Py_CLEAR(*descr);
-		return -1;
-	}
-	if (*ndim + 1 > TSR_MAX_DIM) {
+	if (!st && *ndim + 1 > TSR_MAX_DIM) {
 		PyErr_Format(PyExc_ValueError, "a stacked result would have more than %d dimensions",
 			     TSR_MAX_DIM);
+		st = -1;
+	}
+	if (st) {
 		Py_CLEAR(*descr);
+		if (ix) {
+			tsr_index_free(*ix);
+			*ix = NULL;
+		}
 		return -1;
 	}
 	*dtype = in.dtype;
 	return 0;
+}
+
+/* A batch read of an advanced key (integer arrays, masks), which tsr_read_batch does not take:
+ * each file through tsr_read_index into its slot of dst, one after the other (GIL released).
+ * A file whose dtype or shape under the key differs from the first's sets *bad to its index
+ * (status 0); a tessera error returns its status, *bad naming the file. The receipt sums the
+ * files' counts and times; its names are the first file's. */
+static int batch_index(const char **paths, Py_ssize_t n, const struct tsr_open_options *oo,
+		       const struct tsr_index *ix, enum tsr_dtype dtype, int ndim,
+		       const int64_t *shape, const struct tsr_buffer *dst,
+		       const struct tsr_read_options *ro, struct tsr_receipt *rec, Py_ssize_t *bad)
+{
+	size_t per = n ? dst->nbytes / (size_t)n : 0;
+	for (Py_ssize_t i = 0; i < n; i++) {
+		struct tsr_array *a = NULL;
+		struct tsr_array_info in = {.struct_size = sizeof(in)};
+		struct tsr_receipt r = {.struct_size = sizeof(r)};
+		struct tsr_buffer b = *dst;
+		int64_t sh[TSR_MAX_DIM];
+		int nd = 0, same;
+		*bad = i;
+		int st = tsr_open(tsrpy_context(), paths[i], oo, &a);
+		if (!st)
+			st = tsr_array_info(a, &in);
+		if (!st)
+			st = tsr_index_shape(a, ix, &nd, sh);
+		if (st) {
+			tsr_array_free(a);
+			return st;
+		}
+		same = in.dtype == dtype && nd == ndim &&
+		       !memcmp(sh, shape, (size_t)ndim * sizeof(*sh));
+		if (!same) {
+			tsr_array_free(a);
+			return TSR_OK; /* *bad = i */
+		}
+		b.data = (char *)dst->data + (size_t)i * per;
+		b.nbytes = per;
+		st = tsr_read_index(a, ix, &b, ro, rec ? &r : NULL);
+		tsr_array_free(a);
+		if (st)
+			return st;
+		if (rec && i == 0) {
+			*rec = r;
+		} else if (rec) {
+			rec->chunks_total += r.chunks_total;
+			rec->chunks_read += r.chunks_read;
+			rec->bytes_read += r.bytes_read;
+			rec->bytes_decoded += r.bytes_decoded;
+			rec->bytes_out += r.bytes_out;
+			rec->t_plan += r.t_plan, rec->t_fetch += r.t_fetch;
+			rec->t_decode += r.t_decode, rec->t_place += r.t_place;
+			rec->t_total += r.t_total;
+		}
+	}
+	*bad = -1;
+	return TSR_OK;
 }
 
 /* One stacked read of every path at one HDU. */
@@ -456,7 +520,9 @@ static PyObject *batch_one(const char **paths, Py_ssize_t n, PyObject *hdu,
 
 	if (tsrpy_open_options(hdu, array, level, raw, &oo, &ab) < 0)
 		return NULL;
-	if (per_file_shape(paths[0], &oo, ra->key, &sel, &dtype, &descr, &ndim, shape + 1) < 0 ||
+	struct tsr_index *ix = NULL;
+	Py_ssize_t bad = -1;
+	if (per_file_shape(paths[0], &oo, ra->key, &sel, &ix, &dtype, &descr, &ndim, shape + 1) < 0 ||
 	    tsrpy_read_options(ra, &ro) < 0)
 		goto fail;
 	shape[0] = n;
@@ -464,17 +530,28 @@ static PyObject *batch_one(const char **paths, Py_ssize_t n, PyObject *hdu,
 		goto fail;
 	Py_CLEAR(descr);
 	Py_BEGIN_ALLOW_THREADS
-	st = tsr_read_batch(tsrpy_context(), paths, (size_t)n, &oo, &sel, &d.buf, &ro,
-			    ra->receipt ? &rec : NULL);
+	if (ix)
+		st = batch_index(paths, n, &oo, ix, dtype, ndim, shape + 1, &d.buf, &ro,
+				 ra->receipt ? &rec : NULL, &bad);
+	else
+		st = tsr_read_batch(tsrpy_context(), paths, (size_t)n, &oo, &sel, &d.buf, &ro,
+				    ra->receipt ? &rec : NULL);
 	Py_END_ALLOW_THREADS
+	tsr_index_free(ix);
 	Py_XDECREF(ab);
-	if (st) {
-		tsrpy_raise(st, NULL); /* first: freeing device memory is a tessera call */
+	if (st || bad >= 0) {
+		if (st)
+			tsrpy_raise(st, bad >= 0 ? paths[bad] : NULL); /* before freeing device memory */
+		else
+			PyErr_Format(tsrpy_FormatError,
+				     "%s: the key gives another shape or dtype than in %s (batch reads "
+				     "stack equal results)", paths[bad], paths[0]);
 		Py_DECREF(d.result);
 		return NULL;
 	}
 	return tsrpy_finish(d.result, &rec, ra->receipt);
 fail:
+	tsr_index_free(ix);
 	Py_XDECREF(descr);
 	Py_XDECREF(ab);
 	return NULL;
@@ -608,7 +685,7 @@ PyObject *tsrpy_stream_fn(PyObject *mod, PyObject *args, PyObject *kw)
 	s->paths = path_vector(paths, &n, &s->keep);
 	if (!s->paths || tsrpy_open_options(hdu, array, level, raw, &oo, &ab) < 0 ||
 	    tsrpy_read_options(&ra, &s->ro) < 0 ||
-	    per_file_shape(s->paths[0], &oo, ra.key, &sel, &s->dtype, &s->descr, &s->ndim,
+	    per_file_shape(s->paths[0], &oo, ra.key, &sel, NULL, &s->dtype, &s->descr, &s->ndim,
 			   s->shape + 1) < 0)
 		goto fail;
 	s->ndim += 1;
