@@ -62,7 +62,7 @@ static int matches(const struct tsr_b2nd_memo *m, const struct memo_spans *sp, i
 		return 0;
 	size_t at = 0;
 	for (int i = 0; i < 4; i++) {
-		if (memcmp(m->key + at, sp->p[i], sp->n[i]))
+		if (sp->n[i] && memcmp(m->key + at, sp->p[i], sp->n[i]))
 			return 0;
 		at += sp->n[i];
 	}
@@ -104,7 +104,8 @@ int tsr_b2nd_memo_block(const struct tsr_blosc_info *in, const void *src, size_t
 		return st;
 	size_t at = 0;
 	for (int i = 0; i < 4; i++) {
-		memcpy(m->key + at, sp.p[i], sp.n[i]);
+		if (sp.n[i]) /* (an absent dictionary's span has no pointer) */
+			memcpy(m->key + at, sp.p[i], sp.n[i]);
 		at += sp.n[i];
 	}
 	m->key_n = sp.total;
