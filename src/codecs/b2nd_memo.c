@@ -4,6 +4,10 @@
 
 #include "b2nd_memo.h"
 
+/* Blocks larger than this (decoded) are not kept: the memo would hold that much, and its
+ * stored bytes, per worker for as long as the context lives. */
+#define TSR_B2ND_MEMO_MAX_NBYTES ((int64_t)32 << 20)
+
 struct tsr_b2nd_memo {
 	uint8_t *key;   /* the spans below, back to back */
 	size_t key_n, key_cap;
@@ -84,6 +88,8 @@ int tsr_b2nd_memo_block(const struct tsr_blosc_info *in, const void *src, size_t
 {
 	struct tsr_b2nd_memo *m = s->b2memo;
 	struct memo_spans sp;
+	if (in->blocksize > TSR_B2ND_MEMO_MAX_NBYTES)
+		return 1;
 	for (int i = 0; i < TSR_BLOSC_MAX_FILTERS; i++)
 		if (in->filters[i] == TSR_BLOSC_DELTA)
 			return 1;

@@ -16,14 +16,15 @@
  * block's own streams. A later one-block read of the same bytes copies from the memo instead
  * of decoding; any other bytes decode afresh. Keyed by content, not by file or handle, so it
  * can never hand out another array's block or a rewritten file's old one, and needs no
- * invalidation. Not for DELTA chunks (their blocks need block 0 too). Memory: one block and its
- * stored bytes per worker state.
+ * invalidation. Not for DELTA chunks (their blocks need block 0 too), nor blocks over 32 MiB.
+ * Memory: one block and its stored bytes per worker state.
  */
 
 /* Block b (not the chunk's last unless whole: see tsr_blosc_decode_blocks) of the blosc chunk
  * src, decoded: from the memo when its bytes match, else decoded into the memo. *run_ret points
  * into the memo until the scratch's next use; *decoded_ret grows by the bytes decoded (0 on a
- * match). Returns 1 when the memo cannot take the block (no memory, DELTA): decode it as usual. */
+ * match). Returns 1 when the memo cannot take the block (no memory, DELTA, too large): decode
+ * it as usual. */
 int tsr_b2nd_memo_block(const struct tsr_blosc_info *in, const void *src, size_t src_nbytes,
 			int64_t b, struct tsr_scratch *s, uint8_t **run_ret, uint64_t *decoded_ret);
 
