@@ -252,12 +252,94 @@ fail:
 
 #define READ_KWLIST "key", "device", "out", "stream", "decoder", "storage", "receipt"
 
-static PyObject *array_read(tsrpy_Array *self, PyObject *args, PyObject *kw)
+/* A str keyword's UTF-8 (None allowed where none_ok: NULL). */
+static int str_arg(PyObject *v, const char *name, int none_ok, const char **ret)
 {
-	static char *kwlist[] = {READ_KWLIST, NULL};
+	if (none_ok && v == Py_None) {
+		*ret = NULL;
+		return 0;
+	}
+	if (!PyUnicode_Check(v)) {
+		PyErr_Format(PyExc_TypeError, "read() argument '%s' must be str%s, not %.100s", name,
+			     none_ok ? " or None" : "", Py_TYPE(v)->tp_name);
+		return -1;
+	}
+	Py_ssize_t n;
+	*ret = PyUnicode_AsUTF8AndSize(v, &n);
+	if (*ret && strlen(*ret) != (size_t)n) {
+		PyErr_SetString(PyExc_ValueError, "embedded null character");
+		return -1;
+	}
+	return *ret ? 0 : -1;
+}
+
+/* Array.read's arguments by the vectorcall protocol: PyArg_ParseTupleAndKeywords's dict and
+ * tuple cost more than a small read's own Python share. Same rules: key positional or by
+ * name, the rest keyword-only. */
+static int read_args_fast(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+			  struct tsrpy_read_args *ra)
+{
+	static const char *const names[] = {"key", "device", "out", "stream", "decoder", "storage",
+					    "receipt"};
+	Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+	if (nargs > 1) {
+		PyErr_Format(PyExc_TypeError, "read() takes at most 1 positional argument (%zd given)",
+			     nargs);
+		return -1;
+	}
+	if (nargs == 1)
+		ra->key = args[0];
+	for (Py_ssize_t i = 0; i < nkw; i++) {
+		PyObject *name = PyTuple_GET_ITEM(kwnames, i), *v = args[nargs + i];
+		int k = 0, t;
+		while (k < 7 && PyUnicode_CompareWithASCIIString(name, names[k]))
+			k++;
+		switch (k) {
+		case 0:
+			if (nargs == 1) {
+				PyErr_SetString(PyExc_TypeError,
+						"read() got multiple values for argument 'key'");
+				return -1;
+			}
+			ra->key = v;
+			break;
+		case 1:
+			if (str_arg(v, "device", 1, &ra->device) < 0)
+				return -1;
+			break;
+		case 2:
+			ra->out = v;
+			break;
+		case 3:
+			ra->stream = v;
+			break;
+		case 4:
+			if (str_arg(v, "decoder", 0, &ra->decoder) < 0)
+				return -1;
+			break;
+		case 5:
+			if (str_arg(v, "storage", 0, &ra->storage) < 0)
+				return -1;
+			break;
+		case 6:
+			if ((t = PyObject_IsTrue(v)) < 0)
+				return -1;
+			ra->receipt = t;
+			break;
+		default:
+			PyErr_Format(PyExc_TypeError, "read() got an unexpected keyword argument '%U'",
+				     name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static PyObject *array_read(tsrpy_Array *self, PyObject *const *args, Py_ssize_t nargs,
+			    PyObject *kwnames)
+{
 	struct tsrpy_read_args ra = {NULL, NULL, Py_None, Py_None, "auto", "real", 0};
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$zOOssp:read", kwlist, &ra.key, &ra.device,
-					 &ra.out, &ra.stream, &ra.decoder, &ra.storage, &ra.receipt))
+	if (read_args_fast(args, nargs, kwnames, &ra) < 0)
 		return NULL;
 	if (ra.key == Py_None)
 		ra.key = NULL; /* read(None) / read(): everything */
@@ -457,7 +539,7 @@ static PyObject *array_repr(tsrpy_Array *self)
 }
 
 static PyMethodDef array_methods[] = {
-	{"read", (PyCFunction)(void (*)(void))array_read, METH_VARARGS | METH_KEYWORDS,
+	{"read", (PyCFunction)(void (*)(void))array_read, METH_FASTCALL | METH_KEYWORDS,
 	 "read(key=None, *, device=None, out=None, stream=None, decoder='auto', storage='real', "
 	 "receipt=False) -> numpy.ndarray (host), cupy.ndarray or tessera.DeviceArray (cuda), "
 	 "out itself when given; (result, receipt dict) with receipt=True"},
