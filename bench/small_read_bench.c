@@ -20,7 +20,7 @@ int main(int argc, char **argv)
 	struct tsr_selection sel;
 	int64_t shape[TSR_MAX_DIM];
 	int ndim, n = argc > 3 ? atoi(argv[3]) : 20000, rounds = 10;
-	double best = 1e30;
+	double best = 1e30, t_all[10];
 	unsigned char buf[1 << 16];
 
 	if (argc < 3) {
@@ -42,11 +42,20 @@ int main(int argc, char **argv)
 			}
 		}
 		double t = (now() - t0) / n;
+		t_all[r] = t;
 		if (t < best)
 			best = t;
 	}
-	printf("{\"file\": \"%s\", \"selection\": \"%s\", \"us_per_read\": %.3f}\n", argv[1], argv[2],
-	       best * 1e6);
+	/* the median of the rounds too: a busy machine makes the best a lucky one */
+	for (int i = 1; i < rounds; i++)
+		for (int j = i; j > 0 && t_all[j] < t_all[j - 1]; j--) {
+			double x = t_all[j];
+			t_all[j] = t_all[j - 1];
+			t_all[j - 1] = x;
+		}
+	printf("{\"file\": \"%s\", \"selection\": \"%s\", \"us_per_read\": %.3f, "
+	       "\"us_per_read_median\": %.3f}\n",
+	       argv[1], argv[2], best * 1e6, 0.5 * (t_all[rounds / 2 - 1] + t_all[rounds / 2]) * 1e6);
 	tsr_array_free(a);
 	tsr_context_free(ctx);
 	return 0;

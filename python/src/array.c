@@ -133,6 +133,7 @@ static tsrpy_Array *array_open(PyObject *pathobj, PyObject *hdu, PyObject *array
 	if (!self)
 		goto fail;
 	self->array = NULL;
+	self->descr = NULL;
 	self->readers = 0;
 	self->weakrefs = NULL;
 	self->path = PyUnicode_DecodeFSDefault(path);
@@ -150,6 +151,9 @@ static tsrpy_Array *array_open(PyObject *pathobj, PyObject *hdu, PyObject *array
 		tsrpy_raise(st, path);
 		goto fail;
 	}
+	self->descr = tsrpy_descr_of(self->info.dtype, self->info.descr);
+	if (!self->descr)
+		goto fail;
 	Py_DECREF(pb);
 	Py_XDECREF(ab);
 	return self;
@@ -177,6 +181,7 @@ static void array_dealloc(tsrpy_Array *self)
 	if (self->weakrefs)
 		PyObject_ClearWeakRefs((PyObject *)self);
 	tsr_array_free(self->array); /* no read is in flight: each holds a reference */
+	Py_XDECREF(self->descr);
 	Py_XDECREF(self->path);
 	PyObject_Free(self);
 }
@@ -216,7 +221,8 @@ static PyObject *array_read_args(tsrpy_Array *self, const struct tsrpy_read_args
 		tsrpy_raise(st, NULL);
 		goto fail;
 	}
-	if (tsrpy_read_options(ra, &ro) < 0 || tsrpy_dest(ra, self->info.dtype, ndim, shape, &d) < 0)
+	if (tsrpy_read_options(ra, &ro) < 0 ||
+	    tsrpy_dest(ra, self->info.dtype, self->descr, ndim, shape, &d) < 0)
 		goto fail;
 	memset(&rec, 0, sizeof(rec));
 	rec.struct_size = sizeof(rec);
@@ -246,12 +252,94 @@ fail:
 
 #define READ_KWLIST "key", "device", "out", "stream", "decoder", "storage", "receipt"
 
-static PyObject *array_read(tsrpy_Array *self, PyObject *args, PyObject *kw)
+/* A str keyword's UTF-8 (None allowed where none_ok: NULL). */
+static int str_arg(PyObject *v, const char *name, int none_ok, const char **ret)
 {
-	static char *kwlist[] = {READ_KWLIST, NULL};
+	if (none_ok && v == Py_None) {
+		*ret = NULL;
+		return 0;
+	}
+	if (!PyUnicode_Check(v)) {
+		PyErr_Format(PyExc_TypeError, "read() argument '%s' must be str%s, not %.100s", name,
+			     none_ok ? " or None" : "", Py_TYPE(v)->tp_name);
+		return -1;
+	}
+	Py_ssize_t n;
+	*ret = PyUnicode_AsUTF8AndSize(v, &n);
+	if (*ret && strlen(*ret) != (size_t)n) {
+		PyErr_SetString(PyExc_ValueError, "embedded null character");
+		return -1;
+	}
+	return *ret ? 0 : -1;
+}
+
+/* Array.read's arguments by the vectorcall protocol: PyArg_ParseTupleAndKeywords's dict and
+ * tuple cost more than a small read's own Python share. Same rules: key positional or by
+ * name, the rest keyword-only. */
+static int read_args_fast(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+			  struct tsrpy_read_args *ra)
+{
+	static const char *const names[] = {"key", "device", "out", "stream", "decoder", "storage",
+					    "receipt"};
+	Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+	if (nargs > 1) {
+		PyErr_Format(PyExc_TypeError, "read() takes at most 1 positional argument (%zd given)",
+			     nargs);
+		return -1;
+	}
+	if (nargs == 1)
+		ra->key = args[0];
+	for (Py_ssize_t i = 0; i < nkw; i++) {
+		PyObject *name = PyTuple_GET_ITEM(kwnames, i), *v = args[nargs + i];
+		int k = 0, t;
+		while (k < 7 && PyUnicode_CompareWithASCIIString(name, names[k]))
+			k++;
+		switch (k) {
+		case 0:
+			if (nargs == 1) {
+				PyErr_SetString(PyExc_TypeError,
+						"read() got multiple values for argument 'key'");
+				return -1;
+			}
+			ra->key = v;
+			break;
+		case 1:
+			if (str_arg(v, "device", 1, &ra->device) < 0)
+				return -1;
+			break;
+		case 2:
+			ra->out = v;
+			break;
+		case 3:
+			ra->stream = v;
+			break;
+		case 4:
+			if (str_arg(v, "decoder", 0, &ra->decoder) < 0)
+				return -1;
+			break;
+		case 5:
+			if (str_arg(v, "storage", 0, &ra->storage) < 0)
+				return -1;
+			break;
+		case 6:
+			if ((t = PyObject_IsTrue(v)) < 0)
+				return -1;
+			ra->receipt = t;
+			break;
+		default:
+			PyErr_Format(PyExc_TypeError, "read() got an unexpected keyword argument '%U'",
+				     name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static PyObject *array_read(tsrpy_Array *self, PyObject *const *args, Py_ssize_t nargs,
+			    PyObject *kwnames)
+{
 	struct tsrpy_read_args ra = {NULL, NULL, Py_None, Py_None, "auto", "real", 0};
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$zOOssp:read", kwlist, &ra.key, &ra.device,
-					 &ra.out, &ra.stream, &ra.decoder, &ra.storage, &ra.receipt))
+	if (read_args_fast(args, nargs, kwnames, &ra) < 0)
 		return NULL;
 	if (ra.key == Py_None)
 		ra.key = NULL; /* read(None) / read(): everything */
@@ -307,17 +395,22 @@ static PyObject *array_array(tsrpy_Array *self, PyObject *args, PyObject *kw)
 	return res;
 }
 
-PyObject *tsrpy_info_dict(const struct tsr_array_info *in, PyObject *path)
+PyObject *tsrpy_info_dict(const struct tsr_array_info *in, PyArray_Descr *descr,
+			  PyObject *path)
 {
-	return Py_BuildValue("{s:s,s:O,s:i,s:N,s:N,s:i,s:N,s:N,s:L,s:s,s:s,s:K,s:O}", "format",
-			     in->format, "path", path, "hdu", in->index, "dtype",
-			     tsrpy_dtype_of(in->dtype), "stored_dtype",
-			     tsrpy_dtype_of(in->stored_dtype), "ndim", in->ndim, "shape",
+	/* stored_dtype differs from dtype for scaled numbers only; raw dtypes are stored as read */
+	PyObject *stored = in->stored_dtype == in->dtype || tsrpy_npy_type(in->stored_dtype) < 0
+				   ? Py_NewRef((PyObject *)descr)
+				   : tsrpy_dtype_of(in->stored_dtype);
+	return Py_BuildValue("{s:s,s:O,s:i,s:O,s:N,s:i,s:N,s:N,s:L,s:s,s:s,s:K,s:O,s:s,s:s}",
+			     "format", in->format, "path", path, "hdu", in->index, "dtype",
+			     (PyObject *)descr, "stored_dtype", stored, "ndim", in->ndim, "shape",
 			     tsrpy_shape_tuple(in->ndim, in->shape), "chunks",
 			     tsrpy_shape_tuple(in->ndim, in->chunk_shape), "nchunks",
 			     (long long)in->nchunks, "codec", in->codec, "reader", in->reader,
 			     "stored_nbytes", (unsigned long long)in->stored_nbytes, "scaled",
-			     in->scaled ? Py_True : Py_False);
+			     in->scaled ? Py_True : Py_False, "descr", in->descr ? in->descr : "",
+			     "dtype_source", in->dtype_source ? in->dtype_source : "file");
 }
 
 static PyObject *array_info(tsrpy_Array *self, PyObject *noargs)
@@ -325,7 +418,7 @@ static PyObject *array_info(tsrpy_Array *self, PyObject *noargs)
 	(void)noargs;
 	if (check_open(self) < 0)
 		return NULL;
-	return tsrpy_info_dict(&self->info, self->path);
+	return tsrpy_info_dict(&self->info, self->descr, self->path);
 }
 
 static PyObject *array_close(tsrpy_Array *self, PyObject *noargs)
@@ -370,7 +463,7 @@ static PyObject *get_chunks(tsrpy_Array *self, void *c)
 static PyObject *get_dtype(tsrpy_Array *self, void *c)
 {
 	(void)c;
-	return tsrpy_dtype_of(self->info.dtype);
+	return Py_NewRef((PyObject *)self->descr);
 }
 
 static int64_t array_size(const tsrpy_Array *self)
@@ -438,15 +531,15 @@ static PyObject *array_repr(tsrpy_Array *self)
 	if (!self->array)
 		r = PyUnicode_FromFormat("<tessera.Array %R (closed)>", self->path);
 	else
-		r = PyUnicode_FromFormat("<tessera.Array %s %R hdu=%d shape=%R dtype=%s codec=%s>",
+		r = PyUnicode_FromFormat("<tessera.Array %s %R hdu=%d shape=%R dtype=%S codec=%s>",
 					 self->info.format, self->path, self->info.index, shape,
-					 tsr_dtype_name(self->info.dtype), self->info.codec);
+					 (PyObject *)self->descr, self->info.codec);
 	Py_DECREF(shape);
 	return r;
 }
 
 static PyMethodDef array_methods[] = {
-	{"read", (PyCFunction)(void (*)(void))array_read, METH_VARARGS | METH_KEYWORDS,
+	{"read", (PyCFunction)(void (*)(void))array_read, METH_FASTCALL | METH_KEYWORDS,
 	 "read(key=None, *, device=None, out=None, stream=None, decoder='auto', storage='real', "
 	 "receipt=False) -> numpy.ndarray (host), cupy.ndarray or tessera.DeviceArray (cuda), "
 	 "out itself when given; (result, receipt dict) with receipt=True"},

@@ -139,7 +139,8 @@ static PyObject *entry(const char *path, const char *name, int hdu, int level)
 	}
 	d = Py_BuildValue("{s:s,s:i,s:N,s:N,s:N,s:s,s:K,s:L,s:O}", "format", in.format, "hdu",
 			  in.index, "shape", tsrpy_shape_tuple(in.ndim, in.shape), "chunks",
-			  tsrpy_shape_tuple(in.ndim, in.chunk_shape), "dtype", tsrpy_dtype_of(in.dtype),
+			  tsrpy_shape_tuple(in.ndim, in.chunk_shape), "dtype",
+			  (PyObject *)tsrpy_descr_of(in.dtype, in.descr),
 			  "codec", in.codec, "stored_nbytes", (unsigned long long)in.stored_nbytes,
 			  "nchunks", (long long)in.nchunks, "scaled", in.scaled ? Py_True : Py_False);
 	tsr_array_free(a);

@@ -34,6 +34,69 @@ PyObject *tsrpy_dtype_of(enum tsr_dtype dtype)
 	return (PyObject *)PyArray_DescrFromType(t);
 }
 
+/* A structured descr ("[('a', '<i4'), ('', '|V4'), ...]", an NPY header's list with its
+ * padding entries) through NumPy's own NPY reader: ast.literal_eval, then
+ * numpy.lib.format.descr_to_dtype. Once per open, never per read. */
+static PyArray_Descr *structured_descr(const char *text)
+{
+	static PyObject *literal_eval, *descr_to_dtype;
+	PyObject *list, *d;
+
+	if (!literal_eval) {
+		PyObject *ast = PyImport_ImportModule("ast");
+		PyObject *fmt = ast ? PyImport_ImportModule("numpy.lib.format") : NULL;
+		if (fmt) {
+			literal_eval = PyObject_GetAttrString(ast, "literal_eval");
+			descr_to_dtype = PyObject_GetAttrString(fmt, "descr_to_dtype");
+		}
+		Py_XDECREF(ast);
+		Py_XDECREF(fmt);
+		if (!literal_eval || !descr_to_dtype) {
+			Py_CLEAR(literal_eval);
+			Py_CLEAR(descr_to_dtype);
+			return NULL;
+		}
+	}
+	list = PyObject_CallFunction(literal_eval, "s", text);
+	if (!list)
+		return NULL;
+	d = PyObject_CallOneArg(descr_to_dtype, list);
+	Py_DECREF(list);
+	if (d && !PyArray_DescrCheck(d)) {
+		Py_DECREF(d);
+		PyErr_Format(PyExc_TypeError, "descr_to_dtype gave no dtype for %s", text);
+		return NULL;
+	}
+	return (PyArray_Descr *)d;
+}
+
+PyArray_Descr *tsrpy_descr_of(enum tsr_dtype dtype, const char *descr)
+{
+	PyArray_Descr *d = NULL;
+	PyObject *s;
+
+	if (tsrpy_npy_type(dtype) >= 0) /* numbers come in native byte order */
+		return PyArray_DescrFromType(tsrpy_npy_type(dtype));
+	if (!descr || !*descr) {
+		PyErr_Format(PyExc_NotImplementedError, "tessera dtype %s has no NumPy type",
+			     tsr_dtype_name(dtype));
+		return NULL;
+	}
+	if (descr[0] == '[')
+		d = structured_descr(descr);
+	else if ((s = PyUnicode_FromString(descr))) {
+		if (!PyArray_DescrConverter(s, &d))
+			d = NULL;
+		Py_DECREF(s);
+	}
+	if (d && (size_t)PyDataType_ELSIZE(d) != tsr_dtype_size(dtype)) {
+		PyErr_Format(PyExc_ValueError, "NumPy's dtype of descr %s has %zd bytes, not %zu",
+			     descr, (Py_ssize_t)PyDataType_ELSIZE(d), tsr_dtype_size(dtype));
+		Py_CLEAR(d);
+	}
+	return d;
+}
+
 PyObject *tsrpy_shape_tuple(int ndim, const int64_t *shape)
 {
 	PyObject *t = PyTuple_New(ndim);
@@ -91,29 +154,25 @@ static PyObject *shape_text(int ndim, const int64_t *shape, enum tsr_dtype dtype
 	return s;
 }
 
-static int host_out(PyObject *out, enum tsr_dtype dtype, int ndim, const int64_t *shape,
-		    struct tsrpy_dest *d)
+static int host_out(PyObject *out, enum tsr_dtype dtype, PyArray_Descr *want, int ndim,
+		    const int64_t *shape, struct tsrpy_dest *d)
 {
 	PyArrayObject *a = (PyArrayObject *)out;
-	PyArray_Descr *want;
 	int same = PyArray_NDIM(a) == ndim;
 
 	for (int i = 0; same && i < ndim; i++)
 		same = PyArray_DIMS(a)[i] == shape[i];
-	want = PyArray_DescrFromType(tsrpy_npy_type(dtype));
-	if (!want)
-		return -1;
 	if (!same || !PyArray_EquivTypes(PyArray_DESCR(a), want)) {
 		PyObject *w = shape_text(ndim, shape, dtype), *sh = PyObject_GetAttrString(out, "shape");
 		if (w && sh)
-			PyErr_Format(PyExc_ValueError, "out has shape %R and dtype %S; the read gives %U",
-				     sh, (PyObject *)PyArray_DESCR(a), w);
-		Py_XDECREF(w), Py_XDECREF(sh), Py_DECREF(want);
+			PyErr_Format(PyExc_ValueError, "out has shape %R and dtype %S; the read gives %U "
+				     "(%S)", sh, (PyObject *)PyArray_DESCR(a), w, (PyObject *)want);
+		Py_XDECREF(w), Py_XDECREF(sh);
 		return -1;
 	}
-	Py_DECREF(want);
+	/* Raw dtypes keep their stored byte order: EquivTypes already compared it. */
 	if (!PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISWRITEABLE(a) || !PyArray_ISALIGNED(a) ||
-	    !PyArray_ISNOTSWAPPED(a)) {
+	    (tsrpy_npy_type(dtype) >= 0 && !PyArray_ISNOTSWAPPED(a))) {
 		PyErr_SetString(PyExc_ValueError,
 				"out must be a C-contiguous, aligned, writeable array in native byte "
 				"order");
@@ -126,16 +185,22 @@ static int host_out(PyObject *out, enum tsr_dtype dtype, int ndim, const int64_t
 	return 0;
 }
 
-int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, int ndim,
-	       const int64_t *shape, struct tsrpy_dest *d)
+int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, PyArray_Descr *descr,
+	       int ndim, const int64_t *shape, struct tsrpy_dest *d)
 {
 	int has_out = ra->out && ra->out != Py_None, cuda_out = 0;
+	int numeric = tsrpy_npy_type(dtype) >= 0;
 	void *ptr = NULL;
 	size_t nbytes = 0;
 
 	memset(d, 0, sizeof(*d));
-	if (tsrpy_npy_type(dtype) < 0) {
-		PyErr_Format(PyExc_NotImplementedError, "tessera dtype %d has no NumPy type", dtype);
+	/* Strings, raw bytes, structured and datetime dtypes: host NumPy arrays only (neither
+	 * DLPack nor CuPy has them). */
+	if (!numeric && ((ra->device && !strcmp(ra->device, "cuda")) ||
+			 (has_out && !PyArray_Check(ra->out)))) {
+		PyErr_Format(PyExc_NotImplementedError,
+			     "device reads of dtype %S: read it into host memory (device='cpu', "
+			     "out= a numpy.ndarray)", (PyObject *)descr);
 		return -1;
 	}
 	if (has_out) {
@@ -172,11 +237,13 @@ int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, int ndim,
 					     Py_TYPE(ra->out)->tp_name);
 				return -1;
 			}
-			return host_out(ra->out, dtype, ndim, shape, d);
+			return host_out(ra->out, dtype, descr, ndim, shape, d);
 		}
 		for (int i = 0; i < ndim; i++)
 			dims[i] = (npy_intp)shape[i];
-		d->result = PyArray_SimpleNew(ndim, dims, tsrpy_npy_type(dtype));
+		Py_INCREF(descr); /* PyArray_NewFromDescr steals it */
+		d->result = PyArray_NewFromDescr(&PyArray_Type, descr, ndim, dims, NULL, NULL, 0,
+						 NULL);
 		if (!d->result)
 			return -1;
 		d->buf.data = PyArray_DATA((PyArrayObject *)d->result);
@@ -319,10 +386,11 @@ static const char **path_vector(PyObject *paths, Py_ssize_t *n_ret, PyObject **k
 	return v;
 }
 
-/* The shape one file's selection gives (from the first file), as the stacked reads need. */
+/* The shape one file's selection gives (from the first file), as the stacked reads need. A key
+ * with integer arrays or masks becomes *ix when ix is given (batch reads), else is refused. */
 static int per_file_shape(const char *path, const struct tsr_open_options *oo, PyObject *key,
-			  struct tsr_selection *sel, enum tsr_dtype *dtype, int *ndim,
-			  int64_t *shape)
+			  struct tsr_selection *sel, struct tsr_index **ix, enum tsr_dtype *dtype,
+			  PyArray_Descr **descr, int *ndim, int64_t *shape)
 {
 	struct tsr_array *a = NULL;
 	struct tsr_array_info in = {.struct_size = sizeof(in)};
@@ -338,28 +406,100 @@ static int per_file_shape(const char *path, const struct tsr_open_options *oo, P
 		tsr_array_free(a);
 		return -1;
 	}
-	int kind = tsrpy_key(key, in.ndim, sel, &scalar);
-	if (kind != 0) {
-		if (kind > 0)
-			PyErr_SetString(PyExc_NotImplementedError,
-					"batch and stream reads take basic keys (integers, slices, ... and "
-					"None); read integer arrays and masks from one file's Array");
+	*descr = tsrpy_descr_of(in.dtype, in.descr);
+	if (!*descr) {
 		tsr_array_free(a);
 		return -1;
 	}
-	st = tsr_selection_shape(a, sel, ndim, shape);
-	tsr_array_free(a);
-	if (st) {
-		tsrpy_raise(st, NULL);
+	int kind = tsrpy_key(key, in.ndim, sel, &scalar);
+	if (kind > 0 && (!ix || tsrpy_index(key, TSR_INDEX_NUMPY, ix) < 0)) {
+		if (!ix)
+			PyErr_SetString(PyExc_NotImplementedError,
+					"stream reads take basic keys (integers, slices, ... and None); "
+					"read integer arrays and masks with read_batch or an Array");
+		kind = -1;
+	}
+	if (kind < 0) {
+		tsr_array_free(a);
+		Py_CLEAR(*descr);
 		return -1;
 	}
-	if (*ndim + 1 > TSR_MAX_DIM) {
+	st = kind ? tsr_index_shape(a, *ix, ndim, shape) : tsr_selection_shape(a, sel, ndim, shape);
+	if (st)
+		tsrpy_raise(st, NULL); /* before tsr_array_free: the message is the thread's last */
+	tsr_array_free(a);
+	if (!st && *ndim + 1 > TSR_MAX_DIM) {
 		PyErr_Format(PyExc_ValueError, "a stacked result would have more than %d dimensions",
 			     TSR_MAX_DIM);
+		st = -1;
+	}
+	if (st) {
+		Py_CLEAR(*descr);
+		if (ix) {
+			tsr_index_free(*ix);
+			*ix = NULL;
+		}
 		return -1;
 	}
 	*dtype = in.dtype;
 	return 0;
+}
+
+/* A batch read of an advanced key (integer arrays, masks), which tsr_read_batch does not take:
+ * each file through tsr_read_index into its slot of dst, one after the other (GIL released).
+ * A file whose dtype or shape under the key differs from the first's sets *bad to its index
+ * (status 0); a tessera error returns its status, *bad naming the file. The receipt sums the
+ * files' counts and times; its names are the first file's. */
+static int batch_index(const char **paths, Py_ssize_t n, const struct tsr_open_options *oo,
+		       const struct tsr_index *ix, enum tsr_dtype dtype, int ndim,
+		       const int64_t *shape, const struct tsr_buffer *dst,
+		       const struct tsr_read_options *ro, struct tsr_receipt *rec, Py_ssize_t *bad)
+{
+	size_t per = n ? dst->nbytes / (size_t)n : 0;
+	for (Py_ssize_t i = 0; i < n; i++) {
+		struct tsr_array *a = NULL;
+		struct tsr_array_info in = {.struct_size = sizeof(in)};
+		struct tsr_receipt r = {.struct_size = sizeof(r)};
+		struct tsr_buffer b = *dst;
+		int64_t sh[TSR_MAX_DIM];
+		int nd = 0, same;
+		*bad = i;
+		int st = tsr_open(tsrpy_context(), paths[i], oo, &a);
+		if (!st)
+			st = tsr_array_info(a, &in);
+		if (!st)
+			st = tsr_index_shape(a, ix, &nd, sh);
+		if (st) {
+			tsr_array_free(a);
+			return st;
+		}
+		same = in.dtype == dtype && nd == ndim &&
+		       !memcmp(sh, shape, (size_t)ndim * sizeof(*sh));
+		if (!same) {
+			tsr_array_free(a);
+			return TSR_OK; /* *bad = i */
+		}
+		b.data = (char *)dst->data + (size_t)i * per;
+		b.nbytes = per;
+		st = tsr_read_index(a, ix, &b, ro, rec ? &r : NULL);
+		tsr_array_free(a);
+		if (st)
+			return st;
+		if (rec && i == 0) {
+			*rec = r;
+		} else if (rec) {
+			rec->chunks_total += r.chunks_total;
+			rec->chunks_read += r.chunks_read;
+			rec->bytes_read += r.bytes_read;
+			rec->bytes_decoded += r.bytes_decoded;
+			rec->bytes_out += r.bytes_out;
+			rec->t_plan += r.t_plan, rec->t_fetch += r.t_fetch;
+			rec->t_decode += r.t_decode, rec->t_place += r.t_place;
+			rec->t_total += r.t_total;
+		}
+	}
+	*bad = -1;
+	return TSR_OK;
 }
 
 /* One stacked read of every path at one HDU. */
@@ -373,30 +513,46 @@ static PyObject *batch_one(const char **paths, Py_ssize_t n, PyObject *hdu,
 	struct tsr_receipt rec = {.struct_size = sizeof(rec)};
 	struct tsrpy_dest d;
 	enum tsr_dtype dtype;
+	PyArray_Descr *descr = NULL;
 	int64_t shape[TSR_MAX_DIM + 1];
 	PyObject *ab = NULL;
 	int ndim, st;
 
 	if (tsrpy_open_options(hdu, array, level, raw, &oo, &ab) < 0)
 		return NULL;
-	if (per_file_shape(paths[0], &oo, ra->key, &sel, &dtype, &ndim, shape + 1) < 0 ||
+	struct tsr_index *ix = NULL;
+	Py_ssize_t bad = -1;
+	if (per_file_shape(paths[0], &oo, ra->key, &sel, &ix, &dtype, &descr, &ndim, shape + 1) < 0 ||
 	    tsrpy_read_options(ra, &ro) < 0)
 		goto fail;
 	shape[0] = n;
-	if (tsrpy_dest(ra, dtype, ndim + 1, shape, &d) < 0)
+	if (tsrpy_dest(ra, dtype, descr, ndim + 1, shape, &d) < 0)
 		goto fail;
+	Py_CLEAR(descr);
 	Py_BEGIN_ALLOW_THREADS
-	st = tsr_read_batch(tsrpy_context(), paths, (size_t)n, &oo, &sel, &d.buf, &ro,
-			    ra->receipt ? &rec : NULL);
+	if (ix)
+		st = batch_index(paths, n, &oo, ix, dtype, ndim, shape + 1, &d.buf, &ro,
+				 ra->receipt ? &rec : NULL, &bad);
+	else
+		st = tsr_read_batch(tsrpy_context(), paths, (size_t)n, &oo, &sel, &d.buf, &ro,
+				    ra->receipt ? &rec : NULL);
 	Py_END_ALLOW_THREADS
+	tsr_index_free(ix);
 	Py_XDECREF(ab);
-	if (st) {
-		tsrpy_raise(st, NULL); /* first: freeing device memory is a tessera call */
+	if (st || bad >= 0) {
+		if (st)
+			tsrpy_raise(st, bad >= 0 ? paths[bad] : NULL); /* before freeing device memory */
+		else
+			PyErr_Format(tsrpy_FormatError,
+				     "%s: the key gives another shape or dtype than in %s (batch reads "
+				     "stack equal results)", paths[bad], paths[0]);
 		Py_DECREF(d.result);
 		return NULL;
 	}
 	return tsrpy_finish(d.result, &rec, ra->receipt);
 fail:
+	tsr_index_free(ix);
+	Py_XDECREF(descr);
 	Py_XDECREF(ab);
 	return NULL;
 }
@@ -485,6 +641,7 @@ typedef struct {
 	const char **paths;
 	struct tsr_read_options ro;
 	enum tsr_dtype dtype;
+	PyArray_Descr *descr;          /* NumPy's dtype of dtype */
 	int ndim;                      /* of one batch, the file axis included */
 	int64_t shape[TSR_MAX_DIM + 1];
 	int cuda;
@@ -523,17 +680,25 @@ PyObject *tsrpy_stream_fn(PyObject *mod, PyObject *args, PyObject *kw)
 	if (!s)
 		return NULL;
 	s->stream = NULL, s->keep = NULL, s->paths = NULL, s->busy = 0, s->receipt = NULL;
+	s->descr = NULL;
 	s->cuda_stream = Py_NewRef(ra.stream);
 	s->paths = path_vector(paths, &n, &s->keep);
 	if (!s->paths || tsrpy_open_options(hdu, array, level, raw, &oo, &ab) < 0 ||
 	    tsrpy_read_options(&ra, &s->ro) < 0 ||
-	    per_file_shape(s->paths[0], &oo, ra.key, &sel, &s->dtype, &s->ndim, s->shape + 1) < 0)
+	    per_file_shape(s->paths[0], &oo, ra.key, &sel, NULL, &s->dtype, &s->descr, &s->ndim,
+			   s->shape + 1) < 0)
 		goto fail;
 	s->ndim += 1;
 	s->shape[0] = so.files_per_batch < n ? so.files_per_batch : n;
 	s->cuda = ra.device && !strcmp(ra.device, "cuda");
 	if (ra.device && !s->cuda && strcmp(ra.device, "cpu")) {
 		PyErr_Format(PyExc_ValueError, "device must be 'cpu' or 'cuda', not '%s'", ra.device);
+		goto fail;
+	}
+	if (s->cuda && tsrpy_npy_type(s->dtype) < 0) {
+		PyErr_Format(PyExc_NotImplementedError,
+			     "device reads of dtype %S: read it into host memory (device='cpu')",
+			     (PyObject *)s->descr);
 		goto fail;
 	}
 	Py_BEGIN_ALLOW_THREADS
@@ -568,6 +733,7 @@ static void stream_dealloc(tsrpy_Stream *s)
 	Py_XDECREF(s->keep);
 	Py_XDECREF(s->cuda_stream);
 	Py_XDECREF(s->receipt);
+	Py_XDECREF(s->descr);
 	PyMem_Free((void *)s->paths);
 	PyObject_Free(s);
 }
@@ -588,7 +754,7 @@ static PyObject *stream_next(tsrpy_Stream *s)
 		return NULL;
 	}
 	s->busy = 1; /* from here: a device allocation may release the GIL */
-	if (tsrpy_dest(&ra, s->dtype, s->ndim, s->shape, &d) < 0) {
+	if (tsrpy_dest(&ra, s->dtype, s->descr, s->ndim, s->shape, &d) < 0) {
 		s->busy = 0;
 		return NULL;
 	}

@@ -42,6 +42,7 @@ typedef struct {
 	PyObject_HEAD
 	struct tsr_array *array;       /* NULL once closed */
 	struct tsr_array_info info;
+	PyArray_Descr *descr;          /* NumPy's dtype of what reads return, made once at open */
 	PyObject *path;                /* str */
 	Py_ssize_t readers;            /* reads in flight (GIL released); close waits for 0 */
 	PyObject *weakrefs;
@@ -52,7 +53,8 @@ PyObject *tsrpy_open(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *tsrpy_read_fn(PyObject *self, PyObject *args, PyObject *kw);
 int tsrpy_open_options(PyObject *hdu, PyObject *array, PyObject *level, int raw,
 		       struct tsr_open_options *oo, PyObject **array_bytes);
-PyObject *tsrpy_info_dict(const struct tsr_array_info *in, PyObject *path);
+PyObject *tsrpy_info_dict(const struct tsr_array_info *in, PyArray_Descr *descr,
+			  PyObject *path);
 
 /* ---- Reads (read.c) ---- */
 /* The keyword arguments every read shares, parsed once. */
@@ -74,8 +76,10 @@ struct tsrpy_dest {
 };
 
 int tsrpy_read_options(const struct tsrpy_read_args *ra, struct tsr_read_options *ro);
-int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, int ndim,
-	       const int64_t *shape, struct tsrpy_dest *d);
+/* descr (borrowed): NumPy's dtype of dtype (tsrpy_descr_of); strings, raw bytes, structured
+ * and datetime dtypes land in host arrays only. */
+int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, PyArray_Descr *descr,
+	       int ndim, const int64_t *shape, struct tsrpy_dest *d);
 PyObject *tsrpy_receipt_dict(const struct tsr_receipt *r);
 PyObject *tsrpy_finish(PyObject *result, const struct tsr_receipt *r, int want_receipt);
 PyObject *tsrpy_set_cupy_results(PyObject *mod, PyObject *flag);
@@ -83,6 +87,9 @@ PyObject *tsrpy_read_batch(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *tsrpy_stream_fn(PyObject *self, PyObject *args, PyObject *kw);
 extern PyTypeObject tsrpy_StreamType;
 PyObject *tsrpy_dtype_of(enum tsr_dtype dtype);
+/* The NumPy dtype of a tessera dtype and tsr_array_info's descr (which names the exact dtype
+ * of strings, raw bytes, structured and datetime elements): a new reference, or NULL. */
+PyArray_Descr *tsrpy_descr_of(enum tsr_dtype dtype, const char *descr);
 PyObject *tsrpy_shape_tuple(int ndim, const int64_t *shape);
 
 /* ---- Device memory (device.c) ---- */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "b2nd_blocks.h"
+#include "b2nd_memo.h"
 #include "blosc.h"
 
 /* Chunks smaller than this are read whole: one read costs less than the two or three a part
@@ -293,11 +294,17 @@ static int has_delta(const struct tsr_blosc_info *in)
 }
 
 /* Decodes blocks [b, b + n) of the chunk into a scratch buffer (they are whole blocks of bs
- * bytes except the chunk's last). */
+ * bytes except the chunk's last). memo: the read needs this one block alone, which the
+ * thread's memo (b2nd_memo.h) may already hold. */
 static int decode_run(const struct tsr_blosc_info *in, const void *src, size_t src_nbytes,
 		      int64_t b, int64_t n, struct tsr_scratch *s, uint8_t **run_ret,
-		      uint64_t *decoded)
+		      uint64_t *decoded, int memo)
 {
+	if (memo && n == 1) {
+		int st = tsr_b2nd_memo_block(in, src, src_nbytes, b, s, run_ret, decoded);
+		if (st <= 0)
+			return st;
+	}
 	uint64_t bs = (uint64_t)in->blocksize, at = (uint64_t)b * bs;
 	uint64_t end = (uint64_t)(b + n) * bs < (uint64_t)in->nbytes ? (uint64_t)(b + n) * bs
 								      : (uint64_t)in->nbytes;
@@ -327,7 +334,7 @@ static int rows_to_box(const struct b2_geom *g, const struct tsr_blosc_info *in,
 	int64_t cur = -1, curn = 0; /* blocks [cur, cur + curn) are decoded at buf */
 	uint8_t *buf = NULL;
 	if (!raw && has_delta(in)) {
-		if ((st = decode_run(in, src, src_nbytes, b0, b1 - b0, s, &buf, decoded)))
+		if ((st = decode_run(in, src, src_nbytes, b0, b1 - b0, s, &buf, decoded, 0)))
 			return st;
 		cur = b0;
 		curn = b1 - b0;
@@ -349,7 +356,8 @@ static int rows_to_box(const struct b2_geom *g, const struct tsr_blosc_info *in,
 			for (uint64_t p = r0; p < r1;) {
 				int64_t b = (int64_t)(p / bs);
 				if (b < cur || b >= cur + curn) {
-					if ((st = decode_run(in, src, src_nbytes, b, 1, s, &buf, decoded)))
+					if ((st = decode_run(in, src, src_nbytes, b, 1, s, &buf, decoded,
+							     b1 - b0 == 1)))
 						return st;
 					cur = b;
 					curn = 1;
@@ -398,7 +406,7 @@ static int rows_whole(const struct b2_geom *g, const struct tsr_blosc_info *in, 
 	}
 	for (int64_t b = bin; b < b1; b++) {
 		uint8_t *buf = NULL;
-		if ((st = decode_run(in, src, src_nbytes, b, 1, s, &buf, decoded)))
+		if ((st = decode_run(in, src, src_nbytes, b, 1, s, &buf, decoded, 0)))
 			return st;
 		uint64_t at = (uint64_t)b * bs, upto = last < at + bs ? last : at + bs;
 		memcpy(out + at, buf, (size_t)(upto - at));
@@ -479,7 +487,9 @@ int tsr_b2nd_decode(void *out, size_t out_nbytes, const struct tsr_chunk_ref *re
 	 * consecutive ones, so block 0 is decoded once per run) and scatter its box part. */
 	struct b2_iter it;
 	iter_init(&it, &g, g.bbytes);
-	int delta = has_delta(&in);
+	int delta = has_delta(&in), one = 1; /* the box lies in one block */
+	for (int d = 0; d < g.nd; d++)
+		one &= g.lo[d] / g.blk[d] == (g.hi[d] - 1) / g.blk[d];
 	int64_t b, pend = -1, npend = 0;
 	int more = iter_next(&it, &b);
 	while (more || npend) {
@@ -495,7 +505,7 @@ int tsr_b2nd_decode(void *out, size_t out_nbytes, const struct tsr_chunk_ref *re
 			} else {
 				uint8_t *run;
 				if ((st = decode_run(&in, src, src_nbytes, pend, npend, s, &run,
-						     decoded_nbytes_ret)))
+						     decoded_nbytes_ret, one)))
 					return st;
 				blocks = run;
 			}

@@ -5,6 +5,7 @@
 #include <zstd.h>
 
 #include "b2nd_blocks.h"
+#include "b2nd_memo.h"
 #include "blosc.h"
 #include "codecs.h"
 
@@ -21,6 +22,8 @@ void tsr_scratch_free(struct tsr_scratch *s)
 	s->zstd = NULL;
 	tsr_blosc_scratch_free(s->blosc);
 	s->blosc = NULL;
+	tsr_b2nd_memo_free(s->b2memo);
+	s->b2memo = NULL;
 }
 
 /* dst (C order over extent) from src stored with permuted axes: stored axis j is axis perm[j]. */

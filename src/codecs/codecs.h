@@ -108,6 +108,7 @@ struct tsr_scratch {
 	void *inflater; /* libdeflate decompressor */
 	void *zstd;     /* ZSTD_DCtx */
 	void *blosc;    /* struct tsr_blosc_scratch */
+	void *b2memo;   /* struct tsr_b2nd_memo: the last one-block read's block (b2nd_memo.h) */
 };
 void tsr_scratch_free(struct tsr_scratch *s);
 

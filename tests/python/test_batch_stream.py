@@ -48,6 +48,19 @@ def test_read_batch_mismatch(files, tmp_path):
         tessera.read_batch(paths + [odd], hdu=1)
 
 
+def test_read_batch_index_mismatch(files, tmp_path):
+    """An integer-array key stacks when every file gives the same result, and a file that
+    gives another shape fails naming it."""
+    fits = pytest.importorskip("astropy.io.fits")
+    paths, sci, _ = files
+    key = ([3, 0, 39], np.s_[::7])
+    assert same(tessera.read_batch(paths, hdu=1, key=key), sci[(slice(None),) + key]) is None
+    odd = str(tmp_path / "odd.fits")
+    fits.HDUList([fits.PrimaryHDU(), fits.ImageHDU(np.zeros((40, 20), np.int16))]).writeto(odd)
+    with pytest.raises(tessera.FormatError, match="odd.fits"):
+        tessera.read_batch(paths + [odd], hdu=1, key=key)
+
+
 @pytest.mark.parametrize("batch", [1, 3, 7, 10])
 def test_stream(files, batch):
     paths, sci, _ = files

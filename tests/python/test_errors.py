@@ -95,6 +95,22 @@ def test_bad_read_arguments():
         a.read(out=[0] * 10)
     with pytest.raises(ValueError, match="stream"):
         a.read(stream=5)
+    # Array.read parses its own arguments (vectorcall): the same errors as any C function's
+    with pytest.raises(TypeError, match="at most 1 positional"):
+        a.read((0, 0), (1, 1))
+    with pytest.raises(TypeError, match="multiple values for argument 'key'"):
+        a.read((0, 0), key=(1, 1))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'devise'"):
+        a.read(devise="cpu")
+    with pytest.raises(TypeError, match="'device' must be str or None"):
+        a.read(device=0)
+    with pytest.raises(TypeError, match="'decoder' must be str"):
+        a.read(decoder=None)
+    with pytest.raises(ValueError, match="embedded null"):
+        a.read(storage="real\0x")
+    with pytest.raises(ZeroDivisionError):
+        a.read(receipt=Falsy())
+    assert a.read(key=(0, 0), device=None, receipt=0) == a[0, 0]
     with pytest.raises(TypeError):
         tessera.open(None)
     with pytest.raises(TypeError):
@@ -190,3 +206,10 @@ try:
             pass
 except ImportError:  # hypothesis is part of `make`'s venv; elsewhere the rest still runs
     pass
+
+
+class Falsy:
+    """An object whose truth value raises."""
+
+    def __bool__(self):
+        raise ZeroDivisionError("no truth value")

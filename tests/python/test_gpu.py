@@ -141,6 +141,24 @@ def test_batch_and_stream_on_device():
     assert same(cupy.asnumpy(cupy.concatenate(parts)), np.stack([want] * 5)) is None
 
 
+def test_batch_advanced_key_and_raw_dtypes_on_device(tmp_path):
+    """read_batch of an integer-array key onto the device: each file gathered on the host and
+    copied into its slot; strings and structured dtypes refuse device reads."""
+    c = FITS1[0]
+    path = os.path.join(CORPUS, c["path"])
+    want = np.load(os.path.join(CORPUS, c["expect"]))
+    key = ([2, 0, -1], slice(None, None, 3))
+    got = tessera.read_batch([path] * 3, hdu=1, key=key, device="cuda")
+    assert same(cupy.asnumpy(got), np.stack([want[key]] * 3)) is None
+    blosc2 = pytest.importorskip("blosc2")
+    b2 = str(tmp_path / "s.b2nd")
+    blosc2.asarray(np.array([b"ab", b"cd"], dtype="S2"), urlpath=b2, mode="w")
+    with pytest.raises(NotImplementedError, match="device reads of dtype"):
+        tessera.read(b2, device="cuda")
+    with pytest.raises(NotImplementedError, match="device reads of dtype"):
+        tessera.read(b2, out=cupy.empty(2, dtype=np.uint16))
+
+
 def test_compat_read_zarr_to_gpu():
     from tessera.compat import read_zarr_to_gpu
     for c in [c for c in CASES if c["format"].startswith("zarr") and not c.get("section")

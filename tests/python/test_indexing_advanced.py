@@ -2,7 +2,7 @@
 repeated, broadcast together, several dimensions) and boolean masks mixed with basic items, on
 FITS, Zarr and b2nd arrays, give what NumPy gives on the same values: values, shape and dtype,
 and IndexError where NumPy raises it (out-of-range indices, arrays that do not broadcast, masks
-of the wrong shape); batch reads refuse them clearly."""
+of the wrong shape); batch reads stack them, stream reads refuse them clearly."""
 import os
 
 import numpy as np
@@ -96,7 +96,23 @@ def test_fixed_keys(pair):
         assert same(a[key], full[key]) is None, key
 
 
-def test_batch_reads_refuse_arrays(pair):
-    a, _ = pair
-    with pytest.raises(NotImplementedError, match="basic keys"):
-        tessera.read_batch([a.path], key=([0, 1],))
+def test_batch_reads_take_arrays(pair):
+    """read_batch stacks each file's a[key] for keys with integer arrays and masks too (the
+    same file three times here); stream reads refuse them, saying where to go instead."""
+    a, full = pair
+    keys = [([0, -1, 0],), (full.reshape(-1)[: full.shape[-1]] > 0,) if full.ndim == 1 else
+            (slice(None), [1, 0]), (np.asarray(full) == full.flat[0],)]
+    for key in keys:
+        want = full[key]
+        got = tessera.read_batch([a.path] * 3, hdu=a.info()["hdu"] if a.format == "fits"
+                                 else None, key=key)
+        assert same(got, np.stack([want] * 3)) is None, key
+    out = np.empty((2,) + full[keys[0]].shape, full.dtype)
+    got, rec = tessera.read_batch([a.path] * 2, hdu=a.info()["hdu"] if a.format == "fits"
+                                  else None, key=keys[0], out=out, receipt=True)
+    assert got is out and same(out[1], full[keys[0]]) is None
+    assert rec["bytes_out"] == out.nbytes
+    with pytest.raises(IndexError):
+        tessera.read_batch([a.path], key=([10 ** 6],))
+    with pytest.raises(NotImplementedError, match="stream reads take basic keys"):
+        tessera.stream([a.path], key=([0, 1],))

@@ -1,0 +1,103 @@
+"""python_large.py - a large read through the Python module against the same read in C: the
+whole of a >= 256 MiB array (python-blosc2's 300x512x512 float32 by default, or FILE) by
+tessera.read(path) into a new NumPy array, into a reused one (out=), and in C by `tessera
+bench`'s end-to-end CPU phase (open + tsr_read + close into a reused buffer) and, for Blosc2
+files, bench/blosc2_latency's tsr_read_alloc into a new buffer (first-touch page faults in
+both new-buffer figures). The C and Python runs
+alternate, ROUNDS times, so a busy machine blurs both alike; medians of all their iterations.
+
+Usage: .venv/bin/python bench/python_large.py [--cli build/tessera] [--rounds 3]
+       [--iterations 5] [FILE]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+
+def c_times(cli, path, iterations):
+    with tempfile.TemporaryDirectory() as d:
+        rep = os.path.join(d, "r.json")
+        subprocess.run([cli, "bench", "--device", "cpu", "--iterations", str(iterations),
+                        "--output-json", rep, path], check=True, capture_output=True)
+        r = json.load(open(rep))
+    for ph in r["phases"]:
+        if ph["id"] == "cpu":
+            return ph["elapsed_ms"]["all"]
+    raise SystemExit("no end-to-end CPU phase in the report")
+
+
+def c_fresh_times(lat, path, iterations):
+    """tsr_read_alloc into a new buffer each time (bench/blosc2_latency whole PATH 1 fresh)."""
+    ms = []
+    for _ in range(iterations):
+        p = subprocess.run([lat, "whole", path, "1", "fresh"], check=True, capture_output=True,
+                           text=True)
+        ms.append(float(p.stdout.split("best_s=")[1].split()[0]) * 1e3)
+    return ms
+
+
+def py_times(path, iterations, out=None):
+    import tessera
+    tessera.read(path, out=out)  # warm-up, as the C phases have
+    ms = []
+    for _ in range(iterations):
+        t0 = time.perf_counter()
+        r = tessera.read(path, out=out)
+        ms.append((time.perf_counter() - t0) * 1e3)
+        del r
+    return ms
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("file", nargs="?")
+    ap.add_argument("--cli", default=os.path.join(os.path.dirname(__file__), "..", "build",
+                                                  "tessera"))
+    ap.add_argument("--latency", default=os.path.join(os.path.dirname(__file__), "..", "build",
+                                                      "blosc2_latency"),
+                    help="bench/blosc2_latency.c, for C reads into new buffers (Blosc2 files)")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--iterations", type=int, default=5)
+    args = ap.parse_args()
+    import tessera
+    with tempfile.TemporaryDirectory() as d:
+        path = args.file
+        if not path:
+            import blosc2
+            path = os.path.join(d, "a.b2nd")
+            data = np.random.default_rng(0).random((300, 512, 512), dtype=np.float32)
+            blosc2.asarray(data, urlpath=path, mode="w")
+            del data
+        with tessera.open(path) as a:
+            out = np.empty(a.shape, a.dtype)
+            desc = {"file": path, "shape": a.shape, "dtype": str(a.dtype), "codec": a.codec,
+                    "nbytes": a.nbytes}
+        c, cf, fresh, reused = [], [], [], []
+        b2 = os.path.exists(args.latency) and tessera.open(path).format == "blosc2"
+        for _ in range(args.rounds):
+            c += c_times(args.cli, path, args.iterations)
+            if b2:
+                cf += c_fresh_times(args.latency, path, args.iterations)
+            fresh += py_times(path, args.iterations)
+            reused += py_times(path, args.iterations, out)
+        med = {k: statistics.median(v) for k, v in
+               (("c_ms", c), ("c_new_buffer_ms", cf), ("python_new_array_ms", fresh),
+                ("python_out_ms", reused)) if v}
+        res = dict(desc, python=sys.version.split()[0], n=len(c), **med)
+        res["python_new_array_vs_c"] = med["python_new_array_ms"] / med["c_ms"]
+        res["python_out_vs_c"] = med["python_out_ms"] / med["c_ms"]
+        if cf:
+            res["python_new_array_vs_c_new_buffer"] = (med["python_new_array_ms"] /
+                                                       med["c_new_buffer_ms"])
+        print(json.dumps(res, indent=1))
+
+
+if __name__ == "__main__":
+    main()
