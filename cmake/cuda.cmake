@@ -117,3 +117,8 @@ foreach(t test_gpu_rice gpu_rice_bench)
     target_link_libraries(${t} PRIVATE tessera_static PkgConfig::CFITSIO)
   endif()
 endforeach()
+# The blosc filter pass test compares with the library's CPU blosc decoder.
+if(TARGET test_gpu_bfilter)
+  target_include_directories(test_gpu_bfilter PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(test_gpu_bfilter PRIVATE tessera_static PkgConfig::ZSTD)
+endif()

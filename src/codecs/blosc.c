@@ -155,6 +155,7 @@ static int parse(const uint8_t *src, size_t src_nbytes, struct bl_dec *d)
 					 "blosc: special chunk of %lld bytes is not whole elements of %lld",
 					 (long long)in->nbytes, (long long)vlen);
 		d->value_nbytes = vlen;
+		in->value_nbytes = vlen;
 		return TSR_OK;
 	}
 	if (in->flags & 0x02) {
@@ -239,6 +240,9 @@ static int parse(const uint8_t *src, size_t src_nbytes, struct bl_dec *d)
 		d->fmeta[d->nfilt] = (uint8_t)m;
 		d->nfilt++;
 	}
+	in->nundo = d->nfilt;
+	memcpy(in->undo, d->filt, sizeof(in->undo));
+	memcpy(in->undo_meta, d->fmeta, sizeof(in->undo_meta));
 	return TSR_OK;
 }
 

@@ -80,6 +80,9 @@ struct tsr_blosc_info {
 	int split;            /* full blocks are stored as typesize streams */
 	int use_dict;         /* a zstd/lz4 dictionary follows the block table */
 	int64_t dict_offset, dict_nbytes;
+	int nundo;            /* filters decoding undoes, in that order (no-ops left out) */
+	uint8_t undo[TSR_BLOSC_MAX_FILTERS], undo_meta[TSR_BLOSC_MAX_FILTERS];
+	int64_t value_nbytes; /* special chunks: bytes of the repeated element */
 };
 
 /* Per-thread reusable state: temporary block buffers and codec contexts. Optional everywhere
@@ -147,13 +150,33 @@ struct tsr_blosc_stream {
 int tsr_blosc_block_streams(const struct tsr_blosc_info *in, const void *chunk, int64_t b,
 			    struct tsr_blosc_stream *streams, int *n_ret);
 
+/* What a device does to a chunk's bytes besides decoding its streams (the streams land at
+ * their places first): read byte planes, undo filters block by block, or fill the chunk. */
+struct tsr_blosc_pipeline {
+	int64_t plane_block;    /* > 0: the one filter is a byte shuffle by the element size,
+				   which the place kernel reads as planes of this many elements
+				   a block (the last block holding the rest); nfilt is then 0 */
+	int64_t nbytes, blocksize, nblocks;
+	int typesize, version;
+	int nfilt;              /* filters to undo on each block, in this order (as undo[]) */
+	uint8_t filt[TSR_BLOSC_MAX_FILTERS], meta[TSR_BLOSC_MAX_FILTERS];
+	int fill_len;           /* > 0: a special chunk, no streams: every byte k of the chunk is
+				   byte k % fill_len of the pattern */
+	int64_t fill_at;        /* the pattern: fill_len bytes at this chunk offset, or (-1) */
+	uint8_t fill[16];       /* these (fill_len <= 16) */
+};
+
+/* The pipeline of a chunk whose header tsr_blosc_info read, its elements elem_nbytes wide. */
+void tsr_blosc_pipeline(const struct tsr_blosc_info *in, size_t elem_nbytes,
+			struct tsr_blosc_pipeline *p);
+
 /* Lists the streams of a chunk tsr_route_blosc (route.h) accepted (at most cap: more is
- * TSR_E_TOO_SMALL, with no message), and in *plane_block_ret the elements of a block when the
- * chunk is byte-shuffled (each block's bytes are elem_nbytes planes of its elements, the last
- * block holding the rest), else 0. A stream that reaches outside the chunk is TSR_E_CORRUPT. */
+ * TSR_E_TOO_SMALL, with no message; a memcpyed chunk is one stored stream, a special chunk
+ * none), and in *pipe_ret what else its decoding takes (tsr_blosc_pipeline). A stream that
+ * reaches outside the chunk is TSR_E_CORRUPT. */
 int tsr_blosc_streams(const void *chunk, size_t nbytes, size_t elem_nbytes,
 		      struct tsr_blosc_stream *streams, size_t cap, size_t *n_ret,
-		      int64_t *plane_block_ret);
+		      struct tsr_blosc_pipeline *pipe_ret);
 
 /* ---- filters (shuffle.c); all out-of-place, dst and src must not overlap unless stated ---- */
 

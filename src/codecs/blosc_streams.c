@@ -1,33 +1,74 @@
 /* blosc_streams.c - the streams of a blosc chunk listed for decoders elsewhere (the GPU's
- * decoder families): where each stream goes. Which chunks they take: route.c. */
+ * decoder families): where each stream goes, and what else the chunk's decoding takes (byte
+ * planes, filters, fills). Which chunks they take: route.c. */
+#include <string.h>
+
 #include "../core/internal.h"
 #include "blosc.h"
 
-/* The bytes filter k (a shuffle) groups by: its meta, else the typesize. */
-static size_t tsr_blosc_shuffle_by(const struct tsr_blosc_info *in, int k)
+void tsr_blosc_pipeline(const struct tsr_blosc_info *in, size_t elem_nbytes,
+			struct tsr_blosc_pipeline *p)
 {
-	return in->filters_meta[k] ? in->filters_meta[k] : (size_t)in->typesize;
-}
-
-/* Whether the chunk's (accepted) header shuffles bytes: a shuffle by more than one byte. */
-static int tsr_blosc_shuffled(const struct tsr_blosc_info *in)
-{
-	for (int k = 0; k < TSR_BLOSC_MAX_FILTERS; k++)
-		if (in->filters[k] == TSR_BLOSC_SHUFFLE && tsr_blosc_shuffle_by(in, k) > 1)
-			return 1;
-	return 0;
+	memset(p, 0, sizeof(*p));
+	p->nbytes = in->nbytes;
+	p->blocksize = in->blocksize;
+	p->nblocks = in->nblocks;
+	p->typesize = in->typesize;
+	p->version = in->version;
+	p->fill_at = -1;
+	if (in->special) {
+		static const uint8_t nan32[4] = {0x00, 0x00, 0xc0, 0x7f};
+		static const uint8_t nan64[8] = {0, 0, 0, 0, 0, 0, 0xf8, 0x7f};
+		p->fill_len = 1; /* zeros, and uninitialised (decoded as zeros, as on the CPU) */
+		if (in->special == TSR_BLOSC_SPECIAL_NAN) {
+			p->fill_len = in->typesize;
+			memcpy(p->fill, in->typesize == 4 ? nan32 : nan64, (size_t)in->typesize);
+		} else if (in->special == TSR_BLOSC_SPECIAL_VALUE) {
+			p->fill_len = (int)in->value_nbytes;
+			p->fill_at = in->header_nbytes;
+		}
+		return;
+	}
+	if (in->memcpyed)
+		return;
+	p->nfilt = in->nundo;
+	memcpy(p->filt, in->undo, sizeof(p->filt));
+	memcpy(p->meta, in->undo_meta, sizeof(p->meta));
+	/* A lone byte shuffle by the element size whose blocks hold whole elements: the place
+	 * kernel reads each block's planes itself, with no pass of its own. */
+	size_t by = p->nfilt == 1 && p->filt[0] == TSR_BLOSC_SHUFFLE
+			    ? (p->meta[0] ? p->meta[0] : (size_t)in->typesize)
+			    : 0;
+	if (by && by == elem_nbytes && in->blocksize % (int64_t)elem_nbytes == 0) {
+		p->plane_block = in->blocksize / (int64_t)elem_nbytes;
+		p->nfilt = 0;
+	}
 }
 
 int tsr_blosc_streams(const void *chunk, size_t nbytes, size_t elem_nbytes,
 		      struct tsr_blosc_stream *spans, size_t cap, size_t *n_ret,
-		      int64_t *plane_block_ret)
+		      struct tsr_blosc_pipeline *pipe_ret)
 {
 	struct tsr_blosc_info in;
 	int st = tsr_blosc_info(chunk, nbytes, &in);
 	if (st)
 		return st;
 	size_t n = 0;
-	*plane_block_ret = tsr_blosc_shuffled(&in) ? in.blocksize / (int64_t)elem_nbytes : 0;
+	tsr_blosc_pipeline(&in, elem_nbytes, pipe_ret);
+	if (in.special) {
+		*n_ret = 0;
+		return TSR_OK;
+	}
+	if (in.memcpyed) {
+		/* (parse checked the bytes are there) */
+		if (cap < 1)
+			return TSR_E_TOO_SMALL;
+		spans[0] = (struct tsr_blosc_stream){.src = (uint64_t)in.header_nbytes,
+						     .dst = 0, .n = (uint64_t)in.nbytes,
+						     .kind = TSR_BLOSC_STREAM_COPY};
+		*n_ret = in.nbytes > 0;
+		return TSR_OK;
+	}
 	for (int64_t b = 0; b < in.nblocks; b++) {
 		struct tsr_blosc_stream block[TSR_BLOSC_MAX_STREAMS];
 		int nb;

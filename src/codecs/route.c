@@ -125,18 +125,13 @@ void tsr_route_chunk(const struct tsr_chunk_ref *r, const struct tsr_route_devic
 	}
 }
 
-/* The bytes filter k (a shuffle) groups by: its meta, else the typesize. */
-static size_t tsr_route_shuffle_by(const struct tsr_blosc_info *in, int k)
-{
-	return in->filters_meta[k] ? in->filters_meta[k] : (size_t)in->typesize;
-}
-
 /*
- * The GPU takes blosc chunks whose streams a family decodes, with byte shuffle by the element
- * size (or no filter): each block's streams decode into the chunk's decode buffer at the
- * block's place, and the place kernel reads each block's byte planes. The rest (bit shuffle,
- * delta, bytedelta, dictionaries, special chunks, chunks stored whole, other codecs) goes to
- * the CPU's tsr_blosc_decode.
+ * The GPU takes blosc chunks whose streams a family decodes: each block's streams decode into
+ * the chunk's decode buffer at the block's place; then the place kernel reads byte planes (a
+ * lone shuffle by the element size), or a filter pass undoes the chunk's filters block by block
+ * (shuffle, bitshuffle, delta, bytedelta; the truncations have nothing to undo). Memcpyed chunks
+ * are copies, special chunks fills (tsr_blosc_pipeline). Dictionaries, other codecs and headers
+ * the CPU refuses go to the CPU's tsr_blosc_decode.
  */
 void tsr_route_blosc(const void *chunk, size_t nbytes, size_t elem_nbytes, int64_t nelem,
 		     unsigned families, struct tsr_route *rt, int *codec_ret)
@@ -158,21 +153,8 @@ void tsr_route_blosc(const void *chunk, size_t nbytes, size_t elem_nbytes, int64
 		rt->why = TSR_WHY_CODEC;
 		return;
 	}
-	if (in.memcpyed || in.special || in.use_dict || in.nbytes != (int64_t)w * nelem ||
-	    in.nblocks == 0 || w == 0)
-		return;
-	int shuffles = 0;
-	for (int k = 0; k < TSR_BLOSC_MAX_FILTERS; k++) {
-		if (in.filters[k] == TSR_BLOSC_NOFILTER || in.filters[k] == TSR_BLOSC_TRUNC_PREC ||
-		    in.filters[k] == TSR_BLOSC_INT_TRUNC)
-			continue; /* (the truncations are lossy on write: nothing to undo) */
-		if (in.filters[k] != TSR_BLOSC_SHUFFLE || shuffles++)
-			return;
-		if (tsr_route_shuffle_by(&in, k) != w && tsr_route_shuffle_by(&in, k) != 1)
-			return; /* planes of another width than the element's (1: no-op) */
-	}
-	/* whole elements in every block, so each block's planes hold whole elements */
-	if (in.blocksize % (int64_t)w != 0)
+	if (in.use_dict || in.nbytes != (int64_t)w * nelem || in.nbytes == 0 || w == 0 ||
+	    in.value_nbytes > 65535) /* (the fill pass repeats patterns of up to 64 KiB) */
 		return;
 	rt->how = TSR_ROUTE_BLOSC;
 	rt->kind = kind;

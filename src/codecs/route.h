@@ -70,9 +70,10 @@ void tsr_route_chunk(const struct tsr_chunk_ref *r, const struct tsr_route_devic
 
 /*
  * Routes a staged blosc chunk by its header: TSR_ROUTE_BLOSC with the family of its streams,
- * or TSR_ROUTE_CPU with the reason (a codec with no GPU family, filters the place kernel does
- * not undo, special or memcpyed chunks, dictionaries). *codec_ret: the header's codec (enum
- * tsr_blosc_codec), or -1 when the header is unreadable.
+ * or TSR_ROUTE_CPU with the reason (a codec with no GPU family, dictionaries, a header the CPU
+ * refuses). Every filter and chunk kind the CPU decodes is taken (tsr_blosc_pipeline says
+ * how). *codec_ret: the header's codec (enum tsr_blosc_codec), or -1 when the header is
+ * unreadable.
  */
 void tsr_route_blosc(const void *chunk, size_t nbytes, size_t elem_nbytes, int64_t nelem,
 		     unsigned families, struct tsr_route *rt, int *codec_ret);

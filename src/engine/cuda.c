@@ -59,8 +59,8 @@ static void tsr_cuda_describe(const struct tsr_cuda_job *job, const struct tsr_c
 		} else if (ct->how == TSR_HOW_BLOSC) {
 			/* its streams' results are judged with the slot's (a failed read returns
 			 * its error; nothing of it is reported placed) */
-			pl->src_offset = ct->dec_offset;
-			pl->src_dec = 1;
+			pl->src_offset = ct->bf_stage ? ct->slot_offset : ct->dec_offset;
+			pl->src_dec = !ct->bf_stage;
 			pl->planes = ct->plane_block > 0;
 			pl->plane_block = ct->plane_block;
 		}
@@ -144,9 +144,9 @@ static int tsr_cuda_blosc_task(struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 	size_t w = tsr_dtype_size(ct->ref.codec.elem), n = 0;
 	if (!job->spans && !(job->spans = malloc(cap * sizeof(*job->spans))))
 		return tsr_error(TSR_E_NOMEM, "out of memory");
-	int64_t pb = 0;
+	struct tsr_blosc_pipeline pipe;
 	int st = tsr_blosc_streams(staged, (size_t)ct->ref.nbytes, w, job->spans, cap - s->nstreams,
-				   &n, &pb);
+				   &n, &pipe);
 	if (st == TSR_E_TOO_SMALL) {
 		size_t vn = (size_t)ct->ref.npix * tsr_dtype_size(ct->ref.xform.out);
 		unsigned char *vals = malloc(vn ? vn : 1);
@@ -164,7 +164,20 @@ static int tsr_cuda_blosc_task(struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 	}
 	if (st)
 		return st;
-	ct->plane_block = pb;
+	ct->plane_block = pipe.plane_block;
+	ct->bf_stage = 0;
+	/* Filters to undo, or a fill: the filter pass's description (its data only: the codec
+	 * layer's pipeline), the chunk's staging its second buffer once its streams are decoded. */
+	struct tsr_cuda_bfilter bf;
+	if (tsr_cuda_bfilter_describe(&pipe, ct->dec_offset, ct->slot_offset, s->bf_blocks, &bf)) {
+		if (s->nbf == TSR_SLOT_PLACES)
+			return tsr_error(TSR_E_INTERNAL, "blosc: filter pass table full");
+		s->host_bf[s->nbf++] = bf;
+		ct->bf_stage = tsr_cuda_bfilter_in_stage(&bf);
+		s->bf_blocks += bf.nblocks;
+		int passes = tsr_cuda_bfilter_passes(&bf);
+		s->bf_passes = passes > s->bf_passes ? passes : s->bf_passes;
+	}
 	for (size_t k = 0; k < n; k++) {
 		const struct tsr_blosc_stream *sp = &job->spans[k];
 		if (sp->kind == TSR_BLOSC_STREAM_CODED) {
@@ -379,6 +392,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			tsr_io_chunk_settle(ref); /* a chunk file's size lays out the slot */
 		}
 		ct->plane_block = 0;
+		ct->bf_stage = 0;
 		ct->blosc = 0;
 		ct->blosc_codec = -1;
 		struct tsr_route rt;
@@ -448,8 +462,10 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 				      (ct->alt_width ? 8 : tsr_dtype_size(ref->codec.elem));
 			ct->dec_cap = (ct->dec_cap + 15) & ~(size_t)15;
 			if (ct->how == TSR_HOW_BLOSC) {
-				/* room for its values too, should the CPU decode it */
+				/* room for its values too, should the CPU decode it, and for its
+				 * decoded bytes (the filter pass's second buffer) */
 				size_t v = (size_t)ref->npix * tsr_dtype_size(ref->xform.out);
+				v = v > ct->dec_cap ? v : ct->dec_cap;
 				ct->staged = (ct->staged > v ? ct->staged : v) + 15;
 				ct->staged &= ~(size_t)15;
 			}

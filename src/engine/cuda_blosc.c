@@ -1,6 +1,6 @@
 /* cuda_blosc.c - blosc chunks on the GPU: their stored and run streams, copied and set in the
- * decode buffer (their zlib streams go to the inflate kernel; src/codecs/blosc_streams.c lists
- * them). */
+ * decode buffer (their coded streams go to their families' kernels; src/codecs/blosc_streams.c
+ * lists them), then the filter pass over the chunks with filters or fills. */
 #include "engine.h"
 
 #ifdef TSR_WITH_CUDA
@@ -18,6 +18,15 @@ int tsr_cuda_blosc_ops(struct tsr_cuda_slot *s)
 			e = cudaMemsetAsync(s->dec + op->dst, op->value, op->n, s->stream);
 	}
 	return e ? tsr_cuda_fail(e, "blosc streams") : TSR_OK;
+}
+
+int tsr_cuda_blosc_filters(struct tsr_cuda_slot *s)
+{
+	if (!s->nbf)
+		return TSR_OK;
+	int ke = tsr_cuda_bfilter_launch(s->dec, s->dev, s->dev_bf, s->nbf, s->bf_blocks,
+					 s->bf_passes, s->stream);
+	return ke ? tsr_cuda_fail((cudaError_t)ke, "blosc filter pass") : TSR_OK;
 }
 
 #endif

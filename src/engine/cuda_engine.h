@@ -9,6 +9,7 @@
 
 #include <cuda_runtime.h>
 
+#include "../cuda/bfilter.h"
 #include "../cuda/place.h"
 #include "../codecs/route.h"
 #include "../cuda/tsr_cuda.h"
@@ -110,6 +111,11 @@ struct tsr_cuda_slot {
 	size_t nranges, ranges_cap;
 	struct tsr_cuda_bop *bops;      /* blosc streams that are no zlib streams */
 	size_t nbops, bops_cap;
+	struct tsr_cuda_bfilter *host_bf, *dev_bf; /* blosc chunks the filter pass undoes or
+					   fills (TSR_SLOT_PLACES; host pinned) */
+	size_t nbf;
+	uint64_t bf_blocks;             /* their blocks */
+	int bf_passes;                  /* the most passes one needs */
 	int64_t max_rows;
 	int pending;                    /* dispatched results not judged yet */
 	char names[TSR_NAMES][32];      /* codec names of the batch's streams */
@@ -207,6 +213,7 @@ struct tsr_cuda_task {
 	int stream;             /* STREAM: the slot's stream */
 	int split;              /* stored bytes read in pieces (job->pieces), not as a task */
 	int64_t plane_block;    /* BLOSC: elements a shuffled block holds (0: not shuffled) */
+	int bf_stage;           /* BLOSC: the filter pass leaves its values in the staging */
 	int blosc;              /* a blosc chunk (BLOSC, or CPU once its header said so) */
 	int blosc_codec;        /* blosc: the header's codec (enum tsr_blosc_codec), -1: unread */
 };
@@ -309,6 +316,9 @@ unsigned tsr_cuda_family_mask(void);
 /* cuda_blosc.c: the slot's blosc streams that are no zlib streams, copied and set on its stream
  * (the decode buffer's chunk bytes, before its kernels run). */
 int tsr_cuda_blosc_ops(struct tsr_cuda_slot *s);
+/* The filter pass over the slot's blosc chunks that need it, on its stream (after the decoder
+ * families, before the place kernel); their descriptions were copied with the batch. */
+int tsr_cuda_blosc_filters(struct tsr_cuda_slot *s);
 
 /* cuda_fetch.c: filling a slot. */
 /* Pool worker (a struct tsr_cuda_job): fetch, or decode on the CPU, into the slot. */

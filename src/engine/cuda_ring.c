@@ -40,10 +40,13 @@ static void tsr_cuda_slot_buffers_free(struct tsr_cuda_slot *s)
 	cudaFree(s->dec);
 	cudaFree(s->dev_io);
 	cudaFree(s->dev_res);
+	cudaFreeHost(s->host_bf);
+	cudaFree(s->dev_bf);
 	free(s->checks);
 	s->host = s->dev = s->dec = s->host_res = s->dev_res = NULL;
 	s->host_places = s->dev_places = NULL;
 	s->host_io = s->dev_io = NULL;
+	s->host_bf = s->dev_bf = NULL;
 	s->checks = NULL;
 	s->nbytes = s->dec_nbytes = 0;
 }
@@ -117,7 +120,12 @@ static int tsr_cuda_slot_alloc(struct tsr_cuda_slot *s, size_t nbytes)
 			       cudaHostAllocDefault)) ||
 	    (e = cudaMalloc((void **)&s->dev_io, 4 * 8 * (size_t)TSR_SLOT_STREAMS)) ||
 	    (e = cudaHostAlloc((void **)&s->host_res, TSR_RES_NBYTES, cudaHostAllocDefault)) ||
-	    (e = cudaMalloc((void **)&s->dev_res, TSR_RES_NBYTES + TSR_SCRATCH_NBYTES))) {
+	    (e = cudaMalloc((void **)&s->dev_res, TSR_RES_NBYTES + TSR_SCRATCH_NBYTES)) ||
+	    (e = cudaHostAlloc((void **)&s->host_bf,
+			       TSR_SLOT_PLACES * sizeof(struct tsr_cuda_bfilter),
+			       cudaHostAllocDefault)) ||
+	    (e = cudaMalloc((void **)&s->dev_bf,
+			    TSR_SLOT_PLACES * sizeof(struct tsr_cuda_bfilter)))) {
 		tsr_cuda_slot_buffers_free(s);
 		return tsr_cuda_fail(e, "staging buffers");
 	}
@@ -182,7 +190,9 @@ int tsr_cuda_slot_open(struct tsr_cuda_state *cs, struct tsr_cuda_slot **s_ret)
 			s->dec_nbytes = cs->dec_want;
 		}
 	}
-	s->used = s->dec_used = s->nplaces = s->nstreams = s->nbops = 0;
+	s->used = s->dec_used = s->nplaces = s->nstreams = s->nbops = s->nbf = 0;
+	s->bf_blocks = 0;
+	s->bf_passes = 0;
 	s->max_rows = 1;
 	s->nnames = 0;
 	s->ptext_len = 0;
@@ -390,6 +400,9 @@ int tsr_cuda_send(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 				 ss)) ||
 	    (n && (e = cudaMemcpyAsync(s->dev_io, s->host_io, 4 * 8 * n, cudaMemcpyHostToDevice,
 				       ss))) ||
+	    (s->nbf && (e = cudaMemcpyAsync(s->dev_bf, s->host_bf,
+					    s->nbf * sizeof(struct tsr_cuda_bfilter),
+					    cudaMemcpyHostToDevice, ss))) ||
 	    (e = cudaEventRecord(s->copied, ss)))
 		return tsr_cuda_fail(e, "copy to the device");
 	if (s->nbops && (st = tsr_cuda_blosc_ops(s)))
@@ -410,6 +423,8 @@ int tsr_cuda_send(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 					 tsr_route_family_name((int)(kind / TSR_VARIANTS)),
 					 tsr_strerror(st));
 	}
+	if ((st = tsr_cuda_blosc_filters(s)))
+		return st;
 	int ke = tsr_cuda_place_launch(s->replay ? NULL : s->dev, s->dec, s->dev_places, s->nplaces, s->max_rows,
 				       n ? d_status : NULL, n ? d_sizes : NULL, ss);
 	if (ke)
