@@ -1,0 +1,94 @@
+/* place_core.h - where the place kernel's rows and elements come from and go (a task's strided
+ * box, or its gather units); also builds as C for the CPU (TSR_PLACE_EMU). */
+#ifndef TSR_PLACE_CORE_H
+#define TSR_PLACE_CORE_H
+
+#include <stdint.h>
+
+#include "place.h"
+
+#ifdef TSR_PLACE_EMU
+#define TSR_PC static inline
+#else
+#define TSR_PC static __device__ __forceinline__
+#endif
+
+/*
+ * A task is rows of elements. A box: its last axis is a row, the others count rows, and an
+ * element lies at a fixed step from the row's first. A gather (nunits > 0): its last unit is a
+ * row, the others count rows, and each unit's position adds its tabled offsets, so points go
+ * where the plan says with no stride (src/engine/cpu.c places them on the CPU the same way).
+ */
+struct tsr_pc_row {
+	int64_t s, d;            /* the row's base: chunk-local element, output element */
+	int64_t sstep, dstep;    /* box: one element's move */
+	const int64_t *ls, *ld;  /* gather: the last unit's offsets (NULL: box) */
+};
+
+/* The task's rows, and its elements a row. */
+TSR_PC int64_t tsr_pc_rows(const struct tsr_cuda_place *pl, int64_t *n_ret)
+{
+	int m = pl->nunits > 0 ? pl->nunits : pl->ndim;
+	int64_t rows = 1;
+	for (int d = 0; d < m - 1; d++)
+		rows *= pl->count[d];
+	*n_ret = m ? pl->count[m - 1] : 1;
+	return rows;
+}
+
+/* Row r (0 <= r < rows) of the task; cstride: the chunk's C-order strides (box only). */
+TSR_PC void tsr_pc_row(const struct tsr_cuda_place *pl, const int64_t *cstride, int64_t r,
+		       struct tsr_pc_row *row)
+{
+	int64_t rem = r, sidx = 0, didx = 0;
+	if (pl->nunits > 0) {
+		const int64_t *tab = (const int64_t *)(uintptr_t)pl->units;
+		int nu = pl->nunits;
+		int64_t at[TSR_CUDA_MAX_DIM], off = 0;
+		for (int u = 0; u < nu; u++) {
+			at[u] = off;
+			off += 2 * pl->count[u];
+		}
+		for (int u = nu - 2; u >= 0; u--) {
+			int64_t k = rem % pl->count[u];
+			rem /= pl->count[u];
+			sidx += tab[at[u] + k];
+			didx += tab[at[u] + pl->count[u] + k];
+		}
+		row->s = sidx;
+		row->d = didx;
+		row->ls = tab + at[nu - 1];
+		row->ld = row->ls + pl->count[nu - 1];
+		row->sstep = row->dstep = 0;
+		return;
+	}
+	int nd = pl->ndim;
+	didx = pl->out_first;
+	for (int d = nd - 2; d >= 0; d--) {
+		int64_t k = rem % pl->count[d];
+		rem /= pl->count[d];
+		sidx += (pl->first[d] + k * pl->step[d]) * cstride[d];
+		didx += k * pl->out_stride[d];
+	}
+	if (nd)
+		sidx += pl->first[nd - 1];
+	row->s = sidx;
+	row->d = didx;
+	row->sstep = nd ? pl->step[nd - 1] : 0;
+	row->dstep = nd ? pl->out_stride[nd - 1] : 0;
+	row->ls = row->ld = 0;
+}
+
+/* Element j of a row: its chunk-local element *e and output element *o. */
+TSR_PC void tsr_pc_at(const struct tsr_pc_row *row, int64_t j, int64_t *e, int64_t *o)
+{
+	if (row->ls) {
+		*e = row->s + row->ls[j];
+		*o = row->d + row->ld[j];
+	} else {
+		*e = row->s + j * row->sstep;
+		*o = row->d + j * row->dstep;
+	}
+}
+
+#endif
