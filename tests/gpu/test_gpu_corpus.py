@@ -4,7 +4,8 @@ tiles and Zarr gzip/zlib chunks go through the GPU inflate kernel, Zarr lz4 chun
 lz4/blosclz streams through the LZ kernels; a few cases again with
 `--decoder cpu`; every case again from mock-device storage (and some from mock-host); receipts say which decoder ran; corrupt GZIP tiles, gzip chunks, blosc zlib/lz4/blosclz
 streams and lz4 chunks fail naming
-the file, the HDU or array, and the chunk. Without a CUDA device (or a build without CUDA) it
+the file, the HDU or array, and the chunk; random integer-list, mask and --oindex keys, which
+the place kernel gathers, equal the CPU engine's reads. Without a CUDA device (or a build without CUDA) it
 says so and passes."""
 import json
 import os
