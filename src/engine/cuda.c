@@ -802,14 +802,6 @@ int tsr_cuda_memcpy_to_host(void *dst, const void *src, size_t nbytes)
 	return e ? tsr_cuda_fail(e, "copy to the host") : TSR_OK;
 }
 
-int tsr_cuda_copy_to_device(void *dst, const void *src, size_t n, void *stream)
-{
-	cudaError_t e = cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, (cudaStream_t)stream);
-	if (!e)
-		e = cudaStreamSynchronize((cudaStream_t)stream);
-	return e ? tsr_cuda_fail(e, "copy to the device") : TSR_OK;
-}
-
 #else /* no CUDA in this build */
 
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
@@ -848,12 +840,6 @@ void tsr_cuda_free(void *ptr)
 int tsr_cuda_memcpy_to_host(void *dst, const void *src, size_t nbytes)
 {
 	(void)dst, (void)src, (void)nbytes;
-	return tsr_error(TSR_E_NO_DEVICE, "this build of tessera has no CUDA engine");
-}
-
-int tsr_cuda_copy_to_device(void *dst, const void *src, size_t n, void *stream)
-{
-	(void)dst, (void)src, (void)n, (void)stream;
 	return tsr_error(TSR_E_NO_DEVICE, "this build of tessera has no CUDA engine");
 }
 #endif
