@@ -1,5 +1,7 @@
 /* test_place_gather_emu.c - the place kernel's gather (place_core.h, built for the CPU) places random advanced selections of corpus arrays as the CPU engine's tsr_read_index does. */
 #define TSR_PLACE_EMU 1
+/* rows of a few positions, so that the keys here split their points into many */
+#define TSR_PC_SEG 5
 #include "cuda/place_core.h"
 
 #include <stdint.h>
@@ -23,7 +25,8 @@
  * padding poisoned), for thousands of random keys (integer arrays of 1 and 2 dims with negative
  * indices, masks of 1 and 2 dims, integers, slices of any step, ..., None; NumPy's vectorised
  * form and oindex). Every element must come from inside its chunk, land inside the output, be
- * written exactly once, and equal the CPU engine's read of the same key.
+ * written exactly once, and equal the CPU engine's read of the same key. Rows are cut to a few
+ * positions here (TSR_PC_SEG), so the segments of a long last unit are tested too.
  */
 
 static void *xmalloc(size_t n)
@@ -240,7 +243,8 @@ static void one_key(struct tsr_array *a, const unsigned char *whole, const struc
 		for (int64_t r = 0; r < rows; r++) {
 			struct tsr_pc_row row;
 			tsr_pc_row(&pl, cstride, r, &row);
-			for (int64_t j = 0; j < n; j++) {
+			CHECK(row.n >= 0 && row.n <= n);
+			for (int64_t j = 0; j < row.n; j++) {
 				int64_t e, o;
 				tsr_pc_at(&row, j, &e, &o);
 				if (e < 0 || e >= npix || o < 0 || o >= (int64_t)nout) {

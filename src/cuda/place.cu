@@ -243,7 +243,8 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 		}
 	}
 	int wi = tsr_width(in_type), wo = tsr_width(pl->out_type);
-	int64_t n, rows = tsr_pc_rows(pl, &n);
+	int64_t nmax, rows = tsr_pc_rows(pl, &nmax);
+	(void)nmax;
 	/* In integers: a mock-device batch has no staging buffer (src NULL) and its offsets are
 	 * device addresses. */
 	/* Rows that are plain copies (a byte swap and an offset at most) may go 16 bytes at a
@@ -256,7 +257,7 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 		/* Row r of the task: its chunk-local start and output start. */
 		struct tsr_pc_row row;
 		tsr_pc_row(pl, cstride, r, &row);
-		int64_t sidx = row.s, didx = row.d, sstep = row.sstep, dstep = row.dstep;
+		int64_t sidx = row.s, didx = row.d, sstep = row.sstep, dstep = row.dstep, n = row.n;
 		int64_t j0 = 0;
 		if (vec && sstep == 1 && dstep == 1) {
 			/* A contiguous row copied with at most a byte swap and an offset: 16-byte

@@ -12,6 +12,11 @@ extern "C" {
 /* The GPU place path handles arrays of up to this many axes (more: the CPU engine). */
 #define TSR_CUDA_MAX_DIM 8
 
+/* A gather's last unit is placed in rows of at most this many positions (place_core.h). */
+#ifndef TSR_PC_SEG
+#define TSR_PC_SEG 4096
+#endif
+
 /* Value transforms the kernel applies (mirrors enum tsr_xform_kind). */
 enum { TSR_CUDA_COPY = 0, TSR_CUDA_OFFSET = 1, TSR_CUDA_SCALE = 2, TSR_CUDA_DEQUANT = 3 };
 

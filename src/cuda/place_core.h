@@ -15,17 +15,20 @@
 
 /*
  * A task is rows of elements. A box: its last axis is a row, the others count rows, and an
- * element lies at a fixed step from the row's first. A gather (nunits > 0): its last unit is a
- * row, the others count rows, and each unit's position adds its tabled offsets, so points go
- * where the plan says with no stride (src/engine/cpu.c places them on the CPU the same way).
+ * element lies at a fixed step from the row's first. A gather (nunits > 0): its last unit, in
+ * segments of at most TSR_PC_SEG positions, is a row, the others (and the segments) count
+ * rows, and each unit's position adds its tabled offsets, so points go where the plan says
+ * with no stride (src/engine/cpu.c places them on the CPU the same way). Segments let many
+ * blocks share a chunk whose points are all in one unit (a vectorised key's one group).
  */
 struct tsr_pc_row {
 	int64_t s, d;            /* the row's base: chunk-local element, output element */
+	int64_t n;               /* its elements */
 	int64_t sstep, dstep;    /* box: one element's move */
-	const int64_t *ls, *ld;  /* gather: the last unit's offsets (NULL: box) */
+	const int64_t *ls, *ld;  /* gather: the row's offsets in the last unit (NULL: box) */
 };
 
-/* The task's rows, and its elements a row. */
+/* The task's rows, and the most elements a row has. */
 TSR_PC int64_t tsr_pc_rows(const struct tsr_cuda_place *pl, int64_t *n_ret)
 {
 	int m = pl->nunits > 0 ? pl->nunits : pl->ndim;
@@ -33,6 +36,10 @@ TSR_PC int64_t tsr_pc_rows(const struct tsr_cuda_place *pl, int64_t *n_ret)
 	for (int d = 0; d < m - 1; d++)
 		rows *= pl->count[d];
 	*n_ret = m ? pl->count[m - 1] : 1;
+	if (pl->nunits > 0 && *n_ret > TSR_PC_SEG) {
+		rows *= (*n_ret + TSR_PC_SEG - 1) / TSR_PC_SEG;
+		*n_ret = TSR_PC_SEG;
+	}
 	return rows;
 }
 
@@ -49,6 +56,10 @@ TSR_PC void tsr_pc_row(const struct tsr_cuda_place *pl, const int64_t *cstride, 
 			at[u] = off;
 			off += 2 * pl->count[u];
 		}
+		int64_t last = pl->count[nu - 1];
+		int64_t nseg = last > TSR_PC_SEG ? (last + TSR_PC_SEG - 1) / TSR_PC_SEG : 1;
+		int64_t seg = rem % nseg;
+		rem /= nseg;
 		for (int u = nu - 2; u >= 0; u--) {
 			int64_t k = rem % pl->count[u];
 			rem /= pl->count[u];
@@ -57,8 +68,9 @@ TSR_PC void tsr_pc_row(const struct tsr_cuda_place *pl, const int64_t *cstride, 
 		}
 		row->s = sidx;
 		row->d = didx;
-		row->ls = tab + at[nu - 1];
-		row->ld = row->ls + pl->count[nu - 1];
+		row->n = nseg > 1 ? (seg + 1 < nseg ? TSR_PC_SEG : last - seg * TSR_PC_SEG) : last;
+		row->ls = tab + at[nu - 1] + (nseg > 1 ? seg * TSR_PC_SEG : 0);
+		row->ld = tab + at[nu - 1] + last + (nseg > 1 ? seg * TSR_PC_SEG : 0);
 		row->sstep = row->dstep = 0;
 		return;
 	}
@@ -74,6 +86,7 @@ TSR_PC void tsr_pc_row(const struct tsr_cuda_place *pl, const int64_t *cstride, 
 		sidx += pl->first[nd - 1];
 	row->s = sidx;
 	row->d = didx;
+	row->n = nd ? pl->count[nd - 1] : 1;
 	row->sstep = nd ? pl->step[nd - 1] : 0;
 	row->dstep = nd ? pl->out_stride[nd - 1] : 0;
 	row->ls = row->ld = 0;

@@ -617,12 +617,15 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			int64_t rows = 1;
 			const int64_t *k0 = tsr_task_k0(plan, t1), *k1 = tsr_task_k1(plan, t1);
 			if (gather_at) {
-				/* a gather's rows: all its units but the last */
+				/* a gather's rows: all its units but the last, and the last's
+				 * segments (place_core.h) */
 				int axis[TSR_MAX_DIM];
 				int64_t cnt[TSR_MAX_DIM], total;
 				int nu = tsr_plan_units(plan, k0, k1, axis, cnt, &total);
 				for (int u = 0; u < nu - 1; u++)
 					rows *= cnt[u];
+				if (nu)
+					rows *= (cnt[nu - 1] + TSR_PC_SEG - 1) / TSR_PC_SEG;
 			} else {
 				for (int i = 0; i < d->ndim - 1; i++)
 					rows *= k1[i] - k0[i];
