@@ -391,8 +391,8 @@ TSR_API int tsr_read_alloc(struct tsr_array *array, const struct tsr_selection *
 			   struct tsr_receipt *receipt_ret);
 /*
  * tsr_read_index() and tsr_read_index_alloc() read an advanced selection as tsr_read() and
- * tsr_read_alloc() read a basic one. On a TSR_MEM_CUDA destination the CPU engine gathers the
- * values into host memory and copies them over (the receipt's fallback says so).
+ * tsr_read_alloc() read a basic one. On a TSR_MEM_CUDA destination the CUDA engine decodes the
+ * chunks the points touch as for any read and its place kernel gathers the points on the device.
  */
 TSR_API int tsr_read_index(struct tsr_array *array, const struct tsr_index *index,
 			   const struct tsr_buffer *dst, const struct tsr_read_options *opts,

@@ -33,7 +33,7 @@ int tsr_cli_read(int argc, char **argv)
 			       "cpu decodes every chunk on the CPU, --decoder gpu uses the GPU decoders\n"
 			       "wherever they exist, and auto (the default) too, except for a read of\n"
 			       "too few, large DEFLATE streams to keep the GPU busy (lists and masks:\n"
-			       "gathered on the CPU, copied over). --storage mock-host reads the chunks\n"
+			       "the GPU gathers the points). --storage mock-host reads the chunks\n"
 			       "into memory first and decodes them from\n"
 			       "there; mock-device (--device cuda) then copies what the GPU needs into\n"
 			       "device memory and decodes from there. real (the default) picks cufile\n"

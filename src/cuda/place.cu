@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "place.h"
+#include "place_core.h"
 
 /* enum tsr_dtype values (tessera.h), repeated so this file needs no C header. */
 enum { D_BOOL = 1, D_I8, D_I16, D_I32, D_I64, D_U8, D_U16, D_U32, D_U64, D_F16, D_F32, D_F64,
@@ -242,32 +243,21 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 		}
 	}
 	int wi = tsr_width(in_type), wo = tsr_width(pl->out_type);
-	int64_t rows = 1;
-	for (int d = 0; d < nd - 1; d++)
-		rows *= pl->count[d];
-	int64_t n = nd ? pl->count[nd - 1] : 1;
+	int64_t nmax, rows = tsr_pc_rows(pl, &nmax);
+	(void)nmax;
 	/* In integers: a mock-device batch has no staging buffer (src NULL) and its offsets are
 	 * device addresses. */
 	/* Rows that are plain copies (a byte swap and an offset at most) may go 16 bytes at a
-	 * time. */
+	 * time (boxes only: a gather's points have no stride). */
 	const int vec = !pl->planes && wi == wo && in_type != D_C64 && in_type != D_C128 &&
-			(pl->kind == TSR_CUDA_COPY || pl->kind == TSR_CUDA_OFFSET);
+			(pl->kind == TSR_CUDA_COPY || pl->kind == TSR_CUDA_OFFSET) && pl->nunits <= 0;
 	const unsigned char *base =
 		(const unsigned char *)((uintptr_t)(pl->src_dec ? dec : src) + pl->src_offset);
 	for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
-		/* Row r of the box: its chunk-local start and output start. */
-		int64_t rem = r, sidx = 0, didx = pl->out_first;
-		for (int d = nd - 2; d >= 0; d--) {
-			int64_t k = rem % pl->count[d];
-			rem /= pl->count[d];
-			sidx += (pl->first[d] + k * pl->step[d]) * cstride[d];
-			didx += k * pl->out_stride[d];
-		}
-		if (nd) {
-			sidx += pl->first[nd - 1];
-		}
-		int64_t sstep = nd ? pl->step[nd - 1] : 0;
-		int64_t dstep = nd ? pl->out_stride[nd - 1] : 0;
+		/* Row r of the task: its chunk-local start and output start. */
+		struct tsr_pc_row row;
+		tsr_pc_row(pl, cstride, r, &row);
+		int64_t sidx = row.s, didx = row.d, sstep = row.sstep, dstep = row.dstep, n = row.n;
 		int64_t j0 = 0;
 		if (vec && sstep == 1 && dstep == 1) {
 			/* A contiguous row copied with at most a byte swap and an offset: 16-byte
@@ -297,8 +287,9 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 			}
 		}
 		for (int64_t j = j0 + threadIdx.x; j < n; j += blockDim.x) {
-			int64_t e = sidx + j * sstep;
-			unsigned char *q = out + (didx + j * dstep) * wo;
+			int64_t e, o;
+			tsr_pc_at(&row, j, &e, &o);
+			unsigned char *q = out + o * wo;
 			uint64_t bits;
 			if (pl->planes) {
 				bits = tsr_load_planes(base, e, npix, wi, pl->in_be, pl->plane_block);

@@ -12,6 +12,11 @@ extern "C" {
 /* The GPU place path handles arrays of up to this many axes (more: the CPU engine). */
 #define TSR_CUDA_MAX_DIM 8
 
+/* A gather's last unit is placed in rows of at most this many positions (place_core.h). */
+#ifndef TSR_PC_SEG
+#define TSR_PC_SEG 4096
+#endif
+
 /* Value transforms the kernel applies (mirrors enum tsr_xform_kind). */
 enum { TSR_CUDA_COPY = 0, TSR_CUDA_OFFSET = 1, TSR_CUDA_SCALE = 2, TSR_CUDA_DEQUANT = 3 };
 
@@ -54,6 +59,13 @@ struct tsr_cuda_place {
 	int64_t count[TSR_CUDA_MAX_DIM];    /* k1 - k0 */
 	int64_t out_first;                  /* output element index of position k0 */
 	int64_t out_stride[TSR_CUDA_MAX_DIM];
+	/* Gather (a task of an advanced selection, tsr_gather_place): nunits > 0 units, unit u
+	 * with count[u] positions, and their tables at device address units: per unit, count[u]
+	 * chunk-local element offsets, then count[u] output element offsets; an element's offsets
+	 * are the sums over the units (place_core.h). first, step, out_first and out_stride are
+	 * then unused. nunits 0: the box above. */
+	uint64_t units;
+	int32_t nunits, pad1;
 };
 
 /*

@@ -19,6 +19,7 @@
 #include "../io/mock.h"
 #include "../io/mock_device.h"
 #include "engine.h"
+#include "gather.h"
 
 #ifdef TSR_WITH_CUDA
 #include "cuda_engine.h"
@@ -82,6 +83,49 @@ static void tsr_cuda_describe(const struct tsr_cuda_job *job, const struct tsr_c
 		pl->out_stride[i] = p->out_stride[i];
 		pl->out_first += k0[i] * p->out_stride[i];
 	}
+	if (job->gather_at) /* points: the place kernel gathers them through the task's tables */
+		tsr_gather_describe(p, ct->t, job->gather_dev + 8 * (uint64_t)job->gather_at[ct->t],
+				    pl);
+}
+
+/* An advanced selection's gather tables for every task of the plan (their chunks' extents
+ * known), copied to the device once: *dev_ret, and each task's word offset in *at_ret. */
+static int tsr_cuda_gather_tables(const struct tsr_array *a, const struct tsr_plan *plan,
+				  const struct tsr_norm_sel *sel, const struct tsr_cuda_task *tasks,
+				  void **dev_ret, int64_t **at_ret)
+{
+	int64_t words = 0;
+	int64_t *at = malloc((size_t)plan->ntasks * sizeof(int64_t) + 1);
+	if (!at)
+		return tsr_error(TSR_E_NOMEM, "%s: out of memory for gather tables", a->path);
+	for (int64_t t = 0; t < plan->ntasks; t++) {
+		at[t] = words;
+		words += tsr_gather_words(plan, t);
+	}
+	int64_t *tab = malloc((size_t)words * sizeof(int64_t) + 1);
+	if (!tab) {
+		free(at);
+		return tsr_error(TSR_E_NOMEM, "%s: out of memory for gather tables", a->path);
+	}
+	for (int64_t t = 0; t < plan->ntasks; t++)
+		tsr_gather_table(&a->desc, plan, sel, t, tasks[t].ref.extent, tab + at[t]);
+	void *dev = NULL;
+	int st = tsr_cuda_malloc((size_t)words * sizeof(int64_t), &dev);
+	if (st == TSR_OK && words) {
+		cudaError_t e = cudaMemcpy(dev, tab, (size_t)words * sizeof(int64_t),
+					   cudaMemcpyHostToDevice);
+		if (e)
+			st = tsr_cuda_fail(e, "gather tables");
+	}
+	free(tab);
+	if (st) {
+		tsr_cuda_free(dev);
+		free(at);
+		return st;
+	}
+	*dev_ret = dev;
+	*at_ret = at;
+	return TSR_OK;
 }
 
 /* The slot's index of a codec name (messages), added when new. */
@@ -490,6 +534,13 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		else
 			cs->randoms = 1;
 	}
+	void *gather_dev = NULL;
+	int64_t *gather_at = NULL;
+	if (st == TSR_OK && plan->ngroups && defer_sync) /* (tables live for one read) */
+		st = tsr_error(TSR_E_INTERNAL, "%s: a batch read of an advanced selection",
+			       array->path);
+	else if (st == TSR_OK && plan->ngroups)
+		st = tsr_cuda_gather_tables(array, plan, sel, tasks, &gather_dev, &gather_at);
 	double t_fill = 0;
 	if (st == TSR_OK && replay) {
 		double tf0 = tsr_now();
@@ -545,6 +596,8 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	job.plan = plan;
 	job.sel = sel;
 	job.out = out;
+	job.gather_dev = (uint64_t)(uintptr_t)gather_dev;
+	job.gather_at = gather_at;
 	int64_t t0 = 0;
 	double t_copy = 0;
 	while (st == TSR_OK && t0 < plan->ntasks) {
@@ -579,8 +632,20 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 			dec_used += ct->dec_cap;
 			int64_t rows = 1;
 			const int64_t *k0 = tsr_task_k0(plan, t1), *k1 = tsr_task_k1(plan, t1);
-			for (int i = 0; i < d->ndim - 1; i++)
-				rows *= k1[i] - k0[i];
+			if (gather_at) {
+				/* a gather's rows: all its units but the last, and the last's
+				 * segments (place_core.h) */
+				int axis[TSR_MAX_DIM];
+				int64_t cnt[TSR_MAX_DIM], total;
+				int nu = tsr_plan_units(plan, k0, k1, axis, cnt, &total);
+				for (int u = 0; u < nu - 1; u++)
+					rows *= cnt[u];
+				if (nu)
+					rows *= (cnt[nu - 1] + TSR_PC_SEG - 1) / TSR_PC_SEG;
+			} else {
+				for (int i = 0; i < d->ndim - 1; i++)
+					rows *= k1[i] - k0[i];
+			}
 			if (rows > max_rows)
 				max_rows = rows;
 			t1++;
@@ -671,6 +736,9 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		cudaStreamSynchronize(cstream);
 		tsr_error_set_text(msg);
 	}
+	/* (cudaFree waits for the device: no kernel of this read still reads the tables) */
+	tsr_cuda_free(gather_dev);
+	free(gather_at);
 	tsr_feed_take_time(&cs->feed, &job.t_fetch); /* (finish waited for the last reads) */
 	r->t_fetch += job.t_fetch + t_fill;
 	r->t_decode += job.t_decode;
@@ -753,14 +821,6 @@ int tsr_cuda_memcpy_to_host(void *dst, const void *src, size_t nbytes)
 	return e ? tsr_cuda_fail(e, "copy to the host") : TSR_OK;
 }
 
-int tsr_cuda_copy_to_device(void *dst, const void *src, size_t n, void *stream)
-{
-	cudaError_t e = cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, (cudaStream_t)stream);
-	if (!e)
-		e = cudaStreamSynchronize((cudaStream_t)stream);
-	return e ? tsr_cuda_fail(e, "copy to the device") : TSR_OK;
-}
-
 #else /* no CUDA in this build */
 
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
@@ -799,12 +859,6 @@ void tsr_cuda_free(void *ptr)
 int tsr_cuda_memcpy_to_host(void *dst, const void *src, size_t nbytes)
 {
 	(void)dst, (void)src, (void)nbytes;
-	return tsr_error(TSR_E_NO_DEVICE, "this build of tessera has no CUDA engine");
-}
-
-int tsr_cuda_copy_to_device(void *dst, const void *src, size_t n, void *stream)
-{
-	(void)dst, (void)src, (void)n, (void)stream;
 	return tsr_error(TSR_E_NO_DEVICE, "this build of tessera has no CUDA engine");
 }
 #endif

@@ -252,6 +252,10 @@ struct tsr_cuda_job {
 	pthread_mutex_t lock;   /* guards the sums below */
 	double t_fetch, t_decode;
 	uint64_t bytes_read, bytes_decoded;
+	/* An advanced selection's gather tables (gather.h) on the device, and each plan task's
+	 * word offset in them; NULL: the plan's tasks are boxes. */
+	uint64_t gather_dev;
+	const int64_t *gather_at;
 };
 
 /* A CUDA error as a status: TSR_E_NO_DEVICE without a device or driver, else TSR_E_IO. */

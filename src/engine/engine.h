@@ -76,10 +76,6 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
  * they left staged but not sent: a batch read that stops before its last file. */
 void tsr_cuda_quiesce(struct tsr_context *ctx);
 
-/* Copies n bytes of host memory to device memory, ordered on stream (NULL: the default
- * stream), and waits for it; TSR_E_NO_DEVICE in a build without CUDA. */
-int tsr_cuda_copy_to_device(void *dst, const void *src, size_t n, void *stream);
-
 /* tsr_read as one file of a batch read (batch: TSR_BATCH_* flags; 0 for a lone read). */
 int tsr_read_ex(struct tsr_array *array, const struct tsr_selection *sel,
 		const struct tsr_buffer *dst, const struct tsr_read_options *opts,

@@ -251,29 +251,9 @@ int tsr_read_index(struct tsr_array *array, const struct tsr_index *index,
 	}
 	struct tsr_receipt r;
 	tsr_receipt_init(array, &r);
-	int cuda = dst->mem == TSR_MEM_CUDA;
-	if (!cuda || !ns.ngroups) {
-		st = tsr_read_impl(array, &ns, dst->data, dst->cuda_stream, cuda, 0, opts, &r, t0);
-	} else {
-		/* The CUDA engine's place kernel takes strided boxes, not point lists: the CPU
-		 * engine gathers the points into host memory, then one copy takes them over. */
-		void *host = tsr_alloc_output(need);
-		if (!host) {
-			st = tsr_error(TSR_E_NOMEM, "%s: cannot allocate %zu bytes", array->path, need);
-		} else {
-			struct tsr_read_options o = {sizeof(o), TSR_READ_OPT(opts, nthreads, 0),
-						     TSR_DECODER_CPU, TSR_READ_OPT(opts, storage, 0)};
-			if (o.storage == TSR_STORAGE_MOCK_DEVICE || o.storage == TSR_STORAGE_CUFILE)
-				o.storage = TSR_STORAGE_REAL;
-			st = tsr_read_impl(array, &ns, host, NULL, 0, 0, &o, &r, t0);
-			if (!st && need)
-				st = tsr_cuda_copy_to_device(dst->data, host, need, dst->cuda_stream);
-			free(host);
-			snprintf(r.fallback, sizeof(r.fallback), "integer-array/mask selection: "
-				 "gathered by the CPU engine in host memory, then copied to the device");
-			r.t_total = tsr_now() - t0;
-		}
-	}
+	/* (on the CUDA engine the place kernel gathers the points from the chunks it decoded) */
+	st = tsr_read_impl(array, &ns, dst->data, dst->cuda_stream, dst->mem == TSR_MEM_CUDA, 0,
+			   opts, &r, t0);
 	tsr_norm_sel_free(&ns);
 	if (receipt_ret)
 		tsr_receipt_store(receipt_ret, &r);

@@ -4,7 +4,8 @@ tiles and Zarr gzip/zlib chunks go through the GPU inflate kernel, Zarr lz4 chun
 lz4/blosclz streams through the LZ kernels; a few cases again with
 `--decoder cpu`; every case again from mock-device storage (and some from mock-host); receipts say which decoder ran; corrupt GZIP tiles, gzip chunks, blosc zlib/lz4/blosclz
 streams and lz4 chunks fail naming
-the file, the HDU or array, and the chunk. Without a CUDA device (or a build without CUDA) it
+the file, the HDU or array, and the chunk; random integer-list, mask and --oindex keys, which
+the place kernel gathers, equal the CPU engine's reads. Without a CUDA device (or a build without CUDA) it
 says so and passes."""
 import json
 import os
@@ -344,25 +345,82 @@ if FITS_WRITE:
                     "decoded on the CPU" in p.stdout + p.stderr:
                 failures.append("%s: receipt: %s" % (kind, (p.stdout + p.stderr).strip()))
 
-# Advanced selections (integer lists, masks, --oindex) into GPU memory: the CPU engine gathers
-# the points and one copy takes them to the device; the values equal the host read's.
-for case_id, key, extra in (("fits_c_gzip2_i32_tiles", "[3,-1,3],[[0],[219]]", []),
-                            ("zarr_nested_f32_3d", "[5,0],...,[1,2]", []),
-                            ("blosc2-lz4_shuffle_f4_3d", "[3,1,3],:,5", []),
-                            ("zarr_4d_u16", "[2,0],:,[1,1,39],:", ["--oindex"])):
+# Advanced selections (integer lists, masks, --oindex) into GPU memory: the chunks the points
+# touch decode on the device (or on the CPU, --decoder cpu) and the place kernel gathers the
+# points (src/engine/gather.c, src/cuda/place_core.h); values, dtype and shape equal the CPU
+# engine's read of the same key. Random keys (integer lists of 1 and 2 dims with negative
+# indices and repeats, masks, integers, slices, ...; NumPy's form and --oindex) over cases of
+# every route: GZIP byte planes, RICE and GZIP dequantization (whose dither walk needs each
+# point's place in its tile), BSCALE/BLANK, BZERO, blosc, lz4, zstd, big-endian, complex, fill
+# chunks, shards, Blosc2 frames, 1 to 4 dims.
+GATHER_CASES = ("fits_c_gzip2_i32_tiles", "fits_c_rice_f32_sd1", "fits_c_gzip1_f64_sd1",
+                "fits_scaled_blank", "fits_u16_bzero", "fits_cube_3d", "fits_c_rice_cube_i16",
+                "zarr_blosc_lz4_shuffle_i16", "zarr_4d_u16", "zarr_nested_f32_3d", "zarr_be_i2",
+                "zarr_fill_missing_i32", "zarr_zstd_c64", "zarr_none_f64", "zarr_lz4_f32",
+                "zarr_gzip_u16", "zarr_1d_i16", "zarr3-blosc_lz4_shuffle_float32",
+                "zarr3-shard_end_zstd_f4", "zarr3-u8_4d", "blosc2-lz4_shuffle_f4_3d",
+                "blosc2-lz4hc_bitshuffle_i2_2d", "blosc2-zlib_delta_i8_1d")
+
+
+def gather_key(rng, shape):
+    """A random advanced key for `--section` and whether it is an --oindex key."""
+    oindex = rng.random() < 0.35
+    b = rng.randint(1, 6)
+    items, advanced = [], False
+    for d, n in enumerate(shape):
+        r = rng.random()
+        last = d == len(shape) - 1
+        if r < 0.3 and not (last and not advanced):
+            start, stop, step = rng.randint(-n, n - 1), rng.randint(0, n), rng.choice((1, 2, 3, -1, -2))
+            items.append("%d:%d:%d" % (start, stop, step) if rng.random() < 0.5 else "::%d" % step)
+        elif r < 0.4:
+            items.append(str(rng.randint(-n, n - 1)))
+        elif r < 0.55 and n <= 2000 and (oindex or b <= n):
+            m = [False] * n
+            want = rng.randint(1, n) if oindex else b
+            for i in rng.sample(range(n), want):
+                m[i] = True
+            items.append("[%s]" % ",".join("True" if x else "False" for x in m))
+            advanced = True
+        else:
+            cnt = rng.randint(1, 7) if oindex else b
+            items.append("[%s]" % ",".join(str(rng.randint(-n, n - 1)) for _ in range(cnt)))
+            advanced = True
+    return ",".join(items), oindex
+
+
+gather_rng = __import__("random").Random(19)
+for case_id in GATHER_CASES:
     if case_id not in cases:
         continue
     c = cases[case_id]
     path = os.path.join(CORPUS, c["path"])
-    want, rc, err = run_read(path, c.get("hdu"), key, extra=extra + case_args(c))
+    for k in range(4):
+        key, oindex = gather_key(gather_rng, c["shape"])
+        extra = (["--oindex"] if oindex else []) + case_args(c)
+        want, rc, err = run_read(path, c.get("hdu"), key, extra=extra)
+        if want is None:
+            failures.append("%s [%s]: CPU engine: exit %d: %s" % (case_id, key, rc, err.strip()))
+            continue
+        for variant in (["--device", "cuda", "--decoder", "gpu"],
+                        ["--device", "cuda", "--storage", "mock-device", "--decoder", "gpu"],
+                        ["--device", "cuda", "--decoder", "cpu"]):
+            total += 1
+            label = "%s [%s]%s %s" % (case_id, key, " --oindex" if oindex else "",
+                                      " ".join(variant[2:]))
+            got, rc2, err2 = run_read(path, c.get("hdu"), key, extra=extra + variant)
+            if got is None:
+                failures.append("%s: exit %d: %s" % (label, rc2, err2.strip()))
+            elif want.dtype != got.dtype or want.shape != got.shape or \
+                    want.tobytes() != got.tobytes():
+                failures.append("%s: values differ from the CPU engine's" % label)
+    # the receipt: the CUDA engine ran the read (no host gather and copy)
     total += 1
-    got, rc2, err2 = run_read(path, c.get("hdu"), key,
-                              extra=extra + case_args(c) + ["--device", "cuda"])
-    if want is None or got is None:
-        failures.append("%s [%s]: exit %d/%d: %s %s" % (case_id, key, rc, rc2, err.strip(),
-                                                        err2.strip()))
-    elif want.dtype != got.dtype or want.shape != got.shape or want.tobytes() != got.tobytes():
-        failures.append("%s [%s] --device cuda: values differ from the host read's" % (
-            case_id, key))
+    hdu = ["--hdu", str(c["hdu"])] if c.get("hdu") is not None else []
+    p = subprocess.run([BIN, "read", path, "--section", key, "--device", "cuda", "--receipt",
+                        "-o", "/dev/null"] + hdu + extra, capture_output=True, text=True)
+    if p.returncode != 0 or "engine cuda" not in p.stdout + p.stderr or \
+            "gathered by the CPU" in p.stdout + p.stderr:
+        failures.append("%s [%s]: receipt: %s" % (case_id, key, (p.stdout + p.stderr).strip()))
 
 report(failures, total)

@@ -1,0 +1,107 @@
+/* place_core.h - where the place kernel's rows and elements come from and go (a task's strided
+ * box, or its gather units); also builds as C for the CPU (TSR_PLACE_EMU). */
+#ifndef TSR_PLACE_CORE_H
+#define TSR_PLACE_CORE_H
+
+#include <stdint.h>
+
+#include "place.h"
+
+#ifdef TSR_PLACE_EMU
+#define TSR_PC static inline
+#else
+#define TSR_PC static __device__ __forceinline__
+#endif
+
+/*
+ * A task is rows of elements. A box: its last axis is a row, the others count rows, and an
+ * element lies at a fixed step from the row's first. A gather (nunits > 0): its last unit, in
+ * segments of at most TSR_PC_SEG positions, is a row, the others (and the segments) count
+ * rows, and each unit's position adds its tabled offsets, so points go where the plan says
+ * with no stride (src/engine/cpu.c places them on the CPU the same way). Segments let many
+ * blocks share a chunk whose points are all in one unit (a vectorised key's one group).
+ */
+struct tsr_pc_row {
+	int64_t s, d;            /* the row's base: chunk-local element, output element */
+	int64_t n;               /* its elements */
+	int64_t sstep, dstep;    /* box: one element's move */
+	const int64_t *ls, *ld;  /* gather: the row's offsets in the last unit (NULL: box) */
+};
+
+/* The task's rows, and the most elements a row has. */
+TSR_PC int64_t tsr_pc_rows(const struct tsr_cuda_place *pl, int64_t *n_ret)
+{
+	int m = pl->nunits > 0 ? pl->nunits : pl->ndim;
+	int64_t rows = 1;
+	for (int d = 0; d < m - 1; d++)
+		rows *= pl->count[d];
+	*n_ret = m ? pl->count[m - 1] : 1;
+	if (pl->nunits > 0 && *n_ret > TSR_PC_SEG) {
+		rows *= (*n_ret + TSR_PC_SEG - 1) / TSR_PC_SEG;
+		*n_ret = TSR_PC_SEG;
+	}
+	return rows;
+}
+
+/* Row r (0 <= r < rows) of the task; cstride: the chunk's C-order strides (box only). */
+TSR_PC void tsr_pc_row(const struct tsr_cuda_place *pl, const int64_t *cstride, int64_t r,
+		       struct tsr_pc_row *row)
+{
+	int64_t rem = r, sidx = 0, didx = 0;
+	if (pl->nunits > 0) {
+		const int64_t *tab = (const int64_t *)(uintptr_t)pl->units;
+		int nu = pl->nunits;
+		int64_t at[TSR_CUDA_MAX_DIM], off = 0;
+		for (int u = 0; u < nu; u++) {
+			at[u] = off;
+			off += 2 * pl->count[u];
+		}
+		int64_t last = pl->count[nu - 1];
+		int64_t nseg = last > TSR_PC_SEG ? (last + TSR_PC_SEG - 1) / TSR_PC_SEG : 1;
+		int64_t seg = rem % nseg;
+		rem /= nseg;
+		for (int u = nu - 2; u >= 0; u--) {
+			int64_t k = rem % pl->count[u];
+			rem /= pl->count[u];
+			sidx += tab[at[u] + k];
+			didx += tab[at[u] + pl->count[u] + k];
+		}
+		row->s = sidx;
+		row->d = didx;
+		row->n = nseg > 1 ? (seg + 1 < nseg ? TSR_PC_SEG : last - seg * TSR_PC_SEG) : last;
+		row->ls = tab + at[nu - 1] + (nseg > 1 ? seg * TSR_PC_SEG : 0);
+		row->ld = tab + at[nu - 1] + last + (nseg > 1 ? seg * TSR_PC_SEG : 0);
+		row->sstep = row->dstep = 0;
+		return;
+	}
+	int nd = pl->ndim;
+	didx = pl->out_first;
+	for (int d = nd - 2; d >= 0; d--) {
+		int64_t k = rem % pl->count[d];
+		rem /= pl->count[d];
+		sidx += (pl->first[d] + k * pl->step[d]) * cstride[d];
+		didx += k * pl->out_stride[d];
+	}
+	if (nd)
+		sidx += pl->first[nd - 1];
+	row->s = sidx;
+	row->d = didx;
+	row->n = nd ? pl->count[nd - 1] : 1;
+	row->sstep = nd ? pl->step[nd - 1] : 0;
+	row->dstep = nd ? pl->out_stride[nd - 1] : 0;
+	row->ls = row->ld = 0;
+}
+
+/* Element j of a row: its chunk-local element *e and output element *o. */
+TSR_PC void tsr_pc_at(const struct tsr_pc_row *row, int64_t j, int64_t *e, int64_t *o)
+{
+	if (row->ls) {
+		*e = row->s + row->ls[j];
+		*o = row->d + row->ld[j];
+	} else {
+		*e = row->s + j * row->sstep;
+		*o = row->d + j * row->dstep;
+	}
+}
+
+#endif

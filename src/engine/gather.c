@@ -1,0 +1,44 @@
+/* gather.c - an advanced selection's tasks as the place kernel's gathers: each task's unit
+ * tables (chunk-local and output offsets of its positions), built from the plan on the host. */
+#include "gather.h"
+
+int64_t tsr_gather_words(const struct tsr_plan *p, int64_t t)
+{
+	int axis[TSR_MAX_DIM];
+	int64_t cnt[TSR_MAX_DIM], total;
+	return tsr_plan_units(p, tsr_task_k0(p, t), tsr_task_k1(p, t), axis, cnt, &total) ? 2 * total
+											  : 0;
+}
+
+void tsr_gather_table(const struct tsr_desc *d, const struct tsr_plan *p,
+		      const struct tsr_norm_sel *sel, int64_t t, const int64_t *extent,
+		      int64_t *tab)
+{
+	int axis[TSR_MAX_DIM];
+	int64_t cnt[TSR_MAX_DIM], total, origin[TSR_MAX_DIM], cstride[TSR_MAX_DIM];
+	int64_t rem = tsr_task_chunk(p, t), s = 1;
+	const int64_t *k0 = tsr_task_k0(p, t);
+	for (int i = d->ndim - 1; i >= 0; i--) {
+		origin[i] = (rem % d->grid[i]) * d->chunk_shape[i];
+		rem /= d->grid[i];
+		cstride[i] = s;
+		s *= extent[i];
+	}
+	int nu = tsr_plan_units(p, k0, tsr_task_k1(p, t), axis, cnt, &total);
+	tsr_plan_unit_offsets(p, sel, k0, nu, axis, cnt, origin, cstride, tab);
+}
+
+void tsr_gather_describe(const struct tsr_plan *p, int64_t t, uint64_t tab_dev,
+			 struct tsr_cuda_place *pl)
+{
+	int axis[TSR_MAX_DIM];
+	int64_t cnt[TSR_MAX_DIM], total;
+	int nu = tsr_plan_units(p, tsr_task_k0(p, t), tsr_task_k1(p, t), axis, cnt, &total);
+	pl->units = tab_dev;
+	pl->nunits = nu ? nu : 1; /* nothing selected: one unit of no positions */
+	for (int u = 0; u < TSR_CUDA_MAX_DIM; u++) {
+		pl->count[u] = u < nu ? cnt[u] : 0;
+		pl->first[u] = pl->step[u] = pl->out_stride[u] = 0;
+	}
+	pl->out_first = 0;
+}
