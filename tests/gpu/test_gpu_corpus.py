@@ -6,7 +6,9 @@ lz4/blosclz streams through the LZ kernels; a few cases again with
 streams and lz4 chunks fail naming
 the file, the HDU or array, and the chunk; random integer-list, mask and --oindex keys, which
 the place kernel gathers, equal the CPU engine's reads. Without a CUDA device (or a build without CUDA) it
-says so and passes."""
+says so and passes. Each CLI call starts a CUDA context, most of its time: the calls run
+TSR_TEST_JOBS at a time (default: the cores, at most 12)."""
+import concurrent.futures
 import json
 import os
 import re
@@ -27,6 +29,16 @@ if probe.returncode != 0 and ("no CUDA" in probe.stderr or "CUDA engine" in prob
     print("skipped: no CUDA device (%s)" % probe.stderr.strip())
     sys.exit(0)
 
+JOBS = int(os.environ.get("TSR_TEST_JOBS", "0")) or min(12, os.cpu_count() or 4)
+
+
+def pmap(fn, items):
+    """fn over items, JOBS at a time (threads: each waits on its CLI process); results in
+    order."""
+    with concurrent.futures.ThreadPoolExecutor(JOBS) as pool:
+        return list(pool.map(fn, items))
+
+
 # Read again with the CPU decoder: GZIP_1/GZIP_2 tiles (one with a section), a quantized GZIP_2
 # image, Zarr gzip, zlib (big-endian) and sharded gzip.
 CPU_DECODER_CASES = {"fits_c_gzip2_i32_tiles", "fits_c_gzip1_f32_lossless",
@@ -39,6 +51,7 @@ CUFILE_PASS = os.environ.get("TSR_CUFILE_ALLOW_COMPAT") == "1"
 
 failures, total = [], 0
 cases = {}
+reads = []  # (name, case, extra): every case read, run together below
 for manifest in ("manifest-fits.json", "manifest-zarr2.json", "manifest-zarr3.json",
                  "manifest-blosc2.json"):
     path = os.path.join(CORPUS, manifest)
@@ -61,18 +74,25 @@ for manifest in ("manifest-fits.json", "manifest-zarr2.json", "manifest-zarr3.js
                 variants.append(["--device", "cuda", "--storage", "mock-host"])
         for extra in variants:
             extra = list(extra) + case_args(c)
-            total += 1
             name = c["id"] + "".join(" (%s %s)" % (extra[i], extra[i + 1])
                                      for i in range(2, len(extra) - 1, 2)
                                      if extra[i] in ("--decoder", "--storage"))
-            got, rc, err = run_read(os.path.join(CORPUS, c["path"]), c.get("hdu"),
-                                    c.get("section"), extra=extra)
-            if got is None:
-                failures.append("%s: exit %d: %s" % (name, rc, err.strip()))
-                continue
-            why = same(got, np.load(os.path.join(CORPUS, c["expect"])))
-            if why:
-                failures.append("%s: %s" % (name, why))
+            reads.append((name, c, extra))
+
+
+def check_read(job):
+    """One case read: None, or what is wrong."""
+    name, c, extra = job
+    got, rc, err = run_read(os.path.join(CORPUS, c["path"]), c.get("hdu"), c.get("section"),
+                            extra=extra)
+    if got is None:
+        return "%s: exit %d: %s" % (name, rc, err.strip())
+    why = same(got, np.load(os.path.join(CORPUS, c["expect"])))
+    return "%s: %s" % (name, why) if why else None
+
+
+total += len(reads)
+failures += [f for f in pmap(check_read, reads) if f]
 
 
 # The cuFile pass (informational) reads the cases only: the checks below read with the
@@ -127,11 +147,10 @@ RECEIPTS = [
     ("fits_c_gzip2_i32_tiles", ("--storage", "mock-device"), "backend mock-device"),
     ("fits_c_rice_f32_sd1", ("--storage", "mock-device"), "backend mock-device"),
 ]
-for case_id, extra, want in RECEIPTS:
-    if case_id not in cases:
-        continue
-    total += 1
-    text = receipt(case_id, *extra)
+RECEIPTS = [r for r in RECEIPTS if r[0] in cases]
+total += len(RECEIPTS)
+for (case_id, extra, want), text in zip(RECEIPTS, pmap(lambda r: receipt(r[0], *r[1]),
+                                                       RECEIPTS)):
     if want not in text:
         failures.append("receipt of %s %s lacks %r: %s" % (case_id, " ".join(extra), want,
                                                             text.strip()))
@@ -140,6 +159,7 @@ for case_id, extra, want in RECEIPTS:
 # the GPU whatever its filters, memcpyed chunks and edge chunks: its values are checked above
 # against the peers' (and so the CPU engine's), its receipt names no CPU decoding. (zstd:
 # until its GPU family lands, the CPU, saying so.)
+all_gpu = []  # (case id, blosc codec name)
 for case_id, c in cases.items():
     if c.get("format") not in ("zarr2", "zarr3"):
         continue
@@ -150,9 +170,9 @@ for case_id, c in cases.items():
     m = re.search(r'"cname": *"(\w+)"', text)
     if not m or m.group(1) not in ("blosclz", "lz4", "lz4hc", "zlib") or "sharding" in text:
         continue  # (blosc inside shards: the CPU's, for now)
-    total += 1
-    text = receipt(case_id)
-    name = "blosc/%s" % ("lz4" if m.group(1) == "lz4hc" else m.group(1))
+    all_gpu.append((case_id, "blosc/%s" % ("lz4" if m.group(1) == "lz4hc" else m.group(1))))
+total += len(all_gpu)
+for (case_id, name), text in zip(all_gpu, pmap(lambda a: receipt(a[0]), all_gpu)):
     if "%s chunks decoded on the GPU" % name not in text or "decoded on the CPU" in text:
         failures.append("receipt of %s: not all its blosc chunks on the GPU: %s" % (
             case_id, text.strip()))
@@ -178,21 +198,28 @@ if "fits_c_gzip2_i32_tiles" in cases:
             failures.append("auto storage receipt lacks the posix reason: %s" % text.strip())
 
 
+corrupt = []  # (label, path, extra, wants, decoder): run before their files go
+
+
 def expect_failure(label, path, extra, wants):
-    """Both decoders must refuse a corrupt input, naming where it is."""
-    global total
+    """Both decoders must refuse a corrupt input, naming where it is (queued in corrupt)."""
     for dec in ("gpu", "cpu"):
-        total += 1
-        p = subprocess.run([BIN, "read", path, "--device", "cuda", "--decoder", dec,
-                            "-o", "/dev/null"] + list(extra),
-                           capture_output=True, text=True, timeout=300)
-        if p.returncode == 0:
-            failures.append("%s (--decoder %s): corrupt input read without an error" % (label, dec))
-            continue
-        missing = [w for w in wants if w not in p.stderr]
-        if missing:
-            failures.append("%s (--decoder %s): message lacks %s: %s" % (label, dec, missing,
-                                                                        p.stderr.strip()))
+        corrupt.append((label, path, extra, wants, dec))
+
+
+def check_corrupt(job):
+    """One queued corrupt read: None, or what is wrong."""
+    label, path, extra, wants, dec = job
+    p = subprocess.run([BIN, "read", path, "--device", "cuda", "--decoder", dec,
+                        "-o", "/dev/null"] + list(extra),
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode == 0:
+        return "%s (--decoder %s): corrupt input read without an error" % (label, dec)
+    missing = [w for w in wants if w not in p.stderr]
+    if missing:
+        return "%s (--decoder %s): message lacks %s: %s" % (label, dec, missing,
+                                                            p.stderr.strip())
+    return None
 
 
 def store_copy(tmp, store, name, key):
@@ -306,6 +333,8 @@ with tempfile.TemporaryDirectory() as tmp:
         data[4:] = b"\xff" * (len(data) - 4)
         open(chunk, "wb").write(bytes(data))
         expect_failure("corrupt lz4 chunk", copy, [], ["bad_lz4.zarr", "array", "chunk " + key])
+    total += len(corrupt)
+    failures += [f for f in pmap(check_corrupt, corrupt) if f]
 
 # Quantized floats in GZIP tiles, fresh from CFITSIO (bench/fits_write, TSR_FITS_WRITE names
 # it): dithering 1 and 2 (exact zeros), no dithering, NaNs (ZBLANK), float32 and float64,
@@ -313,37 +342,47 @@ with tempfile.TemporaryDirectory() as tmp:
 # after its inflate; every value must equal the CPU engine's (which equals CFITSIO's: the
 # corpus cases above and tests/test_dither.c), whole and in sections.
 FITS_WRITE = os.environ.get("TSR_FITS_WRITE", "")
+
+
+def check_written(tmp, kind, rows, cols):
+    """One fits_write kind's reads: (failures, checks)."""
+    fails, n = [], 0
+    w = subprocess.run([FITS_WRITE, tmp, "1", str(rows), str(cols), kind],
+                       capture_output=True, text=True)
+    path = os.path.join(tmp, "%s_000.fits" % kind)
+    if w.returncode != 0:
+        return ["fits_write %s: %s" % (kind, w.stderr.strip())], n
+    for sec in (None, "7:290:3,::-2", "100:101,5:200"):
+        want, rc, err = run_read(path, 1, sec, extra=[])  # the CPU engine's values
+        for extra in (["--device", "cuda", "--decoder", "gpu"],
+                      ["--device", "cuda", "--storage", "mock-device", "--decoder", "gpu"]):
+            n += 1
+            label = "%s%s %s" % (kind, " [%s]" % sec if sec else "", " ".join(extra[2:]))
+            got, rc2, err2 = run_read(path, 1, sec, extra=extra)
+            if want is None or got is None:
+                fails.append("%s: exit %d/%d: %s %s" % (label, rc, rc2, err.strip(),
+                                                        err2.strip()))
+                continue
+            if want.dtype != got.dtype or want.tobytes() != got.tobytes():
+                fails.append("%s: GPU values differ from the CPU engine's" % label)
+    n += 1
+    p = subprocess.run([BIN, "read", path, "--hdu", "1", "--device", "cuda", "--decoder",
+                        "gpu", "--receipt", "-o", "/dev/null"], capture_output=True,
+                       text=True)
+    if "decoded on the GPU" not in p.stdout + p.stderr or \
+            "decoded on the CPU" in p.stdout + p.stderr:
+        fails.append("%s: receipt: %s" % (kind, (p.stdout + p.stderr).strip()))
+    return fails, n
+
+
 if FITS_WRITE:
     with tempfile.TemporaryDirectory() as tmp:
-        for kind, rows, cols in (("gzip1_f32_sd1", 300, 700), ("gzip2_f32_sd2", 300, 500),
-                                 ("gzip2_f64_nodither", 64, 333), ("gzip1_f64_sd1", 250, 260),
-                                 ("rice_qf32", 300, 555), ("rice_i16", 64, 4096)):
-            w = subprocess.run([FITS_WRITE, tmp, "1", str(rows), str(cols), kind],
-                               capture_output=True, text=True)
-            path = os.path.join(tmp, "%s_000.fits" % kind)
-            if w.returncode != 0:
-                failures.append("fits_write %s: %s" % (kind, w.stderr.strip()))
-                continue
-            for sec in (None, "7:290:3,::-2", "100:101,5:200"):
-                want, rc, err = run_read(path, 1, sec, extra=[])  # the CPU engine's values
-                for extra in (["--device", "cuda", "--decoder", "gpu"],
-                              ["--device", "cuda", "--storage", "mock-device", "--decoder", "gpu"]):
-                    total += 1
-                    label = "%s%s %s" % (kind, " [%s]" % sec if sec else "", " ".join(extra[2:]))
-                    got, rc2, err2 = run_read(path, 1, sec, extra=extra)
-                    if want is None or got is None:
-                        failures.append("%s: exit %d/%d: %s %s" % (label, rc, rc2, err.strip(),
-                                                                   err2.strip()))
-                        continue
-                    if want.dtype != got.dtype or want.tobytes() != got.tobytes():
-                        failures.append("%s: GPU values differ from the CPU engine's" % label)
-            total += 1
-            p = subprocess.run([BIN, "read", path, "--hdu", "1", "--device", "cuda", "--decoder",
-                                "gpu", "--receipt", "-o", "/dev/null"], capture_output=True,
-                               text=True)
-            if "decoded on the GPU" not in p.stdout + p.stderr or \
-                    "decoded on the CPU" in p.stdout + p.stderr:
-                failures.append("%s: receipt: %s" % (kind, (p.stdout + p.stderr).strip()))
+        for fails, n in pmap(lambda k: check_written(tmp, *k),
+                             (("gzip1_f32_sd1", 300, 700), ("gzip2_f32_sd2", 300, 500),
+                              ("gzip2_f64_nodither", 64, 333), ("gzip1_f64_sd1", 250, 260),
+                              ("rice_qf32", 300, 555), ("rice_i16", 64, 4096))):
+            failures += fails
+            total += n
 
 # Advanced selections (integer lists, masks, --oindex) into GPU memory: the chunks the points
 # touch decode on the device (or on the CPU, --decoder cpu) and the place kernel gathers the
@@ -389,38 +428,55 @@ def gather_key(rng, shape):
     return ",".join(items), oindex
 
 
-gather_rng = __import__("random").Random(19)
-for case_id in GATHER_CASES:
-    if case_id not in cases:
-        continue
+def check_gather(job):
+    """One random key of a case, read by the CPU engine and three CUDA ways (and, for the
+    case's last key, its receipt): (failures, checks)."""
+    case_id, key, oindex, last = job
     c = cases[case_id]
     path = os.path.join(CORPUS, c["path"])
-    for k in range(4):
-        key, oindex = gather_key(gather_rng, c["shape"])
-        extra = (["--oindex"] if oindex else []) + case_args(c)
-        want, rc, err = run_read(path, c.get("hdu"), key, extra=extra)
-        if want is None:
-            failures.append("%s [%s]: CPU engine: exit %d: %s" % (case_id, key, rc, err.strip()))
-            continue
+    fails, n = [], 0
+    extra = (["--oindex"] if oindex else []) + case_args(c)
+    want, rc, err = run_read(path, c.get("hdu"), key, extra=extra)
+    if want is None:
+        fails.append("%s [%s]: CPU engine: exit %d: %s" % (case_id, key, rc, err.strip()))
+    else:
         for variant in (["--device", "cuda", "--decoder", "gpu"],
                         ["--device", "cuda", "--storage", "mock-device", "--decoder", "gpu"],
                         ["--device", "cuda", "--decoder", "cpu"]):
-            total += 1
+            n += 1
             label = "%s [%s]%s %s" % (case_id, key, " --oindex" if oindex else "",
                                       " ".join(variant[2:]))
             got, rc2, err2 = run_read(path, c.get("hdu"), key, extra=extra + variant)
             if got is None:
-                failures.append("%s: exit %d: %s" % (label, rc2, err2.strip()))
+                fails.append("%s: exit %d: %s" % (label, rc2, err2.strip()))
             elif want.dtype != got.dtype or want.shape != got.shape or \
                     want.tobytes() != got.tobytes():
-                failures.append("%s: values differ from the CPU engine's" % label)
-    # the receipt: the CUDA engine ran the read (no host gather and copy)
-    total += 1
-    hdu = ["--hdu", str(c["hdu"])] if c.get("hdu") is not None else []
-    p = subprocess.run([BIN, "read", path, "--section", key, "--device", "cuda", "--receipt",
-                        "-o", "/dev/null"] + hdu + extra, capture_output=True, text=True)
-    if p.returncode != 0 or "engine cuda" not in p.stdout + p.stderr or \
-            "gathered by the CPU" in p.stdout + p.stderr:
-        failures.append("%s [%s]: receipt: %s" % (case_id, key, (p.stdout + p.stderr).strip()))
+                fails.append("%s: values differ from the CPU engine's" % label)
+    if last:
+        # the receipt: the CUDA engine ran the read (no host gather and copy)
+        n += 1
+        hdu = ["--hdu", str(c["hdu"])] if c.get("hdu") is not None else []
+        p = subprocess.run([BIN, "read", path, "--section", key, "--device", "cuda",
+                            "--receipt", "-o", "/dev/null"] + hdu + extra,
+                           capture_output=True, text=True)
+        if p.returncode != 0 or "engine cuda" not in p.stdout + p.stderr or \
+                "gathered by the CPU" in p.stdout + p.stderr:
+            fails.append("%s [%s]: receipt: %s" % (case_id, key,
+                                                   (p.stdout + p.stderr).strip()))
+    return fails, n
+
+
+# (the keys drawn in order first, so that they do not depend on how the reads interleave)
+gather_rng = __import__("random").Random(19)
+gathers = []
+for case_id in GATHER_CASES:
+    if case_id not in cases:
+        continue
+    for k in range(4):
+        key, oindex = gather_key(gather_rng, cases[case_id]["shape"])
+        gathers.append((case_id, key, oindex, k == 3))
+for fails, n in pmap(check_gather, gathers):
+    failures += fails
+    total += n
 
 report(failures, total)
