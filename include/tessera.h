@@ -354,7 +354,8 @@ struct tsr_read_options {
 	 * copy lanes and caches.
 	 * tsr_read, tsr_read_index and tsr_read_batch take one (the read runs on that device);
 	 * tsr_read_devices, tsr_read_batch_devices and tsr_stream_next_devices split their work
-	 * over all of them, one destination each. An ordinal that does not exist is
+	 * over all of them, one destination each (a device listed twice takes both shares in
+	 * turn). An ordinal that does not exist is
 	 * TSR_E_NO_DEVICE naming it and the device count; device memory of the destination on
 	 * another device than the read's is TSR_E_INVALID_ARG. Host reads ignore them. */
 	const int *devices;

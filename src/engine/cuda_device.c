@@ -209,7 +209,8 @@ int tsr_cuda_malloc_on(int device, size_t nbytes, void **ptr_ret)
 	(void)nbytes;
 	if (ptr_ret)
 		*ptr_ret = NULL;
-	return tsr_error(TSR_E_NO_DEVICE, "CUDA device %d: " TSR_NO_CUDA, device);
+	return tsr_error(TSR_E_NO_DEVICE, "CUDA device %d: " TSR_NO_CUDA " (0 CUDA devices)",
+			 device);
 }
 
 void tsr_cuda_free(void *ptr)

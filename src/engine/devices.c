@@ -56,7 +56,9 @@ static void *tsr_share_run(void *arg)
 	return NULL;
 }
 
-/* The devices of a split read's options, checked: at least one, none twice, none < 0. */
+/* The devices of a split read's options, checked: at least one, none < 0. A device listed
+ * twice takes both shares, in turn (its reads through one context are serialised); on one GPU
+ * that runs every step of a split read (tests/gpu/test_gpu_devices.c). */
 static int tsr_split_devices(const struct tsr_read_options *opts, const char *what,
 			     const int **devices_ret, int *n_ret)
 {
@@ -68,10 +70,6 @@ static int tsr_split_devices(const struct tsr_read_options *opts, const char *wh
 	for (int j = 0; j < n; j++) {
 		if (devices[j] < 0)
 			return tsr_error(TSR_E_INVALID_ARG, "%s: CUDA device %d < 0", what, devices[j]);
-		for (int k = 0; k < j; k++)
-			if (devices[k] == devices[j])
-				return tsr_error(TSR_E_INVALID_ARG, "%s: CUDA device %d is listed twice",
-						 what, devices[j]);
 	}
 	*devices_ret = devices;
 	*n_ret = n;

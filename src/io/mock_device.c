@@ -106,12 +106,12 @@ int tsr_mock_dev_put(struct tsr_array *a, int64_t chunk, int kind, const void *h
 	struct tsr_mock_dev *c = tsr_mock_dev_get(a);
 	if (!c)
 		return tsr_error(TSR_E_NOMEM, "out of memory");
-	int dev = -1;
-	cudaGetDevice(&dev);
-	if (dev != c->device)
+	int cur = -1;
+	cudaGetDevice(&cur);
+	if (cur != c->device)
 		return tsr_error(TSR_E_UNSUPPORTED, "mock-device storage: the handle's device cache is "
 				 "on CUDA device %d, this read runs on device %d (open the array again "
-				 "to replay on another device)", c->device, dev);
+				 "to replay on another device)", c->device, cur);
 	if (chunk < 0 || chunk >= c->nchunks || kind < 0 || kind >= TSR_MOCK_DEV_KINDS)
 		return tsr_error(TSR_E_INTERNAL, "mock-device storage: chunk %lld out of range",
 				 (long long)chunk);
