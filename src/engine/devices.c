@@ -120,8 +120,7 @@ static int tsr_shares_run(struct tsr_share *sh, int n, double t0, struct tsr_rec
 	for (int j = 0; j < n; j++) {
 		if (sh[j].status && st == TSR_OK) {
 			st = sh[j].status;
-			tsr_error(st, "CUDA device %d (share %d of %d): %s", sh[j].device, j, n,
-				  sh[j].msg);
+			tsr_error(st, "CUDA device %d: %s", sh[j].device, sh[j].msg);
 		}
 		if (sh[j].ran) {
 			tsr_receipt_add(&sum, &sh[j].r, first);
@@ -164,6 +163,53 @@ static struct tsr_share *tsr_shares_make(struct tsr_context *ctx,
 		sh[j].r.struct_size = sizeof(sh[j].r);
 	}
 	return sh;
+}
+
+/* The caller's options with device alone (a split that has one device's work only). */
+static void tsr_one_device(const struct tsr_read_options *opts, const int *device,
+			   struct tsr_read_options *one)
+{
+	memset(one, 0, sizeof(*one));
+	one->struct_size = sizeof(*one);
+	one->nthreads = TSR_READ_OPT(opts, nthreads, 0);
+	one->decoder = TSR_READ_OPT(opts, decoder, TSR_DECODER_AUTO);
+	one->storage = TSR_READ_OPT(opts, storage, TSR_STORAGE_REAL);
+	one->devices = device;
+	one->ndevices = 1;
+}
+
+/* The first files of the shares after the first give the first file's shape and dtype (each
+ * share checks its own files against its first): TSR_E_FORMAT naming the file otherwise. */
+static int tsr_shares_alike(struct tsr_context *ctx, const char *const *paths,
+			    const struct tsr_open_options *open_opts,
+			    const struct tsr_selection *sel, const struct tsr_share *sh, int m)
+{
+	int ndim0 = 0, st = TSR_OK;
+	int64_t shape0[TSR_MAX_DIM];
+	enum tsr_dtype dtype0 = TSR_DTYPE_INVALID;
+	for (int j = 0; j < m && st == TSR_OK; j++) {
+		const char *path = j ? sh[j].paths[0] : paths[0];
+		struct tsr_array *a = NULL;
+		int ndim;
+		int64_t shape[TSR_MAX_DIM];
+		if ((st = tsr_open(ctx, path, open_opts, &a)) ||
+		    (st = tsr_selection_shape(a, sel, &ndim, shape))) {
+			tsr_array_free(a);
+			break;
+		}
+		if (j == 0) {
+			ndim0 = ndim;
+			memcpy(shape0, shape, sizeof(shape));
+			dtype0 = a->desc.dtype;
+		} else if (ndim != ndim0 || memcmp(shape, shape0, (size_t)ndim * sizeof(int64_t)) ||
+			   a->desc.dtype != dtype0) {
+			st = tsr_error(TSR_E_FORMAT, "%s: shape or dtype (%s) differs from %s's (%s)",
+				       path, tsr_dtype_name(a->desc.dtype), paths[0],
+				       tsr_dtype_name(dtype0));
+		}
+		tsr_array_free(a);
+	}
+	return st;
 }
 
 /* Every device of a split exists (TSR_E_NO_DEVICE naming the first that does not), and every
@@ -226,7 +272,9 @@ int tsr_read_batch_devices(struct tsr_context *ctx, const char *const *paths, si
 		sh[m].dst = &dsts[j];
 		m++;
 	}
-	st = m ? tsr_shares_run(sh, m, t0, receipt_ret) : TSR_OK;
+	st = m > 1 ? tsr_shares_alike(ctx, paths, open_opts, sel, sh, m) : TSR_OK;
+	if (st == TSR_OK && m)
+		st = tsr_shares_run(sh, m, t0, receipt_ret);
 	free(sh);
 	return st;
 }
@@ -343,8 +391,10 @@ int tsr_read_devices(struct tsr_array *array, const struct tsr_selection *sel,
 	}
 	int ax, out;
 	tsr_slab_axis(&ns, &ax, &out);
+	struct tsr_read_options first;
+	tsr_one_device(opts, &devices[0], &first);
 	if (ax < 0) /* nothing to cut: the first device reads it all */
-		return tsr_read_norm(array, &ns, &dsts[0], opts, receipt_ret, 0, t0);
+		return tsr_read_norm(array, &ns, &dsts[0], &first, receipt_ret, 0, t0);
 	int64_t *k = malloc(((size_t)n + 1) * sizeof(*k));
 	struct tsr_share *sh = k ? tsr_shares_make(array->ctx, opts, devices, n) : NULL;
 	if (!sh) {
@@ -372,7 +422,7 @@ int tsr_read_devices(struct tsr_array *array, const struct tsr_selection *sel,
 		m++;
 	}
 	st = m ? tsr_shares_run(sh, m, t0, receipt_ret)
-	       : tsr_read_norm(array, &ns, &dsts[0], opts, receipt_ret, 0, t0);
+	       : tsr_read_norm(array, &ns, &dsts[0], &first, receipt_ret, 0, t0);
 	free(sh);
 	free(k);
 	return st;
