@@ -454,7 +454,8 @@ TSR_API void tsr_stream_free(struct tsr_stream *stream);
  * Work split over several CUDA devices (tsr_read_options.devices, ndevices >= 1, one
  * destination each in dsts[]). Each device's share runs on its own thread with its own share of
  * the context's threads (nthreads / ndevices each, at least one), so storage reads for all the
- * devices share the host's cores evenly. With one device each call is that device's
+ * devices share the host's cores evenly. (A share whose destination is host memory reads on
+ * the CPU engine, its device unchecked: the split's steps then run without a GPU.) With one device each call is that device's
  * single-device read (tsr_read, tsr_read_batch), bit for bit. The receipt sums the shares
  * (t_total: the wall-clock time of the whole). On a failure every share has stopped and the
  * message names the device and the file or chunk; what other shares wrote is unspecified.

@@ -86,13 +86,6 @@ int main(void)
 	rp.devices = pair;
 	CHECK_EQ_INT(tsr_read(a, NULL, &dst, &rp, NULL), TSR_E_INVALID_ARG);
 	CHECK(has("one CUDA device"));
-	/* a split into host memory would only add threads: refused */
-	struct tsr_buffer host[2] = {{never, sizeof(never), TSR_MEM_HOST, NULL},
-				     {never, sizeof(never), TSR_MEM_HOST, NULL}};
-	int zero_one[2] = {0, 1};
-	rp.devices = zero_one;
-	int st = tsr_read_batch_devices(ctx, b2, 2, NULL, NULL, host, &rp, NULL);
-	CHECK(st == TSR_E_INVALID_ARG || (ndev < 2 && st == TSR_E_NO_DEVICE));
 
 	/* host reads ignore the devices (they run on the CPU), and give the same values */
 	void *v0 = NULL, *v1 = NULL;

@@ -212,13 +212,18 @@ static int tsr_shares_alike(struct tsr_context *ctx, const char *const *paths,
 	return st;
 }
 
-/* Every device of a split exists (TSR_E_NO_DEVICE naming the first that does not), and every
- * destination is device memory (a host split would only add threads). */
+/* Every device of a split with a device destination exists (TSR_E_NO_DEVICE naming the first
+ * that does not). A host destination's share reads on the CPU, on its own thread, whatever
+ * its device: so the split's steps run, and are tested, on machines without a GPU. */
 static int tsr_split_check(const int *devices, int n, const struct tsr_buffer *dsts,
 			   const char *what)
 {
-	int ndev = 0, cst = tsr_cuda_device_count(&ndev);
+	int ndev = 0, cst = TSR_OK, counted = 0;
 	for (int j = 0; j < n; j++) {
+		if (dsts[j].mem != TSR_MEM_CUDA)
+			continue;
+		if (!counted++)
+			cst = tsr_cuda_device_count(&ndev);
 		if (devices[j] >= ndev) {
 			char why[512] = "";
 			if (cst)
@@ -227,9 +232,6 @@ static int tsr_split_check(const int *devices, int n, const struct tsr_buffer *d
 					 "device%s here%s", what, devices[j], ndev, ndev == 1 ? "" : "s",
 					 why);
 		}
-		if (dsts[j].mem != TSR_MEM_CUDA)
-			return tsr_error(TSR_E_INVALID_ARG, "%s: dsts[%d] (CUDA device %d) is not "
-					 "TSR_MEM_CUDA", what, j, devices[j]);
 	}
 	return TSR_OK;
 }
