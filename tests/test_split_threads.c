@@ -1,4 +1,4 @@
-/* test_split_host.c - the steps of a read split over devices (shares on threads of their own, slabs, a batch's files, a stream's batches, errors) with host destinations, against the plain reads. */
+/* test_split_threads.c - the steps of a read split over devices (shares on threads of their own, slabs, a batch's files, a stream's batches, errors) with host destinations, against the plain reads; ThreadSanitizer runs it (ctest -R threads). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
