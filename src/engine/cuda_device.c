@@ -1,4 +1,5 @@
 /* cuda_device.c - CUDA devices: which one a read runs on, whose memory a pointer is, and the public CUDA helpers. */
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "engine.h"
@@ -23,11 +24,27 @@ int tsr_cuda_device_count(int *n_ret)
 	return TSR_OK;
 }
 
+/* The device count, asked of the runtime until it first sees devices, then kept (the devices
+ * of a process do not change): every read checks its ordinal. */
+static int tsr_cuda_count(int *n_ret)
+{
+	static atomic_int known;
+	int n = atomic_load_explicit(&known, memory_order_relaxed);
+	if (n > 0) {
+		*n_ret = n;
+		return TSR_OK;
+	}
+	int st = tsr_cuda_device_count(n_ret);
+	if (st == TSR_OK)
+		atomic_store_explicit(&known, *n_ret, memory_order_relaxed);
+	return st;
+}
+
 /* TSR_E_NO_DEVICE unless ordinal `device` exists, naming it and the count. */
 static int tsr_cuda_check_ordinal(int device, const char *path)
 {
 	int n = 0;
-	int st = tsr_cuda_device_count(&n);
+	int st = tsr_cuda_count(&n);
 	if (device >= 0 && device < n)
 		return TSR_OK;
 	char why[256] = "";
@@ -43,7 +60,7 @@ int tsr_cuda_pointer_device(const void *ptr, int *device_ret)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_cuda_pointer_device: device_ret is NULL");
 	*device_ret = -1;
 	int n = 0;
-	int st = tsr_cuda_device_count(&n);
+	int st = tsr_cuda_count(&n);
 	if (st)
 		return st;
 	struct cudaPointerAttributes at;
@@ -65,7 +82,7 @@ int tsr_cuda_enter(int *device_ret, const void *out, const char *path, int *prev
 	if (device < 0) {
 		/* none named: the destination's device, else the calling thread's current one */
 		int n = 0, owner = -1;
-		if ((st = tsr_cuda_device_count(&n)))
+		if ((st = tsr_cuda_count(&n)))
 			return st;
 		if (out && (st = tsr_cuda_pointer_device(out, &owner)))
 			return st;
