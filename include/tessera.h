@@ -350,12 +350,11 @@ struct tsr_read_options {
 	/* Added later: a caller's struct_size from before names no device. */
 	/* CUDA devices (ordinals, as cudaSetDevice counts) of a TSR_MEM_CUDA read; NULL and 0:
 	 * the device whose memory the destination is (else the calling thread's current CUDA
-	 * device, as before these fields). Each device a context reads on has its own staging ring, streams, threads'
-	 * copy lanes and caches.
-	 * tsr_read, tsr_read_index and tsr_read_batch take one (the read runs on that device);
-	 * tsr_read_devices, tsr_read_batch_devices and tsr_stream_next_devices split their work
-	 * over all of them, one destination each (a device listed twice takes both shares in
-	 * turn). An ordinal that does not exist is
+	 * device, as before these fields). Each device a context reads on has its own staging
+	 * ring, streams, copy lanes and caches. tsr_read, tsr_read_index and tsr_read_batch take
+	 * one (the read runs on that device); tsr_read_devices, tsr_read_batch_devices and
+	 * tsr_stream_next_devices split their work over all of them, one destination each (a
+	 * device listed twice takes both shares in turn). An ordinal that does not exist is
 	 * TSR_E_NO_DEVICE naming it and the device count; device memory of the destination on
 	 * another device than the read's is TSR_E_INVALID_ARG. Host reads ignore them. */
 	const int *devices;
@@ -455,10 +454,11 @@ TSR_API void tsr_stream_free(struct tsr_stream *stream);
  * destination each in dsts[]). Each device's share runs on its own thread with its own share of
  * the context's threads (nthreads / ndevices each, at least one), so storage reads for all the
  * devices share the host's cores evenly. (A share whose destination is host memory reads on
- * the CPU engine, its device unchecked: the split's steps then run without a GPU.) With one device each call is that device's
- * single-device read (tsr_read, tsr_read_batch), bit for bit. The receipt sums the shares
- * (t_total: the wall-clock time of the whole). On a failure every share has stopped and the
- * message names the device and the file or chunk; what other shares wrote is unspecified.
+ * the CPU engine, its device unchecked: the split's steps then run without a GPU.) With one
+ * device each call is that device's single-device read (tsr_read, tsr_read_batch), bit for
+ * bit. The receipt sums the shares (t_total: the wall-clock time of the whole). On a failure
+ * every share has stopped and the message names the device and the file or chunk; what other
+ * shares wrote is unspecified.
  *
  * tsr_device_share() gives the files a batch of n files hands device `part` of nparts:
  * files [*first_ret, *first_ret + *count_ret), in order, as even as can be (the first n %
