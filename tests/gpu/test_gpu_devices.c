@@ -7,6 +7,7 @@
  * (every step of a split read, on one GPU: two slabs, two threads) and on [0, 1] where there
  * are two GPUs (each slab in its own device's memory); batches of 5 copies of a file and a
  * stream of them split the same ways. Same status, same bytes. */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,6 +333,13 @@ static void refusals(struct tsr_context *ctx, const char *corpus, int ndev)
 		     tsr_status_name(st), tsr_errmsg());
 	else
 		printf("device %d refused: %s\n", ndev, tsr_errmsg());
+	/* a caller built before the devices fields: its struct_size ends before them, so what
+	 * lies there is not read (the read runs on the destination's device) */
+	ro.struct_size = offsetof(struct tsr_read_options, devices);
+	st = tsr_read(a, NULL, &b0, &ro, NULL);
+	if (st != TSR_OK)
+		FAIL("a read with the older struct_size: %s (%s)", tsr_status_name(st), tsr_errmsg());
+	ro.struct_size = sizeof(ro);
 	void *p = NULL;
 	if (tsr_cuda_malloc_on(ndev, 16, &p) != TSR_E_NO_DEVICE || p)
 		FAIL("tsr_cuda_malloc_on(%d) did not refuse", ndev);
