@@ -15,7 +15,8 @@ static void path_of(char *dst, size_t cap, const char *rel)
 }
 
 /* Splits one array read over nparts host slabs, back to back in one buffer, and compares. */
-static void array_split(struct tsr_context *ctx, const char *rel, const char *spec, int nparts)
+static void array_split(struct tsr_context *ctx, const char *rel, const char *spec, int nparts,
+			int storage)
 {
 	char path[4096];
 	path_of(path, sizeof(path), rel);
@@ -49,8 +50,8 @@ static void array_split(struct tsr_context *ctx, const char *rel, const char *sp
 		at += nb;
 	}
 	CHECK_EQ_INT(at, n);
-	struct tsr_read_options ro = {.struct_size = sizeof(ro), .devices = devices,
-				      .ndevices = nparts};
+	struct tsr_read_options ro = {.struct_size = sizeof(ro), .storage = storage,
+				      .devices = devices, .ndevices = nparts};
 	struct tsr_receipt r = {.struct_size = sizeof(r)};
 	CHECK_EQ_INT(tsr_read_devices(a, &sel, dsts, &ro, &r), TSR_OK);
 	if (whole && memcmp(buf, whole, n)) {
@@ -143,11 +144,13 @@ int main(void)
 	struct tsr_context_options co = {.struct_size = sizeof(co), .nthreads = 4};
 	CHECK_EQ_INT(tsr_context_create(&co, &ctx), TSR_OK);
 	for (int parts = 1; parts <= 4; parts++) {
-		array_split(ctx, "zarr2/zstd_i32_3d.zarr", "", parts);
-		array_split(ctx, "zarr2/zstd_i32_3d.zarr", "::-2, 5:77", parts);
-		array_split(ctx, "zarr2/gzip_u16.zarr", "None, 7:139:3", parts);
-		array_split(ctx, "zarr2/nested_f32_3d.zarr", "2, ::-1", parts);
-		array_split(ctx, "fits/c_gzip2_i32_tiles.fits", "", parts);
+		array_split(ctx, "zarr2/zstd_i32_3d.zarr", "", parts, TSR_STORAGE_REAL);
+		array_split(ctx, "zarr2/zstd_i32_3d.zarr", "::-2, 5:77", parts, TSR_STORAGE_REAL);
+		array_split(ctx, "zarr2/gzip_u16.zarr", "None, 7:139:3", parts, TSR_STORAGE_REAL);
+		array_split(ctx, "zarr2/nested_f32_3d.zarr", "2, ::-1", parts, TSR_STORAGE_REAL);
+		array_split(ctx, "fits/c_gzip2_i32_tiles.fits", "", parts, TSR_STORAGE_REAL);
+		/* the shares fill one handle's mock-host cache at once */
+		array_split(ctx, "fits/c_gzip2_i32_tiles.fits", "::3", parts, TSR_STORAGE_MOCK_HOST);
 		batch_split(ctx, "zarr2/zstd_i32_3d.zarr", 7, parts);
 		batch_split(ctx, "zarr2/blosc_lz4_shuffle_i16.zarr", 5, parts);
 	}
