@@ -110,8 +110,9 @@ if(TESSERA_BUILD_BENCH)
                         PkgConfig::CFITSIO ${CMAKE_DL_LIBS})
 endif()
 
-# The RICE test and benchmark compress with CFITSIO and compare with the library's CPU decoder.
-foreach(t test_gpu_rice gpu_rice_bench)
+# The RICE test and benchmark compress with CFITSIO and compare with the library's CPU decoder;
+# test_gpu_devices reads through the library (device lists against the single-device read).
+foreach(t test_gpu_rice gpu_rice_bench test_gpu_devices)
   if(TARGET ${t})
     target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/src)
     target_link_libraries(${t} PRIVATE tessera_static PkgConfig::CFITSIO)
@@ -121,4 +122,7 @@ endforeach()
 if(TARGET test_gpu_bfilter)
   target_include_directories(test_gpu_bfilter PRIVATE ${PROJECT_SOURCE_DIR}/src)
   target_link_libraries(test_gpu_bfilter PRIVATE tessera_static PkgConfig::ZSTD)
+endif()
+if(TARGET test_gpu_devices AND TSR_CORPUS_DIR)
+  set_tests_properties(test_gpu_devices PROPERTIES ENVIRONMENT "TSR_CORPUS=${TSR_CORPUS_DIR}")
 endif()

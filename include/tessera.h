@@ -347,6 +347,18 @@ struct tsr_read_options {
 	/* Added later: a caller's struct_size from before gets real storage. */
 	int storage;           /* enum tsr_storage: 0 real (auto), 1 mock-host, 2 mock-device,
 				  3 posix, 4 cufile */
+	/* Added later: a caller's struct_size from before names no device. */
+	/* CUDA devices (ordinals, as cudaSetDevice counts) of a TSR_MEM_CUDA read; NULL and 0:
+	 * the device whose memory the destination is (else the calling thread's current CUDA
+	 * device, as before these fields). Each device a context reads on has its own staging
+	 * ring, streams, copy lanes and caches. tsr_read, tsr_read_index and tsr_read_batch take
+	 * one (the read runs on that device); tsr_read_devices, tsr_read_batch_devices and
+	 * tsr_stream_next_devices split their work over all of them, one destination each (a
+	 * device listed twice takes both shares in turn). An ordinal that does not exist is
+	 * TSR_E_NO_DEVICE naming it and the device count; device memory of the destination on
+	 * another device than the read's is TSR_E_INVALID_ARG. Host reads ignore them. */
+	const int *devices;
+	int ndevices;
 };
 
 /* What a read really did. */
@@ -437,6 +449,49 @@ TSR_API int tsr_stream_next(struct tsr_stream *stream, const struct tsr_buffer *
 /* Stops the read-ahead and frees the stream; NULL is a no-op. */
 TSR_API void tsr_stream_free(struct tsr_stream *stream);
 
+/*
+ * Work split over several CUDA devices (tsr_read_options.devices, ndevices >= 1, one
+ * destination each in dsts[]). Each device's share runs on its own thread with its own share of
+ * the context's threads (nthreads / ndevices each, at least one), so storage reads for all the
+ * devices share the host's cores evenly. (A share whose destination is host memory reads on
+ * the CPU engine, its device unchecked: the split's steps then run without a GPU.) With one
+ * device each call is that device's single-device read (tsr_read, tsr_read_batch), bit for
+ * bit. The receipt sums the shares (t_total: the wall-clock time of the whole). On a failure
+ * every share has stopped and the message names the device and the file or chunk; what other
+ * shares wrote is unspecified.
+ *
+ * tsr_device_share() gives the files a batch of n files hands device `part` of nparts:
+ * files [*first_ret, *first_ret + *count_ret), in order, as even as can be (the first n %
+ * nparts devices get one more).
+ */
+TSR_API int tsr_device_share(size_t n, int nparts, int part, size_t *first_ret,
+			     size_t *count_ret);
+/* tsr_read_batch() over several devices: device j (devices[j]) reads its share of the files
+ * (tsr_device_share) into dsts[j], stacked as tsr_read_batch stacks them. */
+TSR_API int tsr_read_batch_devices(struct tsr_context *ctx, const char *const *paths,
+				   size_t npaths, const struct tsr_open_options *open_opts,
+				   const struct tsr_selection *sel, const struct tsr_buffer *dsts,
+				   const struct tsr_read_options *opts,
+				   struct tsr_receipt *receipt_ret);
+/* tsr_stream_next() over several devices: the next batch's files split as
+ * tsr_read_batch_devices splits them; *nfiles_ret is the batch's file count (0: done). */
+TSR_API int tsr_stream_next_devices(struct tsr_stream *stream, const struct tsr_buffer *dsts,
+				    const struct tsr_read_options *opts, size_t *nfiles_ret,
+				    struct tsr_receipt *receipt_ret);
+/*
+ * One array read over several devices: the selection's result is cut along its first array
+ * axis that it keeps into nparts slabs at chunk boundaries (each chunk is decoded by one
+ * device), as even in chunks as can be. tsr_read_slabs() gives slab j's first row and row count
+ * along that axis of the result (*axis_ret: which axis of the result; -1 when the result has
+ * no such axis, and then slab 0 has it all); a slab may be empty. tsr_read_devices() reads slab
+ * j on devices[j] into dsts[j] (C order, the result's shape with that axis cut to the slab).
+ */
+TSR_API int tsr_read_slabs(const struct tsr_array *array, const struct tsr_selection *sel,
+			   int nparts, int *axis_ret, int64_t *first_ret, int64_t *count_ret);
+TSR_API int tsr_read_devices(struct tsr_array *array, const struct tsr_selection *sel,
+			     const struct tsr_buffer *dsts, const struct tsr_read_options *opts,
+			     struct tsr_receipt *receipt_ret);
+
 /* Frees memory that tessera allocated for the caller. NULL is a no-op. */
 TSR_API void tsr_free(void *p);
 
@@ -465,6 +520,12 @@ TSR_API int tsr_cuda_device_count(int *n_ret);
 TSR_API int tsr_cuda_malloc(size_t nbytes, void **ptr_ret);
 TSR_API void tsr_cuda_free(void *ptr);
 TSR_API int tsr_cuda_memcpy_to_host(void *dst, const void *src, size_t nbytes);
+/* Added later. tsr_cuda_malloc on CUDA device `device` (the calling thread's current
+ * device is left as it was); an ordinal that does not exist is TSR_E_NO_DEVICE. */
+TSR_API int tsr_cuda_malloc_on(int device, size_t nbytes, void **ptr_ret);
+/* The CUDA device whose memory ptr points into (*device_ret), or -1 for memory of no one
+ * device (host memory, pinned or not; managed memory). TSR_E_NO_DEVICE without CUDA. */
+TSR_API int tsr_cuda_pointer_device(const void *ptr, int *device_ret);
 
 /* ---------------------------------------------------------------------------------------- */
 /* What a path holds, and what an array says about itself. */

@@ -36,10 +36,6 @@ typedef struct DLManagedTensorVersioned {
 	DLTensor dl_tensor;
 } DLManagedTensorVersioned;
 
-/* tessera.h's CUDA helpers allocate on the current device, which is device 0 unless the
- * process chose another; the header has no call to ask. */
-#define TSRPY_DEVICE_ID 0
-
 static int64_t count_of(int ndim, const int64_t *shape)
 {
 	int64_t n = 1;
@@ -57,16 +53,21 @@ static void c_strides(tsrpy_DeviceArray *d)
 	}
 }
 
-tsrpy_DeviceArray *tsrpy_device_new(enum tsr_dtype dtype, int ndim, const int64_t *shape)
+tsrpy_DeviceArray *tsrpy_device_new(enum tsr_dtype dtype, int ndim, const int64_t *shape,
+				    int device)
 {
 	tsrpy_DeviceArray *d;
 	size_t nbytes = (size_t)count_of(ndim, shape) * tsr_dtype_size(dtype);
 	void *ptr = NULL;
-	int st;
+	int st, owner = -1;
 
 	/* A zero-byte allocation still proves a device is there, and gives a pointer. */
 	Py_BEGIN_ALLOW_THREADS
-	st = tsr_cuda_malloc(nbytes ? nbytes : 1, &ptr);
+	st = device >= 0 ? tsr_cuda_malloc_on(device, nbytes ? nbytes : 1, &ptr)
+			 : tsr_cuda_malloc(nbytes ? nbytes : 1, &ptr);
+	/* the device it landed on, as DLPack and repr report it */
+	if (st == TSR_OK && tsr_cuda_pointer_device(ptr, &owner) != TSR_OK)
+		owner = device;
 	Py_END_ALLOW_THREADS
 	if (st) {
 		if (st == TSR_E_NOMEM) {
@@ -83,6 +84,7 @@ tsrpy_DeviceArray *tsrpy_device_new(enum tsr_dtype dtype, int ndim, const int64_
 	}
 	d->ptr = ptr;
 	d->owner = NULL;
+	d->device = owner >= 0 ? owner : 0;
 	d->nbytes = nbytes;
 	d->dtype = dtype;
 	d->ndim = ndim;
@@ -98,6 +100,7 @@ PyObject *tsrpy_device_head(tsrpy_DeviceArray *base, int64_t rows)
 		return NULL;
 	d->ptr = base->ptr;
 	d->owner = Py_NewRef(base);
+	d->device = base->device;
 	d->dtype = base->dtype;
 	d->ndim = base->ndim;
 	memcpy(d->shape, base->shape, sizeof(d->shape));
@@ -167,6 +170,12 @@ static PyObject *dev_ptr(tsrpy_DeviceArray *d, void *c)
 {
 	(void)c;
 	return PyLong_FromVoidPtr(d->ptr);
+}
+
+static PyObject *dev_device_id(tsrpy_DeviceArray *d, void *c)
+{
+	(void)c;
+	return PyLong_FromLong(d->device);
 }
 
 /* ---- DLPack export ---- */
@@ -257,10 +266,10 @@ static PyObject *dev_dlpack(tsrpy_DeviceArray *d, PyObject *args, PyObject *kw)
 		int dt, id;
 		if (!PyArg_ParseTuple(dl_device, "ii:__dlpack__ dl_device", &dt, &id))
 			return NULL;
-		if (dt != kDLCUDA || id != TSRPY_DEVICE_ID) {
+		if (dt != kDLCUDA || id != d->device) {
 			PyErr_Format(PyExc_BufferError,
 				     "__dlpack__: the data is on CUDA device %d, not (%d, %d)",
-				     TSRPY_DEVICE_ID, dt, id);
+				     d->device, dt, id);
 			return NULL;
 		}
 	}
@@ -287,7 +296,7 @@ static PyObject *dev_dlpack(tsrpy_DeviceArray *d, PyObject *args, PyObject *kw)
 	c->owner = Py_NewRef(d);
 	t.data = d->ptr;
 	t.device.device_type = kDLCUDA;
-	t.device.device_id = TSRPY_DEVICE_ID;
+	t.device.device_id = d->device;
 	t.ndim = d->ndim;
 	t.shape = c->shape;
 	t.strides = c->strides;
@@ -326,8 +335,8 @@ static PyObject *dev_dlpack(tsrpy_DeviceArray *d, PyObject *args, PyObject *kw)
 
 static PyObject *dev_dlpack_device(tsrpy_DeviceArray *d, PyObject *noargs)
 {
-	(void)d, (void)noargs;
-	return Py_BuildValue("(ii)", kDLCUDA, TSRPY_DEVICE_ID);
+	(void)noargs;
+	return Py_BuildValue("(ii)", kDLCUDA, d->device);
 }
 
 /* A host copy (numpy.asarray(dev), dev.get()). */
@@ -380,7 +389,7 @@ static PyObject *dev_repr(tsrpy_DeviceArray *d)
 	PyObject *s = tsrpy_shape_tuple(d->ndim, d->shape), *r;
 	if (!s)
 		return NULL;
-	r = PyUnicode_FromFormat("<tessera.DeviceArray cuda:%d shape=%R dtype=%s>", TSRPY_DEVICE_ID,
+	r = PyUnicode_FromFormat("<tessera.DeviceArray cuda:%d shape=%R dtype=%s>", d->device,
 				 s, tsr_dtype_name(d->dtype));
 	Py_DECREF(s);
 	return r;
@@ -404,6 +413,7 @@ static PyGetSetDef dev_getset[] = {
 	{"size", (getter)dev_size, NULL, NULL, NULL},
 	{"nbytes", (getter)dev_nbytes, NULL, NULL, NULL},
 	{"ptr", (getter)dev_ptr, NULL, "device pointer (int)", NULL},
+	{"device_id", (getter)dev_device_id, NULL, "CUDA device ordinal of the memory (int)", NULL},
 	{NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -111,6 +111,45 @@ PyObject *tsrpy_shape_tuple(int ndim, const int64_t *shape)
 	return t;
 }
 
+/* The ordinals a read option's devices may point at (they must outlive the options). */
+#define TSRPY_MAX_ORDINAL 64
+static const int tsrpy_ordinals[TSRPY_MAX_ORDINAL] = {
+	0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+	22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+	44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+
+int tsrpy_parse_device(const char *name, int *cuda_ret, int *ordinal_ret)
+{
+	*cuda_ret = 0;
+	*ordinal_ret = -1;
+	if (!name || !strcmp(name, "cpu"))
+		return 0;
+	if (!strncmp(name, "cuda", 4) && (!name[4] || name[4] == ':')) {
+		*cuda_ret = 1;
+		if (!name[4])
+			return 0;
+		const char *p = name + 5;
+		long v = 0;
+		if (!*p)
+			goto bad;
+		for (; *p; p++) {
+			if (*p < '0' || *p > '9' || v > 100000)
+				goto bad;
+			v = v * 10 + (*p - '0');
+		}
+		if (v >= TSRPY_MAX_ORDINAL) {
+			PyErr_Format(PyExc_ValueError, "device '%s': tessera reads on CUDA devices 0 "
+				     "to %d", name, TSRPY_MAX_ORDINAL - 1);
+			return -1;
+		}
+		*ordinal_ret = (int)v;
+		return 0;
+	}
+bad:
+	PyErr_Format(PyExc_ValueError, "device must be 'cpu', 'cuda' or 'cuda:N', not '%s'", name);
+	return -1;
+}
+
 int tsrpy_read_options(const struct tsrpy_read_args *ra, struct tsr_read_options *ro)
 {
 	static const char *const decoders[] = {"auto", "cpu", "gpu"};
@@ -141,6 +180,13 @@ int tsrpy_read_options(const struct tsrpy_read_args *ra, struct tsr_read_options
 		return -1;
 	}
 	ro->storage = i;
+	int cuda, ordinal;
+	if (tsrpy_parse_device(ra->device, &cuda, &ordinal) < 0)
+		return -1;
+	if (cuda && ordinal >= 0) { /* "cuda:N"; "cuda": the out array's device, or the current */
+		ro->devices = &tsrpy_ordinals[ordinal];
+		ro->ndevices = 1;
+	}
 	return 0;
 }
 
@@ -194,10 +240,12 @@ int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, PyArray_D
 	size_t nbytes = 0;
 
 	memset(d, 0, sizeof(*d));
+	int named_cuda = 0, named_ordinal = -1; /* device= "cuda" or "cuda:N" */
+	if (tsrpy_parse_device(ra->device, &named_cuda, &named_ordinal) < 0)
+		return -1;
 	/* Strings, raw bytes, structured and datetime dtypes: host NumPy arrays only (neither
 	 * DLPack nor CuPy has them). */
-	if (!numeric && ((ra->device && !strcmp(ra->device, "cuda")) ||
-			 (has_out && !PyArray_Check(ra->out)))) {
+	if (!numeric && (named_cuda || (has_out && !PyArray_Check(ra->out)))) {
 		PyErr_Format(PyExc_NotImplementedError,
 			     "device reads of dtype %S: read it into host memory (device='cpu', "
 			     "out= a numpy.ndarray)", (PyObject *)descr);
@@ -209,16 +257,11 @@ int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, PyArray_D
 			return -1;
 		cuda_out = r == 0;
 	}
+	int ordinal = -1;
 	if (!ra->device)
 		d->cuda = cuda_out;
-	else if (!strcmp(ra->device, "cuda"))
-		d->cuda = 1;
-	else if (!strcmp(ra->device, "cpu"))
-		d->cuda = 0;
-	else {
-		PyErr_Format(PyExc_ValueError, "device must be 'cpu' or 'cuda', not '%s'", ra->device);
+	else if (tsrpy_parse_device(ra->device, &d->cuda, &ordinal) < 0)
 		return -1;
-	}
 	if (has_out && cuda_out != d->cuda) {
 		PyErr_Format(PyExc_ValueError, "out is %s array but device='%s'",
 			     cuda_out ? "a CUDA" : "a host", d->cuda ? "cuda" : "cpu");
@@ -260,7 +303,7 @@ int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, PyArray_D
 		d->result = Py_NewRef(ra->out);
 		return 0;
 	}
-	tsrpy_DeviceArray *dev = tsrpy_device_new(dtype, ndim, shape);
+	tsrpy_DeviceArray *dev = tsrpy_device_new(dtype, ndim, shape, ordinal);
 	if (!dev)
 		return -1;
 	d->buf.data = dev->ptr;
@@ -645,6 +688,7 @@ typedef struct {
 	int ndim;                      /* of one batch, the file axis included */
 	int64_t shape[TSR_MAX_DIM + 1];
 	int cuda;
+	char device[16];               /* "cuda:N" or "cuda" (cuda reads) */
 	PyObject *cuda_stream;
 	int busy;
 	PyObject *receipt;             /* of the last batch */
@@ -690,11 +734,13 @@ PyObject *tsrpy_stream_fn(PyObject *mod, PyObject *args, PyObject *kw)
 		goto fail;
 	s->ndim += 1;
 	s->shape[0] = so.files_per_batch < n ? so.files_per_batch : n;
-	s->cuda = ra.device && !strcmp(ra.device, "cuda");
-	if (ra.device && !s->cuda && strcmp(ra.device, "cpu")) {
-		PyErr_Format(PyExc_ValueError, "device must be 'cpu' or 'cuda', not '%s'", ra.device);
+	int ordinal = -1;
+	if (tsrpy_parse_device(ra.device, &s->cuda, &ordinal) < 0)
 		goto fail;
-	}
+	if (ordinal >= 0)
+		snprintf(s->device, sizeof(s->device), "cuda:%d", ordinal);
+	else
+		snprintf(s->device, sizeof(s->device), "cuda");
 	if (s->cuda && tsrpy_npy_type(s->dtype) < 0) {
 		PyErr_Format(PyExc_NotImplementedError,
 			     "device reads of dtype %S: read it into host memory (device='cpu')",
@@ -740,7 +786,7 @@ static void stream_dealloc(tsrpy_Stream *s)
 
 static PyObject *stream_next(tsrpy_Stream *s)
 {
-	struct tsrpy_read_args ra = {NULL, s->cuda ? "cuda" : "cpu", Py_None, s->cuda_stream,
+	struct tsrpy_read_args ra = {NULL, s->cuda ? s->device : "cpu", Py_None, s->cuda_stream,
 				     "auto", "real", 0};
 	struct tsr_receipt rec = {.struct_size = sizeof(rec)};
 	struct tsrpy_dest d;

@@ -75,6 +75,9 @@ struct tsrpy_dest {
 	int cuda;
 };
 
+/* Parses a device name: "cpu" (*cuda_ret 0), "cuda" (1, *ordinal_ret -1: the out array's
+ * device, else the current one) or "cuda:N" (1, N); ValueError otherwise. NULL: cpu. */
+int tsrpy_parse_device(const char *name, int *cuda_ret, int *ordinal_ret);
 int tsrpy_read_options(const struct tsrpy_read_args *ra, struct tsr_read_options *ro);
 /* descr (borrowed): NumPy's dtype of dtype (tsrpy_descr_of); strings, raw bytes, structured
  * and datetime dtypes land in host arrays only. */
@@ -102,11 +105,14 @@ typedef struct {
 	int ndim;
 	int64_t shape[TSR_MAX_DIM];
 	int64_t strides[TSR_MAX_DIM];  /* for DLPack (elements, C order) */
+	int device;                    /* the CUDA device ordinal its memory is on */
 } tsrpy_DeviceArray;
 
 extern PyTypeObject tsrpy_DeviceArrayType;
-/* A new DeviceArray of nbytes of tessera device memory, or NULL with an exception. */
-tsrpy_DeviceArray *tsrpy_device_new(enum tsr_dtype dtype, int ndim, const int64_t *shape);
+/* A new DeviceArray of tessera device memory on CUDA device `device` (-1: the current one), or
+ * NULL with an exception. */
+tsrpy_DeviceArray *tsrpy_device_new(enum tsr_dtype dtype, int ndim, const int64_t *shape,
+				    int device);
 /* A DeviceArray on the first rows of base (a short last stream batch). */
 PyObject *tsrpy_device_head(tsrpy_DeviceArray *base, int64_t rows);
 /* The CUDA pointer of any object with __cuda_array_interface__ after checking shape and

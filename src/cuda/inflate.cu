@@ -58,19 +58,6 @@ static int tsr_cuda_status(cudaError_t e)
 	return TSR_E_INTERNAL;
 }
 
-/* Weak: programs that link the kernels alone (the GPU tests) get this one; libtessera's own
- * (src/engine/cuda.c, which also says why no device is there) wins where both are linked. */
-extern "C" __attribute__((weak)) int tsr_cuda_device_count(int *count_ret)
-{
-	int n = 0;
-	if (cudaGetDeviceCount(&n) != cudaSuccess) {
-		(void)cudaGetLastError();
-		n = 0;
-	}
-	*count_ret = n;
-	return TSR_OK;
-}
-
 extern "C" const char *tsr_cuda_inflate_status_name(int status)
 {
 	switch (status) {

@@ -9,12 +9,8 @@
 extern "C" {
 #endif
 
-/*
- * tsr_cuda_device_count() stores the number of usable CUDA devices in *count_ret: 0 when the
- * driver is missing, too old, or sees no GPU (a binary built with CUDA must run on such a
- * machine). Returns TSR_OK (0) always; never fails for want of a GPU.
- */
-int tsr_cuda_device_count(int *count_ret);
+/* (tsr_cuda_device_count is tessera.h's, defined once in src/engine/cuda_device.c; programs
+ * that link the kernels alone ask the CUDA runtime.) */
 
 /*
  * Batched DEFLATE (RFC 1951) decoder, with zlib (RFC 1950) or gzip (RFC 1952) framing.

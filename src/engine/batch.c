@@ -9,11 +9,25 @@ int tsr_read_batch(struct tsr_context *ctx, const char *const *paths, size_t npa
 		   const struct tsr_buffer *dst, const struct tsr_read_options *opts,
 		   struct tsr_receipt *receipt_ret)
 {
+	return tsr_read_batch_ex(ctx, paths, npaths, open_opts, sel, dst, opts, receipt_ret, 0);
+}
+
+int tsr_read_batch_ex(struct tsr_context *ctx, const char *const *paths, size_t npaths,
+		      const struct tsr_open_options *open_opts, const struct tsr_selection *sel,
+		      const struct tsr_buffer *dst, const struct tsr_read_options *opts,
+		      struct tsr_receipt *receipt_ret, int flags)
+{
 	double t0 = tsr_now();
 	if (!ctx || !paths || !dst)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_batch: NULL argument");
 	if (receipt_ret && receipt_ret->struct_size < TSR_RECEIPT_MIN_NBYTES)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_batch: receipt struct_size too small");
+	int device = -1;
+	if (dst->mem == TSR_MEM_CUDA) {
+		int st0 = tsr_read_device(ctx, opts, "tsr_read_batch", &device);
+		if (st0)
+			return st0;
+	}
 	struct tsr_receipt sum = {.struct_size = sizeof(sum)};
 	int ndim0 = 0;
 	int64_t shape0[TSR_MAX_DIM];
@@ -62,7 +76,7 @@ int tsr_read_batch(struct tsr_context *ctx, const char *const *paths, size_t npa
 		 * its file before it returns, so the file can close. */
 		st = tsr_read_ex(a, sel, &one, opts, &r,
 				 (i + 1 < npaths ? TSR_BATCH_DEFER : 0) |
-				 (npaths > 1 ? TSR_BATCH_MEMBER : 0));
+				 (npaths > 1 ? TSR_BATCH_MEMBER : 0) | (flags & TSR_BATCH_SHARE));
 		tsr_array_free(a);
 		if (i == 0)
 			sum = r;
@@ -85,8 +99,12 @@ int tsr_read_batch(struct tsr_context *ctx, const char *const *paths, size_t npa
 	/* A batch that stopped early may leave earlier files' GPU work in flight, and their chunks
 	 * staged but not sent (their reads deferred to the last file): wait for the one and drop
 	 * the other before the caller sees the error. */
-	if (st != TSR_OK && dst->mem == TSR_MEM_CUDA)
-		tsr_cuda_quiesce(ctx);
+	if (st != TSR_OK && dst->mem == TSR_MEM_CUDA) {
+		int owner = -1; /* (no device named: the reads ran on the destination's) */
+		if (device < 0 && tsr_cuda_pointer_device(dst->data, &owner) == TSR_OK && owner >= 0)
+			device = owner;
+		tsr_cuda_quiesce(ctx, device);
+	}
 	sum.t_total = tsr_now() - t0;
 	if (receipt_ret)
 		tsr_receipt_store(receipt_ret, &sum);

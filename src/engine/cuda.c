@@ -339,14 +339,14 @@ static void tsr_cuda_receipt(const struct tsr_array *a, const int64_t n_gpu[TSR_
 	}
 }
 
-int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
-		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
-		 int storage, int batch, struct tsr_receipt *r)
+static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
+			   const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads,
+			   int decoder, int storage, int batch, int device, struct tsr_receipt *r)
 {
 	const int defer_sync = batch & TSR_BATCH_DEFER;
 	struct tsr_cuda_state *cs = NULL;
 	const struct tsr_desc *d = &array->desc;
-	int st = tsr_cuda_state_get(array->ctx, &cs);
+	int st = tsr_cuda_state_get(array->ctx, device, &cs);
 	if (st)
 		return st;
 	if (d->ndim > TSR_CUDA_MAX_DIM)
@@ -376,6 +376,20 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	 * 38.7 and 40.4 with one bulk copy of each slot.) */
 	int on_dev = cufile;
 	pthread_mutex_lock(&cs->lock);
+	/* A device's share of a split read reads with the device's own threads, so that every
+	 * device's storage reads run at once (the context's pool runs one job at a time). */
+	struct tsr_pool *pool = array->ctx->pool;
+	if (batch & TSR_BATCH_SHARE) {
+		int want_n = nthreads > 0 ? nthreads : 1;
+		if (cs->pool && cs->pool_n != want_n && !cs->feed.pool) {
+			tsr_pool_free(cs->pool);
+			cs->pool = NULL;
+		}
+		if (!cs->pool && tsr_pool_create(want_n, &cs->pool) == TSR_OK)
+			cs->pool_n = want_n;
+		if (cs->pool)
+			pool = cs->pool;
+	}
 	cudaStream_t cstream = (cudaStream_t)stream;
 	uint64_t seq = ++cs->seq;
 	size_t ntasks = (size_t)(plan->ntasks ? plan->ntasks : 1);
@@ -598,6 +612,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	job.out = out;
 	job.gather_dev = (uint64_t)(uintptr_t)gather_dev;
 	job.gather_at = gather_at;
+	job.device = device;
 	int64_t t0 = 0;
 	double t_copy = 0;
 	while (st == TSR_OK && t0 < plan->ntasks) {
@@ -676,7 +691,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		job.dev = s->dev;
 		if (feed) {
 			uint64_t nb = 0;
-			st = tsr_feed_queue(&cs->feed, array->ctx->pool, nthreads, &job,
+			st = tsr_feed_queue(&cs->feed, pool, nthreads, &job,
 					    (int)(s - cs->slot), &nb);
 			job.bytes_read += nb;
 			if (st)
@@ -691,7 +706,7 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		} else if (!replay) {
 			if ((st = tsr_cuda_pieces(&job)))
 				break;
-			tsr_pool_run(array->ctx->pool, nthreads, tsr_cuda_worker, &job);
+			tsr_pool_run(pool, nthreads, tsr_cuda_worker, &job);
 		}
 		if ((st = tsr_job_error_take(&job.err)))
 			break;
@@ -792,73 +807,30 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 	return st;
 }
 
-int tsr_cuda_device_count(int *n_ret)
+int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
+		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
+		 int storage, int batch, int device, struct tsr_receipt *r)
 {
-	int n = 0;
-	cudaError_t e = cudaGetDeviceCount(&n);
-	*n_ret = e == cudaSuccess ? n : 0;
-	if (e != cudaSuccess || n == 0)
-		return tsr_error(TSR_E_NO_DEVICE, "no CUDA device (%s)",
-				 e ? cudaGetErrorString(e) : "0 devices");
-	return TSR_OK;
-}
-
-int tsr_cuda_malloc(size_t nbytes, void **ptr_ret)
-{
-	cudaError_t e = cudaMalloc(ptr_ret, nbytes ? nbytes : 1);
-	return e ? tsr_cuda_fail(e, "cudaMalloc") : TSR_OK;
-}
-
-void tsr_cuda_free(void *ptr)
-{
-	if (ptr)
-		cudaFree(ptr);
-}
-
-int tsr_cuda_memcpy_to_host(void *dst, const void *src, size_t nbytes)
-{
-	cudaError_t e = cudaMemcpy(dst, src, nbytes, cudaMemcpyDeviceToHost);
-	return e ? tsr_cuda_fail(e, "copy to the host") : TSR_OK;
+	/* every CUDA call of the read runs on its device (the caller's current one restored) */
+	int prev = -1;
+	int st = tsr_cuda_enter(&device, out, array->path, &prev);
+	if (st == TSR_OK)
+		st = tsr_cuda_run_on(array, plan, sel, out, stream, nthreads, decoder, storage, batch,
+				     device, r);
+	tsr_cuda_leave(prev);
+	return st;
 }
 
 #else /* no CUDA in this build */
 
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
-		 int storage, int batch, struct tsr_receipt *r)
+		 int storage, int batch, int device, struct tsr_receipt *r)
 {
 	(void)plan, (void)sel, (void)out, (void)stream, (void)nthreads, (void)decoder;
 	(void)storage, (void)batch, (void)r;
-	return tsr_error(TSR_E_NO_DEVICE, "%s: this build of tessera has no CUDA engine",
-			 array->path);
+	int prev;
+	return tsr_cuda_enter(&device, out, array->path, &prev); /* (says no CUDA engine) */
 }
 
-void tsr_cuda_quiesce(struct tsr_context *ctx)
-{
-	(void)ctx;
-}
-
-int tsr_cuda_device_count(int *n_ret)
-{
-	*n_ret = 0;
-	return tsr_error(TSR_E_NO_DEVICE, "this build of tessera has no CUDA engine");
-}
-
-int tsr_cuda_malloc(size_t nbytes, void **ptr_ret)
-{
-	(void)nbytes;
-	*ptr_ret = NULL;
-	return tsr_error(TSR_E_NO_DEVICE, "this build of tessera has no CUDA engine");
-}
-
-void tsr_cuda_free(void *ptr)
-{
-	(void)ptr;
-}
-
-int tsr_cuda_memcpy_to_host(void *dst, const void *src, size_t nbytes)
-{
-	(void)dst, (void)src, (void)nbytes;
-	return tsr_error(TSR_E_NO_DEVICE, "this build of tessera has no CUDA engine");
-}
 #endif

@@ -182,9 +182,16 @@ struct tsr_feed {
 	double t_read;          /* seconds in reads, since last taken */
 };
 
+/* The most CUDA devices a context reads on. */
+#define TSR_CUDA_MAX_DEVICES 64
+
+/* A context's state of one CUDA device: every CUDA call on it runs with that device current. */
 struct tsr_cuda_state {
-	pthread_mutex_t lock;           /* one GPU read at a time per context */
-	int device;
+	pthread_mutex_t lock;           /* one GPU read at a time per context and device */
+	int device;                     /* its ordinal */
+	struct tsr_pool *pool;          /* a split read's share of the context's threads (made
+					   on first need): each device's storage reads run at once */
+	int pool_n;
 	struct tsr_cuda_slot slot[TSR_NSLOTS];
 	size_t slot_want, dec_want;     /* slot sizes the reads so far need */
 	int next_slot;                  /* the open slot, or the one to open next */
@@ -243,6 +250,7 @@ struct tsr_cuda_job {
 	int host_only;          /* only the tasks whose values the CPU makes (the feed reads the
 				   others) */
 	int cufile;             /* stored bytes go straight to dev through cuFile */
+	int device;             /* the read's CUDA device (current on the pool's threads too) */
 	unsigned char *dev;     /* the slot's device staging */
 	struct tsr_cuda_piece *pieces; /* read before the tasks */
 	int64_t npieces;
@@ -262,8 +270,9 @@ struct tsr_cuda_job {
 int tsr_cuda_fail(cudaError_t e, const char *what);
 
 /* cuda_ring.c: the staging ring. */
-/* The context's CUDA state, created on first use. */
-int tsr_cuda_state_get(struct tsr_context *ctx, struct tsr_cuda_state **cs_ret);
+/* The context's CUDA state of device (an ordinal), created on first use; an ordinal that does
+ * not exist is TSR_E_NO_DEVICE naming it and the count. */
+int tsr_cuda_state_get(struct tsr_context *ctx, int device, struct tsr_cuda_state **cs_ret);
 /* Opens the ring's next slot for filling (or returns the open one), its last batch judged. */
 int tsr_cuda_slot_open(struct tsr_cuda_state *cs, struct tsr_cuda_slot **s_ret);
 /* Forgets the calling thread's open batch (a read failed: nothing of it may land). */

@@ -64,6 +64,8 @@ void tsr_cuda_worker(void *arg, int w)
 	double tf = 0, td = 0;
 	uint64_t br = 0, bd = 0;
 	int64_t i = 0, end = 0;
+	if (job->cufile)
+		cudaSetDevice(job->device); /* cuFile reads into the read's device memory */
 	for (int64_t k; (k = atomic_fetch_add(&job->next_piece, 1)) < job->npieces;) {
 		if (atomic_load(&job->err.failed))
 			break;

@@ -211,52 +211,89 @@ void tsr_cuda_drop_open(struct tsr_cuda_state *cs)
 		s->open = 0;
 }
 
-/* Makes a context's CUDA state (tsr_context_state calls it once, under the context's lock). */
-static int tsr_cuda_state_make(struct tsr_context *ctx, void **state_ret)
+/* The context's CUDA states, one per device it has read on (made on first use). */
+struct tsr_cuda_devs {
+	pthread_mutex_t lock;   /* guards making the states */
+	int count;              /* devices there when the context first read on a GPU */
+	struct tsr_cuda_state *dev[TSR_CUDA_MAX_DEVICES];
+};
+
+/* Makes a context's device table (tsr_context_state calls it once, under the context's lock). */
+static int tsr_cuda_devs_make(struct tsr_context *ctx, void **state_ret)
 {
 	(void)ctx;
 	int n = 0;
 	cudaError_t e = cudaGetDeviceCount(&n);
-	if (e != cudaSuccess || n == 0)
+	if (e != cudaSuccess || n == 0) {
+		(void)cudaGetLastError();
 		return tsr_error(TSR_E_NO_DEVICE, "no CUDA device (%s)",
 				 e ? cudaGetErrorString(e) : "0 devices");
+	}
+	struct tsr_cuda_devs *dv = calloc(1, sizeof(*dv));
+	if (!dv)
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	pthread_mutex_init(&dv->lock, NULL);
+	dv->count = n < TSR_CUDA_MAX_DEVICES ? n : TSR_CUDA_MAX_DEVICES;
+	*state_ret = dv;
+	return TSR_OK;
+}
+
+/* Makes device `device`'s state (that device current). */
+static int tsr_cuda_state_make(int device, struct tsr_cuda_state **cs_ret)
+{
 	struct tsr_cuda_state *cs = calloc(1, sizeof(*cs));
 	if (!cs)
 		return tsr_error(TSR_E_NOMEM, "out of memory");
 	pthread_mutex_init(&cs->lock, NULL);
 	tsr_feed_init(&cs->feed);
-	cudaGetDevice(&cs->device);
-	cs->feed.device = cs->device;
+	cs->device = device;
+	cs->feed.device = device;
 	struct cudaDeviceProp prop;
-	if (cudaGetDeviceProperties(&prop, cs->device) == cudaSuccess)
+	if (cudaGetDeviceProperties(&prop, device) == cudaSuccess)
 		snprintf(cs->name, sizeof(cs->name), "%s", prop.name);
-	if ((e = cudaEventCreateWithFlags(&cs->entry, cudaEventDisableTiming))) {
+	cudaError_t e = cudaEventCreateWithFlags(&cs->entry, cudaEventDisableTiming);
+	if (e) {
 		tsr_feed_destroy(&cs->feed);
 		pthread_mutex_destroy(&cs->lock);
 		free(cs);
 		return tsr_cuda_fail(e, "event");
 	}
-	*state_ret = cs;
+	*cs_ret = cs;
 	return TSR_OK;
 }
 
-static void tsr_cuda_state_free(void *p);
+static void tsr_cuda_devs_free(void *p);
 
-/* The context's CUDA state, created on first use. */
-int tsr_cuda_state_get(struct tsr_context *ctx, struct tsr_cuda_state **cs_ret)
+/* The context's CUDA state of `device`, created on first use. */
+int tsr_cuda_state_get(struct tsr_context *ctx, int device, struct tsr_cuda_state **cs_ret)
 {
 	void *state = NULL;
-	int st = tsr_context_state(ctx, TSR_CTX_CUDA, tsr_cuda_state_make, tsr_cuda_state_free,
+	*cs_ret = NULL;
+	int st = tsr_context_state(ctx, TSR_CTX_CUDA, tsr_cuda_devs_make, tsr_cuda_devs_free,
 				   &state);
-	*cs_ret = state;
+	if (st)
+		return st;
+	struct tsr_cuda_devs *dv = state;
+	if (device < 0 || device >= dv->count)
+		return tsr_error(TSR_E_NO_DEVICE, "CUDA device %d does not exist: %d CUDA device%s "
+				 "here (ordinals 0 to %d)", device, dv->count,
+				 dv->count == 1 ? "" : "s", dv->count - 1);
+	pthread_mutex_lock(&dv->lock);
+	if (!dv->dev[device]) {
+		int prev = -1;
+		cudaGetDevice(&prev);
+		cudaError_t e = cudaSetDevice(device);
+		st = e ? tsr_cuda_fail(e, "cudaSetDevice") : tsr_cuda_state_make(device, &dv->dev[device]);
+		if (prev >= 0 && prev != device)
+			cudaSetDevice(prev);
+	}
+	*cs_ret = dv->dev[device];
+	pthread_mutex_unlock(&dv->lock);
 	return st;
 }
 
-static void tsr_cuda_state_free(void *p)
+static void tsr_cuda_state_free(struct tsr_cuda_state *cs)
 {
-	struct tsr_cuda_state *cs = p;
-	if (!cs)
-		return;
 	tsr_cuda_settle(cs, 0);
 	for (int i = 0; i < TSR_NSLOTS; i++) {
 		struct tsr_cuda_slot *s = &cs->slot[i];
@@ -275,21 +312,54 @@ static void tsr_cuda_state_free(void *p)
 	free(cs->tasks);
 	/* (the feed is not running: every read that starts it stops it before it returns) */
 	tsr_feed_destroy(&cs->feed);
+	if (cs->pool)
+		tsr_pool_free(cs->pool);
 	cudaEventDestroy(cs->entry);
 	pthread_mutex_destroy(&cs->lock);
 	free(cs);
 }
 
-void tsr_cuda_quiesce(struct tsr_context *ctx)
+static void tsr_cuda_devs_free(void *p)
 {
-	struct tsr_cuda_state *cs = ctx ? tsr_context_state_peek(ctx, TSR_CTX_CUDA) : NULL;
+	struct tsr_cuda_devs *dv = p;
+	if (!dv)
+		return;
+	int prev = -1;
+	cudaGetDevice(&prev);
+	for (int d = 0; d < dv->count; d++) {
+		if (!dv->dev[d])
+			continue;
+		cudaSetDevice(d); /* (its streams, events and buffers are that device's) */
+		tsr_cuda_state_free(dv->dev[d]);
+	}
+	if (prev >= 0)
+		cudaSetDevice(prev);
+	pthread_mutex_destroy(&dv->lock);
+	free(dv);
+}
+
+void tsr_cuda_quiesce(struct tsr_context *ctx, int device)
+{
+	struct tsr_cuda_devs *dv = ctx ? tsr_context_state_peek(ctx, TSR_CTX_CUDA) : NULL;
+	if (device < 0 && cudaGetDevice(&device) != cudaSuccess)
+		return;
+	if (!dv || device < 0 || device >= dv->count)
+		return;
+	pthread_mutex_lock(&dv->lock);
+	struct tsr_cuda_state *cs = dv->dev[device];
+	pthread_mutex_unlock(&dv->lock);
 	if (!cs)
 		return;
+	int prev = -1;
+	cudaGetDevice(&prev);
 	pthread_mutex_lock(&cs->lock);
+	cudaSetDevice(device);
 	tsr_cuda_flush(cs, 1);
 	tsr_cuda_drop_open(cs);
 	tsr_cuda_settle(cs, 0);
 	pthread_mutex_unlock(&cs->lock);
+	if (prev >= 0)
+		cudaSetDevice(prev);
 }
 
 /* on_dev: the slot's host ranges to the device, on its stream. */

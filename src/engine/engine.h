@@ -61,6 +61,8 @@ enum {
 				  part-filled staging slot that the next read fills on; the last
 				  read sends it, waits for all and reports a failure of any */
 	TSR_BATCH_MEMBER = 2,  /* one file of a batch of several (the last one too) */
+	TSR_BATCH_SHARE = 4,   /* one device's share of a read split over several devices: it
+				  reads with the device's own pool of threads (nthreads of them) */
 };
 
 /* Runs plan with the CUDA engine: the selection lands in device memory at out, ordered on
@@ -71,10 +73,38 @@ enum {
  * adds what is missing to the array's device cache, so the array is written to). */
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
-		 int storage, int batch, struct tsr_receipt *r);
-/* Waits for CUDA reads still in flight on ctx, drops their unjudged results and the chunks
- * they left staged but not sent: a batch read that stops before its last file. */
-void tsr_cuda_quiesce(struct tsr_context *ctx);
+		 int storage, int batch, int device, struct tsr_receipt *r);
+/* Waits for CUDA reads still in flight on ctx's device (< 0: the calling thread's current
+ * one), drops their unjudged results and the
+ * chunks they left staged but not sent: a batch read that stops before its last file. */
+void tsr_cuda_quiesce(struct tsr_context *ctx, int device);
+
+/* cuda_device.c: a CUDA read's device. tsr_cuda_enter resolves *device_ret < 0 (none named)
+ * to the device whose memory out is, else the calling thread's current one; checks that it
+ * exists (else TSR_E_NO_DEVICE naming it and the count) and that out (NULL: no check) is not
+ * device memory of another device (TSR_E_INVALID_ARG naming both; path names the read), then
+ * makes it the calling thread's current device; *prev_ret gets the one to restore with
+ * tsr_cuda_leave. */
+int tsr_cuda_enter(int *device_ret, const void *out, const char *path, int *prev_ret);
+void tsr_cuda_leave(int prev);
+
+/* The CUDA device of a read: its options' one device, else -1 (none named: tsr_cuda_enter
+ * decides) (read.c). Options
+ * with more than one device are TSR_E_INVALID_ARG naming `what`, which takes one. */
+int tsr_read_device(const struct tsr_context *ctx, const struct tsr_read_options *opts,
+		    const char *what, int *device_ret);
+
+/* tsr_read of a normalised selection (checked receipt, dst not NULL); t0: when it began. */
+struct tsr_norm_sel;
+int tsr_read_norm(struct tsr_array *array, const struct tsr_norm_sel *ns,
+		  const struct tsr_buffer *dst, const struct tsr_read_options *opts,
+		  struct tsr_receipt *receipt_ret, int batch, double t0);
+
+/* tsr_read_batch with TSR_BATCH_* flags (batch.c): TSR_BATCH_SHARE for a device's share. */
+int tsr_read_batch_ex(struct tsr_context *ctx, const char *const *paths, size_t npaths,
+		      const struct tsr_open_options *open_opts, const struct tsr_selection *sel,
+		      const struct tsr_buffer *dst, const struct tsr_read_options *opts,
+		      struct tsr_receipt *receipt_ret, int flags);
 
 /* tsr_read as one file of a batch read (batch: TSR_BATCH_* flags; 0 for a lone read). */
 int tsr_read_ex(struct tsr_array *array, const struct tsr_selection *sel,

@@ -52,6 +52,27 @@ static void tsr_receipt_init(const struct tsr_array *a, struct tsr_receipt *r)
 	r->chunks_total = a->desc.nchunks;
 }
 
+int tsr_read_device(const struct tsr_context *ctx, const struct tsr_read_options *opts,
+		    const char *what, int *device_ret)
+{
+	const int *devices = TSR_READ_OPT(opts, devices, NULL);
+	int n = TSR_READ_OPT(opts, ndevices, 0);
+	(void)ctx;
+	*device_ret = -1;
+	if (n < 0 || (n > 0 && !devices))
+		return tsr_error(TSR_E_INVALID_ARG, "%s: read options: ndevices %d with devices %s",
+				 what, n, devices ? "set" : "NULL");
+	if (n > 1)
+		return tsr_error(TSR_E_INVALID_ARG, "%s reads on one CUDA device, not %d (the "
+				 "tsr_*_devices calls split a read over several)", what, n);
+	if (n == 1) {
+		if (devices[0] < 0)
+			return tsr_error(TSR_E_INVALID_ARG, "%s: CUDA device %d < 0", what, devices[0]);
+		*device_ret = devices[0];
+	}
+	return TSR_OK;
+}
+
 static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns, void *out,
 			 void *cuda_stream, int on_device, int batch,
 			 const struct tsr_read_options *opts, struct tsr_receipt *r, double t_start)
@@ -82,8 +103,12 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 	/* Both mock backends start from the handle's host copy of the chunks' stored bytes (the
 	 * device one copies what the GPU needs of it into device memory once). */
 	int mock = storage == TSR_STORAGE_MOCK_HOST || storage == TSR_STORAGE_MOCK_DEVICE;
+	int device = -1;
+	int st = on_device ? tsr_read_device(array->ctx, opts, array->path, &device) : TSR_OK;
+	if (st)
+		return st;
 	struct tsr_plan plan;
-	int st = tsr_plan_build(&array->desc, ns, &plan);
+	st = tsr_plan_build(&array->desc, ns, &plan);
 	if (st)
 		return st;
 	r->t_plan = tsr_now() - t_start;
@@ -98,7 +123,7 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 	}
 	if (!st && on_device)
 		st = tsr_cuda_run(array, &plan, ns, out, cuda_stream, nthreads, decoder, storage,
-				  batch, r);
+				  batch, device, r);
 	else if (!st)
 		st = tsr_cpu_run(array, &plan, ns, out, nthreads, mock, r);
 	tsr_plan_free(&plan);
@@ -130,14 +155,21 @@ int tsr_read_ex(struct tsr_array *array, const struct tsr_selection *sel,
 		tsr_error_prefix("%s: %s", array->path, unit);
 		return st;
 	}
-	size_t need = (size_t)ns.out_count * tsr_dtype_size(array->desc.dtype);
+	return tsr_read_norm(array, &ns, dst, opts, receipt_ret, batch, t0);
+}
+
+int tsr_read_norm(struct tsr_array *array, const struct tsr_norm_sel *ns,
+		  const struct tsr_buffer *dst, const struct tsr_read_options *opts,
+		  struct tsr_receipt *receipt_ret, int batch, double t0)
+{
+	size_t need = (size_t)ns->out_count * tsr_dtype_size(array->desc.dtype);
 	if (dst->nbytes < need || (need && !dst->data))
 		return tsr_error(TSR_E_TOO_SMALL, "%s: the selection needs %zu bytes, the buffer has %zu",
 				 array->path, need, dst->nbytes);
 	struct tsr_receipt r;
 	tsr_receipt_init(array, &r);
-	st = tsr_read_impl(array, &ns, dst->data, dst->cuda_stream, dst->mem == TSR_MEM_CUDA,
-			   batch, opts, &r, t0);
+	int st = tsr_read_impl(array, ns, dst->data, dst->cuda_stream, dst->mem == TSR_MEM_CUDA,
+			       batch, opts, &r, t0);
 	if (receipt_ret)
 		tsr_receipt_store(receipt_ret, &r);
 	return st;

@@ -182,9 +182,10 @@ nomem:
 	return tsr_error(TSR_E_NOMEM, "tsr_stream_open: out of memory");
 }
 
-int tsr_stream_next(struct tsr_stream *s, const struct tsr_buffer *dst,
-		    const struct tsr_read_options *opts, size_t *nfiles_ret,
-		    struct tsr_receipt *receipt_ret)
+/* The next batch (stacked into dst, or split over the read options' devices into dsts). */
+static int tsr_stream_batch(struct tsr_stream *s, const struct tsr_buffer *dst, int split,
+			    const struct tsr_read_options *opts, size_t *nfiles_ret,
+			    struct tsr_receipt *receipt_ret)
 {
 	if (!s || !dst || !nfiles_ret)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_stream_next: NULL argument");
@@ -223,11 +224,26 @@ int tsr_stream_next(struct tsr_stream *s, const struct tsr_buffer *dst,
 			return st;
 	}
 	tsr_stream_ahead(s, s->next + n);
-	int st = tsr_read_batch(s->ctx, (const char *const *)s->paths + s->next, n, oo, sel, dst,
-				opts, receipt_ret);
+	const char *const *paths = (const char *const *)s->paths + s->next;
+	int st = split ? tsr_read_batch_devices(s->ctx, paths, n, oo, sel, dst, opts, receipt_ret)
+		       : tsr_read_batch(s->ctx, paths, n, oo, sel, dst, opts, receipt_ret);
 	if (st)
 		return st;
 	s->next += n;
 	*nfiles_ret = n;
 	return TSR_OK;
+}
+
+int tsr_stream_next(struct tsr_stream *s, const struct tsr_buffer *dst,
+		    const struct tsr_read_options *opts, size_t *nfiles_ret,
+		    struct tsr_receipt *receipt_ret)
+{
+	return tsr_stream_batch(s, dst, 0, opts, nfiles_ret, receipt_ret);
+}
+
+int tsr_stream_next_devices(struct tsr_stream *s, const struct tsr_buffer *dsts,
+			    const struct tsr_read_options *opts, size_t *nfiles_ret,
+			    struct tsr_receipt *receipt_ret)
+{
+	return tsr_stream_batch(s, dsts, 1, opts, nfiles_ret, receipt_ret);
 }

@@ -27,6 +27,7 @@ struct tsr_mock_dev_arena {
 };
 
 struct tsr_mock_dev {
+	int device;             /* the CUDA device its memory is on */
 	int64_t nchunks, npages;
 	struct tsr_mock_dev_entry **pages[TSR_MOCK_DEV_KINDS]; /* npages slots each */
 	struct tsr_mock_dev_arena *arenas;                     /* newest first */
@@ -38,6 +39,9 @@ uint64_t tsr_mock_dev_find(const struct tsr_array *a, int64_t chunk, int kind,
 	const struct tsr_mock_dev *c = a->mock_dev;
 	if (!c || chunk < 0 || chunk >= c->nchunks || kind < 0 || kind >= TSR_MOCK_DEV_KINDS)
 		return 0;
+	int dev = -1;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev != c->device)
+		return 0; /* another device's memory: tsr_mock_dev_put says so */
 	const struct tsr_mock_dev_entry *pg = c->pages[kind][chunk / TSR_MOCK_DEV_PAGE];
 	if (!pg || !pg[chunk % TSR_MOCK_DEV_PAGE].addr)
 		return 0;
@@ -52,6 +56,8 @@ static struct tsr_mock_dev *tsr_mock_dev_get(struct tsr_array *a)
 		return c;
 	if (!(c = calloc(1, sizeof(*c))))
 		return NULL;
+	if (cudaGetDevice(&c->device) != cudaSuccess)
+		c->device = -1;
 	c->nchunks = a->desc.nchunks;
 	c->npages = (c->nchunks + TSR_MOCK_DEV_PAGE - 1) / TSR_MOCK_DEV_PAGE;
 	for (int k = 0; k < TSR_MOCK_DEV_KINDS; k++) {
@@ -100,6 +106,12 @@ int tsr_mock_dev_put(struct tsr_array *a, int64_t chunk, int kind, const void *h
 	struct tsr_mock_dev *c = tsr_mock_dev_get(a);
 	if (!c)
 		return tsr_error(TSR_E_NOMEM, "out of memory");
+	int cur = -1;
+	cudaGetDevice(&cur);
+	if (cur != c->device)
+		return tsr_error(TSR_E_UNSUPPORTED, "mock-device storage: the handle's device cache is "
+				 "on CUDA device %d, this read runs on device %d (open the array again "
+				 "to replay on another device)", c->device, cur);
 	if (chunk < 0 || chunk >= c->nchunks || kind < 0 || kind >= TSR_MOCK_DEV_KINDS)
 		return tsr_error(TSR_E_INTERNAL, "mock-device storage: chunk %lld out of range",
 				 (long long)chunk);
@@ -130,12 +142,19 @@ void tsr_mock_dev_free(struct tsr_mock_dev *c)
 			free(c->pages[k][i]);
 		free(c->pages[k]);
 	}
+	int prev = -1;
+	if (c->arenas && cudaGetDevice(&prev) == cudaSuccess && prev != c->device && c->device >= 0)
+		cudaSetDevice(c->device); /* (freed from their own device) */
+	else
+		prev = -1;
 	while (c->arenas) {
 		struct tsr_mock_dev_arena *next = c->arenas->next;
 		cudaFree(c->arenas->base);
 		free(c->arenas);
 		c->arenas = next;
 	}
+	if (prev >= 0)
+		cudaSetDevice(prev);
 	free(c);
 }
 
