@@ -121,7 +121,7 @@ static int tsr_place_points(const struct tsr_cpu_job *job, const struct tsr_chun
 {
 	const struct tsr_desc *d = &job->array->desc;
 	const struct tsr_plan *p = job->plan;
-	int nd = d->ndim, nu = 0, axis[TSR_MAX_DIM];
+	int nd = d->ndim, axis[TSR_MAX_DIM];
 	size_t es = job->esize;
 	int64_t origin[TSR_MAX_DIM], cstride[TSR_MAX_DIM], rem = chunk, s = 1, total = 0;
 	int64_t cnt[TSR_MAX_DIM], *so[TSR_MAX_DIM], *dof[TSR_MAX_DIM], k[TSR_MAX_DIM];
@@ -131,43 +131,19 @@ static int tsr_place_points(const struct tsr_cpu_job *job, const struct tsr_chun
 		cstride[i] = s;
 		s *= vbox ? vbox->hi[i] - vbox->lo[i] : ref->extent[i];
 	}
-	for (int i = 0; i < nd; i++) {
-		int g = p->group_of[i] - 1;
-		if (g >= 0 && p->groups[g].axes[0] != i)
-			continue;
-		axis[nu] = i;
-		cnt[nu] = k1[i] - k0[i];
-		if (cnt[nu] <= 0)
-			return TSR_OK;
-		total += cnt[nu++];
-	}
+	int nu = tsr_plan_units(p, k0, k1, axis, cnt, &total);
+	if (nu == 0)
+		return TSR_OK;
 	int64_t *tab = malloc((size_t)total * 2 * sizeof(int64_t));
 	if (!tab)
 		return tsr_error(TSR_E_NOMEM, "out of memory");
+	tsr_plan_unit_offsets(p, job->sel, k0, nu, axis, cnt, origin, cstride, tab);
 	int64_t *at = tab;
 	for (int u = 0; u < nu; u++) {
-		int i = axis[u], g = p->group_of[i] - 1;
 		so[u] = at;
 		dof[u] = at + cnt[u];
 		at += 2 * cnt[u];
 		k[u] = 0;
-		for (int64_t j = 0; j < cnt[u]; j++) {
-			int64_t kk = k0[i] + j;
-			if (g < 0) {
-				const struct tsr_dim_sel *si = &job->sel->dim[i];
-				so[u][j] = (si->start + kk * si->step - origin[i]) * cstride[i];
-				dof[u][j] = kk * p->out_stride[i];
-				continue;
-			}
-			const struct tsr_plan_group *pg = &p->groups[g];
-			int64_t off = 0;
-			for (int a = 0; a < pg->naxes; a++) {
-				int ax = pg->axes[a];
-				off += (pg->coords[kk * pg->naxes + a] - origin[ax]) * cstride[ax];
-			}
-			so[u][j] = off;
-			dof[u][j] = pg->dst[kk];
-		}
 	}
 	/* the last unit is a run when it is a basic axis of step 1 that lands contiguously */
 	int last = axis[nu - 1];
