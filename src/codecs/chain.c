@@ -80,6 +80,113 @@ static enum tsr_dtype tsr_int_of_width(size_t w)
 	}
 }
 
+/* The stored elements' type and width once the codec has decoded raw_nbytes for npix of them:
+ * the chunk's, or (CFITSIO decides a GZIP tile's element width from its decoded size) the
+ * integers of the width the size says. */
+static int tsr_chain_width(const struct tsr_chunk_ref *ref, size_t raw_nbytes, size_t npix,
+			   enum tsr_dtype *elem, size_t *w)
+{
+	if (ref->codec.elem_from_size && raw_nbytes != npix * *w) {
+		size_t ew = npix ? raw_nbytes / npix : 0;
+		enum tsr_dtype t = tsr_int_of_width(ew);
+		if (t == TSR_DTYPE_INVALID || ew * npix != raw_nbytes)
+			return tsr_error(TSR_E_CORRUPT, "%s: decodes to %zu bytes, not a whole number of "
+					 "1/2/4/8-byte values for %zu pixels", ref->codec_name,
+					 raw_nbytes, npix);
+		if (tsr_dtype_is_float(*elem) && ref->xform.kind != TSR_XF_DEQUANT)
+			return tsr_error(TSR_E_CORRUPT, "%s: float tile decodes to %zu bytes, expected %zu",
+					 ref->codec_name, raw_nbytes, npix * *w);
+		*elem = t;
+		*w = ew;
+	} else if (raw_nbytes != npix * *w) {
+		return tsr_error(TSR_E_CORRUPT, "%s: decodes to %zu bytes, expected %zu",
+				 ref->codec_name, raw_nbytes, npix * *w);
+	}
+	return TSR_OK;
+}
+
+/* Integer codecs of another width than the image (RICE BYTEPIX, HCOMPRESS, PLIO, GZIP tiles
+ * of another width): their values are converted before the transform. */
+static int tsr_chain_converts(const struct tsr_chunk_ref *ref, enum tsr_dtype elem, int be)
+{
+	const struct tsr_codec_step *c = &ref->codec;
+	return ref->xform.kind != TSR_XF_DEQUANT && c->elem != TSR_DTYPE_INVALID && elem != c->elem &&
+	       !tsr_dtype_is_float(elem) && !tsr_dtype_is_float(c->elem) && !be;
+}
+
+int tsr_chunk_gathers(const struct tsr_chunk_ref *ref)
+{
+	enum tsr_codec_id id = ref->codec.id;
+	return (id == TSR_CODEC_NONE || id == TSR_CODEC_GZIP || id == TSR_CODEC_ZLIB ||
+		id == TSR_CODEC_DEFLATE) &&
+	       !ref->npre && !ref->has_perm && !ref->nfilter && ref->xform.kind != TSR_XF_DEQUANT &&
+	       tsr_dtype_size(ref->codec.elem) > 0;
+}
+
+int tsr_chunk_decode_gather(const struct tsr_chunk_ref *ref, void *src, size_t src_nbytes,
+			    const int64_t *elems, size_t n, void *out, struct tsr_scratch *scratch,
+			    uint64_t *decoded_nbytes_ret)
+{
+	const struct tsr_codec_step *c = &ref->codec;
+	size_t npix = (size_t)ref->npix;
+	enum tsr_dtype elem = c->elem;
+	size_t w = tsr_dtype_size(elem);
+	int be = c->big_endian, st;
+	const unsigned char *raw = src;
+	size_t raw_nbytes = src_nbytes;
+	*decoded_nbytes_ret = 0;
+	if (!tsr_chunk_gathers(ref))
+		return tsr_error(TSR_E_INTERNAL, "%s: no gather decoding", ref->codec_name);
+	if (c->id != TSR_CODEC_NONE) {
+		/* Room for the widest element, since FITS decides the width by the size. */
+		size_t cap = npix * (c->elem_from_size ? 8 : w);
+		void *buf = tsr_scratch_get(scratch, 0, cap);
+		if (!buf)
+			return tsr_error(TSR_E_NOMEM, "out of memory for %zu bytes", cap);
+		st = tsr_inflate(&scratch->inflater, c->id, buf, cap, src, src_nbytes, &raw_nbytes);
+		if (st)
+			return st;
+		raw = buf;
+	}
+	*decoded_nbytes_ret = raw_nbytes;
+	if ((st = tsr_chain_width(ref, raw_nbytes, npix, &elem, &w)))
+		return st;
+	/* The selected elements, as stored, packed: from the byte planes when shuffled (plane b
+	 * holds byte b of every element). */
+	unsigned char *packed = tsr_scratch_get(scratch, 1, n * w);
+	if (!packed)
+		return tsr_error(TSR_E_NOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		size_t e = (size_t)elems[i];
+		if (e >= npix)
+			return tsr_error(TSR_E_INTERNAL, "%s: element %zu of %zu", ref->codec_name, e,
+					 npix);
+		if (c->byte_shuffle && w > 1)
+			for (size_t b = 0; b < w; b++)
+				packed[i * w + b] = raw[b * npix + e];
+		else
+			memcpy(packed + i * w, raw + e * w, w);
+	}
+	void *vals = packed;
+	if (tsr_chain_converts(ref, elem, be)) {
+		void *conv = tsr_scratch_get(scratch, 2, n * tsr_dtype_size(c->elem));
+		if (!conv)
+			return tsr_error(TSR_E_NOMEM, "out of memory");
+		st = tsr_int_convert(conv, c->elem, packed, elem, n);
+		if (st) {
+			tsr_error_prefix("%s", ref->codec_name);
+			return st;
+		}
+		vals = conv;
+		elem = c->elem;
+		w = tsr_dtype_size(elem);
+	}
+	if (ref->xform.kind == TSR_XF_COPY && tsr_dtype_size(ref->xform.out) != w)
+		return tsr_error(TSR_E_CORRUPT, "%s: tile holds %s values in a %s image",
+				 ref->codec_name, tsr_dtype_name(elem), tsr_dtype_name(ref->xform.out));
+	return tsr_values_apply(out, &ref->xform, vals, elem, be, n, NULL);
+}
+
 int tsr_chunk_decode(const struct tsr_chunk_ref *ref, void *src, size_t src_nbytes, void *out,
 		     size_t npix_needed, struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret)
 {
@@ -292,24 +399,8 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 		if ((st = tsr_filters_decode(ref, raw, raw_nbytes, scratch, &raw, &raw_nbytes)))
 			return st;
 	}
-
-	if (c->elem_from_size && raw_nbytes != npix * w) {
-		/* CFITSIO decides a GZIP tile's element width from its decoded size. */
-		size_t ew = npix ? raw_nbytes / npix : 0;
-		enum tsr_dtype t = tsr_int_of_width(ew);
-		if (t == TSR_DTYPE_INVALID || ew * npix != raw_nbytes)
-			return tsr_error(TSR_E_CORRUPT, "%s: decodes to %zu bytes, not a whole number of "
-					 "1/2/4/8-byte values for %zu pixels", ref->codec_name,
-					 raw_nbytes, npix);
-		if (tsr_dtype_is_float(elem) && ref->xform.kind != TSR_XF_DEQUANT)
-			return tsr_error(TSR_E_CORRUPT, "%s: float tile decodes to %zu bytes, expected %zu",
-					 ref->codec_name, raw_nbytes, npix * w);
-		elem = t;
-		w = ew;
-	} else if (raw_nbytes != npix * w) {
-		return tsr_error(TSR_E_CORRUPT, "%s: decodes to %zu bytes, expected %zu",
-				 ref->codec_name, raw_nbytes, npix * w);
-	}
+	if ((st = tsr_chain_width(ref, raw_nbytes, npix, &elem, &w)))
+		return st;
 	if (c->byte_shuffle && w > 1) {
 		void *planes = raw;
 		raw = tsr_scratch_get(scratch, 1, raw_nbytes);
@@ -334,9 +425,7 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 		if (!tmp)
 			return tsr_error(TSR_E_NOMEM, "out of memory");
 	}
-	if (ref->xform.kind != TSR_XF_DEQUANT && c->elem != TSR_DTYPE_INVALID && elem != c->elem &&
-	    !tsr_dtype_is_float(elem) && !tsr_dtype_is_float(c->elem) && !be) {
-		/* Integer codecs of another width than the image (RICE BYTEPIX, HCOMPRESS, PLIO). */
+	if (tsr_chain_converts(ref, elem, be)) {
 		void *conv = tsr_scratch_get(scratch, 2, npix * tsr_dtype_size(c->elem));
 		if (!conv)
 			return tsr_error(TSR_E_NOMEM, "out of memory");

@@ -135,6 +135,17 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 			 size_t npix_needed, const struct tsr_chunk_box *box,
 			 struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret);
 
+/* Can the chunk's codec give single elements' values (an advanced selection's points) without
+ * a pass over the whole chunk after it decodes? (uncompressed and DEFLATE-family chunks, FITS
+ * byte planes too, without dequantization, filters or axis order) */
+int tsr_chunk_gathers(const struct tsr_chunk_ref *ref);
+/* Decodes the chunk's stored bytes and writes the values of its elements elems[0..n) (C-order
+ * indices into the chunk's extent) to out, packed: value i is element elems[i]'s, in dtype
+ * ref->xform.out. Only for chunks tsr_chunk_gathers accepts. */
+int tsr_chunk_decode_gather(const struct tsr_chunk_ref *ref, void *src, size_t src_nbytes,
+			    const int64_t *elems, size_t n, void *out, struct tsr_scratch *scratch,
+			    uint64_t *decoded_nbytes_ret);
+
 /* Reads nbytes at `offset` (from the start of the chunk's stored bytes) into dst. */
 typedef int (*tsr_chunk_read_fn)(void *arg, void *dst, size_t nbytes, uint64_t offset);
 

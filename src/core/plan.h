@@ -51,6 +51,19 @@ void tsr_plan_k_range(const struct tsr_dim_sel *s, int64_t lo, int64_t hi, int64
 int tsr_plan_build_points(const struct tsr_desc *desc, const struct tsr_norm_sel *sel,
 			  struct tsr_plan *plan);
 
+/* A task of an advanced selection as gather units (plan_points.c): its basic axes and point
+ * groups (each at its first axis), in axis order; a unit's positions are k0..k1 of its axis.
+ * Returns the number of units, 0 when the task selects nothing; axis[u] and cnt[u] per unit,
+ * *total their sum. */
+int tsr_plan_units(const struct tsr_plan *p, const int64_t *k0, const int64_t *k1,
+		   int axis[TSR_MAX_DIM], int64_t cnt[TSR_MAX_DIM], int64_t *total);
+/* Fills tab (2 * total words) for those units: per unit, cnt[u] source offsets (elements into
+ * values laid out in C order with strides cstride, whose element 0 is at array index origin),
+ * then cnt[u] output element offsets; an element's offsets are the sums over the units. */
+void tsr_plan_unit_offsets(const struct tsr_plan *p, const struct tsr_norm_sel *sel,
+			   const int64_t *k0, int nu, const int *axis, const int64_t *cnt,
+			   const int64_t *origin, const int64_t *cstride, int64_t *tab);
+
 /* A chunk may become several tasks: out gets plan's tasks with task t repeated nshares[t] times
  * (>= 1), as shares 0..nshares[t]-1 of the same chunk and box, consecutive; each share decodes
  * and places its own part of the chunk's blocks (the engine and the codec say which). */

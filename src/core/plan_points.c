@@ -173,3 +173,52 @@ int tsr_plan_build_points(const struct tsr_desc *desc, const struct tsr_norm_sel
 		tsr_plan_free(plan);
 	return status;
 }
+
+int tsr_plan_units(const struct tsr_plan *p, const int64_t *k0, const int64_t *k1,
+		   int axis[TSR_MAX_DIM], int64_t cnt[TSR_MAX_DIM], int64_t *total)
+{
+	int nu = 0;
+	*total = 0;
+	for (int i = 0; i < p->ndim; i++) {
+		int g = p->group_of[i] - 1;
+		if (g >= 0 && p->groups[g].axes[0] != i)
+			continue;
+		axis[nu] = i;
+		cnt[nu] = k1[i] - k0[i];
+		if (cnt[nu] <= 0)
+			return 0;
+		*total += cnt[nu++];
+	}
+	return nu;
+}
+
+void tsr_plan_unit_offsets(const struct tsr_plan *p, const struct tsr_norm_sel *sel,
+			   const int64_t *k0, int nu, const int *axis, const int64_t *cnt,
+			   const int64_t *origin, const int64_t *cstride, int64_t *tab)
+{
+	for (int u = 0; u < nu; u++) {
+		int i = axis[u], g = p->group_of[i] - 1;
+		int64_t *so = tab, *dof = tab + cnt[u];
+		tab += 2 * cnt[u];
+		if (g < 0) {
+			const struct tsr_dim_sel *si = &sel->dim[i];
+			for (int64_t j = 0; j < cnt[u]; j++) {
+				int64_t kk = k0[i] + j;
+				so[j] = (si->start + kk * si->step - origin[i]) * cstride[i];
+				dof[j] = kk * p->out_stride[i];
+			}
+			continue;
+		}
+		const struct tsr_plan_group *pg = &p->groups[g];
+		const int64_t *c = pg->coords + k0[i] * pg->naxes;
+		for (int64_t j = 0; j < cnt[u]; j++, c += pg->naxes) {
+			int64_t off = 0;
+			for (int a = 0; a < pg->naxes; a++) {
+				int ax = pg->axes[a];
+				off += (c[a] - origin[ax]) * cstride[ax];
+			}
+			so[j] = off;
+			dof[j] = pg->dst[k0[i] + j];
+		}
+	}
+}

@@ -121,7 +121,7 @@ static int tsr_place_points(const struct tsr_cpu_job *job, const struct tsr_chun
 {
 	const struct tsr_desc *d = &job->array->desc;
 	const struct tsr_plan *p = job->plan;
-	int nd = d->ndim, nu = 0, axis[TSR_MAX_DIM];
+	int nd = d->ndim, axis[TSR_MAX_DIM];
 	size_t es = job->esize;
 	int64_t origin[TSR_MAX_DIM], cstride[TSR_MAX_DIM], rem = chunk, s = 1, total = 0;
 	int64_t cnt[TSR_MAX_DIM], *so[TSR_MAX_DIM], *dof[TSR_MAX_DIM], k[TSR_MAX_DIM];
@@ -131,43 +131,19 @@ static int tsr_place_points(const struct tsr_cpu_job *job, const struct tsr_chun
 		cstride[i] = s;
 		s *= vbox ? vbox->hi[i] - vbox->lo[i] : ref->extent[i];
 	}
-	for (int i = 0; i < nd; i++) {
-		int g = p->group_of[i] - 1;
-		if (g >= 0 && p->groups[g].axes[0] != i)
-			continue;
-		axis[nu] = i;
-		cnt[nu] = k1[i] - k0[i];
-		if (cnt[nu] <= 0)
-			return TSR_OK;
-		total += cnt[nu++];
-	}
+	int nu = tsr_plan_units(p, k0, k1, axis, cnt, &total);
+	if (nu == 0)
+		return TSR_OK;
 	int64_t *tab = malloc((size_t)total * 2 * sizeof(int64_t));
 	if (!tab)
 		return tsr_error(TSR_E_NOMEM, "out of memory");
+	tsr_plan_unit_offsets(p, job->sel, k0, nu, axis, cnt, origin, cstride, tab);
 	int64_t *at = tab;
 	for (int u = 0; u < nu; u++) {
-		int i = axis[u], g = p->group_of[i] - 1;
 		so[u] = at;
 		dof[u] = at + cnt[u];
 		at += 2 * cnt[u];
 		k[u] = 0;
-		for (int64_t j = 0; j < cnt[u]; j++) {
-			int64_t kk = k0[i] + j;
-			if (g < 0) {
-				const struct tsr_dim_sel *si = &job->sel->dim[i];
-				so[u][j] = (si->start + kk * si->step - origin[i]) * cstride[i];
-				dof[u][j] = kk * p->out_stride[i];
-				continue;
-			}
-			const struct tsr_plan_group *pg = &p->groups[g];
-			int64_t off = 0;
-			for (int a = 0; a < pg->naxes; a++) {
-				int ax = pg->axes[a];
-				off += (pg->coords[kk * pg->naxes + a] - origin[ax]) * cstride[ax];
-			}
-			so[u][j] = off;
-			dof[u][j] = pg->dst[kk];
-		}
 	}
 	/* the last unit is a run when it is a basic axis of step 1 that lands contiguously */
 	int last = axis[nu - 1];
@@ -380,6 +356,8 @@ struct tsr_cpu_state {
 	struct tsr_scratch scratch;
 	unsigned char *fetch, *vals, *stage, *inbuf; /* stage, inbuf: streamed chunks */
 	size_t fetch_cap, vals_cap;
+	int64_t *pairs;         /* gathered points: unit tables, then (element, output) pairs */
+	size_t pairs_cap;       /* int64 words */
 	struct tsr_cpu_state *next;
 };
 
@@ -549,6 +527,7 @@ static void tsr_cpu_state_free(struct tsr_cpu_state *st)
 	free(st->vals);
 	free(st->stage);
 	free(st->inbuf);
+	free(st->pairs);
 	free(st);
 }
 
@@ -885,6 +864,87 @@ static int tsr_cpu_vals(struct tsr_cpu_state *ws, size_t need)
 	return ws->vals ? TSR_OK : tsr_error(TSR_E_NOMEM, "out of memory");
 }
 
+/*
+ * A task of an advanced selection on a chunk whose codec gives single elements
+ * (tsr_chunk_gathers): its points' chunk-local elements and output places are listed from the
+ * plan's units, the codec turns just those elements into values (no pass over the whole chunk
+ * after inflating it: FITS GZIP_2 byte planes and big-endian swaps cost as much as the
+ * inflate), and they land where the plan says.
+ */
+static int tsr_cpu_gather(const struct tsr_cpu_job *job, struct tsr_cpu_state *ws,
+			  const struct tsr_chunk_ref *ref, unsigned char *src, int64_t chunk,
+			  const int64_t *k0, const int64_t *k1, uint64_t *decoded, double *t_place)
+{
+	const struct tsr_desc *d = &job->array->desc;
+	const struct tsr_plan *p = job->plan;
+	int nd = d->ndim, axis[TSR_MAX_DIM];
+	size_t es = job->esize;
+	int64_t origin[TSR_MAX_DIM], cstride[TSR_MAX_DIM], cnt[TSR_MAX_DIM], k[TSR_MAX_DIM];
+	int64_t rem = chunk, s = 1, total = 0, n = 1;
+	for (int i = nd - 1; i >= 0; i--) {
+		origin[i] = (rem % d->grid[i]) * d->chunk_shape[i];
+		rem /= d->grid[i];
+		cstride[i] = s;
+		s *= ref->extent[i];
+	}
+	int nu = tsr_plan_units(p, k0, k1, axis, cnt, &total);
+	if (nu == 0)
+		return TSR_OK;
+	for (int u = 0; u < nu; u++)
+		n *= cnt[u];
+	size_t words = 2 * (size_t)total + 2 * (size_t)n;
+	if (ws->pairs_cap < words) {
+		free(ws->pairs);
+		ws->pairs = malloc(words * sizeof(int64_t));
+		ws->pairs_cap = ws->pairs ? words : 0;
+		if (!ws->pairs)
+			return tsr_error(TSR_E_NOMEM, "out of memory");
+	}
+	int64_t *tab = ws->pairs, *el = tab + 2 * total, *ol = el + n, *so[TSR_MAX_DIM],
+		*dof[TSR_MAX_DIM];
+	tsr_plan_unit_offsets(p, job->sel, k0, nu, axis, cnt, origin, cstride, tab);
+	for (int64_t u = 0, at = 0; u < nu; at += 2 * cnt[u], u++) {
+		so[u] = tab + at;
+		dof[u] = tab + at + cnt[u];
+		k[u] = 0;
+	}
+	/* the units' product, the last unit fastest: every point's element and output place */
+	for (int64_t i = 0; i < n;) {
+		int64_t sb = 0, db = 0;
+		for (int u = 0; u < nu - 1; u++) {
+			sb += so[u][k[u]];
+			db += dof[u][k[u]];
+		}
+		for (int64_t j = 0; j < cnt[nu - 1]; j++, i++) {
+			el[i] = sb + so[nu - 1][j];
+			ol[i] = db + dof[nu - 1][j];
+		}
+		for (int u = nu - 2; u >= 0; u--) {
+			if (++k[u] < cnt[u])
+				break;
+			k[u] = 0;
+		}
+	}
+	int st = tsr_cpu_vals(ws, (size_t)n * es);
+	if (!st)
+		st = tsr_chunk_decode_gather(ref, src, ref->nbytes, el, (size_t)n, ws->vals,
+					     &ws->scratch, decoded);
+	if (st)
+		return st;
+	double t0 = tsr_now();
+	unsigned char *out = job->out;
+	const unsigned char *v = ws->vals;
+	switch (es) { /* fixed sizes let the compiler inline the element moves */
+	case 1: for (int64_t i = 0; i < n; i++) out[ol[i]] = v[i]; break;
+	case 2: for (int64_t i = 0; i < n; i++) memcpy(out + ol[i] * 2, v + i * 2, 2); break;
+	case 4: for (int64_t i = 0; i < n; i++) memcpy(out + ol[i] * 4, v + i * 4, 4); break;
+	case 8: for (int64_t i = 0; i < n; i++) memcpy(out + ol[i] * 8, v + i * 8, 8); break;
+	default: for (int64_t i = 0; i < n; i++) memcpy(out + ol[i] * (int64_t)es, v + i * (int64_t)es, es); break;
+	}
+	*t_place += tsr_now() - t0;
+	return TSR_OK;
+}
+
 /* Places the selected part of vals, a box of the chunk in C order over vbox's shape (which may
  * reach past the extent, into a b2nd block's padding). */
 static void tsr_cpu_place_box(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
@@ -1178,6 +1238,19 @@ static void tsr_cpu_worker(void *arg, int w)
 			stats->bytes_decoded += decoded;
 			stats->t_fetch += from_file ? 0 : t1 - t0;
 			stats->t_decode += tsr_now() - (from_file ? t0 : t1);
+			continue;
+		}
+		if (job->plan->ngroups && tsr_chunk_gathers(&ref)) {
+			double t_place = 0;
+			st = tsr_cpu_gather(job, ws, &ref, src, chunk, k0, k1, &decoded, &t_place);
+			if (st) {
+				tsr_job_fail(&job->err, job->array, chunk, st);
+				continue;
+			}
+			stats->bytes_decoded += decoded;
+			stats->t_fetch += t1 - t0;
+			stats->t_decode += tsr_now() - t1 - t_place;
+			stats->t_place += t_place;
 			continue;
 		}
 		int boxed = direct < 0 && tsr_chunk_decodes_box(&ref);
