@@ -56,15 +56,19 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 			 void *cuda_stream, int on_device, int batch,
 			 const struct tsr_read_options *opts, struct tsr_receipt *r, double t_start)
 {
+	struct tsr_read_options o;
+	int st = tsr_read_options_load(&o, opts);
+	if (st)
+		return st;
 	int nthreads = array->ctx->nthreads;
-	int want = TSR_READ_OPT(opts, nthreads, 0);
+	int want = o.nthreads;
 	if (want > 0 && want < nthreads)
 		nthreads = want;
-	int decoder = TSR_READ_OPT(opts, decoder, TSR_DECODER_AUTO);
+	int decoder = o.decoder;
 	if (decoder != TSR_DECODER_AUTO && decoder != TSR_DECODER_CPU && decoder != TSR_DECODER_GPU)
 		return tsr_error(TSR_E_INVALID_ARG, "%s: read option decoder %d is none of "
 				 "TSR_DECODER_AUTO (0), _CPU (1), _GPU (2)", array->path, decoder);
-	int storage = TSR_READ_OPT(opts, storage, TSR_STORAGE_REAL);
+	int storage = o.storage;
 	if (storage < TSR_STORAGE_REAL || storage > TSR_STORAGE_CUFILE)
 		return tsr_error(TSR_E_INVALID_ARG, "%s: read option storage %d is none of "
 				 "TSR_STORAGE_REAL (0), _MOCK_HOST (1), _MOCK_DEVICE (2), _POSIX (3) "
@@ -83,7 +87,7 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 	 * device one copies what the GPU needs of it into device memory once). */
 	int mock = storage == TSR_STORAGE_MOCK_HOST || storage == TSR_STORAGE_MOCK_DEVICE;
 	struct tsr_plan plan;
-	int st = tsr_plan_build(&array->desc, ns, &plan);
+	st = tsr_plan_build(&array->desc, ns, &plan);
 	if (st)
 		return st;
 	r->t_plan = tsr_now() - t_start;
@@ -261,11 +265,13 @@ int tsr_read_index(struct tsr_array *array, const struct tsr_index *index,
 		if (!host) {
 			st = tsr_error(TSR_E_NOMEM, "%s: cannot allocate %zu bytes", array->path, need);
 		} else {
-			struct tsr_read_options o = {sizeof(o), TSR_READ_OPT(opts, nthreads, 0),
-						     TSR_DECODER_CPU, TSR_READ_OPT(opts, storage, 0)};
+			struct tsr_read_options o;
+			st = tsr_read_options_load(&o, opts);
+			o.decoder = TSR_DECODER_CPU;
 			if (o.storage == TSR_STORAGE_MOCK_DEVICE || o.storage == TSR_STORAGE_CUFILE)
 				o.storage = TSR_STORAGE_REAL;
-			st = tsr_read_impl(array, &ns, host, NULL, 0, 0, &o, &r, t0);
+			if (!st)
+				st = tsr_read_impl(array, &ns, host, NULL, 0, 0, &o, &r, t0);
 			if (!st && need)
 				st = tsr_cuda_copy_to_device(dst->data, host, need, dst->cuda_stream);
 			free(host);
