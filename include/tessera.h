@@ -194,8 +194,8 @@ TSR_API int tsr_open(struct tsr_context *ctx, const char *path,
  * store ("labels/ids"; "" when the store is itself an array). *names_ret is one allocation (the
  * count_ret pointers, a NULL, then the strings): free it with tsr_free(). A path that is not a
  * Zarr store is TSR_E_FORMAT.
- * Returns TSR_OK; TSR_E_INVALID_ARG (NULL argument); TSR_E_FORMAT (not a directory or a zip
- * file, which includes a path that does not exist; malformed metadata); TSR_E_IO;
+ * Returns TSR_OK; TSR_E_INVALID_ARG (NULL argument); TSR_E_NOT_FOUND (no such path);
+ * TSR_E_FORMAT (not a directory or a zip file; malformed metadata); TSR_E_IO;
  * TSR_E_UNSUPPORTED or TSR_E_CORRUPT (a zip store tessera cannot read: split over disks,
  * encrypted, another compression method; an entry that does not inflate); TSR_E_NOMEM.
  */
