@@ -31,6 +31,8 @@ ap.add_argument("--edge", type=int, default=64, help="edge of the random section
 ap.add_argument("--seconds", type=float, default=3.0)
 ap.add_argument("--nelem", type=int, default=10000)
 ap.add_argument("--quick", action="store_true", help="small arrays, short runs (a smoke test)")
+ap.add_argument("--whole-only", action="store_true",
+                help="whole reads alone (no element or section rows): the large arrays' run")
 ap.add_argument("--bitshuffle", action="store_true", help="bitshuffle rows too")
 ap.add_argument("--chunk-rows", type=int, default=0, help="chunks of this many whole rows")
 ap.add_argument("--block-rows", type=int, default=0, help="blocks of this many whole rows")
@@ -159,7 +161,7 @@ print("python-blosc2 %s (C-Blosc2 %s), %d CPUs, arrays float32 %s = %d MiB, data
 # slows it several times over.
 paths = [make(name, cp) for _, name, cp in CONFIGS]
 label, name, cp, ch, bl = SMALL
-small_path = make(name, cp, ch, bl)
+small_path = None if args.whole_only else make(name, cp, ch, bl)
 os.sync()
 time.sleep(2)
 rows = []
@@ -170,19 +172,26 @@ for (label, name, cp), path in zip(CONFIGS, paths):
     w_t = float(tsr("whole", path, 3)["gbps"])
     w_tf = float(tsr("whole", path, 3, "fresh")["gbps"])
     w_p = py_whole(path)
-    e_t = float(tsr("elem", path, args.nelem)["median_us"])
-    e_p = py_elem(path, args.nelem)
-    s_t = tsr("sections", path, args.edge, NCPU, args.seconds)
-    s_pt = py_sections_threads(path, args.edge, args.seconds)
-    s_pp = py_sections_procs(path, args.edge, args.seconds)
+    nan = float("nan")
+    if args.whole_only:
+        e_t = e_p = nan
+        s_t, s_pt, s_pp = {"reads_per_s": nan}, (nan,), (nan,)
+    else:
+        e_t = float(tsr("elem", path, args.nelem)["median_us"])
+        e_p = py_elem(path, args.nelem)
+        s_t = tsr("sections", path, args.edge, NCPU, args.seconds)
+        s_pt = py_sections_threads(path, args.edge, args.seconds)
+        s_pp = py_sections_procs(path, args.edge, args.seconds)
     rows.append((label, "%s / %s" % (arr.chunks, arr.blocks), SHAPE[0] * SHAPE[1] * 4 / stored,
                  w_t, w_tf, w_p, e_t, e_p, float(s_t["reads_per_s"]), s_pt[0], s_pp[0]))
     print("done:", label, flush=True)
 
 label, name, cp, ch, bl = SMALL
-warm(small_path)
-small = (label, "%s / %s" % (ch, bl), float(tsr("elem", small_path, args.nelem)["median_us"]),
-         py_elem(small_path, args.nelem))
+small = None
+if not args.whole_only:
+    warm(small_path)
+    small = (label, "%s / %s" % (ch, bl), float(tsr("elem", small_path, args.nelem)["median_us"]),
+             py_elem(small_path, args.nelem))
 
 print()
 print("| array (float32 %dx%d, %d MiB) | chunks / blocks | ratio | whole GB/s tessera (reused buf / fresh) "
@@ -192,4 +201,5 @@ print("| array (float32 %dx%d, %d MiB) | chunks / blocks | ratio | whole GB/s te
 print("|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
     print("| %s | %s | %.2f | %.2f / %.2f | %.2f | %.1f | %.1f | %.0f | %.0f | %.0f |" % r)
-print("| %s | %s | | | | %.1f | %.1f | | | |" % small)
+if small:
+    print("| %s | %s | | | | %.1f | %.1f | | | |" % small)

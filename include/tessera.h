@@ -26,7 +26,9 @@ extern "C" {
 /*
  * Status codes. Every fallible call returns TSR_OK (0) or one of these negative codes;
  * tsr_strerror() names them and tsr_errmsg() gives the detail of this thread's last failure
- * (file, HDU/array, chunk/tile, what was wrong).
+ * (file, HDU/array, chunk/tile, what was wrong). Each call's comment below names the codes
+ * it can return; TSR_E_INTERNAL, where named, marks a bug in tessera. Calls that return
+ * something other than a status (names, sizes, counts, the *_free calls) cannot fail.
  */
 #define TSR_STATUS_LIST(X)                                                          \
 	X(TSR_OK, 0, "success")                                                     \
@@ -121,6 +123,9 @@ struct tsr_context_options {
 	int nthreads;          /* worker threads; 0 = all online CPUs, 1 = decode on the caller */
 };
 
+/* tsr_context_create() makes a context. Returns TSR_OK; TSR_E_INVALID_ARG (NULL ctx_ret, a
+ * struct_size it does not accept, nthreads < 0); TSR_E_NOMEM (also when a worker thread
+ * cannot be started). */
 TSR_API int tsr_context_create(const struct tsr_context_options *opts, /* NULL: defaults */
 			       struct tsr_context **ctx_ret);
 /* tsr_context_free() frees a context; NULL is a no-op. Arrays opened on it must be freed first. */
@@ -167,6 +172,20 @@ struct tsr_open_options {
 	const char *dtype;
 };
 
+/*
+ * tsr_open() returns TSR_OK; TSR_E_INVALID_ARG (NULL ctx, path or array_ret, a struct_size it
+ * does not accept, a dtype it does not know or whose item size is not the array's);
+ * TSR_E_NOT_FOUND (no such path; no HDU of that hdu_name/hdu_ver, no HDU with image data, or
+ * an hdu chosen by index with none; a Zarr array path the store lacks, or a group that is not
+ * multiscale; an array path in a Blosc2 frame); TSR_E_RANGE (an HDU index past the last HDU,
+ * a multiscale level past the last, a level > 0 of an array that is not multiscale, an
+ * hdu > 0 of a Blosc2 frame); TSR_E_IO (it cannot be read); TSR_E_FORMAT (no format claims
+ * it, or a header or metadata document is malformed); TSR_E_UNSUPPORTED (a feature tessera
+ * does not read, a '>' dtype); TSR_E_CORRUPT (a whole-file compressed FITS file that does not
+ * decompress, a zip store's metadata that does not inflate, a Blosc2 frame's chunk index that
+ * does not decode); TSR_E_NOMEM (also a decompressed FITS file larger than half of the
+ * machine's memory).
+ */
 TSR_API int tsr_open(struct tsr_context *ctx, const char *path,
 		     const struct tsr_open_options *opts, /* NULL: defaults */
 		     struct tsr_array **array_ret);
@@ -175,6 +194,10 @@ TSR_API int tsr_open(struct tsr_context *ctx, const char *path,
  * store ("labels/ids"; "" when the store is itself an array). *names_ret is one allocation (the
  * count_ret pointers, a NULL, then the strings): free it with tsr_free(). A path that is not a
  * Zarr store is TSR_E_FORMAT.
+ * Returns TSR_OK; TSR_E_INVALID_ARG (NULL argument); TSR_E_NOT_FOUND (no such path);
+ * TSR_E_FORMAT (not a directory or a zip file; malformed metadata); TSR_E_IO;
+ * TSR_E_UNSUPPORTED or TSR_E_CORRUPT (a zip store tessera cannot read: split over disks,
+ * encrypted, another compression method; an entry that does not inflate); TSR_E_NOMEM.
  */
 TSR_API int tsr_list_arrays(const char *path, char ***names_ret, size_t *count_ret);
 
@@ -205,7 +228,8 @@ struct tsr_array_info {
 					  dtype: unsigned integers of its item size) */
 };
 
-/* Fills *info_ret; its strings live as long as the array. */
+/* Fills *info_ret; its strings live as long as the array. Returns TSR_OK or TSR_E_INVALID_ARG
+ * (NULL argument, or a struct_size below the first published struct, which ends at scaled). */
 TSR_API int tsr_array_info(const struct tsr_array *array, struct tsr_array_info *info_ret);
 
 /* ---------------------------------------------------------------------------------------- */
@@ -232,10 +256,16 @@ struct tsr_selection {
 	struct tsr_sel_item items[2 * TSR_MAX_DIM];
 };
 
-/* Parses "10:50,3:200", "-1,...,::2", "None,5". An empty string selects everything. */
+/* Parses "10:50,3:200", "-1,...,::2", "None,5". An empty string selects everything.
+ * Returns TSR_OK; TSR_E_INVALID_ARG (NULL argument); TSR_E_SELECTION (not a selection, with
+ * the column in the message). */
 TSR_API int tsr_selection_parse(const char *spec, struct tsr_selection *sel_ret);
 
-/* The shape of what a selection selects from an array, with NumPy's rules. */
+/* The shape of what a selection selects from an array, with NumPy's rules (sel NULL: all).
+ * Returns TSR_OK; TSR_E_INVALID_ARG (NULL array or output, more than 2 * TSR_MAX_DIM items,
+ * an item of another kind); TSR_E_SELECTION (two ellipses, more indices than axes, a zero
+ * step, a result of more than TSR_MAX_DIM dims); TSR_E_RANGE (an integer index out of
+ * bounds). */
 TSR_API int tsr_selection_shape(const struct tsr_array *array, const struct tsr_selection *sel,
 				int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM]);
 
@@ -261,22 +291,35 @@ enum tsr_index_mode {
 
 struct tsr_index;
 
+/* Returns TSR_OK; TSR_E_INVALID_ARG (NULL index_ret, mode none of enum tsr_index_mode);
+ * TSR_E_NOMEM. */
 TSR_API int tsr_index_create(int mode, struct tsr_index **index_ret);
 /* tsr_index_free() frees an index; NULL is a no-op. */
 TSR_API void tsr_index_free(struct tsr_index *index);
-/* Appends a basic item (TSR_SEL_INDEX, _SLICE, _ELLIPSIS, _NEWAXIS). */
+/* Appends a basic item (TSR_SEL_INDEX, _SLICE, _ELLIPSIS, _NEWAXIS). Returns TSR_OK;
+ * TSR_E_INVALID_ARG (NULL index or item, another kind); TSR_E_SELECTION (the index already
+ * has 2 * TSR_MAX_DIM items). */
 TSR_API int tsr_index_add_item(struct tsr_index *index, const struct tsr_sel_item *item);
-/* Appends an integer array of ndim dims (0 <= ndim <= TSR_MAX_DIM), values in C order (copied). */
+/* Appends an integer array of ndim dims (0 <= ndim <= TSR_MAX_DIM), values in C order (copied).
+ * Returns TSR_OK; TSR_E_INVALID_ARG (NULL index, ndim out of range, NULL shape or values where
+ * needed, a negative size, too many elements); TSR_E_SELECTION (the index is full, as for
+ * tsr_index_add_item); TSR_E_NOMEM. Indices are checked against an array only when read. */
 TSR_API int tsr_index_add_array(struct tsr_index *index, int ndim, const int64_t *shape,
 				const int64_t *values);
-/* Appends a boolean mask of ndim >= 1 dims, one byte per element (nonzero: selected; copied). */
+/* Appends a boolean mask of ndim >= 1 dims, one byte per element (nonzero: selected; copied).
+ * Returns what tsr_index_add_array returns, for the same reasons. */
 TSR_API int tsr_index_add_mask(struct tsr_index *index, int ndim, const int64_t *shape,
 			       const unsigned char *mask);
 /* Parses a key as Python writes it: basic items as tsr_selection_parse takes them, and lists
  * ("[3, 1, -1]", nested for more dims: "[[0, 1], [2, 3]]") of integers, or of True/False for
- * a mask: "[3,1,3], :, 5", "..., [0, 2]", "[[True, False], [False, True]]". */
+ * a mask: "[3,1,3], :, 5", "..., [0, 2]", "[[True, False], [False, True]]". Returns TSR_OK;
+ * TSR_E_INVALID_ARG (NULL argument, a mode none of enum tsr_index_mode); TSR_E_SELECTION (not
+ * such a key: the column is in the message; lists that are not rectangular, mix integers and
+ * booleans or nest deeper than TSR_MAX_DIM; too many items); TSR_E_NOMEM. */
 TSR_API int tsr_index_parse(const char *spec, int mode, struct tsr_index **index_ret);
-/* The shape of what the index selects from an array, with NumPy's (or oindex's) rules. */
+/* The shape of what the index selects from an array, with NumPy's (or oindex's) rules.
+ * Returns TSR_OK; TSR_E_INVALID_ARG (NULL argument); TSR_E_SELECTION and TSR_E_RANGE (as the
+ * notes above say); TSR_E_NOMEM (the points of large arrays or masks). */
 TSR_API int tsr_index_shape(const struct tsr_array *array, const struct tsr_index *index,
 			    int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM]);
 
@@ -336,7 +379,8 @@ enum tsr_storage {
  * opens and reports the nvidia-fs kernel module), else 0; why (may be NULL) gets the reason
  * either way ("compatibility mode only (no nvidia-fs kernel module)"). Worked out once per
  * process. Compatibility mode (cuFile's own POSIX bounce) counts as not usable, unless the
- * environment sets TSR_CUFILE_ALLOW_COMPAT=1 (for tests of this path without GDS). */
+ * environment sets TSR_CUFILE_ALLOW_COMPAT=1 (for tests of this path without GDS). Returns no
+ * status code and never fails. */
 TSR_API int tsr_cufile_usable(char *why, size_t cap);
 
 struct tsr_read_options {
@@ -388,6 +432,17 @@ struct tsr_receipt {
  * tsr_read() reads the selection (NULL: everything) into dst. The destination receives the
  * selected values in C order with the array's dtype; dst->nbytes must be at least the
  * selection's size. receipt_ret may be NULL.
+ * Returns TSR_OK; TSR_E_INVALID_ARG (NULL array or dst, a receipt struct_size below the first
+ * published one, a decoder or storage value none of its enum's); the selection's errors as
+ * tsr_selection_shape() names them (TSR_E_INVALID_ARG, TSR_E_SELECTION, TSR_E_RANGE);
+ * TSR_E_TOO_SMALL (dst->nbytes below the selection's size, or NULL dst->data);
+ * TSR_E_UNSUPPORTED (raw dtypes into device memory, mock-device or cufile storage into host
+ * memory, cufile storage where GPUDirect Storage does not run natively, more axes than the
+ * CUDA engine places, a codec or feature of the data tessera does not decode);
+ * TSR_E_NO_DEVICE (a TSR_MEM_CUDA destination without a CUDA engine or device); TSR_E_IO (a
+ * storage read failed, a CUDA call failed); TSR_E_NOT_FOUND (a chunk file that must exist,
+ * such as a Blosc2 sparse frame's, is gone); TSR_E_FORMAT (malformed tile or chunk
+ * descriptions); TSR_E_CORRUPT (data that does not decode); TSR_E_NOMEM; TSR_E_INTERNAL.
  */
 TSR_API int tsr_read(struct tsr_array *array, const struct tsr_selection *sel,
 		     const struct tsr_buffer *dst, const struct tsr_read_options *opts,
@@ -396,6 +451,10 @@ TSR_API int tsr_read(struct tsr_array *array, const struct tsr_selection *sel,
 /*
  * tsr_read_alloc() reads into a buffer the library allocates (host memory); free it with
  * tsr_free(). The shape of the result is returned in ndim_ret/shape_ret.
+ * Returns what tsr_read() returns but TSR_E_TOO_SMALL and TSR_E_NO_DEVICE (its destination is
+ * host memory, so mock-device and cufile storage are TSR_E_UNSUPPORTED), with
+ * TSR_E_INVALID_ARG also for a NULL output pointer, and TSR_E_NOMEM when the result cannot be
+ * allocated.
  */
 TSR_API int tsr_read_alloc(struct tsr_array *array, const struct tsr_selection *sel,
 			   const struct tsr_read_options *opts, void **data_ret, size_t *nbytes_ret,
@@ -405,6 +464,8 @@ TSR_API int tsr_read_alloc(struct tsr_array *array, const struct tsr_selection *
  * tsr_read_index() and tsr_read_index_alloc() read an advanced selection as tsr_read() and
  * tsr_read_alloc() read a basic one. On a TSR_MEM_CUDA destination the CUDA engine decodes the
  * chunks the points touch as for any read and its place kernel gathers the points on the device.
+ * They return what tsr_read() and tsr_read_alloc() return, the index's errors being those
+ * tsr_index_shape() names (TSR_E_INVALID_ARG, TSR_E_SELECTION, TSR_E_RANGE, TSR_E_NOMEM).
  */
 TSR_API int tsr_read_index(struct tsr_array *array, const struct tsr_index *index,
 			   const struct tsr_buffer *dst, const struct tsr_read_options *opts,
@@ -418,6 +479,10 @@ TSR_API int tsr_read_index_alloc(struct tsr_array *array, const struct tsr_index
  * into one stacked output of shape (npaths, ...): file i lands at dst->data + i * (bytes per
  * file). Every file must give the same shape and dtype as the first, else TSR_E_FORMAT naming
  * the file. Works for host and CUDA destinations. The receipt sums over the files.
+ * Returns TSR_OK; TSR_E_INVALID_ARG (NULL ctx, paths or dst, a receipt struct_size below the
+ * first published one); TSR_E_TOO_SMALL (dst->nbytes below npaths times the first file's
+ * selection); TSR_E_FORMAT (a file that does not match the first); and any code tsr_open()
+ * or tsr_read() returns for one of the files, which the message names.
  */
 TSR_API int tsr_read_batch(struct tsr_context *ctx, const char *const *paths, size_t npaths,
 			   const struct tsr_open_options *open_opts, const struct tsr_selection *sel,
@@ -437,12 +502,17 @@ struct tsr_stream_options {
 	int prefetch;          /* files read ahead of the current batch (0: 2 batches' worth) */
 };
 
+/* tsr_stream_open() opens no file yet (the files' errors come from tsr_stream_next). Returns
+ * TSR_OK; TSR_E_INVALID_ARG (NULL ctx or stream_ret, NULL paths with npaths > 0, a struct_size
+ * of either options struct it does not accept, a negative option); TSR_E_NOMEM (also when the
+ * read-ahead thread cannot be started). */
 TSR_API int tsr_stream_open(struct tsr_context *ctx, const char *const *paths, size_t npaths,
 			    const struct tsr_open_options *open_opts, const struct tsr_selection *sel,
 			    const struct tsr_stream_options *opts, struct tsr_stream **stream_ret);
 /* Reads the next batch into dst (stacked as tsr_read_batch does); *nfiles_ret is how many
  * files it held, 0 once the stream is done. Every file must match the first file's shape and
- * dtype (TSR_E_FORMAT naming the file otherwise). */
+ * dtype (TSR_E_FORMAT naming the file otherwise). Returns TSR_OK; TSR_E_INVALID_ARG (NULL
+ * stream, dst or nfiles_ret); otherwise what tsr_read_batch() returns for the batch's files. */
 TSR_API int tsr_stream_next(struct tsr_stream *stream, const struct tsr_buffer *dst,
 			    const struct tsr_read_options *opts, size_t *nfiles_ret,
 			    struct tsr_receipt *receipt_ret);
@@ -462,12 +532,18 @@ TSR_API void tsr_stream_free(struct tsr_stream *stream);
  *
  * tsr_device_share() gives the files a batch of n files hands device `part` of nparts:
  * files [*first_ret, *first_ret + *count_ret), in order, as even as can be (the first n %
- * nparts devices get one more).
+ * nparts devices get one more). Returns TSR_OK or TSR_E_INVALID_ARG (NULL argument, nparts <
+ * 1, part outside [0, nparts)).
+ *
+ * The split calls return what their single-device calls return, and TSR_E_INVALID_ARG (NULL
+ * argument; no devices named; a device < 0); TSR_E_NO_DEVICE (a device that is not there for
+ * a device-memory destination); TSR_E_NOMEM.
  */
 TSR_API int tsr_device_share(size_t n, int nparts, int part, size_t *first_ret,
 			     size_t *count_ret);
 /* tsr_read_batch() over several devices: device j (devices[j]) reads its share of the files
- * (tsr_device_share) into dsts[j], stacked as tsr_read_batch stacks them. */
+ * (tsr_device_share) into dsts[j], stacked as tsr_read_batch stacks them. Also TSR_E_FORMAT
+ * (the first files of two shares give other shapes or dtypes). */
 TSR_API int tsr_read_batch_devices(struct tsr_context *ctx, const char *const *paths,
 				   size_t npaths, const struct tsr_open_options *open_opts,
 				   const struct tsr_selection *sel, const struct tsr_buffer *dsts,
@@ -485,6 +561,9 @@ TSR_API int tsr_stream_next_devices(struct tsr_stream *stream, const struct tsr_
  * along that axis of the result (*axis_ret: which axis of the result; -1 when the result has
  * no such axis, and then slab 0 has it all); a slab may be empty. tsr_read_devices() reads slab
  * j on devices[j] into dsts[j] (C order, the result's shape with that axis cut to the slab).
+ * tsr_read_slabs returns TSR_OK; TSR_E_INVALID_ARG (NULL argument, nparts outside [1, 4096]);
+ * the selection's errors as tsr_read names them. tsr_read_devices also returns
+ * TSR_E_UNSUPPORTED (mock-device storage over more than one device).
  */
 TSR_API int tsr_read_slabs(const struct tsr_array *array, const struct tsr_selection *sel,
 			   int nparts, int *axis_ret, int64_t *first_ret, int64_t *count_ret);
@@ -516,15 +595,22 @@ TSR_API int tsr_capabilities(struct tsr_capabilities *caps_ret);
 /* CUDA helpers, so callers need no CUDA headers for the basics. Each returns TSR_E_NO_DEVICE
  * (with the reason in tsr_errmsg) when this build has no CUDA engine or no device is there. */
 
+/* Returns TSR_OK with *n_ret > 0, or TSR_E_NO_DEVICE with *n_ret = 0. */
 TSR_API int tsr_cuda_device_count(int *n_ret);
+/* Returns TSR_OK; TSR_E_NO_DEVICE; TSR_E_IO (any other CUDA error, out of device memory
+ * included). */
 TSR_API int tsr_cuda_malloc(size_t nbytes, void **ptr_ret);
 TSR_API void tsr_cuda_free(void *ptr);
+/* Returns TSR_OK; TSR_E_NO_DEVICE; TSR_E_IO (any other CUDA error, such as a src that is not
+ * device memory). */
 TSR_API int tsr_cuda_memcpy_to_host(void *dst, const void *src, size_t nbytes);
 /* Added later. tsr_cuda_malloc on CUDA device `device` (the calling thread's current
- * device is left as it was); an ordinal that does not exist is TSR_E_NO_DEVICE. */
+ * device is left as it was). Returns TSR_OK; TSR_E_INVALID_ARG (NULL ptr_ret, device < 0);
+ * TSR_E_NO_DEVICE (no such ordinal); TSR_E_IO (any other CUDA error). */
 TSR_API int tsr_cuda_malloc_on(int device, size_t nbytes, void **ptr_ret);
 /* The CUDA device whose memory ptr points into (*device_ret), or -1 for memory of no one
- * device (host memory, pinned or not; managed memory). TSR_E_NO_DEVICE without CUDA. */
+ * device (host memory, pinned or not; managed memory). Returns TSR_OK; TSR_E_INVALID_ARG
+ * (NULL device_ret); TSR_E_NO_DEVICE (no CUDA engine or device). */
 TSR_API int tsr_cuda_pointer_device(const void *ptr, int *device_ret);
 
 /* ---------------------------------------------------------------------------------------- */
@@ -574,7 +660,10 @@ struct tsr_listing;
  * TSR_E_IO (it cannot be read); TSR_E_FORMAT (not a FITS file, Zarr store or Blosc2 frame,
  * or a header or metadata document that is malformed: the message names file and HDU or
  * array); TSR_E_UNSUPPORTED (a FITS HDU whose data size cannot be known, as with BITPIX 12,
- * so the walk cannot step past it); TSR_E_NOMEM.
+ * so the walk cannot step past it; a zip store tessera cannot read); TSR_E_CORRUPT (a
+ * whole-file compressed FITS file that does not decompress; a zip store's metadata that does
+ * not inflate); TSR_E_NOMEM (also a decompressed FITS file larger than half of the machine's
+ * memory).
  */
 TSR_API int tsr_list(const char *path, struct tsr_listing **listing_ret);
 /* tsr_listing_count() returns how many entries a listing holds (0 for NULL). */

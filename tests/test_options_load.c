@@ -1,4 +1,4 @@
-/* test_options_load.c - every entry point reads a caller's options struct by one rule: older, shorter structs get the defaults of the fields they lack; longer ones are accepted when the unknown bytes are zero; anything else is refused with a message. */
+/* test_options_load.c - every entry point (read options too) reads a caller's options struct by one rule: older, shorter structs get the defaults of the fields they lack; longer ones are accepted when the unknown bytes are zero; anything else is refused with a message. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +106,44 @@ int main(void)
 	struct tsr_stream_options bad = {sizeof(size_t), 2, 0};
 	CHECK_EQ_INT(tsr_stream_open(ctx, paths, 2, &old, NULL, &bad, &s), TSR_E_INVALID_ARG);
 	CHECK(s == NULL);
+
+	/* read: the first published struct (struct_size, nthreads) ignores what lies past it; a
+	 * longer one with a zero tail reads, one with a field set there is refused */
+	a = NULL;
+	CHECK_EQ_INT(tsr_open(ctx, path, NULL, &a), TSR_OK);
+	if (a) {
+		struct tsr_array_info ai = {.struct_size = sizeof(ai)};
+		CHECK_EQ_INT(tsr_array_info(a, &ai), TSR_OK);
+		size_t nb = tsr_dtype_size(ai.dtype);
+		for (int d = 0; d < ai.ndim; d++)
+			nb *= (size_t)ai.shape[d];
+		void *buf = malloc(nb ? nb : 1);
+		struct tsr_buffer dst = {.data = buf, .nbytes = nb, .mem = TSR_MEM_HOST};
+		struct {
+			struct tsr_read_options o;
+			int more;
+		} ro;
+		memset(&ro, 0, sizeof(ro));
+		ro.o.struct_size = offsetof(struct tsr_read_options, nthreads) + sizeof(int);
+		ro.o.nthreads = 1;
+		ro.o.decoder = 99; /* past the caller's struct_size: not read */
+		ro.o.storage = 99;
+		CHECK_EQ_INT(tsr_read(a, NULL, &dst, &ro.o, NULL), TSR_OK);
+		ro.o.struct_size = sizeof(ro.o);
+		CHECK_EQ_INT(tsr_read(a, NULL, &dst, &ro.o, NULL), TSR_E_INVALID_ARG);
+		ro.o.decoder = TSR_DECODER_AUTO;
+		ro.o.storage = TSR_STORAGE_REAL;
+		ro.o.struct_size = sizeof(ro);
+		CHECK_EQ_INT(tsr_read(a, NULL, &dst, &ro.o, NULL), TSR_OK);
+		ro.more = 1;
+		CHECK_EQ_INT(tsr_read(a, NULL, &dst, &ro.o, NULL), TSR_E_INVALID_ARG);
+		CHECK(strstr(tsr_errmsg(), "read options") && strstr(tsr_errmsg(), "newer"));
+		struct tsr_read_options tiny_ro = {.struct_size = sizeof(size_t)};
+		CHECK_EQ_INT(tsr_read(a, NULL, &dst, &tiny_ro, NULL), TSR_E_INVALID_ARG);
+		CHECK(strstr(tsr_errmsg(), "first published size") != NULL);
+		free(buf);
+	}
+	tsr_array_free(a);
 	tsr_context_free(ctx);
 	CHECK_DONE();
 }

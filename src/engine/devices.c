@@ -62,8 +62,12 @@ static void *tsr_share_run(void *arg)
 static int tsr_split_devices(const struct tsr_read_options *opts, const char *what,
 			     const int **devices_ret, int *n_ret)
 {
-	const int *devices = TSR_READ_OPT(opts, devices, NULL);
-	int n = TSR_READ_OPT(opts, ndevices, 0);
+	struct tsr_read_options o;
+	int st = tsr_read_options_load(&o, opts);
+	if (st)
+		return st;
+	const int *devices = o.devices;
+	int n = o.ndevices;
 	if (n < 1 || !devices)
 		return tsr_error(TSR_E_INVALID_ARG, "%s: the read options name no CUDA devices "
 				 "(devices, ndevices)", what);
@@ -145,7 +149,9 @@ static struct tsr_share *tsr_shares_make(struct tsr_context *ctx,
 		tsr_error(TSR_E_NOMEM, "out of memory");
 		return NULL;
 	}
-	int nthreads = ctx->nthreads, want = TSR_READ_OPT(opts, nthreads, 0);
+	struct tsr_read_options in;
+	(void)tsr_read_options_load(&in, opts); /* (tsr_split_devices loaded them first) */
+	int nthreads = ctx->nthreads, want = in.nthreads;
 	if (want > 0 && want < nthreads)
 		nthreads = want;
 	int each = nthreads / n > 0 ? nthreads / n : 1;
@@ -153,8 +159,8 @@ static struct tsr_share *tsr_shares_make(struct tsr_context *ctx,
 		struct tsr_read_options *o = &sh[j].opts;
 		o->struct_size = sizeof(*o);
 		o->nthreads = each;
-		o->decoder = TSR_READ_OPT(opts, decoder, TSR_DECODER_AUTO);
-		o->storage = TSR_READ_OPT(opts, storage, TSR_STORAGE_REAL);
+		o->decoder = in.decoder;
+		o->storage = in.storage;
 		o->devices = &devices[j];
 		o->ndevices = 1;
 		sh[j].part = j;
@@ -169,11 +175,13 @@ static struct tsr_share *tsr_shares_make(struct tsr_context *ctx,
 static void tsr_one_device(const struct tsr_read_options *opts, const int *device,
 			   struct tsr_read_options *one)
 {
+	struct tsr_read_options in;
+	(void)tsr_read_options_load(&in, opts); /* (tsr_split_devices loaded them first) */
 	memset(one, 0, sizeof(*one));
 	one->struct_size = sizeof(*one);
-	one->nthreads = TSR_READ_OPT(opts, nthreads, 0);
-	one->decoder = TSR_READ_OPT(opts, decoder, TSR_DECODER_AUTO);
-	one->storage = TSR_READ_OPT(opts, storage, TSR_STORAGE_REAL);
+	one->nthreads = in.nthreads;
+	one->decoder = in.decoder;
+	one->storage = in.storage;
 	one->devices = device;
 	one->ndevices = 1;
 }
@@ -381,7 +389,9 @@ int tsr_read_devices(struct tsr_array *array, const struct tsr_selection *sel,
 		return st;
 	if (n == 1) /* one device: its own read, as it is */
 		return tsr_read(array, sel, dsts, opts, receipt_ret);
-	if (TSR_READ_OPT(opts, storage, 0) == TSR_STORAGE_MOCK_DEVICE)
+	struct tsr_read_options in;
+	(void)tsr_read_options_load(&in, opts); /* (tsr_split_devices loaded them) */
+	if (in.storage == TSR_STORAGE_MOCK_DEVICE)
 		return tsr_error(TSR_E_UNSUPPORTED, "%s: mock-device storage keeps one device cache "
 				 "a handle: it replays on one device", array->path);
 	struct tsr_norm_sel ns;

@@ -55,10 +55,14 @@ static void tsr_receipt_init(const struct tsr_array *a, struct tsr_receipt *r)
 int tsr_read_device(const struct tsr_context *ctx, const struct tsr_read_options *opts,
 		    const char *what, int *device_ret)
 {
-	const int *devices = TSR_READ_OPT(opts, devices, NULL);
-	int n = TSR_READ_OPT(opts, ndevices, 0);
+	struct tsr_read_options o;
 	(void)ctx;
 	*device_ret = -1;
+	int st = tsr_read_options_load(&o, opts);
+	if (st)
+		return st;
+	const int *devices = o.devices;
+	int n = o.ndevices;
 	if (n < 0 || (n > 0 && !devices))
 		return tsr_error(TSR_E_INVALID_ARG, "%s: read options: ndevices %d with devices %s",
 				 what, n, devices ? "set" : "NULL");
@@ -77,15 +81,19 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 			 void *cuda_stream, int on_device, int batch,
 			 const struct tsr_read_options *opts, struct tsr_receipt *r, double t_start)
 {
+	struct tsr_read_options o;
+	int st = tsr_read_options_load(&o, opts);
+	if (st)
+		return st;
 	int nthreads = array->ctx->nthreads;
-	int want = TSR_READ_OPT(opts, nthreads, 0);
+	int want = o.nthreads;
 	if (want > 0 && want < nthreads)
 		nthreads = want;
-	int decoder = TSR_READ_OPT(opts, decoder, TSR_DECODER_AUTO);
+	int decoder = o.decoder;
 	if (decoder != TSR_DECODER_AUTO && decoder != TSR_DECODER_CPU && decoder != TSR_DECODER_GPU)
 		return tsr_error(TSR_E_INVALID_ARG, "%s: read option decoder %d is none of "
 				 "TSR_DECODER_AUTO (0), _CPU (1), _GPU (2)", array->path, decoder);
-	int storage = TSR_READ_OPT(opts, storage, TSR_STORAGE_REAL);
+	int storage = o.storage;
 	if (storage < TSR_STORAGE_REAL || storage > TSR_STORAGE_CUFILE)
 		return tsr_error(TSR_E_INVALID_ARG, "%s: read option storage %d is none of "
 				 "TSR_STORAGE_REAL (0), _MOCK_HOST (1), _MOCK_DEVICE (2), _POSIX (3) "
@@ -104,7 +112,7 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 	 * device one copies what the GPU needs of it into device memory once). */
 	int mock = storage == TSR_STORAGE_MOCK_HOST || storage == TSR_STORAGE_MOCK_DEVICE;
 	int device = -1;
-	int st = on_device ? tsr_read_device(array->ctx, opts, array->path, &device) : TSR_OK;
+	st = on_device ? tsr_read_device(array->ctx, opts, array->path, &device) : TSR_OK;
 	if (st)
 		return st;
 	struct tsr_plan plan;

@@ -1,6 +1,7 @@
 /* list.c - the arrays of a Zarr store: from consolidated metadata when there is some, else by
  * walking its groups (never into arrays, whose folders hold chunks). */
 #include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -216,13 +217,16 @@ int tsr_list_arrays(const char *path, char ***names_ret, size_t *count_ret)
 	if (!path || !names_ret || !count_ret)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_list_arrays: NULL argument");
 	struct stat sb;
-	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+	*names_ret = NULL;
+	*count_ret = 0;
+	/* a missing path is TSR_E_NOT_FOUND, as tsr_open and tsr_list say it */
+	if (stat(path, &sb) != 0)
+		return tsr_error(errno == ENOENT ? TSR_E_NOT_FOUND : TSR_E_IO, "%s: %s", path,
+				 strerror(errno));
+	if (S_ISREG(sb.st_mode))
 		return tsr_zarr_list_zip(path, names_ret, count_ret); /* a zip store, or an error */
-	if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-		*names_ret = NULL;
-		*count_ret = 0;
+	if (!S_ISDIR(sb.st_mode))
 		return tsr_error(TSR_E_FORMAT, "%s: not a Zarr store (not a directory)", path);
-	}
 	char *store = strdup(path);
 	if (!store)
 		return tsr_error(TSR_E_NOMEM, "out of memory");
