@@ -39,7 +39,9 @@
 #define TSR_ZS_LANE 0u
 #define TSR_ZS_NLANES 1u
 #define TSR_ZS_SYNC() ((void)0)
+#define TSR_ZTABLE static const
 #else
+#define TSR_ZTABLE static __device__ const
 #define TSR_ZD static __device__
 #define TSR_ZS_LANE (threadIdx.x & 31u)
 #define TSR_ZS_NLANES 32u
@@ -281,16 +283,29 @@ TSR_ZD int tsr_zs_fse_build(struct tsr_zs_work *w, struct tsr_zs_fse *t, unsigne
 }
 
 /* The predefined distributions (RFC 8878 3.1.1.3.2.2). */
+TSR_ZTABLE int8_t tsr_zs_pre_ll[36] = {4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2,
+				       2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1, -1, -1, -1, -1};
+TSR_ZTABLE int8_t tsr_zs_pre_ml[53] = {1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+				       1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+				       1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1};
+TSR_ZTABLE int8_t tsr_zs_pre_of[29] = {1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1,
+				       1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1};
+/* Literal length codes 16..35 and match length codes 32..52: baselines and extra bits. */
+TSR_ZTABLE uint32_t tsr_zs_ll_b[20] = {16,   18,   20,   22,   24,    28,    32,
+				       40,   48,   64,   128,  256,   512,   1024,
+				       2048, 4096, 8192, 16384, 32768, 65536};
+TSR_ZTABLE uint8_t tsr_zs_ll_n[20] = {1, 1, 1, 1, 2, 2, 3, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+TSR_ZTABLE uint32_t tsr_zs_ml_b[21] = {35,   37,   39,   41,   43,    47,    51,
+				       59,   67,   83,   99,   131,   259,   515,
+				       1027, 2051, 4099, 8195, 16387, 32771, 65539};
+TSR_ZTABLE uint8_t tsr_zs_ml_n[21] = {1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+TSR_ZTABLE uint32_t tsr_zs_maxsym[3] = {35, 31, 52};
+TSR_ZTABLE uint32_t tsr_zs_maxlog[3] = {9, 8, 9};
+
+/* A predefined table (k: 0 LL, 1 OF, 2 ML). */
 TSR_ZD int tsr_zs_predefined(struct tsr_zs_work *w, int k, struct tsr_zs_fse *t, unsigned *al)
 {
-	static const int8_t ll[36] = {4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2,
-				      2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1, -1, -1, -1, -1};
-	static const int8_t ml[53] = {1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-				      1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-				      1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1};
-	static const int8_t of[29] = {1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1,
-				      1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1};
-	const int8_t *d = k == 0 ? ll : k == 1 ? of : ml;
+	const int8_t *d = k == 0 ? tsr_zs_pre_ll : k == 1 ? tsr_zs_pre_of : tsr_zs_pre_ml;
 	unsigned nsym = k == 0 ? 36 : k == 1 ? 29 : 53;
 	for (unsigned s = 0; s < nsym; s++)
 		w->norm[s] = d[s];
@@ -625,7 +640,6 @@ TSR_ZD int tsr_zs_huf_stream(const struct tsr_zs_work *w, const uint8_t *s, uint
 TSR_ZD int tsr_zs_fse_from(struct tsr_zs_work *w, const uint8_t *in,
 			   const struct tsr_zs_block *f, int k, uint64_t *end)
 {
-	static const unsigned maxsym[3] = {35, 31, 52}, maxlog[3] = {9, 8, 9};
 	const uint8_t *p = in + f->in_at;
 	uint64_t at = f->lit_hdr + (uint64_t)f->lit_csize, size = f->in_size;
 	uint32_t nseq;
@@ -639,7 +653,7 @@ TSR_ZD int tsr_zs_fse_from(struct tsr_zs_work *w, const uint8_t *in,
 		struct tsr_zs_fse *t = j == 0 ? w->ll : j == 1 ? w->of : w->ml;
 		int build = k == j || k < 0;
 		if (m == 1) {
-			if (at >= size || p[at] > maxsym[j])
+			if (at >= size || p[at] > tsr_zs_maxsym[j])
 				return -1;
 			if (build) {
 				t[0].sym = p[at];
@@ -650,7 +664,8 @@ TSR_ZD int tsr_zs_fse_from(struct tsr_zs_work *w, const uint8_t *in,
 		} else if (m == 2) {
 			unsigned nsym;
 			uint64_t used;
-			if (tsr_zs_ncount(w, p + at, size - at, maxsym[j], maxlog[j], &al, &nsym, &used))
+			if (tsr_zs_ncount(w, p + at, size - at, tsr_zs_maxsym[j], tsr_zs_maxlog[j], &al, &nsym,
+					  &used))
 				return -1;
 			if (build && tsr_zs_fse_build(w, t, nsym, al))
 				return -1;
@@ -674,30 +689,14 @@ TSR_ZD int tsr_zs_fse_from(struct tsr_zs_work *w, const uint8_t *in,
 
 TSR_ZD uint32_t tsr_zs_ll_base(unsigned c, unsigned *bits)
 {
-	static const uint32_t base[20] = {16,   18,   20,   22,   24,    28,    32,
-					  40,   48,   64,   128,  256,   512,   1024,
-					  2048, 4096, 8192, 16384, 32768, 65536};
-	static const uint8_t nb[20] = {1, 1, 1, 1, 2, 2, 3, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-	if (c < 16) {
-		*bits = 0;
-		return c;
-	}
-	*bits = nb[c - 16];
-	return base[c - 16];
+	*bits = c < 16 ? 0 : tsr_zs_ll_n[c - 16];
+	return c < 16 ? c : tsr_zs_ll_b[c - 16];
 }
 
 TSR_ZD uint32_t tsr_zs_ml_base(unsigned c, unsigned *bits)
 {
-	static const uint32_t base[21] = {35,   37,   39,   41,   43,    47,    51,
-					  59,   67,   83,   99,   131,   259,   515,
-					  1027, 2051, 4099, 8195, 16387, 32771, 65539};
-	static const uint8_t nb[21] = {1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-	if (c < 32) {
-		*bits = 0;
-		return c + 3;
-	}
-	*bits = nb[c - 32];
-	return base[c - 32];
+	*bits = c < 32 ? 0 : tsr_zs_ml_n[c - 32];
+	return c < 32 ? c + 3 : tsr_zs_ml_b[c - 32];
 }
 
 /*
