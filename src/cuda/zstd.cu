@@ -254,7 +254,9 @@ extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_n
 		}
 		h_first[nstreams] = nf;
 		h_first[2 * nstreams + 1] = nb;
+		/* one tsr_zs_work for every thread of phase b's grid (whole thread blocks) */
 		uint64_t ndec = nb < TSR_ZS_MAX_DECODERS ? nb : TSR_ZS_MAX_DECODERS;
+		ndec = (ndec + T - 1) / T * T;
 		size_t o_ss = 0, o_first = o_ss + tsr_zs_align(nstreams * sizeof *h_ss);
 		size_t o_fr = o_first + tsr_zs_align(2 * (nstreams + 1) * sizeof(uint64_t));
 		size_t o_bl = o_fr + tsr_zs_align(nf * sizeof(struct tsr_zs_frame));
