@@ -18,8 +18,10 @@
  *   Huffman and FSE decoding are serial bit streams; lanes of a warp take 32 blocks.
  * - Executing sequences must go in order inside a frame (matches read output of earlier
  *   blocks; repeat offsets run through the frame), and it is copying: so phase c gives each
- *   frame a WARP whose lanes share every literal run and match (zstd_core.h,
- *   tsr_zs_frame_exec). Frames of a batch run side by side.
+ *   frame a WARP, 32 sequences at a time: literal runs and the matches that read only final
+ *   bytes go in parallel, the rest in order with lanes sharing each copy (zstd_core.h,
+ *   tsr_zs_frame_exec). Frames of a batch run side by side. A batch of few large frames
+ *   (64 chunks of 32 MiB) is therefore slow in this phase: see the bench's numbers.
  * - Phase a (header walk) and the layout are a thread per stream: a few bytes per block.
  * Scratch: phase a counts what each stream needs (frames, blocks, literal bytes, sequences);
  * the launcher waits for those counts (the one synchronisation: sizes live in device memory),
@@ -27,8 +29,10 @@
  */
 
 #define TSR_ZS_THREADS 128
-/* block decoders in flight at most: each has a tsr_zs_work (about 10 KiB) of scratch */
-#define TSR_ZS_MAX_DECODERS 8192
+/* block decoders in flight at most: each has a tsr_zs_work (about 10 KiB) of scratch, so
+ * 32768 of them take up to 340 MB (a batch of fewer blocks takes less). H200, 64 x 32 MiB
+ * chunks (16 384 blocks): with 8192, phase b ran in two waves. */
+#define TSR_ZS_MAX_DECODERS 32768
 
 struct tsr_zs_stream {
 	uint64_t frame_base, block_base;
@@ -144,14 +148,15 @@ tsr_zs_exec_kernel(const void *const *d_in, void *const *d_out, struct tsr_zs_st
 		   uint64_t nframes, const struct tsr_zs_block *blocks, const uint8_t *lits,
 		   const struct tsr_zs_seq *seqs)
 {
+	__shared__ struct tsr_zs_xs xs[TSR_ZS_THREADS / 32];
 	uint64_t g = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
 	if (g >= nframes)
 		return;
 	size_t s = tsr_zs_owner(frame_first, n, g);
 	if (ss[s].status != TSR_CUDA_ZSTD_OK)
 		return;
-	int st = tsr_zs_frame_exec((const uint8_t *)d_in[s], &frames[g], blocks + ss[s].block_base,
-				   lits, seqs, (uint8_t *)d_out[s]);
+	int st = tsr_zs_frame_exec(&xs[threadIdx.x / 32], (const uint8_t *)d_in[s], &frames[g],
+				   blocks + ss[s].block_base, lits, seqs, (uint8_t *)d_out[s]);
 	if (st != TSR_CUDA_ZSTD_OK && TSR_ZS_LANE == 0)
 		atomicCAS(&ss[s].status, TSR_CUDA_ZSTD_OK, st);
 }

@@ -894,20 +894,53 @@ TSR_ZD void tsr_zs_copy(uint8_t *dst, const uint8_t *src, uint64_t n)
 		dst[i] = src[i];
 }
 
+/* A warp's batch of up to 32 sequences in execution (shared memory on the GPU). */
+#define TSR_ZS_BATCH 32u
+struct tsr_zs_xs {
+	uint64_t dst[TSR_ZS_BATCH];  /* where the match goes (after its literals) */
+	uint64_t off[TSR_ZS_BATCH];  /* offset value as coded, then the resolved offset */
+	uint64_t lsrc[TSR_ZS_BATCH]; /* its literals' place in the block's literals */
+	uint32_t ll[TSR_ZS_BATCH], ml[TSR_ZS_BATCH];
+	uint32_t nok;                /* sequences of the batch that passed the checks */
+	int32_t status;
+};
+
+/* Lanes copy the match of length ml at distance off to out + d (bytes before d are final
+ * where it reads): byte j of the match is out[d - off + j % off]. */
+TSR_ZD void tsr_zs_match(uint8_t *out, uint64_t d, uint64_t off, uint64_t ml)
+{
+	uint8_t *dp = out + d;
+	const uint8_t *sp = dp - off;
+	if (off >= ml) {
+		for (uint64_t j = TSR_ZS_LANE; j < ml; j += TSR_ZS_NLANES)
+			dp[j] = sp[j];
+	} else {
+		for (uint64_t j = TSR_ZS_LANE; j < ml; j += TSR_ZS_NLANES)
+			dp[j] = sp[j % off];
+	}
+}
+
 /*
  * Phase c: executes frame f of a stream (blocks decoded by phase b, placed by tsr_zs_layout)
- * into out, by the lanes of one warp: every lane walks the same sequences; lane l copies
- * bytes l, l + 32, ... of each literal run and match. Byte j of a match of length len at
- * distance d is out[op - d + j % d] (a match longer than its distance repeats its first d
- * bytes), so a match only reads bytes written before it; one __syncwarp before each match
- * makes the lanes' earlier writes visible. Returns a status.
+ * into out, by the lanes of one warp (x: the warp's shared batch), 32 sequences at a time:
+ *  1. lanes load the batch's records (one each: no load waits on another);
+ *  2. lane 0 resolves repeat offsets and places and checks every sequence, in order (cheap
+ *     arithmetic on shared memory: the only serial step);
+ *  3. the literal runs of the batch are copied (lanes share each run; no run waits on
+ *     another: literals come from the scratch, and runs go to disjoint places);
+ *  4. matches that read only bytes final before the batch's first match (their source ends at
+ *     or before it) and are short are copied a lane each, all at once; the others go in order,
+ *     lanes sharing each one (byte j of a match is out[d - off + j % off], so a match only
+ *     reads bytes written before it), with a __syncwarp before each to make the lanes'
+ *     earlier writes visible.
+ * Then the frame's XXH64 by lane 0. Returns a status.
  */
-TSR_ZD int tsr_zs_frame_exec(const uint8_t *in, const struct tsr_zs_frame *f,
-			     const struct tsr_zs_block *blocks, const uint8_t *lits,
-			     const struct tsr_zs_seq *seqs, uint8_t *out)
+TSR_ZD int tsr_zs_frame_exec(struct tsr_zs_xs *x, const uint8_t *in,
+			     const struct tsr_zs_frame *f, const struct tsr_zs_block *blocks,
+			     const uint8_t *lits, const struct tsr_zs_seq *seqs, uint8_t *out)
 {
 	uint64_t start = f->out_at, op = start;
-	uint64_t r0 = 1, r1 = 4, r2 = 8;
+	uint64_t r0 = 1, r1 = 4, r2 = 8; /* (lane 0's; the others' go unused) */
 	for (uint32_t k = 0; k < f->nblocks; k++) {
 		const struct tsr_zs_block *b = &blocks[f->first_block + k];
 		if (b->type == 0) {
@@ -925,52 +958,97 @@ TSR_ZD int tsr_zs_frame_exec(const uint8_t *in, const struct tsr_zs_frame *f,
 		const uint8_t *lp = lits + b->lit_at;
 		const struct tsr_zs_seq *sq = seqs + b->seq_at;
 		uint64_t lit = 0, bend = op + b->out_size;
-		for (uint32_t i = 0; i < b->nseq; i++) {
-			uint32_t ll = sq[i].ll, ml = sq[i].ml, ov = sq[i].of;
-			if (ll > b->nlit - lit || ll > bend - op)
-				return TSR_CUDA_ZSTD_E_SEQUENCES;
-			tsr_zs_copy(out + op, lp + lit, ll);
-			lit += ll;
-			op += ll;
-			uint64_t off;
-			if (ov > 3) {
-				off = ov - 3;
-				r2 = r1;
-				r1 = r0;
-				r0 = off;
-			} else {
-				unsigned idx = ov - 1 + (ll == 0);
-				if (idx == 0) {
-					off = r0;
-				} else if (idx == 1) {
-					off = r1;
-					r1 = r0;
-					r0 = off;
-				} else {
-					off = idx == 2 ? r2 : r0 - 1;
-					if (off == 0)
-						return TSR_CUDA_ZSTD_E_OFFSET;
-					r2 = r1;
-					r1 = r0;
-					r0 = off;
-				}
+		for (uint32_t base = 0; base < b->nseq; base += TSR_ZS_BATCH) {
+			uint32_t cnt = b->nseq - base < TSR_ZS_BATCH ? b->nseq - base : TSR_ZS_BATCH;
+			for (uint32_t i = TSR_ZS_LANE; i < cnt; i += TSR_ZS_NLANES) {
+				x->ll[i] = sq[base + i].ll;
+				x->ml[i] = sq[base + i].ml;
+				x->off[i] = sq[base + i].of;
 			}
-			if (off > op - start || off > f->window)
-				return TSR_CUDA_ZSTD_E_OFFSET;
-			if (ml > bend - op)
-				return TSR_CUDA_ZSTD_E_SEQUENCES;
 			TSR_ZS_SYNC();
-			uint8_t *d = out + op;
-			const uint8_t *s = d - off;
-			if (off >= ml) {
-				for (uint64_t j = TSR_ZS_LANE; j < ml; j += TSR_ZS_NLANES)
-					d[j] = s[j];
-			} else {
-				for (uint64_t j = TSR_ZS_LANE; j < ml; j += TSR_ZS_NLANES)
-					d[j] = s[j % off];
+			if (TSR_ZS_LANE == 0) {
+				int st = TSR_CUDA_ZSTD_OK;
+				uint32_t i = 0;
+				for (; i < cnt; i++) {
+					uint32_t ll = x->ll[i], ml = x->ml[i];
+					uint64_t ov = x->off[i], off;
+					if (ll > b->nlit - lit || ll > bend - op) {
+						st = TSR_CUDA_ZSTD_E_SEQUENCES;
+						break;
+					}
+					x->lsrc[i] = lit;
+					lit += ll;
+					op += ll;
+					if (ov > 3) {
+						off = ov - 3;
+						r2 = r1;
+						r1 = r0;
+						r0 = off;
+					} else {
+						unsigned idx = (unsigned)ov - 1 + (ll == 0);
+						if (idx == 0) {
+							off = r0;
+						} else if (idx == 1) {
+							off = r1;
+							r1 = r0;
+							r0 = off;
+						} else {
+							off = idx == 2 ? r2 : r0 - 1;
+							if (off == 0) {
+								st = TSR_CUDA_ZSTD_E_OFFSET;
+								break;
+							}
+							r2 = r1;
+							r1 = r0;
+							r0 = off;
+						}
+					}
+					if (off > op - start || off > f->window) {
+						st = TSR_CUDA_ZSTD_E_OFFSET;
+						break;
+					}
+					if (ml > bend - op) {
+						st = TSR_CUDA_ZSTD_E_SEQUENCES;
+						break;
+					}
+					x->off[i] = off;
+					x->dst[i] = op;
+					op += ml;
+				}
+				x->nok = i;
+				x->status = st;
 			}
-			op += ml;
+			TSR_ZS_SYNC();
+			uint32_t nok = x->nok;
+			int st = x->status;
+			for (uint32_t i = 0; i < nok; i++)
+				tsr_zs_copy(out + x->dst[i] - x->ll[i], lp + x->lsrc[i], x->ll[i]);
+			TSR_ZS_SYNC();
+			uint64_t first = nok ? x->dst[0] : 0;
+			for (uint32_t i = TSR_ZS_LANE; i < nok; i += TSR_ZS_NLANES) {
+				uint64_t d = x->dst[i], off = x->off[i], ml = x->ml[i];
+				if (ml <= 64 && d - off + ml <= first)
+					for (uint64_t j = 0; j < ml; j++)
+						out[d + j] = out[d - off + j];
+			}
+			for (uint32_t i = 0; i < nok; i++) {
+				uint64_t d = x->dst[i], off = x->off[i], ml = x->ml[i];
+				if (ml <= 64 && d - off + ml <= first)
+					continue;
+				TSR_ZS_SYNC();
+				tsr_zs_match(out, d, off, ml);
+			}
+			TSR_ZS_SYNC();
+			if (st != TSR_CUDA_ZSTD_OK)
+				return st;
 		}
+#ifndef TSR_ZSTD_EMU
+		op = __shfl_sync(0xffffffffu, op, 0);
+		lit = __shfl_sync(0xffffffffu, lit, 0);
+		r0 = __shfl_sync(0xffffffffu, r0, 0);
+		r1 = __shfl_sync(0xffffffffu, r1, 0);
+		r2 = __shfl_sync(0xffffffffu, r2, 0);
+#endif
 		if (b->nlit - lit != bend - op)
 			return TSR_CUDA_ZSTD_E_SEQUENCES;
 		tsr_zs_copy(out + op, lp + lit, b->nlit - lit);

@@ -15,6 +15,7 @@ static int tsr_zstd_host_decode(const uint8_t *in, size_t n, uint8_t *out, size_
 				size_t *got)
 {
 	struct tsr_zs_count c, c2;
+	struct tsr_zs_xs xs;
 	*got = 0;
 	int st = tsr_zs_scan(in, n, NULL, 0, NULL, 0, &c);
 	if (st != TSR_CUDA_ZSTD_OK)
@@ -40,7 +41,7 @@ static int tsr_zstd_host_decode(const uint8_t *in, size_t n, uint8_t *out, size_
 	uint64_t total;
 	st = tsr_zs_layout(fr, c.nframes, bl, cap, &total);
 	for (uint32_t f = 0; f < c.nframes && st == TSR_CUDA_ZSTD_OK; f++)
-		st = tsr_zs_frame_exec(in, &fr[f], bl, lits, seqs, out);
+		st = tsr_zs_frame_exec(&xs, in, &fr[f], bl, lits, seqs, out);
 	if (st == TSR_CUDA_ZSTD_OK)
 		*got = total;
 out:
