@@ -636,6 +636,41 @@ TSR_ZD int tsr_zs_huf_stream(const struct tsr_zs_work *w, const uint8_t *s, uint
 	return br.pos == 0 ? 0 : -1;
 }
 
+/* The four Huffman streams (lengths l1..l4, one after another at s) decoded into cnt bytes at
+ * out, a symbol of each stream in turn: four independent chains of loads in flight instead of
+ * one (a GPU thread waits on each table lookup). The same checks as one stream at a time. */
+TSR_ZD int tsr_zs_huf_4streams(const struct tsr_zs_work *w, const uint8_t *s, uint64_t l1,
+			       uint64_t l2, uint64_t l3, uint64_t l4, uint8_t *out, uint32_t cnt)
+{
+	struct tsr_zs_br br[4];
+	uint32_t seg = (cnt + 3) / 4, n4 = cnt - 3 * seg;
+	if (tsr_zs_br_init(&br[0], s, l1) || tsr_zs_br_init(&br[1], s + l1, l2) ||
+	    tsr_zs_br_init(&br[2], s + l1 + l2, l3) || tsr_zs_br_init(&br[3], s + l1 + l2 + l3, l4))
+		return -1;
+	unsigned mb = w->huf_bits;
+	int64_t low = 0;
+	for (uint32_t i = 0; i < seg; i++) {
+		for (int k = 0; k < 3; k++) {
+			uint16_t e = w->huf[tsr_zs_peek(&br[k], mb)];
+			out[(uint64_t)k * seg + i] = (uint8_t)e;
+			br[k].pos -= e >> 8;
+			low = br[k].pos < low ? br[k].pos : low;
+		}
+		if (i < n4) {
+			uint16_t e = w->huf[tsr_zs_peek(&br[3], mb)];
+			out[3ull * seg + i] = (uint8_t)e;
+			br[3].pos -= e >> 8;
+			low = br[3].pos < low ? br[3].pos : low;
+		}
+		if (low < 0)
+			return -1;
+	}
+	for (int k = 0; k < 4; k++)
+		if (br[k].pos != 0)
+			return -1;
+	return 0;
+}
+
 /* The FSE table of kind k (0 LL, 1 OF, 2 ML) as block f's sequences header describes it. */
 TSR_ZD int tsr_zs_fse_from(struct tsr_zs_work *w, const uint8_t *in,
 			   const struct tsr_zs_block *f, int k, uint64_t *end)
@@ -736,15 +771,9 @@ TSR_ZD int tsr_zs_block_decode(struct tsr_zs_work *w, const uint8_t *in,
 			uint64_t l1 = tsr_zs_le(s, 2), l2 = tsr_zs_le(s + 2, 2), l3 = tsr_zs_le(s + 4, 2);
 			if (l1 + l2 + l3 + 6 >= sn)
 				return TSR_CUDA_ZSTD_E_LITERALS;
-			uint64_t l4 = sn - 6 - l1 - l2 - l3, at = 6;
-			uint32_t seg = (b->nlit + 3) / 4;
-			uint64_t len[4] = {l1, l2, l3, l4};
-			for (int k = 0; k < 4; k++) {
-				uint32_t cnt = k < 3 ? seg : b->nlit - 3 * seg;
-				if (tsr_zs_huf_stream(w, s + at, len[k], lits + (uint64_t)k * seg, cnt))
-					return TSR_CUDA_ZSTD_E_LITERALS;
-				at += len[k];
-			}
+			uint64_t l4 = sn - 6 - l1 - l2 - l3;
+			if (tsr_zs_huf_4streams(w, s + 6, l1, l2, l3, l4, lits, b->nlit))
+				return TSR_CUDA_ZSTD_E_LITERALS;
 		}
 	}
 	/* sequences */
