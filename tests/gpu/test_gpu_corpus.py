@@ -1,9 +1,9 @@
 """test_gpu_corpus.py - every corpus case (FITS, Zarr v2/v3, Blosc2) read into GPU memory with
 `tessera read --device cuda` equals what the peers read, bit for bit; sections too. FITS GZIP
-tiles and Zarr gzip/zlib chunks go through the GPU inflate kernel, Zarr lz4 chunks and blosc
+tiles and Zarr gzip/zlib chunks go through the GPU inflate kernel, Zarr zstd chunks the zstd kernel, Zarr lz4 chunks and blosc
 lz4/blosclz streams through the LZ kernels; a few cases again with
 `--decoder cpu`; every case again from mock-device storage (and some from mock-host); receipts say which decoder ran; corrupt GZIP tiles, gzip chunks, blosc zlib/lz4/blosclz
-streams and lz4 chunks fail naming
+streams, lz4 and zstd chunks fail naming
 the file, the HDU or array, and the chunk. Without a CUDA device (or a build without CUDA) it
 says so and passes."""
 import json
@@ -120,7 +120,14 @@ RECEIPTS = [
     # filters the place kernel does not undo, codecs with no GPU family: the CPU, with the reason
     ("zarr_blosc_lz4hc_bitshuffle_f32", (),
      "blosc/lz4 chunks decoded on the CPU (steps with no GPU kernel yet)"),
-    ("zarr_blosc_zstd_bitshuffle_i64", (), "blosc/zstd chunks decoded on the CPU (no GPU decoder"),
+    ("zarr_blosc_zstd_bitshuffle_i64", (),
+     "blosc/zstd chunks decoded on the CPU (steps with no GPU kernel yet)"),
+    # zstd: Zarr v2 numcodecs Zstd, v3 zstd, a shard's inner chunks, blosc zstd streams
+    ("zarr_zstd_i32_3d", (), "chunks decoded on the GPU (tessera zstd kernel)"),
+    ("zarr3-zstd_f4", (), "chunks decoded on the GPU (tessera zstd kernel)"),
+    ("zarr3-shard_end_zstd_f4", (), "chunks decoded on the GPU (tessera zstd kernel)"),
+    ("zarr_blosc_zstd_noshuffle_u32_blocks", (),
+     "blosc/zstd chunks decoded on the GPU (tessera zstd kernel)"),
     ("zarr_blosc_zlib_shuffle_f64", ("--decoder", "cpu"), "decoded on the CPU (decoder option cpu)"),
     ("fits_c_gzip2_i32_tiles", ("--storage", "mock-device"), "backend mock-device"),
     ("fits_c_rice_f32_sd1", ("--storage", "mock-device"), "backend mock-device"),
@@ -282,6 +289,12 @@ with tempfile.TemporaryDirectory() as tmp:
         data[4:] = b"\xff" * (len(data) - 4)
         open(chunk, "wb").write(bytes(data))
         expect_failure("corrupt lz4 chunk", copy, [], ["bad_lz4.zarr", "array", "chunk " + key])
+    # A Zarr v2 zstd chunk cut short (its frame's last block ends past the input).
+    store = os.path.join(CORPUS, "zarr2", "zstd_i32_3d.zarr")
+    if os.path.isdir(store):
+        copy, chunk, data = store_copy(tmp, store, "bad_zstd.zarr", "0.1.0")
+        open(chunk, "wb").write(bytes(data[:len(data) - 10]))
+        expect_failure("corrupt zstd chunk", copy, [], ["bad_zstd.zarr", "array", "chunk 0.1.0"])
 
 # Quantized floats in GZIP tiles, fresh from CFITSIO (bench/fits_write, TSR_FITS_WRITE names
 # it): dithering 1 and 2 (exact zeros), no dithering, NaNs (ZBLANK), float32 and float64,
