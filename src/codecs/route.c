@@ -187,12 +187,14 @@ unsigned tsr_route_warp_factor(int kind)
 	 * and BloscLZ copy whole runs a warp at a time: their warps lag a core far less. */
 	/* RICE: one thread a tile, not a warp; alone a thread decodes perhaps 20 MB/s (an
 	 * estimate, not measured: a core runs the same loop at ~600 MB/s with LZCNT). */
-	/* zstd: not a warp a stream; every block of a frame is decoded by a thread of its own
-	 * and the copies by a warp a frame, so a large frame does not wait on one warp (an
-	 * estimate, not measured). */
+	/* zstd: a frame's blocks are entropy-decoded in parallel, but its sequences are executed
+	 * by one warp: H200, 64 frames of 32 MiB (256^3 uint16, level 3), 3.0 s a run, 11 MB/s a
+	 * frame (gpu_zstd_bench, before execution went 32 sequences at a time); libzstd decodes
+	 * the same data at 126 MB/s on a loaded core of the 2-core build box, several times that
+	 * on a free one. 40: such chunks go to the CPU's threads, 64^3 inner chunks to the GPU. */
 	return kind / TSR_VARIANTS == TSR_FAM_INFLATE ? 40
 	       : kind / TSR_VARIANTS == TSR_FAM_RICE  ? 32
-	       : kind / TSR_VARIANTS == TSR_FAM_ZSTD  ? 2
+	       : kind / TSR_VARIANTS == TSR_FAM_ZSTD  ? 40
 						      : 8;
 }
 
