@@ -36,9 +36,12 @@
 
 #ifdef TSR_ZSTD_EMU
 #define TSR_ZD static inline
+#ifndef TSR_ZS_LANE /* (a test may emulate a warp of threads: tests/gpu/emu_zstd_lanes.c) */
 #define TSR_ZS_LANE 0u
 #define TSR_ZS_NLANES 1u
 #define TSR_ZS_SYNC() ((void)0)
+#define TSR_ZS_BCAST(v) (v)
+#endif
 #define TSR_ZTABLE static const
 #else
 #define TSR_ZTABLE static __device__ const
@@ -46,6 +49,8 @@
 #define TSR_ZS_LANE (threadIdx.x & 31u)
 #define TSR_ZS_NLANES 32u
 #define TSR_ZS_SYNC() __syncwarp()
+/* lane 0's value of v, to every lane */
+#define TSR_ZS_BCAST(v) __shfl_sync(0xffffffffu, (v), 0)
 #endif
 
 #define TSR_ZS_BLOCK_MAX (128u << 10)
@@ -1071,13 +1076,8 @@ TSR_ZD int tsr_zs_frame_exec(struct tsr_zs_xs *x, const uint8_t *in,
 			if (st != TSR_CUDA_ZSTD_OK)
 				return st;
 		}
-#ifndef TSR_ZSTD_EMU
-		op = __shfl_sync(0xffffffffu, op, 0);
-		lit = __shfl_sync(0xffffffffu, lit, 0);
-		r0 = __shfl_sync(0xffffffffu, r0, 0);
-		r1 = __shfl_sync(0xffffffffu, r1, 0);
-		r2 = __shfl_sync(0xffffffffu, r2, 0);
-#endif
+		op = TSR_ZS_BCAST(op); /* (lane 0 placed the sequences) */
+		lit = TSR_ZS_BCAST(lit);
 		if (b->nlit - lit != bend - op)
 			return TSR_CUDA_ZSTD_E_SEQUENCES;
 		tsr_zs_copy(out + op, lp + lit, b->nlit - lit);
@@ -1088,9 +1088,7 @@ TSR_ZD int tsr_zs_frame_exec(struct tsr_zs_xs *x, const uint8_t *in,
 		int bad = 0;
 		if (TSR_ZS_LANE == 0)
 			bad = (uint32_t)tsr_zs_xxh64(out + start, op - start) != f->checksum;
-#ifndef TSR_ZSTD_EMU
-		bad = __shfl_sync(0xffffffffu, bad, 0);
-#endif
+		bad = TSR_ZS_BCAST(bad);
 		if (bad)
 			return TSR_CUDA_ZSTD_E_CHECKSUM;
 	}
