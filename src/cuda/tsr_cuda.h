@@ -192,8 +192,9 @@ int tsr_cuda_blosclz_batch(const void *const *d_in, const size_t *d_in_nbytes,
  * are in device memory, so the launcher scans them first (one kernel), waits for the stream to
  * read the totals, then takes its scratch from the stream-ordered allocator (cudaMallocAsync,
  * freed in order after the last kernel); d_scratch is not used (the families' fixed scratch is
- * far too small). About: 48 bytes a frame, 96 a block, the streams' decoded literal bytes,
- * 12 bytes a sequence, and 10 KiB per block decoder in flight.
+ * far too small): 40 bytes a frame, 80 a block, the streams' literal bytes (at most their
+ * capacities), 12 bytes a sequence (at most a third of the capacities), and 10 000 bytes for
+ * each block decoder in flight (one a block, at most 32 768: 328 MB).
  */
 enum {
 	TSR_CUDA_ZSTD_OK = 0,
