@@ -13,9 +13,11 @@
  *   warp a stream would leave most of the GPU idle on a store of 64 such chunks. Entropy
  *   decoding is the costly, serial part of zstd, and it is independent between blocks once a
  *   block knows where the tables it repeats were described (phase a records that), so phase b
- *   runs one THREAD per block, every block of every frame of the batch at once: a batch of 64
- *   chunks of 32 MiB is 16 384 blocks in flight. A thread (not a warp) a block, because
- *   Huffman and FSE decoding are serial bit streams; lanes of a warp take 32 blocks.
+ *   runs one WARP per block, every block of every frame of the batch side by side (a batch of
+ *   64 chunks of 32 MiB is 16 384 blocks). A warp, not a thread, because its tables (Huffman
+ *   4 KiB, FSE 5 KiB) then fit in shared memory: a table lookup is the step every symbol
+ *   waits on. Huffman and FSE streams are serial bit streams; the four literal streams of a
+ *   block go to lanes 0 to 3, the rest is lane 0's.
  * - Executing sequences must go in order inside a frame (matches read output of earlier
  *   blocks; repeat offsets run through the frame), and it is copying: so phase c gives each
  *   frame a WARP, 32 sequences at a time: literal runs and the matches that read only final
@@ -29,10 +31,11 @@
  */
 
 #define TSR_ZS_THREADS 128
-/* block decoders in flight at most: each has a tsr_zs_work (about 10 KiB) of scratch, so
- * 32768 of them take up to 340 MB (a batch of fewer blocks takes less). H200, 64 x 32 MiB
- * chunks (16 384 blocks): with 8192, phase b ran in two waves. */
-#define TSR_ZS_MAX_DECODERS 32768
+/* warps of the block kernel at most (a grid-stride loop beyond): each holds its tables
+ * (about 10 KB) in shared memory, so an SM keeps 20 of them; 16384 is six such waves on an
+ * H200. (H200, 64 x 32 MiB chunks, one thread a block with its tables in global memory: the
+ * tables of all decoders far outgrew the L2 cache.) */
+#define TSR_ZS_MAX_DECODERS 16384
 
 struct tsr_zs_stream {
 	uint64_t frame_base, block_base;
@@ -103,16 +106,17 @@ __global__ void tsr_zs_scan_kernel(const void *const *d_in, const size_t *d_in_n
 	}
 }
 
-/* phase b: a thread a block, grid-stride; decoder d uses work[d] */
+/* phase b: a warp a block, grid-stride; each warp's tables in shared memory */
 __global__ void __launch_bounds__(TSR_ZS_THREADS)
 tsr_zs_block_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
 		    const uint64_t *block_first, size_t n, struct tsr_zs_block *blocks,
-		    uint64_t nblocks, uint8_t *lits, struct tsr_zs_seq *seqs,
-		    struct tsr_zs_work *work)
+		    uint64_t nblocks, uint8_t *lits, struct tsr_zs_seq *seqs)
 {
-	uint64_t d = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-	uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
-	for (uint64_t g = d; g < nblocks; g += stride) {
+	__shared__ struct tsr_zs_work ws[TSR_ZS_THREADS / 32];
+	struct tsr_zs_work *w = &ws[threadIdx.x / 32];
+	uint64_t wid = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	uint64_t nw = (uint64_t)gridDim.x * blockDim.x / 32;
+	for (uint64_t g = wid; g < nblocks; g += nw) {
 		if (blocks[g].type != 2)
 			continue;
 		size_t s = tsr_zs_owner(block_first, n, g);
@@ -120,8 +124,10 @@ tsr_zs_block_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
 			continue;
 		struct tsr_zs_block *sb = blocks + ss[s].block_base;
 		uint32_t bi = (uint32_t)(g - ss[s].block_base);
-		sb[bi].status = tsr_zs_block_decode(&work[d], (const uint8_t *)d_in[s], sb, bi,
-						    lits + sb[bi].lit_at, seqs + sb[bi].seq_at);
+		int st = tsr_zs_block_decode(w, (const uint8_t *)d_in[s], sb, bi, lits + sb[bi].lit_at,
+					     seqs + sb[bi].seq_at);
+		if (TSR_ZS_LANE == 0)
+			sb[bi].status = st;
 	}
 }
 
@@ -259,16 +265,15 @@ extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_n
 		}
 		h_first[nstreams] = nf;
 		h_first[2 * nstreams + 1] = nb;
-		/* one tsr_zs_work for every thread of phase b's grid (whole thread blocks) */
+		/* phase b's warps: one a block, up to TSR_ZS_MAX_DECODERS */
 		uint64_t ndec = nb < TSR_ZS_MAX_DECODERS ? nb : TSR_ZS_MAX_DECODERS;
-		ndec = (ndec + T - 1) / T * T;
 		size_t o_ss = 0, o_first = o_ss + tsr_zs_align(nstreams * sizeof *h_ss);
 		size_t o_fr = o_first + tsr_zs_align(2 * (nstreams + 1) * sizeof(uint64_t));
 		size_t o_bl = o_fr + tsr_zs_align(nf * sizeof(struct tsr_zs_frame));
 		size_t o_lit = o_bl + tsr_zs_align(nb * sizeof(struct tsr_zs_block));
 		size_t o_seq = o_lit + tsr_zs_align(nl);
 		size_t o_work = o_seq + tsr_zs_align(nq * sizeof(struct tsr_zs_seq));
-		size_t total = o_work + ndec * sizeof(struct tsr_zs_work);
+		size_t total = o_work;
 		char *sc = NULL;
 		if ((e = cudaMallocAsync((void **)&sc, total, cs)) != cudaSuccess) {
 			rc = tsr_zs_cuda_status(e);
@@ -280,7 +285,6 @@ extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_n
 		struct tsr_zs_block *bl = (struct tsr_zs_block *)(sc + o_bl);
 		uint8_t *lits = (uint8_t *)(sc + o_lit);
 		struct tsr_zs_seq *seqs = (struct tsr_zs_seq *)(sc + o_seq);
-		struct tsr_zs_work *work = (struct tsr_zs_work *)(sc + o_work);
 		/* the host arrays must outlive the copies: wait for them before freeing */
 		if ((e = cudaMemcpyAsync(ss, h_ss, nstreams * sizeof *h_ss, cudaMemcpyHostToDevice,
 					 cs)) == cudaSuccess)
@@ -290,9 +294,8 @@ extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_n
 			unsigned g = tsr_zs_grid(nstreams, T);
 			tsr_zs_scan_kernel<<<g, T, 0, cs>>>(d_in, d_in_nbytes, ss, fr, bl, nstreams);
 			if (nb)
-				tsr_zs_block_kernel<<<tsr_zs_grid(ndec, T), T, 0, cs>>>(
-					d_in, ss, first + nstreams + 1, nstreams, bl, nb, lits, seqs,
-					work);
+				tsr_zs_block_kernel<<<tsr_zs_grid(ndec * 32, T), T, 0, cs>>>(
+					d_in, ss, first + nstreams + 1, nstreams, bl, nb, lits, seqs);
 			tsr_zs_layout_kernel<<<g, T, 0, cs>>>(d_out_cap, d_out_nbytes, ss, fr, bl,
 							      nstreams);
 			if (nf)

@@ -114,6 +114,10 @@ struct tsr_zs_work {
 	int16_t norm[64];
 	uint16_t next[64];
 	uint32_t ll_al, ml_al, of_al, huf_bits;
+	/* the literal streams of the block being decoded, for the lanes that decode them */
+	uint64_t s_at[4], s_len[4], s_out[4]; /* in the stream; bytes; in the block's literals */
+	uint32_t s_cnt[4], nstreams;
+	int32_t status, lit_bad;
 };
 
 /* ---- byte and bit access ------------------------------------------------------------- */
@@ -739,48 +743,52 @@ TSR_ZD uint32_t tsr_zs_ml_base(unsigned c, unsigned *bits)
 	return c < 32 ? c + 3 : tsr_zs_ml_b[c - 32];
 }
 
-/*
- * Phase b: decodes compressed block bi of a stream (blocks: the stream's blocks, as phase a
- * left them) into its literals (lits: nlit bytes) and sequences (seqs: nseq records); sets
- * blocks[bi].out_size. Returns a status (the caller stores it in blocks[bi].status).
- */
-TSR_ZD int tsr_zs_block_decode(struct tsr_zs_work *w, const uint8_t *in,
-			       struct tsr_zs_block *blocks, uint32_t bi, uint8_t *lits,
-			       struct tsr_zs_seq *seqs)
+/* Lane 0's part of a compressed block's literals: the Huffman table (from the block that
+ * describes it) and where each stream is, into w. A status. */
+TSR_ZD int tsr_zs_lit_prep(struct tsr_zs_work *w, const uint8_t *in,
+			   const struct tsr_zs_block *blocks, const struct tsr_zs_block *b)
+{
+	uint64_t tree = 0, used;
+	const struct tsr_zs_block *h = &blocks[b->huf_from];
+	if (tsr_zs_huf_tree(w, in + h->in_at + h->lit_hdr, h->lit_csize, &used))
+		return TSR_CUDA_ZSTD_E_LITERALS;
+	if (b->lit_type == 2)
+		tree = used;
+	uint64_t s0 = b->in_at + b->lit_hdr + tree, sn = b->lit_csize - tree;
+	w->lit_bad = 0;
+	if (b->lit_streams == 1) {
+		w->nstreams = 1;
+		w->s_at[0] = s0;
+		w->s_len[0] = sn;
+		w->s_out[0] = 0;
+		w->s_cnt[0] = b->nlit;
+		return TSR_CUDA_ZSTD_OK;
+	}
+	if (sn < 10)
+		return TSR_CUDA_ZSTD_E_LITERALS;
+	const uint8_t *s = in + s0;
+	uint64_t l1 = tsr_zs_le(s, 2), l2 = tsr_zs_le(s + 2, 2), l3 = tsr_zs_le(s + 4, 2);
+	if (l1 + l2 + l3 + 6 >= sn)
+		return TSR_CUDA_ZSTD_E_LITERALS;
+	uint64_t len[4] = {l1, l2, l3, sn - 6 - l1 - l2 - l3}, at = s0 + 6;
+	uint32_t seg = (b->nlit + 3) / 4;
+	w->nstreams = 4;
+	for (int k = 0; k < 4; k++) {
+		w->s_at[k] = at;
+		w->s_len[k] = len[k];
+		w->s_out[k] = (uint64_t)k * seg;
+		w->s_cnt[k] = k < 3 ? seg : b->nlit - 3 * seg;
+		at += len[k];
+	}
+	return TSR_CUDA_ZSTD_OK;
+}
+
+/* Lane 0's part: the sequences of block bi, once its literals are decoded. A status. */
+TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_work *w, const uint8_t *in,
+			     struct tsr_zs_block *blocks, uint32_t bi, struct tsr_zs_seq *seqs)
 {
 	struct tsr_zs_block *b = &blocks[bi];
 	const uint8_t *p = in + b->in_at;
-	const uint8_t *ls = p + b->lit_hdr;
-	/* literals */
-	if (b->lit_type == 0) {
-		for (uint32_t i = 0; i < b->nlit; i++)
-			lits[i] = ls[i];
-	} else if (b->lit_type == 1) {
-		for (uint32_t i = 0; i < b->nlit; i++)
-			lits[i] = ls[0];
-	} else {
-		uint64_t tree = 0, used;
-		const struct tsr_zs_block *h = &blocks[b->huf_from];
-		if (tsr_zs_huf_tree(w, in + h->in_at + h->lit_hdr, h->lit_csize, &used))
-			return TSR_CUDA_ZSTD_E_LITERALS;
-		if (b->lit_type == 2)
-			tree = used;
-		const uint8_t *s = ls + tree;
-		uint64_t sn = b->lit_csize - tree;
-		if (b->lit_streams == 1) {
-			if (tsr_zs_huf_stream(w, s, sn, lits, b->nlit))
-				return TSR_CUDA_ZSTD_E_LITERALS;
-		} else {
-			if (sn < 10)
-				return TSR_CUDA_ZSTD_E_LITERALS;
-			uint64_t l1 = tsr_zs_le(s, 2), l2 = tsr_zs_le(s + 2, 2), l3 = tsr_zs_le(s + 4, 2);
-			if (l1 + l2 + l3 + 6 >= sn)
-				return TSR_CUDA_ZSTD_E_LITERALS;
-			uint64_t l4 = sn - 6 - l1 - l2 - l3;
-			if (tsr_zs_huf_4streams(w, s + 6, l1, l2, l3, l4, lits, b->nlit))
-				return TSR_CUDA_ZSTD_E_LITERALS;
-		}
-	}
 	/* sequences */
 	uint64_t out = b->nlit;
 	if (b->nseq == 0) {
@@ -833,6 +841,55 @@ TSR_ZD int tsr_zs_block_decode(struct tsr_zs_work *w, const uint8_t *in,
 		return TSR_CUDA_ZSTD_E_BLOCK;
 	b->out_size = (uint32_t)out;
 	return TSR_CUDA_ZSTD_OK;
+}
+
+/*
+ * Phase b: decodes compressed block bi of a stream (blocks: the stream's blocks, as phase a
+ * left them) into its literals (lits: nlit bytes) and sequences (seqs: nseq records) and sets
+ * blocks[bi].out_size, by the lanes of a warp (w: the warp's tables, in shared memory on the
+ * GPU): lane 0 builds the Huffman table, the lanes decode the literal streams (four streams:
+ * lanes 0 to 3, one each; one lane alone takes a symbol of each in turn), lane 0 decodes the
+ * sequences. Every lane returns the block's status.
+ */
+TSR_ZD int tsr_zs_block_decode(struct tsr_zs_work *w, const uint8_t *in,
+			       struct tsr_zs_block *blocks, uint32_t bi, uint8_t *lits,
+			       struct tsr_zs_seq *seqs)
+{
+	struct tsr_zs_block *b = &blocks[bi];
+	const uint8_t *ls = in + b->in_at + b->lit_hdr;
+	if (b->lit_type <= 1) {
+		for (uint32_t i = TSR_ZS_LANE; i < b->nlit; i += TSR_ZS_NLANES)
+			lits[i] = b->lit_type == 0 ? ls[i] : ls[0];
+	} else {
+		if (TSR_ZS_LANE == 0)
+			w->status = tsr_zs_lit_prep(w, in, blocks, b);
+		TSR_ZS_SYNC();
+		int st = w->status;
+		if (st != TSR_CUDA_ZSTD_OK) {
+			TSR_ZS_SYNC(); /* (every lane has read it) */
+			return st;
+		}
+		if (w->nstreams == 1 || TSR_ZS_NLANES >= 4) {
+			for (uint32_t k = TSR_ZS_LANE; k < w->nstreams; k += TSR_ZS_NLANES)
+				if (tsr_zs_huf_stream(w, in + w->s_at[k], w->s_len[k], lits + w->s_out[k],
+						      w->s_cnt[k]))
+					w->lit_bad = 1;
+		} else if (tsr_zs_huf_4streams(w, in + w->s_at[0], w->s_len[0], w->s_len[1],
+					       w->s_len[2], w->s_len[3], lits, b->nlit)) {
+			w->lit_bad = 1;
+		}
+		TSR_ZS_SYNC();
+		int bad = w->lit_bad;
+		TSR_ZS_SYNC();
+		if (bad)
+			return TSR_CUDA_ZSTD_E_LITERALS;
+	}
+	if (TSR_ZS_LANE == 0)
+		w->status = tsr_zs_block_seqs(w, in, blocks, bi, seqs);
+	TSR_ZS_SYNC();
+	int st = w->status;
+	TSR_ZS_SYNC(); /* (before lane 0 writes the next block's) */
+	return st;
 }
 
 /* ---- phase c: layout, execution, checksum --------------------------------------------- */

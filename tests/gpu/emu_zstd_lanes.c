@@ -1,4 +1,4 @@
-/* emu_zstd_lanes.c - the GPU zstd decoder's execution phase run by 32 CPU threads as the lanes of one warp (a barrier for each __syncwarp), against libzstd and the one-lane emulation: each lane's share of the copies, the parallel literal runs and matches. */
+/* emu_zstd_lanes.c - the GPU zstd decoder's block and execution phases run by 32 CPU threads as the lanes of one warp (a barrier for each __syncwarp), against libzstd and the one-lane emulation: each lane's share of the copies, the parallel literal runs and matches. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,8 +11,8 @@
  * a lane reading a byte another lane has not written yet. Here 32 threads are the lanes,
  * TSR_ZS_SYNC is a barrier of the 32 and TSR_ZS_BCAST goes through memory between two
  * barriers, so a missing sync or a lane that diverges shows up as wrong bytes, a status that
- * differs between lanes, or a hang (the test's timeout). Phases a and b run on one thread, as
- * the launcher's kernels do not depend on lanes. Frames: every lz_profiles.h profile at three
+ * differs between lanes, or a hang (the test's timeout). Phase b (a warp a block) and phase c
+ * (a warp a frame) run on the 32 threads; phase a on one, as in the launcher. Frames: every lz_profiles.h profile at three
  * sizes and five levels, a checksummed one, three frames in one stream, and damaged copies
  * (their status and bytes must be the one-lane emulation's).
  */
@@ -51,6 +51,12 @@ static uint64_t emu_bcast(uint64_t v)
 #include "zstd_host.h"
 
 struct warp {
+	int phase;              /* 0: blocks (phase b), 1: frames (phase c) */
+	struct tsr_zs_block *blocks;
+	uint32_t nblocks;
+	uint8_t *lits_w;
+	struct tsr_zs_seq *seqs_w;
+	struct tsr_zs_work wk;  /* the warp's tables (shared memory on the GPU) */
 	const uint8_t *in;
 	struct tsr_zs_frame *fr;
 	uint32_t nframes;
@@ -59,7 +65,7 @@ struct warp {
 	const struct tsr_zs_seq *seqs;
 	uint8_t *out;
 	struct tsr_zs_xs xs;
-	int status[32];
+	int status[32];         /* phase b: a digest of each lane's block statuses */
 };
 
 struct lane {
@@ -73,13 +79,48 @@ static void *lane_main(void *arg)
 	struct warp *w = l->w;
 	emu_lane = l->id;
 	int st = TSR_CUDA_ZSTD_OK;
+	if (w->phase == 0) {
+		for (uint32_t i = 0; i < w->nblocks; i++) {
+			if (w->blocks[i].type != 2)
+				continue;
+			int bs = tsr_zs_block_decode(&w->wk, w->in, w->blocks, i,
+						     w->lits_w + w->blocks[i].lit_at,
+						     w->seqs_w + w->blocks[i].seq_at);
+			if (emu_lane == 0)
+				w->blocks[i].status = bs;
+			w->status[l->id] = w->status[l->id] * 31 + bs + 1; /* (every lane's the same) */
+		}
+		return NULL;
+	}
 	for (uint32_t f = 0; f < w->nframes && st == TSR_CUDA_ZSTD_OK; f++)
 		st = tsr_zs_frame_exec(&w->xs, w->in, &w->fr[f], w->bl, w->lits, w->seqs, w->out);
 	w->status[l->id] = st;
 	return NULL;
 }
 
-/* As tsr_zstd_host_decode, with execution by 32 threads; every lane's status must agree. */
+/* Runs w's phase by 32 threads as the lanes of one warp. */
+static void run_lanes(struct warp *w)
+{
+	pthread_t t[32];
+	struct lane ln[32];
+	emu_nlanes = 32;
+	for (unsigned k = 0; k < 32; k++) {
+		ln[k] = (struct lane){w, k};
+		if (pthread_create(&t[k], NULL, lane_main, &ln[k]))
+			exit(2);
+	}
+	for (unsigned k = 0; k < 32; k++)
+		pthread_join(t[k], NULL);
+	emu_nlanes = 1;
+	for (unsigned k = 1; k < 32; k++)
+		if (w->phase == 0 && w->status[k] != w->status[0]) {
+			fprintf(stderr, "lane %u: another block status than lane 0's\n", k);
+			check_failures++;
+		}
+}
+
+/* As tsr_zstd_host_decode, with blocks and execution by 32 threads; every lane's status must
+ * agree. */
 static int lanes_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *got)
 {
 	struct tsr_zs_count c, c2;
@@ -99,14 +140,21 @@ static int lanes_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap, s
 		exit(2);
 	st = tsr_zs_scan(in, n, fr, c.nframes, bl, c.nblocks, &c2);
 	if (st == TSR_CUDA_ZSTD_OK) {
-		for (uint32_t i = 0; i < c.nblocks; i++)
-			if (bl[i].type == 2)
-				bl[i].status = tsr_zs_block_decode(wk, in, bl, i, lits + bl[i].lit_at,
-								   seqs + bl[i].seq_at);
+		/* phase b by the 32 lanes, block after block */
+		memset(w, 0, sizeof *w);
+		w->phase = 0;
+		w->blocks = bl;
+		w->nblocks = c.nblocks;
+		w->lits_w = lits;
+		w->seqs_w = seqs;
+		w->in = in;
+		run_lanes(w);
+		(void)wk;
 		uint64_t total;
 		st = tsr_zs_layout(fr, c.nframes, bl, cap, &total);
 		if (st == TSR_CUDA_ZSTD_OK) {
 			memset(w, 0, sizeof *w);
+			w->phase = 1;
 			w->in = in;
 			w->fr = fr;
 			w->nframes = c.nframes;
@@ -114,17 +162,7 @@ static int lanes_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap, s
 			w->lits = lits;
 			w->seqs = seqs;
 			w->out = out;
-			pthread_t t[32];
-			struct lane ln[32];
-			emu_nlanes = 32;
-			for (unsigned k = 0; k < 32; k++) {
-				ln[k] = (struct lane){w, k};
-				if (pthread_create(&t[k], NULL, lane_main, &ln[k]))
-					exit(2);
-			}
-			for (unsigned k = 0; k < 32; k++)
-				pthread_join(t[k], NULL);
-			emu_nlanes = 1;
+			run_lanes(w);
 			st = w->status[0];
 			for (unsigned k = 1; k < 32; k++)
 				if (w->status[k] != st) {
