@@ -110,6 +110,14 @@ if(TESSERA_BUILD_BENCH)
                         PkgConfig::CFITSIO ${CMAKE_DL_LIBS})
 endif()
 
+# The zstd test and benchmark compress with libzstd and run the decoder's code on the CPU.
+foreach(t test_gpu_zstd gpu_zstd_bench)
+  if(TARGET ${t})
+    target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+    target_link_libraries(${t} PRIVATE PkgConfig::ZSTD)
+  endif()
+endforeach()
+
 # The RICE test and benchmark compress with CFITSIO and compare with the library's CPU decoder;
 # test_gpu_devices reads through the library (device lists against the single-device read).
 foreach(t test_gpu_rice gpu_rice_bench test_gpu_devices)

@@ -20,6 +20,7 @@
 #define TSR_LZ_EMU 1
 #include "cuda/blosclz_core.h"
 #include "cuda/lz4_core.h"
+#include "gpu/zstd_host.h"
 
 /* Element e's bytes from a buffer of byte planes that restart every `block` elements (the place
  * kernel's tsr_load_planes, src/cuda/place.cu). */
@@ -55,10 +56,12 @@ static void check_chunk(const char *name, const uint8_t *c, size_t cn, size_t w,
 		CHECK(rt.why == TSR_WHY_STEPS || rt.why == TSR_WHY_CODEC);
 		return;
 	}
-	CHECK(codec == TSR_BLOSC_ZLIB || codec == TSR_BLOSC_LZ4 || codec == TSR_BLOSC_BLOSCLZ);
+	CHECK(codec == TSR_BLOSC_ZLIB || codec == TSR_BLOSC_LZ4 || codec == TSR_BLOSC_BLOSCLZ ||
+	      codec == TSR_BLOSC_ZSTD);
 	int fam = rt.kind / TSR_VARIANTS;
 	CHECK_EQ_INT(fam, codec == TSR_BLOSC_ZLIB ? TSR_FAM_INFLATE
-			  : codec == TSR_BLOSC_LZ4 ? TSR_FAM_LZ4 : TSR_FAM_BLOSCLZ);
+			  : codec == TSR_BLOSC_LZ4 ? TSR_FAM_LZ4
+			  : codec == TSR_BLOSC_ZSTD ? TSR_FAM_ZSTD : TSR_FAM_BLOSCLZ);
 	accepted_family[fam]++;
 	/* without the family's launcher, the CPU, saying so */
 	struct tsr_route rt2;
@@ -96,6 +99,10 @@ static void check_chunk(const char *name, const uint8_t *c, size_t cn, size_t w,
 			size_t out = 0;
 			bad = libdeflate_zlib_decompress(dd, c + s->src, s->csize, dec + s->dst, s->n,
 							 &out) != LIBDEFLATE_SUCCESS || out != s->n;
+		} else if (s->kind == TSR_BLOSC_STREAM_CODED && fam == TSR_FAM_ZSTD) {
+			size_t out = 0; /* the GPU zstd decoder's code, emulated */
+			bad = tsr_zstd_host_decode(c + s->src, s->csize, dec + s->dst, s->n, &out) !=
+				      TSR_CUDA_ZSTD_OK || out != s->n;
 		} else if (s->kind == TSR_BLOSC_STREAM_CODED) {
 			static struct tsr_lz_smem m;
 			uint64_t out = 0;
@@ -221,10 +228,11 @@ int main(void)
 		if (dp)
 			closedir(dp);
 	}
-	printf("blosc chunks the GPU path takes: %d checked equal (%d zlib, %d lz4, %d blosclz; %d "
-	       "byte-shuffled, %d stored or run streams), %d more with the filter pass; %d refused; "
-	       "%d zlib fixtures, %d corpus chunks\n", accepted, accepted_family[TSR_FAM_INFLATE],
-	       accepted_family[TSR_FAM_LZ4], accepted_family[TSR_FAM_BLOSCLZ], accepted_planes,
+	printf("blosc chunks the GPU path takes: %d checked equal (%d zlib, %d lz4, %d blosclz, %d "
+	       "zstd; %d byte-shuffled, %d stored or run streams), %d more with the filter pass; %d "
+	       "refused; %d zlib fixtures, %d corpus chunks\n", accepted,
+	       accepted_family[TSR_FAM_INFLATE], accepted_family[TSR_FAM_LZ4],
+	       accepted_family[TSR_FAM_BLOSCLZ], accepted_family[TSR_FAM_ZSTD], accepted_planes,
 	       accepted_copy_or_set, with_pass, refused, zlib_fixtures, corpus_chunks);
 	/* not vacuous: shuffled multi-byte chunks of both sources, every family, went through */
 	CHECK(zlib_fixtures > 0 && corpus_chunks > 0 && accepted_planes > 0 && refused > 0);

@@ -17,7 +17,7 @@ int main(void)
 #ifdef TSR_WITH_CUDA
 	/* every family a kernel file registers, in the route's order */
 	CHECK_EQ_INT(c.cuda_built, 1);
-	CHECK(strcmp(c.gpu_decoders, "inflate,lz4,blosclz,rice") == 0);
+	CHECK(strcmp(c.gpu_decoders, "inflate,lz4,blosclz,rice,zstd") == 0);
 	int n = -1;
 	tsr_cuda_device_count(&n);
 	CHECK_EQ_INT(c.cuda_devices, n);

@@ -52,7 +52,8 @@ static int tsr_route_blosc_ok(const struct tsr_chunk_ref *r)
 }
 
 /* The stream kind of a chunk whose whole decode is one stream then plain elements (FITS
- * GZIP_1/2 tiles; Zarr chunks with one gzip, zlib or numcodecs LZ4 step), or -1 with why. */
+ * GZIP_1/2 tiles; Zarr chunks with one gzip, zlib, numcodecs LZ4 or zstd step; sharded
+ * inner chunks are chunks of their own), or -1 with why. */
 static int tsr_route_stream(const struct tsr_chunk_ref *r, const struct tsr_route_device *dev,
 			    int *why)
 {
@@ -62,13 +63,14 @@ static int tsr_route_stream(const struct tsr_chunk_ref *r, const struct tsr_rout
 		id = c->id;
 	else if (r->npre == 1 && c->id == TSR_CODEC_NONE && !c->byte_shuffle && !c->elem_from_size &&
 		 (r->pre[0].id == TSR_CODEC_GZIP || r->pre[0].id == TSR_CODEC_ZLIB ||
-		  r->pre[0].id == TSR_CODEC_LZ4))
+		  r->pre[0].id == TSR_CODEC_LZ4 || r->pre[0].id == TSR_CODEC_ZSTD))
 		id = r->pre[0].id;
 	int kind = id == TSR_CODEC_GZIP      ? TSR_FAM_INFLATE * TSR_VARIANTS + TSR_VAR_GZIP
 		   : id == TSR_CODEC_ZLIB    ? TSR_FAM_INFLATE * TSR_VARIANTS + TSR_VAR_ZLIB
 		   : id == TSR_CODEC_DEFLATE ? TSR_FAM_INFLATE * TSR_VARIANTS + TSR_VAR_DEFLATE
 		   : id == TSR_CODEC_LZ4 && r->npre == 1
 			   ? TSR_FAM_LZ4 * TSR_VARIANTS + TSR_VAR_LZ4_SIZED
+		   : id == TSR_CODEC_ZSTD && r->npre == 1 ? TSR_FAM_ZSTD * TSR_VARIANTS
 			   : -1;
 	size_t w = tsr_dtype_size(c->elem);
 	int cplx = c->elem == TSR_COMPLEX64 || c->elem == TSR_COMPLEX128;
@@ -148,6 +150,7 @@ void tsr_route_blosc(const void *chunk, size_t nbytes, size_t elem_nbytes, int64
 	int kind = in.codec == TSR_BLOSC_ZLIB ? TSR_FAM_INFLATE * TSR_VARIANTS + TSR_VAR_ZLIB
 		   : in.codec == TSR_BLOSC_LZ4 ? TSR_FAM_LZ4 * TSR_VARIANTS + TSR_VAR_LZ4_RAW
 		   : in.codec == TSR_BLOSC_BLOSCLZ ? TSR_FAM_BLOSCLZ * TSR_VARIANTS
+		   : in.codec == TSR_BLOSC_ZSTD ? TSR_FAM_ZSTD * TSR_VARIANTS
 						   : -1;
 	if (kind < 0 || !(families >> (kind / TSR_VARIANTS) & 1)) {
 		rt->why = TSR_WHY_CODEC;
@@ -166,8 +169,14 @@ unsigned tsr_route_warp_factor(int kind)
 	 * and BloscLZ copy whole runs a warp at a time: their warps lag a core far less. */
 	/* RICE: one thread a tile, not a warp; alone a thread decodes perhaps 20 MB/s (an
 	 * estimate, not measured: a core runs the same loop at ~600 MB/s with LZCNT). */
+	/* zstd: a frame's blocks are entropy-decoded in parallel, but its sequences are executed
+	 * by one warp: H200, 64 frames of 32 MiB (256^3 uint16, level 3), 3.0 s a run, 11 MB/s a
+	 * frame (gpu_zstd_bench, before execution went 32 sequences at a time); libzstd decodes
+	 * the same data at 126 MB/s on a loaded core of the 2-core build box, several times that
+	 * on a free one. 40: such chunks go to the CPU's threads, 64^3 inner chunks to the GPU. */
 	return kind / TSR_VARIANTS == TSR_FAM_INFLATE ? 40
 	       : kind / TSR_VARIANTS == TSR_FAM_RICE  ? 32
+	       : kind / TSR_VARIANTS == TSR_FAM_ZSTD  ? 40
 						      : 8;
 }
 
@@ -180,7 +189,7 @@ const char *tsr_route_blosc_name(int codec)
 
 const char *tsr_route_family_name(int family)
 {
-	static const char *const name[TSR_FAM_N] = {"inflate", "lz4", "blosclz", "rice"};
+	static const char *const name[TSR_FAM_N] = {"inflate", "lz4", "blosclz", "rice", "zstd"};
 	return family >= 0 && family < TSR_FAM_N ? name[family] : "unknown";
 }
 

@@ -11,7 +11,7 @@
  * A chunk read into device memory goes one of four ways (enum tsr_route_how). The route names
  * the decoder family of its streams (enum tsr_family: one kernel file in src/cuda/ and one
  * launcher each) and the family's variant (inflate: its framing; lz4: the numcodecs size
- * prefix), so that an engine can lay out and launch a chunk's streams without knowing codecs.
+ * prefix; zstd: 0), so that an engine can lay out and launch a chunk's streams without knowing codecs.
  * Chunks the GPU does not decode get the reason that goes into the receipt (enum tsr_route_why).
  */
 enum tsr_route_how {
@@ -27,6 +27,7 @@ enum tsr_family {
 	TSR_FAM_LZ4,            /* raw LZ4 blocks (src/cuda/lz4.cu) */
 	TSR_FAM_BLOSCLZ,        /* BloscLZ streams (src/cuda/blosclz.cu) */
 	TSR_FAM_RICE,           /* FITS RICE_1 tiles (src/cuda/rice.cu) */
+	TSR_FAM_ZSTD,           /* Zstandard frames (src/cuda/zstd.cu) */
 	TSR_FAM_N
 };
 

@@ -175,6 +175,48 @@ int tsr_cuda_blosclz_batch(const void *const *d_in, const size_t *d_in_nbytes,
 			   int *d_status, size_t nstreams, int variant, void *d_scratch,
 			   size_t scratch_nbytes, void *cuda_stream);
 
+/*
+ * Batched Zstandard (RFC 8878) decoder: any number of frames and skippable frames one after
+ * another in each stream (their outputs follow each other, as libzstd's ZSTD_decompress).
+ * Arguments, results and errors as tsr_cuda_inflate_batch's (device arrays nstreams long; the
+ * call only enqueues work on cuda_stream except for one wait, below; per-stream problems land
+ * in d_status with a TSR_CUDA_ZSTD_* code and never fail the call). Every read stays inside
+ * [d_in[i], d_in[i] + d_in_nbytes[i]) and every write inside [d_out[i], d_out[i] + d_out_cap[i]).
+ * Output is byte for byte libzstd's; frames that need a dictionary get
+ * TSR_CUDA_ZSTD_E_DICTIONARY (the CPU decodes them). variant: 0.
+ * Scratch: the per-block literal and sequence buffers depend on the streams' headers, which
+ * are in device memory, so the launcher scans them first (one kernel), waits for the stream to
+ * read the totals, then takes its scratch from the stream-ordered allocator (cudaMallocAsync,
+ * freed in order after the last kernel); d_scratch is not used (the families' fixed scratch is
+ * far too small): 40 bytes a frame, 80 a block, the streams' literal bytes (at most their
+ * capacities), 12 bytes a sequence (at most a third of the capacities), and 10 000 bytes for
+ * each block decoder in flight (one a block, at most 32 768: 328 MB).
+ */
+enum {
+	TSR_CUDA_ZSTD_OK = 0,
+	TSR_CUDA_ZSTD_E_TRUNCATED = 1,  /* input ends inside a frame (or is empty) */
+	TSR_CUDA_ZSTD_E_MAGIC = 2,      /* not a zstd or skippable frame (legacy formats too) */
+	TSR_CUDA_ZSTD_E_HEADER = 3,     /* reserved frame header bit, window above 2 GiB */
+	TSR_CUDA_ZSTD_E_DICTIONARY = 4, /* the frame needs a dictionary */
+	TSR_CUDA_ZSTD_E_BLOCK = 5,      /* reserved block type, block above its size limit */
+	TSR_CUDA_ZSTD_E_LITERALS = 6,   /* bad literals section or Huffman code */
+	TSR_CUDA_ZSTD_E_SEQUENCES = 7,  /* bad sequences section or FSE table or bit stream */
+	TSR_CUDA_ZSTD_E_OFFSET = 8,     /* a match reaches before the frame or past its window */
+	TSR_CUDA_ZSTD_E_OVERFLOW = 9,   /* output larger than d_out_cap[i] */
+	TSR_CUDA_ZSTD_E_SIZE = 10,      /* decoded size is not the frame's content size */
+	TSR_CUDA_ZSTD_E_CHECKSUM = 11,  /* XXH64 content checksum mismatch */
+	TSR_CUDA_ZSTD_E_ARGUMENT = 12,  /* NULL input or output pointer with a nonzero size */
+	TSR_CUDA_ZSTD_E_MEMORY = 13     /* the launcher could not get scratch for this stream */
+};
+
+/* Name of a zstd status code ("checksum mismatch", ...); never NULL. */
+const char *tsr_cuda_zstd_status_name(int status);
+
+int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_nbytes, void *const *d_out,
+			const size_t *d_out_cap, size_t *d_out_nbytes, int *d_status,
+			size_t nstreams, int variant, void *d_scratch, size_t scratch_nbytes,
+			void *cuda_stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,7 @@ const struct tsr_cuda_family tsr_cuda_families[TSR_FAM_N] = {
 	[TSR_FAM_LZ4] = {tsr_cuda_lz4_batch, tsr_cuda_lz_status_name},
 	[TSR_FAM_BLOSCLZ] = {tsr_cuda_blosclz_batch, tsr_cuda_lz_status_name},
 	[TSR_FAM_RICE] = {tsr_cuda_rice_streams, tsr_cuda_rice_status_name},
+	[TSR_FAM_ZSTD] = {tsr_cuda_zstd_batch, tsr_cuda_zstd_status_name},
 };
 _Static_assert((int)TSR_CUDA_RICE_VARIANTS <= (int)TSR_VARIANTS, "RICE variants fit in a kind");
 

@@ -5,7 +5,7 @@ split and unsplit streams, memcpyed chunks, zero/NaN/uninitialised/repeated-valu
 chunks, odd typesizes, partial last blocks) made the three chunks of a Zarr v2 array, read with
 `tessera read --device cuda --decoder gpu`, whole and in a strided section, must equal the
 fixture's decoded bytes (what the peer decodes) and the CPU engine's read; the receipt must say
-the GPU decoded the chunks (codecs with a GPU family: blosclz, lz4, zlib). Without a CUDA device
+the GPU decoded the chunks (codecs with a GPU family: blosclz, lz4, zlib, zstd). Without a CUDA device
 it says so and passes. Chunks with a dictionary are read too, and must say they were decoded on
 the CPU (the GPU route refuses dictionaries). TSR_TEST_JOBS: chunks checked at once."""
 import concurrent.futures
@@ -27,7 +27,7 @@ if probe.returncode != 0 and ("no CUDA" in probe.stderr or "CUDA engine" in prob
     sys.exit(0)
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
-GPU_CODECS = {0: "blosclz", 1: "lz4", 3: "zlib"}  # header codec formats with a GPU family
+GPU_CODECS = {0: "blosclz", 1: "lz4", 3: "zlib", 4: "zstd"}  # codecs with a GPU family
 NCHUNKS = 3
 
 JOBS = int(os.environ.get("TSR_TEST_JOBS", "0")) or min(16, os.cpu_count() or 4)

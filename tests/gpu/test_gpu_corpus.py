@@ -1,9 +1,9 @@
 """test_gpu_corpus.py - every corpus case (FITS, Zarr v2/v3, Blosc2) read into GPU memory with
 `tessera read --device cuda` equals what the peers read, bit for bit; sections too. FITS GZIP
-tiles and Zarr gzip/zlib chunks go through the GPU inflate kernel, Zarr lz4 chunks and blosc
+tiles and Zarr gzip/zlib chunks go through the GPU inflate kernel, Zarr zstd chunks the zstd kernel, Zarr lz4 chunks and blosc
 lz4/blosclz streams through the LZ kernels; a few cases again with
 `--decoder cpu`; every case again from mock-device storage (and some from mock-host); receipts say which decoder ran; corrupt GZIP tiles, gzip chunks, blosc zlib/lz4/blosclz
-streams and lz4 chunks fail naming
+streams, lz4 and zstd chunks fail naming
 the file, the HDU or array, and the chunk; random integer-list, mask and --oindex keys, which
 the place kernel gathers, equal the CPU engine's reads. Without a CUDA device (or a build without CUDA) it
 says so and passes. Each CLI call starts a CUDA context, most of its time: the calls run
@@ -143,6 +143,15 @@ RECEIPTS = [
     ("zarr_blosc_lz4hc_bitshuffle_f32", (), "blosc/lz4 chunks decoded on the GPU (tessera lz4"),
     ("zarr_blosc_lz4_bitshuffle_bool", (), "blosc/lz4 chunks decoded on the GPU (tessera lz4"),
     ("zarr_1d_i16", (), "blosc/lz4 chunks decoded on the GPU (tessera lz4 kernel)"),
+    # zstd: Zarr v2 numcodecs Zstd, v3 zstd, a shard's inner chunks, blosc zstd streams (with
+    # bit shuffle too: the zstd kernel, then the filter pass)
+    ("zarr_zstd_i32_3d", (), "chunks decoded on the GPU (tessera zstd kernel)"),
+    ("zarr3-zstd_f4", (), "chunks decoded on the GPU (tessera zstd kernel)"),
+    ("zarr3-shard_end_zstd_f4", (), "chunks decoded on the GPU (tessera zstd kernel)"),
+    ("zarr_blosc_zstd_noshuffle_u32_blocks", (),
+     "blosc/zstd chunks decoded on the GPU (tessera zstd kernel)"),
+    ("zarr_blosc_zstd_bitshuffle_i64", (),
+     "blosc/zstd chunks decoded on the GPU (tessera zstd kernel)"),
     ("zarr_blosc_zlib_shuffle_f64", ("--decoder", "cpu"), "decoded on the CPU (decoder option cpu)"),
     ("fits_c_gzip2_i32_tiles", ("--storage", "mock-device"), "backend mock-device"),
     ("fits_c_rice_f32_sd1", ("--storage", "mock-device"), "backend mock-device"),
@@ -155,10 +164,9 @@ for (case_id, extra, want), text in zip(RECEIPTS, pmap(lambda r: receipt(r[0], *
         failures.append("receipt of %s %s lacks %r: %s" % (case_id, " ".join(extra), want,
                                                             text.strip()))
 
-# Every Zarr blosc case whose codec has a GPU family (blosclz, lz4, lz4hc, zlib) is decoded on
-# the GPU whatever its filters, memcpyed chunks and edge chunks: its values are checked above
-# against the peers' (and so the CPU engine's), its receipt names no CPU decoding. (zstd:
-# until its GPU family lands, the CPU, saying so.)
+# Every Zarr blosc case whose codec has a GPU family (blosclz, lz4, lz4hc, zlib, zstd) is
+# decoded on the GPU whatever its filters, memcpyed chunks and edge chunks: its values are
+# checked above against the peers' (and so the CPU engine's), its receipt names no CPU decoding.
 all_gpu = []  # (case id, blosc codec name)
 for case_id, c in cases.items():
     if c.get("format") not in ("zarr2", "zarr3"):
@@ -168,7 +176,8 @@ for case_id, c in cases.items():
     meta = meta if os.path.exists(meta) else os.path.join(base, "zarr.json")
     text = open(meta).read() if os.path.exists(meta) else ""
     m = re.search(r'"cname": *"(\w+)"', text)
-    if not m or m.group(1) not in ("blosclz", "lz4", "lz4hc", "zlib") or "sharding" in text:
+    if not m or m.group(1) not in ("blosclz", "lz4", "lz4hc", "zlib", "zstd") or \
+            "sharding" in text:
         continue  # (blosc inside shards: the CPU's, for now)
     all_gpu.append((case_id, "blosc/%s" % ("lz4" if m.group(1) == "lz4hc" else m.group(1))))
 total += len(all_gpu)
@@ -333,6 +342,12 @@ with tempfile.TemporaryDirectory() as tmp:
         data[4:] = b"\xff" * (len(data) - 4)
         open(chunk, "wb").write(bytes(data))
         expect_failure("corrupt lz4 chunk", copy, [], ["bad_lz4.zarr", "array", "chunk " + key])
+    # A Zarr v2 zstd chunk cut short (its frame's last block ends past the input).
+    store = os.path.join(CORPUS, "zarr2", "zstd_i32_3d.zarr")
+    if os.path.isdir(store):
+        copy, chunk, data = store_copy(tmp, store, "bad_zstd.zarr", "0.1.0")
+        open(chunk, "wb").write(bytes(data[:len(data) - 10]))
+        expect_failure("corrupt zstd chunk", copy, [], ["bad_zstd.zarr", "array", "chunk 0.1.0"])
     total += len(corrupt)
     failures += [f for f in pmap(check_corrupt, corrupt) if f]
 

@@ -1,0 +1,331 @@
+/* gpu_zstd_bench.cu - the GPU zstd decoder alone, device to device, on the issue's three shapes of Zarr zstd chunks, beside nvCOMP's batched zstd on the same frames. */
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "lz_profiles.h"
+#include "tsr_cuda.h"
+
+/*
+ * Usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abc] [--level L]
+ * Sets (libzstd level L, default 3 = zarr-python's and numcodecs' default):
+ *   a  10 000 frames of 64 KiB of float32 data (a smooth field with noise in its low bits);
+ *   b  64 chunks of 32 MiB: 256^3 uint16 chunks of a 1024^3 volume (a smooth field plus
+ *      noise), one frame each (8 distinct chunks, repeated);
+ *   c  4096 inner chunks of 64^3 uint16 (512 KiB) of the same volume's sharded variant
+ *      (256 distinct, repeated).
+ * Every copy has its own input and output place on the device. Each row: one checked run (every
+ * output byte against its source), then the median of R runs (default 5) timed with CUDA
+ * events around the launcher call (for tessera that includes its scan, its one wait and its
+ * scratch allocation). GB/s: decoded bytes (10^9) per second. nvCOMP (dlopen, never linked)
+ * decodes the same frames the same way. Table last.
+ */
+
+#define CK(x)                                                                            \
+	do {                                                                             \
+		cudaError_t e_ = (x);                                                    \
+		if (e_ != cudaSuccess) {                                                 \
+			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,       \
+				cudaGetErrorString(e_));                                 \
+			exit(1);                                                         \
+		}                                                                        \
+	} while (0)
+
+typedef struct {
+	int backend;
+	char reserved[60];
+} nvc_opts;
+typedef int (*nvc_temp_fn)(size_t, size_t, nvc_opts, size_t *, size_t, cudaStream_t);
+typedef int (*nvc_decomp_fn)(const void *const *, const size_t *, const size_t *, size_t *, size_t,
+			     void *, size_t, void *const *, nvc_opts, int *, cudaStream_t);
+
+struct set {
+	const char *name;
+	size_t n, uniq, each;       /* streams, distinct ones, decoded bytes each */
+	unsigned char **src, **z;   /* uniq sources and frames */
+	size_t *zn;
+	unsigned char *d_in, *d_out;
+	void **d_inp, **d_outp;
+	size_t *d_inn, *d_cap, *d_got;
+	int *d_st;
+	size_t in_total;
+};
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p) {
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
+	return p;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* a 1024^3 uint16 volume: a smooth field plus a little noise, sampled in a block */
+static void volume_block(uint16_t *out, size_t edge, size_t x0, size_t y0, size_t z0, uint64_t *s)
+{
+	for (size_t z = 0; z < edge; z++)
+		for (size_t y = 0; y < edge; y++)
+			for (size_t x = 0; x < edge; x++) {
+				double v = 2000.0 + 800.0 * sin((double)(x0 + x) * 0.02) *
+							     cos((double)(y0 + y) * 0.015) +
+					   3.0 * (double)(z0 + z) + (double)(lzp_rand(s) >> 60);
+				out[(z * edge + y) * edge + x] = (uint16_t)v;
+			}
+}
+
+static void make_set(struct set *t, char which, int level)
+{
+	memset(t, 0, sizeof *t);
+	size_t edge = 0;
+	if (which == 'a') {
+		t->name = "10000 x 64 KiB float32";
+		t->n = 10000, t->uniq = 500, t->each = 64 << 10;
+	} else if (which == 'b') {
+		t->name = "64 x 32 MiB uint16 (256^3)";
+		t->n = 64, t->uniq = 8, t->each = (size_t)32 << 20, edge = 256;
+	} else {
+		t->name = "4096 x 512 KiB uint16 (64^3)";
+		t->n = 4096, t->uniq = 256, t->each = 512 << 10, edge = 64;
+	}
+	t->src = (unsigned char **)xmalloc(t->uniq * sizeof(void *));
+	t->z = (unsigned char **)xmalloc(t->uniq * sizeof(void *));
+	t->zn = (size_t *)xmalloc(t->uniq * sizeof(size_t));
+	uint64_t s = 42;
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	for (size_t u = 0; u < t->uniq; u++) {
+		t->src[u] = (unsigned char *)xmalloc(t->each);
+		if (which == 'a')
+			lzp_fill(LZP_FLOATS, t->src[u], t->each, u + 1);
+		else
+			volume_block((uint16_t *)t->src[u], edge, (u % 4) * edge, (u / 4 % 4) * edge,
+				     u / 16 * edge, &s);
+		size_t cap = ZSTD_compressBound(t->each);
+		t->z[u] = (unsigned char *)xmalloc(cap);
+		t->zn[u] = ZSTD_compressCCtx(cc, t->z[u], cap, t->src[u], t->each, level);
+		if (ZSTD_isError(t->zn[u])) {
+			fprintf(stderr, "libzstd: %s\n", ZSTD_getErrorName(t->zn[u]));
+			exit(2);
+		}
+	}
+	ZSTD_freeCCtx(cc);
+	size_t *off = (size_t *)xmalloc(t->n * sizeof(size_t));
+	for (size_t i = 0; i < t->n; i++) {
+		off[i] = t->in_total;
+		t->in_total += (t->zn[i % t->uniq] + 255) & ~(size_t)255;
+	}
+	CK(cudaMalloc((void **)&t->d_in, t->in_total));
+	CK(cudaMalloc((void **)&t->d_out, t->n * t->each));
+	void **inp = (void **)xmalloc(t->n * sizeof(void *)), **outp = (void **)xmalloc(t->n * sizeof(void *));
+	size_t *inn = (size_t *)xmalloc(t->n * sizeof(size_t)), *cap = (size_t *)xmalloc(t->n * sizeof(size_t));
+	for (size_t i = 0; i < t->n; i++) {
+		size_t u = i % t->uniq;
+		CK(cudaMemcpy(t->d_in + off[i], t->z[u], t->zn[u], cudaMemcpyHostToDevice));
+		inp[i] = t->d_in + off[i];
+		outp[i] = t->d_out + i * t->each;
+		inn[i] = t->zn[u];
+		cap[i] = t->each;
+	}
+	CK(cudaMalloc((void **)&t->d_inp, t->n * sizeof(void *)));
+	CK(cudaMalloc((void **)&t->d_outp, t->n * sizeof(void *)));
+	CK(cudaMalloc((void **)&t->d_inn, t->n * sizeof(size_t)));
+	CK(cudaMalloc((void **)&t->d_cap, t->n * sizeof(size_t)));
+	CK(cudaMalloc((void **)&t->d_got, t->n * sizeof(size_t)));
+	CK(cudaMalloc((void **)&t->d_st, t->n * sizeof(int)));
+	CK(cudaMemcpy(t->d_inp, inp, t->n * sizeof(void *), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(t->d_outp, outp, t->n * sizeof(void *), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(t->d_inn, inn, t->n * sizeof(size_t), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(t->d_cap, cap, t->n * sizeof(size_t), cudaMemcpyHostToDevice));
+	free(off);
+	free(inp);
+	free(outp);
+	free(inn);
+	free(cap);
+}
+
+static void free_set(struct set *t)
+{
+	for (size_t u = 0; u < t->uniq; u++) {
+		free(t->src[u]);
+		free(t->z[u]);
+	}
+	free(t->src);
+	free(t->z);
+	free(t->zn);
+	CK(cudaFree(t->d_in));
+	CK(cudaFree(t->d_out));
+	CK(cudaFree(t->d_inp));
+	CK(cudaFree(t->d_outp));
+	CK(cudaFree(t->d_inn));
+	CK(cudaFree(t->d_cap));
+	CK(cudaFree(t->d_got));
+	CK(cudaFree(t->d_st));
+}
+
+/* Streams of the last run that failed or differ from their source. */
+static size_t wrong(const struct set *t)
+{
+	size_t bad = 0;
+	size_t *got = (size_t *)xmalloc(t->n * sizeof(size_t));
+	int *st = (int *)xmalloc(t->n * sizeof(int));
+	unsigned char *o = (unsigned char *)xmalloc(t->each);
+	CK(cudaMemcpy(got, t->d_got, t->n * sizeof(size_t), cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(st, t->d_st, t->n * sizeof(int), cudaMemcpyDeviceToHost));
+	for (size_t i = 0; i < t->n; i++) {
+		CK(cudaMemcpy(o, t->d_out + i * t->each, t->each, cudaMemcpyDeviceToHost));
+		if (st[i] || got[i] != t->each || memcmp(o, t->src[i % t->uniq], t->each)) {
+			if (!bad++)
+				fprintf(stderr, "stream %zu: status %d, %zu bytes\n", i, st[i], got[i]);
+		}
+	}
+	free(got);
+	free(st);
+	free(o);
+	return bad;
+}
+
+static nvc_temp_fn nvc_t;
+static nvc_decomp_fn nvc_d;
+
+/* One run in ms: tessera (who 0) or nvCOMP (1). */
+static double run(struct set *t, int who, void *temp, size_t temp_n, cudaStream_t cs,
+		  cudaEvent_t e0, cudaEvent_t e1)
+{
+	CK(cudaMemsetAsync(t->d_st, 0x7f, t->n * sizeof(int), cs));
+	CK(cudaEventRecord(e0, cs));
+	if (who == 0) {
+		int rc = tsr_cuda_zstd_batch((const void *const *)t->d_inp, t->d_inn, t->d_outp,
+					     t->d_cap, t->d_got, t->d_st, t->n, 0, NULL, 0, cs);
+		if (rc) {
+			fprintf(stderr, "tsr_cuda_zstd_batch: %d\n", rc);
+			exit(1);
+		}
+	} else {
+		nvc_opts o;
+		memset(&o, 0, sizeof o);
+		int rc = nvc_d((const void *const *)t->d_inp, t->d_inn, t->d_cap, t->d_got, t->n, temp,
+			       temp_n, t->d_outp, o, t->d_st, cs);
+		if (rc) {
+			fprintf(stderr, "nvcompBatchedZstdDecompressAsync: %d\n", rc);
+			exit(1);
+		}
+	}
+	CK(cudaEventRecord(e1, cs));
+	CK(cudaEventSynchronize(e1));
+	CK(cudaGetLastError());
+	float ms = 0;
+	CK(cudaEventElapsedTime(&ms, e0, e1));
+	return ms;
+}
+
+int main(int argc, char **argv)
+{
+	int runs = 5, level = 3;
+	const char *nvlib = NULL, *sets = "abc";
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+			runs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--nvcomp") && i + 1 < argc)
+			nvlib = argv[++i];
+		else if (!strcmp(argv[i], "--sets") && i + 1 < argc)
+			sets = argv[++i];
+		else if (!strcmp(argv[i], "--level") && i + 1 < argc)
+			level = atoi(argv[++i]);
+		else {
+			fprintf(stderr, "usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abc] "
+					"[--level L]\n");
+			return 2;
+		}
+	}
+	if (runs < 1)
+		runs = 1;
+	int ndev = 0;
+	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+		printf("gpu_zstd_bench: skipped: no CUDA device\n");
+		return 0;
+	}
+	if (nvlib) {
+		void *h = dlopen(nvlib, RTLD_NOW | RTLD_LOCAL);
+		if (h) {
+			nvc_d = (nvc_decomp_fn)dlsym(h, "nvcompBatchedZstdDecompressAsync");
+			nvc_t = (nvc_temp_fn)dlsym(h, "nvcompBatchedZstdDecompressGetTempSize");
+		}
+		if (!nvc_d || !nvc_t)
+			fprintf(stderr, "nvCOMP: %s\n", h ? "missing zstd entry points" : dlerror());
+	}
+	cudaStream_t cs;
+	cudaEvent_t e0, e1;
+	CK(cudaStreamCreate(&cs));
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	char table[4096];
+	size_t tl = 0;
+	tl += (size_t)snprintf(table + tl, sizeof table - tl,
+			       "| set (zstd level %d) | ratio | tessera GB/s | nvCOMP GB/s | tessera / nvCOMP |\n"
+			       "|---|---|---|---|---|\n", level);
+	int fail = 0;
+	double *ms = (double *)xmalloc((size_t)runs * sizeof(double));
+	for (const char *c = sets; *c; c++) {
+		struct set t;
+		make_set(&t, *c, level);
+		double bytes = (double)t.n * (double)t.each, zbytes = 0;
+		for (size_t i = 0; i < t.n; i++)
+			zbytes += (double)t.zn[i % t.uniq];
+		double gbs[2] = {0, 0};
+		for (int who = 0; who < 2; who++) {
+			void *temp = NULL;
+			size_t temp_n = 0;
+			if (who == 1) {
+				if (!nvc_d)
+					continue;
+				nvc_opts o;
+				memset(&o, 0, sizeof o);
+				if (nvc_t(t.n, t.each, o, &temp_n, (size_t)bytes, cs) ||
+				    (temp_n && cudaMalloc(&temp, temp_n) != cudaSuccess)) {
+					fprintf(stderr, "nvCOMP temp failed\n");
+					continue;
+				}
+			}
+			CK(cudaMemset(t.d_out, 0, t.n * t.each));
+			run(&t, who, temp, temp_n, cs, e0, e1);
+			size_t bad = wrong(&t);
+			if (bad) {
+				fprintf(stderr, "%s: %s: %zu streams wrong\n", t.name,
+					who ? "nvCOMP" : "tessera", bad);
+				fail = 1;
+			}
+			for (int r = 0; r < runs; r++)
+				ms[r] = run(&t, who, temp, temp_n, cs, e0, e1);
+			qsort(ms, (size_t)runs, sizeof(double), cmp_d);
+			gbs[who] = bad ? 0 : bytes / (ms[runs / 2] * 1e6);
+			printf("gpu_zstd_bench: %s: %s median %.3f ms (min %.3f) = %.1f GB/s%s\n", t.name,
+			       who ? "nvCOMP" : "tessera", ms[runs / 2], ms[0], gbs[who],
+			       bad ? " (WRONG)" : "");
+			fflush(stdout);
+			if (temp)
+				CK(cudaFree(temp));
+		}
+		if (gbs[1] > 0)
+			tl += (size_t)snprintf(table + tl, sizeof table - tl,
+					       "| %s | %.2f | %.1f | %.1f | %.2f |\n", t.name,
+					       bytes / zbytes, gbs[0], gbs[1], gbs[0] / gbs[1]);
+		else
+			tl += (size_t)snprintf(table + tl, sizeof table - tl,
+					       "| %s | %.2f | %.1f | - | - |\n", t.name,
+					       bytes / zbytes, gbs[0]);
+		free_set(&t);
+	}
+	printf("\n%s", table);
+	free(ms);
+	return fail;
+}

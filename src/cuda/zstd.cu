@@ -1,0 +1,342 @@
+/* zstd.cu - batched GPU Zstandard decoding: blocks of every frame decoded in parallel, frames executed by a warp each (see zstd_core.h). */
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "tessera.h"
+#include "tsr_cuda.h"
+#include "zstd_core.h"
+
+/*
+ * How the work spreads, and why:
+ * - A Zarr chunk is often one large frame (a 256^3 uint16 chunk: 32 MiB, 256 blocks), so one
+ *   warp a stream would leave most of the GPU idle on a store of 64 such chunks. Entropy
+ *   decoding is the costly, serial part of zstd, and it is independent between blocks once a
+ *   block knows where the tables it repeats were described (phase a records that), so phase b
+ *   runs one WARP per block, every block of every frame of the batch side by side (a batch of
+ *   64 chunks of 32 MiB is 16 384 blocks). A warp, not a thread, because its tables (Huffman
+ *   4 KiB, FSE 5 KiB) then fit in shared memory: a table lookup is the step every symbol
+ *   waits on. Huffman and FSE streams are serial bit streams; the four literal streams of a
+ *   block go to lanes 0 to 3, the rest is lane 0's.
+ * - Executing sequences must go in order inside a frame (matches read output of earlier
+ *   blocks; repeat offsets run through the frame), and it is copying: so phase c gives each
+ *   frame a WARP, 32 sequences at a time: literal runs and the matches that read only final
+ *   bytes go in parallel, the rest in order with lanes sharing each copy (zstd_core.h,
+ *   tsr_zs_frame_exec). Frames of a batch run side by side. A batch of few large frames
+ *   (64 chunks of 32 MiB) is therefore slow in this phase: see the bench's numbers.
+ * - Phase a (header walk) and the layout are a thread per stream: a few bytes per block.
+ * Scratch: phase a counts what each stream needs (frames, blocks, literal bytes, sequences);
+ * the launcher waits for those counts (the one synchronisation: sizes live in device memory),
+ * then takes one allocation from the stream-ordered pool for the batch and frees it in order.
+ */
+
+#define TSR_ZS_THREADS 128
+/* warps of the block kernel at most (a grid-stride loop beyond): each holds its tables
+ * (about 10 KB) in shared memory, so an SM keeps 20 of them; 16384 is six such waves on an
+ * H200. (H200, 64 x 32 MiB chunks, one thread a block with its tables in global memory: the
+ * tables of all decoders far outgrew the L2 cache.) */
+#define TSR_ZS_MAX_DECODERS 16384
+
+struct tsr_zs_stream {
+	uint64_t frame_base, block_base;
+	uint32_t nframes, nblocks;
+	uint64_t lit_base, seq_base;
+	int status;
+	int pad;
+};
+
+/* The stream holding global item g, given each stream's first item (bases, n + 1 long). */
+__device__ static size_t tsr_zs_owner(const uint64_t *first, size_t n, uint64_t g)
+{
+	size_t lo = 0, hi = n; /* first[lo] <= g < first[hi] */
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (first[mid] <= g)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* phase a, counting: a thread a stream */
+__global__ void tsr_zs_count_kernel(const void *const *d_in, const size_t *d_in_nbytes,
+				    void *const *d_out, const size_t *d_out_cap,
+				    struct tsr_zs_count *cnt, int *st, size_t n)
+{
+	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	const uint8_t *in = (const uint8_t *)d_in[i];
+	struct tsr_zs_count c = {0, 0, 0, 0};
+	int s;
+	if ((!in && d_in_nbytes[i]) || (!d_out[i] && d_out_cap[i]))
+		s = TSR_CUDA_ZSTD_E_ARGUMENT;
+	else
+		s = tsr_zs_scan(in, d_in_nbytes[i], NULL, 0, NULL, 0, &c);
+	/* literals and sequences become output (3 bytes a sequence at least): a stream that
+	 * asks for more scratch than its capacity allows cannot fit */
+	if (s == TSR_CUDA_ZSTD_OK && (c.nlit > d_out_cap[i] || c.nseq > d_out_cap[i] / 3))
+		s = TSR_CUDA_ZSTD_E_OVERFLOW;
+	if (s != TSR_CUDA_ZSTD_OK)
+		c.nframes = c.nblocks = 0, c.nlit = c.nseq = 0;
+	cnt[i] = c;
+	st[i] = s;
+}
+
+/* phase a, storing frames and blocks at each stream's place */
+__global__ void tsr_zs_scan_kernel(const void *const *d_in, const size_t *d_in_nbytes,
+				   struct tsr_zs_stream *ss, struct tsr_zs_frame *frames,
+				   struct tsr_zs_block *blocks, size_t n)
+{
+	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n || ss[i].status != TSR_CUDA_ZSTD_OK || ss[i].nframes == 0)
+		return;
+	struct tsr_zs_count c;
+	struct tsr_zs_block *b = blocks + ss[i].block_base;
+	int s = tsr_zs_scan((const uint8_t *)d_in[i], d_in_nbytes[i], frames + ss[i].frame_base,
+			    ss[i].nframes, b, ss[i].nblocks, &c);
+	if (s != TSR_CUDA_ZSTD_OK || c.nblocks != ss[i].nblocks) {
+		ss[i].status = s != TSR_CUDA_ZSTD_OK ? s : TSR_CUDA_ZSTD_E_ARGUMENT;
+		return;
+	}
+	for (uint32_t k = 0; k < c.nblocks; k++) {
+		b[k].lit_at += ss[i].lit_base;
+		b[k].seq_at += ss[i].seq_base;
+	}
+}
+
+/* phase b: a warp a block, grid-stride; each warp's tables in shared memory */
+__global__ void __launch_bounds__(TSR_ZS_THREADS)
+tsr_zs_block_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
+		    const uint64_t *block_first, size_t n, struct tsr_zs_block *blocks,
+		    uint64_t nblocks, uint8_t *lits, struct tsr_zs_seq *seqs)
+{
+	__shared__ struct tsr_zs_work ws[TSR_ZS_THREADS / 32];
+	struct tsr_zs_work *w = &ws[threadIdx.x / 32];
+	uint64_t wid = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	uint64_t nw = (uint64_t)gridDim.x * blockDim.x / 32;
+	for (uint64_t g = wid; g < nblocks; g += nw) {
+		if (blocks[g].type != 2)
+			continue;
+		size_t s = tsr_zs_owner(block_first, n, g);
+		if (ss[s].status != TSR_CUDA_ZSTD_OK)
+			continue;
+		struct tsr_zs_block *sb = blocks + ss[s].block_base;
+		uint32_t bi = (uint32_t)(g - ss[s].block_base);
+		int st = tsr_zs_block_decode(w, (const uint8_t *)d_in[s], sb, bi, lits + sb[bi].lit_at,
+					     seqs + sb[bi].seq_at);
+		if (TSR_ZS_LANE == 0)
+			sb[bi].status = st;
+	}
+}
+
+/* layout: a thread a stream */
+__global__ void tsr_zs_layout_kernel(const size_t *d_out_cap, size_t *d_out_nbytes,
+				     struct tsr_zs_stream *ss, struct tsr_zs_frame *frames,
+				     const struct tsr_zs_block *blocks, size_t n)
+{
+	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	uint64_t total = 0;
+	if (ss[i].status == TSR_CUDA_ZSTD_OK)
+		ss[i].status = tsr_zs_layout(frames + ss[i].frame_base, ss[i].nframes,
+					     blocks + ss[i].block_base, d_out_cap[i], &total);
+	if (d_out_nbytes)
+		d_out_nbytes[i] = ss[i].status == TSR_CUDA_ZSTD_OK ? total : 0;
+}
+
+/* phase c: a warp a frame */
+__global__ void __launch_bounds__(TSR_ZS_THREADS)
+tsr_zs_exec_kernel(const void *const *d_in, void *const *d_out, struct tsr_zs_stream *ss,
+		   const uint64_t *frame_first, size_t n, const struct tsr_zs_frame *frames,
+		   uint64_t nframes, const struct tsr_zs_block *blocks, const uint8_t *lits,
+		   const struct tsr_zs_seq *seqs)
+{
+	__shared__ struct tsr_zs_xs xs[TSR_ZS_THREADS / 32];
+	uint64_t g = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	if (g >= nframes)
+		return;
+	size_t s = tsr_zs_owner(frame_first, n, g);
+	if (ss[s].status != TSR_CUDA_ZSTD_OK)
+		return;
+	int st = tsr_zs_frame_exec(&xs[threadIdx.x / 32], (const uint8_t *)d_in[s], &frames[g],
+				   blocks + ss[s].block_base, lits, seqs, (uint8_t *)d_out[s]);
+	if (st != TSR_CUDA_ZSTD_OK && TSR_ZS_LANE == 0)
+		atomicCAS(&ss[s].status, TSR_CUDA_ZSTD_OK, st);
+}
+
+__global__ void tsr_zs_finish_kernel(const struct tsr_zs_stream *ss, size_t *d_out_nbytes,
+				     int *d_status, size_t n)
+{
+	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	if (d_status)
+		d_status[i] = ss[i].status;
+	if (d_out_nbytes && ss[i].status != TSR_CUDA_ZSTD_OK)
+		d_out_nbytes[i] = 0;
+}
+
+static int tsr_zs_cuda_status(cudaError_t e)
+{
+	if (e == cudaSuccess)
+		return TSR_OK;
+	if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
+	    e == cudaErrorInvalidDevice || e == cudaErrorNoKernelImageForDevice)
+		return TSR_E_NO_DEVICE;
+	if (e == cudaErrorMemoryAllocation)
+		return TSR_E_NOMEM;
+	return TSR_E_INTERNAL;
+}
+
+static unsigned tsr_zs_grid(uint64_t items, unsigned per)
+{
+	uint64_t g = (items + per - 1) / per;
+	return (unsigned)(g ? g : 1);
+}
+
+static size_t tsr_zs_align(size_t v)
+{
+	return (v + 255) & ~(size_t)255;
+}
+
+extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_nbytes,
+				   void *const *d_out, const size_t *d_out_cap,
+				   size_t *d_out_nbytes, int *d_status, size_t nstreams,
+				   int variant, void *d_scratch, size_t scratch_nbytes,
+				   void *cuda_stream)
+{
+	(void)d_scratch;
+	(void)scratch_nbytes;
+	if (nstreams == 0)
+		return TSR_OK;
+	if (!d_in || !d_in_nbytes || !d_out || !d_out_cap || variant != 0 ||
+	    nstreams > ((size_t)1 << 31))
+		return TSR_E_INVALID_ARG;
+	cudaStream_t cs = (cudaStream_t)cuda_stream;
+	const unsigned T = TSR_ZS_THREADS;
+	/* counts: per stream a tsr_zs_count and a status */
+	size_t cnt_nbytes = tsr_zs_align(nstreams * sizeof(struct tsr_zs_count));
+	void *d_cnt = NULL;
+	cudaError_t e = cudaMallocAsync(&d_cnt, cnt_nbytes + nstreams * sizeof(int), cs);
+	if (e != cudaSuccess)
+		return tsr_zs_cuda_status(e);
+	struct tsr_zs_count *cnt = (struct tsr_zs_count *)d_cnt;
+	int *cst = (int *)((char *)d_cnt + cnt_nbytes);
+	tsr_zs_count_kernel<<<tsr_zs_grid(nstreams, T), T, 0, cs>>>(d_in, d_in_nbytes, d_out,
+								    d_out_cap, cnt, cst, nstreams);
+	struct tsr_zs_count *h_cnt = (struct tsr_zs_count *)malloc(nstreams * sizeof *h_cnt);
+	int *h_st = (int *)malloc(nstreams * sizeof(int));
+	struct tsr_zs_stream *h_ss = (struct tsr_zs_stream *)malloc(nstreams * sizeof *h_ss);
+	uint64_t *h_first = (uint64_t *)malloc(2 * (nstreams + 1) * sizeof(uint64_t));
+	int rc = TSR_OK;
+	if (!h_cnt || !h_st || !h_ss || !h_first) {
+		rc = TSR_E_NOMEM;
+		goto fail_cnt;
+	}
+	if ((e = cudaGetLastError()) != cudaSuccess ||
+	    (e = cudaMemcpyAsync(h_cnt, cnt, nstreams * sizeof *h_cnt, cudaMemcpyDeviceToHost, cs)) !=
+		    cudaSuccess ||
+	    (e = cudaMemcpyAsync(h_st, cst, nstreams * sizeof(int), cudaMemcpyDeviceToHost, cs)) !=
+		    cudaSuccess ||
+	    (e = cudaStreamSynchronize(cs)) != cudaSuccess) {
+		rc = tsr_zs_cuda_status(e);
+		goto fail_cnt;
+	}
+	{
+		uint64_t nf = 0, nb = 0, nl = 0, nq = 0;
+		for (size_t i = 0; i < nstreams; i++) {
+			h_ss[i].frame_base = nf;
+			h_ss[i].block_base = nb;
+			h_ss[i].lit_base = nl;
+			h_ss[i].seq_base = nq;
+			h_ss[i].nframes = h_cnt[i].nframes;
+			h_ss[i].nblocks = h_cnt[i].nblocks;
+			h_ss[i].status = h_st[i];
+			h_ss[i].pad = 0;
+			h_first[i] = nf;
+			h_first[nstreams + 1 + i] = nb;
+			nf += h_cnt[i].nframes;
+			nb += h_cnt[i].nblocks;
+			nl += h_cnt[i].nlit;
+			nq += h_cnt[i].nseq;
+		}
+		h_first[nstreams] = nf;
+		h_first[2 * nstreams + 1] = nb;
+		/* phase b's warps: one a block, up to TSR_ZS_MAX_DECODERS */
+		uint64_t ndec = nb < TSR_ZS_MAX_DECODERS ? nb : TSR_ZS_MAX_DECODERS;
+		size_t o_ss = 0, o_first = o_ss + tsr_zs_align(nstreams * sizeof *h_ss);
+		size_t o_fr = o_first + tsr_zs_align(2 * (nstreams + 1) * sizeof(uint64_t));
+		size_t o_bl = o_fr + tsr_zs_align(nf * sizeof(struct tsr_zs_frame));
+		size_t o_lit = o_bl + tsr_zs_align(nb * sizeof(struct tsr_zs_block));
+		size_t o_seq = o_lit + tsr_zs_align(nl);
+		size_t o_work = o_seq + tsr_zs_align(nq * sizeof(struct tsr_zs_seq));
+		size_t total = o_work;
+		char *sc = NULL;
+		if ((e = cudaMallocAsync((void **)&sc, total, cs)) != cudaSuccess) {
+			rc = tsr_zs_cuda_status(e);
+			goto fail_cnt;
+		}
+		struct tsr_zs_stream *ss = (struct tsr_zs_stream *)(sc + o_ss);
+		uint64_t *first = (uint64_t *)(sc + o_first);
+		struct tsr_zs_frame *fr = (struct tsr_zs_frame *)(sc + o_fr);
+		struct tsr_zs_block *bl = (struct tsr_zs_block *)(sc + o_bl);
+		uint8_t *lits = (uint8_t *)(sc + o_lit);
+		struct tsr_zs_seq *seqs = (struct tsr_zs_seq *)(sc + o_seq);
+		/* the host arrays must outlive the copies: wait for them before freeing */
+		if ((e = cudaMemcpyAsync(ss, h_ss, nstreams * sizeof *h_ss, cudaMemcpyHostToDevice,
+					 cs)) == cudaSuccess)
+			e = cudaMemcpyAsync(first, h_first, 2 * (nstreams + 1) * sizeof(uint64_t),
+					    cudaMemcpyHostToDevice, cs);
+		if (e == cudaSuccess) {
+			unsigned g = tsr_zs_grid(nstreams, T);
+			tsr_zs_scan_kernel<<<g, T, 0, cs>>>(d_in, d_in_nbytes, ss, fr, bl, nstreams);
+			if (nb)
+				tsr_zs_block_kernel<<<tsr_zs_grid(ndec * 32, T), T, 0, cs>>>(
+					d_in, ss, first + nstreams + 1, nstreams, bl, nb, lits, seqs);
+			tsr_zs_layout_kernel<<<g, T, 0, cs>>>(d_out_cap, d_out_nbytes, ss, fr, bl,
+							      nstreams);
+			if (nf)
+				tsr_zs_exec_kernel<<<tsr_zs_grid(nf * 32, T), T, 0, cs>>>(
+					d_in, d_out, ss, first, nstreams, fr, nf, bl, lits, seqs);
+			tsr_zs_finish_kernel<<<g, T, 0, cs>>>(ss, d_out_nbytes, d_status, nstreams);
+			e = cudaGetLastError();
+		}
+		cudaError_t e2 = cudaFreeAsync(sc, cs);
+		if (e == cudaSuccess)
+			e = e2;
+		/* the H2D copies read pageable host memory: they are done when cudaMemcpyAsync
+		 * returns (pageable copies are staged synchronously), so the host arrays may go */
+		rc = tsr_zs_cuda_status(e);
+	}
+fail_cnt:
+	cudaFreeAsync(d_cnt, cs);
+	free(h_cnt);
+	free(h_st);
+	free(h_ss);
+	free(h_first);
+	return rc;
+}
+
+extern "C" const char *tsr_cuda_zstd_status_name(int status)
+{
+	switch (status) {
+	case TSR_CUDA_ZSTD_OK: return "ok";
+	case TSR_CUDA_ZSTD_E_TRUNCATED: return "truncated input";
+	case TSR_CUDA_ZSTD_E_MAGIC: return "not a zstd frame";
+	case TSR_CUDA_ZSTD_E_HEADER: return "bad frame header";
+	case TSR_CUDA_ZSTD_E_DICTIONARY: return "frame needs a dictionary";
+	case TSR_CUDA_ZSTD_E_BLOCK: return "bad block type or size";
+	case TSR_CUDA_ZSTD_E_LITERALS: return "corrupt literals section";
+	case TSR_CUDA_ZSTD_E_SEQUENCES: return "corrupt sequences section";
+	case TSR_CUDA_ZSTD_E_OFFSET: return "match offset outside the window";
+	case TSR_CUDA_ZSTD_E_OVERFLOW: return "output larger than its buffer";
+	case TSR_CUDA_ZSTD_E_SIZE: return "decoded size differs from the frame's content size";
+	case TSR_CUDA_ZSTD_E_CHECKSUM: return "checksum mismatch";
+	case TSR_CUDA_ZSTD_E_ARGUMENT: return "NULL buffer with a nonzero size";
+	case TSR_CUDA_ZSTD_E_MEMORY: return "no scratch memory";
+	default: return "unknown status";
+	}
+}

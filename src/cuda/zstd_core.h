@@ -1,0 +1,1155 @@
+/* zstd_core.h - Zstandard (RFC 8878) frames decoded in three phases a GPU runs in parallel (scan, blocks, execution); also builds as C for the CPU. */
+#ifndef TSR_ZSTD_CORE_H
+#define TSR_ZSTD_CORE_H
+
+/*
+ * A zstd stream is frames (and skippable frames) one after another; a frame is blocks of at
+ * most 128 KiB of output. Decoding a compressed block has two parts of very different shape:
+ * entropy decoding (Huffman literals, FSE sequences) is serial inside a block but independent
+ * between blocks once each block knows which earlier block described the tables it repeats;
+ * executing sequences (copying literals and matches) depends on the output of earlier blocks
+ * of the frame (matches reach back up to the window) and on the repeat offsets, which run
+ * through the whole frame. So the work is split in three phases:
+ *   (a) tsr_zs_scan: walk a stream's frame and block headers, and of each compressed block the
+ *       literals and sequences headers (a few bytes each): sizes, the scratch each block needs,
+ *       and for every "repeat" table the block whose header describes it. Cheap, one pass.
+ *   (b) tsr_zs_block_decode: one block's tables, literals (into a scratch literal buffer) and
+ *       sequences (into a scratch sequence buffer, offsets still as coded: repeat codes are
+ *       resolved later because they depend on earlier blocks). Blocks run in any order.
+ *   (c) tsr_zs_layout then tsr_zs_frame_exec: output places of frames (sizes are known after
+ *       (b)), then one frame's blocks executed in order, resolving repeat offsets and checking
+ *       offsets against the frame's start and window, then its XXH64 checksum.
+ * Every read is checked against the stream's size, every write against the output capacity
+ * and scratch sizes that (a) computed; each failure has its own status (tsr_cuda.h). Frames
+ * that need a dictionary are refused with TSR_CUDA_ZSTD_E_DICTIONARY (the CPU decodes them).
+ * Acceptance is at most libzstd's (1.5): a stream accepted here decodes to libzstd's bytes;
+ * a few things libzstd tolerates are refused (offsets past the window, blocks past the block
+ * size limit, Huffman codes longer than 11 bits, which libzstd's encoder never writes).
+ * Built with TSR_ZSTD_EMU, the code runs on the CPU (execution as a warp of one lane), so CI
+ * tests the decoding logic against libzstd without a GPU.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tsr_cuda.h"
+
+#ifdef TSR_ZSTD_EMU
+#define TSR_ZD static inline
+#ifndef TSR_ZS_LANE /* (a test may emulate a warp of threads: tests/gpu/emu_zstd_lanes.c) */
+#define TSR_ZS_LANE 0u
+#define TSR_ZS_NLANES 1u
+#define TSR_ZS_SYNC() ((void)0)
+#define TSR_ZS_BCAST(v) (v)
+#endif
+#define TSR_ZTABLE static const
+#else
+#define TSR_ZTABLE static __device__ const
+#define TSR_ZD static __device__
+#define TSR_ZS_LANE (threadIdx.x & 31u)
+#define TSR_ZS_NLANES 32u
+#define TSR_ZS_SYNC() __syncwarp()
+/* lane 0's value of v, to every lane */
+#define TSR_ZS_BCAST(v) __shfl_sync(0xffffffffu, (v), 0)
+#endif
+
+#define TSR_ZS_BLOCK_MAX (128u << 10)
+#define TSR_ZS_HUF_MAXBITS 11u
+
+/* One frame of a stream (phase a; out_at by tsr_zs_layout). */
+struct tsr_zs_frame {
+	uint64_t window;        /* bytes a match may reach back */
+	uint64_t content_size;  /* declared size (has_size) */
+	uint64_t out_at;        /* its first output byte in the stream's output */
+	uint32_t first_block;   /* index of its first block in the stream's blocks */
+	uint32_t nblocks;
+	uint32_t checksum;      /* stored XXH64 low 32 bits (has_checksum) */
+	uint8_t has_size, has_checksum;
+};
+
+/* One block (phase a; out_size and status of compressed blocks by phase b). */
+struct tsr_zs_block {
+	uint64_t in_at;         /* its content in the stream */
+	uint64_t lit_at;        /* its literals in the literal scratch (bytes) */
+	uint64_t seq_at;        /* its sequences in the sequence scratch (records) */
+	uint32_t in_size;       /* content bytes (RLE: 1) */
+	uint32_t out_size;      /* decoded bytes */
+	uint32_t block_max;     /* the frame's block size limit */
+	uint32_t nlit, nseq;    /* compressed: literal bytes, sequences */
+	uint32_t lit_hdr;       /* compressed: literals header bytes */
+	uint32_t lit_csize;     /* compressed: literals section bytes after the header */
+	int32_t huf_from;       /* block whose literals section holds the Huffman tree used; -1 */
+	int32_t fse_from[3];    /* literal lengths, offsets, match lengths: block whose sequences
+				   header describes the table used; -1 */
+	int32_t status;         /* compressed: phase b's result */
+	uint8_t type;           /* 0 raw, 1 RLE, 2 compressed */
+	uint8_t lit_type;       /* 0 raw, 1 RLE, 2 compressed, 3 treeless */
+	uint8_t lit_streams;    /* 1 or 4 */
+	uint8_t pad;
+};
+
+/* One sequence as coded (phase b): lengths, and the offset value (> 3: offset + 3; 1..3: a
+ * repeat code, resolved in phase c). */
+struct tsr_zs_seq {
+	uint32_t ll, ml, of;
+};
+
+/* What phase a counted in a stream. */
+struct tsr_zs_count {
+	uint32_t nframes, nblocks;
+	uint64_t nlit, nseq;    /* scratch the stream's compressed blocks need */
+};
+
+struct tsr_zs_fse {
+	uint16_t base;          /* next state before the bits read */
+	uint8_t nbits;
+	uint8_t sym;
+};
+
+/* A block decoder's tables and temporaries (about 10 KiB). */
+struct tsr_zs_work {
+	struct tsr_zs_fse ll[512], ml[512], of[256], wt[64];
+	uint16_t huf[1u << TSR_ZS_HUF_MAXBITS]; /* symbol | bits << 8 */
+	uint8_t weights[256];
+	int16_t norm[64];
+	uint16_t next[64];
+	uint32_t ll_al, ml_al, of_al, huf_bits;
+	/* the literal streams of the block being decoded, for the lanes that decode them */
+	uint64_t s_at[4], s_len[4], s_out[4]; /* in the stream; bytes; in the block's literals */
+	uint32_t s_cnt[4], nstreams;
+	int32_t status, lit_bad;
+};
+
+/* ---- byte and bit access ------------------------------------------------------------- */
+
+TSR_ZD uint32_t tsr_zs_le(const uint8_t *p, unsigned nb)
+{
+	uint32_t v = 0;
+	for (unsigned k = 0; k < nb; k++)
+		v |= (uint32_t)p[k] << (8 * k);
+	return v;
+}
+
+TSR_ZD unsigned tsr_zs_highbit(uint64_t v) /* v > 0 */
+{
+	unsigned r = 0;
+	while (v >>= 1)
+		r++;
+	return r;
+}
+
+/* nb (<= 16) bits at bit bp of s[0..n), little-endian order; bits past n read as zero. */
+TSR_ZD uint32_t tsr_zs_fwd(const uint8_t *s, uint64_t n, uint64_t bp, unsigned nb)
+{
+	uint64_t by = bp >> 3;
+	uint32_t v = 0;
+	for (unsigned k = 0; k < 4; k++)
+		if (by + k < n)
+			v |= (uint32_t)s[by + k] << (8 * k);
+	return (v >> (bp & 7)) & ((1u << nb) - 1u);
+}
+
+/*
+ * Backward bit stream (Huffman and FSE streams): the bytes as one little-endian number, read
+ * from its highest set bit (the end mark) down. pos: bits left; it goes negative when a read
+ * runs past the start (those bits read as zero), which callers treat as corruption, as
+ * libzstd does. c caches 64 bits starting at bit base.
+ */
+struct tsr_zs_br {
+	const uint8_t *s;
+	int64_t pos, base;
+	uint64_t c;
+};
+
+TSR_ZD int tsr_zs_br_init(struct tsr_zs_br *b, const uint8_t *s, uint64_t n)
+{
+	b->s = s;
+	b->c = 0;
+	if (n == 0 || s[n - 1] == 0)
+		return -1;
+	b->pos = (int64_t)(8 * (n - 1) + tsr_zs_highbit(s[n - 1]));
+	b->base = b->pos + 1; /* nothing cached */
+	return 0;
+}
+
+/* The nb (<= 56) bits below pos, without consuming them. */
+TSR_ZD uint64_t tsr_zs_peek(struct tsr_zs_br *b, unsigned nb)
+{
+	if (nb == 0 || b->pos <= 0)
+		return 0;
+	int64_t lo = b->pos - (int64_t)nb;
+	if (lo < b->base || b->pos > b->base + 64) {
+		int64_t top = (b->pos - 1) >> 3; /* byte holding bit pos - 1 */
+		uint64_t c = 0;
+		for (int k = 7; k >= 0; k--) {
+			int64_t i = top - 7 + k;
+			c = c << 8 | (i >= 0 ? b->s[i] : 0u);
+		}
+		b->c = c;
+		b->base = (top - 7) * 8;
+	}
+	return (b->c >> (lo - b->base)) & ((1ull << nb) - 1u);
+}
+
+TSR_ZD uint64_t tsr_zs_bits(struct tsr_zs_br *b, unsigned nb)
+{
+	uint64_t v = tsr_zs_peek(b, nb);
+	b->pos -= nb;
+	return v;
+}
+
+/* ---- FSE tables ------------------------------------------------------------------------ */
+
+/* Reads an FSE table description (RFC 8878 4.1.1) from s[0..n): w->norm[0..*nsym), *al;
+ * *used: its bytes. 0, or -1 when corrupt. */
+TSR_ZD int tsr_zs_ncount(struct tsr_zs_work *w, const uint8_t *s, uint64_t n, unsigned maxsym,
+			 unsigned maxlog, unsigned *al_ret, unsigned *nsym, uint64_t *used)
+{
+	if (n == 0)
+		return -1;
+	unsigned al = tsr_zs_fwd(s, n, 0, 4) + 5;
+	if (al > maxlog)
+		return -1;
+	uint64_t bp = 4;
+	int remaining = (1 << al) + 1, threshold = 1 << al;
+	unsigned nb = al + 1, sym = 0;
+	while (remaining > 1) {
+		if (sym > maxsym)
+			return -1;
+		int max = 2 * threshold - 1 - remaining;
+		int v = (int)tsr_zs_fwd(s, n, bp, nb - 1);
+		if (v < max) {
+			bp += nb - 1;
+		} else {
+			v = (int)tsr_zs_fwd(s, n, bp, nb);
+			if (v >= threshold)
+				v -= max;
+			bp += nb;
+		}
+		int p = v - 1;
+		remaining -= p < 0 ? -p : p;
+		w->norm[sym++] = (int16_t)p;
+		if (p == 0) {
+			for (;;) {
+				unsigned r = tsr_zs_fwd(s, n, bp, 2);
+				bp += 2;
+				for (unsigned k = 0; k < r; k++) {
+					if (sym > maxsym)
+						return -1;
+					w->norm[sym++] = 0;
+				}
+				if (r != 3)
+					break;
+				if (bp > 8 * n)
+					return -1;
+			}
+		}
+		while (remaining < threshold && threshold > 1) {
+			nb--;
+			threshold >>= 1;
+		}
+		if (bp > 8 * n)
+			return -1;
+	}
+	if (remaining != 1)
+		return -1;
+	*used = (bp + 7) >> 3;
+	*al_ret = al;
+	*nsym = sym;
+	return 0;
+}
+
+/* Decoding table t (1 << al entries) of w->norm[0..nsym). 0, or -1 when the spread fails. */
+TSR_ZD int tsr_zs_fse_build(struct tsr_zs_work *w, struct tsr_zs_fse *t, unsigned nsym,
+			    unsigned al)
+{
+	unsigned size = 1u << al, high = size - 1, mask = size - 1;
+	for (unsigned s = 0; s < nsym; s++) {
+		if (w->norm[s] == -1) {
+			t[high--].sym = (uint8_t)s;
+			w->next[s] = 1;
+		} else {
+			w->next[s] = (uint16_t)w->norm[s];
+		}
+	}
+	unsigned step = (size >> 1) + (size >> 3) + 3, pos = 0;
+	for (unsigned s = 0; s < nsym; s++)
+		for (int i = 0; i < w->norm[s]; i++) {
+			t[pos].sym = (uint8_t)s;
+			do
+				pos = (pos + step) & mask;
+			while (pos > high);
+		}
+	if (pos != 0)
+		return -1;
+	for (unsigned u = 0; u < size; u++) {
+		unsigned s = t[u].sym, x = w->next[s]++;
+		unsigned nbits = al - tsr_zs_highbit(x);
+		t[u].nbits = (uint8_t)nbits;
+		t[u].base = (uint16_t)((x << nbits) - size);
+	}
+	return 0;
+}
+
+/* The predefined distributions (RFC 8878 3.1.1.3.2.2). */
+TSR_ZTABLE int8_t tsr_zs_pre_ll[36] = {4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2,
+				       2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1, -1, -1, -1, -1};
+TSR_ZTABLE int8_t tsr_zs_pre_ml[53] = {1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+				       1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+				       1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1};
+TSR_ZTABLE int8_t tsr_zs_pre_of[29] = {1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1,
+				       1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1};
+/* Literal length codes 16..35 and match length codes 32..52: baselines and extra bits. */
+TSR_ZTABLE uint32_t tsr_zs_ll_b[20] = {16,   18,   20,   22,   24,    28,    32,
+				       40,   48,   64,   128,  256,   512,   1024,
+				       2048, 4096, 8192, 16384, 32768, 65536};
+TSR_ZTABLE uint8_t tsr_zs_ll_n[20] = {1, 1, 1, 1, 2, 2, 3, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+TSR_ZTABLE uint32_t tsr_zs_ml_b[21] = {35,   37,   39,   41,   43,    47,    51,
+				       59,   67,   83,   99,   131,   259,   515,
+				       1027, 2051, 4099, 8195, 16387, 32771, 65539};
+TSR_ZTABLE uint8_t tsr_zs_ml_n[21] = {1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+TSR_ZTABLE uint32_t tsr_zs_maxsym[3] = {35, 31, 52};
+TSR_ZTABLE uint32_t tsr_zs_maxlog[3] = {9, 8, 9};
+
+/* A predefined table (k: 0 LL, 1 OF, 2 ML). */
+TSR_ZD int tsr_zs_predefined(struct tsr_zs_work *w, int k, struct tsr_zs_fse *t, unsigned *al)
+{
+	const int8_t *d = k == 0 ? tsr_zs_pre_ll : k == 1 ? tsr_zs_pre_of : tsr_zs_pre_ml;
+	unsigned nsym = k == 0 ? 36 : k == 1 ? 29 : 53;
+	for (unsigned s = 0; s < nsym; s++)
+		w->norm[s] = d[s];
+	*al = k == 1 ? 5 : 6;
+	return tsr_zs_fse_build(w, t, nsym, *al);
+}
+
+/* ---- phase a: frame and block headers ------------------------------------------------ */
+
+/* Literals section header at p (avail bytes): type, header bytes, regenerated and section
+ * bytes, streams. 0 or -1. */
+TSR_ZD int tsr_zs_lit_header(const uint8_t *p, uint64_t avail, struct tsr_zs_block *b)
+{
+	if (avail < 1)
+		return -1;
+	unsigned type = p[0] & 3, sf = p[0] >> 2 & 3;
+	b->lit_type = (uint8_t)type;
+	b->lit_streams = 1;
+	if (type <= 1) {
+		unsigned hdr = (sf & 1) == 0 ? 1 : sf == 1 ? 2 : 3;
+		if (avail < hdr)
+			return -1;
+		uint32_t v = tsr_zs_le(p, hdr);
+		b->lit_hdr = hdr;
+		b->nlit = hdr == 1 ? v >> 3 : v >> 4;
+		b->lit_csize = type == 0 ? b->nlit : 1;
+	} else {
+		unsigned hdr = sf <= 1 ? 3 : sf == 2 ? 4 : 5, bits = sf <= 1 ? 10 : sf == 2 ? 14 : 18;
+		if (avail < hdr)
+			return -1;
+		uint64_t v = 0;
+		for (unsigned k = 0; k < hdr; k++)
+			v |= (uint64_t)p[k] << (8 * k);
+		b->lit_hdr = hdr;
+		b->nlit = (uint32_t)(v >> 4 & ((1u << bits) - 1));
+		b->lit_csize = (uint32_t)(v >> (4 + bits) & ((1u << bits) - 1));
+		b->lit_streams = sf == 0 ? 1 : 4;
+		if (b->lit_streams == 4 && b->nlit < 6)
+			return -1;
+	}
+	return 0;
+}
+
+/* Sequences header at p (avail bytes): count, modes byte (or -1 when there are none), bytes. */
+TSR_ZD int tsr_zs_seq_header(const uint8_t *p, uint64_t avail, uint32_t *nseq, int *modes,
+			     unsigned *hdr)
+{
+	if (avail < 1)
+		return -1;
+	unsigned h;
+	if (p[0] < 128) {
+		*nseq = p[0];
+		h = 1;
+	} else if (p[0] < 255) {
+		if (avail < 2)
+			return -1;
+		*nseq = ((uint32_t)(p[0] - 128) << 8) + p[1];
+		h = 2;
+	} else {
+		if (avail < 3)
+			return -1;
+		*nseq = p[1] + ((uint32_t)p[2] << 8) + 0x7f00u;
+		h = 3;
+	}
+	*modes = -1;
+	if (*nseq == 0) {
+		/* libzstd: a block without sequences ends after this one byte */
+		if (h != 1 || avail != 1)
+			return -1;
+		*hdr = 1;
+		return 0;
+	}
+	if (avail < h + 1 || (p[h] & 3))
+		return -1;
+	*modes = p[h];
+	*hdr = h + 1;
+	return 0;
+}
+
+/*
+ * Phase a: walks stream in[0..n). Frames and blocks are stored while their index is below
+ * max_frames / max_blocks (0: count only); cnt gets the totals. Each compressed block's
+ * lit_at / seq_at is its place in the stream's literal / sequence scratch (cnt->nlit and
+ * cnt->nseq in all). Returns a status; on failure the counts are those so far.
+ */
+TSR_ZD int tsr_zs_scan(const uint8_t *in, uint64_t n, struct tsr_zs_frame *frames,
+		       uint32_t max_frames, struct tsr_zs_block *blocks, uint32_t max_blocks,
+		       struct tsr_zs_count *cnt)
+{
+	cnt->nframes = cnt->nblocks = 0;
+	cnt->nlit = cnt->nseq = 0;
+	if (!in || n == 0)
+		return TSR_CUDA_ZSTD_E_TRUNCATED;
+	uint64_t at = 0;
+	while (at < n) {
+		if (n - at < 4)
+			return TSR_CUDA_ZSTD_E_TRUNCATED;
+		uint32_t magic = tsr_zs_le(in + at, 4);
+		if ((magic & 0xfffffff0u) == 0x184d2a50u) {
+			if (n - at < 8)
+				return TSR_CUDA_ZSTD_E_TRUNCATED;
+			uint64_t sz = tsr_zs_le(in + at + 4, 4);
+			if (sz > n - at - 8)
+				return TSR_CUDA_ZSTD_E_TRUNCATED;
+			at += 8 + sz;
+			continue;
+		}
+		if (magic != 0xfd2fb528u)
+			return TSR_CUDA_ZSTD_E_MAGIC;
+		at += 4;
+		if (at >= n)
+			return TSR_CUDA_ZSTD_E_TRUNCATED;
+		unsigned fhd = in[at++];
+		unsigned fcs_flag = fhd >> 6, single = fhd >> 5 & 1, csum = fhd >> 2 & 1;
+		unsigned did_bytes = (fhd & 3) == 3 ? 4 : (fhd & 3);
+		unsigned fcs_bytes = fcs_flag == 0 ? single : 1u << fcs_flag;
+		if (fhd & 8)
+			return TSR_CUDA_ZSTD_E_HEADER;
+		if (n - at < (uint64_t)!single + did_bytes + fcs_bytes)
+			return TSR_CUDA_ZSTD_E_TRUNCATED;
+		struct tsr_zs_frame f;
+		f.window = 0;
+		if (!single) {
+			unsigned wd = in[at++], wlog = (wd >> 3) + 10;
+			if (wlog > 31)
+				return TSR_CUDA_ZSTD_E_HEADER;
+			f.window = (1ull << wlog) + ((1ull << wlog) >> 3) * (wd & 7);
+		}
+		uint32_t did = did_bytes ? tsr_zs_le(in + at, did_bytes) : 0;
+		at += did_bytes;
+		if (did != 0)
+			return TSR_CUDA_ZSTD_E_DICTIONARY;
+		f.has_size = fcs_bytes != 0;
+		f.content_size = 0;
+		if (fcs_bytes == 8)
+			f.content_size = tsr_zs_le(in + at, 4) |
+					 (uint64_t)tsr_zs_le(in + at + 4, 4) << 32;
+		else if (fcs_bytes)
+			f.content_size = tsr_zs_le(in + at, fcs_bytes) + (fcs_bytes == 2 ? 256u : 0u);
+		at += fcs_bytes;
+		if (single)
+			f.window = f.content_size;
+		uint64_t bmax = f.window < TSR_ZS_BLOCK_MAX ? f.window : TSR_ZS_BLOCK_MAX;
+		f.first_block = cnt->nblocks;
+		f.nblocks = 0;
+		f.has_checksum = (uint8_t)csum;
+		f.checksum = 0;
+		f.out_at = 0;
+		int32_t huf = -1, fse[3] = {-1, -1, -1};
+		for (int last = 0; !last;) {
+			if (n - at < 3)
+				return TSR_CUDA_ZSTD_E_TRUNCATED;
+			uint32_t bh = tsr_zs_le(in + at, 3);
+			at += 3;
+			struct tsr_zs_block b;
+			last = bh & 1;
+			b.type = (uint8_t)(bh >> 1 & 3);
+			uint32_t size = bh >> 3;
+			if (b.type == 3)
+				return TSR_CUDA_ZSTD_E_BLOCK;
+			b.in_at = at;
+			b.in_size = b.type == 1 ? 1 : size;
+			b.out_size = b.type == 2 ? 0 : size;
+			b.block_max = (uint32_t)bmax;
+			b.nlit = b.nseq = b.lit_hdr = b.lit_csize = 0;
+			b.huf_from = -1;
+			b.fse_from[0] = b.fse_from[1] = b.fse_from[2] = -1;
+			b.status = TSR_CUDA_ZSTD_OK;
+			b.lit_type = 0;
+			b.lit_streams = 1;
+			b.pad = 0;
+			b.lit_at = cnt->nlit;
+			b.seq_at = cnt->nseq;
+			if (b.in_size > n - at)
+				return TSR_CUDA_ZSTD_E_TRUNCATED;
+			if (size > bmax || (b.type == 2 && (size >= TSR_ZS_BLOCK_MAX || size < 3)))
+				return TSR_CUDA_ZSTD_E_BLOCK;
+			if (b.type == 2) {
+				uint32_t self = cnt->nblocks;
+				if (tsr_zs_lit_header(in + at, size, &b) || b.nlit > bmax ||
+				    b.lit_csize > size - b.lit_hdr)
+					return TSR_CUDA_ZSTD_E_LITERALS;
+				if (b.lit_type >= 2) {
+					if (b.lit_type == 2)
+						huf = (int32_t)self;
+					else if (huf < 0)
+						return TSR_CUDA_ZSTD_E_LITERALS;
+					b.huf_from = huf;
+				}
+				uint64_t sat = b.lit_hdr + (uint64_t)b.lit_csize;
+				int modes;
+				unsigned sh;
+				if (tsr_zs_seq_header(in + at + sat, size - sat, &b.nseq, &modes, &sh) ||
+				    (uint64_t)b.nseq * 3 > bmax)
+					return TSR_CUDA_ZSTD_E_SEQUENCES;
+				for (int k = 0; k < 3 && modes >= 0; k++) {
+					unsigned m = (unsigned)modes >> (6 - 2 * k) & 3;
+					if (m != 3)
+						fse[k] = (int32_t)self;
+					else if (fse[k] < 0)
+						return TSR_CUDA_ZSTD_E_SEQUENCES;
+					b.fse_from[k] = fse[k];
+				}
+				cnt->nlit += b.nlit;
+				cnt->nseq += b.nseq;
+			}
+			if (cnt->nblocks < max_blocks)
+				blocks[cnt->nblocks] = b;
+			cnt->nblocks++;
+			f.nblocks++;
+			at += b.in_size;
+		}
+		if (csum) {
+			if (n - at < 4)
+				return TSR_CUDA_ZSTD_E_TRUNCATED;
+			f.checksum = tsr_zs_le(in + at, 4);
+			at += 4;
+		}
+		if (cnt->nframes < max_frames)
+			frames[cnt->nframes] = f;
+		cnt->nframes++;
+	}
+	return TSR_CUDA_ZSTD_OK;
+}
+
+/* ---- phase b: one compressed block's tables, literals and sequences -------------------- */
+
+/* Huffman table of the tree description at p (avail bytes) into w->huf; *used: its bytes. */
+TSR_ZD int tsr_zs_huf_tree(struct tsr_zs_work *w, const uint8_t *p, uint64_t avail,
+			   uint64_t *used)
+{
+	if (avail < 1)
+		return -1;
+	unsigned h = p[0], nw = 0;
+	if (h >= 128) {
+		nw = h - 127;
+		uint64_t nb = (nw + 1) / 2;
+		if (1 + nb > avail)
+			return -1;
+		for (unsigned i = 0; i < nw; i++)
+			w->weights[i] = (uint8_t)(i & 1 ? p[1 + i / 2] & 15 : p[1 + i / 2] >> 4);
+		*used = 1 + nb;
+	} else {
+		if (h == 0 || 1 + (uint64_t)h > avail)
+			return -1;
+		unsigned al, nsym;
+		uint64_t hu;
+		if (tsr_zs_ncount(w, p + 1, h, 15, 6, &al, &nsym, &hu) ||
+		    tsr_zs_fse_build(w, w->wt, nsym, al))
+			return -1;
+		struct tsr_zs_br br;
+		if (tsr_zs_br_init(&br, p + 1 + hu, h - hu))
+			return -1;
+		unsigned s1 = (unsigned)tsr_zs_bits(&br, al), s2 = (unsigned)tsr_zs_bits(&br, al);
+		/* two states take turns; when a state's update runs past the stream's start, the
+		 * other state's symbol is the last weight (as libzstd's FSE decoder) */
+		for (;;) {
+			if (nw > 253)
+				return -1;
+			w->weights[nw++] = w->wt[s1].sym;
+			s1 = w->wt[s1].base + (unsigned)tsr_zs_bits(&br, w->wt[s1].nbits);
+			if (br.pos < 0) {
+				w->weights[nw++] = w->wt[s2].sym;
+				break;
+			}
+			if (nw > 253)
+				return -1;
+			w->weights[nw++] = w->wt[s2].sym;
+			s2 = w->wt[s2].base + (unsigned)tsr_zs_bits(&br, w->wt[s2].nbits);
+			if (br.pos < 0) {
+				w->weights[nw++] = w->wt[s1].sym;
+				break;
+			}
+		}
+		*used = 1 + (uint64_t)h;
+	}
+	uint32_t total = 0, rank[13] = {0};
+	for (unsigned i = 0; i < nw; i++) {
+		if (w->weights[i] > 12)
+			return -1;
+		rank[w->weights[i]]++;
+		total += w->weights[i] ? 1u << (w->weights[i] - 1) : 0;
+	}
+	if (total == 0)
+		return -1;
+	unsigned maxbits = tsr_zs_highbit(total) + 1;
+	uint32_t rest = (1u << maxbits) - total;
+	if (maxbits > TSR_ZS_HUF_MAXBITS || (rest & (rest - 1)))
+		return -1;
+	unsigned lastw = tsr_zs_highbit(rest) + 1;
+	w->weights[nw++] = (uint8_t)lastw;
+	rank[lastw]++;
+	if (rank[1] < 2 || (rank[1] & 1))
+		return -1;
+	uint32_t start[13], at = 0;
+	for (unsigned k = 1; k <= maxbits; k++) {
+		start[k] = at;
+		at += rank[k] << (k - 1);
+	}
+	for (unsigned s = 0; s < nw; s++) {
+		unsigned wt = w->weights[s];
+		if (!wt)
+			continue;
+		uint16_t e = (uint16_t)(s | (maxbits + 1 - wt) << 8);
+		for (uint32_t i = 0, len = 1u << (wt - 1); i < len; i++)
+			w->huf[start[wt] + i] = e;
+		start[wt] += 1u << (wt - 1);
+	}
+	w->huf_bits = maxbits;
+	return 0;
+}
+
+/* One Huffman stream s[0..n) decoded into exactly cnt bytes at out. */
+TSR_ZD int tsr_zs_huf_stream(const struct tsr_zs_work *w, const uint8_t *s, uint64_t n,
+			     uint8_t *out, uint32_t cnt)
+{
+	struct tsr_zs_br br;
+	if (tsr_zs_br_init(&br, s, n))
+		return -1;
+	unsigned mb = w->huf_bits;
+	for (uint32_t i = 0; i < cnt; i++) {
+		uint16_t e = w->huf[tsr_zs_peek(&br, mb)];
+		out[i] = (uint8_t)e;
+		br.pos -= e >> 8;
+		if (br.pos < 0)
+			return -1;
+	}
+	return br.pos == 0 ? 0 : -1;
+}
+
+/* The four Huffman streams (lengths l1..l4, one after another at s) decoded into cnt bytes at
+ * out, a symbol of each stream in turn: four independent chains of loads in flight instead of
+ * one (a GPU thread waits on each table lookup). The same checks as one stream at a time. */
+TSR_ZD int tsr_zs_huf_4streams(const struct tsr_zs_work *w, const uint8_t *s, uint64_t l1,
+			       uint64_t l2, uint64_t l3, uint64_t l4, uint8_t *out, uint32_t cnt)
+{
+	struct tsr_zs_br br[4];
+	uint32_t seg = (cnt + 3) / 4, n4 = cnt - 3 * seg;
+	if (tsr_zs_br_init(&br[0], s, l1) || tsr_zs_br_init(&br[1], s + l1, l2) ||
+	    tsr_zs_br_init(&br[2], s + l1 + l2, l3) || tsr_zs_br_init(&br[3], s + l1 + l2 + l3, l4))
+		return -1;
+	unsigned mb = w->huf_bits;
+	int64_t low = 0;
+	for (uint32_t i = 0; i < seg; i++) {
+		for (int k = 0; k < 3; k++) {
+			uint16_t e = w->huf[tsr_zs_peek(&br[k], mb)];
+			out[(uint64_t)k * seg + i] = (uint8_t)e;
+			br[k].pos -= e >> 8;
+			low = br[k].pos < low ? br[k].pos : low;
+		}
+		if (i < n4) {
+			uint16_t e = w->huf[tsr_zs_peek(&br[3], mb)];
+			out[3ull * seg + i] = (uint8_t)e;
+			br[3].pos -= e >> 8;
+			low = br[3].pos < low ? br[3].pos : low;
+		}
+		if (low < 0)
+			return -1;
+	}
+	for (int k = 0; k < 4; k++)
+		if (br[k].pos != 0)
+			return -1;
+	return 0;
+}
+
+/* The FSE table of kind k (0 LL, 1 OF, 2 ML) as block f's sequences header describes it. */
+TSR_ZD int tsr_zs_fse_from(struct tsr_zs_work *w, const uint8_t *in,
+			   const struct tsr_zs_block *f, int k, uint64_t *end)
+{
+	const uint8_t *p = in + f->in_at;
+	uint64_t at = f->lit_hdr + (uint64_t)f->lit_csize, size = f->in_size;
+	uint32_t nseq;
+	int modes;
+	unsigned sh;
+	if (tsr_zs_seq_header(p + at, size - at, &nseq, &modes, &sh) || modes < 0)
+		return -1;
+	at += sh;
+	for (int j = 0; j < 3; j++) {
+		unsigned m = (unsigned)modes >> (6 - 2 * j) & 3, al = 0;
+		struct tsr_zs_fse *t = j == 0 ? w->ll : j == 1 ? w->of : w->ml;
+		int build = k == j || k < 0;
+		if (m == 1) {
+			if (at >= size || p[at] > tsr_zs_maxsym[j])
+				return -1;
+			if (build) {
+				t[0].sym = p[at];
+				t[0].nbits = 0;
+				t[0].base = 0;
+			}
+			at++;
+		} else if (m == 2) {
+			unsigned nsym;
+			uint64_t used;
+			if (tsr_zs_ncount(w, p + at, size - at, tsr_zs_maxsym[j], tsr_zs_maxlog[j], &al, &nsym,
+					  &used))
+				return -1;
+			if (build && tsr_zs_fse_build(w, t, nsym, al))
+				return -1;
+			at += used;
+		} else if (m == 0 && build) {
+			if (tsr_zs_predefined(w, j, t, &al))
+				return -1;
+		}
+		if (build && m != 3) {
+			if (j == 0)
+				w->ll_al = al;
+			else if (j == 1)
+				w->of_al = al;
+			else
+				w->ml_al = al;
+		}
+	}
+	*end = at;
+	return 0;
+}
+
+TSR_ZD uint32_t tsr_zs_ll_base(unsigned c, unsigned *bits)
+{
+	*bits = c < 16 ? 0 : tsr_zs_ll_n[c - 16];
+	return c < 16 ? c : tsr_zs_ll_b[c - 16];
+}
+
+TSR_ZD uint32_t tsr_zs_ml_base(unsigned c, unsigned *bits)
+{
+	*bits = c < 32 ? 0 : tsr_zs_ml_n[c - 32];
+	return c < 32 ? c + 3 : tsr_zs_ml_b[c - 32];
+}
+
+/* Lane 0's part of a compressed block's literals: the Huffman table (from the block that
+ * describes it) and where each stream is, into w. A status. */
+TSR_ZD int tsr_zs_lit_prep(struct tsr_zs_work *w, const uint8_t *in,
+			   const struct tsr_zs_block *blocks, const struct tsr_zs_block *b)
+{
+	uint64_t tree = 0, used;
+	const struct tsr_zs_block *h = &blocks[b->huf_from];
+	if (tsr_zs_huf_tree(w, in + h->in_at + h->lit_hdr, h->lit_csize, &used))
+		return TSR_CUDA_ZSTD_E_LITERALS;
+	if (b->lit_type == 2)
+		tree = used;
+	uint64_t s0 = b->in_at + b->lit_hdr + tree, sn = b->lit_csize - tree;
+	w->lit_bad = 0;
+	if (b->lit_streams == 1) {
+		w->nstreams = 1;
+		w->s_at[0] = s0;
+		w->s_len[0] = sn;
+		w->s_out[0] = 0;
+		w->s_cnt[0] = b->nlit;
+		return TSR_CUDA_ZSTD_OK;
+	}
+	if (sn < 10)
+		return TSR_CUDA_ZSTD_E_LITERALS;
+	const uint8_t *s = in + s0;
+	uint64_t l1 = tsr_zs_le(s, 2), l2 = tsr_zs_le(s + 2, 2), l3 = tsr_zs_le(s + 4, 2);
+	if (l1 + l2 + l3 + 6 >= sn)
+		return TSR_CUDA_ZSTD_E_LITERALS;
+	uint64_t len[4] = {l1, l2, l3, sn - 6 - l1 - l2 - l3}, at = s0 + 6;
+	uint32_t seg = (b->nlit + 3) / 4;
+	w->nstreams = 4;
+	for (int k = 0; k < 4; k++) {
+		w->s_at[k] = at;
+		w->s_len[k] = len[k];
+		w->s_out[k] = (uint64_t)k * seg;
+		w->s_cnt[k] = k < 3 ? seg : b->nlit - 3 * seg;
+		at += len[k];
+	}
+	return TSR_CUDA_ZSTD_OK;
+}
+
+/* Lane 0's part: the sequences of block bi, once its literals are decoded. A status. */
+TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_work *w, const uint8_t *in,
+			     struct tsr_zs_block *blocks, uint32_t bi, struct tsr_zs_seq *seqs)
+{
+	struct tsr_zs_block *b = &blocks[bi];
+	const uint8_t *p = in + b->in_at;
+	/* sequences */
+	uint64_t out = b->nlit;
+	if (b->nseq == 0) {
+		b->out_size = (uint32_t)out;
+		return out > b->block_max ? TSR_CUDA_ZSTD_E_BLOCK : TSR_CUDA_ZSTD_OK;
+	}
+	uint64_t end = 0, e2;
+	if (tsr_zs_fse_from(w, in, b, -1, &end)) /* this block's own tables, and where its
+						     bit stream starts */
+		return TSR_CUDA_ZSTD_E_SEQUENCES;
+	/* tables in repeat mode: rebuilt from the header of the block that described them */
+	for (int k = 0; k < 3; k++)
+		if (b->fse_from[k] != (int32_t)bi &&
+		    tsr_zs_fse_from(w, in, &blocks[b->fse_from[k]], k, &e2))
+			return TSR_CUDA_ZSTD_E_SEQUENCES;
+	struct tsr_zs_br br;
+	if (tsr_zs_br_init(&br, p + end, b->in_size - end))
+		return TSR_CUDA_ZSTD_E_SEQUENCES;
+	unsigned sl = (unsigned)tsr_zs_bits(&br, w->ll_al);
+	unsigned so = (unsigned)tsr_zs_bits(&br, w->of_al);
+	unsigned sm = (unsigned)tsr_zs_bits(&br, w->ml_al);
+	uint64_t litsum = 0;
+	for (uint32_t i = 0; i < b->nseq; i++) {
+		unsigned oc = w->of[so].sym, mc = w->ml[sm].sym, lc = w->ll[sl].sym, mb, lb;
+		if (oc > 31 || mc > 52 || lc > 35)
+			return TSR_CUDA_ZSTD_E_SEQUENCES;
+		uint32_t of = (uint32_t)((1ull << oc) + tsr_zs_bits(&br, oc));
+		uint32_t ml = tsr_zs_ml_base(mc, &mb);
+		ml += (uint32_t)tsr_zs_bits(&br, mb);
+		uint32_t ll = tsr_zs_ll_base(lc, &lb);
+		ll += (uint32_t)tsr_zs_bits(&br, lb);
+		seqs[i].ll = ll;
+		seqs[i].ml = ml;
+		seqs[i].of = of;
+		litsum += ll;
+		out += ml;
+		if (i + 1 < b->nseq) {
+			sl = w->ll[sl].base + (unsigned)tsr_zs_bits(&br, w->ll[sl].nbits);
+			sm = w->ml[sm].base + (unsigned)tsr_zs_bits(&br, w->ml[sm].nbits);
+			so = w->of[so].base + (unsigned)tsr_zs_bits(&br, w->of[so].nbits);
+		}
+		if (br.pos < 0)
+			return TSR_CUDA_ZSTD_E_SEQUENCES;
+	}
+	if (br.pos != 0)
+		return TSR_CUDA_ZSTD_E_SEQUENCES;
+	if (litsum > b->nlit)
+		return TSR_CUDA_ZSTD_E_SEQUENCES;
+	if (out > b->block_max)
+		return TSR_CUDA_ZSTD_E_BLOCK;
+	b->out_size = (uint32_t)out;
+	return TSR_CUDA_ZSTD_OK;
+}
+
+/*
+ * Phase b: decodes compressed block bi of a stream (blocks: the stream's blocks, as phase a
+ * left them) into its literals (lits: nlit bytes) and sequences (seqs: nseq records) and sets
+ * blocks[bi].out_size, by the lanes of a warp (w: the warp's tables, in shared memory on the
+ * GPU): lane 0 builds the Huffman table, the lanes decode the literal streams (four streams:
+ * lanes 0 to 3, one each; one lane alone takes a symbol of each in turn), lane 0 decodes the
+ * sequences. Every lane returns the block's status.
+ */
+TSR_ZD int tsr_zs_block_decode(struct tsr_zs_work *w, const uint8_t *in,
+			       struct tsr_zs_block *blocks, uint32_t bi, uint8_t *lits,
+			       struct tsr_zs_seq *seqs)
+{
+	struct tsr_zs_block *b = &blocks[bi];
+	const uint8_t *ls = in + b->in_at + b->lit_hdr;
+	if (b->lit_type <= 1) {
+		for (uint32_t i = TSR_ZS_LANE; i < b->nlit; i += TSR_ZS_NLANES)
+			lits[i] = b->lit_type == 0 ? ls[i] : ls[0];
+	} else {
+		if (TSR_ZS_LANE == 0)
+			w->status = tsr_zs_lit_prep(w, in, blocks, b);
+		TSR_ZS_SYNC();
+		int st = w->status;
+		if (st != TSR_CUDA_ZSTD_OK) {
+			TSR_ZS_SYNC(); /* (every lane has read it) */
+			return st;
+		}
+		if (w->nstreams == 1 || TSR_ZS_NLANES >= 4) {
+			for (uint32_t k = TSR_ZS_LANE; k < w->nstreams; k += TSR_ZS_NLANES)
+				if (tsr_zs_huf_stream(w, in + w->s_at[k], w->s_len[k], lits + w->s_out[k],
+						      w->s_cnt[k]))
+					w->lit_bad = 1;
+		} else if (tsr_zs_huf_4streams(w, in + w->s_at[0], w->s_len[0], w->s_len[1],
+					       w->s_len[2], w->s_len[3], lits, b->nlit)) {
+			w->lit_bad = 1;
+		}
+		TSR_ZS_SYNC();
+		int bad = w->lit_bad;
+		TSR_ZS_SYNC();
+		if (bad)
+			return TSR_CUDA_ZSTD_E_LITERALS;
+	}
+	if (TSR_ZS_LANE == 0)
+		w->status = tsr_zs_block_seqs(w, in, blocks, bi, seqs);
+	TSR_ZS_SYNC();
+	int st = w->status;
+	TSR_ZS_SYNC(); /* (before lane 0 writes the next block's) */
+	return st;
+}
+
+/* ---- phase c: layout, execution, checksum --------------------------------------------- */
+
+/* Places the stream's frames in its output (cap bytes) once every block's size is known;
+ * *total: the stream's decoded bytes. A status (the first failing block's, in order). */
+TSR_ZD int tsr_zs_layout(struct tsr_zs_frame *frames, uint32_t nframes,
+			 const struct tsr_zs_block *blocks, uint64_t cap, uint64_t *total)
+{
+	uint64_t at = 0;
+	*total = 0;
+	for (uint32_t f = 0; f < nframes; f++) {
+		uint64_t sum = 0;
+		for (uint32_t k = 0; k < frames[f].nblocks; k++) {
+			const struct tsr_zs_block *b = &blocks[frames[f].first_block + k];
+			if (b->status != TSR_CUDA_ZSTD_OK)
+				return b->status;
+			sum += b->out_size;
+		}
+		if (frames[f].has_size && sum != frames[f].content_size)
+			return TSR_CUDA_ZSTD_E_SIZE;
+		frames[f].out_at = at;
+		if (sum > cap - at)
+			return TSR_CUDA_ZSTD_E_OVERFLOW;
+		at += sum;
+	}
+	*total = at;
+	return TSR_CUDA_ZSTD_OK;
+}
+
+#define TSR_ZS_P1 0x9E3779B185EBCA87ull
+#define TSR_ZS_P2 0xC2B2AE3D27D4EB4Full
+#define TSR_ZS_P3 0x165667B19E3779F9ull
+#define TSR_ZS_P4 0x85EBCA77C2B2AE63ull
+#define TSR_ZS_P5 0x27D4EB2F165667C5ull
+
+TSR_ZD uint64_t tsr_zs_rotl(uint64_t x, unsigned r)
+{
+	return x << r | x >> (64 - r);
+}
+
+TSR_ZD uint64_t tsr_zs_rd64(const uint8_t *p)
+{
+	return tsr_zs_le(p, 4) | (uint64_t)tsr_zs_le(p + 4, 4) << 32;
+}
+
+TSR_ZD uint64_t tsr_zs_round(uint64_t acc, uint64_t v)
+{
+	return tsr_zs_rotl(acc + v * TSR_ZS_P2, 31) * TSR_ZS_P1;
+}
+
+/* XXH64 with seed 0 (the frame checksum is its low 32 bits). */
+TSR_ZD uint64_t tsr_zs_xxh64(const uint8_t *p, uint64_t n)
+{
+	uint64_t h, i = 0;
+	if (n >= 32) {
+		uint64_t v1 = TSR_ZS_P1 + TSR_ZS_P2, v2 = TSR_ZS_P2, v3 = 0, v4 = 0 - TSR_ZS_P1;
+		for (; i + 32 <= n; i += 32) {
+			v1 = tsr_zs_round(v1, tsr_zs_rd64(p + i));
+			v2 = tsr_zs_round(v2, tsr_zs_rd64(p + i + 8));
+			v3 = tsr_zs_round(v3, tsr_zs_rd64(p + i + 16));
+			v4 = tsr_zs_round(v4, tsr_zs_rd64(p + i + 24));
+		}
+		h = tsr_zs_rotl(v1, 1) + tsr_zs_rotl(v2, 7) + tsr_zs_rotl(v3, 12) + tsr_zs_rotl(v4, 18);
+		uint64_t v[4] = {v1, v2, v3, v4};
+		for (int k = 0; k < 4; k++)
+			h = (h ^ tsr_zs_round(0, v[k])) * TSR_ZS_P1 + TSR_ZS_P4;
+	} else {
+		h = TSR_ZS_P5;
+	}
+	h += n;
+	for (; i + 8 <= n; i += 8)
+		h = tsr_zs_rotl(h ^ tsr_zs_round(0, tsr_zs_rd64(p + i)), 27) * TSR_ZS_P1 + TSR_ZS_P4;
+	if (i + 4 <= n) {
+		h = tsr_zs_rotl(h ^ (uint64_t)tsr_zs_le(p + i, 4) * TSR_ZS_P1, 23) * TSR_ZS_P2 +
+		    TSR_ZS_P3;
+		i += 4;
+	}
+	for (; i < n; i++)
+		h = tsr_zs_rotl(h ^ p[i] * TSR_ZS_P5, 11) * TSR_ZS_P1;
+	h ^= h >> 33;
+	h *= TSR_ZS_P2;
+	h ^= h >> 29;
+	h *= TSR_ZS_P3;
+	h ^= h >> 32;
+	return h;
+}
+
+/* Lanes copy n bytes (src and dst do not overlap). */
+TSR_ZD void tsr_zs_copy(uint8_t *dst, const uint8_t *src, uint64_t n)
+{
+	for (uint64_t i = TSR_ZS_LANE; i < n; i += TSR_ZS_NLANES)
+		dst[i] = src[i];
+}
+
+/* A warp's batch of up to 32 sequences in execution (shared memory on the GPU). */
+#define TSR_ZS_BATCH 32u
+struct tsr_zs_xs {
+	uint64_t dst[TSR_ZS_BATCH];  /* where the match goes (after its literals) */
+	uint64_t off[TSR_ZS_BATCH];  /* offset value as coded, then the resolved offset */
+	uint64_t lsrc[TSR_ZS_BATCH]; /* its literals' place in the block's literals */
+	uint32_t ll[TSR_ZS_BATCH], ml[TSR_ZS_BATCH];
+	uint32_t nok;                /* sequences of the batch that passed the checks */
+	int32_t status;
+};
+
+/* Lanes copy the match of length ml at distance off to out + d (bytes before d are final
+ * where it reads): byte j of the match is out[d - off + j % off]. */
+TSR_ZD void tsr_zs_match(uint8_t *out, uint64_t d, uint64_t off, uint64_t ml)
+{
+	uint8_t *dp = out + d;
+	const uint8_t *sp = dp - off;
+	if (off >= ml) {
+		for (uint64_t j = TSR_ZS_LANE; j < ml; j += TSR_ZS_NLANES)
+			dp[j] = sp[j];
+	} else {
+		for (uint64_t j = TSR_ZS_LANE; j < ml; j += TSR_ZS_NLANES)
+			dp[j] = sp[j % off];
+	}
+}
+
+/*
+ * Phase c: executes frame f of a stream (blocks decoded by phase b, placed by tsr_zs_layout)
+ * into out, by the lanes of one warp (x: the warp's shared batch), 32 sequences at a time:
+ *  1. lanes load the batch's records (one each: no load waits on another);
+ *  2. lane 0 resolves repeat offsets and places and checks every sequence, in order (cheap
+ *     arithmetic on shared memory: the only serial step);
+ *  3. the literal runs of the batch are copied (lanes share each run; no run waits on
+ *     another: literals come from the scratch, and runs go to disjoint places);
+ *  4. matches that read only bytes final before the batch's first match (their source ends at
+ *     or before it) and are short are copied a lane each, all at once; the others go in order,
+ *     lanes sharing each one (byte j of a match is out[d - off + j % off], so a match only
+ *     reads bytes written before it), with a __syncwarp before each to make the lanes'
+ *     earlier writes visible.
+ * Then the frame's XXH64 by lane 0. Returns a status.
+ */
+TSR_ZD int tsr_zs_frame_exec(struct tsr_zs_xs *x, const uint8_t *in,
+			     const struct tsr_zs_frame *f, const struct tsr_zs_block *blocks,
+			     const uint8_t *lits, const struct tsr_zs_seq *seqs, uint8_t *out)
+{
+	uint64_t start = f->out_at, op = start;
+	uint64_t r0 = 1, r1 = 4, r2 = 8; /* (lane 0's; the others' go unused) */
+	for (uint32_t k = 0; k < f->nblocks; k++) {
+		const struct tsr_zs_block *b = &blocks[f->first_block + k];
+		if (b->type == 0) {
+			tsr_zs_copy(out + op, in + b->in_at, b->out_size);
+			op += b->out_size;
+			continue;
+		}
+		if (b->type == 1) {
+			uint8_t v = in[b->in_at];
+			for (uint64_t i = TSR_ZS_LANE; i < b->out_size; i += TSR_ZS_NLANES)
+				out[op + i] = v;
+			op += b->out_size;
+			continue;
+		}
+		const uint8_t *lp = lits + b->lit_at;
+		const struct tsr_zs_seq *sq = seqs + b->seq_at;
+		uint64_t lit = 0, bend = op + b->out_size;
+		for (uint32_t base = 0; base < b->nseq; base += TSR_ZS_BATCH) {
+			uint32_t cnt = b->nseq - base < TSR_ZS_BATCH ? b->nseq - base : TSR_ZS_BATCH;
+			for (uint32_t i = TSR_ZS_LANE; i < cnt; i += TSR_ZS_NLANES) {
+				x->ll[i] = sq[base + i].ll;
+				x->ml[i] = sq[base + i].ml;
+				x->off[i] = sq[base + i].of;
+			}
+			TSR_ZS_SYNC();
+			if (TSR_ZS_LANE == 0) {
+				int st = TSR_CUDA_ZSTD_OK;
+				uint32_t i = 0;
+				for (; i < cnt; i++) {
+					uint32_t ll = x->ll[i], ml = x->ml[i];
+					uint64_t ov = x->off[i], off;
+					if (ll > b->nlit - lit || ll > bend - op) {
+						st = TSR_CUDA_ZSTD_E_SEQUENCES;
+						break;
+					}
+					x->lsrc[i] = lit;
+					lit += ll;
+					op += ll;
+					if (ov > 3) {
+						off = ov - 3;
+						r2 = r1;
+						r1 = r0;
+						r0 = off;
+					} else {
+						unsigned idx = (unsigned)ov - 1 + (ll == 0);
+						if (idx == 0) {
+							off = r0;
+						} else if (idx == 1) {
+							off = r1;
+							r1 = r0;
+							r0 = off;
+						} else {
+							off = idx == 2 ? r2 : r0 - 1;
+							if (off == 0) {
+								st = TSR_CUDA_ZSTD_E_OFFSET;
+								break;
+							}
+							r2 = r1;
+							r1 = r0;
+							r0 = off;
+						}
+					}
+					if (off > op - start || off > f->window) {
+						st = TSR_CUDA_ZSTD_E_OFFSET;
+						break;
+					}
+					if (ml > bend - op) {
+						st = TSR_CUDA_ZSTD_E_SEQUENCES;
+						break;
+					}
+					x->off[i] = off;
+					x->dst[i] = op;
+					op += ml;
+				}
+				x->nok = i;
+				x->status = st;
+			}
+			TSR_ZS_SYNC();
+			uint32_t nok = x->nok;
+			int st = x->status;
+			for (uint32_t i = 0; i < nok; i++)
+				tsr_zs_copy(out + x->dst[i] - x->ll[i], lp + x->lsrc[i], x->ll[i]);
+			TSR_ZS_SYNC();
+			uint64_t first = nok ? x->dst[0] : 0;
+			for (uint32_t i = TSR_ZS_LANE; i < nok; i += TSR_ZS_NLANES) {
+				uint64_t d = x->dst[i], off = x->off[i], ml = x->ml[i];
+				if (ml <= 64 && d - off + ml <= first)
+					for (uint64_t j = 0; j < ml; j++)
+						out[d + j] = out[d - off + j];
+			}
+			for (uint32_t i = 0; i < nok; i++) {
+				uint64_t d = x->dst[i], off = x->off[i], ml = x->ml[i];
+				if (ml <= 64 && d - off + ml <= first)
+					continue;
+				TSR_ZS_SYNC();
+				tsr_zs_match(out, d, off, ml);
+			}
+			TSR_ZS_SYNC();
+			if (st != TSR_CUDA_ZSTD_OK)
+				return st;
+		}
+		op = TSR_ZS_BCAST(op); /* (lane 0 placed the sequences) */
+		lit = TSR_ZS_BCAST(lit);
+		if (b->nlit - lit != bend - op)
+			return TSR_CUDA_ZSTD_E_SEQUENCES;
+		tsr_zs_copy(out + op, lp + lit, b->nlit - lit);
+		op += b->nlit - lit;
+	}
+	if (f->has_checksum) {
+		TSR_ZS_SYNC();
+		int bad = 0;
+		if (TSR_ZS_LANE == 0)
+			bad = (uint32_t)tsr_zs_xxh64(out + start, op - start) != f->checksum;
+		bad = TSR_ZS_BCAST(bad);
+		if (bad)
+			return TSR_CUDA_ZSTD_E_CHECKSUM;
+	}
+	return TSR_CUDA_ZSTD_OK;
+}
+
+#endif /* TSR_ZSTD_CORE_H */
