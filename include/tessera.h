@@ -362,7 +362,8 @@ enum tsr_storage {
 	/* The handle's own in-memory copy of the chunks' stored bytes, filled from the files by
 	 * the handle's first mock-host read (it reads each chunk a read touches once) and kept
 	 * until tsr_array_free: later mock-host reads do no I/O, so they time decoding alone.
-	 * Host destinations only (the CPU engine). */
+	 * A TSR_MEM_CUDA read feeds the device from this copy (decoding and host-to-device
+	 * copies, no file I/O); TSR_STORAGE_MOCK_DEVICE leaves the copies out too. */
 	TSR_STORAGE_MOCK_HOST = 1,
 	/* TSR_MEM_CUDA reads only: what the GPU reads of each chunk (its stored bytes, or the
 	 * values the CPU decoded where no GPU decoder exists) is copied once into device memory

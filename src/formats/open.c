@@ -12,6 +12,7 @@
 #include "listing.h"
 #include "metadata.h"
 #include "open.h"
+#include "zarr/zarr.h"
 
 /* ---- the drivers' sniffing and listing, where a driver's own files have none ---- */
 
@@ -41,16 +42,13 @@ static int tsr_zarr_dir(const char *path)
 }
 
 /* A store directory or a zipped store, named without trailing slashes. */
-static int tsr_zarr_list(const char *path, int *fd, uint64_t *file_nbytes,
-			 struct tsr_listing *l)
+static int tsr_zarr_list_any(const char *path, int *fd, uint64_t *file_nbytes,
+			     struct tsr_listing *l)
 {
 	(void)fd, (void)file_nbytes;
-	char *store = strdup(path);
+	char *store = tsr_zarr_store_dup(path);
 	if (!store)
-		return tsr_error(TSR_E_NOMEM, "out of memory");
-	size_t n = strlen(store);
-	while (n > 1 && store[n - 1] == '/')
-		store[--n] = '\0';
+		return TSR_E_NOMEM;
 	int st = tsr_zarr_entries(store, l);
 	free(store);
 	return st;
@@ -119,7 +117,7 @@ static int tsr_b2_meta(const char *path, int *fd, uint64_t *file_nbytes,
 /* In order: the first that claims a path takes it. */
 static const struct tsr_driver tsr_drivers[] = {
 	{"blosc2", tsr_blosc2_sniff_dir, tsr_b2_file, tsr_blosc2_open, tsr_b2_list, tsr_b2_meta},
-	{"zarr", tsr_zarr_dir, tsr_zarr_sniff_zip, tsr_zarr_open, tsr_zarr_list, tsr_zarr_meta},
+	{"zarr", tsr_zarr_dir, tsr_zarr_sniff_zip, tsr_zarr_open, tsr_zarr_list_any, tsr_zarr_meta},
 	{"fits", NULL, tsr_fits_file, tsr_fits_open_any, tsr_fits_list_any, tsr_fits_meta},
 };
 

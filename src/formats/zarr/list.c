@@ -227,13 +227,23 @@ int tsr_list_arrays(const char *path, char ***names_ret, size_t *count_ret)
 		return tsr_zarr_list_zip(path, names_ret, count_ret); /* a zip store, or an error */
 	if (!S_ISDIR(sb.st_mode))
 		return tsr_error(TSR_E_FORMAT, "%s: not a Zarr store (not a directory)", path);
-	char *store = strdup(path);
+	char *store = tsr_zarr_store_dup(path);
 	if (!store)
-		return tsr_error(TSR_E_NOMEM, "out of memory");
-	size_t n = strlen(store);
-	while (n > 1 && store[n - 1] == '/')
-		store[--n] = '\0';
+		return TSR_E_NOMEM;
 	int st = tsr_zarr_list(store, names_ret, count_ret);
 	free(store);
 	return st;
+}
+
+char *tsr_zarr_store_dup(const char *path)
+{
+	char *store = strdup(path);
+	if (!store) {
+		tsr_error(TSR_E_NOMEM, "out of memory");
+		return NULL;
+	}
+	size_t n = strlen(store);
+	while (n > 1 && store[n - 1] == '/')
+		store[--n] = '\0';
+	return store;
 }

@@ -226,5 +226,8 @@ int tsr_zarr_ome_level(const cJSON *attrs, int level, const char **path_ret, int
 int tsr_zarr_norm_path(const char *in, char **out_ret);
 /* Lists a store's arrays (sorted), as tsr_list_arrays returns them. */
 int tsr_zarr_list(const char *store, char ***names_ret, size_t *count_ret);
+/* A copy of a store's path without trailing slashes (how stores are named in messages and
+ * listings); NULL when out of memory (the error set). */
+char *tsr_zarr_store_dup(const char *path);
 
 #endif /* TSR_ZARR_H */
