@@ -441,7 +441,7 @@ struct tsr_receipt {
  * memory, cufile storage where GPUDirect Storage does not run natively, more axes than the
  * CUDA engine places, a codec or feature of the data tessera does not decode);
  * TSR_E_NO_DEVICE (a TSR_MEM_CUDA destination without a CUDA engine or device); TSR_E_IO (a
- * storage read failed, a CUDA call failed); TSR_E_NOT_FOUND (a chunk file that must exist,
+ * storage read failed, a CUDA call failed: the CUDA helpers' rule below); TSR_E_NOT_FOUND (a chunk file that must exist,
  * such as a Blosc2 sparse frame's, is gone); TSR_E_FORMAT (malformed tile or chunk
  * descriptions); TSR_E_CORRUPT (data that does not decode); TSR_E_NOMEM; TSR_E_INTERNAL.
  */
@@ -594,12 +594,16 @@ TSR_API int tsr_capabilities(struct tsr_capabilities *caps_ret);
 
 /* ---------------------------------------------------------------------------------------- */
 /* CUDA helpers, so callers need no CUDA headers for the basics. Each returns TSR_E_NO_DEVICE
- * (with the reason in tsr_errmsg) when this build has no CUDA engine or no device is there. */
+ * (with the reason in tsr_errmsg) when this build has no CUDA engine or no device is there.
+ * CUDA errors map to statuses by one rule, here and in tsr_read: no device, an insufficient
+ * driver, an invalid device or no kernel image for it -> TSR_E_NO_DEVICE; out of device memory
+ * -> TSR_E_NOMEM; any other CUDA error -> TSR_E_IO; tsr_errmsg names the CUDA error. */
 
-/* Returns TSR_OK with *n_ret > 0, or TSR_E_NO_DEVICE with *n_ret = 0. */
+/* Returns TSR_OK with *n_ret > 0; TSR_E_NO_DEVICE with *n_ret = 0 (any CUDA error asking the
+ * count); TSR_E_INVALID_ARG (NULL n_ret). */
 TSR_API int tsr_cuda_device_count(int *n_ret);
-/* Returns TSR_OK; TSR_E_NO_DEVICE; TSR_E_IO (any other CUDA error, out of device memory
- * included). */
+/* Returns TSR_OK; TSR_E_INVALID_ARG (NULL ptr_ret); TSR_E_NO_DEVICE; TSR_E_NOMEM (out of
+ * device memory); TSR_E_IO (any other CUDA error). *ptr_ret is NULL on failure. */
 TSR_API int tsr_cuda_malloc(size_t nbytes, void **ptr_ret);
 TSR_API void tsr_cuda_free(void *ptr);
 /* Returns TSR_OK; TSR_E_NO_DEVICE; TSR_E_IO (any other CUDA error, such as a src that is not
@@ -607,7 +611,8 @@ TSR_API void tsr_cuda_free(void *ptr);
 TSR_API int tsr_cuda_memcpy_to_host(void *dst, const void *src, size_t nbytes);
 /* Added later. tsr_cuda_malloc on CUDA device `device` (the calling thread's current
  * device is left as it was). Returns TSR_OK; TSR_E_INVALID_ARG (NULL ptr_ret, device < 0);
- * TSR_E_NO_DEVICE (no such ordinal); TSR_E_IO (any other CUDA error). */
+ * TSR_E_NO_DEVICE (no such ordinal); TSR_E_NOMEM (out of device memory); TSR_E_IO (any other
+ * CUDA error). */
 TSR_API int tsr_cuda_malloc_on(int device, size_t nbytes, void **ptr_ret);
 /* The CUDA device whose memory ptr points into (*device_ret), or -1 for memory of no one
  * device (host memory, pinned or not; managed memory). Returns TSR_OK; TSR_E_INVALID_ARG

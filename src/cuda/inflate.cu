@@ -47,17 +47,6 @@ tsr_inflate_kernel(const void *const *d_in, const size_t *d_in_nbytes, void *con
 	}
 }
 
-static int tsr_cuda_status(cudaError_t e)
-{
-	if (e == cudaSuccess)
-		return TSR_OK;
-	(void)cudaGetLastError(); /* clear it, if it is not sticky */
-	if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
-	    e == cudaErrorInvalidDevice || e == cudaErrorNoKernelImageForDevice)
-		return TSR_E_NO_DEVICE;
-	return TSR_E_INTERNAL;
-}
-
 extern "C" const char *tsr_cuda_inflate_status_name(int status)
 {
 	switch (status) {
@@ -94,7 +83,7 @@ static int tsr_inflate_grid_size(int *blocks_ret)
 	int dev, sms = 0, per_sm = 0;
 	cudaError_t e = cudaGetDevice(&dev);
 	if (e != cudaSuccess)
-		return tsr_cuda_status(e);
+		return tsr_cuda_status(e, TSR_E_INTERNAL);
 	if (dev >= 0 && dev < TSR_MAX_DEVICES &&
 	    __atomic_load_n(&tsr_inflate_grid[dev], __ATOMIC_RELAXED) > 0) {
 		*blocks_ret = __atomic_load_n(&tsr_inflate_grid[dev], __ATOMIC_RELAXED);
@@ -109,7 +98,7 @@ static int tsr_inflate_grid_size(int *blocks_ret)
 		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tsr_inflate_kernel,
 								  TSR_INFLATE_WARPS * 32, 0);
 	if (e != cudaSuccess)
-		return tsr_cuda_status(e);
+		return tsr_cuda_status(e, TSR_E_INTERNAL);
 	int blocks = sms * (per_sm > 0 ? per_sm : 1);
 	if (dev >= 0 && dev < TSR_MAX_DEVICES)
 		__atomic_store_n(&tsr_inflate_grid[dev], blocks, __ATOMIC_RELAXED);
@@ -124,7 +113,7 @@ extern "C" int tsr_cuda_inflate_batch(const void *const *d_in, const size_t *d_i
 				      void *cuda_stream)
 {
 	size_t need;
-	int blocks, st;
+	int blocks = 0, st;
 
 	if (nstreams == 0)
 		return TSR_OK;
@@ -141,9 +130,9 @@ extern "C" int tsr_cuda_inflate_batch(const void *const *d_in, const size_t *d_i
 	cudaStream_t stream = (cudaStream_t)cuda_stream;
 	cudaError_t e = cudaMemsetAsync(d_scratch, 0, sizeof(unsigned long long), stream);
 	if (e != cudaSuccess)
-		return tsr_cuda_status(e);
+		return tsr_cuda_status(e, TSR_E_INTERNAL);
 	tsr_inflate_kernel<<<blocks, TSR_INFLATE_WARPS * 32, 0, stream>>>(
 		d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status, nstreams,
 		(unsigned)framing, (unsigned long long *)d_scratch);
-	return tsr_cuda_status(cudaGetLastError());
+	return tsr_cuda_status(cudaGetLastError(), TSR_E_INTERNAL);
 }

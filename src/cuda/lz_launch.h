@@ -10,24 +10,13 @@
 /* 8 warps a block (16 streams): a stream needs only its 128-byte window of shared memory. */
 #define TSR_LZ_WARPS 8
 
-static inline int tsr_lz_cuda_status(cudaError_t e)
-{
-	if (e == cudaSuccess)
-		return TSR_OK;
-	(void)cudaGetLastError(); /* clear it, if it is not sticky */
-	if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
-	    e == cudaErrorInvalidDevice || e == cudaErrorNoKernelImageForDevice)
-		return TSR_E_NO_DEVICE;
-	return TSR_E_INTERNAL;
-}
-
 /* Resident blocks of kernel k on the current device (cached per device in grid[]). */
 template <typename K> static int tsr_lz_grid(K k, int *grid, int ngrid, int *blocks_ret)
 {
 	int dev, sms = 0, per_sm = 0;
 	cudaError_t e = cudaGetDevice(&dev);
 	if (e != cudaSuccess)
-		return tsr_lz_cuda_status(e);
+		return tsr_cuda_status(e, TSR_E_INTERNAL);
 	if (dev >= 0 && dev < ngrid && __atomic_load_n(&grid[dev], __ATOMIC_RELAXED) > 0) {
 		*blocks_ret = __atomic_load_n(&grid[dev], __ATOMIC_RELAXED);
 		return TSR_OK;
@@ -36,7 +25,7 @@ template <typename K> static int tsr_lz_grid(K k, int *grid, int ngrid, int *blo
 	if (e == cudaSuccess)
 		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, TSR_LZ_WARPS * 32, 0);
 	if (e != cudaSuccess)
-		return tsr_lz_cuda_status(e);
+		return tsr_cuda_status(e, TSR_E_INTERNAL);
 	int blocks = sms * (per_sm > 0 ? per_sm : 1);
 	if (dev >= 0 && dev < ngrid)
 		__atomic_store_n(&grid[dev], blocks, __ATOMIC_RELAXED);
@@ -55,7 +44,7 @@ static int tsr_lz_launch(K k, int *grid, int ngrid, const void *const *d_in,
 		return TSR_OK;
 	if (!d_in || !d_in_nbytes || !d_out || !d_out_cap || !d_scratch || scratch_nbytes < 256)
 		return TSR_E_INVALID_ARG;
-	int blocks, st = tsr_lz_grid(k, grid, ngrid, &blocks);
+	int blocks = 0, st = tsr_lz_grid(k, grid, ngrid, &blocks);
 	if (st)
 		return st;
 	size_t per_block = TSR_LZ_WARPS * 32 / TSR_LZ_GROUP;
@@ -65,9 +54,9 @@ static int tsr_lz_launch(K k, int *grid, int ngrid, const void *const *d_in,
 	cudaStream_t stream = (cudaStream_t)cuda_stream;
 	cudaError_t e = cudaMemsetAsync(d_scratch, 0, sizeof(unsigned long long), stream);
 	if (e != cudaSuccess)
-		return tsr_lz_cuda_status(e);
+		return tsr_cuda_status(e, TSR_E_INTERNAL);
 	k<<<blocks, TSR_LZ_WARPS * 32, 0, stream>>>(args..., (unsigned long long *)d_scratch);
-	return tsr_lz_cuda_status(cudaGetLastError());
+	return tsr_cuda_status(cudaGetLastError(), TSR_E_INTERNAL);
 }
 
 #endif /* TSR_LZ_LAUNCH_H */

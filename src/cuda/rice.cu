@@ -40,16 +40,6 @@ tsr_rice_streams_kernel(const void *const *d_in, const size_t *d_in_nbytes, void
 		d_status[i] = st;
 }
 
-static int tsr_rice_cuda_status(cudaError_t e)
-{
-	if (e == cudaSuccess)
-		return TSR_OK;
-	if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
-	    e == cudaErrorInvalidDevice || e == cudaErrorNoKernelImageForDevice)
-		return TSR_E_NO_DEVICE;
-	return TSR_E_INTERNAL;
-}
-
 extern "C" int tsr_cuda_rice_streams(const void *const *d_in, const size_t *d_in_nbytes,
 				     void *const *d_out, const size_t *d_out_cap,
 				     size_t *d_out_nbytes, int *d_status, size_t nstreams,
@@ -70,7 +60,7 @@ extern "C" int tsr_cuda_rice_streams(const void *const *d_in, const size_t *d_in
 				  (cudaStream_t)cuda_stream>>>(
 		d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status, nstreams,
 		tsr_cuda_rice_width(variant), tsr_cuda_rice_blocksize(variant));
-	return tsr_rice_cuda_status(cudaGetLastError());
+	return tsr_cuda_status(cudaGetLastError(), TSR_E_INTERNAL);
 }
 
 extern "C" const char *tsr_cuda_rice_status_name(int status)
@@ -96,5 +86,5 @@ extern "C" int tsr_cuda_rice_batch(const void *d_tiles, int *d_status, size_t nt
 		return TSR_E_INVALID_ARG;
 	tsr_rice_kernel<<<(unsigned)blocks, TSR_RICE_THREADS, 0, (cudaStream_t)cuda_stream>>>(
 		(const struct tsr_rice_tile *)d_tiles, d_status, ntiles);
-	return tsr_rice_cuda_status(cudaGetLastError());
+	return tsr_cuda_status(cudaGetLastError(), TSR_E_INTERNAL);
 }

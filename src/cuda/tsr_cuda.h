@@ -9,6 +9,20 @@
 extern "C" {
 #endif
 
+/*
+ * The one mapping of a CUDA error (a cudaError_t, as int) to a tessera status, used by every
+ * launcher below and by the CUDA engine: cudaSuccess -> TSR_OK; no device, an insufficient
+ * driver, an invalid device or no kernel image for the device -> TSR_E_NO_DEVICE;
+ * cudaErrorMemoryAllocation -> TSR_E_NOMEM; any other error -> `other` (the caller's
+ * documented code: TSR_E_INTERNAL for the launchers, TSR_E_IO for the engine). A failure also
+ * clears the runtime's last error (unless it is sticky) and is kept for this thread until
+ * tsr_cuda_status_take_error() takes it (0: none since), so that a message can name it with
+ * tsr_cuda_error_string() (cudaGetErrorString) after a launcher returned a bare status.
+ */
+int tsr_cuda_status(int cuda_error, int other);
+int tsr_cuda_status_take_error(void);
+const char *tsr_cuda_error_string(int cuda_error);
+
 /* (tsr_cuda_device_count is tessera.h's, defined once in src/engine/cuda_device.c; programs
  * that link the kernels alone ask the CUDA runtime.) */
 
@@ -49,8 +63,9 @@ extern "C" {
  * The call only enqueues work: results are there once the stream has reached that point.
  *
  * Returns TSR_OK (0); TSR_E_INVALID_ARG (-1) for NULL arrays, a bad framing or too little
- * scratch; TSR_E_NO_DEVICE (-11) when no CUDA device can run it; TSR_E_INTERNAL (-12) for any
- * other CUDA error at launch. Per-stream problems never fail the call: they land in d_status.
+ * scratch; TSR_E_NO_DEVICE (-11) when no CUDA device can run it; TSR_E_NOMEM (-2) when CUDA is
+ * out of memory; TSR_E_INTERNAL (-12) for any other CUDA error at launch (tsr_cuda_status).
+ * Per-stream problems never fail the call: they land in d_status.
  * Thread-safe (no global state besides a per-device launch-size cache).
  */
 enum {
@@ -99,7 +114,8 @@ int tsr_cuda_inflate_batch(const void *const *d_in, const size_t *d_in_nbytes,
  * d_status[i] gets TSR_CUDA_RICE_OK (0) or a nonzero code (tsr_cuda_rice_status_name).
  * The call only enqueues the work on cuda_stream (a cudaStream_t; NULL: the legacy stream).
  * Returns TSR_OK; TSR_E_INVALID_ARG for NULL arrays; TSR_E_NO_DEVICE when no device can run
- * it; TSR_E_INTERNAL for another CUDA error at launch. A bad tile never fails the call.
+ * it; TSR_E_NOMEM when CUDA is out of memory; TSR_E_INTERNAL for another CUDA error at launch
+ * (tsr_cuda_status). A bad tile never fails the call.
  */
 int tsr_cuda_rice_batch(const void *d_tiles, int *d_status, size_t ntiles, void *cuda_stream);
 

@@ -179,18 +179,6 @@ __global__ void tsr_zs_finish_kernel(const struct tsr_zs_stream *ss, size_t *d_o
 		d_out_nbytes[i] = 0;
 }
 
-static int tsr_zs_cuda_status(cudaError_t e)
-{
-	if (e == cudaSuccess)
-		return TSR_OK;
-	if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
-	    e == cudaErrorInvalidDevice || e == cudaErrorNoKernelImageForDevice)
-		return TSR_E_NO_DEVICE;
-	if (e == cudaErrorMemoryAllocation)
-		return TSR_E_NOMEM;
-	return TSR_E_INTERNAL;
-}
-
 static unsigned tsr_zs_grid(uint64_t items, unsigned per)
 {
 	uint64_t g = (items + per - 1) / per;
@@ -222,7 +210,7 @@ extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_n
 	void *d_cnt = NULL;
 	cudaError_t e = cudaMallocAsync(&d_cnt, cnt_nbytes + nstreams * sizeof(int), cs);
 	if (e != cudaSuccess)
-		return tsr_zs_cuda_status(e);
+		return tsr_cuda_status(e, TSR_E_INTERNAL);
 	struct tsr_zs_count *cnt = (struct tsr_zs_count *)d_cnt;
 	int *cst = (int *)((char *)d_cnt + cnt_nbytes);
 	tsr_zs_count_kernel<<<tsr_zs_grid(nstreams, T), T, 0, cs>>>(d_in, d_in_nbytes, d_out,
@@ -242,7 +230,7 @@ extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_n
 	    (e = cudaMemcpyAsync(h_st, cst, nstreams * sizeof(int), cudaMemcpyDeviceToHost, cs)) !=
 		    cudaSuccess ||
 	    (e = cudaStreamSynchronize(cs)) != cudaSuccess) {
-		rc = tsr_zs_cuda_status(e);
+		rc = tsr_cuda_status(e, TSR_E_INTERNAL);
 		goto fail_cnt;
 	}
 	{
@@ -276,7 +264,7 @@ extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_n
 		size_t total = o_work;
 		char *sc = NULL;
 		if ((e = cudaMallocAsync((void **)&sc, total, cs)) != cudaSuccess) {
-			rc = tsr_zs_cuda_status(e);
+			rc = tsr_cuda_status(e, TSR_E_INTERNAL);
 			goto fail_cnt;
 		}
 		struct tsr_zs_stream *ss = (struct tsr_zs_stream *)(sc + o_ss);
@@ -309,7 +297,7 @@ extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_n
 			e = e2;
 		/* the H2D copies read pageable host memory: they are done when cudaMemcpyAsync
 		 * returns (pageable copies are staged synchronously), so the host arrays may go */
-		rc = tsr_zs_cuda_status(e);
+		rc = tsr_cuda_status(e, TSR_E_INTERNAL);
 	}
 fail_cnt:
 	cudaFreeAsync(d_cnt, cs);

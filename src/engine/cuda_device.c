@@ -13,6 +13,8 @@
  * kernels' own tests ask the runtime themselves). */
 int tsr_cuda_device_count(int *n_ret)
 {
+	if (!n_ret)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_cuda_device_count: n_ret is NULL");
 	int n = 0;
 	cudaError_t e = cudaGetDeviceCount(&n);
 	if (e != cudaSuccess)
@@ -124,6 +126,9 @@ void tsr_cuda_leave(int prev)
 
 int tsr_cuda_malloc(size_t nbytes, void **ptr_ret)
 {
+	if (!ptr_ret)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_cuda_malloc: ptr_ret is NULL");
+	*ptr_ret = NULL;
 	cudaError_t e = cudaMalloc(ptr_ret, nbytes ? nbytes : 1);
 	return e ? tsr_cuda_fail(e, "cudaMalloc") : TSR_OK;
 }
@@ -168,6 +173,8 @@ int tsr_cuda_memcpy_to_host(void *dst, const void *src, size_t nbytes)
 
 int tsr_cuda_device_count(int *n_ret)
 {
+	if (!n_ret)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_cuda_device_count: n_ret is NULL");
 	*n_ret = 0;
 	return tsr_error(TSR_E_NO_DEVICE, TSR_NO_CUDA);
 }
@@ -204,6 +211,8 @@ void tsr_cuda_quiesce(struct tsr_context *ctx, int device)
 int tsr_cuda_malloc(size_t nbytes, void **ptr_ret)
 {
 	(void)nbytes;
+	if (!ptr_ret)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_cuda_malloc: ptr_ret is NULL");
 	*ptr_ret = NULL;
 	return tsr_error(TSR_E_NO_DEVICE, TSR_NO_CUDA);
 }
@@ -211,8 +220,9 @@ int tsr_cuda_malloc(size_t nbytes, void **ptr_ret)
 int tsr_cuda_malloc_on(int device, size_t nbytes, void **ptr_ret)
 {
 	(void)nbytes;
-	if (ptr_ret)
-		*ptr_ret = NULL;
+	if (!ptr_ret)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_cuda_malloc_on: ptr_ret is NULL");
+	*ptr_ret = NULL;
 	return tsr_error(TSR_E_NO_DEVICE, "CUDA device %d: " TSR_NO_CUDA " (0 CUDA devices)",
 			 device);
 }

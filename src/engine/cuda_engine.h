@@ -266,7 +266,9 @@ struct tsr_cuda_job {
 	const int64_t *gather_at;
 };
 
-/* A CUDA error as a status: TSR_E_NO_DEVICE without a device or driver, else TSR_E_IO. */
+/* A CUDA error as a status with a message naming `what` and the error: tsr_cuda_status's rule
+ * (src/cuda/tsr_cuda.h: TSR_E_NO_DEVICE without a usable device or driver, TSR_E_NOMEM out of
+ * device memory), and TSR_E_IO for any other CUDA error (tsr_read's documented code). */
 int tsr_cuda_fail(cudaError_t e, const char *what);
 
 /* cuda_ring.c: the staging ring. */

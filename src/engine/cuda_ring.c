@@ -21,10 +21,9 @@
 
 int tsr_cuda_fail(cudaError_t e, const char *what)
 {
-	if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
-		return tsr_error(TSR_E_NO_DEVICE, "no CUDA device: %s: %s", what,
-				 cudaGetErrorString(e));
-	return tsr_error(TSR_E_IO, "CUDA: %s: %s", what, cudaGetErrorString(e));
+	int st = tsr_cuda_status(e, TSR_E_IO);
+	return tsr_error(st, "%s: %s: %s", st == TSR_E_NO_DEVICE ? "no CUDA device" : "CUDA", what,
+			 cudaGetErrorString(e));
 }
 
 /* Frees a slot's buffers (its work must be done); keeps its stream and events. (The CUDA frees,
@@ -223,12 +222,9 @@ static int tsr_cuda_devs_make(struct tsr_context *ctx, void **state_ret)
 {
 	(void)ctx;
 	int n = 0;
-	cudaError_t e = cudaGetDeviceCount(&n);
-	if (e != cudaSuccess || n == 0) {
-		(void)cudaGetLastError();
-		return tsr_error(TSR_E_NO_DEVICE, "no CUDA device (%s)",
-				 e ? cudaGetErrorString(e) : "0 devices");
-	}
+	int st = tsr_cuda_device_count(&n);
+	if (st)
+		return st;
 	struct tsr_cuda_devs *dv = calloc(1, sizeof(*dv));
 	if (!dv)
 		return tsr_error(TSR_E_NOMEM, "out of memory");
@@ -484,14 +480,17 @@ int tsr_cuda_send(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 		if (!count[kind])
 			continue;
 		const struct tsr_cuda_family *f = &tsr_cuda_families[kind / TSR_VARIANTS];
+		(void)tsr_cuda_status_take_error();
 		int st = f->launch((const void *const *)dio + at, (const size_t *)(dio + n + at),
 				   (void *const *)(dio + 2 * n + at), (const size_t *)(dio + 3 * n + at),
 				   d_sizes + at, d_status + at, count[kind], (int)(kind % TSR_VARIANTS),
 				   s->dev_res + TSR_RES_NBYTES, TSR_SCRATCH_NBYTES, ss);
-		if (st)
+		if (st) {
+			int ce = tsr_cuda_status_take_error();
 			return tsr_error(st, "GPU %s: launch failed: %s",
 					 tsr_route_family_name((int)(kind / TSR_VARIANTS)),
-					 tsr_strerror(st));
+					 ce ? tsr_cuda_error_string(ce) : tsr_strerror(st));
+		}
 	}
 	if ((st = tsr_cuda_blosc_filters(s)))
 		return st;

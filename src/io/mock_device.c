@@ -9,6 +9,8 @@
 #ifdef TSR_WITH_CUDA
 #include <cuda_runtime.h>
 
+#include "../cuda/tsr_cuda.h"
+
 /* Device memory comes in arenas of at least this size, bump-allocated: thousands of small
  * chunks cost a few cudaMalloc calls, not one each. */
 #define TSR_MOCK_DEV_ARENA ((size_t)256 << 20)
@@ -84,8 +86,9 @@ static int tsr_mock_dev_alloc(struct tsr_mock_dev *c, size_t n, unsigned char **
 		cudaError_t e = cudaMalloc((void **)&fresh->base, cap);
 		if (e) {
 			free(fresh);
-			return tsr_error(TSR_E_NOMEM, "mock-device storage: cudaMalloc of %zu bytes: %s",
-					 cap, cudaGetErrorString(e));
+			return tsr_error(tsr_cuda_status(e, TSR_E_IO),
+					 "mock-device storage: cudaMalloc of %zu bytes: %s", cap,
+					 cudaGetErrorString(e));
 		}
 		fresh->cap = cap;
 		fresh->next = c->arenas;
@@ -125,8 +128,8 @@ int tsr_mock_dev_put(struct tsr_array *a, int64_t chunk, int kind, const void *h
 		return st;
 	cudaError_t e = nbytes ? cudaMemcpy(dev, host, nbytes, cudaMemcpyHostToDevice) : cudaSuccess;
 	if (e)
-		return tsr_error(TSR_E_IO, "mock-device storage: copy to the device: %s",
-				 cudaGetErrorString(e));
+		return tsr_error(tsr_cuda_status(e, TSR_E_IO),
+				 "mock-device storage: copy to the device: %s", cudaGetErrorString(e));
 	(*pg)[chunk % TSR_MOCK_DEV_PAGE].addr = (uint64_t)(uintptr_t)dev;
 	(*pg)[chunk % TSR_MOCK_DEV_PAGE].nbytes = nbytes;
 	*addr_ret = (uint64_t)(uintptr_t)dev;
