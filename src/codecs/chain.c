@@ -114,6 +114,33 @@ static int tsr_chain_converts(const struct tsr_chunk_ref *ref, enum tsr_dtype el
 	       !tsr_dtype_is_float(elem) && !tsr_dtype_is_float(c->elem) && !be;
 }
 
+/* The decoded values (*vals, of n elements of *elem) made ready for the transform: converted
+ * to the codec's integer width where tsr_chain_converts says so (into scratch slot 2), and
+ * checked against the image's width for a plain copy. */
+static int tsr_chain_settle_values(const struct tsr_chunk_ref *ref, struct tsr_scratch *scratch,
+				   size_t n, int be, void **vals, enum tsr_dtype *elem)
+{
+	const struct tsr_codec_step *c = &ref->codec;
+	if (tsr_chain_converts(ref, *elem, be)) {
+		void *conv = tsr_scratch_get(scratch, 2, n * tsr_dtype_size(c->elem));
+		if (!conv)
+			return tsr_error(TSR_E_NOMEM, "out of memory");
+		int st = tsr_int_convert(conv, c->elem, *vals, *elem, n);
+		if (st) {
+			tsr_error_prefix("%s", ref->codec_name);
+			return st;
+		}
+		*vals = conv;
+		*elem = c->elem;
+	}
+	if (ref->xform.kind == TSR_XF_COPY &&
+	    tsr_dtype_size(ref->xform.out) != tsr_dtype_size(*elem))
+		return tsr_error(TSR_E_CORRUPT, "%s: tile holds %s values in a %s image",
+				 ref->codec_name, tsr_dtype_name(*elem),
+				 tsr_dtype_name(ref->xform.out));
+	return TSR_OK;
+}
+
 int tsr_chunk_gathers(const struct tsr_chunk_ref *ref)
 {
 	enum tsr_codec_id id = ref->codec.id;
@@ -168,22 +195,8 @@ int tsr_chunk_decode_gather(const struct tsr_chunk_ref *ref, void *src, size_t s
 			memcpy(packed + i * w, raw + e * w, w);
 	}
 	void *vals = packed;
-	if (tsr_chain_converts(ref, elem, be)) {
-		void *conv = tsr_scratch_get(scratch, 2, n * tsr_dtype_size(c->elem));
-		if (!conv)
-			return tsr_error(TSR_E_NOMEM, "out of memory");
-		st = tsr_int_convert(conv, c->elem, packed, elem, n);
-		if (st) {
-			tsr_error_prefix("%s", ref->codec_name);
-			return st;
-		}
-		vals = conv;
-		elem = c->elem;
-		w = tsr_dtype_size(elem);
-	}
-	if (ref->xform.kind == TSR_XF_COPY && tsr_dtype_size(ref->xform.out) != w)
-		return tsr_error(TSR_E_CORRUPT, "%s: tile holds %s values in a %s image",
-				 ref->codec_name, tsr_dtype_name(elem), tsr_dtype_name(ref->xform.out));
+	if ((st = tsr_chain_settle_values(ref, scratch, n, be, &vals, &elem)))
+		return st;
 	return tsr_values_apply(out, &ref->xform, vals, elem, be, n, NULL);
 }
 
@@ -425,22 +438,8 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 		if (!tmp)
 			return tsr_error(TSR_E_NOMEM, "out of memory");
 	}
-	if (tsr_chain_converts(ref, elem, be)) {
-		void *conv = tsr_scratch_get(scratch, 2, npix * tsr_dtype_size(c->elem));
-		if (!conv)
-			return tsr_error(TSR_E_NOMEM, "out of memory");
-		st = tsr_int_convert(conv, c->elem, raw, elem, npix);
-		if (st) {
-			tsr_error_prefix("%s", ref->codec_name);
-			return st;
-		}
-		raw = conv;
-		elem = c->elem;
-		w = tsr_dtype_size(elem);
-	}
-	if (ref->xform.kind == TSR_XF_COPY && tsr_dtype_size(ref->xform.out) != w)
-		return tsr_error(TSR_E_CORRUPT, "%s: tile holds %s values in a %s image",
-				 ref->codec_name, tsr_dtype_name(elem), tsr_dtype_name(ref->xform.out));
+	if ((st = tsr_chain_settle_values(ref, scratch, npix, be, &raw, &elem)))
+		return st;
 	st = tsr_values_apply(out, &ref->xform, raw, elem, be, npix, tmp);
 	if (st)
 		return st;

@@ -69,6 +69,17 @@ static enum tsr_unpack_kind tsr_fits_packed(int fd, uint64_t nbytes, int *st)
 	return *st ? TSR_UNPACK_NONE : tsr_unpack_sniff(head, n);
 }
 
+/* A listed FITS archive's memory file replaces *fd (which the caller closes) and its size
+ * *nbytes; any other file is left as it is. */
+static int tsr_fits_unpack_fd(const char *path, int *fd, uint64_t *nbytes)
+{
+	int st;
+	enum tsr_unpack_kind packed = tsr_fits_packed(*fd, *nbytes, &st);
+	if (!st && packed != TSR_UNPACK_NONE)
+		st = tsr_unpack_file(path, packed, fd, nbytes);
+	return st;
+}
+
 /* A whole-file compressed FITS file is read from the memory file it decompresses to. */
 static int tsr_fits_open_any(struct tsr_array *a, const struct tsr_open_options *o)
 {
@@ -82,21 +93,14 @@ static int tsr_fits_open_any(struct tsr_array *a, const struct tsr_open_options 
 static int tsr_fits_list_any(const char *path, int *fd, uint64_t *file_nbytes,
 			     struct tsr_listing *l)
 {
-	int st;
-	enum tsr_unpack_kind packed = tsr_fits_packed(*fd, *file_nbytes, &st);
-	/* an archive's memory file replaces *fd, which the caller closes */
-	if (!st && packed != TSR_UNPACK_NONE)
-		st = tsr_unpack_file(path, packed, fd, file_nbytes);
+	int st = tsr_fits_unpack_fd(path, fd, file_nbytes);
 	return st ? st : tsr_fits_list(path, *fd, *file_nbytes, l);
 }
 
 static int tsr_fits_meta(const char *path, int *fd, uint64_t *file_nbytes,
 			 const struct tsr_entry *e, cJSON *root)
 {
-	int st;
-	enum tsr_unpack_kind packed = tsr_fits_packed(*fd, *file_nbytes, &st);
-	if (!st && packed != TSR_UNPACK_NONE)
-		st = tsr_unpack_file(path, packed, fd, file_nbytes);
+	int st = tsr_fits_unpack_fd(path, fd, file_nbytes);
 	return st ? st : tsr_fits_hdu_metadata(*fd, *file_nbytes, path, e->hdu, root);
 }
 
