@@ -6,8 +6,6 @@
 #include <sys/stat.h>
 
 #include "../io/io.h"
-#include "../io/mock.h"
-#include "../io/mock_device.h"
 #include "../io/unpack.h"
 #include "listing.h"
 #include "metadata.h"
@@ -225,8 +223,7 @@ void tsr_array_free(struct tsr_array *a)
 		return;
 	if (a->ops && a->ops->free)
 		a->ops->free(a->impl);
-	tsr_mock_free(a->mock);
-	tsr_mock_dev_free(a->mock_dev);
+	tsr_array_backend_release(a);
 	tsr_io_close(a->fd);
 	free(a->path);
 	free(a);
