@@ -387,11 +387,13 @@ TSR_API int tsr_cufile_usable(char *why, size_t cap);
 struct tsr_read_options {
 	size_t struct_size;    /* sizeof(struct tsr_read_options) */
 	int nthreads;          /* 0: the context's threads; n: at most n */
-	int decoder;           /* enum tsr_decoder: 0 auto, 1 cpu, 2 gpu (CUDA reads; host reads
-				  always decode on the CPU) */
+	/* (decoder and storage were int fields once: same size and place, so C callers are
+	 * unchanged; C++ callers assign an enumerator, or cast.) */
+	enum tsr_decoder decoder; /* 0 auto, 1 cpu, 2 gpu (CUDA reads; host reads always decode
+				     on the CPU) */
 	/* Added later: a caller's struct_size from before gets real storage. */
-	int storage;           /* enum tsr_storage: 0 real (auto), 1 mock-host, 2 mock-device,
-				  3 posix, 4 cufile */
+	enum tsr_storage storage; /* 0 real (auto), 1 mock-host, 2 mock-device, 3 posix,
+				     4 cufile */
 	/* Added later: a caller's struct_size from before names no device. */
 	/* CUDA devices (ordinals, as cudaSetDevice counts) of a TSR_MEM_CUDA read; NULL and 0:
 	 * the device whose memory the destination is (else the calling thread's current CUDA

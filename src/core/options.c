@@ -1,7 +1,45 @@
 /* options.c - tsr_options_load: the one rule by which every entry point reads a caller's options struct. */
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "internal.h"
+
+/* The options structs' layouts are part of the ABI: a binary built against an older tessera.h
+ * passes them as that header laid them out. tsr_read_options' decoder and storage were int
+ * fields; as enums they must keep an int's size and place. */
+struct tsr_read_options_ints {
+	size_t struct_size;
+	int nthreads, decoder, storage;
+	const int *devices;
+	int ndevices;
+};
+#define TSR_SAME_FIELD(f)                                                                     \
+	_Static_assert(offsetof(struct tsr_read_options, f) ==                                \
+			       offsetof(struct tsr_read_options_ints, f) &&                   \
+			       sizeof(((struct tsr_read_options *)0)->f) ==                   \
+				       sizeof(((struct tsr_read_options_ints *)0)->f),        \
+		       "tsr_read_options." #f " moved or changed size")
+TSR_SAME_FIELD(nthreads);
+TSR_SAME_FIELD(decoder);
+TSR_SAME_FIELD(storage);
+TSR_SAME_FIELD(devices);
+TSR_SAME_FIELD(ndevices);
+_Static_assert(sizeof(struct tsr_read_options) == sizeof(struct tsr_read_options_ints),
+	       "tsr_read_options changed size");
+_Static_assert(sizeof(enum tsr_decoder) == sizeof(int) && sizeof(enum tsr_storage) == sizeof(int) &&
+		       sizeof(enum tsr_mem) == sizeof(int) && sizeof(enum tsr_dtype) == sizeof(int) &&
+		       sizeof(enum tsr_sel_kind) == sizeof(int) &&
+		       sizeof(enum tsr_entry_kind) == sizeof(int),
+	       "a public enum field is no longer int-sized (-fshort-enums?)");
+#if UINTPTR_MAX == UINT64_MAX
+/* Each options struct's size on LP64 targets, as published: growing one is a deliberate edit
+ * here, with its new fields at the end. */
+_Static_assert(sizeof(struct tsr_context_options) == 16, "tsr_context_options changed size");
+_Static_assert(sizeof(struct tsr_open_options) == 56, "tsr_open_options changed size");
+_Static_assert(sizeof(struct tsr_read_options) == 40, "tsr_read_options changed size");
+_Static_assert(sizeof(struct tsr_stream_options) == 16, "tsr_stream_options changed size");
+#endif
 
 /*
  * Options structs start with size_t struct_size and only ever grow at the end. A caller built
