@@ -1,4 +1,4 @@
-/* options.c - tsr_options_load: the one rule by which every entry point reads a caller's options struct. */
+/* options.c - tsr_options_load: the one rule by which every entry point reads a caller's options struct, and its use for each public struct. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -71,4 +71,34 @@ int tsr_options_load(void *dst, size_t dst_nbytes, const void *src, size_t first
 	}
 	memcpy((char *)dst + sizeof(size_t), (const char *)src + sizeof(size_t), n - sizeof(size_t));
 	return TSR_OK;
+}
+
+int tsr_context_options_load(struct tsr_context_options *o,
+			     const struct tsr_context_options *opts, const char *what)
+{
+	*o = (struct tsr_context_options){.struct_size = sizeof(*o)};
+	return tsr_options_load(o, sizeof(*o), opts, TSR_CONTEXT_OPTIONS_V1, what);
+}
+
+int tsr_open_options_load(struct tsr_open_options *o, const struct tsr_open_options *opts,
+			  const char *what)
+{
+	*o = (struct tsr_open_options){.struct_size = sizeof(*o), .hdu = -1, .level = -1};
+	return tsr_options_load(o, sizeof(*o), opts, TSR_OPEN_OPTIONS_V1, what);
+}
+
+int tsr_read_options_load(struct tsr_read_options *o, const struct tsr_read_options *opts)
+{
+	memset(o, 0, sizeof(*o)); /* (padding too: the struct is copied whole into shares) */
+	o->struct_size = sizeof(*o);
+	o->decoder = TSR_DECODER_AUTO;
+	o->storage = TSR_STORAGE_REAL;
+	return tsr_options_load(o, sizeof(*o), opts, TSR_READ_OPTIONS_V1, "read options");
+}
+
+int tsr_stream_options_load(struct tsr_stream_options *o,
+			    const struct tsr_stream_options *opts, const char *what)
+{
+	*o = (struct tsr_stream_options){.struct_size = sizeof(*o)};
+	return tsr_options_load(o, sizeof(*o), opts, TSR_STREAM_OPTIONS_V1, what);
 }

@@ -181,9 +181,8 @@ int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_op
 	*array_ret = NULL;
 	if (!ctx || !path)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_open: NULL context or path");
-	struct tsr_open_options o = {.struct_size = sizeof(o), .hdu = -1, .level = -1};
-	int st = tsr_options_load(&o, sizeof(o), opts, offsetof(struct tsr_open_options, array),
-				  "tsr_open");
+	struct tsr_open_options o;
+	int st = tsr_open_options_load(&o, opts, "tsr_open");
 	if (st)
 		return st;
 	struct tsr_array *a = calloc(1, sizeof(*a));
