@@ -385,16 +385,22 @@ enum tsr_storage {
  * status code and never fails. */
 TSR_API int tsr_cufile_usable(char *why, size_t cap);
 
+/* An options field that holds an enum but was int once: the enum in C (same size and place,
+ * and C takes an int for it as before); int in C++, which would refuse a caller's int. */
+#ifdef __cplusplus
+#define TSR_ENUM_FIELD(e) int
+#else
+#define TSR_ENUM_FIELD(e) enum e
+#endif
+
 struct tsr_read_options {
 	size_t struct_size;    /* sizeof(struct tsr_read_options) */
 	int nthreads;          /* 0: the context's threads; n: at most n */
-	/* (decoder and storage were int fields once: same size and place, so C callers are
-	 * unchanged; C++ callers assign an enumerator, or cast.) */
-	enum tsr_decoder decoder; /* 0 auto, 1 cpu, 2 gpu (CUDA reads; host reads always decode
-				     on the CPU) */
+	TSR_ENUM_FIELD(tsr_decoder) decoder; /* 0 auto, 1 cpu, 2 gpu (CUDA reads; host reads
+						always decode on the CPU) */
 	/* Added later: a caller's struct_size from before gets real storage. */
-	enum tsr_storage storage; /* 0 real (auto), 1 mock-host, 2 mock-device, 3 posix,
-				     4 cufile */
+	TSR_ENUM_FIELD(tsr_storage) storage; /* 0 real (auto), 1 mock-host, 2 mock-device,
+						3 posix, 4 cufile */
 	/* Added later: a caller's struct_size from before names no device. */
 	/* CUDA devices (ordinals, as cudaSetDevice counts) of a TSR_MEM_CUDA read; NULL and 0:
 	 * the device whose memory the destination is (else the calling thread's current CUDA
