@@ -105,11 +105,12 @@ TSR_API const char *tsr_dtype_name(enum tsr_dtype dtype);
  * tsr_array_info's descr. */
 TSR_API const char *tsr_dtype_npy_descr(enum tsr_dtype dtype);
 
-/* Options structs (tsr_context_options, tsr_open_options, tsr_stream_options) start with
- * struct_size = sizeof the struct as the caller's tessera.h has it, and only grow at the end.
- * A library reads a shorter (older) struct with the defaults of the fields it lacks, and a
- * longer (newer) one when the fields it does not know are zero; other sizes are
- * TSR_E_INVALID_ARG. */
+/* Options structs (tsr_context_options, tsr_open_options, tsr_read_options,
+ * tsr_stream_options) start with struct_size = sizeof the struct as the caller's tessera.h has
+ * it, and only grow at the end. A library reads a shorter (older) struct, down to the first
+ * published one, with the defaults of the fields it lacks, and a longer (newer) one when the
+ * fields it does not know are zero; other sizes are TSR_E_INVALID_ARG. Every call that takes
+ * such a struct checks it before any other work (before any file opens). */
 
 /* ---------------------------------------------------------------------------------------- */
 /* Context: thread pool and shared settings. Thread-safe: many threads may read through one
@@ -384,14 +385,22 @@ enum tsr_storage {
  * status code and never fails. */
 TSR_API int tsr_cufile_usable(char *why, size_t cap);
 
+/* An options field that holds an enum but was int once: the enum in C (same size and place,
+ * and C takes an int for it as before); int in C++, which would refuse a caller's int. */
+#ifdef __cplusplus
+#define TSR_ENUM_FIELD(e) int
+#else
+#define TSR_ENUM_FIELD(e) enum e
+#endif
+
 struct tsr_read_options {
 	size_t struct_size;    /* sizeof(struct tsr_read_options) */
 	int nthreads;          /* 0: the context's threads; n: at most n */
-	int decoder;           /* enum tsr_decoder: 0 auto, 1 cpu, 2 gpu (CUDA reads; host reads
-				  always decode on the CPU) */
+	TSR_ENUM_FIELD(tsr_decoder) decoder; /* 0 auto, 1 cpu, 2 gpu (CUDA reads; host reads
+						always decode on the CPU) */
 	/* Added later: a caller's struct_size from before gets real storage. */
-	int storage;           /* enum tsr_storage: 0 real (auto), 1 mock-host, 2 mock-device,
-				  3 posix, 4 cufile */
+	TSR_ENUM_FIELD(tsr_storage) storage; /* 0 real (auto), 1 mock-host, 2 mock-device,
+						3 posix, 4 cufile */
 	/* Added later: a caller's struct_size from before names no device. */
 	/* CUDA devices (ordinals, as cudaSetDevice counts) of a TSR_MEM_CUDA read; NULL and 0:
 	 * the device whose memory the destination is (else the calling thread's current CUDA
@@ -433,8 +442,9 @@ struct tsr_receipt {
  * tsr_read() reads the selection (NULL: everything) into dst. The destination receives the
  * selected values in C order with the array's dtype; dst->nbytes must be at least the
  * selection's size. receipt_ret may be NULL.
- * Returns TSR_OK; TSR_E_INVALID_ARG (NULL array or dst, a receipt struct_size below the first
- * published one, a decoder or storage value none of its enum's); the selection's errors as
+ * Returns TSR_OK; TSR_E_INVALID_ARG (NULL array or dst, a read options struct_size it does not
+ * accept, a receipt struct_size below the first published one, a decoder or storage value none
+ * of its enum's); the selection's errors as
  * tsr_selection_shape() names them (TSR_E_INVALID_ARG, TSR_E_SELECTION, TSR_E_RANGE);
  * TSR_E_TOO_SMALL (dst->nbytes below the selection's size, or NULL dst->data);
  * TSR_E_UNSUPPORTED (raw dtypes into device memory, mock-device or cufile storage into host
@@ -480,8 +490,9 @@ TSR_API int tsr_read_index_alloc(struct tsr_array *array, const struct tsr_index
  * into one stacked output of shape (npaths, ...): file i lands at dst->data + i * (bytes per
  * file). Every file must give the same shape and dtype as the first, else TSR_E_FORMAT naming
  * the file. Works for host and CUDA destinations. The receipt sums over the files.
- * Returns TSR_OK; TSR_E_INVALID_ARG (NULL ctx, paths or dst, a receipt struct_size below the
- * first published one); TSR_E_TOO_SMALL (dst->nbytes below npaths times the first file's
+ * Returns TSR_OK; TSR_E_INVALID_ARG (NULL ctx, paths or dst, a struct_size of either options
+ * struct it does not accept, even with npaths 0, a receipt struct_size below the first
+ * published one); TSR_E_TOO_SMALL (dst->nbytes below npaths times the first file's
  * selection); TSR_E_FORMAT (a file that does not match the first); and any code tsr_open()
  * or tsr_read() returns for one of the files, which the message names.
  */
@@ -513,7 +524,8 @@ TSR_API int tsr_stream_open(struct tsr_context *ctx, const char *const *paths, s
 /* Reads the next batch into dst (stacked as tsr_read_batch does); *nfiles_ret is how many
  * files it held, 0 once the stream is done. Every file must match the first file's shape and
  * dtype (TSR_E_FORMAT naming the file otherwise). Returns TSR_OK; TSR_E_INVALID_ARG (NULL
- * stream, dst or nfiles_ret); otherwise what tsr_read_batch() returns for the batch's files. */
+ * stream, dst or nfiles_ret, a read options or receipt struct_size it does not accept, also
+ * once the stream is done); otherwise what tsr_read_batch() returns for the batch's files. */
 TSR_API int tsr_stream_next(struct tsr_stream *stream, const struct tsr_buffer *dst,
 			    const struct tsr_read_options *opts, size_t *nfiles_ret,
 			    struct tsr_receipt *receipt_ret);

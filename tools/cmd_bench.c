@@ -80,7 +80,7 @@ struct bench {
 	const char **paths;
 	size_t nfiles;
 	int iterations, threads, device_cpu, device_cuda, batchable, tty;
-	int storage;            /* enum tsr_storage of the per-file end-to-end phases */
+	enum tsr_storage storage; /* of the per-file end-to-end phases */
 	int files_per_batch;    /* batch and stream phases: files per tsr_read_batch / batch
 				   (0: batch phases all files, the stream 1) */
 	int prefetch;           /* stream phase: files read ahead (0: the library's default) */

@@ -55,7 +55,7 @@ static int tsr_route_blosc_ok(const struct tsr_chunk_ref *r)
  * GZIP_1/2 tiles; Zarr chunks with one gzip, zlib, numcodecs LZ4 or zstd step; sharded
  * inner chunks are chunks of their own), or -1 with why. */
 static int tsr_route_stream(const struct tsr_chunk_ref *r, const struct tsr_route_device *dev,
-			    int *why)
+			    enum tsr_route_why *why)
 {
 	const struct tsr_codec_step *c = &r->codec;
 	enum tsr_codec_id id = TSR_CODEC_NONE;

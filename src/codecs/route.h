@@ -50,10 +50,11 @@ enum tsr_route_why {
 };
 
 struct tsr_route {
-	int how;                /* enum tsr_route_how */
+	int how;                /* enum tsr_route_how (int while the CUDA engine compares it
+				   with its enum tsr_cuda_how aliases, cuda.c) */
 	int kind;               /* STREAM: family * TSR_VARIANTS + variant; BLOSC: -1 until the
 				   header is read */
-	int why;                /* CPU: enum tsr_route_why */
+	enum tsr_route_why why; /* CPU: the first reason */
 };
 
 /* Where the route runs: the host alone, or a device that can decode these families. */

@@ -1,4 +1,4 @@
-/* array.c - an opened array's description: its dtype view, chunk grid, names and info. */
+/* array.c - an opened array's description: its dtype view, chunk grid, names, info and backend slot. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -101,4 +101,31 @@ int tsr_array_info(const struct tsr_array *a, struct tsr_array_info *info_ret)
 	info->dtype_source = d->dtype_source ? d->dtype_source : "file";
 	memcpy(info_ret, &full, size);
 	return TSR_OK;
+}
+
+/* The slot is read without a lock by any thread (a mock-host read's workers look chunks up in
+ * it), and the first backend to need it may race another: an atomic load and a
+ * compare-and-swap keep both sound. */
+void *tsr_array_backend(const struct tsr_array *a)
+{
+	return __atomic_load_n(&a->backend, __ATOMIC_ACQUIRE);
+}
+
+void *tsr_array_backend_attach(struct tsr_array *a, void *state, void (*release)(void *))
+{
+	void *none = NULL;
+	if (__atomic_compare_exchange_n(&a->backend, &none, state, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		a->backend_release = release; /* (read only by tsr_array_free, after every read) */
+		return state;
+	}
+	return none; /* the state another thread attached first */
+}
+
+void tsr_array_backend_release(struct tsr_array *a)
+{
+	if (a->backend && a->backend_release)
+		a->backend_release(a->backend);
+	a->backend = NULL;
+	a->backend_release = NULL;
 }

@@ -42,9 +42,6 @@ struct tsr_desc {
 					     tsr_dtype_npy_descr(dtype) */
 };
 
-struct tsr_mock_cache;
-struct tsr_mock_dev;
-
 struct tsr_array {
 	struct tsr_context *ctx;
 	char *path;
@@ -58,10 +55,11 @@ struct tsr_array {
 	 * tsr_open applies it to any other array as a view of the values. */
 	enum tsr_dtype want_dtype;
 	char want_order;           /* its byte order character, 0 when it names none */
-	struct tsr_mock_cache *mock; /* mock-host storage's chunk bytes (src/io/mock.c); NULL until
-				       the first mock-host read */
-	struct tsr_mock_dev *mock_dev; /* mock-device storage's device copies
-					  (src/io/mock_device.c); NULL until used */
+	/* Per-array state of the storage backends (src/io keeps its mock caches there), opaque
+	 * to everything else: attached once, by tsr_array_backend_attach, and freed by
+	 * tsr_array_free through the release function its attacher gave. NULL until needed. */
+	void *backend;
+	void (*backend_release)(void *backend);
 	const char *unpacked; /* "gzip", "bzip2", "compress": the file is whole-file compressed
 				 and fd is its decompressed copy in memory (src/io/unpack.c), so
 				 its path must never be opened for data; NULL otherwise */
@@ -81,16 +79,13 @@ void tsr_array_unit(const struct tsr_array *array, char *buf, size_t cap);
 void tsr_array_chunk_name(const struct tsr_array *array, int64_t chunk, char *prefix,
 			  size_t prefix_cap, char *label, size_t label_cap);
 
-/* Format drivers (chosen by the table in src/formats/open.c). Each describes the array at
- * array->path into array->desc / ops / impl. FITS and Blosc2 contiguous frames find
- * array->fd open; directories find it at -1. */
-int tsr_fits_open(struct tsr_array *array, const struct tsr_open_options *opts);
-int tsr_zarr_open(struct tsr_array *array, const struct tsr_open_options *opts);
-/* Is a file a zip archive (a zipped Zarr store): named *.zip, or starting like one? */
-int tsr_zarr_sniff_zip(const char *path, const unsigned char *head, size_t n);
-int tsr_blosc2_open(struct tsr_array *array, const struct tsr_open_options *opts);
-/* Does a file start like a Blosc2 frame? Is a directory a sparse Blosc2 frame? */
-int tsr_blosc2_sniff(const unsigned char *head, size_t n);
-int tsr_blosc2_sniff_dir(const char *path);
+/* The array's backend state, NULL while none is attached; any thread may ask. */
+void *tsr_array_backend(const struct tsr_array *array);
+/* Attaches state (with the function that frees it) unless another thread attached one first;
+ * returns the state that is attached, which is not the caller's when it lost that race (the
+ * caller then frees its own). */
+void *tsr_array_backend_attach(struct tsr_array *array, void *state, void (*release)(void *));
+/* Frees the backend state, if any (the array is being freed). */
+void tsr_array_backend_release(struct tsr_array *array);
 
 #endif

@@ -10,10 +10,8 @@ int tsr_context_create(const struct tsr_context_options *opts, struct tsr_contex
 	if (!ctx_ret)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_context_create: ctx_ret is NULL");
 	*ctx_ret = NULL;
-	struct tsr_context_options o = {.struct_size = sizeof(o)};
-	int st0 = tsr_options_load(&o, sizeof(o), opts,
-				   offsetof(struct tsr_context_options, nthreads) + sizeof(int),
-				   "tsr_context_create");
+	struct tsr_context_options o;
+	int st0 = tsr_context_options_load(&o, opts, "tsr_context_create");
 	if (st0)
 		return st0;
 	int nthreads = o.nthreads;

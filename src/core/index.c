@@ -25,7 +25,7 @@ struct tsr_index_item {
 };
 
 struct tsr_index {
-	int mode;
+	enum tsr_index_mode mode;
 	int nitems;
 	struct tsr_index_item items[2 * TSR_MAX_DIM];
 };

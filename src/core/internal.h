@@ -113,4 +113,21 @@ struct tsr_context {
 int tsr_options_load(void *dst, size_t dst_nbytes, const void *src, size_t first_nbytes,
 		     const char *what);
 
+/* Each public options struct through tsr_options_load, with its defaults and its first
+ * published size (one table, options.c); `what` names the entry point in messages. Every
+ * entry point that takes one of these structs loads it through these, before any other work. */
+#define TSR_CONTEXT_OPTIONS_V1 (offsetof(struct tsr_context_options, nthreads) + sizeof(int))
+#define TSR_OPEN_OPTIONS_V1 offsetof(struct tsr_open_options, array)
+#define TSR_READ_OPTIONS_V1 (offsetof(struct tsr_read_options, nthreads) + sizeof(int))
+#define TSR_STREAM_OPTIONS_V1 (offsetof(struct tsr_stream_options, prefetch) + sizeof(int))
+int tsr_context_options_load(struct tsr_context_options *dst,
+			     const struct tsr_context_options *opts, const char *what);
+/* Defaults: hdu -1, level -1, no strings. */
+int tsr_open_options_load(struct tsr_open_options *dst, const struct tsr_open_options *opts,
+			  const char *what);
+/* Defaults: the context's threads, decoder auto, real storage, no devices. */
+int tsr_read_options_load(struct tsr_read_options *dst, const struct tsr_read_options *opts);
+int tsr_stream_options_load(struct tsr_stream_options *dst,
+			    const struct tsr_stream_options *opts, const char *what);
+
 #endif /* TSR_INTERNAL_H */

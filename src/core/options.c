@@ -1,7 +1,45 @@
-/* options.c - tsr_options_load: the one rule by which every entry point reads a caller's options struct. */
+/* options.c - tsr_options_load: the one rule by which every entry point reads a caller's options struct, and its use for each public struct. */
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "internal.h"
+
+/* The options structs' layouts are part of the ABI: a binary built against an older tessera.h
+ * passes them as that header laid them out. tsr_read_options' decoder and storage were int
+ * fields; as enums they must keep an int's size and place. */
+struct tsr_read_options_ints {
+	size_t struct_size;
+	int nthreads, decoder, storage;
+	const int *devices;
+	int ndevices;
+};
+#define TSR_SAME_FIELD(f)                                                                     \
+	_Static_assert(offsetof(struct tsr_read_options, f) ==                                \
+			       offsetof(struct tsr_read_options_ints, f) &&                   \
+			       sizeof(((struct tsr_read_options *)0)->f) ==                   \
+				       sizeof(((struct tsr_read_options_ints *)0)->f),        \
+		       "tsr_read_options." #f " moved or changed size")
+TSR_SAME_FIELD(nthreads);
+TSR_SAME_FIELD(decoder);
+TSR_SAME_FIELD(storage);
+TSR_SAME_FIELD(devices);
+TSR_SAME_FIELD(ndevices);
+_Static_assert(sizeof(struct tsr_read_options) == sizeof(struct tsr_read_options_ints),
+	       "tsr_read_options changed size");
+_Static_assert(sizeof(enum tsr_decoder) == sizeof(int) && sizeof(enum tsr_storage) == sizeof(int) &&
+		       sizeof(enum tsr_mem) == sizeof(int) && sizeof(enum tsr_dtype) == sizeof(int) &&
+		       sizeof(enum tsr_sel_kind) == sizeof(int) &&
+		       sizeof(enum tsr_entry_kind) == sizeof(int),
+	       "a public enum field is no longer int-sized (-fshort-enums?)");
+#if UINTPTR_MAX == UINT64_MAX
+/* Each options struct's size on LP64 targets, as published: growing one is a deliberate edit
+ * here, with its new fields at the end. */
+_Static_assert(sizeof(struct tsr_context_options) == 16, "tsr_context_options changed size");
+_Static_assert(sizeof(struct tsr_open_options) == 56, "tsr_open_options changed size");
+_Static_assert(sizeof(struct tsr_read_options) == 40, "tsr_read_options changed size");
+_Static_assert(sizeof(struct tsr_stream_options) == 16, "tsr_stream_options changed size");
+#endif
 
 /*
  * Options structs start with size_t struct_size and only ever grow at the end. A caller built
@@ -33,4 +71,34 @@ int tsr_options_load(void *dst, size_t dst_nbytes, const void *src, size_t first
 	}
 	memcpy((char *)dst + sizeof(size_t), (const char *)src + sizeof(size_t), n - sizeof(size_t));
 	return TSR_OK;
+}
+
+int tsr_context_options_load(struct tsr_context_options *o,
+			     const struct tsr_context_options *opts, const char *what)
+{
+	*o = (struct tsr_context_options){.struct_size = sizeof(*o)};
+	return tsr_options_load(o, sizeof(*o), opts, TSR_CONTEXT_OPTIONS_V1, what);
+}
+
+int tsr_open_options_load(struct tsr_open_options *o, const struct tsr_open_options *opts,
+			  const char *what)
+{
+	*o = (struct tsr_open_options){.struct_size = sizeof(*o), .hdu = -1, .level = -1};
+	return tsr_options_load(o, sizeof(*o), opts, TSR_OPEN_OPTIONS_V1, what);
+}
+
+int tsr_read_options_load(struct tsr_read_options *o, const struct tsr_read_options *opts)
+{
+	memset(o, 0, sizeof(*o)); /* (padding too: the struct is copied whole into shares) */
+	o->struct_size = sizeof(*o);
+	o->decoder = TSR_DECODER_AUTO;
+	o->storage = TSR_STORAGE_REAL;
+	return tsr_options_load(o, sizeof(*o), opts, TSR_READ_OPTIONS_V1, "read options");
+}
+
+int tsr_stream_options_load(struct tsr_stream_options *o,
+			    const struct tsr_stream_options *opts, const char *what)
+{
+	*o = (struct tsr_stream_options){.struct_size = sizeof(*o)};
+	return tsr_options_load(o, sizeof(*o), opts, TSR_STREAM_OPTIONS_V1, what);
 }

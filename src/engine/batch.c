@@ -22,6 +22,14 @@ int tsr_read_batch_ex(struct tsr_context *ctx, const char *const *paths, size_t 
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_batch: NULL argument");
 	if (receipt_ret && receipt_ret->struct_size < TSR_RECEIPT_MIN_NBYTES)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_batch: receipt struct_size too small");
+	/* Both options structs are checked before any file opens (and with no files at all). */
+	struct tsr_open_options oo;
+	struct tsr_read_options ro;
+	int st1 = tsr_open_options_load(&oo, open_opts, "tsr_read_batch");
+	if (st1 == TSR_OK)
+		st1 = tsr_read_options_load(&ro, opts);
+	if (st1)
+		return st1;
 	int device = -1;
 	if (dst->mem == TSR_MEM_CUDA) {
 		int st0 = tsr_read_device(ctx, opts, "tsr_read_batch", &device);

@@ -257,7 +257,10 @@ int tsr_read_batch_devices(struct tsr_context *ctx, const char *const *paths, si
 		return tsr_error(TSR_E_INVALID_ARG, "%s: receipt struct_size too small", what);
 	const int *devices = NULL;
 	int n = 0;
-	int st = tsr_split_devices(opts, what, &devices, &n);
+	struct tsr_open_options oo; /* (checked before any file opens, as tsr_read_batch does) */
+	int st = tsr_open_options_load(&oo, open_opts, what);
+	if (st == TSR_OK)
+		st = tsr_split_devices(opts, what, &devices, &n);
 	if (st == TSR_OK)
 		st = tsr_split_check(devices, n, dsts, what);
 	if (st)

@@ -31,22 +31,6 @@ int tsr_job_ranks_before(struct tsr_job_error *e, int64_t chunk);
 /* The job's status; a failure's message becomes the calling thread's. */
 int tsr_job_error_take(struct tsr_job_error *e);
 
-/* A read option, or dflt when the caller's struct (struct_size) predates the field. */
-/* A caller's read options by the one options rule (tsr_options_load): any struct_size from the
- * first published struct (struct_size and nthreads) up; the fields a caller lacks keep their
- * defaults (every thread, decoder auto, real storage). NULL opts: all defaults. */
-static inline int tsr_read_options_load(struct tsr_read_options *o,
-					const struct tsr_read_options *opts)
-{
-	memset(o, 0, sizeof(*o));
-	o->struct_size = sizeof(*o);
-	o->decoder = TSR_DECODER_AUTO;
-	o->storage = TSR_STORAGE_REAL;
-	return tsr_options_load(o, sizeof(*o), opts,
-				offsetof(struct tsr_read_options, nthreads) + sizeof(int),
-				"read options");
-}
-
 /* Receipts: a caller built before `decoder` was added passes a smaller struct_size, and gets
  * the fields it has room for. */
 #define TSR_RECEIPT_MIN_NBYTES offsetof(struct tsr_receipt, decoder)

@@ -115,14 +115,15 @@ int tsr_stream_open(struct tsr_context *ctx, const char *const *paths, size_t np
 	*stream_ret = NULL;
 	if (!ctx || (!paths && npaths))
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_stream_open: NULL argument");
-	struct tsr_stream_options so = {.struct_size = sizeof(so)};
-	int st0 = tsr_options_load(&so, sizeof(so), opts,
-				   offsetof(struct tsr_stream_options, prefetch) + sizeof(int),
-				   "tsr_stream_open");
+	struct tsr_stream_options so;
+	int st0 = tsr_stream_options_load(&so, opts, "tsr_stream_open");
 	if (st0)
 		return st0;
 	if (so.files_per_batch < 0 || so.prefetch < 0)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_stream_open: negative option");
+	struct tsr_open_options oo;
+	if ((st0 = tsr_open_options_load(&oo, open_opts, "tsr_stream_open")))
+		return st0;
 	struct tsr_stream *s = calloc(1, sizeof(*s));
 	if (!s)
 		return tsr_error(TSR_E_NOMEM, "tsr_stream_open: out of memory");
@@ -138,14 +139,8 @@ int tsr_stream_open(struct tsr_context *ctx, const char *const *paths, size_t np
 	for (size_t i = 0; i < npaths; i++)
 		if (!(s->paths[i] = strdup(paths[i])))
 			goto nomem;
-	s->open = (struct tsr_open_options){.struct_size = sizeof(s->open), .hdu = -1, .level = -1};
+	s->open = oo;
 	if (open_opts) {
-		int st1 = tsr_options_load(&s->open, sizeof(s->open), open_opts,
-					   offsetof(struct tsr_open_options, array), "tsr_stream_open");
-		if (st1) {
-			tsr_stream_free(s);
-			return st1;
-		}
 		/* The array path, HDU name and dtype are the caller's: keep our own copies for
 		 * the stream's life. */
 		if (s->open.array) {
@@ -190,6 +185,12 @@ static int tsr_stream_batch(struct tsr_stream *s, const struct tsr_buffer *dst, 
 	if (!s || !dst || !nfiles_ret)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_stream_next: NULL argument");
 	*nfiles_ret = 0;
+	struct tsr_read_options o; /* (checked here too: a stream's end refuses what a read does) */
+	int st0 = tsr_read_options_load(&o, opts);
+	if (st0)
+		return st0;
+	if (receipt_ret && receipt_ret->struct_size < TSR_RECEIPT_MIN_NBYTES)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_stream_next: receipt struct_size too small");
 	if (s->next >= s->npaths)
 		return TSR_OK;
 	size_t n = s->npaths - s->next < s->per_batch ? s->npaths - s->next : s->per_batch;

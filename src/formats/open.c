@@ -6,8 +6,6 @@
 #include <sys/stat.h>
 
 #include "../io/io.h"
-#include "../io/mock.h"
-#include "../io/mock_device.h"
 #include "../io/unpack.h"
 #include "listing.h"
 #include "metadata.h"
@@ -183,9 +181,8 @@ int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_op
 	*array_ret = NULL;
 	if (!ctx || !path)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_open: NULL context or path");
-	struct tsr_open_options o = {.struct_size = sizeof(o), .hdu = -1, .level = -1};
-	int st = tsr_options_load(&o, sizeof(o), opts, offsetof(struct tsr_open_options, array),
-				  "tsr_open");
+	struct tsr_open_options o;
+	int st = tsr_open_options_load(&o, opts, "tsr_open");
 	if (st)
 		return st;
 	struct tsr_array *a = calloc(1, sizeof(*a));
@@ -225,8 +222,7 @@ void tsr_array_free(struct tsr_array *a)
 		return;
 	if (a->ops && a->ops->free)
 		a->ops->free(a->impl);
-	tsr_mock_free(a->mock);
-	tsr_mock_dev_free(a->mock_dev);
+	tsr_array_backend_release(a);
 	tsr_io_close(a->fd);
 	free(a->path);
 	free(a);

@@ -28,6 +28,18 @@ struct tsr_driver {
 			const struct tsr_entry *e, struct cJSON *root);
 };
 
+/* The drivers the table in open.c names. Each describes the array at
+ * array->path into array->desc / ops / impl. FITS and Blosc2 contiguous frames find
+ * array->fd open; directories find it at -1. */
+int tsr_fits_open(struct tsr_array *array, const struct tsr_open_options *opts);
+int tsr_zarr_open(struct tsr_array *array, const struct tsr_open_options *opts);
+/* Is a file a zip archive (a zipped Zarr store): named *.zip, or starting like one? */
+int tsr_zarr_sniff_zip(const char *path, const unsigned char *head, size_t n);
+int tsr_blosc2_open(struct tsr_array *array, const struct tsr_open_options *opts);
+/* Does a file start like a Blosc2 frame? Is a directory a sparse Blosc2 frame? */
+int tsr_blosc2_sniff(const unsigned char *head, size_t n);
+int tsr_blosc2_sniff_dir(const char *path);
+
 /* The driver for path. A file is left open in *fd_ret (the caller closes it) with its size in
  * *nbytes_ret; a directory gives -1 and 0. On failure *fd_ret is -1 and the message names
  * path. */

@@ -6,6 +6,7 @@
 
 #include "../core/array.h"
 #include "../core/internal.h"
+#include "backend_state.h"
 #include "io.h"
 #include "mock.h"
 
@@ -25,15 +26,18 @@ static pthread_mutex_t tsr_mock_create_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct tsr_mock_cache *tsr_mock_get(struct tsr_array *a)
 {
+	struct tsr_io_state *s = tsr_io_state(a);
+	if (!s)
+		return NULL;
 	pthread_mutex_lock(&tsr_mock_create_lock);
-	struct tsr_mock_cache *c = a->mock;
+	struct tsr_mock_cache *c = s->mock;
 	if (!c && (c = calloc(1, sizeof(*c)))) {
 		c->nchunks = a->desc.nchunks;
 		c->npages = (c->nchunks + TSR_MOCK_PAGE - 1) / TSR_MOCK_PAGE;
 		c->pages = calloc(c->npages > 0 ? (size_t)c->npages : 1, sizeof(*c->pages));
 		if (c->pages) {
 			pthread_mutex_init(&c->lock, NULL);
-			a->mock = c;
+			s->mock = c;
 		} else {
 			free(c);
 			c = NULL;
@@ -110,7 +114,8 @@ int tsr_mock_fill(struct tsr_array *a, const struct tsr_plan *plan)
 
 const struct tsr_mock_chunk *tsr_mock_chunk(const struct tsr_array *a, int64_t chunk)
 {
-	const struct tsr_mock_cache *c = a->mock;
+	const struct tsr_io_state *s = tsr_io_state_find(a);
+	const struct tsr_mock_cache *c = s ? s->mock : NULL;
 	if (!c || chunk < 0 || chunk >= c->nchunks || !c->pages[chunk / TSR_MOCK_PAGE])
 		return NULL;
 	return c->pages[chunk / TSR_MOCK_PAGE][chunk % TSR_MOCK_PAGE];

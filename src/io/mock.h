@@ -4,6 +4,8 @@
 
 #include "../core/plan.h"
 
+struct tsr_mock_cache;
+
 /* One cached chunk: its ref as chunk_ref gave it, after the real fetch settled it (a whole-file
  * nbytes made exact, a missing chunk file turned into a fill chunk), and its stored bytes. */
 struct tsr_mock_chunk {
@@ -17,7 +19,7 @@ struct tsr_mock_chunk {
 int tsr_mock_fill(struct tsr_array *array, const struct tsr_plan *plan);
 /* A chunk that tsr_mock_fill put in the cache; NULL when it did not. */
 const struct tsr_mock_chunk *tsr_mock_chunk(const struct tsr_array *array, int64_t chunk);
-/* Frees the cache (array->mock, may be NULL); the array is being freed. */
+/* Frees the cache (NULL allowed); its array is being freed (backend_state.c). */
 void tsr_mock_free(struct tsr_mock_cache *cache);
 
 #endif

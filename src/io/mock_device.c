@@ -4,6 +4,7 @@
 
 #include "../core/array.h"
 #include "../core/internal.h"
+#include "backend_state.h"
 #include "mock_device.h"
 
 #ifdef TSR_WITH_CUDA
@@ -38,7 +39,8 @@ struct tsr_mock_dev {
 uint64_t tsr_mock_dev_find(const struct tsr_array *a, int64_t chunk, int kind,
 			   uint64_t *nbytes_ret)
 {
-	const struct tsr_mock_dev *c = a->mock_dev;
+	const struct tsr_io_state *s = tsr_io_state_find(a);
+	const struct tsr_mock_dev *c = s ? s->mock_dev : NULL;
 	if (!c || chunk < 0 || chunk >= c->nchunks || kind < 0 || kind >= TSR_MOCK_DEV_KINDS)
 		return 0;
 	int dev = -1;
@@ -53,7 +55,10 @@ uint64_t tsr_mock_dev_find(const struct tsr_array *a, int64_t chunk, int kind,
 
 static struct tsr_mock_dev *tsr_mock_dev_get(struct tsr_array *a)
 {
-	struct tsr_mock_dev *c = a->mock_dev;
+	struct tsr_io_state *s = tsr_io_state(a);
+	if (!s)
+		return NULL;
+	struct tsr_mock_dev *c = s->mock_dev;
 	if (c)
 		return c;
 	if (!(c = calloc(1, sizeof(*c))))
@@ -69,7 +74,7 @@ static struct tsr_mock_dev *tsr_mock_dev_get(struct tsr_array *a)
 			return NULL;
 		}
 	}
-	a->mock_dev = c;
+	s->mock_dev = c;
 	return c;
 }
 

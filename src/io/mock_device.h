@@ -20,7 +20,7 @@ uint64_t tsr_mock_dev_find(const struct tsr_array *array, int64_t chunk, int kin
  * on one array (the CUDA engine holds its context's GPU lock). */
 int tsr_mock_dev_put(struct tsr_array *array, int64_t chunk, int kind, const void *host,
 		     size_t nbytes, uint64_t *addr_ret);
-/* Frees the cache (NULL allowed); the array is being freed. */
+/* Frees the cache (NULL allowed); its array is being freed (backend_state.c). */
 void tsr_mock_dev_free(struct tsr_mock_dev *cache);
 
 #endif

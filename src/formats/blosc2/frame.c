@@ -12,6 +12,7 @@
 
 #include "../../codecs/blosc.h"
 #include "../../io/io.h"
+#include "../open.h"
 #include "blosc2.h"
 
 _Static_assert(TSR_B2ND_MAX_DIM <= TSR_BLOCKED_MAX_DIM, "b2nd layouts must fit chunk refs");

@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "../../io/io.h"
+#include "../open.h"
 #include "fits.h"
 
 /* Uncompressed images are read in blocks of whole rows of about this size. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../open.h"
 #include "zarr.h"
 
 static void tsr_zarr_free(void *impl)

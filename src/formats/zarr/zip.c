@@ -5,6 +5,7 @@
 
 #include "../../codecs/codecs.h"
 #include "../../io/io.h"
+#include "../open.h"
 #include "zarr.h"
 
 /* The central directory is read whole: more than this is not a Zarr store's. */
