@@ -11,7 +11,7 @@
 
 #include "check.h"
 #include "core/array.h"
-#include "core/plan.h"
+#include "plan/plan.h"
 #include "engine/gather.h"
 #include "test_rng.h"
 #include "tessera.h"

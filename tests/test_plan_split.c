@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "core/plan.h"
+#include "plan/plan.h"
 
 static void check_split(void)
 {

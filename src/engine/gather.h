@@ -2,7 +2,7 @@
 #ifndef TSR_GATHER_H
 #define TSR_GATHER_H
 
-#include "../core/plan.h"
+#include "../plan/plan.h"
 #include "../cuda/place.h"
 
 /* The int64 words task t's gather tables take (tsr_gather_table): 0 when it selects nothing. */

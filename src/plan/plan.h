@@ -2,8 +2,8 @@
 #ifndef TSR_PLAN_H
 #define TSR_PLAN_H
 
-#include "array.h"
-#include "selection.h"
+#include "../core/array.h"
+#include "../core/selection.h"
 
 /* One chunk task: the chunk and, per array axis, the range [k0, k1) of selected positions it
  * holds (positions count along the selection, so output index = k). */
