@@ -410,6 +410,8 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		.blosc = !cufile && !replay, /* (its header is read on the host) */
 		.families = tsr_cuda_family_mask()};
 	uint64_t gpu_decoded = 0, max_stream = 0;
+	struct tsr_plan_descs *descs = NULL; /* every chunk's settled description */
+	st = tsr_plan_describe(plan, array, mock, &descs);
 	for (int64_t t = 0; t < plan->ntasks && st == TSR_OK; t++) {
 		struct tsr_cuda_task *ct = &tasks[t];
 		struct tsr_chunk_ref *ref = &ct->ref;
@@ -420,14 +422,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		ct->slot_offset = ct->dec_cap = ct->dec_offset = 0;
 		ct->stream = -1;
 		ct->split = 0;
-		st = tsr_task_chunk_ref(array, tsr_task_chunk(plan, t), mock, ref);
-		if (st) {
-			char prefix[1400], label[320];
-			tsr_array_chunk_name(array, tsr_task_chunk(plan, t), prefix, sizeof(prefix),
-					    label, sizeof(label));
-			tsr_error_prefix("%s %s", prefix, label);
-			break;
-		}
+		tsr_task_desc(descs, t, ref);
 		if (!mock)
 			tsr_io_chunk_settle(ref); /* a chunk file's size lays out the slot */
 		ct->plane_block = 0;
@@ -463,6 +458,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 				cpu_name[rt.why] = ref->codec_name ? ref->codec_name : d->codec;
 		}
 	}
+	tsr_plan_descs_free(descs);
 	/* decoder auto, a single read: one warp decodes a stream many times slower than a CPU
 	 * core does (inflate about 40 times: H200 ~8 MB/s a warp on 4 MiB gzip chunks, libdeflate
 	 * ~300 MB/s a core; route.c has each family's factor), so when the largest stream alone

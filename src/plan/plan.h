@@ -72,6 +72,20 @@ int64_t tsr_task_needed(const struct tsr_plan *p, int64_t t, const int64_t *exte
  * cache is TSR_E_INTERNAL. */
 int tsr_task_chunk_ref(const struct tsr_array *a, int64_t chunk, int mock,
 		       struct tsr_chunk_ref *ref);
+/* The plan's tasks' settled chunk descriptions (describe.c): each task's tsr_task_chunk_ref,
+ * kept without its path, and each distinct path (the array's file, a shard, a chunk file) once.
+ * A failure names the chunk. The CUDA engine lays out its slots from them all at once; the CPU
+ * engine asks per task, from its threads, as a driver may read to describe a chunk (a shard's
+ * index), and those reads should not wait on one thread. */
+struct tsr_plan_descs;
+int tsr_plan_describe(const struct tsr_plan *p, const struct tsr_array *a, int mock,
+		      struct tsr_plan_descs **descs_ret);
+void tsr_plan_descs_free(struct tsr_plan_descs *ds);
+/* Task t's description, path included. */
+void tsr_task_desc(const struct tsr_plan_descs *ds, int64_t t, struct tsr_chunk_ref *ref);
+const char *tsr_task_desc_path(const struct tsr_plan_descs *ds, int64_t t);
+/* How many distinct paths the descriptions hold. */
+size_t tsr_plan_descs_npaths(const struct tsr_plan_descs *ds);
 /* Where chunk `chunk` (C order over the grid) starts in the array, per axis. */
 void tsr_plan_chunk_origin(const struct tsr_plan *p, int64_t chunk, int64_t *origin);
 
