@@ -2,7 +2,7 @@
 #ifndef TSR_MOCK_H
 #define TSR_MOCK_H
 
-#include "../core/plan.h"
+#include "../plan/plan.h"
 
 struct tsr_mock_cache;
 
