@@ -825,10 +825,11 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
-		 int storage, int batch, int device, struct tsr_receipt *r)
+		 const struct tsr_storage_choice *store, int batch, int device,
+		 struct tsr_receipt *r)
 {
 	(void)plan, (void)sel, (void)out, (void)stream, (void)nthreads, (void)decoder;
-	(void)storage, (void)batch, (void)r;
+	(void)store, (void)batch, (void)r;
 	int prev;
 	return tsr_cuda_enter(&device, out, array->path, &prev); /* (says no CUDA engine) */
 }

@@ -27,7 +27,7 @@ void tsr_io_chunk_settle(struct tsr_chunk_ref *ref);
 
 /* A worker's last opened chunk file, kept open for the next chunk of the same file. */
 struct tsr_fd_cache {
-	char path[1024];
+	char path[4096];
 	int fd;          /* -1: none */
 	uint64_t size;
 };

@@ -4,7 +4,9 @@
 
 #include "../core/array.h"
 #include "../core/internal.h"
+#include "mock.h"
 #include "mock_device.h"
+#include "storage.h"
 
 #ifdef TSR_WITH_CUDA
 #include <cuda_runtime.h>
@@ -183,3 +185,36 @@ void tsr_mock_dev_free(struct tsr_mock_dev *c)
 	(void)c;
 }
 #endif
+
+/* ---- the backend (storage.h): the host cache's chunks, and their stored bytes in device memory ---- */
+
+static int tsr_mock_dev_prepare(struct tsr_array *a, const struct tsr_plan *plan)
+{
+	return tsr_mock_fill(a, plan); /* (device copies are made as the engine asks for them) */
+}
+
+static int tsr_mock_dev_lend(struct tsr_array *a, int64_t chunk, const struct tsr_chunk_ref *ref,
+			     uint64_t *addr_ret)
+{
+	uint64_t have;
+	if ((*addr_ret = tsr_mock_dev_find(a, chunk, TSR_MOCK_DEV_STORED, &have)))
+		return TSR_OK;
+	const unsigned char *bytes = tsr_mock_lend(a, chunk);
+	if (!bytes)
+		return tsr_error(TSR_E_INTERNAL, "mock storage: chunk not cached");
+	return tsr_mock_dev_put(a, chunk, TSR_MOCK_DEV_STORED, bytes, (size_t)ref->nbytes, addr_ret);
+}
+
+const struct tsr_backend tsr_storage_mock_device = {
+	.name = "mock-device",
+	.mems = TSR_MEMBIT(TSR_MEM_HOST) | TSR_MEMBIT(TSR_MEM_HOST_PINNED),
+	.prepare = tsr_mock_dev_prepare,
+	.chunk_ref = tsr_mock_chunk_ref,
+	.open = tsr_mock_open,
+	.open_path = tsr_mock_open_path,
+	.read = tsr_mock_read,
+	.release = tsr_mock_release,
+	.close = tsr_mock_release,
+	.lend = tsr_mock_lend,
+	.lend_device = tsr_mock_dev_lend,
+};
