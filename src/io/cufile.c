@@ -241,4 +241,5 @@ const struct tsr_backend tsr_storage_cufile = {
 	.read = tsr_cufile_source_read,
 	.release = tsr_cufile_release,
 	.close = tsr_cufile_source_close,
+	.host = &tsr_storage_posix, /* (chunks the CPU decodes) */
 };

@@ -186,23 +186,16 @@ void tsr_mock_dev_free(struct tsr_mock_dev *c)
 }
 #endif
 
-/* ---- the backend (storage.h): the host cache's chunks, and their stored bytes in device memory ---- */
+/* ---- the backend (storage.h): the host cache's chunks, and what the GPU needs of them kept in
+ * device memory ---- */
+
+_Static_assert((int)TSR_KEEP_STORED == (int)TSR_MOCK_DEV_STORED &&
+	       (int)TSR_KEEP_VALUES == (int)TSR_MOCK_DEV_VALUES,
+	       "one numbering of what the device cache keeps");
 
 static int tsr_mock_dev_prepare(struct tsr_array *a, const struct tsr_plan *plan)
 {
-	return tsr_mock_fill(a, plan); /* (device copies are made as the engine asks for them) */
-}
-
-static int tsr_mock_dev_lend(struct tsr_array *a, int64_t chunk, const struct tsr_chunk_ref *ref,
-			     uint64_t *addr_ret)
-{
-	uint64_t have;
-	if ((*addr_ret = tsr_mock_dev_find(a, chunk, TSR_MOCK_DEV_STORED, &have)))
-		return TSR_OK;
-	const unsigned char *bytes = tsr_mock_lend(a, chunk);
-	if (!bytes)
-		return tsr_error(TSR_E_INTERNAL, "mock storage: chunk not cached");
-	return tsr_mock_dev_put(a, chunk, TSR_MOCK_DEV_STORED, bytes, (size_t)ref->nbytes, addr_ret);
+	return tsr_mock_fill(a, plan); /* (device copies are made as the engine keeps them) */
 }
 
 const struct tsr_backend tsr_storage_mock_device = {
@@ -216,5 +209,6 @@ const struct tsr_backend tsr_storage_mock_device = {
 	.release = tsr_mock_release,
 	.close = tsr_mock_release,
 	.lend = tsr_mock_lend,
-	.lend_device = tsr_mock_dev_lend,
+	.kept = tsr_mock_dev_find,
+	.keep = tsr_mock_dev_put,
 };

@@ -66,12 +66,22 @@ struct tsr_backend {
 	 * a chunk prepare cached, with 64 zeroed bytes of slack, shared by all threads (only
 	 * read), or NULL. */
 	const unsigned char *(*lend)(const struct tsr_array *array, int64_t chunk);
-	/* Backends that hold chunks in device memory (NULL: the others): the device address of a
-	 * chunk's stored bytes (ref->nbytes of them), copied there from the host cache on first
-	 * use. The caller serialises calls on one array. */
-	int (*lend_device)(struct tsr_array *array, int64_t chunk, const struct tsr_chunk_ref *ref,
-			   uint64_t *addr_ret);
+	/* Backends that keep chunks in device memory (NULL: the others): the device address of
+	 * what the handle keeps of a chunk (kind: TSR_KEEP_STORED its stored bytes, as lend gives
+	 * them; TSR_KEEP_VALUES the values the CPU decoded of them), or 0, with its size ... */
+	uint64_t (*kept)(const struct tsr_array *array, int64_t chunk, int kind,
+			 uint64_t *nbytes_ret);
+	/* ... and keeps nbytes of host memory there as chunk's kind (once: the first stays),
+	 * returning the address. The caller serialises calls on one array. */
+	int (*keep)(struct tsr_array *array, int64_t chunk, int kind, const void *host,
+		    size_t nbytes, uint64_t *addr_ret);
+	/* A backend whose reads write no host memory (cufile): the one that reads its chunks into
+	 * host memory for the CPU to decode (NULL: this one does). */
+	const struct tsr_backend *host;
 };
+
+/* What a device-keeping backend keeps of a chunk (tsr_backend.kept). */
+enum { TSR_KEEP_STORED = 0, TSR_KEEP_VALUES = 1 };
 
 extern const struct tsr_backend tsr_storage_posix;       /* posix.c */
 extern const struct tsr_backend tsr_storage_cufile;      /* cufile.c */
