@@ -353,14 +353,14 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	 * memory (mock-host, mock-device), chunks kept in device memory (mock-device), reads
 	 * straight into device memory (cuFile). */
 	const struct tsr_backend *be = store->be;
-	const int mock = be->lend != NULL;
+	const int lends = be->lend != NULL;
 	const int replay = be->kept != NULL;
-	const int cufile = (be->mems & TSR_MEMBIT(TSR_MEM_CUDA)) != 0;
+	const int to_dev = (be->mems & TSR_MEMBIT(TSR_MEM_CUDA)) != 0;
 	/* Stored bytes on the device already, before dispatch: cuFile read them there. (Workers
 	 * copying each piece to the device as they read it, on streams of their own, was tried:
 	 * on the H200 it read the FITS batch at 26.7 GB/s and the Zarr array at 31.5, against
 	 * 38.7 and 40.4 with one bulk copy of each slot.) */
-	int on_dev = cufile;
+	int on_dev = to_dev;
 	pthread_mutex_lock(&cs->lock);
 	/* A device's share of a split read reads with the device's own threads, so that every
 	 * device's storage reads run at once (the context's pool runs one job at a time). */
@@ -399,7 +399,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	const char *gpu_name[TSR_FAM_N] = {0}, *cpu_name[TSR_WHY_N] = {0};
 	const struct tsr_route_device rdev = {
 		.gpu = 1, .force_cpu = decoder == TSR_DECODER_CPU,
-		.blosc = !cufile && !replay, /* (its header is read on the host) */
+		.blosc = !to_dev && !replay, /* (its header is read on the host) */
 		.families = tsr_cuda_family_mask()};
 	uint64_t gpu_decoded = 0, max_stream = 0;
 	for (int64_t t = 0; t < plan->ntasks && st == TSR_OK; t++) {
@@ -539,8 +539,8 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	 * CPU, the pool's threads fill each slot in one run instead, so a feed still running (this
 	 * batch's earlier files, or another thread's batch) lands and stops first; its slots go to
 	 * the GPU. */
-	const int feed = !mock && !cufile && n_host * 16 <= plan->ntasks &&
-			 !array->unpacked; /* (the feed opens files by path; the pool reads fd) */
+	const int feed = !lends && !to_dev && n_host * 16 <= plan->ntasks &&
+			 store->by_path; /* (the feed opens files by path; the pool reads fd) */
 	if (feed)
 		on_dev = 1; /* the feed's threads copy the stored bytes to the device */
 	if (st == TSR_OK && cs->feed.pool &&
@@ -659,7 +659,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		atomic_store(&job.next, 0);
 		atomic_store(&job.err.failed, 0);
 		job.be = be;
-		job.to_dev = cufile;
+		job.to_dev = to_dev;
 		job.dev = s->dev;
 		if (feed) {
 			uint64_t nb = 0;
@@ -753,7 +753,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	r->nthreads = nthreads;
 	snprintf(r->engine, sizeof(r->engine), "cuda");
 	tsr_cuda_receipt(array, n_gpu, gpu_name, n_raw, n_cpu, cpu_name, r);
-	if (store->automatic && !cufile && n_raw + n_stream > 0) {
+	if (store->automatic && !to_dev && n_raw + n_stream > 0) {
 		/* auto passed cuFile over: say why (once per read) */
 		size_t have = strlen(r->fallback);
 		if (have + 40 < sizeof(r->fallback))

@@ -13,6 +13,7 @@ int tsr_storage_select(const struct tsr_array *a, int storage, int on_device,
 	c->be = &tsr_storage_posix;
 	c->automatic = storage == TSR_STORAGE_REAL;
 	c->why[0] = '\0';
+	c->by_path = !a->unpacked;
 	switch (storage) {
 	case TSR_STORAGE_REAL:
 	case TSR_STORAGE_CUFILE:

@@ -97,6 +97,9 @@ struct tsr_storage_choice {
 	const struct tsr_backend *be;
 	int automatic;          /* TSR_STORAGE_REAL: the library chose */
 	char why[256];          /* automatic, into device memory, and not cuFile: why not */
+	int by_path;            /* the array's files may be opened by their paths (reads that
+				   outlive the array, the CUDA feed's); not a file decompressed in
+				   memory when opened, whose path holds other bytes */
 };
 /* Chooses the backend of a read of array from storage (enum tsr_storage) into device memory
  * (on_device) or host memory: TSR_STORAGE_REAL is cuFile where it runs natively and the file's
