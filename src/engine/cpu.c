@@ -370,9 +370,9 @@ static int tsr_cpu_streams(const struct tsr_cpu_job *job, const struct tsr_chunk
 
 /* Decodes a streaming chunk a box at a time into the stage (tsr_cpu_streams says how) and places
  * each box's selected part. The stored bytes are src (ref->nbytes of them), or, src NULL, read
- * from the chunk's file a piece at a time. *streamed = 0 (and nothing placed, or all to be
- * placed again) when the chunk should decode whole instead; a chunk file that is missing then
- * has become a fill chunk. */
+ * from storage (fsrc) a piece at a time. *streamed = 0 (and nothing placed, or all to be placed
+ * again) when the chunk should decode whole instead; a chunk file that is missing then has
+ * become a fill chunk. */
 static int tsr_cpu_stream(const struct tsr_cpu_job *job, struct tsr_cpu_state *ws,
 			  struct tsr_chunk_ref *ref, unsigned char *src, int64_t chunk,
 			  const int64_t *k0, const int64_t *k1, struct tsr_source *fsrc,
@@ -613,7 +613,7 @@ struct tsr_cpu_split {
 	struct tsr_chunk_ref ref;  /* settled by the first pass; the load may make it fill */
 	struct tsr_chunk_box box;  /* the task's chunk-local box */
 	unsigned char *bytes;      /* the stored bytes: fetched (owned), or lent by the backend */
-	int lent;
+	int lent;                  /* bytes are the backend's: only read, never freed here */
 	size_t cap;                /* of bytes, when fetched */
 	int full;                  /* all stored bytes are in memory (else each share reads its own) */
 	struct tsr_chunk_parts *parts; /* count 0: share 0 decodes the chunk whole */
