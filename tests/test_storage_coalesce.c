@@ -196,7 +196,7 @@ int main(void)
 	struct tsr_piece *p = NULL;
 	size_t cap = 0;
 	char what[64];
-	for (int iter = 0; iter < 20000 && !check_failures; iter++) {
+	for (int iter = 0; iter < 8000 && !check_failures; iter++) {
 		int64_t n = (int64_t)rnd(40);
 		uint64_t off = rnd(100), dst = rnd(50);
 		for (int64_t i = 0; i < n; i++) {

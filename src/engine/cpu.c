@@ -1188,15 +1188,16 @@ static void tsr_cpu_worker(void *arg, int w)
 		if (st || streamed) {
 			/* nothing to fetch */
 		} else if (ref.nbytes > 0) {
-			/* A lent chunk is whole in memory: box reads decode their blocks from it. */
+			/* A lent chunk is whole in memory: box reads decode their blocks from
+			 * it. */
 			int done = 0;
 			if (!lends && direct < 0 && tsr_chunk_decodes_box(&ref))
 				st = tsr_cpu_fetch_box(&store, chunk, &ref, &box, &ws->fetch,
 						       &ws->fetch_cap, &done);
 			const unsigned char *bytes = ws->fetch;
 			if (!st && !done)
-				st = tsr_storage_fetch(&store, chunk, &ref, &ws->fetch, &ws->fetch_cap,
-						       &bytes);
+				st = tsr_storage_fetch(&store, chunk, &ref, &ws->fetch,
+						       &ws->fetch_cap, &bytes);
 			nread = ref.nbytes;
 			src = (unsigned char *)bytes; /* (lent bytes: decoding only reads them) */
 		}

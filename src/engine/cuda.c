@@ -337,8 +337,8 @@ static void tsr_cuda_receipt(const struct tsr_array *a, const int64_t n_gpu[TSR_
 
 static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 			   const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads,
-			   int decoder, const struct tsr_storage_choice *store, int batch, int device,
-			   struct tsr_receipt *r)
+			   int decoder, const struct tsr_storage_choice *store, int batch,
+			   int device, struct tsr_receipt *r)
 {
 	const int defer_sync = batch & TSR_BATCH_DEFER;
 	struct tsr_cuda_state *cs = NULL;

@@ -117,7 +117,8 @@ static int tsr_feed_read_copy(struct tsr_feed *f, struct tsr_feed_lane *l, struc
 		cudaError_t e = cudaEventSynchronize(l->ev[k]);
 		if (e)
 			return tsr_cuda_fail(e, "bounce copy");
-		if ((st = in->be->read(in, TSR_MEM_HOST_PINNED, l->bounce[k], 0, n, it->offset + off)))
+		if ((st = in->be->read(in, TSR_MEM_HOST_PINNED, l->bounce[k], 0, n,
+				       it->offset + off)))
 			break;
 		if ((e = cudaMemcpyAsync(it->dst + off, l->bounce[k], n, cudaMemcpyHostToDevice,
 					 l->stream)) ||
@@ -276,8 +277,8 @@ int tsr_feed_queue(struct tsr_feed *f, struct tsr_pool *pool, int nthreads,
 	if (st == TSR_OK && pfx == UINT32_MAX)
 		st = tsr_error(TSR_E_NOMEM, "out of memory");
 	if (st == TSR_OK)
-		st = tsr_grow((void **)&f->items, &f->cap, f->n + (size_t)npieces, sizeof(*f->items),
-			      4096);
+		st = tsr_grow((void **)&f->items, &f->cap, f->n + (size_t)npieces,
+			      sizeof(*f->items), 4096);
 	uint32_t src = 0, label = UINT32_MAX;
 	for (int64_t k = 0, last = -1; k < npieces && st == TSR_OK; k++) {
 		const struct tsr_piece *pc = &pieces[k];
@@ -286,7 +287,8 @@ int tsr_feed_queue(struct tsr_feed *f, struct tsr_pool *pool, int nthreads,
 		if (pc->span != last) { /* (a chunk's pieces share its names) */
 			last = pc->span;
 			label = UINT32_MAX;
-			if ((st = tsr_feed_src(f, ct->ref.path[0] ? ct->ref.path : a->path, pfx, &src)))
+			const char *path = ct->ref.path[0] ? ct->ref.path : a->path;
+			if ((st = tsr_feed_src(f, path, pfx, &src)))
 				break;
 			if (a->desc.chunk_label) {
 				char name[320];

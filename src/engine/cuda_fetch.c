@@ -93,8 +93,9 @@ void tsr_cuda_worker(void *arg, int w)
 		if (st == TSR_OK && ct->how == TSR_HOW_BLOSC) {
 			/* its header says whether the GPU decodes it */
 			struct tsr_route rt;
-			tsr_route_blosc(src, (size_t)ct->ref.nbytes, tsr_dtype_size(ct->ref.codec.elem),
-					ct->ref.npix, tsr_cuda_family_mask(), &rt, &ct->blosc_codec);
+			tsr_route_blosc(src, (size_t)ct->ref.nbytes,
+					tsr_dtype_size(ct->ref.codec.elem), ct->ref.npix,
+					tsr_cuda_family_mask(), &rt, &ct->blosc_codec);
 			ct->how = rt.how;
 			ct->kind = rt.kind;
 			ct->why = rt.why;
@@ -106,8 +107,8 @@ void tsr_cuda_worker(void *arg, int w)
 				memcpy(dst, src, (size_t)ct->ref.nbytes);
 		} else if (st == TSR_OK && ct->how == TSR_HOW_CPU) {
 			uint64_t dn = 0;
-			st = tsr_chunk_decode(&ct->ref, (void *)src, ct->ref.nbytes, dst, 0, &scratch,
-					      &dn);
+			st = tsr_chunk_decode(&ct->ref, (void *)src, ct->ref.nbytes, dst, 0,
+					      &scratch, &dn);
 			bd += dn;
 			td += tsr_now() - t1;
 		}
@@ -182,7 +183,8 @@ int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_backend *be,
 			if (!bytes && ct->ref.nbytes) {
 				st = tsr_error(TSR_E_INTERNAL, "mock storage: chunk not cached");
 			} else if (kind == TSR_KEEP_STORED) {
-				st = be->keep(array, chunk, kind, bytes, (size_t)ct->ref.nbytes, &addr);
+				st = be->keep(array, chunk, kind, bytes, (size_t)ct->ref.nbytes,
+					      &addr);
 			} else {
 				if (ct->staged > vcap) {
 					free(vals);
