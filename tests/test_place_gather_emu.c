@@ -11,7 +11,7 @@
 
 #include "check.h"
 #include "core/array.h"
-#include "core/plan.h"
+#include "plan/plan.h"
 #include "engine/gather.h"
 #include "test_rng.h"
 #include "tessera.h"
@@ -230,7 +230,7 @@ static void one_key(struct tsr_array *a, const unsigned char *whole, const struc
 		/* the place as the CUDA engine describes it (its value fields: a plain copy) */
 		int64_t words = tsr_gather_words(&plan, t);
 		int64_t *tab = xmalloc((size_t)words * sizeof(int64_t));
-		tsr_gather_table(d, &plan, &ns, t, ref.extent, tab);
+		tsr_gather_table(&plan, t, ref.extent, tab);
 		struct tsr_cuda_place pl;
 		memset(&pl, 0, sizeof(pl));
 		pl.ndim = nd;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "core/plan.h"
+#include "plan/plan.h"
 
 static void check_split(void)
 {
@@ -36,6 +36,8 @@ static void check_split(void)
 			CHECK_EQ_INT(tsr_task_origin(&split, at), t);
 			CHECK(memcmp(tsr_task_k0(&split, at), tsr_task_k0(&plan, t), 2 * sizeof(int64_t)) == 0);
 			CHECK(memcmp(tsr_task_k1(&split, at), tsr_task_k1(&plan, t), 2 * sizeof(int64_t)) == 0);
+			CHECK(memcmp(tsr_task_first(&split, at), tsr_task_first(&plan, t), 2 * sizeof(int64_t)) == 0);
+			CHECK_EQ_INT(tsr_task_out_first(&split, at), tsr_task_out_first(&plan, t));
 		}
 	CHECK(memcmp(split.out_stride, plan.out_stride, sizeof(plan.out_stride)) == 0);
 	/* a share count below 1 is refused, leaving nothing to free */

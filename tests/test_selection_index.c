@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "core/plan.h"
+#include "plan/plan.h"
 #include "core/selection.h"
 
 struct shape_case {

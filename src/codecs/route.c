@@ -121,6 +121,10 @@ void tsr_route_chunk(const struct tsr_chunk_ref *r, const struct tsr_route_devic
 			rt->why = TSR_WHY_HOST;
 		else
 			rt->how = TSR_ROUTE_BLOSC; /* its family once its header is read */
+	} else if (r->npre == 1 && r->pre[0].id == TSR_CODEC_BLOSC) {
+		/* a blosc chunk with a permutation (order F), numcodecs filters or an element the
+		 * place kernel does not take: the blosc families exist, those steps do not */
+		rt->why = dev->force_cpu ? TSR_WHY_FORCED : TSR_WHY_STEPS;
 	} else if (r->codec.id != TSR_CODEC_FILL &&
 		   (rt->kind = tsr_route_stream(r, dev, &rt->why)) >= 0) {
 		rt->how = TSR_ROUTE_STREAM;

@@ -33,21 +33,16 @@ struct tsr_cpu_job {
 	struct tsr_cpu_spare *spare;   /* split chunks' byte buffers, kept for the next ones */
 };
 
-/* Scatter the selected part of a decoded chunk into the output. vals is C order over the
- * chunk's extent, or over vbox's shape when the codec decoded only that box. */
+/* Scatter a box of a decoded chunk (the task's, or a part of it) into the output. vals is C
+ * order over the chunk's extent, or over vbox's shape when the codec decoded only that box. */
 static void tsr_place(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
-		      const unsigned char *vals, int64_t chunk, const int64_t *k0, const int64_t *k1,
+		      const unsigned char *vals, const struct tsr_box *b,
 		      const struct tsr_chunk_box *vbox)
 {
-	const struct tsr_desc *d = &job->array->desc;
-	const struct tsr_plan *p = job->plan;
-	int nd = d->ndim;
+	int nd = b->ndim;
 	size_t es = job->esize;
-	int64_t coord[TSR_MAX_DIM], cstride[TSR_MAX_DIM];
-	int64_t rem = chunk, s = 1;
+	int64_t cstride[TSR_MAX_DIM], s = 1;
 	for (int i = nd - 1; i >= 0; i--) {
-		coord[i] = rem % d->grid[i];
-		rem /= d->grid[i];
 		cstride[i] = s;
 		s *= vbox ? vbox->hi[i] - vbox->lo[i] : ref->extent[i];
 	}
@@ -59,16 +54,14 @@ static void tsr_place(const struct tsr_cpu_job *job, const struct tsr_chunk_ref 
 		memcpy(job->out, vals, es);
 		return;
 	}
-	/* Per axis: the start of position k0 and the move of one step, in vals and in out. */
+	/* Per axis: the box's first element and the move of one step, in vals and in out. */
 	int64_t cnt[TSR_MAX_DIM], sstr[TSR_MAX_DIM], dstr[TSR_MAX_DIM], k[TSR_MAX_DIM];
-	int64_t so = base, doff = 0;
+	int64_t so = base, doff = b->out_first;
 	for (int i = 0; i < nd; i++) {
-		const struct tsr_dim_sel *si = &job->sel->dim[i];
-		cnt[i] = k1[i] - k0[i];
-		sstr[i] = si->step * cstride[i];
-		dstr[i] = p->out_stride[i];
-		so += (si->start + k0[i] * si->step - coord[i] * d->chunk_shape[i]) * cstride[i];
-		doff += k0[i] * p->out_stride[i];
+		cnt[i] = b->count[i];
+		sstr[i] = b->step[i] * cstride[i];
+		dstr[i] = b->out_stride[i];
+		so += b->first[i] * cstride[i];
 		k[i] = 0;
 	}
 	/* Merge axes that are contiguous in both buffers, so the copies get long. */
@@ -115,28 +108,24 @@ static void tsr_place(const struct tsr_cpu_job *job, const struct tsr_chunk_ref 
  * source and destination offsets are tabled per position first: a group's points have no
  * stride, each lies where its coordinates say and lands where its broadcast index says. */
 static int tsr_place_points(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
-			    const unsigned char *vals, int64_t chunk, const int64_t *k0,
-			    const int64_t *k1, const struct tsr_chunk_box *vbox)
+			    const unsigned char *vals, int64_t t, const struct tsr_chunk_box *vbox)
 {
-	const struct tsr_desc *d = &job->array->desc;
 	const struct tsr_plan *p = job->plan;
-	int nd = d->ndim, axis[TSR_MAX_DIM];
+	int nd = p->ndim, axis[TSR_MAX_DIM];
 	size_t es = job->esize;
-	int64_t origin[TSR_MAX_DIM], cstride[TSR_MAX_DIM], rem = chunk, s = 1, total = 0;
+	int64_t cstride[TSR_MAX_DIM], s = 1, total = 0;
 	int64_t cnt[TSR_MAX_DIM], *so[TSR_MAX_DIM], *dof[TSR_MAX_DIM], k[TSR_MAX_DIM];
 	for (int i = nd - 1; i >= 0; i--) {
-		origin[i] = (rem % d->grid[i]) * d->chunk_shape[i] + (vbox ? vbox->lo[i] : 0);
-		rem /= d->grid[i];
 		cstride[i] = s;
 		s *= vbox ? vbox->hi[i] - vbox->lo[i] : ref->extent[i];
 	}
-	int nu = tsr_plan_units(p, k0, k1, axis, cnt, &total);
+	int nu = tsr_plan_units(p, tsr_task_k0(p, t), tsr_task_k1(p, t), axis, cnt, &total);
 	if (nu == 0)
 		return TSR_OK;
 	int64_t *tab = malloc((size_t)total * 2 * sizeof(int64_t));
 	if (!tab)
 		return tsr_error(TSR_E_NOMEM, "out of memory");
-	tsr_plan_unit_offsets(p, job->sel, k0, nu, axis, cnt, origin, cstride, tab);
+	tsr_plan_unit_offsets(p, t, nu, axis, cnt, vbox ? vbox->lo : NULL, cstride, tab);
 	int64_t *at = tab;
 	for (int u = 0; u < nu; u++) {
 		so[u] = at;
@@ -184,19 +173,16 @@ static int tsr_place_points(const struct tsr_cpu_job *job, const struct tsr_chun
 /* When the chunk's selected part is the whole chunk and lands as one contiguous run in the
  * output, the chunk can be decoded straight into place. Returns the output offset or -1. */
 static int64_t tsr_direct_offset(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
-				 const int64_t *k0, const int64_t *k1)
+				 const struct tsr_box *b)
 {
 	const struct tsr_norm_sel *sel = job->sel;
-	int nd = job->array->desc.ndim;
+	int nd = b->ndim;
 	int outer = 1; /* still on the outermost axes where only one run is allowed */
-	int64_t off = 0;
 	if (job->plan->ngroups)
 		return -1; /* points land where their broadcast index says */
-	for (int i = 0; i < nd; i++) {
-		if (sel->dim[i].step != 1 || k1[i] - k0[i] != ref->extent[i])
+	for (int i = 0; i < nd; i++)
+		if (b->step[i] != 1 || b->count[i] != ref->extent[i])
 			return -1;
-		off += k0[i] * job->plan->out_stride[i];
-	}
 	/* Inner axes must be complete in the output too. */
 	for (int i = 0; i < nd; i++) {
 		if (outer) {
@@ -207,89 +193,7 @@ static int64_t tsr_direct_offset(const struct tsr_cpu_job *job, const struct tsr
 		if (ref->extent[i] != sel->dim[i].count)
 			return -1;
 	}
-	return off;
-}
-
-/* One past the chunk-local C-order index of the last element the task needs. */
-static size_t tsr_needed_prefix(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
-				int64_t chunk, const int64_t *k0, const int64_t *k1)
-{
-	const struct tsr_desc *d = &job->array->desc;
-	int64_t rem = chunk, stride = 1, last = 0;
-	if (job->plan->ngroups) {
-		/* points: the furthest point of each group, whatever their order, plus the basic
-		 * axes' last positions (strides are positive, so the maxima add up) */
-		const struct tsr_plan *p = job->plan;
-		int64_t origin[TSR_MAX_DIM], cstr[TSR_MAX_DIM];
-		for (int i = d->ndim - 1; i >= 0; i--) {
-			origin[i] = (rem % d->grid[i]) * d->chunk_shape[i];
-			rem /= d->grid[i];
-			cstr[i] = stride;
-			stride *= ref->extent[i];
-			if (p->group_of[i])
-				continue;
-			const struct tsr_dim_sel *s = &job->sel->dim[i];
-			int64_t kmax = s->step > 0 ? k1[i] - 1 : k0[i];
-			last += (s->start + kmax * s->step - origin[i]) * cstr[i];
-		}
-		for (int g = 0; g < p->ngroups; g++) {
-			const struct tsr_plan_group *pg = &p->groups[g];
-			int64_t most = 0;
-			for (int64_t k = k0[pg->axes[0]]; k < k1[pg->axes[0]]; k++) {
-				int64_t at = 0;
-				for (int j = 0; j < pg->naxes; j++)
-					at += (pg->coords[k * pg->naxes + j] - origin[pg->axes[j]]) *
-					      cstr[pg->axes[j]];
-				most = at > most ? at : most;
-			}
-			last += most;
-		}
-		return (size_t)last + 1;
-	}
-	for (int i = d->ndim - 1; i >= 0; i--) {
-		const struct tsr_dim_sel *s = &job->sel->dim[i];
-		int64_t origin = (rem % d->grid[i]) * d->chunk_shape[i];
-		rem /= d->grid[i];
-		int64_t kmax = s->step > 0 ? k1[i] - 1 : k0[i];
-		last += (s->start + kmax * s->step - origin) * stride;
-		stride *= ref->extent[i];
-	}
-	return (size_t)last + 1;
-}
-
-/* The chunk-local bounding box of the positions a task selects (codecs that decode in pieces
- * decode only the pieces under it). */
-static void tsr_task_box(const struct tsr_cpu_job *job, int64_t chunk, const int64_t *k0,
-			 const int64_t *k1, struct tsr_chunk_box *box)
-{
-	const struct tsr_desc *d = &job->array->desc;
-	int64_t rem = chunk;
-	for (int i = d->ndim - 1; i >= 0; i--) {
-		const struct tsr_dim_sel *s = &job->sel->dim[i];
-		int64_t origin = (rem % d->grid[i]) * d->chunk_shape[i];
-		rem /= d->grid[i];
-		int g = job->plan->group_of[i] - 1;
-		if (g >= 0) {
-			/* a group's points in the chunk: their extent on this axis */
-			const struct tsr_plan_group *pg = &job->plan->groups[g];
-			int j = 0;
-			while (pg->axes[j] != i)
-				j++;
-			int64_t lo = INT64_MAX, hi = INT64_MIN;
-			for (int64_t k = k0[i]; k < k1[i]; k++) {
-				int64_t c = pg->coords[k * pg->naxes + j] - origin;
-				lo = c < lo ? c : lo;
-				hi = c > hi ? c : hi;
-			}
-			box->lo[i] = lo;
-			box->hi[i] = hi + 1;
-			continue;
-		}
-		int64_t a = s->start + k0[i] * s->step - origin;
-		int64_t b = s->start + (k1[i] - 1) * s->step - origin;
-		box->lo[i] = a < b ? a : b;
-		box->hi[i] = (a < b ? b : a) + 1;
-	}
+	return b->out_first;
 }
 
 /* Chunks at least this large, when their codec streams (tsr_chunk_streams), are decoded piece
@@ -306,11 +210,6 @@ static void tsr_task_box(const struct tsr_cpu_job *job, int64_t chunk, const int
 #ifndef TSR_CPU_INBUF_NBYTES /* pieces a streamed chunk file is read in */
 #define TSR_CPU_INBUF_NBYTES ((size_t)256 << 10)
 #endif
-
-static int64_t tsr_ceil_div(int64_t a, int64_t b) /* b > 0 */
-{
-	return a >= 0 ? (a + b - 1) / b : -(-a / b);
-}
 
 /* Fetches only what decoding the box needs when the codec can tell (tsr_chunk_fetch_part
  * decides; callers only ask for chunks tsr_chunk_decodes_box accepts); *done = 0 leaves the
@@ -361,7 +260,7 @@ static int tsr_cpu_streams(const struct tsr_cpu_job *job, const struct tsr_chunk
 	while (j < nd - 1 && inner > TSR_CPU_STAGE_NBYTES)
 		inner /= (size_t)ref->extent[++j];
 	for (int i = 0; i <= j; i++)
-		if (job->sel->dim[i].step <= 0)
+		if (job->plan->step[i] <= 0)
 			return 0;
 	*j_ret = j;
 	*rows_ret = (int64_t)(TSR_CPU_STAGE_NBYTES / inner); /* inner <= es on the last axis */
@@ -374,20 +273,17 @@ static int tsr_cpu_streams(const struct tsr_cpu_job *job, const struct tsr_chunk
  * again) when the chunk should decode whole instead; a chunk file that is missing then has
  * become a fill chunk. */
 static int tsr_cpu_stream(const struct tsr_cpu_job *job, struct tsr_cpu_state *ws,
-			  struct tsr_chunk_ref *ref, unsigned char *src, int64_t chunk,
-			  const int64_t *k0, const int64_t *k1, struct tsr_source *fsrc,
-			  uint64_t *read_ret, uint64_t *decoded_ret, int *streamed)
+			  struct tsr_chunk_ref *ref, unsigned char *src, int64_t t,
+			  const struct tsr_box *tb, struct tsr_source *fsrc, uint64_t *read_ret,
+			  uint64_t *decoded_ret, int *streamed)
 {
-	const struct tsr_desc *d = &job->array->desc;
 	int nd = ref->ndim, j, opened = 0, st;
 	size_t es = job->esize;
-	int64_t cstride[TSR_MAX_DIM], origin[TSR_MAX_DIM], rem = chunk, s = 1, rows;
+	int64_t cstride[TSR_MAX_DIM], s = 1, rows;
 	*streamed = 0;
 	if (!tsr_cpu_streams(job, ref, &j, &rows) || (!src && !tsr_chunk_streams_read(ref)))
 		return TSR_OK;
 	for (int i = nd - 1; i >= 0; i--) {
-		origin[i] = (rem % d->grid[i]) * d->chunk_shape[i];
-		rem /= d->grid[i];
 		cstride[i] = s;
 		s *= ref->extent[i];
 	}
@@ -399,7 +295,7 @@ static int tsr_cpu_stream(const struct tsr_cpu_job *job, struct tsr_cpu_state *w
 	} else {
 		if (!ws->inbuf && !(ws->inbuf = malloc(TSR_CPU_INBUF_NBYTES + 64)))
 			return tsr_error(TSR_E_NOMEM, "out of memory");
-		st = fsrc->be->open(fsrc, chunk, ref);
+		st = fsrc->be->open(fsrc, tsr_task_chunk(job->plan, t), ref);
 		if (st == TSR_E_NOT_FOUND && ref->missing_is_fill) {
 			tsr_chunk_set_fill(ref); /* as tsr_storage_fetch makes it */
 			return TSR_OK;
@@ -415,26 +311,13 @@ static int tsr_cpu_stream(const struct tsr_cpu_job *job, struct tsr_cpu_state *w
 	if (st <= 0)
 		goto done;
 	*streamed = 1;
-	size_t needed = tsr_needed_prefix(job, ref, chunk, k0, k1);
+	size_t needed = (size_t)tsr_task_needed(job->plan, t, ref->extent);
 	struct tsr_chunk_box box;
-	int64_t kk0[TSR_MAX_DIM], kk1[TSR_MAX_DIM];
+	struct tsr_box sub;
 	for (int i = 0; i < nd; i++) {
 		box.lo[i] = 0;
 		box.hi[i] = i < j ? 1 : ref->extent[i];
-		kk0[i] = k0[i];
-		kk1[i] = k1[i];
 	}
-	/* The k range of positions whose local index on axis i lies in [box.lo, box.hi). */
-#define TSR_K_RANGE(i)                                                                        \
-	do {                                                                                  \
-		const struct tsr_dim_sel *si = &job->sel->dim[i];                              \
-		int64_t a = tsr_ceil_div(box.lo[i] + origin[i] - si->start, si->step);         \
-		int64_t b = tsr_ceil_div(box.hi[i] + origin[i] - si->start, si->step);         \
-		kk0[i] = a > k0[i] ? a : k0[i];                                                \
-		kk1[i] = b < k1[i] ? b : k1[i];                                                \
-	} while (0)
-	for (int i = 0; i < j; i++)
-		TSR_K_RANGE(i);
 	size_t at = 0; /* the box's first element, C order over the chunk */
 	for (;;) {
 		box.hi[j] = box.lo[j] + rows < ref->extent[j] ? box.lo[j] + rows : ref->extent[j];
@@ -443,12 +326,9 @@ static int tsr_cpu_stream(const struct tsr_cpu_job *job, struct tsr_cpu_state *w
 		size_t n = (size_t)((box.hi[j] - box.lo[j]) * cstride[j]);
 		if ((st = tsr_chunk_stream_read(&cs, ws->stage, n * es)))
 			goto done;
-		TSR_K_RANGE(j);
-		int empty = 0;
-		for (int i = 0; i <= j; i++)
-			empty |= kk0[i] >= kk1[i];
-		if (!empty)
-			tsr_place(job, ref, ws->stage, chunk, kk0, kk1, &box);
+		/* the task's part of this box, if any */
+		if (tsr_box_clip(tb, box.lo, box.hi, &sub))
+			tsr_place(job, ref, ws->stage, &sub, &box);
 		at += n;
 		/* The next box, C order: on along axis j, else the next index of axes 0..j-1. */
 		box.lo[j] = box.hi[j];
@@ -459,18 +339,14 @@ static int tsr_cpu_stream(const struct tsr_cpu_job *job, struct tsr_cpu_state *w
 		for (; i >= 0; i--) {
 			box.lo[i]++;
 			box.hi[i]++;
-			if (box.lo[i] < ref->extent[i]) {
-				TSR_K_RANGE(i);
+			if (box.lo[i] < ref->extent[i])
 				break;
-			}
 			box.lo[i] = 0;
 			box.hi[i] = 1;
-			TSR_K_RANGE(i);
 		}
 		if (i < 0)
 			break;
 	}
-#undef TSR_K_RANGE
 	*decoded_ret = at * es;
 	if (at == (size_t)ref->npix && (st = tsr_chunk_stream_end(&cs)) == 1) {
 		*streamed = 0; /* bytes after the frame: the whole-chunk decoder judges them */
@@ -721,7 +597,7 @@ static void tsr_cpu_split_plan(const struct tsr_cpu_job *job, int nthreads, stru
 		if (job->be->chunk_ref(a, chunk, 0, &ref))
 			continue;
 		struct tsr_chunk_box box;
-		tsr_task_box(job, chunk, tsr_task_k0(plan, t), tsr_task_k1(plan, t), &box);
+		tsr_task_bounds(plan, t, box.lo, box.hi);
 		uint64_t need = ref.nbytes > 0 ? tsr_chunk_split_nbytes(&ref, &box) : 0;
 		/* A task that needs less than half its chunk is a section: it stays whole, on the
 		 * path sections are tuned for (a b2nd part fetch reads only its blocks, into a
@@ -852,22 +728,19 @@ static int tsr_cpu_vals(struct tsr_cpu_state *ws, size_t need)
  * inflate), and they land where the plan says.
  */
 static int tsr_cpu_gather(const struct tsr_cpu_job *job, struct tsr_cpu_state *ws,
-			  const struct tsr_chunk_ref *ref, unsigned char *src, int64_t chunk,
-			  const int64_t *k0, const int64_t *k1, uint64_t *decoded, double *t_place)
+			  const struct tsr_chunk_ref *ref, unsigned char *src, int64_t t,
+			  uint64_t *decoded, double *t_place)
 {
-	const struct tsr_desc *d = &job->array->desc;
 	const struct tsr_plan *p = job->plan;
-	int nd = d->ndim, axis[TSR_MAX_DIM];
+	int nd = p->ndim, axis[TSR_MAX_DIM];
 	size_t es = job->esize;
-	int64_t origin[TSR_MAX_DIM], cstride[TSR_MAX_DIM], cnt[TSR_MAX_DIM], k[TSR_MAX_DIM];
-	int64_t rem = chunk, s = 1, total = 0, n = 1;
+	int64_t cstride[TSR_MAX_DIM], cnt[TSR_MAX_DIM], k[TSR_MAX_DIM];
+	int64_t s = 1, total = 0, n = 1;
 	for (int i = nd - 1; i >= 0; i--) {
-		origin[i] = (rem % d->grid[i]) * d->chunk_shape[i];
-		rem /= d->grid[i];
 		cstride[i] = s;
 		s *= ref->extent[i];
 	}
-	int nu = tsr_plan_units(p, k0, k1, axis, cnt, &total);
+	int nu = tsr_plan_units(p, tsr_task_k0(p, t), tsr_task_k1(p, t), axis, cnt, &total);
 	if (nu == 0)
 		return TSR_OK;
 	for (int u = 0; u < nu; u++)
@@ -882,7 +755,7 @@ static int tsr_cpu_gather(const struct tsr_cpu_job *job, struct tsr_cpu_state *w
 	}
 	int64_t *tab = ws->pairs, *el = tab + 2 * total, *ol = el + n, *so[TSR_MAX_DIM],
 		*dof[TSR_MAX_DIM];
-	tsr_plan_unit_offsets(p, job->sel, k0, nu, axis, cnt, origin, cstride, tab);
+	tsr_plan_unit_offsets(p, t, nu, axis, cnt, NULL, cstride, tab);
 	for (int64_t u = 0, at = 0; u < nu; at += 2 * cnt[u], u++) {
 		so[u] = tab + at;
 		dof[u] = tab + at + cnt[u];
@@ -928,29 +801,22 @@ static int tsr_cpu_gather(const struct tsr_cpu_job *job, struct tsr_cpu_state *w
 /* Places the selected part of vals, a box of the chunk in C order over vbox's shape (which may
  * reach past the extent, into a b2nd block's padding). */
 static void tsr_cpu_place_box(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
-			      const unsigned char *vals, int64_t chunk, const int64_t *k0,
-			      const int64_t *k1, const struct tsr_chunk_box *vbox)
+			      const unsigned char *vals, const struct tsr_box *tb,
+			      const struct tsr_chunk_box *vbox)
 {
-	const struct tsr_desc *d = &job->array->desc;
-	int64_t kk0[TSR_MAX_DIM], kk1[TSR_MAX_DIM], rem = chunk;
-	for (int i = d->ndim - 1; i >= 0; i--) {
-		int64_t origin = (rem % d->grid[i]) * d->chunk_shape[i];
-		rem /= d->grid[i];
-		int64_t lo = vbox->lo[i], hi = vbox->hi[i] < ref->extent[i] ? vbox->hi[i] : ref->extent[i];
-		tsr_plan_k_range(&job->sel->dim[i], origin + lo, origin + hi, &kk0[i], &kk1[i]);
-		kk0[i] = kk0[i] > k0[i] ? kk0[i] : k0[i];
-		kk1[i] = kk1[i] < k1[i] ? kk1[i] : k1[i];
-		if (kk0[i] >= kk1[i])
-			return;
-	}
-	tsr_place(job, ref, vals, chunk, kk0, kk1, vbox);
+	int64_t hi[TSR_MAX_DIM];
+	struct tsr_box sub;
+	for (int i = 0; i < tb->ndim; i++)
+		hi[i] = vbox->hi[i] < ref->extent[i] ? vbox->hi[i] : ref->extent[i];
+	if (tsr_box_clip(tb, vbox->lo, hi, &sub))
+		tsr_place(job, ref, vals, &sub, vbox);
 }
 
 /* Places the selected part of vals, the chunk's values [first, first + count) in C order: as
  * the few boxes such a run is (a partial row, whole rows, whole planes, ...). */
 static void tsr_cpu_place_run(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
-			      const unsigned char *vals, int64_t chunk, const int64_t *k0,
-			      const int64_t *k1, int64_t first, int64_t count)
+			      const unsigned char *vals, const struct tsr_box *tb, int64_t first,
+			      int64_t count)
 {
 	int nd = ref->ndim;
 	int64_t inner[TSR_MAX_DIM + 1]; /* inner[j]: elements of one index on axis j - 1 */
@@ -958,7 +824,7 @@ static void tsr_cpu_place_run(const struct tsr_cpu_job *job, const struct tsr_ch
 	for (int j = nd - 1; j >= 0; j--)
 		inner[j] = inner[j + 1] * ref->extent[j];
 	for (int64_t e = first, end = first + count; e < end;) {
-		int64_t x[TSR_MAX_DIM], rem = e;
+		int64_t x[TSR_MAX_DIM] = {0}, rem = e; /* (zeroed: gcc cannot see j < nd) */
 		for (int j = nd - 1; j >= 0; j--) {
 			x[j] = rem % ref->extent[j];
 			rem /= ref->extent[j];
@@ -975,8 +841,7 @@ static void tsr_cpu_place_run(const struct tsr_cpu_job *job, const struct tsr_ch
 			box.lo[i] = i <= j ? x[i] : 0;
 			box.hi[i] = i < j ? x[i] + 1 : i == j ? x[i] + rows : ref->extent[i];
 		}
-		tsr_cpu_place_box(job, ref, vals + (e - first) * (int64_t)job->esize, chunk, k0, k1,
-				  &box);
+		tsr_cpu_place_box(job, ref, vals + (e - first) * (int64_t)job->esize, tb, &box);
 		e += rows * inner[j + 1];
 	}
 }
@@ -1032,11 +897,11 @@ static int tsr_cpu_share_read(struct tsr_cpu_split *s, int64_t chunk, int64_t i0
 /* A split chunk whose load found no pieces: share 0 decodes it whole from the shared bytes,
  * as the whole-chunk path would. */
 static int tsr_cpu_split_whole(const struct tsr_cpu_job *job, struct tsr_cpu_state *ws,
-			       struct tsr_cpu_split *s, int64_t chunk, const int64_t *k0,
-			       const int64_t *k1, struct tsr_worker_stats *stats)
+			       struct tsr_cpu_split *s, int64_t t, const struct tsr_box *tb,
+			       struct tsr_worker_stats *stats)
 {
 	struct tsr_chunk_ref *ref = &s->ref;
-	int64_t direct = tsr_direct_offset(job, ref, k0, k1);
+	int64_t direct = tsr_direct_offset(job, ref, tb);
 	int boxed = direct < 0 && tsr_chunk_decodes_box(ref);
 	unsigned char *dst;
 	int st;
@@ -1052,13 +917,13 @@ static int tsr_cpu_split_whole(const struct tsr_cpu_job *job, struct tsr_cpu_sta
 	}
 	double t0 = tsr_now();
 	uint64_t decoded = 0;
-	size_t needed = direct >= 0 ? 0 : tsr_needed_prefix(job, ref, chunk, k0, k1);
+	size_t needed = direct >= 0 ? 0 : (size_t)tsr_task_needed(job->plan, t, ref->extent);
 	if ((st = tsr_chunk_decode_box(ref, s->bytes, ref->nbytes, dst, needed, boxed ? &s->box : NULL,
 				       &ws->scratch, &decoded)))
 		return st;
 	double t1 = tsr_now();
 	if (direct < 0)
-		tsr_place(job, ref, ws->vals, chunk, k0, k1, boxed ? &s->box : NULL);
+		tsr_place(job, ref, ws->vals, tb, boxed ? &s->box : NULL);
 	stats->bytes_decoded += decoded;
 	stats->t_decode += t1 - t0;
 	stats->t_place += tsr_now() - t1;
@@ -1074,7 +939,8 @@ static int tsr_cpu_share(struct tsr_cpu_job *job, struct tsr_cpu_state *ws, int6
 	const struct tsr_plan *plan = job->plan;
 	struct tsr_cpu_split *s = job->splits[tsr_task_origin(plan, t)];
 	int64_t chunk = tsr_task_chunk(plan, t), p = tsr_task_share(plan, t), np = tsr_task_nshares(plan, t);
-	const int64_t *k0 = tsr_task_k0(plan, t), *k1 = tsr_task_k1(plan, t);
+	struct tsr_box tb;
+	tsr_task_box(plan, t, &tb);
 	int st = TSR_OK, report = 1;
 	pthread_mutex_lock(&s->lock);
 	if (!s->loaded) {
@@ -1090,10 +956,10 @@ static int tsr_cpu_share(struct tsr_cpu_job *job, struct tsr_cpu_state *ws, int6
 	int64_t n = s->parts ? tsr_chunk_parts_count(s->parts) : 0;
 	if (n == 0) {
 		if (p == 0)
-			st = tsr_cpu_split_whole(job, ws, s, chunk, k0, k1, stats);
+			st = tsr_cpu_split_whole(job, ws, s, t, &tb, stats);
 		goto done;
 	}
-	int64_t direct = tsr_direct_offset(job, &s->ref, k0, k1), i0 = n * p / np, i1 = n * (p + 1) / np;
+	int64_t direct = tsr_direct_offset(job, &s->ref, &tb), i0 = n * p / np, i1 = n * (p + 1) / np;
 	size_t es = job->esize;
 	if (!s->full && i0 < i1 && (st = tsr_cpu_share_read(s, chunk, i0, i1, src, stats)))
 		goto done;
@@ -1112,9 +978,9 @@ static int tsr_cpu_share(struct tsr_cpu_job *job, struct tsr_cpu_state *ws, int6
 				break;
 			double t1 = tsr_now();
 			if (pc.is_box)
-				tsr_cpu_place_box(job, &s->ref, ws->vals, chunk, k0, k1, &pc.box);
+				tsr_cpu_place_box(job, &s->ref, ws->vals, &tb, &pc.box);
 			else
-				tsr_cpu_place_run(job, &s->ref, ws->vals, chunk, k0, k1, pc.first, pc.count);
+				tsr_cpu_place_run(job, &s->ref, ws->vals, &tb, pc.first, pc.count);
 			stats->t_decode += t1 - t0;
 			stats->t_place += tsr_now() - t1;
 		}
@@ -1159,7 +1025,8 @@ static void tsr_cpu_worker(void *arg, int w)
 			continue;
 		}
 		int64_t chunk = tsr_task_chunk(job->plan, t);
-		const int64_t *k0 = tsr_task_k0(job->plan, t), *k1 = tsr_task_k1(job->plan, t);
+		struct tsr_box tb;
+		tsr_task_box(job->plan, t, &tb);
 		struct tsr_chunk_ref ref;
 		unsigned char *src = ws->fetch;
 		double t0 = tsr_now();
@@ -1168,7 +1035,7 @@ static void tsr_cpu_worker(void *arg, int w)
 			tsr_job_fail(&job->err, job->array, chunk, st);
 			continue;
 		}
-		int64_t direct = tsr_direct_offset(job, &ref, k0, k1);
+		int64_t direct = tsr_direct_offset(job, &ref, &tb);
 		/* A large zstd chunk is read, decoded and placed a piece at a time (the time counts
 		 * as decoding): from its file, else from its bytes in memory (lent by the backend,
 		 * steps before the zstd step); tsr_cpu_stream declines the rest. */
@@ -1179,12 +1046,12 @@ static void tsr_cpu_worker(void *arg, int w)
 		const int from_file = direct < 0 && !lends && ref.nbytes > 0 &&
 				      tsr_chunk_streams_read(&ref);
 		if (from_file)
-			st = tsr_cpu_stream(job, ws, &ref, NULL, chunk, k0, k1, &store, &nread,
-					    &decoded, &streamed);
+			st = tsr_cpu_stream(job, ws, &ref, NULL, t, &tb, &store, &nread, &decoded,
+					    &streamed);
 		/* Part of a chunk: codecs that decode in pieces (b2nd blocks) fetch and decode only
 		 * the pieces under the task's box, into a box-sized buffer. */
 		struct tsr_chunk_box box;
-		tsr_task_box(job, chunk, k0, k1, &box);
+		tsr_task_bounds(job->plan, t, box.lo, box.hi);
 		if (st || streamed) {
 			/* nothing to fetch */
 		} else if (ref.nbytes > 0) {
@@ -1204,7 +1071,7 @@ static void tsr_cpu_worker(void *arg, int w)
 		double t1 = tsr_now();
 		if (!st && !streamed && !from_file && direct < 0 && ref.nbytes > 0) {
 			uint64_t unused;
-			st = tsr_cpu_stream(job, ws, &ref, src, chunk, k0, k1, NULL, &unused, &decoded,
+			st = tsr_cpu_stream(job, ws, &ref, src, t, &tb, NULL, &unused, &decoded,
 					    &streamed);
 		}
 		if (st) {
@@ -1221,7 +1088,7 @@ static void tsr_cpu_worker(void *arg, int w)
 		}
 		if (job->plan->ngroups && tsr_chunk_gathers(&ref)) {
 			double t_place = 0;
-			st = tsr_cpu_gather(job, ws, &ref, src, chunk, k0, k1, &decoded, &t_place);
+			st = tsr_cpu_gather(job, ws, &ref, src, t, &decoded, &t_place);
 			if (st) {
 				tsr_job_fail(&job->err, job->array, chunk, st);
 				continue;
@@ -1252,7 +1119,7 @@ static void tsr_cpu_worker(void *arg, int w)
 			}
 			dst = ws->vals;
 		}
-		size_t needed = direct >= 0 ? 0 : tsr_needed_prefix(job, &ref, chunk, k0, k1);
+		size_t needed = direct >= 0 ? 0 : (size_t)tsr_task_needed(job->plan, t, ref.extent);
 		st = tsr_chunk_decode_box(&ref, src, ref.nbytes, dst, needed,
 					  boxed ? &box : NULL, &ws->scratch, &decoded);
 		if (st) {
@@ -1262,9 +1129,9 @@ static void tsr_cpu_worker(void *arg, int w)
 		stats->bytes_decoded += decoded;
 		double t2 = tsr_now();
 		if (direct < 0 && job->plan->ngroups)
-			st = tsr_place_points(job, &ref, ws->vals, chunk, k0, k1, boxed ? &box : NULL);
+			st = tsr_place_points(job, &ref, ws->vals, t, boxed ? &box : NULL);
 		else if (direct < 0)
-			tsr_place(job, &ref, ws->vals, chunk, k0, k1, boxed ? &box : NULL);
+			tsr_place(job, &ref, ws->vals, &tb, boxed ? &box : NULL);
 		if (st) {
 			tsr_job_fail(&job->err, job->array, chunk, st);
 			continue;

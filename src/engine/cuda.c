@@ -25,10 +25,9 @@
 static void tsr_cuda_describe(const struct tsr_cuda_job *job, const struct tsr_cuda_task *ct,
 			      struct tsr_cuda_place *pl)
 {
-	const struct tsr_desc *d = &job->array->desc;
 	const struct tsr_plan *p = job->plan;
-	const int64_t *k0 = tsr_task_k0(p, ct->t), *k1 = tsr_task_k1(p, ct->t);
-	int64_t chunk = tsr_task_chunk(p, ct->t), rem = chunk;
+	struct tsr_box b;
+	tsr_task_box(p, ct->t, &b);
 	memset(pl, 0, sizeof(*pl));
 	pl->out = (uint64_t)(uintptr_t)job->out;
 	pl->src_offset = ct->slot_offset;
@@ -66,18 +65,14 @@ static void tsr_cuda_describe(const struct tsr_cuda_job *job, const struct tsr_c
 		pl->kind = TSR_CUDA_COPY;
 	}
 	pl->out_type = xf->out;
-	pl->ndim = d->ndim;
-	pl->out_first = 0;
-	for (int i = d->ndim - 1; i >= 0; i--) {
-		int64_t c = rem % d->grid[i];
-		rem /= d->grid[i];
-		const struct tsr_dim_sel *s = &job->sel->dim[i];
+	pl->ndim = b.ndim;
+	pl->out_first = b.out_first;
+	for (int i = 0; i < b.ndim; i++) {
 		pl->extent[i] = ct->ref.extent[i];
-		pl->first[i] = s->start + k0[i] * s->step - c * d->chunk_shape[i];
-		pl->step[i] = s->step;
-		pl->count[i] = k1[i] - k0[i];
-		pl->out_stride[i] = p->out_stride[i];
-		pl->out_first += k0[i] * p->out_stride[i];
+		pl->first[i] = b.first[i];
+		pl->step[i] = b.step[i];
+		pl->count[i] = b.count[i];
+		pl->out_stride[i] = b.out_stride[i];
 	}
 	if (job->gather_at) /* points: the place kernel gathers them through the task's tables */
 		tsr_gather_describe(p, ct->t, job->gather_dev + 8 * (uint64_t)job->gather_at[ct->t],
@@ -87,8 +82,7 @@ static void tsr_cuda_describe(const struct tsr_cuda_job *job, const struct tsr_c
 /* An advanced selection's gather tables for every task of the plan (their chunks' extents
  * known), copied to the device once: *dev_ret, and each task's word offset in *at_ret. */
 static int tsr_cuda_gather_tables(const struct tsr_array *a, const struct tsr_plan *plan,
-				  const struct tsr_norm_sel *sel, const struct tsr_cuda_task *tasks,
-				  void **dev_ret, int64_t **at_ret)
+				  const struct tsr_cuda_task *tasks, void **dev_ret, int64_t **at_ret)
 {
 	int64_t words = 0;
 	int64_t *at = malloc((size_t)plan->ntasks * sizeof(int64_t) + 1);
@@ -104,7 +98,7 @@ static int tsr_cuda_gather_tables(const struct tsr_array *a, const struct tsr_pl
 		return tsr_error(TSR_E_NOMEM, "%s: out of memory for gather tables", a->path);
 	}
 	for (int64_t t = 0; t < plan->ntasks; t++)
-		tsr_gather_table(&a->desc, plan, sel, t, tasks[t].ref.extent, tab + at[t]);
+		tsr_gather_table(plan, t, tasks[t].ref.extent, tab + at[t]);
 	void *dev = NULL;
 	int st = tsr_cuda_malloc((size_t)words * sizeof(int64_t), &dev);
 	if (st == TSR_OK && words) {
@@ -402,6 +396,10 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		.blosc = !to_dev && !replay, /* (its header is read on the host) */
 		.families = tsr_cuda_family_mask()};
 	uint64_t gpu_decoded = 0, max_stream = 0;
+	struct tsr_plan_descs *descs = NULL; /* every chunk's settled description */
+	/* settled: a chunk file's size lays out the slot (the mock backends' refs were settled by
+	 * their real fetch) */
+	st = tsr_plan_describe(plan, array, be, 1, &descs);
 	for (int64_t t = 0; t < plan->ntasks && st == TSR_OK; t++) {
 		struct tsr_cuda_task *ct = &tasks[t];
 		struct tsr_chunk_ref *ref = &ct->ref;
@@ -411,16 +409,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		ct->alt_width = 0;
 		ct->slot_offset = ct->dec_cap = ct->dec_offset = 0;
 		ct->stream = -1;
-		/* settled: a chunk file's size lays out the slot (the mock backends' refs were
-		 * settled by their real fetch) */
-		st = be->chunk_ref(array, tsr_task_chunk(plan, t), 1, ref);
-		if (st) {
-			char prefix[1400], label[320];
-			tsr_array_chunk_name(array, tsr_task_chunk(plan, t), prefix, sizeof(prefix),
-					    label, sizeof(label));
-			tsr_error_prefix("%s %s", prefix, label);
-			break;
-		}
+		tsr_task_desc(descs, t, ref);
 		ct->plane_block = 0;
 		ct->bf_stage = 0;
 		ct->blosc = 0;
@@ -454,6 +443,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 				cpu_name[rt.why] = ref->codec_name ? ref->codec_name : d->codec;
 		}
 	}
+	tsr_plan_descs_free(descs);
 	/* decoder auto, a single read: one warp decodes a stream many times slower than a CPU
 	 * core does (inflate about 40 times: H200 ~8 MB/s a warp on 4 MiB gzip chunks, libdeflate
 	 * ~300 MB/s a core; route.c has each family's factor), so when the largest stream alone
@@ -526,7 +516,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		st = tsr_error(TSR_E_INTERNAL, "%s: a batch read of an advanced selection",
 			       array->path);
 	else if (st == TSR_OK && plan->ngroups)
-		st = tsr_cuda_gather_tables(array, plan, sel, tasks, &gather_dev, &gather_at);
+		st = tsr_cuda_gather_tables(array, plan, tasks, &gather_dev, &gather_at);
 	double t_fill = 0;
 	if (st == TSR_OK && replay) {
 		double tf0 = tsr_now();

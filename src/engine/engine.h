@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "../core/plan.h"
+#include "../plan/plan.h"
 
 /* A pool job's failure (job_error.c): its status and message, "<file> <HDU or array>
  * <chunk>: why", kept under lock for the first failing chunk in C order (the lowest chunk

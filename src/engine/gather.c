@@ -10,22 +10,16 @@ int64_t tsr_gather_words(const struct tsr_plan *p, int64_t t)
 											  : 0;
 }
 
-void tsr_gather_table(const struct tsr_desc *d, const struct tsr_plan *p,
-		      const struct tsr_norm_sel *sel, int64_t t, const int64_t *extent,
-		      int64_t *tab)
+void tsr_gather_table(const struct tsr_plan *p, int64_t t, const int64_t *extent, int64_t *tab)
 {
 	int axis[TSR_MAX_DIM];
-	int64_t cnt[TSR_MAX_DIM], total, origin[TSR_MAX_DIM], cstride[TSR_MAX_DIM];
-	int64_t rem = tsr_task_chunk(p, t), s = 1;
-	const int64_t *k0 = tsr_task_k0(p, t);
-	for (int i = d->ndim - 1; i >= 0; i--) {
-		origin[i] = (rem % d->grid[i]) * d->chunk_shape[i];
-		rem /= d->grid[i];
+	int64_t cnt[TSR_MAX_DIM], total, cstride[TSR_MAX_DIM], s = 1;
+	for (int i = p->ndim - 1; i >= 0; i--) {
 		cstride[i] = s;
 		s *= extent[i];
 	}
-	int nu = tsr_plan_units(p, k0, tsr_task_k1(p, t), axis, cnt, &total);
-	tsr_plan_unit_offsets(p, sel, k0, nu, axis, cnt, origin, cstride, tab);
+	int nu = tsr_plan_units(p, tsr_task_k0(p, t), tsr_task_k1(p, t), axis, cnt, &total);
+	tsr_plan_unit_offsets(p, t, nu, axis, cnt, NULL, cstride, tab);
 }
 
 void tsr_gather_describe(const struct tsr_plan *p, int64_t t, uint64_t tab_dev,

@@ -2,7 +2,7 @@
 #ifndef TSR_MOCK_H
 #define TSR_MOCK_H
 
-#include "../core/plan.h"
+#include "../plan/plan.h"
 
 /* One cached chunk: its ref as chunk_ref gave it, after the real fetch settled it (a whole-file
  * nbytes made exact, a missing chunk file turned into a fill chunk), and its stored bytes. */

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/plan.h"
+#include "../plan/plan.h"
 #include "cufile.h"
 #include "io.h"
 

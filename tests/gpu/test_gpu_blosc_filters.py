@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from corpus_util import BIN, CORPUS, report, run_read  # noqa: E402
+from corpus_util import BIN, CORPUS, report  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -86,15 +86,14 @@ def check(row, tmp):
         got, rc, text = read_with_receipt(store, sec, ["--device", "cuda", "--decoder", "gpu"])
         if sec is None:
             receipt = text
-        cpu, rc2, err2 = run_read(store, None, sec, extra=["--device", "cpu"])
-        if got is None or cpu is None:
-            fails.append("%s: exit %d/%d: %s %s" % (label, rc, rc2, text.strip(), err2.strip()))
+        # (the fixture's values are c-blosc2's decode, which the CPU engine's tests match
+        # already: no CPU call here, so that the run stays within the GPU check's time)
+        if got is None:
+            fails.append("%s: exit %d: %s" % (label, rc, text.strip()))
             continue
         e = expect if sec is None else expect[n // 2:NCHUNKS * n - 1:3]
         if got.tobytes() != e.tobytes():
             fails.append("%s: GPU values differ from the fixture's" % label)
-        if got.tobytes() != cpu.tobytes():
-            fails.append("%s: GPU values differ from the CPU engine's" % label)
     if codec in GPU_CODECS:
         n_checks += 1
         on = "blosc/%s chunks decoded on the GPU" % GPU_CODECS[codec] in receipt

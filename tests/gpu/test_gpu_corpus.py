@@ -110,6 +110,8 @@ def receipt(case_id, *extra):
            "-o", "/dev/null"] + list(extra)
     if c.get("hdu") is not None:
         cmd += ["--hdu", str(c["hdu"])]
+    if c.get("array"):
+        cmd += ["--array", c["array"]]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     return p.stdout + p.stderr
 
@@ -179,9 +181,19 @@ for case_id, c in cases.items():
     if not m or m.group(1) not in ("blosclz", "lz4", "lz4hc", "zlib", "zstd") or \
             "sharding" in text:
         continue  # (blosc inside shards: the CPU's, for now)
-    all_gpu.append((case_id, "blosc/%s" % ("lz4" if m.group(1) == "lz4hc" else m.group(1))))
+    # a permutation (order F) or numcodecs filters are steps the GPU path does not do yet:
+    # the receipt says so, naming that reason, not a missing decoder
+    steps = re.search(r'"order": *"F"', text) or re.search(r'"filters": *\[ *\{', text) or \
+        re.search(r'"name": *"transpose"', text)
+    all_gpu.append((case_id, "blosc/%s" % ("lz4" if m.group(1) == "lz4hc" else m.group(1)),
+                    bool(steps)))
 total += len(all_gpu)
-for (case_id, name), text in zip(all_gpu, pmap(lambda a: receipt(a[0]), all_gpu)):
+for (case_id, name, steps), text in zip(all_gpu, pmap(lambda a: receipt(a[0]), all_gpu)):
+    if steps:
+        if "decoded on the CPU (steps with no GPU kernel yet)" not in text:
+            failures.append("receipt of %s: order F / filters not named as the reason: %s" % (
+                case_id, text.strip()))
+        continue
     if "%s chunks decoded on the GPU" % name not in text or "decoded on the CPU" in text:
         failures.append("receipt of %s: not all its blosc chunks on the GPU: %s" % (
             case_id, text.strip()))

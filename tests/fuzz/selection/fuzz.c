@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/plan.h"
+#include "plan/plan.h"
 #include "core/selection.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)

@@ -40,7 +40,12 @@ int tsr_plan_build(const struct tsr_desc *desc, const struct tsr_norm_sel *sel, 
 	int nd = desc->ndim;
 	memset(plan, 0, sizeof(*plan));
 	plan->ndim = nd;
-	plan->stride = 1 + 2 * (int64_t)nd;
+	plan->stride = 2 + 3 * (int64_t)nd;
+	for (int d = 0; d < nd; d++) {
+		plan->step[d] = sel->dim[d].step;
+		plan->grid[d] = desc->grid[d];
+		plan->chunk_shape[d] = desc->chunk_shape[d];
+	}
 
 	/* Output strides: C order over the kept axes (None axes have size 1: no effect). */
 	int64_t st = 1;
@@ -90,14 +95,19 @@ int tsr_plan_build(const struct tsr_desc *desc, const struct tsr_norm_sel *sel, 
 	plan->ntasks = total;
 	int64_t idx[TSR_MAX_DIM] = {0};
 	for (int64_t t = 0; t < total; t++) {
-		int64_t *task = plan->tasks + t * plan->stride, chunk = 0;
+		int64_t *task = plan->tasks + t * plan->stride, chunk = 0, out_first = 0;
 		for (int d = 0; d < nd; d++) {
 			const int64_t *e = lists[d] + 3 * idx[d];
+			const struct tsr_dim_sel *s = &sel->dim[d];
 			chunk = chunk * desc->grid[d] + e[0];
 			task[1 + d] = e[1];
 			task[1 + nd + d] = e[2];
+			/* the box's first element: position k0's index, from the chunk's corner */
+			task[1 + 2 * nd + d] = s->start + e[1] * s->step - e[0] * desc->chunk_shape[d];
+			out_first += e[1] * plan->out_stride[d];
 		}
 		task[0] = chunk;
+		task[1 + 3 * nd] = out_first;
 		for (int d = nd - 1; d >= 0; d--) {
 			if (++idx[d] < nlist[d])
 				break;

@@ -1,0 +1,145 @@
+/* describe.c - a plan's settled chunk descriptions: each task's chunk as the read's storage
+ * backend serves it (the driver's, or a mock cache's), kept without its path, and each distinct
+ * path once. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../io/storage.h"
+#include "plan.h"
+
+/* A description is the chunk_ref after its path: the path is its first field. */
+_Static_assert(offsetof(struct tsr_chunk_ref, path) == 0, "tsr_chunk_ref: path comes first");
+#define TSR_TAIL_AT sizeof(((struct tsr_chunk_ref *)0)->path)
+#define TSR_TAIL_NBYTES (sizeof(struct tsr_chunk_ref) - TSR_TAIL_AT)
+
+struct tsr_plan_descs {
+	unsigned char *tails;   /* ntasks * TSR_TAIL_NBYTES */
+	uint32_t *path_id;      /* ntasks */
+	char *pool;             /* the distinct paths, each NUL-terminated */
+	size_t pool_len, pool_cap;
+	uint64_t *path_at;      /* npaths: offset in pool */
+	size_t npaths, paths_cap;
+	uint32_t *slots;        /* open addressing: path id + 1, 0 empty; nslots a power of 2 */
+	size_t nslots;
+};
+
+static uint64_t tsr_path_hash(const char *s) /* FNV-1a */
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static int tsr_slots_grow(struct tsr_plan_descs *ds)
+{
+	size_t n = ds->nslots ? 2 * ds->nslots : 64;
+	uint32_t *s = calloc(n, sizeof(*s));
+	if (!s)
+		return tsr_error(TSR_E_NOMEM, "plan: out of memory for chunk paths");
+	for (size_t i = 0; i < ds->npaths; i++) {
+		size_t at = tsr_path_hash(ds->pool + ds->path_at[i]) & (n - 1);
+		while (s[at])
+			at = (at + 1) & (n - 1);
+		s[at] = (uint32_t)i + 1;
+	}
+	free(ds->slots);
+	ds->slots = s;
+	ds->nslots = n;
+	return TSR_OK;
+}
+
+/* The id of path in the pool, added when new. */
+static int tsr_path_intern(struct tsr_plan_descs *ds, const char *path, uint32_t *id_ret)
+{
+	if (2 * (ds->npaths + 1) > ds->nslots && tsr_slots_grow(ds))
+		return TSR_E_NOMEM;
+	size_t at = tsr_path_hash(path) & (ds->nslots - 1);
+	for (; ds->slots[at]; at = (at + 1) & (ds->nslots - 1)) {
+		uint32_t id = ds->slots[at] - 1;
+		if (!strcmp(ds->pool + ds->path_at[id], path)) {
+			*id_ret = id;
+			return TSR_OK;
+		}
+	}
+	if (ds->npaths >= UINT32_MAX - 1)
+		return tsr_error(TSR_E_NOMEM, "plan: too many chunk paths");
+	size_t n = strlen(path) + 1;
+	int st = tsr_grow((void **)&ds->pool, &ds->pool_cap, ds->pool_len + n, 1, 4096);
+	if (!st)
+		st = tsr_grow((void **)&ds->path_at, &ds->paths_cap, ds->npaths + 1,
+			      sizeof(*ds->path_at), 64);
+	if (st)
+		return st;
+	memcpy(ds->pool + ds->pool_len, path, n);
+	ds->path_at[ds->npaths] = ds->pool_len;
+	ds->pool_len += n;
+	ds->slots[at] = (uint32_t)ds->npaths + 1;
+	*id_ret = (uint32_t)ds->npaths++;
+	return TSR_OK;
+}
+
+void tsr_plan_descs_free(struct tsr_plan_descs *ds)
+{
+	if (!ds)
+		return;
+	free(ds->tails);
+	free(ds->path_id);
+	free(ds->pool);
+	free(ds->path_at);
+	free(ds->slots);
+	free(ds);
+}
+
+int tsr_plan_describe(const struct tsr_plan *p, const struct tsr_array *a,
+		      const struct tsr_backend *be, int settle, struct tsr_plan_descs **descs_ret)
+{
+	*descs_ret = NULL;
+	struct tsr_plan_descs *ds = calloc(1, sizeof(*ds));
+	size_t n = (size_t)p->ntasks;
+	int st = TSR_OK;
+	if (!ds || !(ds->tails = malloc(n * TSR_TAIL_NBYTES + 1)) ||
+	    !(ds->path_id = malloc(n * sizeof(uint32_t) + 1))) {
+		tsr_plan_descs_free(ds);
+		return tsr_error(TSR_E_NOMEM, "%s: out of memory for %zu chunk descriptions", a->path,
+				 n);
+	}
+	struct tsr_chunk_ref ref;
+	for (int64_t t = 0; t < p->ntasks && !st; t++) {
+		int64_t chunk = tsr_task_chunk(p, t);
+		st = be->chunk_ref(a, chunk, settle, &ref);
+		if (!st)
+			st = tsr_path_intern(ds, ref.path, &ds->path_id[t]);
+		if (st) {
+			char prefix[1400], label[320];
+			tsr_array_chunk_name(a, chunk, prefix, sizeof(prefix), label, sizeof(label));
+			tsr_error_prefix("%s %s", prefix, label);
+			break;
+		}
+		memcpy(ds->tails + (size_t)t * TSR_TAIL_NBYTES, (const char *)&ref + TSR_TAIL_AT,
+		       TSR_TAIL_NBYTES);
+	}
+	if (st) {
+		tsr_plan_descs_free(ds);
+		return st;
+	}
+	*descs_ret = ds;
+	return TSR_OK;
+}
+
+void tsr_task_desc(const struct tsr_plan_descs *ds, int64_t t, struct tsr_chunk_ref *ref)
+{
+	memcpy((char *)ref + TSR_TAIL_AT, ds->tails + (size_t)t * TSR_TAIL_NBYTES, TSR_TAIL_NBYTES);
+	strcpy(ref->path, ds->pool + ds->path_at[ds->path_id[t]]);
+}
+
+const char *tsr_task_desc_path(const struct tsr_plan_descs *ds, int64_t t)
+{
+	return ds->pool + ds->path_at[ds->path_id[t]];
+}
+
+size_t tsr_plan_descs_npaths(const struct tsr_plan_descs *ds)
+{
+	return ds ? ds->npaths : 0;
+}
