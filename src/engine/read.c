@@ -118,7 +118,7 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 		/* The mock backends' cache: only the handle's first reads of its chunks touch
 		 * storage, and that time is fetch time. */
 		double t0 = tsr_now();
-		st = store.be->prepare(array, &plan);
+		st = store.be->prepare(array, plan.tasks, plan.ntasks, plan.stride);
 		r->t_fetch += tsr_now() - t0;
 	}
 	if (!st && on_device)

@@ -80,7 +80,7 @@ static int tsr_mock_load(struct tsr_array *a, int64_t chunk, struct tsr_source *
 	return TSR_OK;
 }
 
-int tsr_mock_fill(struct tsr_array *a, const struct tsr_plan *plan)
+int tsr_mock_fill(struct tsr_array *a, const int64_t *chunks, int64_t n, int64_t stride)
 {
 	struct tsr_mock_cache *c = tsr_mock_get(a);
 	if (!c)
@@ -89,8 +89,8 @@ int tsr_mock_fill(struct tsr_array *a, const struct tsr_plan *plan)
 	tsr_source_init(&src, &tsr_storage_posix, a);
 	int st = TSR_OK;
 	pthread_mutex_lock(&c->lock);
-	for (int64_t t = 0; t < plan->ntasks && !st; t++) {
-		int64_t chunk = tsr_task_chunk(plan, t);
+	for (int64_t t = 0; t < n && !st; t++) {
+		int64_t chunk = chunks[t * stride];
 		if (chunk < 0 || chunk >= c->nchunks) {
 			st = tsr_error(TSR_E_INTERNAL, "%s: chunk %lld outside the mock-host cache of "
 				       "%lld chunks", a->path, (long long)chunk, (long long)c->nchunks);
@@ -141,9 +141,10 @@ void tsr_mock_free(struct tsr_mock_cache *c)
 
 /* ---- the backend (storage.h): chunks replayed from the handle's host cache ---- */
 
-static int tsr_mock_prepare(struct tsr_array *a, const struct tsr_plan *plan)
+static int tsr_mock_prepare(struct tsr_array *a, const int64_t *chunks, int64_t n,
+			    int64_t stride)
 {
-	return tsr_mock_fill(a, plan);
+	return tsr_mock_fill(a, chunks, n, stride);
 }
 
 int tsr_mock_chunk_ref(const struct tsr_array *a, int64_t chunk, int settle,

@@ -5,7 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../plan/plan.h"
+#include "../core/array.h"
+#include "../core/chunk.h"
 #include "cufile.h"
 #include "io.h"
 
@@ -42,8 +43,9 @@ struct tsr_backend {
 	const char *name;       /* as receipts name it */
 	unsigned mems;          /* the memory kinds its reads write (TSR_MEMBIT) */
 	/* Before a read's tasks run, on the reading thread (NULL: nothing to do): the mock
-	 * backends fill the handle's cache with the plan's chunks. */
-	int (*prepare)(struct tsr_array *array, const struct tsr_plan *plan);
+	 * backends fill the handle's cache with the read's chunks, chunks[k * stride] for k <
+	 * n (the plan's task words as they are: io takes chunk numbers, not plans). */
+	int (*prepare)(struct tsr_array *array, const int64_t *chunks, int64_t n, int64_t stride);
 	/* A chunk's description as this backend serves it, ndim set. settle: a chunk file's size
 	 * is made exact (and a missing one fill, where the format says so) now, not at its read;
 	 * the mock backends give the one their fill's real read settled. */
