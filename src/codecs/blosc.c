@@ -474,7 +474,13 @@ static int dec_block(struct bl_dec *d, int64_t b, uint8_t *out, const uint8_t *r
 		return st;
 	int direct = d->nfilt == 0 || (d->nfilt == 1 && d->has_delta);
 	uint8_t *stage = direct ? out : d->tmp_a;
-	for (int j = 0; j < nstreams; j++) {
+	const uint8_t *cur = stage;
+	/* A block stored as it is, as one stream, is the first filter's input where it lies: no
+	 * copy into the scratch (incompressible bitshuffled blocks are stored so). */
+	int stored = !direct && nstreams == 1 && streams[0].kind == TSR_BLOSC_STREAM_COPY;
+	if (stored)
+		cur = d->src + streams[0].src;
+	for (int j = 0; j < nstreams && !stored; j++) {
 		const struct tsr_blosc_stream *sp = &streams[j];
 		uint8_t *o = stage + sp->dst;
 		if (sp->kind == TSR_BLOSC_STREAM_SET) {
@@ -486,7 +492,6 @@ static int dec_block(struct bl_dec *d, int64_t b, uint8_t *out, const uint8_t *r
 			return st;
 		}
 	}
-	uint8_t *cur = stage;
 	for (int k = 0; k < d->nfilt; k++) {
 		uint8_t *nxt = k == d->nfilt - 1 ? out : (cur == d->tmp_a ? d->tmp_b : d->tmp_a);
 		int m = d->fmeta[k];

@@ -184,33 +184,42 @@ static inline uint64_t transpose8x8(uint64_t x)
 #define TSR_HAVE_AVX2_PATH 1
 #include <immintrin.h>
 
-/* The 8x8 bit transpose of each 64-bit lane (as transpose8x8). */
-__attribute__((target("avx2"))) static inline __m256i transpose8x8_avx2(__m256i x)
-{
-	const __m256i m1 = _mm256_set1_epi64x(0x00AA00AA00AA00AALL);
-	const __m256i m2 = _mm256_set1_epi64x(0x0000CCCC0000CCCCLL);
-	const __m256i m3 = _mm256_set1_epi64x(0x00000000F0F0F0F0LL);
-	__m256i t;
-	t = _mm256_and_si256(_mm256_xor_si256(x, _mm256_srli_epi64(x, 7)), m1);
-	x = _mm256_xor_si256(x, _mm256_xor_si256(t, _mm256_slli_epi64(t, 7)));
-	t = _mm256_and_si256(_mm256_xor_si256(x, _mm256_srli_epi64(x, 14)), m2);
-	x = _mm256_xor_si256(x, _mm256_xor_si256(t, _mm256_slli_epi64(t, 14)));
-	t = _mm256_and_si256(_mm256_xor_si256(x, _mm256_srli_epi64(x, 28)), m3);
-	return _mm256_xor_si256(x, _mm256_xor_si256(t, _mm256_slli_epi64(t, 28)));
-}
+/* Swaps bit groups between rows a and b of an 8x8 bit matrix held one row a vector (32
+ * matrices side by side, one a byte column): the bits of a under mask << s trade places with
+ * those of b under mask. Shifts are 16-bit (AVX2 has no byte shift); the mask drops what they
+ * carry across bytes. */
+#define TSR_BITSWAP_AVX2(a, b, s, mask)                                                       \
+	do {                                                                                 \
+		__m256i t_ = _mm256_and_si256(                                               \
+			_mm256_xor_si256(_mm256_srli_epi16(a, s), b), mask);                 \
+		b = _mm256_xor_si256(b, t_);                                                 \
+		a = _mm256_xor_si256(a, _mm256_slli_epi16(t_, s));                           \
+	} while (0)
 
 /* bitrows_to_plane for 32 columns a step, where the CPU has AVX2 (twice SSE2's width: the
- * bit unshuffle is the slowest step of a bitshuffled blosc block). The unpacks work inside
- * each 128-bit half: half 0 gathers columns k..k+15, half 1 columns k+16..k+31, and the
- * final lane permutes put each four columns' 32 bytes together. Returns the columns done. */
+ * bit unshuffle is the slowest step of a bitshuffled blosc block). The 8x8 bit transposes run
+ * on the rows as loaded, 32 columns at once (three rounds of bit-group swaps between rows:
+ * 4-bit groups between rows b and b + 4, 2-bit between b and b + 2, single bits between b and
+ * b + 1), after which row m holds element 8k + m of column k; then the rows' bytes are
+ * interleaved. The unpacks work inside each 128-bit half: half 0 gathers columns k..k+15,
+ * half 1 columns k+16..k+31, and the final lane permutes put each four columns' 32 bytes
+ * together. Returns the columns done. */
 __attribute__((target("avx2"))) static size_t bitrows_to_plane_avx2(uint8_t *plane,
 								    const uint8_t *rows, size_t row)
 {
+	const __m256i m4 = _mm256_set1_epi8(0x0F), m2 = _mm256_set1_epi8(0x33),
+		      m1 = _mm256_set1_epi8(0x55);
 	size_t k = 0;
 	for (; k + 32 <= row; k += 32) {
 		__m256i p[8], q[8], r[8], o[8];
 		for (int b = 0; b < 8; b++)
 			p[b] = _mm256_loadu_si256((const __m256i *)(rows + (size_t)b * row + k));
+		for (int b = 0; b < 4; b++)
+			TSR_BITSWAP_AVX2(p[b], p[b + 4], 4, m4);
+		for (int b = 0; b < 8; b += (b & 1) ? 3 : 1)
+			TSR_BITSWAP_AVX2(p[b], p[b + 2], 2, m2);
+		for (int b = 0; b < 8; b += 2)
+			TSR_BITSWAP_AVX2(p[b], p[b + 1], 1, m1);
 		for (int b = 0; b < 4; b++) {
 			q[2 * b] = _mm256_unpacklo_epi8(p[2 * b], p[2 * b + 1]);
 			q[2 * b + 1] = _mm256_unpackhi_epi8(p[2 * b], p[2 * b + 1]);
@@ -223,10 +232,10 @@ __attribute__((target("avx2"))) static size_t bitrows_to_plane_avx2(uint8_t *pla
 		r[5] = _mm256_unpackhi_epi16(q[4], q[6]);
 		r[6] = _mm256_unpacklo_epi16(q[5], q[7]);
 		r[7] = _mm256_unpackhi_epi16(q[5], q[7]);
-		/* o[j]: columns 2j, 2j+1 (half 0) and 16+2j, 16+2j+1 (half 1), rows in byte order */
+		/* o[j]: columns 2j, 2j+1 (half 0) and 16+2j, 16+2j+1 (half 1), elements in order */
 		for (int b = 0; b < 4; b++) {
-			o[2 * b] = transpose8x8_avx2(_mm256_unpacklo_epi32(r[b], r[b + 4]));
-			o[2 * b + 1] = transpose8x8_avx2(_mm256_unpackhi_epi32(r[b], r[b + 4]));
+			o[2 * b] = _mm256_unpacklo_epi32(r[b], r[b + 4]);
+			o[2 * b + 1] = _mm256_unpackhi_epi32(r[b], r[b + 4]);
 		}
 		for (int j = 0; j < 8; j += 2) {
 			_mm256_storeu_si256((__m256i *)(plane + 8 * (k + 2 * (size_t)j)),

@@ -519,7 +519,7 @@ static unsigned char *tsr_cpu_spare_take(struct tsr_cpu_spare *sp, size_t n, siz
 			}
 		pthread_mutex_unlock(&sp->lock);
 	}
-	if (!b && (b = malloc(n)))
+	if (!b && (b = tsr_alloc_big(n)))
 		*cap_ret = n;
 	return b;
 }

@@ -2,27 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "../io/storage.h"
 #include "engine.h"
-
-/* A buffer for a whole result. Large ones are 2 MiB aligned and asked for transparent huge
- * pages, as NumPy does: a fresh 256 MiB result otherwise takes 65536 page faults as the read
- * first touches it, about a third of a fast read's time. tsr_free() frees either kind. */
-static void *tsr_alloc_output(size_t n)
-{
-	const size_t huge = (size_t)2 << 20;
-	if (n < 2 * huge)
-		return malloc(n ? n : 1);
-	void *p = NULL;
-	if (posix_memalign(&p, huge, (n + huge - 1) / huge * huge) != 0)
-		return NULL;
-#ifdef MADV_HUGEPAGE
-	madvise(p, (n + huge - 1) / huge * huge, MADV_HUGEPAGE);
-#endif
-	return p;
-}
 
 int tsr_selection_shape(const struct tsr_array *array, const struct tsr_selection *sel,
 			int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM])
@@ -184,7 +166,7 @@ static int tsr_read_alloc_norm(struct tsr_array *array, const struct tsr_norm_se
 			       struct tsr_receipt *receipt_ret)
 {
 	size_t need = (size_t)ns->out_count * tsr_dtype_size(array->desc.dtype);
-	void *buf = tsr_alloc_output(need);
+	void *buf = tsr_alloc_big(need);
 	if (!buf)
 		return tsr_error(TSR_E_NOMEM, "%s: cannot allocate %zu bytes", array->path, need);
 	struct tsr_receipt r;
