@@ -130,7 +130,7 @@ static void synthetic(void)
 
 static const char *const fam_of_codec[] = {"blosclz", "lz4", NULL, "zlib", "zstd"};
 
-static int n_chunks, n_gpu, n_blocked, n_nofam, n_b2nd_files, n_frame_files;
+static int n_chunks, n_gpu, n_blocked, n_nofam, n_dict, n_b2nd_files, n_frame_files;
 
 /* Places the whole chunk from its decoded bytes (dec: the padded chunk, elements w wide) as
  * the CUDA engine describes it (cuda.c tsr_cuda_describe), swapping big-endian elements as
@@ -231,6 +231,11 @@ static void corpus_file(struct tsr_context *ctx, const char *dir, const char *na
 			/* every chunk of a family the device has: the GPU's */
 			CHECK_EQ_INT(rt.how, TSR_ROUTE_BLOSC);
 			CHECK_EQ_INT(rt.big_endian, be);
+		} else if (has_fam) {
+			/* streams that need the chunk's dictionary: the CPU, saying so */
+			CHECK_EQ_INT(rt.how, TSR_ROUTE_CPU);
+			CHECK_EQ_INT(rt.why, TSR_WHY_DICT);
+			n_dict++;
 		}
 		/* without its family: the CPU, naming the missing decoder */
 		struct tsr_route none;
@@ -280,8 +285,8 @@ int main(void)
 		closedir(dp);
 	tsr_context_free(ctx);
 	/* the corpus held frames and b2nd arrays, chunks laid out in blocks among them */
-	printf("%d b2nd files, %d frames: %d chunks, %d to the GPU (%d blocked)\n", n_b2nd_files,
-	       n_frame_files, n_chunks, n_gpu, n_blocked);
+	printf("%d b2nd files, %d frames: %d chunks, %d to the GPU (%d blocked), %d with "
+	       "dictionaries\n", n_b2nd_files, n_frame_files, n_chunks, n_gpu, n_blocked, n_dict);
 	CHECK(n_b2nd_files > 0 && n_frame_files > 0 && n_gpu > 0 && n_blocked > 0 && n_nofam > 0);
 	CHECK_DONE();
 }

@@ -203,7 +203,11 @@ void tsr_route_blosc(const void *chunk, size_t nbytes, size_t elem_nbytes, int64
 		rt->why = TSR_WHY_CODEC;
 		return;
 	}
-	if (in.use_dict || in.nbytes != (int64_t)w * nelem || in.nbytes == 0 || w == 0 ||
+	if (in.use_dict) {
+		rt->why = TSR_WHY_DICT;
+		return;
+	}
+	if (in.nbytes != (int64_t)w * nelem || in.nbytes == 0 || w == 0 ||
 	    in.value_nbytes > 65535) /* (the fill pass repeats patterns of up to 64 KiB) */
 		return;
 	rt->how = TSR_ROUTE_BLOSC;
@@ -282,7 +286,8 @@ const char *tsr_route_why_text(int why)
 		"decoder option cpu",
 		"decoder auto: too few, large streams to keep the GPU busy at one warp a stream",
 		"steps with no GPU kernel yet", "no GPU decoder yet",
-		"blosc headers are read on the host, which cuFile and mock-device storage skip"};
+		"blosc headers are read on the host, which cuFile and mock-device storage skip",
+		"blosc dictionaries: no GPU decoder takes them yet"};
 	return why >= 0 && why < TSR_WHY_N ? reason[why] : "unknown reason";
 }
 

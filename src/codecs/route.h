@@ -46,6 +46,8 @@ enum tsr_route_why {
 	TSR_WHY_STEPS,          /* steps or filters the GPU path does not do */
 	TSR_WHY_CODEC,          /* no GPU decoder for the codec yet */
 	TSR_WHY_HOST,           /* blosc: its header is read on the host, which this storage skips */
+	TSR_WHY_DICT,           /* blosc: its streams need the chunk's dictionary (no family takes
+				   one yet) */
 	TSR_WHY_N
 };
 
