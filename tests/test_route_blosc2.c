@@ -130,7 +130,7 @@ static void synthetic(void)
 
 static const char *const fam_of_codec[] = {"blosclz", "lz4", NULL, "zlib", "zstd"};
 
-static int n_chunks, n_gpu, n_blocked, n_nofam, n_dict, n_b2nd_files, n_frame_files;
+static int n_chunks, n_gpu, n_blocked, n_nofam, n_dict, n_mislaid, n_b2nd_files, n_frame_files;
 
 /* Places the whole chunk from its decoded bytes (dec: the padded chunk, elements w wide) as
  * the CUDA engine describes it (cuda.c tsr_cuda_describe), swapping big-endian elements as
@@ -247,6 +247,17 @@ static void corpus_file(struct tsr_context *ctx, const char *dir, const char *na
 			continue;
 		n_gpu++;
 		n_blocked += tsr_route_blocked(&ref);
+		struct tsr_chunk_ref other = ref;
+		other.blocked.block[0] = other.blocked.padded[0];
+		if (tsr_route_blocked(&ref) && ref.blocked.block[0] != ref.blocked.padded[0] &&
+		    !in.memcpyed && !in.special) {
+			/* a layout whose blocks are not the chunk's: the CPU (which reports it) */
+			struct tsr_route ro;
+			tsr_route_blosc_ref(buf, &other, ~0u, &ro, &codec);
+			CHECK_EQ_INT(ro.how, TSR_ROUTE_CPU);
+			CHECK_EQ_INT(ro.why, TSR_WHY_STEPS);
+			n_mislaid++;
+		}
 		/* what the GPU decodes: the whole blosc chunk, as the CPU's blosc decoder makes it
 		 * (the families and filter pass are bit-exact with it: their own tests) */
 		size_t dn = (size_t)tsr_route_decoded_npix(&ref) * w, got_n = 0;
@@ -287,6 +298,7 @@ int main(void)
 	/* the corpus held frames and b2nd arrays, chunks laid out in blocks among them */
 	printf("%d b2nd files, %d frames: %d chunks, %d to the GPU (%d blocked), %d with "
 	       "dictionaries\n", n_b2nd_files, n_frame_files, n_chunks, n_gpu, n_blocked, n_dict);
-	CHECK(n_b2nd_files > 0 && n_frame_files > 0 && n_gpu > 0 && n_blocked > 0 && n_nofam > 0);
+	CHECK(n_b2nd_files > 0 && n_frame_files > 0 && n_gpu > 0 && n_blocked > 0 && n_nofam > 0 &&
+	      n_mislaid > 0);
 	CHECK_DONE();
 }

@@ -162,8 +162,10 @@ TSR_PC void tsr_pc_at(const struct tsr_pc_row *row, int64_t j, int64_t *e, int64
 		if (row->bpl)
 			*e = tsr_pc_blocked_elem(row->bpl, *e);
 	} else if (row->bl) {
-		int64_t x = row->x0 + j * row->sstep;
-		*e = row->s + x / row->bl * row->bn + x % row->bl;
+		/* in 32 bits (a blosc chunk holds under 2 GiB, so its coordinates fit): a 64-bit
+		 * division costs a GPU thread several times more */
+		uint32_t x = (uint32_t)(row->x0 + j * row->sstep), bl = (uint32_t)row->bl;
+		*e = row->s + (int64_t)(x / bl) * row->bn + (int64_t)(x % bl);
 		*o = row->d + j * row->dstep;
 	} else {
 		*e = row->s + j * row->sstep;
