@@ -134,10 +134,26 @@ static int n_chunks, n_gpu, n_blocked, n_nofam, n_dict, n_mislaid, n_b2nd_files,
 
 /* Places the whole chunk from its decoded bytes (dec: the padded chunk, elements w wide) as
  * the CUDA engine describes it (cuda.c tsr_cuda_describe), swapping big-endian elements as
- * the kernel does; compares with the CPU's values. */
+ * the kernel does; compares with the CPU's values. plane_block >= 0: dec is first cut into
+ * byte planes restarting every plane_block elements (0: one set), as a blosc chunk with a
+ * lone shuffle reaches the kernel, and read back through tsr_pc_planes. */
 static void place_whole(const char *name, int64_t chunk, const struct tsr_chunk_ref *ref,
-			const uint8_t *dec, int be, const uint8_t *want)
+			const uint8_t *dec, int be, const uint8_t *want, int64_t plane_block)
 {
+	size_t w0 = tsr_dtype_size(ref->codec.elem);
+	int64_t nsrc0 = tsr_route_decoded_npix(ref);
+	uint8_t *planes = NULL;
+	if (plane_block >= 0) {
+		planes = malloc((size_t)nsrc0 * w0 + 1);
+		int64_t bl = plane_block > 0 ? plane_block : nsrc0;
+		for (int64_t s = 0; s < nsrc0; s += bl) {
+			int64_t n = nsrc0 - s < bl ? nsrc0 - s : bl;
+			for (int64_t i = 0; i < n; i++)
+				for (size_t b = 0; b < w0; b++)
+					planes[(size_t)s * w0 + b * (size_t)n + (size_t)i] =
+						dec[(size_t)(s + i) * w0 + b];
+		}
+	}
 	struct tsr_cuda_place pl;
 	memset(&pl, 0, sizeof pl);
 	size_t w = tsr_dtype_size(ref->codec.elem);
@@ -168,17 +184,24 @@ static void place_whole(const char *name, int64_t chunk, const struct tsr_chunk_
 				bad++;
 				continue;
 			}
-			for (size_t k = 0; k < w; k++)
-				got[(size_t)o * w + k] = dec[(size_t)e * w + (be ? w - 1 - k : k)];
+			int64_t at = e * (int64_t)w, step = 1;
+			if (planes)
+				tsr_pc_planes(e, pl.src_npix, (int)w, plane_block, &at, &step);
+			for (size_t k = 0; k < w; k++) {
+				size_t b = be ? w - 1 - k : k;
+				got[(size_t)o * w + k] = planes ? planes[at + (int64_t)b * step]
+								: dec[at + (int64_t)b];
+			}
 		}
 	}
 	CHECK_EQ_INT(bad, 0);
 	if (memcmp(got, want, (size_t)n * w)) {
-		fprintf(stderr, "%s chunk %lld: placed values differ from the CPU's\n", name,
-			(long long)chunk);
+		fprintf(stderr, "%s chunk %lld (planes of %lld): placed values differ from the "
+			"CPU's\n", name, (long long)chunk, (long long)plane_block);
 		check_failures++;
 	}
 	free(got);
+	free(planes);
 }
 
 static void corpus_file(struct tsr_context *ctx, const char *dir, const char *name)
@@ -267,8 +290,16 @@ static void corpus_file(struct tsr_context *ctx, const char *dir, const char *na
 		CHECK_EQ_INT(tsr_blosc_decode(dec, dn, buf, (size_t)ref.nbytes, NULL, &got_n), 0);
 		CHECK_EQ_INT(got_n, dn);
 		CHECK_EQ_INT(tsr_chunk_decode(&ref, buf, ref.nbytes, want, 0, &scratch, &cpu_n), 0);
-		if (!check_failures)
-			place_whole(name, c, &ref, dec, rt.big_endian, want);
+		if (!check_failures) {
+			place_whole(name, c, &ref, dec, rt.big_endian, want, -1);
+			/* byte planes: one set, and blosc's, a set a block of the chunk */
+			if (w > 1) {
+				place_whole(name, c, &ref, dec, rt.big_endian, want, 0);
+				if (in.blocksize % (int64_t)w == 0)
+					place_whole(name, c, &ref, dec, rt.big_endian, want,
+						    in.blocksize / (int64_t)w);
+			}
+		}
 		free(dec);
 		free(want);
 	}

@@ -58,16 +58,11 @@ __device__ static uint64_t tsr_load_bits(const unsigned char *p, int w, int be)
 __device__ static uint64_t tsr_load_planes(const unsigned char *base, int64_t e, int64_t npix,
 					   int w, int be, int64_t block)
 {
-	if (block > 0) {
-		/* blosc: each block of `block` elements is shuffled alone (the last holds the rest) */
-		int64_t b = e / block;
-		base += b * block * w;
-		e -= b * block;
-		npix = npix - b * block < block ? npix - b * block : block;
-	}
+	int64_t at, n;
+	tsr_pc_planes(e, npix, w, block, &at, &n);
 	uint64_t x = 0;
 	for (int b = 0; b < w; b++)
-		x |= (uint64_t)base[b * npix + e] << (8 * b);
+		x |= (uint64_t)base[at + b * n] << (8 * b);
 	return tsr_swap_bits(x, w, be);
 }
 

@@ -152,6 +152,22 @@ TSR_PC void tsr_pc_row(const struct tsr_cuda_place *pl, const int64_t *cstride, 
 	row->ls = row->ld = 0;
 }
 
+/* Where the bytes of source element e lie in byte planes (plane b holds byte b of every
+ * element; FITS GZIP_2 tiles, blosc chunks with a lone shuffle): byte b at *at + b * *n. The
+ * planes restart every `block` elements (blosc shuffles each block alone, the last holding the
+ * rest of the nsrc elements: a b2nd chunk's padded ones), or block 0: one set for all. */
+TSR_PC void tsr_pc_planes(int64_t e, int64_t nsrc, int w, int64_t block, int64_t *at, int64_t *n)
+{
+	int64_t start = 0;
+	if (block > 0) {
+		int64_t b = e / block;
+		start = b * block;
+		nsrc = nsrc - start < block ? nsrc - start : block;
+	}
+	*at = start * w + (e - start);
+	*n = nsrc;
+}
+
 /* Element j of a row: its source element *e (chunk-local: C order over the extent, or where a
  * blocked source holds it) and output element *o. */
 TSR_PC void tsr_pc_at(const struct tsr_pc_row *row, int64_t j, int64_t *e, int64_t *o)
