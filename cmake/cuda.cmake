@@ -119,8 +119,9 @@ foreach(t test_gpu_zstd gpu_zstd_bench)
 endforeach()
 
 # The RICE test and benchmark compress with CFITSIO and compare with the library's CPU decoder;
-# test_gpu_devices reads through the library (device lists against the single-device read).
-foreach(t test_gpu_rice gpu_rice_bench test_gpu_devices)
+# test_gpu_devices reads through the library (device lists against the single-device read);
+# test_gpu_slot_reads runs the CUDA engine's slot fill (host code) on the library's backends.
+foreach(t test_gpu_rice gpu_rice_bench test_gpu_devices test_gpu_slot_reads)
   if(TARGET ${t})
     target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/src)
     target_link_libraries(${t} PRIVATE tessera_static PkgConfig::CFITSIO)

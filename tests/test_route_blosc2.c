@@ -13,8 +13,7 @@
 #include "codecs/codecs.h"
 #include "codecs/route.h"
 #include "core/array.h"
-#include "io/io.h"
-#include "plan/plan.h"
+#include "io/storage.h"
 #include "tessera.h"
 
 /* A b2nd chunk ref as src/formats/blosc2/frame.c makes it: 2-D, 10 x 7 of a 12 x 8 chunk
@@ -222,12 +221,14 @@ static void corpus_file(struct tsr_context *ctx, const char *dir, const char *na
 	struct tsr_scratch scratch = {0};
 	struct tsr_route_device gpu = {.gpu = 1, .blosc = 1, .families = ~0u};
 	int is_frame = strstr(name, ".b2frame") != NULL;
+	struct tsr_source src;
+	tsr_source_init(&src, &tsr_storage_posix, a);
 	n_frame_files += is_frame;
 	n_b2nd_files += !is_frame;
 	for (int64_t c = 0; c < nchunks; c++) {
 		struct tsr_chunk_ref ref;
-		CHECK_EQ_INT(tsr_task_chunk_ref(a, c, 0, &ref), 0);
-		tsr_io_chunk_settle(&ref);
+		/* (settled: a sparse frame's chunk file has its size) */
+		CHECK_EQ_INT(tsr_storage_posix.chunk_ref(a, c, 1, &ref), 0);
 		if (ref.codec.id != TSR_CODEC_BLOSC_B2ND)
 			continue; /* special chunks kept in the index: fills */
 		struct tsr_route rt;
@@ -237,16 +238,17 @@ static void corpus_file(struct tsr_context *ctx, const char *dir, const char *na
 		CHECK_EQ_INT(rt.how, elem_ok ? TSR_ROUTE_BLOSC : TSR_ROUTE_CPU);
 		if (rt.how != TSR_ROUTE_BLOSC)
 			continue;
-		if (tsr_io_fetch(a, &ref, &buf, &cap)) {
+		const unsigned char *bytes = NULL;
+		if (tsr_storage_fetch(&src, c, &ref, &buf, &cap, &bytes)) {
 			fprintf(stderr, "%s chunk %lld: %s\n", name, (long long)c, tsr_errmsg());
 			check_failures++;
 			continue;
 		}
 		n_chunks++;
 		struct tsr_blosc_info in;
-		CHECK_EQ_INT(tsr_blosc_info(buf, (size_t)ref.nbytes, &in), 0);
+		CHECK_EQ_INT(tsr_blosc_info(bytes, (size_t)ref.nbytes, &in), 0);
 		int codec = -1;
-		tsr_route_blosc_ref(buf, &ref, ~0u, &rt, &codec);
+		tsr_route_blosc_ref(bytes, &ref, ~0u, &rt, &codec);
 		CHECK_EQ_INT(codec, in.codec);
 		int has_fam = in.codec >= 0 && in.codec <= 4 && fam_of_codec[in.codec];
 		int be = ref.codec.big_endian || (ref.codec.be_from_chunk && (in.blosc2_flags & 2));
@@ -262,7 +264,7 @@ static void corpus_file(struct tsr_context *ctx, const char *dir, const char *na
 		}
 		/* without its family: the CPU, naming the missing decoder */
 		struct tsr_route none;
-		tsr_route_blosc_ref(buf, &ref, 0u, &none, &codec);
+		tsr_route_blosc_ref(bytes, &ref, 0u, &none, &codec);
 		CHECK_EQ_INT(none.how, TSR_ROUTE_CPU);
 		CHECK_EQ_INT(none.why, TSR_WHY_CODEC);
 		n_nofam += has_fam;
@@ -276,7 +278,7 @@ static void corpus_file(struct tsr_context *ctx, const char *dir, const char *na
 		    !in.memcpyed && !in.special) {
 			/* a layout whose blocks are not the chunk's: the CPU (which reports it) */
 			struct tsr_route ro;
-			tsr_route_blosc_ref(buf, &other, ~0u, &ro, &codec);
+			tsr_route_blosc_ref(bytes, &other, ~0u, &ro, &codec);
 			CHECK_EQ_INT(ro.how, TSR_ROUTE_CPU);
 			CHECK_EQ_INT(ro.why, TSR_WHY_STEPS);
 			n_mislaid++;
@@ -287,9 +289,11 @@ static void corpus_file(struct tsr_context *ctx, const char *dir, const char *na
 		CHECK_EQ_INT((int64_t)dn, in.nbytes);
 		uint8_t *dec = malloc(dn + 1), *want = malloc((size_t)ref.npix * w + 1);
 		uint64_t cpu_n = 0;
-		CHECK_EQ_INT(tsr_blosc_decode(dec, dn, buf, (size_t)ref.nbytes, NULL, &got_n), 0);
+		CHECK_EQ_INT(tsr_blosc_decode(dec, dn, bytes, (size_t)ref.nbytes, NULL, &got_n), 0);
 		CHECK_EQ_INT(got_n, dn);
-		CHECK_EQ_INT(tsr_chunk_decode(&ref, buf, ref.nbytes, want, 0, &scratch, &cpu_n), 0);
+		CHECK_EQ_INT(tsr_chunk_decode(&ref, (void *)bytes, ref.nbytes, want, 0, &scratch,
+					      &cpu_n),
+			     0);
 		if (!check_failures) {
 			place_whole(name, c, &ref, dec, rt.big_endian, want, -1);
 			/* byte planes: one set, and blosc's, a set a block of the chunk */
@@ -304,6 +308,7 @@ static void corpus_file(struct tsr_context *ctx, const char *dir, const char *na
 		free(want);
 	}
 	tsr_scratch_free(&scratch);
+	tsr_source_close(&src);
 	free(buf);
 	tsr_array_free(a);
 }

@@ -7,8 +7,7 @@
 
 #include "../codecs/blosc_parts.h"
 #include "../codecs/codecs.h"
-#include "../io/io.h"
-#include "../io/mock.h"
+#include "../io/storage.h"
 #include "engine.h"
 
 struct tsr_cpu_split;
@@ -25,7 +24,7 @@ struct tsr_cpu_job {
 	const struct tsr_norm_sel *sel;
 	unsigned char *out;
 	size_t esize;
-	int mock;               /* chunk bytes from the handle's mock-host cache, filled already */
+	const struct tsr_backend *be; /* the read's storage backend, prepared for the plan */
 	atomic_llong next;
 	struct tsr_job_error err;
 	struct tsr_cpu_cache *cache; /* the context's idle worker states; NULL: none */
@@ -212,35 +211,20 @@ static int64_t tsr_direct_offset(const struct tsr_cpu_job *job, const struct tsr
 #define TSR_CPU_INBUF_NBYTES ((size_t)256 << 10)
 #endif
 
-/* A chunk file of its own (or the array's file) read at ref->offset + off. */
-struct tsr_cpu_reader {
-	int fd;
-	uint64_t base;
-};
-
-static int tsr_cpu_read_at(void *arg, void *dst, size_t nbytes, uint64_t off)
-{
-	const struct tsr_cpu_reader *r = arg;
-	return tsr_io_pread(r->fd, dst, nbytes, r->base + off);
-}
-
 /* Fetches only what decoding the box needs when the codec can tell (tsr_chunk_fetch_part
  * decides; callers only ask for chunks tsr_chunk_decodes_box accepts); *done = 0 leaves the
- * whole-chunk fetch to tsr_io_fetch_cached (a missing chunk file too: it becomes fill). */
-static int tsr_cpu_fetch_box(const struct tsr_array *a, struct tsr_chunk_ref *ref,
+ * whole-chunk fetch to tsr_storage_fetch (a missing chunk file too: it becomes fill). */
+static int tsr_cpu_fetch_box(struct tsr_source *src, int64_t chunk, struct tsr_chunk_ref *ref,
 			     const struct tsr_chunk_box *box, unsigned char **buf, size_t *cap,
-			     struct tsr_fd_cache *fdc, int *done)
+			     int *done)
 {
-	struct tsr_cpu_reader rd = {-1, ref->offset};
 	uint64_t got = 0;
-	int owned;
 	*done = 0;
-	int st = tsr_io_chunk_fd(a, ref, fdc, &rd.fd, &owned);
+	int st = src->be->open(src, chunk, ref);
 	if (st)
 		return ref->missing_is_fill && st == TSR_E_NOT_FOUND ? TSR_OK : st;
-	st = tsr_chunk_fetch_part(ref, box, tsr_cpu_read_at, &rd, buf, cap, &got);
-	if (owned)
-		tsr_io_close(rd.fd);
+	st = tsr_chunk_fetch_part(ref, box, tsr_source_read_host, src, buf, cap, &got);
+	src->be->release(src);
 	if (st == TSR_OK && got) {
 		ref->nbytes = got;
 		*done = 1;
@@ -285,15 +269,15 @@ static int tsr_cpu_streams(const struct tsr_cpu_job *job, const struct tsr_chunk
 
 /* Decodes a streaming chunk a box at a time into the stage (tsr_cpu_streams says how) and places
  * each box's selected part. The stored bytes are src (ref->nbytes of them), or, src NULL, read
- * from the chunk's file a piece at a time. *streamed = 0 (and nothing placed, or all to be
- * placed again) when the chunk should decode whole instead; a chunk file that is missing then
- * has become a fill chunk. */
+ * from storage (fsrc) a piece at a time. *streamed = 0 (and nothing placed, or all to be placed
+ * again) when the chunk should decode whole instead; a chunk file that is missing then has
+ * become a fill chunk. */
 static int tsr_cpu_stream(const struct tsr_cpu_job *job, struct tsr_cpu_state *ws,
 			  struct tsr_chunk_ref *ref, unsigned char *src, int64_t t,
-			  const struct tsr_box *tb, struct tsr_fd_cache *fdc, uint64_t *read_ret,
+			  const struct tsr_box *tb, struct tsr_source *fsrc, uint64_t *read_ret,
 			  uint64_t *decoded_ret, int *streamed)
 {
-	int nd = ref->ndim, j, owned = 0, st;
+	int nd = ref->ndim, j, opened = 0, st;
 	size_t es = job->esize;
 	int64_t cstride[TSR_MAX_DIM], s = 1, rows;
 	*streamed = 0;
@@ -306,20 +290,20 @@ static int tsr_cpu_stream(const struct tsr_cpu_job *job, struct tsr_cpu_state *w
 	if (!ws->stage && !(ws->stage = malloc(TSR_CPU_STAGE_NBYTES + 64)))
 		return tsr_error(TSR_E_NOMEM, "out of memory");
 	struct tsr_chunk_stream cs;
-	struct tsr_cpu_reader rd = {-1, ref->offset};
 	if (src) {
 		st = tsr_chunk_stream_begin(&cs, ref, src, ref->nbytes, &ws->scratch);
 	} else {
 		if (!ws->inbuf && !(ws->inbuf = malloc(TSR_CPU_INBUF_NBYTES + 64)))
 			return tsr_error(TSR_E_NOMEM, "out of memory");
-		st = tsr_io_chunk_fd(job->array, ref, fdc, &rd.fd, &owned);
+		st = fsrc->be->open(fsrc, tsr_task_chunk(job->plan, t), ref);
 		if (st == TSR_E_NOT_FOUND && ref->missing_is_fill) {
-			tsr_chunk_set_fill(ref); /* as tsr_io_fetch_cached makes it */
+			tsr_chunk_set_fill(ref); /* as tsr_storage_fetch makes it */
 			return TSR_OK;
 		}
 		if (st)
 			return st;
-		st = ref->nbytes ? tsr_chunk_stream_begin_read(&cs, ref, tsr_cpu_read_at, &rd,
+		opened = 1;
+		st = ref->nbytes ? tsr_chunk_stream_begin_read(&cs, ref, tsr_source_read_host, fsrc,
 							       ref->nbytes, ws->inbuf,
 							       TSR_CPU_INBUF_NBYTES, &ws->scratch)
 				 : 0;
@@ -370,8 +354,8 @@ static int tsr_cpu_stream(const struct tsr_cpu_job *job, struct tsr_cpu_state *w
 	}
 	*read_ret = src ? ref->nbytes : cs.file_pos;
 done:
-	if (owned)
-		tsr_io_close(rd.fd);
+	if (opened)
+		fsrc->be->release(fsrc);
 	return st < 0 ? st : TSR_OK;
 }
 
@@ -504,7 +488,8 @@ struct tsr_cpu_split {
 	int loaded, status;        /* guarded by lock: status != 0, the load failed */
 	struct tsr_chunk_ref ref;  /* settled by the first pass; the load may make it fill */
 	struct tsr_chunk_box box;  /* the task's chunk-local box */
-	unsigned char *bytes;      /* the stored bytes: fetched (owned), or the mock cache's */
+	unsigned char *bytes;      /* the stored bytes: fetched (owned), or lent by the backend */
+	int lent;                  /* bytes are the backend's: only read, never freed here */
 	size_t cap;                /* of bytes, when fetched */
 	int full;                  /* all stored bytes are in memory (else each share reads its own) */
 	struct tsr_chunk_parts *parts; /* count 0: share 0 decodes the chunk whole */
@@ -568,20 +553,20 @@ static void tsr_cpu_spare_free(struct tsr_cpu_spare *sp)
 	free(sp);
 }
 
-static void tsr_cpu_split_release(struct tsr_cpu_split *s, int mock, struct tsr_cpu_spare *sp)
+static void tsr_cpu_split_release(struct tsr_cpu_split *s, struct tsr_cpu_spare *sp)
 {
 	tsr_chunk_parts_free(s->parts);
 	s->parts = NULL;
-	if (!mock)
+	if (!s->lent)
 		tsr_cpu_spare_give(sp, s->bytes, s->cap);
 	s->bytes = NULL;
 }
 
-static void tsr_cpu_splits_free(struct tsr_cpu_split **splits, int64_t n, int mock)
+static void tsr_cpu_splits_free(struct tsr_cpu_split **splits, int64_t n)
 {
 	for (int64_t t = 0; splits && t < n; t++)
 		if (splits[t]) {
-			tsr_cpu_split_release(splits[t], mock, NULL);
+			tsr_cpu_split_release(splits[t], NULL);
 			pthread_mutex_destroy(&splits[t]->lock);
 			free(splits[t]);
 		}
@@ -609,7 +594,7 @@ static void tsr_cpu_split_plan(const struct tsr_cpu_job *job, int nthreads, stru
 		int64_t chunk = tsr_task_chunk(plan, t);
 		struct tsr_chunk_ref ref;
 		nshares[t] = 1;
-		if (tsr_task_chunk_ref(a, chunk, job->mock, &ref))
+		if (job->be->chunk_ref(a, chunk, 0, &ref))
 			continue;
 		struct tsr_chunk_box box;
 		tsr_task_bounds(plan, t, box.lo, box.hi);
@@ -642,54 +627,56 @@ static void tsr_cpu_split_plan(const struct tsr_cpu_job *job, int nthreads, stru
 	}
 fail:
 	free(nshares);
-	tsr_cpu_splits_free(splits, nt, job->mock);
+	tsr_cpu_splits_free(splits, nt);
 }
 
-/* Reads [from, to) of a split chunk's stored bytes into its buffer. */
-static int tsr_cpu_split_read(struct tsr_cpu_split *s, int fd, uint64_t from, uint64_t to,
-			      struct tsr_worker_stats *stats)
+/* Reads [from, to) of a split chunk's stored bytes into its buffer (src: the chunk open). */
+static int tsr_cpu_split_read(struct tsr_cpu_split *s, struct tsr_source *src, uint64_t from,
+			      uint64_t to, struct tsr_worker_stats *stats)
 {
 	if (to <= from)
 		return TSR_OK;
 	stats->bytes_read += to - from;
-	return tsr_io_pread(fd, s->bytes + from, (size_t)(to - from), s->ref.offset + from);
+	return src->be->read(src, TSR_MEM_HOST, s->bytes, (size_t)from, (size_t)(to - from), from);
 }
 
 /* Loads a split chunk (under its lock): its head (blosc header, block table, dictionary), from
  * which each share then reads its own blocks' bytes; or, where pieces cannot be read on their
  * own, all its stored bytes. Then its pieces. */
 static int tsr_cpu_split_load(const struct tsr_cpu_job *job, struct tsr_cpu_state *ws,
-			      struct tsr_cpu_split *s, int64_t chunk, struct tsr_fd_cache *fdc,
+			      struct tsr_cpu_split *s, int64_t chunk, struct tsr_source *src,
 			      struct tsr_worker_stats *stats)
 {
 	double t0 = tsr_now();
-	int st = TSR_OK, fd = -1, owned = 0;
+	int st = TSR_OK, opened = 0;
 	uint64_t have = 0, n = 0;
-	if (job->mock) {
-		const struct tsr_mock_chunk *mc = tsr_mock_chunk(job->array, chunk);
-		if (!mc)
-			return tsr_error(TSR_E_INTERNAL, "not in the mock-host cache");
-		s->bytes = mc->bytes; /* shared by all threads: only read */
+	if (job->be->lend) {
+		/* a backend holding the chunk in memory: shared by all threads (only read) */
+		s->bytes = (unsigned char *)job->be->lend(job->array, chunk);
+		s->lent = 1;
+		if (!s->bytes && s->ref.nbytes)
+			return tsr_error(TSR_E_INTERNAL, "not in the %s cache", job->be->name);
 		s->full = 1;
 		stats->bytes_read += s->ref.nbytes;
 	} else if (s->ref.nbytes > 0) {
-		st = tsr_io_chunk_fd(job->array, &s->ref, fdc, &fd, &owned);
+		st = src->be->open(src, chunk, &s->ref);
 		if (st == TSR_E_NOT_FOUND && s->ref.missing_is_fill) {
-			tsr_chunk_set_fill(&s->ref); /* as tsr_io_fetch_cached makes it */
+			tsr_chunk_set_fill(&s->ref); /* as tsr_storage_fetch makes it */
 			return TSR_OK;
 		}
 		if (st)
 			return st;
+		opened = 1;
 		n = s->ref.nbytes;
 		if (n > SIZE_MAX - 64 ||
 		    !(s->bytes = tsr_cpu_spare_take(job->spare, (size_t)n + 64, &s->cap))) {
 			st = tsr_error(TSR_E_NOMEM, "out of memory for %llu bytes", (unsigned long long)n);
 			goto done;
 		}
-		memset(s->bytes + n, 0, 64); /* the slack tsr_io_fetch leaves */
+		memset(s->bytes + n, 0, 64); /* the slack tsr_storage_fetch leaves */
 		uint64_t want = n < 4096 ? n : 4096;
 		for (;;) {
-			if ((st = tsr_cpu_split_read(s, fd, have, want, stats)))
+			if ((st = tsr_cpu_split_read(s, src, have, want, stats)))
 				goto done;
 			have = want;
 			size_t head = tsr_chunk_parts_head(&s->ref, s->bytes, (size_t)have, n);
@@ -712,14 +699,14 @@ static int tsr_cpu_split_load(const struct tsr_cpu_job *job, struct tsr_cpu_stat
 	    !(s->parts && tsr_chunk_parts_count(s->parts) > 0 &&
 	      tsr_chunk_parts_span(s->parts, 0, &off, &len))) {
 		/* pieces that cannot be read on their own, or a chunk that decodes whole */
-		st = tsr_cpu_split_read(s, fd, have, n, stats);
+		st = tsr_cpu_split_read(s, src, have, n, stats);
 		s->full = 1;
 	}
 	stats->t_fetch += t1 - t0 + tsr_now() - t2;
 	stats->t_decode += t2 - t1;
 done:
-	if (owned)
-		tsr_io_close(fd);
+	if (opened)
+		src->be->release(src);
 	return st;
 }
 
@@ -868,8 +855,8 @@ static int tsr_cpu_span_cmp(const void *x, const void *y)
 /* Reads the stored bytes of pieces [i0, i1) of a split chunk, by this share: the chunk's read
  * spreads over the threads. Their blocks, in file order, one read per run of adjacent ones
  * (threaded writers store a chunk's blocks in about their order, not exactly). */
-static int tsr_cpu_share_read(const struct tsr_cpu_job *job, struct tsr_cpu_split *s, int64_t i0,
-			      int64_t i1, struct tsr_fd_cache *fdc, struct tsr_worker_stats *stats)
+static int tsr_cpu_share_read(struct tsr_cpu_split *s, int64_t chunk, int64_t i0, int64_t i1,
+			      struct tsr_source *src, struct tsr_worker_stats *stats)
 {
 	size_t n = (size_t)(i1 - i0);
 	uint64_t *span = malloc(n * 2 * sizeof(*span));
@@ -880,20 +867,29 @@ static int tsr_cpu_share_read(const struct tsr_cpu_job *job, struct tsr_cpu_spli
 		if (!tsr_chunk_parts_span(s->parts, i0 + (int64_t)k, &span[2 * k], &span[2 * k + 1]))
 			st = tsr_error(TSR_E_INTERNAL, "piece %lld has no span", (long long)(i0 + (int64_t)k));
 	qsort(span, n, 2 * sizeof(*span), tsr_cpu_span_cmp);
-	struct tsr_chunk_ref r = s->ref; /* the fd lookup may write to it */
-	int fd, owned;
+	/* spans land at their own offsets in the chunk's buffer: the one rule, without limits */
+	struct tsr_span *sp = st ? NULL : malloc(n * sizeof(*sp));
+	if (!st && !sp)
+		st = tsr_error(TSR_E_NOMEM, "out of memory");
+	for (size_t k = 0; k < n && !st; k++)
+		sp[k] = (struct tsr_span){"", span[2 * k], span[2 * k + 1], span[2 * k]};
+	static const struct tsr_coalesce_rule whole = {UINT64_MAX, UINT64_MAX, UINT64_MAX, 0};
+	struct tsr_piece *pc = NULL;
+	int64_t npc = 0;
+	size_t pcap = 0;
+	if (!st)
+		st = tsr_coalesce(sp, (int64_t)n, &whole, &pc, &npc, &pcap);
+	struct tsr_chunk_ref r = s->ref; /* the open may write to it */
 	double t0 = tsr_now();
-	if (!st && !(st = tsr_io_chunk_fd(job->array, &r, fdc, &fd, &owned))) {
-		for (size_t k = 0; k < n && !st;) {
-			uint64_t a = span[2 * k], z = a + span[2 * k + 1];
-			for (k++; k < n && span[2 * k] == z; k++)
-				z += span[2 * k + 1];
-			st = tsr_cpu_split_read(s, fd, a, z, stats);
-		}
-		if (owned)
-			tsr_io_close(fd);
+	if (!st && !(st = src->be->open(src, chunk, &r))) {
+		for (int64_t k = 0; k < npc && !st; k++)
+			st = tsr_cpu_split_read(s, src, pc[k].offset, pc[k].offset + pc[k].nbytes,
+						stats);
+		src->be->release(src);
 	}
 	stats->t_fetch += tsr_now() - t0;
+	free(pc);
+	free(sp);
 	free(span);
 	return st;
 }
@@ -938,7 +934,7 @@ static int tsr_cpu_split_whole(const struct tsr_cpu_job *job, struct tsr_cpu_sta
  * the output where the chunk's values land there as one run, else into this thread's buffer
  * and placed. Returns nonzero when the worker should stop (the failure is recorded). */
 static int tsr_cpu_share(struct tsr_cpu_job *job, struct tsr_cpu_state *ws, int64_t t,
-			 struct tsr_fd_cache *fdc, struct tsr_worker_stats *stats)
+			 struct tsr_source *src, struct tsr_worker_stats *stats)
 {
 	const struct tsr_plan *plan = job->plan;
 	struct tsr_cpu_split *s = job->splits[tsr_task_origin(plan, t)];
@@ -948,7 +944,7 @@ static int tsr_cpu_share(struct tsr_cpu_job *job, struct tsr_cpu_state *ws, int6
 	int st = TSR_OK, report = 1;
 	pthread_mutex_lock(&s->lock);
 	if (!s->loaded) {
-		s->status = tsr_cpu_split_load(job, ws, s, chunk, fdc, stats);
+		s->status = tsr_cpu_split_load(job, ws, s, chunk, src, stats);
 		s->loaded = 1;
 	} else if (s->status) {
 		report = 0; /* the loading share has reported it */
@@ -965,7 +961,7 @@ static int tsr_cpu_share(struct tsr_cpu_job *job, struct tsr_cpu_state *ws, int6
 	}
 	int64_t direct = tsr_direct_offset(job, &s->ref, &tb), i0 = n * p / np, i1 = n * (p + 1) / np;
 	size_t es = job->esize;
-	if (!s->full && i0 < i1 && (st = tsr_cpu_share_read(job, s, i0, i1, fdc, stats)))
+	if (!s->full && i0 < i1 && (st = tsr_cpu_share_read(s, chunk, i0, i1, src, stats)))
 		goto done;
 	for (int64_t i = i0; i < i1; i++) {
 		struct tsr_chunk_piece pc;
@@ -996,7 +992,7 @@ done:
 		tsr_job_fail(&job->err, job->array, chunk, st);
 	/* the last share done frees the chunk: no share reads it after its own end */
 	if (atomic_fetch_sub(&s->left, 1) == 1)
-		tsr_cpu_split_release(s, job->mock, job->spare);
+		tsr_cpu_split_release(s, job->spare);
 	return st || atomic_load(&job->err.failed);
 }
 
@@ -1011,7 +1007,9 @@ static void tsr_cpu_worker(void *arg, int w)
 		return;
 	}
 	/* Chunk files stay open while the next chunk is in the same file (a shard). */
-	struct tsr_fd_cache fdc = {.fd = -1};
+	struct tsr_source store;
+	tsr_source_init(&store, job->be, a);
+	const int lends = job->be->lend != NULL; /* whole chunks in memory already */
 	for (;;) {
 		int64_t t = atomic_fetch_add(&job->next, 1);
 		if (t >= job->plan->ntasks)
@@ -1023,7 +1021,7 @@ static void tsr_cpu_worker(void *arg, int w)
 		    !tsr_job_ranks_before(&job->err, tsr_task_chunk(job->plan, t)))
 			continue;
 		if (tsr_task_nshares(job->plan, t) > 1) {
-			tsr_cpu_share(job, ws, t, &fdc, stats);
+			tsr_cpu_share(job, ws, t, &store, stats);
 			continue;
 		}
 		int64_t chunk = tsr_task_chunk(job->plan, t);
@@ -1032,25 +1030,23 @@ static void tsr_cpu_worker(void *arg, int w)
 		struct tsr_chunk_ref ref;
 		unsigned char *src = ws->fetch;
 		double t0 = tsr_now();
-		int st = tsr_task_chunk_ref(a, chunk, job->mock, &ref);
+		int st = job->be->chunk_ref(a, chunk, 0, &ref);
 		if (st) {
 			tsr_job_fail(&job->err, job->array, chunk, st);
 			continue;
 		}
-		if (job->mock) /* decoding only reads the cached bytes: shared by all threads */
-			src = tsr_mock_chunk(a, chunk)->bytes;
 		int64_t direct = tsr_direct_offset(job, &ref, &tb);
 		/* A large zstd chunk is read, decoded and placed a piece at a time (the time counts
-		 * as decoding): from its file, else from its bytes in memory (a mock cache, steps
-		 * before the zstd step); tsr_cpu_stream declines the rest. */
+		 * as decoding): from its file, else from its bytes in memory (lent by the backend,
+		 * steps before the zstd step); tsr_cpu_stream declines the rest. */
 		uint64_t decoded = 0, nread = 0;
 		int streamed = 0;
 		/* from its file where the stored bytes are the zstd frame itself; a chunk that
 		 * declines there decodes whole */
-		const int from_file = direct < 0 && !job->mock && ref.nbytes > 0 &&
+		const int from_file = direct < 0 && !lends && ref.nbytes > 0 &&
 				      tsr_chunk_streams_read(&ref);
 		if (from_file)
-			st = tsr_cpu_stream(job, ws, &ref, NULL, t, &tb, &fdc, &nread, &decoded,
+			st = tsr_cpu_stream(job, ws, &ref, NULL, t, &tb, &store, &nread, &decoded,
 					    &streamed);
 		/* Part of a chunk: codecs that decode in pieces (b2nd blocks) fetch and decode only
 		 * the pieces under the task's box, into a box-sized buffer. */
@@ -1058,18 +1054,19 @@ static void tsr_cpu_worker(void *arg, int w)
 		tsr_task_bounds(job->plan, t, box.lo, box.hi);
 		if (st || streamed) {
 			/* nothing to fetch */
-		} else if (ref.nbytes > 0 && job->mock) {
-			/* Box reads decode their blocks from the whole cached chunk. */
-			nread = ref.nbytes;
 		} else if (ref.nbytes > 0) {
+			/* A lent chunk is whole in memory: box reads decode their blocks from
+			 * it. */
 			int done = 0;
-			if (direct < 0 && tsr_chunk_decodes_box(&ref))
-				st = tsr_cpu_fetch_box(a, &ref, &box, &ws->fetch, &ws->fetch_cap, &fdc,
-						       &done);
+			if (!lends && direct < 0 && tsr_chunk_decodes_box(&ref))
+				st = tsr_cpu_fetch_box(&store, chunk, &ref, &box, &ws->fetch,
+						       &ws->fetch_cap, &done);
+			const unsigned char *bytes = ws->fetch;
 			if (!st && !done)
-				st = tsr_io_fetch_cached(a, &ref, &ws->fetch, &ws->fetch_cap, &fdc);
+				st = tsr_storage_fetch(&store, chunk, &ref, &ws->fetch,
+						       &ws->fetch_cap, &bytes);
 			nread = ref.nbytes;
-			src = ws->fetch;
+			src = (unsigned char *)bytes; /* (lent bytes: decoding only reads them) */
 		}
 		double t1 = tsr_now();
 		if (!st && !streamed && !from_file && direct < 0 && ref.nbytes > 0) {
@@ -1144,16 +1141,16 @@ static void tsr_cpu_worker(void *arg, int w)
 		stats->t_decode += t2 - t1;
 		stats->t_place += t3 - t2;
 	}
-	tsr_fd_cache_close(&fdc);
+	tsr_source_close(&store);
 	tsr_cpu_state_put(job->cache, ws);
 }
 
 int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
-		const struct tsr_norm_sel *sel, void *out, int nthreads, int mock,
-		struct tsr_receipt *r)
+		const struct tsr_norm_sel *sel, void *out, int nthreads,
+		const struct tsr_backend *be, struct tsr_receipt *r)
 {
 	struct tsr_cpu_job job = {0};
-	job.mock = mock;
+	job.be = be;
 	job.array = array;
 	job.plan = plan;
 	job.sel = sel;
@@ -1177,7 +1174,7 @@ int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
 		nthreads = job.plan->ntasks > 0 ? (int)job.plan->ntasks : 1;
 	job.stats = calloc((size_t)nthreads, sizeof(*job.stats));
 	if (!job.stats) {
-		tsr_cpu_splits_free(job.splits, plan->ntasks, mock);
+		tsr_cpu_splits_free(job.splits, plan->ntasks);
 		tsr_cpu_spare_free(job.spare);
 		tsr_plan_free(&split);
 		tsr_job_error_destroy(&job.err);
@@ -1193,7 +1190,7 @@ int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
 	}
 	r->nthreads = nthreads;
 	free(job.stats);
-	tsr_cpu_splits_free(job.splits, plan->ntasks, mock);
+	tsr_cpu_splits_free(job.splits, plan->ntasks);
 	tsr_cpu_spare_free(job.spare);
 	tsr_plan_free(&split);
 	int st = tsr_job_error_take(&job.err);

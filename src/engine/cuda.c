@@ -14,10 +14,6 @@
 #include "../codecs/blosc.h"
 #include "../codecs/route.h"
 #include "../codecs/codecs.h"
-#include "../io/cufile.h"
-#include "../io/io.h"
-#include "../io/mock.h"
-#include "../io/mock_device.h"
 #include "engine.h"
 #include "gather.h"
 
@@ -341,7 +337,8 @@ static void tsr_cuda_receipt(const struct tsr_array *a, const int64_t n_gpu[TSR_
 
 static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 			   const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads,
-			   int decoder, int storage, int batch, int device, struct tsr_receipt *r)
+			   int decoder, const struct tsr_storage_choice *store, int batch,
+			   int device, struct tsr_receipt *r)
 {
 	const int defer_sync = batch & TSR_BATCH_DEFER;
 	struct tsr_cuda_state *cs = NULL;
@@ -352,29 +349,18 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	if (d->ndim > TSR_CUDA_MAX_DIM)
 		return tsr_error(TSR_E_UNSUPPORTED, "%s: the CUDA engine places up to %d axes",
 				 array->path, TSR_CUDA_MAX_DIM);
-	const int mock = storage == TSR_STORAGE_MOCK_HOST || storage == TSR_STORAGE_MOCK_DEVICE;
-	const int replay = storage == TSR_STORAGE_MOCK_DEVICE;
-	/* cuFile where asked, or (auto) where it runs natively; forcing it elsewhere fails. */
-	char cf_why[256] = "";
-	int cufile = 0;
-	if (array->unpacked && (storage == TSR_STORAGE_REAL || storage == TSR_STORAGE_CUFILE)) {
-		/* the file on disk is compressed: its bytes are only in array->fd (memory) */
-		snprintf(cf_why, sizeof(cf_why), "the file is %s-compressed, decompressed in memory "
-			 "when opened", array->unpacked);
-		if (storage == TSR_STORAGE_CUFILE)
-			return tsr_error(TSR_E_UNSUPPORTED, "%s: cufile storage cannot read it: %s",
-					 array->path, cf_why);
-	} else if (storage == TSR_STORAGE_REAL || storage == TSR_STORAGE_CUFILE) {
-		cufile = tsr_cufile_usable(cf_why, sizeof(cf_why));
-		if (!cufile && storage == TSR_STORAGE_CUFILE)
-			return tsr_error(TSR_E_UNSUPPORTED, "%s: cufile storage: GPUDirect Storage "
-					 "cannot run here: %s", array->path, cf_why);
-	}
+	/* What the read's backend (chosen once, by read.c) offers: whole chunks lent from host
+	 * memory (mock-host, mock-device), chunks kept in device memory (mock-device), reads
+	 * straight into device memory (cuFile). */
+	const struct tsr_backend *be = store->be;
+	const int lends = be->lend != NULL;
+	const int replay = be->kept != NULL;
+	const int to_dev = (be->mems & TSR_MEMBIT(TSR_MEM_CUDA)) != 0;
 	/* Stored bytes on the device already, before dispatch: cuFile read them there. (Workers
 	 * copying each piece to the device as they read it, on streams of their own, was tried:
 	 * on the H200 it read the FITS batch at 26.7 GB/s and the Zarr array at 31.5, against
 	 * 38.7 and 40.4 with one bulk copy of each slot.) */
-	int on_dev = cufile;
+	int on_dev = to_dev;
 	pthread_mutex_lock(&cs->lock);
 	/* A device's share of a split read reads with the device's own threads, so that every
 	 * device's storage reads run at once (the context's pool runs one job at a time). */
@@ -413,11 +399,13 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	const char *gpu_name[TSR_FAM_N] = {0}, *cpu_name[TSR_WHY_N] = {0};
 	const struct tsr_route_device rdev = {
 		.gpu = 1, .force_cpu = decoder == TSR_DECODER_CPU,
-		.blosc = !cufile && !replay, /* (its header is read on the host) */
+		.blosc = !to_dev && !replay, /* (its header is read on the host) */
 		.families = tsr_cuda_family_mask()};
 	uint64_t gpu_decoded = 0, max_stream = 0;
 	struct tsr_plan_descs *descs = NULL; /* every chunk's settled description */
-	st = tsr_plan_describe(plan, array, mock, &descs);
+	/* settled: a chunk file's size lays out the slot (the mock backends' refs were settled by
+	 * their real fetch) */
+	st = tsr_plan_describe(plan, array, be, 1, &descs);
 	for (int64_t t = 0; t < plan->ntasks && st == TSR_OK; t++) {
 		struct tsr_cuda_task *ct = &tasks[t];
 		struct tsr_chunk_ref *ref = &ct->ref;
@@ -427,10 +415,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		ct->alt_width = 0;
 		ct->slot_offset = ct->dec_cap = ct->dec_offset = 0;
 		ct->stream = -1;
-		ct->split = 0;
 		tsr_task_desc(descs, t, ref);
-		if (!mock)
-			tsr_io_chunk_settle(ref); /* a chunk file's size lays out the slot */
 		ct->plane_block = 0;
 		ct->bf_stage = 0;
 		ct->blosc = 0;
@@ -541,7 +526,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	double t_fill = 0;
 	if (st == TSR_OK && replay) {
 		double tf0 = tsr_now();
-		st = tsr_cuda_replay_fill(array, plan, tasks);
+		st = tsr_cuda_replay_fill(array, be, plan, tasks);
 		t_fill = tsr_now() - tf0;
 	}
 	/* Stored bytes read with pread into the slots: the feed reads them in the background
@@ -550,8 +535,8 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	 * CPU, the pool's threads fill each slot in one run instead, so a feed still running (this
 	 * batch's earlier files, or another thread's batch) lands and stops first; its slots go to
 	 * the GPU. */
-	const int feed = !replay && !mock && !cufile && n_host * 16 <= plan->ntasks &&
-			 !array->unpacked; /* (the feed opens files by path; the pool reads fd) */
+	const int feed = !lends && !to_dev && n_host * 16 <= plan->ntasks &&
+			 store->by_path; /* (the feed opens files by path; the pool reads fd) */
 	if (feed)
 		on_dev = 1; /* the feed's threads copy the stored bytes to the device */
 	if (st == TSR_OK && cs->feed.pool &&
@@ -669,8 +654,8 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		job.group = job.group < 1 ? 1 : job.group > 256 ? 256 : job.group;
 		atomic_store(&job.next, 0);
 		atomic_store(&job.err.failed, 0);
-		job.mock = mock;
-		job.cufile = cufile;
+		job.be = be;
+		job.to_dev = to_dev;
 		job.dev = s->dev;
 		if (feed) {
 			uint64_t nb = 0;
@@ -764,14 +749,13 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	r->nthreads = nthreads;
 	snprintf(r->engine, sizeof(r->engine), "cuda");
 	tsr_cuda_receipt(array, n_gpu, gpu_name, n_raw, n_cpu, cpu_name, r);
-	if (!mock)
-		snprintf(r->backend, sizeof(r->backend), "%s", cufile ? "cufile" : "posix");
-	if (!mock && !cufile && storage == TSR_STORAGE_REAL && n_raw + n_stream > 0) {
+	if (store->automatic && !to_dev && n_raw + n_stream > 0) {
 		/* auto passed cuFile over: say why (once per read) */
 		size_t have = strlen(r->fallback);
 		if (have + 40 < sizeof(r->fallback))
 			snprintf(r->fallback + have, sizeof(r->fallback) - have,
-				 "%sstorage posix, not cuFile: %.100s", have ? "; " : "", cf_why);
+				 "%sstorage %s, not cuFile: %.100s", have ? "; " : "", be->name,
+				 store->why);
 	}
 	if (replay) {
 		int64_t ncpu = 0;
@@ -792,13 +776,14 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
-		 int storage, int batch, int device, struct tsr_receipt *r)
+		 const struct tsr_storage_choice *store, int batch, int device,
+		 struct tsr_receipt *r)
 {
 	/* every CUDA call of the read runs on its device (the caller's current one restored) */
 	int prev = -1;
 	int st = tsr_cuda_enter(&device, out, array->path, &prev);
 	if (st == TSR_OK)
-		st = tsr_cuda_run_on(array, plan, sel, out, stream, nthreads, decoder, storage, batch,
+		st = tsr_cuda_run_on(array, plan, sel, out, stream, nthreads, decoder, store, batch,
 				     device, r);
 	tsr_cuda_leave(prev);
 	return st;
@@ -808,10 +793,11 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
-		 int storage, int batch, int device, struct tsr_receipt *r)
+		 const struct tsr_storage_choice *store, int batch, int device,
+		 struct tsr_receipt *r)
 {
 	(void)plan, (void)sel, (void)out, (void)stream, (void)nthreads, (void)decoder;
-	(void)storage, (void)batch, (void)r;
+	(void)store, (void)batch, (void)r;
 	int prev;
 	return tsr_cuda_enter(&device, out, array->path, &prev); /* (says no CUDA engine) */
 }

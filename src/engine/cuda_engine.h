@@ -13,6 +13,7 @@
 #include "../cuda/place.h"
 #include "../codecs/route.h"
 #include "../cuda/tsr_cuda.h"
+#include "../io/storage.h"
 #include "engine.h"
 
 /* Staging ring: copies of >= 16 MiB reach full PCIe speed (DESIGN.md section 4). The GPU decodes
@@ -135,6 +136,8 @@ struct tsr_feed_src {
 };
 
 struct tsr_feed_item {
+	const struct tsr_backend *be; /* its read's storage backend (one that opens files by path
+				   and reads into pinned memory) */
 	uint32_t src;
 	uint32_t label;         /* text offset of the chunk's name, or UINT32_MAX: its number */
 	int32_t slot;
@@ -218,7 +221,6 @@ struct tsr_cuda_task {
 	size_t dec_cap;         /* STREAM, BLOSC: decode buffer bytes */
 	size_t dec_offset;
 	int stream;             /* STREAM: the slot's stream */
-	int split;              /* stored bytes read in pieces (job->pieces), not as a task */
 	int64_t plane_block;    /* BLOSC: elements a shuffled block holds (0: not shuffled) */
 	int bf_stage;           /* BLOSC: the filter pass leaves its values in the staging */
 	int blosc;              /* a blosc chunk (BLOSC, or CPU once its header said so) */
@@ -231,11 +233,6 @@ struct tsr_cuda_task {
  * ends when its last read does). */
 #define TSR_PIECE_NBYTES ((uint64_t)512 << 10)
 
-struct tsr_cuda_piece {
-	int64_t task;           /* index into the job's tasks */
-	uint64_t offset, nbytes; /* within the chunk's stored bytes */
-};
-
 struct tsr_cuda_job {
 	const struct tsr_array *array;
 	const struct tsr_plan *plan;
@@ -246,14 +243,17 @@ struct tsr_cuda_job {
 	unsigned char *host;
 	atomic_llong next;
 	int64_t group;          /* tasks a worker takes at a time */
-	int mock;               /* mock-host: chunk bytes from the array's host cache */
+	const struct tsr_backend *be; /* the read's storage backend */
 	int host_only;          /* only the tasks whose values the CPU makes (the feed reads the
 				   others) */
-	int cufile;             /* stored bytes go straight to dev through cuFile */
+	int to_dev;             /* stored bytes go straight to dev (the backend reads device
+				   memory: cuFile) */
 	int device;             /* the read's CUDA device (current on the pool's threads too) */
 	unsigned char *dev;     /* the slot's device staging */
-	struct tsr_cuda_piece *pieces; /* read before the tasks */
+	struct tsr_piece *pieces; /* stored bytes read before the tasks (tsr_cuda_pieces); a
+				   piece's span is its (first) task */
 	int64_t npieces;
+	size_t pieces_cap;
 	atomic_llong next_piece;
 	struct tsr_job_error err;
 	struct tsr_blosc_stream *spans; /* scratch for a blosc chunk's streams */
@@ -338,12 +338,14 @@ int tsr_cuda_blosc_filters(struct tsr_cuda_slot *s);
 /* cuda_fetch.c: filling a slot. */
 /* Pool worker (a struct tsr_cuda_job): fetch, or decode on the CPU, into the slot. */
 void tsr_cuda_worker(void *arg, int w);
-/* Lists the pieces of the job's large stored chunks, marking those tasks split. */
+/* Lists the reads of the job's stored bytes, coalesced and split into pieces (src/io/storage.h:
+ * tsr_coalesce); none for a backend that lends whole chunks. */
 int tsr_cuda_pieces(struct tsr_cuda_job *job);
 /* on_dev: notes the host ranges (CPU-decoded values) the slot must still copy. */
 int tsr_cuda_host_ranges(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s);
-/* mock-device: puts what each task needs in the array's device cache; slot_offset = address. */
-int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_plan *plan,
-			 struct tsr_cuda_task *tasks);
+/* A device-keeping backend (be->kept: mock-device): what each task needs kept in device memory;
+ * slot_offset = its address. */
+int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_backend *be,
+			 const struct tsr_plan *plan, struct tsr_cuda_task *tasks);
 
 #endif

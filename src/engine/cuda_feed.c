@@ -1,12 +1,12 @@
-/* cuda_feed.c - the CUDA engine's feed: the pool's threads read stored bytes into the staging
- * slots' device memory in the background, across slots and a batch's files, while the host plans
- * the next ones. */
+/* cuda_feed.c - the CUDA engine's feed: the pool's threads read stored bytes through the read's
+ * storage backend into the staging slots' device memory in the background, across slots and a
+ * batch's files, while the host plans the next ones. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../io/io.h"
+#include "../io/storage.h"
 #include "engine.h"
 
 #ifdef TSR_WITH_CUDA
@@ -52,13 +52,18 @@ void tsr_feed_destroy(struct tsr_feed *f)
 	pthread_mutex_destroy(&f->lock);
 }
 
-/* A taker's open file: the source it belongs to, kept open for that source's next item. */
+/* A taker's way into storage: the source (file) of its last item, kept open for the next. */
 struct tsr_feed_fd {
 	uint32_t src;
-	int fd;
+	struct tsr_source in;   /* in.be NULL: not opened yet */
 	struct tsr_feed_lane *lane;
 	char path[4096];
 };
+
+static void tsr_feed_fd_close(struct tsr_feed_fd *fc)
+{
+	tsr_source_close(&fc->in);
+}
 
 /* The lane's stream, events and bounce buffers, made on first use. */
 static int tsr_feed_lane_make(struct tsr_feed *f, struct tsr_feed_lane *l)
@@ -100,7 +105,7 @@ static int tsr_feed_lane_make(struct tsr_feed *f, struct tsr_feed_lane *l)
 
 /* Reads an item through the lane's bounce buffers, each piece copied to the device on the
  * lane's stream as soon as it is read (while it is still in the CPU's caches). */
-static int tsr_feed_read_copy(struct tsr_feed *f, struct tsr_feed_lane *l, int fd,
+static int tsr_feed_read_copy(struct tsr_feed *f, struct tsr_feed_lane *l, struct tsr_source *in,
 			      const struct tsr_feed_item *it)
 {
 	int st = tsr_feed_lane_make(f, l);
@@ -112,7 +117,8 @@ static int tsr_feed_read_copy(struct tsr_feed *f, struct tsr_feed_lane *l, int f
 		cudaError_t e = cudaEventSynchronize(l->ev[k]);
 		if (e)
 			return tsr_cuda_fail(e, "bounce copy");
-		if ((st = tsr_io_pread(fd, l->bounce[k], n, it->offset + off)))
+		if ((st = in->be->read(in, TSR_MEM_HOST_PINNED, l->bounce[k], 0, n,
+				       it->offset + off)))
 			break;
 		if ((e = cudaMemcpyAsync(it->dst + off, l->bounce[k], n, cudaMemcpyHostToDevice,
 					 l->stream)) ||
@@ -155,19 +161,24 @@ static void tsr_feed_take(struct tsr_feed *f, struct tsr_feed_fd *fc)
 	struct tsr_feed_item it = f->items[f->next++];
 	int st = TSR_OK;
 	if (!f->status && !f->dropping) {
+		if (fc->in.be != it.be) {
+			tsr_feed_fd_close(fc);
+			tsr_source_init(&fc->in, it.be, NULL);
+			fc->src = UINT32_MAX;
+		}
 		if (fc->src != it.src) {
-			tsr_io_close(fc->fd);
-			fc->fd = -1;
+			/* (a copy: the text may move while this thread reads unlocked) */
 			fc->src = it.src;
 			snprintf(fc->path, sizeof(fc->path), "%s", f->text + f->srcs[it.src].path);
 		}
 		pthread_mutex_unlock(&f->lock);
 		double t0 = tsr_now();
-		uint64_t size;
-		if (fc->fd < 0)
-			st = tsr_io_open(fc->path, &fc->fd, &size);
-		if (st == TSR_OK)
-			st = tsr_feed_read_copy(f, fc->lane, fc->fd, &it);
+		/* (the source keeps the file open for its next item) */
+		st = fc->in.be->open_path(&fc->in, fc->path);
+		if (st == TSR_OK) {
+			st = tsr_feed_read_copy(f, fc->lane, &fc->in, &it);
+			fc->in.be->release(&fc->in);
+		}
 		double t = tsr_now() - t0;
 		char msg[400];
 		if (st)
@@ -191,7 +202,7 @@ static void tsr_feed_take(struct tsr_feed *f, struct tsr_feed_fd *fc)
 static void tsr_feed_worker(void *arg, int w)
 {
 	struct tsr_feed *f = arg;
-	struct tsr_feed_fd fc = {.src = UINT32_MAX, .fd = -1,
+	struct tsr_feed_fd fc = {.src = UINT32_MAX,
 				 .lane = &f->lane[w < TSR_FEED_LANES ? w : TSR_FEED_LANES - 1]};
 	cudaSetDevice(f->device); /* (the runtime's device is per thread) */
 	pthread_mutex_lock(&f->lock);
@@ -204,7 +215,7 @@ static void tsr_feed_worker(void *arg, int w)
 			pthread_cond_wait(&f->more, &f->lock);
 	}
 	pthread_mutex_unlock(&f->lock);
-	tsr_io_close(fc.fd);
+	tsr_feed_fd_close(&fc);
 }
 
 /* The source index of path (the last one, when it is the same file), added when new. */
@@ -225,11 +236,17 @@ static int tsr_feed_src(struct tsr_feed *f, const char *path, uint32_t prefix, u
 	return TSR_OK;
 }
 
+/* The feed's rule of reads (src/io/storage.h): tasks back to back in the same file and in the
+ * slot (FITS tiles in the heap) become one read of up to a bounce buffer; a large chunk is read
+ * in pieces of one, so that all threads share it. */
+static const struct tsr_coalesce_rule tsr_feed_rule = {
+	.start_max = TSR_PIECE_NBYTES, .join_max = UINT64_MAX, .run_max = TSR_BOUNCE_NBYTES,
+	.piece = TSR_BOUNCE_NBYTES};
+
 /*
  * Queues the reads of a job's tasks into slot `slot` (the stored bytes of its raw and inflate tasks),
- * starting the feed on the pool when it is not running. Tasks that lie back to back in the same
- * file and in the slot (FITS tiles in the heap) become one read of up to 4 MiB; large chunks are
- * read in pieces, so that all threads share them.
+ * starting the feed on the pool when it is not running; the reads are the job's spans coalesced
+ * and split by the feed's rule.
  */
 int tsr_feed_queue(struct tsr_feed *f, struct tsr_pool *pool, int nthreads,
 		   const struct tsr_cuda_job *job, int slot, uint64_t *bytes)
@@ -237,53 +254,53 @@ int tsr_feed_queue(struct tsr_feed *f, struct tsr_pool *pool, int nthreads,
 	const struct tsr_array *a = job->array;
 	char prefix[1400];
 	tsr_array_chunk_name(a, 0, prefix, sizeof(prefix), NULL, 0);
-	int st = TSR_OK;
+	/* the stored bytes of the tasks whose values the CPU does not make (see tsr_cuda_run) */
+	struct tsr_span *spans = malloc((size_t)(job->ntasks ? job->ntasks : 1) * sizeof(*spans));
+	int64_t *task = malloc((size_t)(job->ntasks ? job->ntasks : 1) * sizeof(*task)), nspans = 0;
+	struct tsr_piece *pieces = NULL;
+	int64_t npieces = 0;
+	size_t pcap = 0;
+	int st = spans && task ? TSR_OK : tsr_error(TSR_E_NOMEM, "out of memory");
+	for (int64_t i = 0; i < job->ntasks && st == TSR_OK; i++) {
+		const struct tsr_cuda_task *ct = &job->tasks[i];
+		if (ct->how == TSR_HOW_CPU)
+			continue;
+		spans[nspans] = (struct tsr_span){ct->ref.path, ct->ref.offset, ct->ref.nbytes,
+						  ct->slot_offset};
+		task[nspans++] = i;
+	}
+	if (st == TSR_OK)
+		st = tsr_coalesce(spans, nspans, &tsr_feed_rule, &pieces, &npieces, &pcap);
 	size_t added = 0;
 	pthread_mutex_lock(&f->lock);
-	uint32_t pfx = tsr_feed_text(f, prefix);
-	if (pfx == UINT32_MAX)
+	uint32_t pfx = st == TSR_OK ? tsr_feed_text(f, prefix) : UINT32_MAX;
+	if (st == TSR_OK && pfx == UINT32_MAX)
 		st = tsr_error(TSR_E_NOMEM, "out of memory");
-	for (int64_t i = 0; i < job->ntasks && st == TSR_OK;) {
-		const struct tsr_cuda_task *ct = &job->tasks[i];
-		const struct tsr_chunk_ref *r = &ct->ref;
-		int64_t chunk = tsr_task_chunk(job->plan, ct->t), j = i + 1;
-		uint64_t n = r->nbytes;
-		if (!n || ct->how == TSR_HOW_CPU) { /* (values the CPU makes: see tsr_cuda_run) */
-			i++;
-			continue;
-		}
-		if (n <= TSR_PIECE_NBYTES) { /* small tasks back to back: one read of <= 4 MiB */
-			while (j < job->ntasks && job->tasks[j].how != TSR_HOW_CPU &&
-			       job->tasks[j].ref.offset == r->offset + n &&
-			       job->tasks[j].slot_offset == ct->slot_offset + n &&
-			       n + job->tasks[j].ref.nbytes <= TSR_BOUNCE_NBYTES &&
-			       !strcmp(job->tasks[j].ref.path, r->path)) {
-				n += job->tasks[j].ref.nbytes;
-				j++;
+	if (st == TSR_OK)
+		st = tsr_grow((void **)&f->items, &f->cap, f->n + (size_t)npieces,
+			      sizeof(*f->items), 4096);
+	uint32_t src = 0, label = UINT32_MAX;
+	for (int64_t k = 0, last = -1; k < npieces && st == TSR_OK; k++) {
+		const struct tsr_piece *pc = &pieces[k];
+		const struct tsr_cuda_task *ct = &job->tasks[task[pc->span]];
+		int64_t chunk = tsr_task_chunk(job->plan, ct->t);
+		if (pc->span != last) { /* (a chunk's pieces share its names) */
+			last = pc->span;
+			label = UINT32_MAX;
+			const char *path = ct->ref.path[0] ? ct->ref.path : a->path;
+			if ((st = tsr_feed_src(f, path, pfx, &src)))
+				break;
+			if (a->desc.chunk_label) {
+				char name[320];
+				a->desc.chunk_label(a, chunk, name, sizeof(name));
+				label = tsr_feed_text(f, name);
 			}
 		}
-		uint32_t src = 0, label = UINT32_MAX;
-		if ((st = tsr_feed_src(f, r->path[0] ? r->path : a->path, pfx, &src)))
-			break;
-		if (a->desc.chunk_label) {
-			char name[320];
-			a->desc.chunk_label(a, chunk, name, sizeof(name));
-			label = tsr_feed_text(f, name);
-		}
-		/* a run of small tasks is one read; a large chunk is read in pieces */
-		uint64_t piece = j > i + 1 ? n : TSR_BOUNCE_NBYTES;
-		if ((st = tsr_grow((void **)&f->items, &f->cap, f->n + (size_t)((n + piece - 1) / piece),
-				   sizeof(*f->items), 4096)))
-			break;
-		for (uint64_t off = 0; off < n; off += piece) {
-			f->items[f->n++] = (struct tsr_feed_item){
-				.src = src, .label = label, .slot = slot, .chunk = chunk,
-				.offset = r->offset + off, .nbytes = n - off < piece ? n - off : piece,
-				.dst = job->dev + ct->slot_offset + off};
-			added++;
-		}
-		*bytes += n;
-		i = j;
+		f->items[f->n++] = (struct tsr_feed_item){
+			.be = job->be, .src = src, .label = label, .slot = slot, .chunk = chunk,
+			.offset = pc->offset, .nbytes = pc->nbytes, .dst = job->dev + pc->dst};
+		*bytes += pc->nbytes;
+		added++;
 	}
 	f->left[slot] += (int64_t)added;
 	if (added)
@@ -294,6 +311,9 @@ int tsr_feed_queue(struct tsr_feed *f, struct tsr_pool *pool, int nthreads,
 		f->owner = pthread_self();
 	}
 	pthread_mutex_unlock(&f->lock);
+	free(pieces);
+	free(spans);
+	free(task);
 	if (start)
 		tsr_pool_start(pool, nthreads, tsr_feed_worker, f);
 	return st;
@@ -302,7 +322,7 @@ int tsr_feed_queue(struct tsr_feed *f, struct tsr_pool *pool, int nthreads,
 /* Reads items on the calling thread until slot's reads have all landed; the feed's status. */
 int tsr_feed_wait_slot(struct tsr_feed *f, int slot)
 {
-	struct tsr_feed_fd fc = {.src = UINT32_MAX, .fd = -1, .lane = &f->lane[0]};
+	struct tsr_feed_fd fc = {.src = UINT32_MAX, .lane = &f->lane[0]};
 	pthread_mutex_lock(&f->lock);
 	while (f->left[slot] > 0) {
 		if (f->next < f->n)
@@ -312,7 +332,7 @@ int tsr_feed_wait_slot(struct tsr_feed *f, int slot)
 	}
 	int st = f->status;
 	pthread_mutex_unlock(&f->lock);
-	tsr_io_close(fc.fd);
+	tsr_feed_fd_close(&fc);
 	if (st)
 		tsr_error_set_text(f->msg);
 	return st;
@@ -334,7 +354,7 @@ int tsr_feed_landed(struct tsr_feed *f, int slot)
  */
 int tsr_feed_stop(struct tsr_feed *f, int drop)
 {
-	struct tsr_feed_fd fc = {.src = UINT32_MAX, .fd = -1, .lane = &f->lane[0]};
+	struct tsr_feed_fd fc = {.src = UINT32_MAX, .lane = &f->lane[0]};
 	pthread_mutex_lock(&f->lock);
 	f->dropping = drop;
 	while (f->next < f->n)
@@ -343,7 +363,7 @@ int tsr_feed_stop(struct tsr_feed *f, int drop)
 	pthread_cond_broadcast(&f->more);
 	struct tsr_pool *pool = f->pool;
 	pthread_mutex_unlock(&f->lock);
-	tsr_io_close(fc.fd);
+	tsr_feed_fd_close(&fc);
 	if (pool)
 		tsr_pool_wait(pool);
 	for (int w = 0; w < TSR_FEED_LANES; w++) /* no copy into a slot outlives the feed */

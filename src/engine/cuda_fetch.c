@@ -1,5 +1,6 @@
-/* cuda_fetch.c - filling a CUDA staging slot: the pool's workers read stored bytes (pread, or
- * cuFile straight to the device) or decode chunks on the CPU; the mock-device cache's fill. */
+/* cuda_fetch.c - filling a CUDA staging slot: the pool's workers read stored bytes through the
+ * read's storage backend (into pinned memory, or straight to the device) or decode chunks on the
+ * CPU; the device-keeping backend's fill. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -10,46 +11,18 @@
 #include <sys/stat.h>
 
 #include "../codecs/codecs.h"
-#include "../io/cufile.h"
-#include "../io/io.h"
-#include "../io/mock.h"
-#include "../io/mock_device.h"
+#include "../io/storage.h"
 #include "engine.h"
 
 #ifdef TSR_WITH_CUDA
 #include "cuda_engine.h"
 
-/* Reads a chunk's stored bytes into dst (its own file kept open in fc for the next chunk of
- * the same file: inner chunks of a shard). */
-static int tsr_cuda_read_stored(const struct tsr_array *a, const struct tsr_chunk_ref *r,
-				void *dst, struct tsr_fd_cache *fc)
-{
-	struct tsr_chunk_ref ref = *r; /* sizes are settled already: nothing changes in it */
-	int fd, owned, st = tsr_io_chunk_fd(a, &ref, fc, &fd, &owned);
-	if (st == TSR_OK)
-		st = tsr_io_pread(fd, dst, (size_t)r->nbytes, r->offset);
-	if (owned)
-		tsr_io_close(fd);
-	return st;
-}
-
-/* Reads a chunk's stored bytes (or a piece: ref already narrowed) to dst_offset in the slot:
- * into pinned memory with pread, or straight into device memory with cuFile. */
-static int tsr_cuda_read_to_slot(const struct tsr_cuda_job *job, const struct tsr_chunk_ref *r,
-				 size_t dst_offset, struct tsr_fd_cache *fc,
-				 struct tsr_cufile_file *cf)
-{
-	if (!job->cufile)
-		return tsr_cuda_read_stored(job->array, r, job->host + dst_offset, fc);
-	const char *path = r->path[0] ? r->path : job->array->path;
-	if (cf->fd < 0 || strcmp(cf->path, path) != 0) {
-		tsr_cufile_close(cf);
-		int st = tsr_cufile_open(path, cf);
-		if (st)
-			return st;
-	}
-	return tsr_cufile_read(cf, job->dev, dst_offset, (size_t)r->nbytes, r->offset);
-}
+/* The rule of a slot's stored reads (src/io/storage.h): chunks back to back in the file and in
+ * the slot (FITS tiles in the heap) are one read of up to 4 MiB; chunks larger than a piece are
+ * read in pieces by all the pool's threads. */
+static const struct tsr_coalesce_rule tsr_slot_rule = {
+	.start_max = TSR_PIECE_NBYTES, .join_max = TSR_PIECE_NBYTES,
+	.run_max = (uint64_t)4 << 20, .piece = TSR_PIECE_NBYTES};
 
 /* Pool worker: fetch (and decode where needed) the batch's chunks into the pinned slot. */
 void tsr_cuda_worker(void *arg, int w)
@@ -57,116 +30,95 @@ void tsr_cuda_worker(void *arg, int w)
 	(void)w;
 	struct tsr_cuda_job *job = arg;
 	struct tsr_scratch scratch = {0};
-	struct tsr_fd_cache fc = {.fd = -1};
-	struct tsr_cufile_file cf = {.fd = -1};
+	/* stored reads into the slot (its device memory where the backend reads it), and whole
+	 * chunks into host memory for the CPU to decode */
+	struct tsr_source store, host;
+	tsr_source_init(&store, job->be, job->array);
+	tsr_source_init(&host, job->be->host ? job->be->host : job->be, job->array);
+	const int lends = job->be->lend != NULL;
+	const int mem = job->to_dev ? TSR_MEM_CUDA : TSR_MEM_HOST_PINNED;
+	unsigned char *slot = job->to_dev ? job->dev : job->host;
 	unsigned char *fetch = NULL;
 	size_t cap = 0;
 	double tf = 0, td = 0;
 	uint64_t br = 0, bd = 0;
 	int64_t i = 0, end = 0;
-	if (job->cufile)
-		cudaSetDevice(job->device); /* cuFile reads into the read's device memory */
+	if (job->to_dev)
+		cudaSetDevice(job->device); /* (the reads land in the read's device memory) */
 	for (int64_t k; (k = atomic_fetch_add(&job->next_piece, 1)) < job->npieces;) {
 		if (atomic_load(&job->err.failed))
 			break;
-		const struct tsr_cuda_piece *pc = &job->pieces[k];
-		struct tsr_cuda_task *ct = &job->tasks[pc->task];
-		struct tsr_chunk_ref run = ct->ref;
-		run.offset += pc->offset;
-		run.nbytes = pc->nbytes;
+		const struct tsr_piece *pc = &job->pieces[k];
+		struct tsr_cuda_task *ct = &job->tasks[pc->span];
+		struct tsr_chunk_ref ref = ct->ref; /* sizes are settled already: nothing changes */
+		int64_t chunk = tsr_task_chunk(job->plan, ct->t);
 		double t0 = tsr_now();
-		int st = tsr_cuda_read_to_slot(job, &run, ct->slot_offset + pc->offset, &fc, &cf);
+		int st = store.be->open(&store, chunk, &ref);
+		if (st == TSR_OK) {
+			st = store.be->read(&store, mem, slot, (size_t)pc->dst, (size_t)pc->nbytes,
+					    pc->offset - ct->ref.offset);
+			store.be->release(&store);
+		}
 		tf += tsr_now() - t0;
 		br += pc->nbytes;
 		if (st) {
-			tsr_job_fail(&job->err, job->array, tsr_task_chunk(job->plan, ct->t), st);
+			tsr_job_fail(&job->err, job->array, chunk, st);
 			break;
 		}
 	}
 	for (;;) {
 		if (i >= end) {
-			/* Tasks are taken a group at a time, so that neighbours can share a read. */
 			i = atomic_fetch_add(&job->next, job->group);
 			end = i + job->group < job->ntasks ? i + job->group : job->ntasks;
 		}
 		if (i >= job->ntasks || atomic_load(&job->err.failed))
 			break;
-		struct tsr_cuda_task *ct = &job->tasks[i];
-		if (ct->split ||
-		    (job->host_only && ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC)) {
-			i++;
+		struct tsr_cuda_task *ct = &job->tasks[i++];
+		/* (stored bytes the pieces above, or the feed, read) */
+		if (ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC && !lends)
 			continue;
-		}
+		if (job->host_only && ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC)
+			continue;
 		int64_t chunk = tsr_task_chunk(job->plan, ct->t);
 		unsigned char *dst = job->host + ct->slot_offset;
 		double t0 = tsr_now();
 		int st = TSR_OK;
-		if (ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC && !job->mock) {
-			/* Stored bytes straight into pinned memory: no copy on the host. Chunks
-			 * that lie back to back in the same file and in the slot (FITS tiles in
-			 * the heap) are one read, of up to 4 MiB. */
-			struct tsr_chunk_ref run = ct->ref;
-			int64_t j = i + 1;
-			while (j < end && job->tasks[j].how != TSR_HOW_CPU &&
-			       job->tasks[j].how != TSR_HOW_BLOSC && !job->tasks[j].split &&
-			       job->tasks[j].ref.offset == run.offset + run.nbytes &&
-			       job->tasks[j].slot_offset == ct->slot_offset + run.nbytes &&
-			       run.nbytes + job->tasks[j].ref.nbytes <= ((uint64_t)4 << 20) &&
-			       !strcmp(job->tasks[j].ref.path, run.path)) {
-				run.nbytes += job->tasks[j].ref.nbytes;
-				j++;
-			}
-			st = tsr_cuda_read_to_slot(job, &run, ct->slot_offset, &fc, &cf);
-			br += run.nbytes;
-			tf += tsr_now() - t0;
-			i = j;
-		} else {
-			/* The chunk's stored bytes: the handle's mock-host copy (no I/O), or fetched. */
-			i++;
-			const unsigned char *src = NULL;
-			if (job->mock) {
-				const struct tsr_mock_chunk *mc = tsr_mock_chunk(job->array, chunk);
-				if (mc)
-					src = mc->bytes;
-				else
-					st = tsr_error(TSR_E_INTERNAL, "mock-host storage: chunk not cached");
-			} else if (ct->ref.nbytes > 0) {
-				st = tsr_io_fetch(job->array, &ct->ref, &fetch, &cap);
-				src = fetch;
-			}
-			br += ct->ref.codec.id == TSR_CODEC_FILL ? 0 : ct->ref.nbytes;
-			double t1 = tsr_now();
-			tf += t1 - t0;
-			if (st == TSR_OK && ct->how == TSR_HOW_BLOSC) {
-				/* its header says whether the GPU decodes it */
-				struct tsr_route rt;
-				tsr_route_blosc_ref(src, &ct->ref, tsr_cuda_family_mask(), &rt,
-						    &ct->blosc_codec);
-				ct->ref.codec.big_endian = rt.big_endian;
-				ct->how = rt.how;
-				ct->kind = rt.kind;
-				ct->why = rt.why;
-				if (rt.how == TSR_HOW_BLOSC)
-					memcpy(dst, src, (size_t)ct->ref.nbytes);
-			}
-			if (st == TSR_OK && ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC) {
-				if (ct->ref.nbytes) /* mock-host: the stored bytes */
-					memcpy(dst, src, (size_t)ct->ref.nbytes);
-			} else if (st == TSR_OK && ct->how == TSR_HOW_CPU) {
-				uint64_t dn = 0;
-				st = tsr_chunk_decode(&ct->ref, (void *)src, ct->ref.nbytes, dst, 0,
-						      &scratch, &dn);
-				bd += dn;
-				td += tsr_now() - t1;
-			}
+		/* The chunk's stored bytes: lent by a backend that holds them (no I/O), or read. */
+		const unsigned char *src = NULL;
+		if (ct->ref.nbytes > 0)
+			st = tsr_storage_fetch(&host, chunk, &ct->ref, &fetch, &cap, &src);
+		br += ct->ref.codec.id == TSR_CODEC_FILL ? 0 : ct->ref.nbytes;
+		double t1 = tsr_now();
+		tf += t1 - t0;
+		if (st == TSR_OK && ct->how == TSR_HOW_BLOSC) {
+			/* its header says whether the GPU decodes it */
+			struct tsr_route rt;
+			tsr_route_blosc_ref(src, &ct->ref, tsr_cuda_family_mask(), &rt,
+					    &ct->blosc_codec);
+			ct->ref.codec.big_endian = rt.big_endian;
+			ct->how = rt.how;
+			ct->kind = rt.kind;
+			ct->why = rt.why;
+			if (rt.how == TSR_HOW_BLOSC)
+				memcpy(dst, src, (size_t)ct->ref.nbytes);
+		}
+		if (st == TSR_OK && ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC) {
+			if (ct->ref.nbytes) /* lent: the stored bytes */
+				memcpy(dst, src, (size_t)ct->ref.nbytes);
+		} else if (st == TSR_OK && ct->how == TSR_HOW_CPU) {
+			uint64_t dn = 0;
+			st = tsr_chunk_decode(&ct->ref, (void *)src, ct->ref.nbytes, dst, 0,
+					      &scratch, &dn);
+			bd += dn;
+			td += tsr_now() - t1;
 		}
 		if (st) {
 			tsr_job_fail(&job->err, job->array, chunk, st);
 			break;
 		}
 	}
-	tsr_fd_cache_close(&fc);
-	tsr_cufile_close(&cf);
+	tsr_source_close(&store);
+	tsr_source_close(&host);
 	tsr_scratch_free(&scratch);
 	free(fetch);
 	pthread_mutex_lock(&job->lock);
@@ -177,44 +129,45 @@ void tsr_cuda_worker(void *arg, int w)
 	pthread_mutex_unlock(&job->lock);
 }
 
-/* Lists the pieces of the job's large stored chunks (real storage), marking those tasks split. */
+/* Lists the reads of the job's stored bytes (a backend that reads storage; one that lends
+ * chunks has none): its raw and GPU-decoded tasks, coalesced and split by the slot's rule. */
 int tsr_cuda_pieces(struct tsr_cuda_job *job)
 {
-	int64_t n = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		n = 0;
-		for (int64_t i = 0; i < job->ntasks; i++) {
-			struct tsr_cuda_task *ct = &job->tasks[i];
-			ct->split = 0;
-			if (ct->how == TSR_HOW_CPU || ct->how == TSR_HOW_BLOSC || job->mock ||
-			    ct->ref.nbytes <= TSR_PIECE_NBYTES)
-				continue;
-			ct->split = 1;
-			for (uint64_t off = 0; off < ct->ref.nbytes; off += TSR_PIECE_NBYTES, n++)
-				if (pass)
-					job->pieces[n] = (struct tsr_cuda_piece){
-						i, off, ct->ref.nbytes - off < TSR_PIECE_NBYTES
-								? ct->ref.nbytes - off : TSR_PIECE_NBYTES};
-		}
-		if (!pass) {
-			free(job->pieces);
-			job->pieces = n ? malloc((size_t)n * sizeof(*job->pieces)) : NULL;
-			if (n && !job->pieces)
-				return tsr_error(TSR_E_NOMEM, "out of memory");
-		}
-	}
-	job->npieces = n;
+	job->npieces = 0;
 	atomic_store(&job->next_piece, 0);
-	return TSR_OK;
+	if (job->be->lend || !job->ntasks)
+		return TSR_OK;
+	struct tsr_span *spans = malloc((size_t)job->ntasks * sizeof(*spans));
+	int64_t *task = malloc((size_t)job->ntasks * sizeof(*task)), n = 0;
+	int st = spans && task ? TSR_OK : tsr_error(TSR_E_NOMEM, "out of memory");
+	for (int64_t i = 0; i < job->ntasks && st == TSR_OK; i++) {
+		const struct tsr_cuda_task *ct = &job->tasks[i];
+		if (ct->how == TSR_HOW_CPU || ct->how == TSR_HOW_BLOSC)
+			continue; /* (the CPU needs them whole, in host memory) */
+		spans[n] = (struct tsr_span){ct->ref.path, ct->ref.offset, ct->ref.nbytes,
+					     ct->slot_offset};
+		task[n++] = i;
+	}
+	if (st == TSR_OK)
+		st = tsr_coalesce(spans, n, &tsr_slot_rule, &job->pieces, &job->npieces,
+				  &job->pieces_cap);
+	for (int64_t k = 0; k < job->npieces && st == TSR_OK; k++)
+		job->pieces[k].span = task[job->pieces[k].span];
+	if (st)
+		job->npieces = 0;
+	free(spans);
+	free(task);
+	return st;
 }
 
 /*
- * mock-device: makes sure the array's device cache holds what each task's chunk puts before the
- * GPU (its stored bytes, or its values decoded on the CPU), copying in what is missing from the
- * host mock cache, and points the task at it (slot_offset becomes a device address).
+ * A backend that keeps chunks in device memory (mock-device): makes sure the handle's device
+ * cache holds what each task's chunk puts before the GPU (its stored bytes, or its values decoded
+ * on the CPU), keeping there what is missing from the bytes it lends, and points the task at it
+ * (slot_offset becomes a device address).
  */
-int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_plan *plan,
-			 struct tsr_cuda_task *tasks)
+int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_backend *be,
+			 const struct tsr_plan *plan, struct tsr_cuda_task *tasks)
 {
 	struct tsr_scratch scratch = {0};
 	unsigned char *vals = NULL;
@@ -223,15 +176,15 @@ int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_plan *plan,
 	for (int64_t t = 0; t < plan->ntasks && st == TSR_OK; t++) {
 		struct tsr_cuda_task *ct = &tasks[t];
 		int64_t chunk = tsr_task_chunk(plan, t);
-		int kind = ct->how == TSR_HOW_CPU ? TSR_MOCK_DEV_VALUES : TSR_MOCK_DEV_STORED;
+		int kind = ct->how == TSR_HOW_CPU ? TSR_KEEP_VALUES : TSR_KEEP_STORED;
 		uint64_t addr, have;
-		if (!(addr = tsr_mock_dev_find(array, chunk, kind, &have))) {
-			const struct tsr_mock_chunk *mc = tsr_mock_chunk(array, chunk);
-			if (!mc) {
+		if (!(addr = be->kept(array, chunk, kind, &have))) {
+			const unsigned char *bytes = be->lend(array, chunk);
+			if (!bytes && ct->ref.nbytes) {
 				st = tsr_error(TSR_E_INTERNAL, "mock storage: chunk not cached");
-			} else if (kind == TSR_MOCK_DEV_STORED) {
-				st = tsr_mock_dev_put(array, chunk, kind, mc->bytes,
-						      (size_t)ct->ref.nbytes, &addr);
+			} else if (kind == TSR_KEEP_STORED) {
+				st = be->keep(array, chunk, kind, bytes, (size_t)ct->ref.nbytes,
+					      &addr);
 			} else {
 				if (ct->staged > vcap) {
 					free(vals);
@@ -241,11 +194,10 @@ int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_plan *plan,
 				}
 				uint64_t dn = 0;
 				st = !vals && ct->staged ? tsr_error(TSR_E_NOMEM, "out of memory")
-					: tsr_chunk_decode(&ct->ref, mc->bytes, ct->ref.nbytes, vals,
+					: tsr_chunk_decode(&ct->ref, (void *)bytes, ct->ref.nbytes, vals,
 							   0, &scratch, &dn);
 				if (st == TSR_OK)
-					st = tsr_mock_dev_put(array, chunk, kind, vals, ct->staged,
-							      &addr);
+					st = be->keep(array, chunk, kind, vals, ct->staged, &addr);
 			}
 			if (st) {
 				char prefix[1400], label[320];

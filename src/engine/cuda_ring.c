@@ -10,10 +10,6 @@
 #include <sys/stat.h>
 
 #include "../codecs/codecs.h"
-#include "../io/cufile.h"
-#include "../io/io.h"
-#include "../io/mock.h"
-#include "../io/mock_device.h"
 #include "engine.h"
 
 #ifdef TSR_WITH_CUDA

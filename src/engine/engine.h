@@ -41,12 +41,15 @@ static inline void tsr_receipt_store(struct tsr_receipt *dst, const struct tsr_r
 	dst->struct_size = n;
 }
 
+struct tsr_backend;
+struct tsr_storage_choice;
+
 /* Runs plan on up to nthreads threads, writing the selection into out (host memory).
- * Adds phase times and byte counts to *r. mock: take chunk bytes from the array's mock-host
- * cache, which tsr_mock_fill has filled for this plan. */
+ * Adds phase times and byte counts to *r. be: the read's storage backend (src/io/storage.h),
+ * prepared for this plan. */
 int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
-		const struct tsr_norm_sel *sel, void *out, int nthreads, int mock,
-		struct tsr_receipt *r);
+		const struct tsr_norm_sel *sel, void *out, int nthreads,
+		const struct tsr_backend *be, struct tsr_receipt *r);
 
 /* How a read takes part in a batch read (tsr_read_batch), for the CUDA engine. */
 enum {
@@ -62,11 +65,12 @@ enum {
  * stream (a cudaStream_t; NULL: the default stream); returns once it is there, unless batch
  * has TSR_BATCH_DEFER. decoder: TSR_DECODER_AUTO (GPU kernels where they keep the GPU busy),
  * _GPU (kernels wherever they exist) or _CPU.
- * storage: enum tsr_storage; the mock ones need tsr_mock_fill done for the plan (mock-device
+ * store: the read's storage backend (src/io/storage.h), prepared for this plan (mock-device
  * adds what is missing to the array's device cache, so the array is written to). */
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
-		 int storage, int batch, int device, struct tsr_receipt *r);
+		 const struct tsr_storage_choice *store, int batch, int device,
+		 struct tsr_receipt *r);
 /* Waits for CUDA reads still in flight on ctx's device (< 0: the calling thread's current
  * one), drops their unjudged results and the
  * chunks they left staged but not sent: a batch read that stops before its last file. */

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../io/mock.h"
+#include "../io/storage.h"
 #include "engine.h"
 
 /* A buffer for a whole result. Large ones are 2 MiB aligned and asked for transparent huge
@@ -93,26 +93,18 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 	if (decoder != TSR_DECODER_AUTO && decoder != TSR_DECODER_CPU && decoder != TSR_DECODER_GPU)
 		return tsr_error(TSR_E_INVALID_ARG, "%s: read option decoder %d is none of "
 				 "TSR_DECODER_AUTO (0), _CPU (1), _GPU (2)", array->path, decoder);
-	int storage = o.storage;
-	if (storage < TSR_STORAGE_REAL || storage > TSR_STORAGE_CUFILE)
-		return tsr_error(TSR_E_INVALID_ARG, "%s: read option storage %d is none of "
-				 "TSR_STORAGE_REAL (0), _MOCK_HOST (1), _MOCK_DEVICE (2), _POSIX (3) "
-				 "and _CUFILE (4)", array->path, storage);
+	/* The read's storage backend, chosen once here: the engines only call it. */
+	struct tsr_storage_choice store;
+	if (o.storage < TSR_STORAGE_REAL || o.storage > TSR_STORAGE_CUFILE)
+		return tsr_storage_select(array, o.storage, on_device, &store); /* (says why) */
 	if (on_device && tsr_dtype_is_raw(array->desc.dtype))
 		return tsr_error(TSR_E_UNSUPPORTED, "%s: %s elements (%s) are read into host memory "
 				 "only", array->path, array->desc.descr ? array->desc.descr : "raw",
 				 tsr_dtype_name(array->desc.dtype));
-	if (storage == TSR_STORAGE_CUFILE && !on_device)
-		return tsr_error(TSR_E_UNSUPPORTED, "%s: cufile storage reads into device memory: "
-				 "it needs a TSR_MEM_CUDA destination", array->path);
-	if (storage == TSR_STORAGE_MOCK_DEVICE && !on_device)
-		return tsr_error(TSR_E_UNSUPPORTED, "%s: mock-device storage replays chunks from "
-				 "device memory: it needs a TSR_MEM_CUDA destination", array->path);
-	/* Both mock backends start from the handle's host copy of the chunks' stored bytes (the
-	 * device one copies what the GPU needs of it into device memory once). */
-	int mock = storage == TSR_STORAGE_MOCK_HOST || storage == TSR_STORAGE_MOCK_DEVICE;
 	int device = -1;
-	st = on_device ? tsr_read_device(array->ctx, opts, array->path, &device) : TSR_OK;
+	st = tsr_storage_select(array, o.storage, on_device, &store);
+	if (st == TSR_OK && on_device)
+		st = tsr_read_device(array->ctx, opts, array->path, &device);
 	if (st)
 		return st;
 	struct tsr_plan plan;
@@ -121,19 +113,19 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 		return st;
 	r->t_plan = tsr_now() - t_start;
 	r->chunks_read = plan.ntasks;
-	if (mock) {
-		snprintf(r->backend, sizeof(r->backend), "%s",
-			 storage == TSR_STORAGE_MOCK_DEVICE ? "mock-device" : "mock-host");
-		/* Only the handle's first mock-host reads touch storage: that time is fetch time. */
+	snprintf(r->backend, sizeof(r->backend), "%s", store.be->name);
+	if (store.be->prepare) {
+		/* The mock backends' cache: only the handle's first reads of its chunks touch
+		 * storage, and that time is fetch time. */
 		double t0 = tsr_now();
-		st = tsr_mock_fill(array, &plan);
+		st = store.be->prepare(array, plan.tasks, plan.ntasks, plan.stride);
 		r->t_fetch += tsr_now() - t0;
 	}
 	if (!st && on_device)
-		st = tsr_cuda_run(array, &plan, ns, out, cuda_stream, nthreads, decoder, storage,
+		st = tsr_cuda_run(array, &plan, ns, out, cuda_stream, nthreads, decoder, &store,
 				  batch, device, r);
 	else if (!st)
-		st = tsr_cpu_run(array, &plan, ns, out, nthreads, mock, r);
+		st = tsr_cpu_run(array, &plan, ns, out, nthreads, store.be, r);
 	tsr_plan_free(&plan);
 	r->bytes_out = st ? 0 : (uint64_t)ns->out_count * tsr_dtype_size(array->desc.dtype);
 	r->t_total = tsr_now() - t_start;

@@ -12,6 +12,7 @@
 
 #include "../core/internal.h"
 #include "cufile.h"
+#include "storage.h"
 
 /*
  * The few cuFile types this needs, as libcufile's public header (cufile.h, CUDA 13) lays them
@@ -189,3 +190,56 @@ void tsr_cufile_close(struct tsr_cufile_file *f)
 	f->fd = -1;
 	f->path[0] = '\0';
 }
+
+/* ---- the backend (storage.h): chunks and files read straight into device memory ---- */
+
+static int tsr_cufile_source_path(struct tsr_source *src, const char *path)
+{
+	if (src->cf.fd >= 0 && strcmp(src->cf.path, path) == 0)
+		return TSR_OK;
+	tsr_cufile_close(&src->cf);
+	return tsr_cufile_open(path, &src->cf);
+}
+
+static int tsr_cufile_source_open(struct tsr_source *src, int64_t chunk, struct tsr_chunk_ref *ref)
+{
+	(void)chunk;
+	src->base = ref->offset;
+	return tsr_cufile_source_path(src, ref->path[0] ? ref->path : src->array->path);
+}
+
+static int tsr_cufile_open_path(struct tsr_source *src, const char *path)
+{
+	src->base = 0;
+	return tsr_cufile_source_path(src, path);
+}
+
+static int tsr_cufile_source_read(struct tsr_source *src, int mem, void *dst, size_t at,
+				  size_t nbytes, uint64_t offset)
+{
+	if (mem != TSR_MEM_CUDA)
+		return tsr_error(TSR_E_INTERNAL, "cufile storage reads into device memory only");
+	return tsr_cufile_read(&src->cf, dst, at, nbytes, src->base + offset);
+}
+
+static void tsr_cufile_release(struct tsr_source *src)
+{
+	(void)src; /* the file stays open for the next chunk of it */
+}
+
+static void tsr_cufile_source_close(struct tsr_source *src)
+{
+	tsr_cufile_close(&src->cf);
+}
+
+const struct tsr_backend tsr_storage_cufile = {
+	.name = "cufile",
+	.mems = TSR_MEMBIT(TSR_MEM_CUDA),
+	.chunk_ref = tsr_storage_file_chunk_ref,
+	.open = tsr_cufile_source_open,
+	.open_path = tsr_cufile_open_path,
+	.read = tsr_cufile_source_read,
+	.release = tsr_cufile_release,
+	.close = tsr_cufile_source_close,
+	.host = &tsr_storage_posix, /* (chunks the CPU decodes) */
+};

@@ -1,4 +1,4 @@
-/* fetch.c - a chunk's stored bytes from its file (the POSIX backend), shared by every engine and the mock caches. */
+/* fetch.c - where a chunk's stored bytes are: the file the file backends open for it (kept open for the next chunk), and a chunk file's size. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,12 +8,6 @@
 #include "../core/chunk.h"
 #include "../core/internal.h"
 #include "io.h"
-
-int tsr_io_fetch(const struct tsr_array *a, struct tsr_chunk_ref *ref, unsigned char **buf,
-		 size_t *cap)
-{
-	return tsr_io_fetch_cached(a, ref, buf, cap, NULL);
-}
 
 void tsr_fd_cache_close(struct tsr_fd_cache *c)
 {
@@ -52,36 +46,6 @@ int tsr_io_chunk_fd(const struct tsr_array *a, struct tsr_chunk_ref *ref,
 	if (ref->nbytes == TSR_WHOLE_FILE)
 		ref->nbytes = size > ref->offset ? size - ref->offset : 0;
 	return TSR_OK;
-}
-
-int tsr_io_fetch_cached(const struct tsr_array *a, struct tsr_chunk_ref *ref, unsigned char **buf,
-			size_t *cap, struct tsr_fd_cache *cache)
-{
-	int fd, owned, st = tsr_io_chunk_fd(a, ref, cache, &fd, &owned);
-	if (st == TSR_E_NOT_FOUND && ref->missing_is_fill) {
-		/* A chunk in a file of its own that does not exist: the fill value (Zarr). */
-		tsr_chunk_set_fill(ref);
-		return TSR_OK;
-	}
-	if (st)
-		return st;
-	if (*cap < ref->nbytes || !*buf) { /* an empty chunk file still gets its slack */
-		free(*buf);
-		*buf = malloc(ref->nbytes + 64);
-		*cap = *buf ? ref->nbytes : 0;
-		if (!*buf) {
-			st = tsr_error(TSR_E_NOMEM, "out of memory for %llu bytes",
-				       (unsigned long long)ref->nbytes);
-			goto done;
-		}
-	}
-	st = tsr_io_pread(fd, *buf, ref->nbytes, ref->offset);
-	if (st == TSR_OK)
-		memset(*buf + ref->nbytes, 0, 64);
-done:
-	if (owned)
-		tsr_io_close(fd);
-	return st;
 }
 
 void tsr_io_chunk_settle(struct tsr_chunk_ref *ref)

@@ -1,4 +1,4 @@
-/* io.h - storage backends: where chunk bytes come from. */
+/* io.h - file access under the storage backends: open, pread, and which file holds a chunk. */
 #ifndef TSR_IO_H
 #define TSR_IO_H
 
@@ -12,13 +12,9 @@ void tsr_io_close(int fd);
  * that ends early is TSR_E_IO naming what was asked and what was there. */
 int tsr_io_pread(int fd, void *dst, size_t nbytes, uint64_t offset);
 
-/* fetch.c: a chunk's stored bytes from its file, through the calls above. */
+/* fetch.c: which file holds a chunk's bytes (the file backends of storage.h read through it). */
 struct tsr_array;
 struct tsr_chunk_ref;
-/* Brings a chunk's stored bytes into *buf (grown as needed, with 64 zeroed bytes of slack).
- * A chunk file that does not exist becomes a fill chunk when ref->missing_is_fill. */
-int tsr_io_fetch(const struct tsr_array *a, struct tsr_chunk_ref *ref, unsigned char **buf,
-		 size_t *cap);
 
 /* A chunk in a file of its own whose size is not known yet (TSR_WHOLE_FILE: Zarr): the file's
  * size settles ref->nbytes without opening it, and a missing one becomes fill where the format
@@ -27,12 +23,10 @@ void tsr_io_chunk_settle(struct tsr_chunk_ref *ref);
 
 /* A worker's last opened chunk file, kept open for the next chunk of the same file. */
 struct tsr_fd_cache {
-	char path[1024];
+	char path[4096];
 	int fd;          /* -1: none */
 	uint64_t size;
 };
-int tsr_io_fetch_cached(const struct tsr_array *a, struct tsr_chunk_ref *ref, unsigned char **buf,
-			size_t *cap, struct tsr_fd_cache *cache);
 void tsr_fd_cache_close(struct tsr_fd_cache *cache);
 /* The descriptor of the file holding ref's bytes: the array's own file, or ref->path kept open
  * in cache (settling a whole-file ref's nbytes). *owned_ret: the caller must tsr_io_close it (no

@@ -2,7 +2,7 @@
 #ifndef TSR_MOCK_H
 #define TSR_MOCK_H
 
-#include "../plan/plan.h"
+#include <stdint.h>
 
 struct tsr_mock_cache;
 
@@ -16,9 +16,19 @@ struct tsr_mock_chunk {
 /* Makes sure every chunk the plan touches is in the array's cache, reading those that are not
  * with the real backend (one thread, under the cache's lock). After it returns TSR_OK, the
  * plan's chunks may be looked up from any thread without a lock. */
-int tsr_mock_fill(struct tsr_array *array, const struct tsr_plan *plan);
+int tsr_mock_fill(struct tsr_array *array, const int64_t *chunks, int64_t n, int64_t stride);
 /* A chunk that tsr_mock_fill put in the cache; NULL when it did not. */
 const struct tsr_mock_chunk *tsr_mock_chunk(const struct tsr_array *array, int64_t chunk);
+/* The mock-host backend's calls (storage.h), which mock-device shares. */
+struct tsr_source;
+int tsr_mock_chunk_ref(const struct tsr_array *array, int64_t chunk, int settle,
+		       struct tsr_chunk_ref *ref);
+const unsigned char *tsr_mock_lend(const struct tsr_array *array, int64_t chunk);
+int tsr_mock_open(struct tsr_source *src, int64_t chunk, struct tsr_chunk_ref *ref);
+int tsr_mock_open_path(struct tsr_source *src, const char *path);
+int tsr_mock_read(struct tsr_source *src, int mem, void *dst, size_t at, size_t nbytes,
+		  uint64_t offset);
+void tsr_mock_release(struct tsr_source *src);
 /* Frees the cache (NULL allowed); its array is being freed (backend_state.c). */
 void tsr_mock_free(struct tsr_mock_cache *cache);
 

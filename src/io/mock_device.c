@@ -5,7 +5,9 @@
 #include "../core/array.h"
 #include "../core/internal.h"
 #include "backend_state.h"
+#include "mock.h"
 #include "mock_device.h"
+#include "storage.h"
 
 #ifdef TSR_WITH_CUDA
 #include <cuda_runtime.h>
@@ -188,3 +190,31 @@ void tsr_mock_dev_free(struct tsr_mock_dev *c)
 	(void)c;
 }
 #endif
+
+/* ---- the backend (storage.h): the host cache's chunks, and what the GPU needs of them kept in
+ * device memory ---- */
+
+_Static_assert((int)TSR_KEEP_STORED == (int)TSR_MOCK_DEV_STORED &&
+	       (int)TSR_KEEP_VALUES == (int)TSR_MOCK_DEV_VALUES,
+	       "one numbering of what the device cache keeps");
+
+static int tsr_mock_dev_prepare(struct tsr_array *a, const int64_t *chunks, int64_t n,
+				int64_t stride)
+{
+	return tsr_mock_fill(a, chunks, n, stride); /* (device copies are made as the engine keeps them) */
+}
+
+const struct tsr_backend tsr_storage_mock_device = {
+	.name = "mock-device",
+	.mems = TSR_MEMBIT(TSR_MEM_HOST) | TSR_MEMBIT(TSR_MEM_HOST_PINNED),
+	.prepare = tsr_mock_dev_prepare,
+	.chunk_ref = tsr_mock_chunk_ref,
+	.open = tsr_mock_open,
+	.open_path = tsr_mock_open_path,
+	.read = tsr_mock_read,
+	.release = tsr_mock_release,
+	.close = tsr_mock_release,
+	.lend = tsr_mock_lend,
+	.kept = tsr_mock_dev_find,
+	.keep = tsr_mock_dev_put,
+};

@@ -1,12 +1,14 @@
-/* posix.c - the POSIX storage backend: pread from the engine's threads. */
+/* posix.c - the POSIX storage backend: pread from the engine's threads into host or pinned memory. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/array.h"
 #include "../core/internal.h"
 #include "io.h"
+#include "storage.h"
 
 int tsr_io_open(const char *path, int *fd_ret, uint64_t *nbytes_ret)
 {
@@ -61,3 +63,82 @@ int tsr_io_pread(int fd, void *dst, size_t nbytes, uint64_t offset)
 	}
 	return TSR_OK;
 }
+
+/* ---- the backend (storage.h): chunks and files read with pread into host or pinned memory ---- */
+
+/* The driver's description of a chunk (shared with cufile.c). */
+int tsr_storage_file_chunk_ref(const struct tsr_array *a, int64_t chunk, int settle,
+			       struct tsr_chunk_ref *ref)
+{
+	int st = a->ops->chunk_ref(a, chunk, ref);
+	if (st)
+		return st;
+	ref->ndim = a->desc.ndim;
+	if (settle)
+		tsr_io_chunk_settle(ref);
+	return TSR_OK;
+}
+
+static int tsr_posix_open(struct tsr_source *src, int64_t chunk, struct tsr_chunk_ref *ref)
+{
+	(void)chunk;
+	src->base = ref->offset;
+	return tsr_io_chunk_fd(src->array, ref, &src->files, &src->fd, &src->owned);
+}
+
+static int tsr_posix_open_path(struct tsr_source *src, const char *path)
+{
+	src->base = 0;
+	src->owned = 0;
+	if (src->files.fd >= 0 && strcmp(src->files.path, path) == 0) {
+		src->fd = src->files.fd;
+		return TSR_OK;
+	}
+	uint64_t size;
+	int fd, st = tsr_io_open(path, &fd, &size);
+	if (st)
+		return st;
+	src->fd = fd;
+	if (strlen(path) < sizeof(src->files.path)) {
+		tsr_fd_cache_close(&src->files);
+		src->files.fd = fd;
+		src->files.size = size;
+		strcpy(src->files.path, path);
+	} else {
+		src->owned = 1;
+	}
+	return TSR_OK;
+}
+
+static int tsr_posix_read(struct tsr_source *src, int mem, void *dst, size_t at, size_t nbytes,
+			  uint64_t offset)
+{
+	if (mem != TSR_MEM_HOST && mem != TSR_MEM_HOST_PINNED)
+		return tsr_error(TSR_E_INTERNAL, "posix storage reads into host memory only");
+	return tsr_io_pread(src->fd, (unsigned char *)dst + at, nbytes, src->base + offset);
+}
+
+static void tsr_posix_release(struct tsr_source *src)
+{
+	if (src->owned)
+		tsr_io_close(src->fd);
+	src->fd = -1;
+	src->owned = 0;
+}
+
+static void tsr_posix_close(struct tsr_source *src)
+{
+	tsr_posix_release(src);
+	tsr_fd_cache_close(&src->files);
+}
+
+const struct tsr_backend tsr_storage_posix = {
+	.name = "posix",
+	.mems = TSR_MEMBIT(TSR_MEM_HOST) | TSR_MEMBIT(TSR_MEM_HOST_PINNED),
+	.chunk_ref = tsr_storage_file_chunk_ref,
+	.open = tsr_posix_open,
+	.open_path = tsr_posix_open_path,
+	.read = tsr_posix_read,
+	.release = tsr_posix_release,
+	.close = tsr_posix_close,
+};

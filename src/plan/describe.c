@@ -1,9 +1,11 @@
-/* describe.c - a plan's settled chunk descriptions: each task's chunk as the driver (or the
- * mock-host cache) describes it, kept without its path, and each distinct path once. */
+/* describe.c - a plan's settled chunk descriptions: each task's chunk as the read's storage
+ * backend serves it (the driver's, or a mock cache's), kept without its path, and each distinct
+ * path once. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../io/storage.h"
 #include "plan.h"
 
 /* A description is the chunk_ref after its path: the path is its first field. */
@@ -90,8 +92,8 @@ void tsr_plan_descs_free(struct tsr_plan_descs *ds)
 	free(ds);
 }
 
-int tsr_plan_describe(const struct tsr_plan *p, const struct tsr_array *a, int mock,
-		      struct tsr_plan_descs **descs_ret)
+int tsr_plan_describe(const struct tsr_plan *p, const struct tsr_array *a,
+		      const struct tsr_backend *be, int settle, struct tsr_plan_descs **descs_ret)
 {
 	*descs_ret = NULL;
 	struct tsr_plan_descs *ds = calloc(1, sizeof(*ds));
@@ -106,7 +108,7 @@ int tsr_plan_describe(const struct tsr_plan *p, const struct tsr_array *a, int m
 	struct tsr_chunk_ref ref;
 	for (int64_t t = 0; t < p->ntasks && !st; t++) {
 		int64_t chunk = tsr_task_chunk(p, t);
-		st = tsr_task_chunk_ref(a, chunk, mock, &ref);
+		st = be->chunk_ref(a, chunk, settle, &ref);
 		if (!st)
 			st = tsr_path_intern(ds, ref.path, &ds->path_id[t]);
 		if (st) {

@@ -67,19 +67,16 @@ int tsr_box_clip(const struct tsr_box *b, const int64_t *lo, const int64_t *hi,
 void tsr_task_bounds(const struct tsr_plan *p, int64_t t, int64_t *lo, int64_t *hi);
 /* One past the C-order index, in a chunk of shape extent, of the last element task t needs. */
 int64_t tsr_task_needed(const struct tsr_plan *p, int64_t t, const int64_t *extent);
-/* Chunk `chunk`'s description as engines run it (chunk_ref.c): the driver's, or (mock) the
- * mock-host cache's copy, which tsr_mock_fill settled; ref->ndim set. A chunk missing from the
- * cache is TSR_E_INTERNAL. */
-int tsr_task_chunk_ref(const struct tsr_array *a, int64_t chunk, int mock,
-		       struct tsr_chunk_ref *ref);
-/* The plan's tasks' settled chunk descriptions (describe.c): each task's tsr_task_chunk_ref,
+/* The plan's tasks' settled chunk descriptions (describe.c): each task's chunk as be (the read's
+ * storage backend, src/io/storage.h) describes it (settle: chunk files' sizes made exact now),
  * kept without its path, and each distinct path (the array's file, a shard, a chunk file) once.
  * A failure names the chunk. The CUDA engine lays out its slots from them all at once; the CPU
  * engine asks per task, from its threads, as a driver may read to describe a chunk (a shard's
  * index), and those reads should not wait on one thread. */
 struct tsr_plan_descs;
-int tsr_plan_describe(const struct tsr_plan *p, const struct tsr_array *a, int mock,
-		      struct tsr_plan_descs **descs_ret);
+struct tsr_backend;
+int tsr_plan_describe(const struct tsr_plan *p, const struct tsr_array *a,
+		      const struct tsr_backend *be, int settle, struct tsr_plan_descs **descs_ret);
 void tsr_plan_descs_free(struct tsr_plan_descs *ds);
 /* Task t's description, path included. */
 void tsr_task_desc(const struct tsr_plan_descs *ds, int64_t t, struct tsr_chunk_ref *ref);
