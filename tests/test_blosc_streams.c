@@ -53,7 +53,8 @@ static void check_chunk(const char *name, const uint8_t *c, size_t cn, size_t w,
 	tsr_route_blosc(c, cn, w, nelem, ~0u, &rt, &codec);
 	if (rt.how != TSR_ROUTE_BLOSC) {
 		refused++;
-		CHECK(rt.why == TSR_WHY_STEPS || rt.why == TSR_WHY_CODEC);
+		CHECK(rt.why == TSR_WHY_STEPS || rt.why == TSR_WHY_CODEC ||
+		      rt.why == TSR_WHY_DICT);
 		return;
 	}
 	CHECK(codec == TSR_BLOSC_ZLIB || codec == TSR_BLOSC_LZ4 || codec == TSR_BLOSC_BLOSCLZ ||

@@ -39,16 +39,56 @@ static int tsr_route_raw_ok(const struct tsr_chunk_ref *r)
 	       r->nbytes == (uint64_t)r->npix * tsr_dtype_size(r->codec.elem);
 }
 
-/* Is the chunk a blosc chunk then plain elements (Zarr blosc)? Whether the GPU decodes it is
- * known once its header is read (tsr_route_blosc). */
+/* Is the b2nd layout of a Blosc2 chunk (a b2nd array's, or a plain super-chunk's one row) a
+ * whole number of blocks per axis holding the extent? (The CPU decoder checks the same.) */
+static int tsr_route_layout_ok(const struct tsr_chunk_ref *r)
+{
+	if (r->ndim < 0 || r->ndim > TSR_BLOCKED_MAX_DIM)
+		return 0;
+	for (int d = 0; d < r->ndim; d++) {
+		int64_t p = r->blocked.padded[d], b = r->blocked.block[d];
+		if (b <= 0 || p <= 0 || p % b || r->extent[d] > p)
+			return 0;
+	}
+	return 1;
+}
+
+/* Is the chunk a blosc chunk then plain elements (Zarr blosc, Blosc2 frames and b2nd arrays)?
+ * Whether the GPU decodes it is known once its header is read (tsr_route_blosc_ref). */
 static int tsr_route_blosc_ok(const struct tsr_chunk_ref *r)
 {
 	const struct tsr_codec_step *c = &r->codec;
 	size_t w = tsr_dtype_size(c->elem);
-	return r->npre == 1 && r->pre[0].id == TSR_CODEC_BLOSC && c->id == TSR_CODEC_NONE &&
-	       !c->byte_shuffle && !c->elem_from_size && !c->be_from_chunk && !r->has_perm &&
+	/* Zarr: a blosc pre-step; Blosc2: the b2nd codec, whose chunk header may name the byte
+	 * order (be_from_chunk: tsr_route_blosc_ref reads it) */
+	int zarr = r->npre == 1 && r->pre[0].id == TSR_CODEC_BLOSC && c->id == TSR_CODEC_NONE &&
+		   !c->be_from_chunk;
+	int b2 = r->npre == 0 && c->id == TSR_CODEC_BLOSC_B2ND && tsr_route_layout_ok(r);
+	return (zarr || b2) && !c->byte_shuffle && !c->elem_from_size && !r->has_perm &&
 	       !r->nfilter && (w == 1 || w == 2 || w == 4 || w == 8) && c->elem != TSR_COMPLEX64 &&
 	       r->npix > 0 && r->nbytes > 0 && r->nbytes != TSR_WHOLE_FILE && tsr_route_xform_ok(r);
+}
+
+int64_t tsr_route_decoded_npix(const struct tsr_chunk_ref *r)
+{
+	if (r->codec.id != TSR_CODEC_BLOSC_B2ND || !tsr_route_layout_ok(r))
+		return r->npix;
+	int64_t n = 1;
+	for (int d = 0; d < r->ndim; d++)
+		n *= r->blocked.padded[d];
+	return n;
+}
+
+int tsr_route_blocked(const struct tsr_chunk_ref *r)
+{
+	if (r->codec.id != TSR_CODEC_BLOSC_B2ND)
+		return 0;
+	/* blocks of whole rows (every axis but the first unblocked and unclipped) lie in C order
+	 * over the extent, padding rows last */
+	for (int d = 1; d < r->ndim; d++)
+		if (r->blocked.block[d] != r->blocked.padded[d] || r->extent[d] != r->blocked.padded[d])
+			return 1;
+	return 0;
 }
 
 /* The stream kind of a chunk whose whole decode is one stream then plain elements (FITS
@@ -108,6 +148,7 @@ void tsr_route_chunk(const struct tsr_chunk_ref *r, const struct tsr_route_devic
 	rt->how = TSR_ROUTE_CPU;
 	rt->kind = -1;
 	rt->why = TSR_WHY_CODEC;
+	rt->big_endian = r->codec.big_endian;
 	if (!dev->gpu) {
 		rt->why = TSR_WHY_FORCED;
 		return;
@@ -121,7 +162,8 @@ void tsr_route_chunk(const struct tsr_chunk_ref *r, const struct tsr_route_devic
 			rt->why = TSR_WHY_HOST;
 		else
 			rt->how = TSR_ROUTE_BLOSC; /* its family once its header is read */
-	} else if (r->npre == 1 && r->pre[0].id == TSR_CODEC_BLOSC) {
+	} else if ((r->npre == 1 && r->pre[0].id == TSR_CODEC_BLOSC) ||
+		   (r->npre == 0 && r->codec.id == TSR_CODEC_BLOSC_B2ND)) {
 		/* a blosc chunk with a permutation (order F), numcodecs filters or an element the
 		 * place kernel does not take: the blosc families exist, those steps do not */
 		rt->why = dev->force_cpu ? TSR_WHY_FORCED : TSR_WHY_STEPS;
@@ -147,6 +189,7 @@ void tsr_route_blosc(const void *chunk, size_t nbytes, size_t elem_nbytes, int64
 	rt->how = TSR_ROUTE_CPU;
 	rt->kind = -1;
 	rt->why = TSR_WHY_STEPS;
+	rt->big_endian = 0;
 	*codec_ret = -1;
 	if (tsr_blosc_info(chunk, nbytes, &in) != TSR_OK)
 		return; /* the full decode says what is wrong */
@@ -160,11 +203,51 @@ void tsr_route_blosc(const void *chunk, size_t nbytes, size_t elem_nbytes, int64
 		rt->why = TSR_WHY_CODEC;
 		return;
 	}
-	if (in.use_dict || in.nbytes != (int64_t)w * nelem || in.nbytes == 0 || w == 0 ||
+	if (in.use_dict) {
+		rt->why = TSR_WHY_DICT;
+		return;
+	}
+	if (in.nbytes != (int64_t)w * nelem || in.nbytes == 0 || w == 0 ||
 	    in.value_nbytes > 65535) /* (the fill pass repeats patterns of up to 64 KiB) */
 		return;
 	rt->how = TSR_ROUTE_BLOSC;
 	rt->kind = kind;
+}
+
+void tsr_route_blosc_ref(const void *chunk, const struct tsr_chunk_ref *r, unsigned families,
+			 struct tsr_route *rt, int *codec_ret)
+{
+	size_t w = tsr_dtype_size(r->codec.elem);
+	tsr_route_blosc(chunk, (size_t)r->nbytes, w, tsr_route_decoded_npix(r), families, rt,
+			codec_ret);
+	rt->big_endian = r->codec.big_endian;
+	if (rt->how != TSR_ROUTE_BLOSC || r->codec.id != TSR_CODEC_BLOSC_B2ND)
+		return;
+	struct tsr_blosc_info in;
+	if (tsr_blosc_info(chunk, (size_t)r->nbytes, &in) != TSR_OK) {
+		rt->how = TSR_ROUTE_CPU; /* (tsr_route_blosc read it: not reached) */
+		rt->why = TSR_WHY_STEPS;
+		return;
+	}
+	/* A plain super-chunk's elements are big-endian when its writer was. */
+	rt->big_endian = r->codec.big_endian || (r->codec.be_from_chunk && (in.blosc2_flags & 0x02));
+	/* A NaN chunk holds the reader's native NaN whatever the array's byte order (c-blosc2),
+	 * which the place kernel would swap: the CPU fills it. */
+	int native_nan = rt->big_endian && in.special == TSR_BLOSC_SPECIAL_NAN;
+	/* Blocks of the chunk's own size lay it out as the b2nd layout says; others the CPU
+	 * reports (memcpyed and special chunks have no blocks to check). */
+	int64_t bbytes = (int64_t)w, nblocks = 1;
+	for (int d = 0; d < r->ndim; d++) {
+		bbytes *= r->blocked.block[d];
+		nblocks *= r->blocked.padded[d] / r->blocked.block[d];
+	}
+	int layout = !tsr_route_blocked(r) || in.memcpyed || in.special ||
+		     (in.blocksize == bbytes && in.nblocks == nblocks);
+	if (native_nan || !layout) {
+		rt->how = TSR_ROUTE_CPU;
+		rt->kind = -1;
+		rt->why = TSR_WHY_STEPS;
+	}
 }
 
 unsigned tsr_route_warp_factor(int kind)
@@ -203,7 +286,8 @@ const char *tsr_route_why_text(int why)
 		"decoder option cpu",
 		"decoder auto: too few, large streams to keep the GPU busy at one warp a stream",
 		"steps with no GPU kernel yet", "no GPU decoder yet",
-		"blosc headers are read on the host, which cuFile and mock-device storage skip"};
+		"blosc headers are read on the host, which cuFile and mock-device storage skip",
+		"blosc dictionaries: no GPU decoder takes them yet"};
 	return why >= 0 && why < TSR_WHY_N ? reason[why] : "unknown reason";
 }
 

@@ -46,6 +46,8 @@ enum tsr_route_why {
 	TSR_WHY_STEPS,          /* steps or filters the GPU path does not do */
 	TSR_WHY_CODEC,          /* no GPU decoder for the codec yet */
 	TSR_WHY_HOST,           /* blosc: its header is read on the host, which this storage skips */
+	TSR_WHY_DICT,           /* blosc: its streams need the chunk's dictionary (no family takes
+				   one yet) */
 	TSR_WHY_N
 };
 
@@ -55,6 +57,8 @@ struct tsr_route {
 	int kind;               /* STREAM: family * TSR_VARIANTS + variant; BLOSC: -1 until the
 				   header is read */
 	enum tsr_route_why why; /* CPU: the first reason */
+	int big_endian;         /* the decoded elements are big-endian (BLOSC: as the chunk's
+				   header says where the format leaves it to the chunk) */
 };
 
 /* Where the route runs: the host alone, or a device that can decode these families. */
@@ -79,6 +83,24 @@ void tsr_route_chunk(const struct tsr_chunk_ref *r, const struct tsr_route_devic
  */
 void tsr_route_blosc(const void *chunk, size_t nbytes, size_t elem_nbytes, int64_t nelem,
 		     unsigned families, struct tsr_route *rt, int *codec_ret);
+
+/*
+ * tsr_route_blosc for a staged chunk that tsr_route_chunk sent TSR_ROUTE_BLOSC (Zarr blosc,
+ * Blosc2 frames and b2nd arrays): its decoded size is the ref's (a b2nd chunk's padded to
+ * whole blocks), rt->big_endian its elements' byte order (a plain super-chunk's from the
+ * chunk header), and a b2nd chunk laid out in blocks (tsr_route_blocked) must have the
+ * layout's blocks. Chunks the place kernel would get wrong (a NaN chunk of big-endian
+ * elements: c-blosc2 writes the native NaN) go to the CPU.
+ */
+void tsr_route_blosc_ref(const void *chunk, const struct tsr_chunk_ref *r, unsigned families,
+			 struct tsr_route *rt, int *codec_ret);
+
+/* Elements of the chunk as decoded: a b2nd chunk's padded shape, else npix. */
+int64_t tsr_route_decoded_npix(const struct tsr_chunk_ref *r);
+
+/* Whether a decoded chunk lies block by block (a b2nd chunk whose blocks are not whole rows:
+ * the place kernel reads it in blocked mode, with ref->blocked's block and padded shapes). */
+int tsr_route_blocked(const struct tsr_chunk_ref *r);
 
 /* How many times longer one warp takes to decode a stream of this kind than a CPU core does
  * (for decoder auto: a few large streams go to the CPU). */

@@ -58,16 +58,11 @@ __device__ static uint64_t tsr_load_bits(const unsigned char *p, int w, int be)
 __device__ static uint64_t tsr_load_planes(const unsigned char *base, int64_t e, int64_t npix,
 					   int w, int be, int64_t block)
 {
-	if (block > 0) {
-		/* blosc: each block of `block` elements is shuffled alone (the last holds the rest) */
-		int64_t b = e / block;
-		base += b * block * w;
-		e -= b * block;
-		npix = npix - b * block < block ? npix - b * block : block;
-	}
+	int64_t at, n;
+	tsr_pc_planes(e, npix, w, block, &at, &n);
 	uint64_t x = 0;
 	for (int b = 0; b < w; b++)
-		x |= (uint64_t)base[b * npix + e] << (8 * b);
+		x |= (uint64_t)base[at + b * n] << (8 * b);
 	return tsr_swap_bits(x, w, be);
 }
 
@@ -250,7 +245,10 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 	/* Rows that are plain copies (a byte swap and an offset at most) may go 16 bytes at a
 	 * time (boxes only: a gather's points have no stride). */
 	const int vec = !pl->planes && wi == wo && in_type != D_C64 && in_type != D_C128 &&
-			(pl->kind == TSR_CUDA_COPY || pl->kind == TSR_CUDA_OFFSET) && pl->nunits <= 0;
+			(pl->kind == TSR_CUDA_COPY || pl->kind == TSR_CUDA_OFFSET) && pl->nunits <= 0 &&
+			!pl->blocked;
+	/* the source's elements (a b2nd chunk's padded ones): its byte planes' sizes */
+	const int64_t nsrc = pl->src_npix > 0 ? pl->src_npix : npix;
 	const unsigned char *base =
 		(const unsigned char *)((uintptr_t)(pl->src_dec ? dec : src) + pl->src_offset);
 	for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
@@ -292,7 +290,7 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 			unsigned char *q = out + o * wo;
 			uint64_t bits;
 			if (pl->planes) {
-				bits = tsr_load_planes(base, e, npix, wi, pl->in_be, pl->plane_block);
+				bits = tsr_load_planes(base, e, nsrc, wi, pl->in_be, pl->plane_block);
 			} else {
 				const unsigned char *p = base + e * wi;
 				if (wi == 16) { /* complex128: each part alone */

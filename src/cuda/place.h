@@ -66,6 +66,15 @@ struct tsr_cuda_place {
 	 * then unused. nunits 0: the box above. */
 	uint64_t units;
 	int32_t nunits, pad1;
+	/* Blocked source (a decoded Blosc2 b2nd chunk): blocks of shape `block` lie in C order
+	 * over the block grid of `padded` (the chunk shape rounded up to whole blocks), each a
+	 * C-order box, edge blocks padded to the full block. The element at chunk coordinate c is
+	 * at block_index(c / block) x block elements + the C offset of c % block in a block
+	 * (place_core.h). 0: C order over extent. */
+	int32_t blocked, pad2;
+	int64_t src_npix;                   /* elements of the source (planes' sizes); 0: npix */
+	int64_t block[TSR_CUDA_MAX_DIM];
+	int64_t padded[TSR_CUDA_MAX_DIM];
 };
 
 /*

@@ -26,7 +26,38 @@ struct tsr_pc_row {
 	int64_t n;               /* its elements */
 	int64_t sstep, dstep;    /* box: one element's move */
 	const int64_t *ls, *ld;  /* gather: the row's offsets in the last unit (NULL: box) */
+	/* Blocked source, box: s is the source element of the row's other coordinates; its
+	 * element j is at last-axis coordinate x = x0 + j * sstep, in block x / bl (bn elements
+	 * a block) at x % bl. bl 0: not blocked. */
+	int64_t x0, bl, bn;
+	/* Blocked source, gather: the place whose layout maps a C-order element (NULL: none) */
+	const struct tsr_cuda_place *bpl;
 };
+
+/* Elements of a block of a blocked source. */
+TSR_PC int64_t tsr_pc_block_nelem(const struct tsr_cuda_place *pl)
+{
+	int64_t bn = 1;
+	for (int d = 0; d < pl->ndim; d++)
+		bn *= pl->block[d];
+	return bn;
+}
+
+/* The source element of C-order chunk element e (over extent) in a blocked source: each axis
+ * adds its block's place in the block grid and its place in the block, so the sum separates
+ * by axis (tsr_pc_row uses that for a box's rows). */
+TSR_PC int64_t tsr_pc_blocked_elem(const struct tsr_cuda_place *pl, int64_t e)
+{
+	int64_t bn = tsr_pc_block_nelem(pl), gs = bn, bs = 1, s = 0;
+	for (int d = pl->ndim - 1; d >= 0; d--) {
+		int64_t c = e % pl->extent[d];
+		e /= pl->extent[d];
+		s += c / pl->block[d] * gs + c % pl->block[d] * bs;
+		gs *= pl->padded[d] / pl->block[d];
+		bs *= pl->block[d];
+	}
+	return s;
+}
 
 /* The task's rows, and the most elements a row has. */
 TSR_PC int64_t tsr_pc_rows(const struct tsr_cuda_place *pl, int64_t *n_ret)
@@ -72,10 +103,39 @@ TSR_PC void tsr_pc_row(const struct tsr_cuda_place *pl, const int64_t *cstride, 
 		row->ls = tab + at[nu - 1] + (nseg > 1 ? seg * TSR_PC_SEG : 0);
 		row->ld = tab + at[nu - 1] + last + (nseg > 1 ? seg * TSR_PC_SEG : 0);
 		row->sstep = row->dstep = 0;
+		row->x0 = row->bl = row->bn = 0;
+		row->bpl = pl->blocked ? pl : 0;
 		return;
 	}
 	int nd = pl->ndim;
 	didx = pl->out_first;
+	row->bpl = 0;
+	if (pl->blocked && nd) {
+		/* gs: elements of the block grid's step on axis d; bs: of the in-block step */
+		int64_t bn = tsr_pc_block_nelem(pl), gs = bn, bs = 1;
+		for (int d = nd - 1; d >= 0; d--) {
+			if (d < nd - 1) {
+				int64_t k = rem % pl->count[d];
+				rem /= pl->count[d];
+				int64_t c = pl->first[d] + k * pl->step[d];
+				sidx += c / pl->block[d] * gs + c % pl->block[d] * bs;
+				didx += k * pl->out_stride[d];
+			}
+			gs *= pl->padded[d] / pl->block[d];
+			bs *= pl->block[d];
+		}
+		row->s = sidx;
+		row->d = didx;
+		row->n = pl->count[nd - 1];
+		row->sstep = pl->step[nd - 1];
+		row->dstep = pl->out_stride[nd - 1];
+		row->ls = row->ld = 0;
+		row->x0 = pl->first[nd - 1];
+		row->bl = pl->block[nd - 1];
+		row->bn = bn;
+		return;
+	}
+	row->x0 = row->bl = row->bn = 0;
 	for (int d = nd - 2; d >= 0; d--) {
 		int64_t k = rem % pl->count[d];
 		rem /= pl->count[d];
@@ -92,12 +152,37 @@ TSR_PC void tsr_pc_row(const struct tsr_cuda_place *pl, const int64_t *cstride, 
 	row->ls = row->ld = 0;
 }
 
-/* Element j of a row: its chunk-local element *e and output element *o. */
+/* Where the bytes of source element e lie in byte planes (plane b holds byte b of every
+ * element; FITS GZIP_2 tiles, blosc chunks with a lone shuffle): byte b at *at + b * *n. The
+ * planes restart every `block` elements (blosc shuffles each block alone, the last holding the
+ * rest of the nsrc elements: a b2nd chunk's padded ones), or block 0: one set for all. */
+TSR_PC void tsr_pc_planes(int64_t e, int64_t nsrc, int w, int64_t block, int64_t *at, int64_t *n)
+{
+	int64_t start = 0;
+	if (block > 0) {
+		int64_t b = e / block;
+		start = b * block;
+		nsrc = nsrc - start < block ? nsrc - start : block;
+	}
+	*at = start * w + (e - start);
+	*n = nsrc;
+}
+
+/* Element j of a row: its source element *e (chunk-local: C order over the extent, or where a
+ * blocked source holds it) and output element *o. */
 TSR_PC void tsr_pc_at(const struct tsr_pc_row *row, int64_t j, int64_t *e, int64_t *o)
 {
 	if (row->ls) {
 		*e = row->s + row->ls[j];
 		*o = row->d + row->ld[j];
+		if (row->bpl)
+			*e = tsr_pc_blocked_elem(row->bpl, *e);
+	} else if (row->bl) {
+		/* in 32 bits (a blosc chunk holds under 2 GiB, so its coordinates fit): a 64-bit
+		 * division costs a GPU thread several times more */
+		uint32_t x = (uint32_t)(row->x0 + j * row->sstep), bl = (uint32_t)row->bl;
+		*e = row->s + (int64_t)(x / bl) * row->bn + (int64_t)(x % bl);
+		*o = row->d + j * row->dstep;
 	} else {
 		*e = row->s + j * row->sstep;
 		*o = row->d + j * row->dstep;

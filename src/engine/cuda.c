@@ -59,6 +59,12 @@ static void tsr_cuda_describe(const struct tsr_cuda_job *job, const struct tsr_c
 			pl->src_dec = !ct->bf_stage;
 			pl->planes = ct->plane_block > 0;
 			pl->plane_block = ct->plane_block;
+			pl->src_npix = tsr_route_decoded_npix(&ct->ref);
+			pl->blocked = tsr_route_blocked(&ct->ref);
+			for (int i = 0; pl->blocked && i < ct->ref.ndim; i++) {
+				pl->block[i] = ct->ref.blocked.block[i];
+				pl->padded[i] = ct->ref.blocked.padded[i];
+			}
 		}
 	} else {
 		pl->in_type = xf->out; /* decoded on the host: values are final */
@@ -478,7 +484,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		 * values start 16-byte aligned for the place kernel. */
 		if (ct->how == TSR_HOW_STREAM || ct->how == TSR_HOW_BLOSC) {
 			ct->staged = (size_t)ref->nbytes;
-			ct->dec_cap = (size_t)ref->npix *
+			ct->dec_cap = (size_t)tsr_route_decoded_npix(ref) *
 				      (ct->alt_width ? 8 : tsr_dtype_size(ref->codec.elem));
 			ct->dec_cap = (ct->dec_cap + 15) & ~(size_t)15;
 			if (ct->how == TSR_HOW_BLOSC) {

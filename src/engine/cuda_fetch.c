@@ -93,9 +93,9 @@ void tsr_cuda_worker(void *arg, int w)
 		if (st == TSR_OK && ct->how == TSR_HOW_BLOSC) {
 			/* its header says whether the GPU decodes it */
 			struct tsr_route rt;
-			tsr_route_blosc(src, (size_t)ct->ref.nbytes,
-					tsr_dtype_size(ct->ref.codec.elem), ct->ref.npix,
-					tsr_cuda_family_mask(), &rt, &ct->blosc_codec);
+			tsr_route_blosc_ref(src, &ct->ref, tsr_cuda_family_mask(), &rt,
+					    &ct->blosc_codec);
+			ct->ref.codec.big_endian = rt.big_endian;
 			ct->how = rt.how;
 			ct->kind = rt.kind;
 			ct->why = rt.why;

@@ -124,7 +124,7 @@ static void check_chunk(const char *name, const uint8_t *c, size_t cn, size_t w,
 	if (rt.how != TSR_ROUTE_BLOSC) {
 		/* only codecs without a family, and dictionaries, are left to the CPU */
 		n_refused++;
-		if (!(rt.why == TSR_WHY_CODEC || (rt.why == TSR_WHY_STEPS && in.use_dict))) {
+		if (!(rt.why == TSR_WHY_CODEC || (rt.why == TSR_WHY_DICT && in.use_dict))) {
 			fprintf(stderr, "%s (w %zu): refused, reason %d\n", name, w, rt.why);
 			CHECK(0);
 		}

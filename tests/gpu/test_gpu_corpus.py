@@ -1,7 +1,8 @@
 """test_gpu_corpus.py - every corpus case (FITS, Zarr v2/v3, Blosc2) read into GPU memory with
 `tessera read --device cuda` equals what the peers read, bit for bit; sections too. FITS GZIP
 tiles and Zarr gzip/zlib chunks go through the GPU inflate kernel, Zarr zstd chunks the zstd kernel, Zarr lz4 chunks and blosc
-lz4/blosclz streams through the LZ kernels; a few cases again with
+lz4/blosclz streams through the LZ kernels, Blosc2 frames and b2nd arrays (whole chunks, b2nd
+blocks placed in blocked mode) through the same blosc families; a few cases again with
 `--decoder cpu`; every case again from mock-device storage (and some from mock-host); receipts say which decoder ran; corrupt GZIP tiles, gzip chunks, blosc zlib/lz4/blosclz
 streams, lz4 and zstd chunks fail naming
 the file, the HDU or array, and the chunk; random integer-list, mask and --oindex keys, which
@@ -197,6 +198,48 @@ for (case_id, name, steps), text in zip(all_gpu, pmap(lambda a: receipt(a[0]), a
     if "%s chunks decoded on the GPU" % name not in text or "decoded on the CPU" in text:
         failures.append("receipt of %s: not all its blosc chunks on the GPU: %s" % (
             case_id, text.strip()))
+
+# Every Blosc2 case (b2nd arrays, plain super-chunk frames) whose codec has a GPU family is
+# decoded on the GPU whatever its filters, block layout and edge chunks: whole chunks (a
+# section's too), b2nd blocks placed by the place kernel's blocked mode; its values are checked
+# above. Its receipt says its blosc chunks were decoded on the GPU, and names no CPU decoding
+# but of chunks with dictionaries, for that reason. The codec is the frame's, from the receipt
+# (as the Zarr list reads the metadata); one receipt a file (its sections share its chunks).
+B2_FAMILY = {"blosclz": "blosclz", "lz4": "lz4", "lz4hc": "lz4", "zlib": "zlib", "zstd": "zstd"}
+b2_cases, b2_paths = [], set()
+for case_id, c in cases.items():
+    if c.get("format") == "blosc2" and c["path"] not in b2_paths:
+        b2_paths.add(c["path"])
+        b2_cases.append(case_id)
+total += len(b2_cases)
+n_b2_gpu = 0
+for case_id, text in zip(b2_cases, pmap(lambda i: receipt(i, *case_args(cases[i])), b2_cases)):
+    c = cases[case_id]
+    m = re.search(r"codec blosc2/(\w+)", text)
+    if not m:
+        failures.append("receipt of %s names no blosc2 codec: %s" % (case_id, text.strip()))
+        continue
+    if m.group(1) not in B2_FAMILY:
+        continue
+    name = "blosc/%s" % B2_FAMILY[m.group(1)]
+    dt = np.dtype(c["dtype"])
+    if dt.itemsize not in (1, 2, 4, 8) or dt.kind in "cVSUO":
+        # elements the place kernel does not take: steps, named as the reason
+        if "decoded on the CPU (steps with no GPU kernel yet)" not in text:
+            failures.append("receipt of %s: %s elements not named as the reason: %s" % (
+                case_id, dt, text.strip()))
+        continue
+    stored = re.search(r"\bread (\d+) B", text)
+    cpu = re.findall(r"decoded on the CPU \(([^)]*)\)", text)
+    other = [w for w in cpu if not w.startswith("blosc dictionaries")]
+    on_gpu = "%s chunks decoded on the GPU" % name in text
+    # (a file of fill chunks alone reads no bytes and decodes nothing)
+    if other or (not on_gpu and not cpu and (not stored or int(stored.group(1)) > 0)):
+        failures.append("receipt of %s: not all its blosc chunks on the GPU: %s" % (
+            case_id, text.strip()))
+    n_b2_gpu += on_gpu
+if b2_cases and not n_b2_gpu:
+    failures.append("no Blosc2 case decoded on the GPU")
 
 # Forced cuFile storage: the values where GPUDirect Storage runs, else an error saying why and
 # naming the file; auto storage says in the receipt why it read with posix.
