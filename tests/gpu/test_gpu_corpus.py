@@ -184,8 +184,8 @@ for case_id, c in cases.items():
         continue  # (blosc inside shards: the CPU's, for now)
     # a permutation (order F) or numcodecs filters are steps the GPU path does not do yet:
     # the receipt says so, naming that reason, not a missing decoder
-    steps = re.search(r'"order": *"F"', text) or re.search(r'"filters": *\[ *\{', text) or \
-        re.search(r'"name": *"transpose"', text)
+    steps = re.search(r'"order":\s*"F"', text) or re.search(r'"filters":\s*\[\s*\{', text) or \
+        re.search(r'"name":\s*"transpose"', text)
     all_gpu.append((case_id, "blosc/%s" % ("lz4" if m.group(1) == "lz4hc" else m.group(1)),
                     bool(steps)))
 total += len(all_gpu)
