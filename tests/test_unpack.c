@@ -29,10 +29,10 @@ static void expect(const char *what, enum tsr_unpack_kind kind, const unsigned c
 	if (rc == TSR_OK) {
 		unsigned char *back = malloc(got + 1);
 		CHECK_EQ_INT(got, nwant);
-		CHECK(got != nwant || tsr_io_pread(fd, back, got, 0) == TSR_OK);
+		CHECK(got != nwant || tsr_file_pread(fd, back, got, 0) == TSR_OK);
 		CHECK(got != nwant || memcmp(back, want, nwant) == 0);
 		free(back);
-		tsr_io_close(fd);
+		tsr_file_close(fd);
 	} else {
 		CHECK(strlen(tsr_errmsg()) > 0);
 	}

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "../core/array.h"
-#include "../io/io.h"
+#include "../core/file.h"
 #include "listing.h"
 #include "open.h"
 #include "metadata.h"
@@ -81,7 +81,7 @@ static int tsr_list_path(const char *path, struct tsr_listing *l)
 	int st = tsr_driver_find(path, &drv, &fd, &nbytes);
 	if (st == TSR_OK)
 		st = drv->list(path, &fd, &nbytes, l);
-	tsr_io_close(fd);
+	tsr_file_close(fd);
 	if (st && !strstr(tsr_errmsg(), path))
 		tsr_error_prefix("%s", path);
 	return st;
@@ -139,7 +139,7 @@ int tsr_listing_metadata(const struct tsr_listing *l, size_t i, char **json_ret)
 				       drv->name, e->format);
 		if (!st)
 			st = drv->metadata(l->path, &fd, &nbytes, e, root);
-		tsr_io_close(fd);
+		tsr_file_close(fd);
 	}
 	if (!st && !(*json_ret = cJSON_PrintUnformatted(root)))
 		st = tsr_error(TSR_E_NOMEM, "out of memory for metadata");

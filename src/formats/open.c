@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../io/io.h"
+#include "../core/file.h"
 #include "../io/unpack.h"
 #include "listing.h"
 #include "metadata.h"
@@ -63,7 +63,7 @@ static enum tsr_unpack_kind tsr_fits_packed(int fd, uint64_t nbytes, int *st)
 {
 	unsigned char head[4] = {0};
 	size_t n = nbytes < sizeof(head) ? (size_t)nbytes : sizeof(head);
-	*st = tsr_io_pread(fd, head, n, 0);
+	*st = tsr_file_pread(fd, head, n, 0);
 	return *st ? TSR_UNPACK_NONE : tsr_unpack_sniff(head, n);
 }
 
@@ -143,7 +143,7 @@ int tsr_driver_find(const char *path, const struct tsr_driver **driver_ret, int 
 	}
 	int fd = -1;
 	uint64_t nbytes = 0;
-	int st = tsr_io_open(path, &fd, &nbytes);
+	int st = tsr_file_open(path, &fd, &nbytes);
 	if (st)
 		goto fail;
 	/* An empty file is no format at all: say so, not that it lacks FITS's first card. */
@@ -154,7 +154,7 @@ int tsr_driver_find(const char *path, const struct tsr_driver **driver_ret, int 
 	}
 	unsigned char head[64] = {0};
 	size_t n = nbytes < sizeof(head) ? (size_t)nbytes : sizeof(head);
-	if ((st = tsr_io_pread(fd, head, n, 0)))
+	if ((st = tsr_file_pread(fd, head, n, 0)))
 		goto fail;
 	for (size_t i = 0; i < nd; i++)
 		if (tsr_drivers[i].file && tsr_drivers[i].file(path, head, n)) {
@@ -165,7 +165,7 @@ int tsr_driver_find(const char *path, const struct tsr_driver **driver_ret, int 
 		}
 	st = tsr_error(TSR_E_FORMAT, "%s: a file that no format claims", path);
 fail:
-	tsr_io_close(fd);
+	tsr_file_close(fd);
 	if (!strstr(tsr_errmsg(), path))
 		tsr_error_prefix("%s", path);
 	return st;
@@ -223,7 +223,7 @@ void tsr_array_free(struct tsr_array *a)
 	if (a->ops && a->ops->free)
 		a->ops->free(a->impl);
 	tsr_array_backend_release(a);
-	tsr_io_close(a->fd);
+	tsr_file_close(a->fd);
 	free(a->path);
 	free(a);
 }

@@ -12,7 +12,7 @@
 void tsr_fd_cache_close(struct tsr_fd_cache *c)
 {
 	if (c->fd >= 0)
-		tsr_io_close(c->fd);
+		tsr_file_close(c->fd);
 	c->fd = -1;
 	c->path[0] = '\0';
 }
@@ -30,7 +30,7 @@ int tsr_io_chunk_fd(const struct tsr_array *a, struct tsr_chunk_ref *ref,
 		*fd_ret = cache->fd;
 		size = cache->size;
 	} else {
-		int fd, st = tsr_io_open(ref->path, &fd, &size);
+		int fd, st = tsr_file_open(ref->path, &fd, &size);
 		if (st)
 			return st;
 		*fd_ret = fd;

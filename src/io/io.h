@@ -1,16 +1,12 @@
-/* io.h - file access under the storage backends: open, pread, and which file holds a chunk. */
+/* io.h - file access under the storage backends: which file holds a chunk, kept open per worker. */
 #ifndef TSR_IO_H
 #define TSR_IO_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Opens path read-only; returns the descriptor and the file size. */
-int tsr_io_open(const char *path, int *fd_ret, uint64_t *nbytes_ret);
-void tsr_io_close(int fd);
-/* Reads exactly nbytes at offset (POSIX pread, restarting on EINTR and short reads); a file
- * that ends early is TSR_E_IO naming what was asked and what was there. */
-int tsr_io_pread(int fd, void *dst, size_t nbytes, uint64_t offset);
+/* (opening and reading files: core/file.h, which the format drivers share) */
+#include "../core/file.h"
 
 /* fetch.c: which file holds a chunk's bytes (the file backends of storage.h read through it). */
 struct tsr_array;
@@ -29,7 +25,7 @@ struct tsr_fd_cache {
 };
 void tsr_fd_cache_close(struct tsr_fd_cache *cache);
 /* The descriptor of the file holding ref's bytes: the array's own file, or ref->path kept open
- * in cache (settling a whole-file ref's nbytes). *owned_ret: the caller must tsr_io_close it (no
+ * in cache (settling a whole-file ref's nbytes). *owned_ret: the caller must tsr_file_close it (no
  * cache, or a path too long for one). */
 int tsr_io_chunk_fd(const struct tsr_array *a, struct tsr_chunk_ref *ref,
 		    struct tsr_fd_cache *cache, int *fd_ret, int *owned_ret);

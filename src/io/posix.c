@@ -10,60 +10,6 @@
 #include "io.h"
 #include "storage.h"
 
-int tsr_io_open(const char *path, int *fd_ret, uint64_t *nbytes_ret)
-{
-	struct stat st;
-	/* O_NONBLOCK: a FIFO (or device) at the path would block open() until a writer came;
-	 * non-blocking, it opens at once and the fstat below refuses it (issue 21, D5). */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return tsr_error(errno == ENOENT ? TSR_E_NOT_FOUND : TSR_E_IO, "%s: %s", path,
-				 strerror(errno));
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return tsr_error(TSR_E_IO, "%s: not a regular file", path);
-	}
-	/* Regular files ignore O_NONBLOCK on Linux; cleared anyway so reads block as POSIX
-	 * specifies everywhere. */
-	int fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
-		int e = errno;
-		close(fd);
-		return tsr_error(TSR_E_IO, "%s: %s", path, strerror(e));
-	}
-	*fd_ret = fd;
-	*nbytes_ret = (uint64_t)st.st_size;
-	return TSR_OK;
-}
-
-void tsr_io_close(int fd)
-{
-	if (fd >= 0)
-		close(fd);
-}
-
-int tsr_io_pread(int fd, void *dst, size_t nbytes, uint64_t offset)
-{
-	unsigned char *p = dst;
-	size_t done = 0;
-	while (done < nbytes) {
-		ssize_t n = pread(fd, p + done, nbytes - done, (off_t)(offset + done));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return tsr_error(TSR_E_IO, "read of %zu bytes at offset %llu: %s", nbytes,
-					 (unsigned long long)offset, strerror(errno));
-		}
-		if (n == 0)
-			return tsr_error(TSR_E_IO,
-					 "file ends after %llu bytes, needed %zu bytes at offset %llu",
-					 (unsigned long long)(offset + done), nbytes,
-					 (unsigned long long)offset);
-		done += (size_t)n;
-	}
-	return TSR_OK;
-}
-
 /* ---- the backend (storage.h): chunks and files read with pread into host or pinned memory ---- */
 
 /* The driver's description of a chunk (shared with cufile.c). */
@@ -95,7 +41,7 @@ static int tsr_posix_open_path(struct tsr_source *src, const char *path)
 		return TSR_OK;
 	}
 	uint64_t size;
-	int fd, st = tsr_io_open(path, &fd, &size);
+	int fd, st = tsr_file_open(path, &fd, &size);
 	if (st)
 		return st;
 	src->fd = fd;
@@ -115,13 +61,13 @@ static int tsr_posix_read(struct tsr_source *src, int mem, void *dst, size_t at,
 {
 	if (mem != TSR_MEM_HOST && mem != TSR_MEM_HOST_PINNED)
 		return tsr_error(TSR_E_INTERNAL, "posix storage reads into host memory only");
-	return tsr_io_pread(src->fd, (unsigned char *)dst + at, nbytes, src->base + offset);
+	return tsr_file_pread(src->fd, (unsigned char *)dst + at, nbytes, src->base + offset);
 }
 
 static void tsr_posix_release(struct tsr_source *src)
 {
 	if (src->owned)
-		tsr_io_close(src->fd);
+		tsr_file_close(src->fd);
 	src->fd = -1;
 	src->owned = 0;
 }

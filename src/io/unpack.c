@@ -229,7 +229,7 @@ int tsr_unpack_file(const char *path, enum tsr_unpack_kind kind, int *fd, uint64
 		tsr_error_prefix("%s", path);
 		return st;
 	}
-	tsr_io_close(*fd);
+	tsr_file_close(*fd);
 	*fd = mfd;
 	*nbytes = n;
 	return TSR_OK;

@@ -22,7 +22,7 @@ const char *tsr_unpack_name(enum tsr_unpack_kind kind);
 uint64_t tsr_unpack_limit(void);
 
 /* Decompresses in[0, n) into a new anonymous memory file (memfd: no file on disk). On TSR_OK
- * *fd_ret is that file (open for pread; close it with tsr_io_close) and *nbytes_ret its size.
+ * *fd_ret is that file (open for pread; close it with tsr_file_close) and *nbytes_ret its size.
  * More than limit decompressed bytes, corrupt or truncated input: a negative status and a
  * message that says which (the caller adds the path). */
 int tsr_unpack(enum tsr_unpack_kind kind, const unsigned char *in, size_t n, uint64_t limit,

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../../codecs/blosc.h"
-#include "../../io/io.h"
+#include "../../core/file.h"
 #include "../open.h"
 #include "blosc2.h"
 
@@ -61,11 +61,11 @@ int tsr_blosc2_sniff_dir(const char *path)
 	uint64_t size;
 	if ((size_t)snprintf(p, sizeof(p), "%s/chunks.b2frame", path) >= sizeof(p))
 		return 0;
-	if (tsr_io_open(p, &fd, &size) != TSR_OK)
+	if (tsr_file_open(p, &fd, &size) != TSR_OK)
 		return 0;
-	int ok = size >= sizeof(head) && tsr_io_pread(fd, head, sizeof(head), 0) == TSR_OK &&
+	int ok = size >= sizeof(head) && tsr_file_pread(fd, head, sizeof(head), 0) == TSR_OK &&
 		 tsr_blosc2_sniff(head, sizeof(head));
-	tsr_io_close(fd);
+	tsr_file_close(fd);
 	tsr_error_clear();
 	return ok;
 }
@@ -181,7 +181,7 @@ static int read_new(int fd, uint64_t off, int64_t n, uint8_t **buf_ret)
 	*buf_ret = malloc((size_t)n + 1);
 	if (!*buf_ret)
 		return tsr_error(TSR_E_NOMEM, "out of memory for %lld bytes", (long long)n);
-	int st = tsr_io_pread(fd, *buf_ret, (size_t)n, off);
+	int st = tsr_file_pread(fd, *buf_ret, (size_t)n, off);
 	if (st) {
 		free(*buf_ret);
 		*buf_ret = NULL;
@@ -406,7 +406,7 @@ static int tsr_b2_read_index(struct tsr_b2 *f, int fd, int64_t ioff, int64_t ien
 		return tsr_error(TSR_E_FORMAT, "no room for the chunk-offsets index at byte %lld",
 				 (long long)ioff);
 	size_t hn = iend - ioff < 32 ? (size_t)(iend - ioff) : 32;
-	int st = tsr_io_pread(fd, head, hn, (uint64_t)ioff);
+	int st = tsr_file_pread(fd, head, hn, (uint64_t)ioff);
 	if (st)
 		return st;
 	int64_t icb = (int32_t)tsr_le32(head + 12);
@@ -473,7 +473,7 @@ static int tsr_b2_open_frame(struct tsr_array *a, struct tsr_b2 *f, int fd, uint
 	if (fsize < TSR_B2_HEADER_MINLEN)
 		return tsr_error(TSR_E_FORMAT, "%llu bytes cannot hold a Blosc2 frame header "
 				 "(truncated?)", (unsigned long long)fsize);
-	if ((st = tsr_io_pread(fd, fixed, sizeof(fixed), 0)))
+	if ((st = tsr_file_pread(fd, fixed, sizeof(fixed), 0)))
 		return st;
 	if (!tsr_b2_magic(fixed, sizeof(fixed)))
 		return tsr_error(TSR_E_FORMAT, "not a Blosc2 frame (bad magic)");
@@ -537,7 +537,7 @@ static int tsr_b2_open_frame(struct tsr_array *a, struct tsr_b2 *f, int fd, uint
 		tsr_error(st, "no trailer after the chunks (truncated?)");
 		goto done;
 	}
-	if ((st = tsr_io_pread(fd, tail, sizeof(tail), frame_len - sizeof(tail))))
+	if ((st = tsr_file_pread(fd, tail, sizeof(tail), frame_len - sizeof(tail))))
 		goto done;
 	st = TSR_E_FORMAT;
 	int64_t tlen = (int64_t)tsr_be32(tail + 1);
@@ -598,12 +598,12 @@ int tsr_blosc2_open(struct tsr_array *a, const struct tsr_open_options *opts)
 		    sizeof(ipath))
 			return tsr_error(TSR_E_INVALID_ARG, "%s: path too long", a->path);
 		fname = ipath;
-		if ((st = tsr_io_open(ipath, &fd, &fsize)))
+		if ((st = tsr_file_open(ipath, &fd, &fsize)))
 			return st;
 	}
 	st = tsr_b2_open_frame(a, f, fd, fsize);
 	if (f->sparse)
-		tsr_io_close(fd);
+		tsr_file_close(fd);
 	if (st) {
 		tsr_error_prefix("%s", fname);
 		return st;

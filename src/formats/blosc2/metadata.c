@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "../../codecs/blosc.h"
-#include "../../io/io.h"
+#include "../../core/file.h"
 #include "../metadata.h"
 #include "blosc2.h"
 
@@ -170,7 +170,7 @@ static int tsr_b2_read(int fd, uint64_t at, uint64_t n, uint8_t **buf_ret)
 	*buf_ret = malloc(n ? (size_t)n : 1);
 	if (!*buf_ret)
 		return tsr_error(TSR_E_NOMEM, "out of memory");
-	int st = tsr_io_pread(fd, *buf_ret, (size_t)n, at);
+	int st = tsr_file_pread(fd, *buf_ret, (size_t)n, at);
 	if (st) {
 		free(*buf_ret);
 		*buf_ret = NULL;
@@ -184,14 +184,14 @@ static int tsr_b2_meta_frame(const struct tsr_array *a, int fd, uint64_t fsize, 
 	int st;
 	if (fsize < sizeof(fixed) + sizeof(tail))
 		return tsr_error(TSR_E_FORMAT, "no longer a Blosc2 frame (truncated)");
-	if ((st = tsr_io_pread(fd, fixed, sizeof(fixed), 0)))
+	if ((st = tsr_file_pread(fd, fixed, sizeof(fixed), 0)))
 		return st;
 	/* the frame may end before the file does */
 	uint64_t flen = tsr_be64(fixed + 16);
 	if (fixed[15] != 0xcf || flen > fsize || flen < sizeof(fixed) + sizeof(tail))
 		return tsr_error(TSR_E_FORMAT, "frame header changed since it was opened");
 	fsize = flen;
-	if ((st = tsr_io_pread(fd, tail, sizeof(tail), fsize - sizeof(tail))))
+	if ((st = tsr_file_pread(fd, tail, sizeof(tail), fsize - sizeof(tail))))
 		return st;
 	int64_t hlen = (int32_t)tsr_be32(fixed + 11);
 	int64_t tlen = (int64_t)tsr_be32(tail + 1);
@@ -248,14 +248,14 @@ static int tsr_b2_meta_path(const char *path, const struct tsr_array *a, int fd,
 				return tsr_error(TSR_E_INVALID_ARG, "%s: path too long", path);
 			file = ipath;
 		}
-		if ((st = tsr_io_open(file, &fd, &fsize))) {
+		if ((st = tsr_file_open(file, &fd, &fsize))) {
 			tsr_error_prefix("%s", path);
 			return st;
 		}
 	}
 	st = tsr_b2_meta_frame(a, fd, fsize, root);
 	if (own)
-		tsr_io_close(fd);
+		tsr_file_close(fd);
 	if (st)
 		tsr_error_prefix("%s", path);
 	return st;

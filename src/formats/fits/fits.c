@@ -4,7 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../../io/io.h"
+#include "../../core/file.h"
 #include "../open.h"
 #include "fits.h"
 
@@ -276,7 +276,7 @@ int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
 	a->desc.unit_noun = "HDU";
 	a->desc.chunk_noun = "tile";
 	char magic[10];
-	if (a->file_nbytes < sizeof(magic) || tsr_io_pread(a->fd, magic, sizeof(magic), 0) ||
+	if (a->file_nbytes < sizeof(magic) || tsr_file_pread(a->fd, magic, sizeof(magic), 0) ||
 	    memcmp(magic, "SIMPLE  = ", sizeof(magic)) != 0) {
 		if (a->unpacked)
 			return tsr_error(TSR_E_FORMAT, "%s: not a FITS file (it is %s-compressed, and "

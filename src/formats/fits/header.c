@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../io/io.h"
+#include "../../core/file.h"
 #include "fits.h"
 
 /* Headers longer than this are surely not FITS; it bounds memory on hostile files. */
@@ -30,7 +30,7 @@ int tsr_fits_header_read(int fd, uint64_t file_nbytes, uint64_t offset, struct t
 			return tsr_error(TSR_E_FORMAT, "header at byte %llu: no END in %d blocks",
 					 (unsigned long long)offset, nblocks);
 		}
-		int st = tsr_io_pread(fd, block, sizeof(block), at);
+		int st = tsr_file_pread(fd, block, sizeof(block), at);
 		if (st) {
 			tsr_fits_header_free(h);
 			return st;

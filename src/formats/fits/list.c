@@ -2,7 +2,7 @@
  * header of one HDU (tsr_array_metadata). */
 #include <string.h>
 
-#include "../../io/io.h"
+#include "../../core/file.h"
 #include "../listing.h"
 #include "fits.h"
 
@@ -42,7 +42,7 @@ int tsr_fits_hdu_read(int fd, uint64_t file_nbytes, uint64_t offset, int index,
 static int tsr_fits_magic(int fd, uint64_t file_nbytes, const char *path)
 {
 	char magic[10];
-	if (file_nbytes < sizeof(magic) || tsr_io_pread(fd, magic, sizeof(magic), 0) ||
+	if (file_nbytes < sizeof(magic) || tsr_file_pread(fd, magic, sizeof(magic), 0) ||
 	    memcmp(magic, "SIMPLE  = ", sizeof(magic)) != 0)
 		return tsr_error(TSR_E_FORMAT, "%s: not a FITS file (it does not start with SIMPLE)",
 				 path);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../io/io.h"
+#include "../../core/file.h"
 #include "fits.h"
 
 /* A table column we use: its byte offset in a row and its type. */
@@ -501,7 +501,7 @@ int tsr_fits_tiled_open(struct tsr_array *a, const struct tsr_fits_header *h, in
 	t->table = malloc(tn ? tn : 1);
 	if (!t->table)
 		return tsr_error(TSR_E_NOMEM, "out of memory for a %zu-byte tile table", tn);
-	if ((st = tsr_io_pread(a->fd, t->table, tn, h->data_offset)))
+	if ((st = tsr_file_pread(a->fd, t->table, tn, h->data_offset)))
 		return st;
 	return TSR_OK;
 }

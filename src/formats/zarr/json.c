@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../io/io.h"
+#include "../../core/file.h"
 #include "zarr.h"
 
 int tsr_zarr_read_file(const char *path, char **text_ret, size_t *nbytes_ret)
@@ -25,20 +25,20 @@ int tsr_zarr_read_file(const char *path, char **text_ret, size_t *nbytes_ret)
 			*nbytes_ret = n;
 		return st;
 	}
-	if ((st = tsr_io_open(path, &fd, &size)))
+	if ((st = tsr_file_open(path, &fd, &size)))
 		return st;
 	if (size > TSR_ZARR_MAX_JSON) {
-		tsr_io_close(fd);
+		tsr_file_close(fd);
 		return tsr_error(TSR_E_FORMAT, "%s: %llu bytes is too large for metadata", path,
 				 (unsigned long long)size);
 	}
 	char *text = malloc((size_t)size + 1);
 	if (!text) {
-		tsr_io_close(fd);
+		tsr_file_close(fd);
 		return tsr_error(TSR_E_NOMEM, "out of memory");
 	}
-	st = tsr_io_pread(fd, text, (size_t)size, 0);
-	tsr_io_close(fd);
+	st = tsr_file_pread(fd, text, (size_t)size, 0);
+	tsr_file_close(fd);
 	if (st) {
 		free(text);
 		return st;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "../../codecs/codecs.h"
-#include "../../io/io.h"
+#include "../../core/file.h"
 #include "zarr.h"
 
 #define TSR_ZARR_PAGE 1024   /* slots per page, pages per directory */
@@ -94,7 +94,7 @@ static int tsr_zarr_index_read(int fd, const struct tsr_zarr_shard *s, uint64_t 
 				 (unsigned long long)in);
 	uint64_t at = region_offset + (s->index_at_start ? 0 : region_nbytes - in);
 	unsigned char *raw = (unsigned char *)idx->entries;
-	int st = tsr_io_pread(fd, raw, (size_t)in, at);
+	int st = tsr_file_pread(fd, raw, (size_t)in, at);
 	if (st) {
 		free(idx);
 		tsr_error_prefix("shard index");
@@ -156,7 +156,7 @@ int tsr_zarr_shard_ref(struct tsr_zarr *z, const int64_t *origin, struct tsr_chu
 				if (z->zip)
 					st = tsr_zarr_zip_shard(z, ref, &fd, &base, &size);
 				else
-					st = tsr_io_open(ref->path, &fd, &size);
+					st = tsr_file_open(ref->path, &fd, &size);
 				if (st == TSR_E_NOT_FOUND && k == 0) {
 					/* A shard never written: all of it is the fill value. */
 					ix = calloc(1, sizeof(*ix));
@@ -206,6 +206,6 @@ fill:
 	tsr_chunk_set_fill(ref);
 done:
 	if (!z->zip)
-		tsr_io_close(fd); /* a zip store's file is the array's, not ours */
+		tsr_file_close(fd); /* a zip store's file is the array's, not ours */
 	return st;
 }

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "../../codecs/codecs.h"
-#include "../../io/io.h"
+#include "../../core/file.h"
 #include "../open.h"
 #include "zarr.h"
 
@@ -65,7 +65,7 @@ static int tsr_zip_eocd(int fd, uint64_t size, uint64_t *cd_off, uint64_t *cd_si
 	int st;
 	if (n < 22)
 		return tsr_error(TSR_E_FORMAT, "not a zip file (%llu bytes)", (unsigned long long)size);
-	if ((st = tsr_io_pread(fd, tail, n, base)))
+	if ((st = tsr_file_pread(fd, tail, n, base)))
 		return st;
 	size_t at = n - 22 + 1;
 	while (at-- > 0) {
@@ -84,7 +84,7 @@ static int tsr_zip_eocd(int fd, uint64_t size, uint64_t *cd_off, uint64_t *cd_si
 	if (*count == 0xffff || *cd_size == 0xffffffffu || *cd_off == 0xffffffffu) {
 		/* zip64: a locator right before the record says where the zip64 record is */
 		unsigned char loc[20], rec[56];
-		if (eocd < 20 || (st = tsr_io_pread(fd, loc, 20, eocd - 20)))
+		if (eocd < 20 || (st = tsr_file_pread(fd, loc, 20, eocd - 20)))
 			return st ? st : tsr_error(TSR_E_FORMAT, "zip: no zip64 end of central "
 						   "directory locator");
 		if (tsr_zle32(loc) != 0x07064b50)
@@ -93,7 +93,7 @@ static int tsr_zip_eocd(int fd, uint64_t size, uint64_t *cd_off, uint64_t *cd_si
 		if (r > eocd - 20 || eocd - 20 - r < 56)
 			return tsr_error(TSR_E_FORMAT, "zip: zip64 record at %llu lies outside the file",
 					 (unsigned long long)r);
-		if ((st = tsr_io_pread(fd, rec, 56, r)))
+		if ((st = tsr_file_pread(fd, rec, 56, r)))
 			return st;
 		if (tsr_zle32(rec) != 0x06064b50)
 			return tsr_error(TSR_E_FORMAT, "zip: bad zip64 end of central directory record");
@@ -168,7 +168,7 @@ int tsr_zip_open(const char *root, int fd, uint64_t size, struct tsr_zip **zip_r
 		return tsr_error(TSR_E_NOMEM, "out of memory for a zip directory of %llu bytes",
 				 (unsigned long long)cd_size);
 	}
-	if ((st = tsr_io_pread(fd, z->cd, (size_t)cd_size, cd_off))) {
+	if ((st = tsr_file_pread(fd, z->cd, (size_t)cd_size, cd_off))) {
 		tsr_zip_free(z);
 		return st;
 	}
@@ -253,7 +253,7 @@ int tsr_zip_data(const struct tsr_zip *z, const struct tsr_zip_entry *e, uint64_
 	if (e->local > z->size || z->size - e->local < 30)
 		return tsr_error(TSR_E_FORMAT, "zip: entry '%s': local header lies outside the file",
 				 e->name);
-	if ((st = tsr_io_pread(z->fd, h, 30, e->local)))
+	if ((st = tsr_file_pread(z->fd, h, 30, e->local)))
 		return st;
 	if (tsr_zle32(h) != 0x04034b50)
 		return tsr_error(TSR_E_FORMAT, "zip: entry '%s': no local header at %llu", e->name,
@@ -282,7 +282,7 @@ int tsr_zip_read(const struct tsr_zip *z, const struct tsr_zip_entry *e, size_t 
 	char *raw = malloc((size_t)e->csize + 1), *out = NULL;
 	if (!raw)
 		return tsr_error(TSR_E_NOMEM, "out of memory");
-	if ((st = tsr_io_pread(z->fd, raw, (size_t)e->csize, at))) {
+	if ((st = tsr_file_pread(z->fd, raw, (size_t)e->csize, at))) {
 		free(raw);
 		return st;
 	}
@@ -403,9 +403,9 @@ int tsr_zarr_list_zip(const char *path, char ***names_ret, size_t *count_ret)
 	struct tsr_zip *zip = NULL;
 	*names_ret = NULL;
 	*count_ret = 0;
-	if ((st = tsr_io_open(path, &fd, &size)))
+	if ((st = tsr_file_open(path, &fd, &size)))
 		return st;
-	if (size >= 4 && (st = tsr_io_pread(fd, head, 4, 0)))
+	if (size >= 4 && (st = tsr_file_pread(fd, head, 4, 0)))
 		goto done;
 	if (!tsr_zarr_sniff_zip(path, head, size < 4 ? (size_t)size : 4)) {
 		st = tsr_error(TSR_E_FORMAT, "%s: not a Zarr store (not a directory or a zip file)",
@@ -421,6 +421,6 @@ int tsr_zarr_list_zip(const char *path, char ***names_ret, size_t *count_ret)
 	tsr_zarr_zip_enter(NULL);
 done:
 	tsr_zip_free(zip);
-	tsr_io_close(fd);
+	tsr_file_close(fd);
 	return st;
 }

@@ -20,9 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	uint64_t got = 0;
 	if (tsr_unpack(kind, g.data, n - 1, (uint64_t)16 << 20, &fd, &got) == 0) {
 		unsigned char last;
-		if (got > 16 << 20 || (got && tsr_io_pread(fd, &last, 1, got - 1)))
+		if (got > 16 << 20 || (got && tsr_file_pread(fd, &last, 1, got - 1)))
 			abort(); /* past the limit, or a size that is not the file's */
-		tsr_io_close(fd);
+		tsr_file_close(fd);
 	}
 	tsr_unguard(&g);
 	return 0;
