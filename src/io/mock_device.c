@@ -201,7 +201,8 @@ _Static_assert((int)TSR_KEEP_STORED == (int)TSR_MOCK_DEV_STORED &&
 static int tsr_mock_dev_prepare(struct tsr_array *a, const int64_t *chunks, int64_t n,
 				int64_t stride)
 {
-	return tsr_mock_fill(a, chunks, n, stride); /* (device copies are made as the engine keeps them) */
+	/* (device copies are made as the engine keeps them) */
+	return tsr_mock_fill(a, chunks, n, stride);
 }
 
 const struct tsr_backend tsr_storage_mock_device = {
