@@ -62,6 +62,10 @@ static inline uint32_t tsr_le32(const uint8_t *p)
 	return ((uint32_t)p[3] << 24) | ((uint32_t)p[2] << 16) | ((uint32_t)p[1] << 8) | p[0];
 }
 
+/* ---- large buffers (core/big_alloc.c) ---- */
+/* A buffer of n bytes for free(); large ones on transparent huge pages. */
+void *tsr_alloc_big(size_t n);
+
 /* ---- growing arrays (core/grow.c) ---- */
 /* Makes *buf (of *cap elements of elem_nbytes) hold at least need, doubling from first (or the
  * present capacity); TSR_E_NOMEM with the buffer left as it was. */

@@ -31,8 +31,6 @@ int tsr_job_ranks_before(struct tsr_job_error *e, int64_t chunk);
 /* The job's status; a failure's message becomes the calling thread's. */
 int tsr_job_error_take(struct tsr_job_error *e);
 
-/* A buffer of n bytes for free(); large ones on transparent huge pages (big_alloc.c). */
-void *tsr_alloc_big(size_t n);
 
 /* Receipts: a caller built before `decoder` was added passes a smaller struct_size, and gets
  * the fields it has room for. */
