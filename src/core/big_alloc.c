@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#include "engine.h"
+#include "internal.h"
 
 /* Large buffers are 2 MiB aligned and asked for transparent huge pages, as NumPy does: a
  * fresh buffer's first touch otherwise costs a page fault a 4 KiB page (a 256 MiB result
