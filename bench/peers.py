@@ -9,7 +9,8 @@ would pick instead, side by side in one run, each reader's values checked equal 
   tessera  `tessera bench` phases: end-to-end CPU (one file) or CPU batch (a FITS folder), and
            with --gpu the CUDA ones (cuda / cuda_batch); values from `tessera read`
   tessera (Python)  the same reads through `import tessera` (Array.read, or read_batch for a
-           FITS folder; with --gpu also device="cuda"), when the module is installed
+           FITS folder; with --gpu also device="cuda"), when the module is installed: into a new
+           array each read, and into one kept across reads (out=), as tessera bench's are
 
 GB/s are decoded bytes (10^9) per second, best of --reps. Writes one JSON (--out) and prints a
 Markdown table. On a GPU machine (--gpu; scripts/gpu-peers there) also:
@@ -199,26 +200,32 @@ def python_rows(paths, ref, nbytes, gpu, reps):
         return []
     many = len(paths) > 1
 
-    def read(device):
+    def read(device, out=None):
         if many:
-            return tessera.read_batch(paths, device=device)
+            return tessera.read_batch(paths, device=device, out=out)
         with tessera.open(paths[0]) as arr:
-            return arr.read(device=device)
+            return arr.read(device=device, out=out)
 
     def check(got):
         got = np.asarray(got)
         return [crc(g) for g in got] == ref if many else crc(got) == ref[0]
 
+    # A new array per read (first-touch page faults included), and out= an array kept across
+    # reads, as `tessera bench`'s phases keep theirs: the row to hold beside the C figure.
     rows = []
     t, got = best(lambda: read("cpu"), reps)
     rows.append(("tessera (Python)", "cpu", nbytes / t / 1e9, check(got)))
+    t, got = best(lambda: read("cpu", out=got), reps)
+    rows.append(("tessera (Python) out=", "cpu", nbytes / t / 1e9, check(got)))
     if gpu and tessera.capabilities()["cuda"]["devices"]:
         prev = tessera.set_cupy_results(False)  # DeviceArray: no CuPy import in the timing
         try:
             t, got = best(lambda: read("cuda"), reps)
+            rows.append(("tessera (Python) CUDA", "cuda", nbytes / t / 1e9, check(got)))
+            t, got = best(lambda: read("cuda", out=got), reps)
+            rows.append(("tessera (Python) CUDA out=", "cuda", nbytes / t / 1e9, check(got)))
         finally:
             tessera.set_cupy_results(prev)
-        rows.append(("tessera (Python) CUDA", "cuda", nbytes / t / 1e9, check(got)))
     return rows
 
 
