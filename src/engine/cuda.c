@@ -20,71 +20,6 @@
 #ifdef TSR_WITH_CUDA
 #include "cuda_engine.h"
 
-/* The place of a task: its box of the chunk, where it lands in the read's output, where its
- * values are in the slot. */
-static void tsr_cuda_describe(const struct tsr_cuda_job *job, const struct tsr_cuda_task *ct,
-			      struct tsr_cuda_place *pl)
-{
-	const struct tsr_plan *p = job->plan;
-	struct tsr_box b;
-	tsr_task_box(p, ct->t, &b);
-	memset(pl, 0, sizeof(*pl));
-	pl->out = (uint64_t)(uintptr_t)job->out;
-	pl->src_offset = ct->slot_offset;
-	pl->stream = -1;
-	const struct tsr_xform *xf = &ct->ref.xform;
-	if (ct->how != TSR_HOW_CPU) {
-		pl->in_type = ct->ref.codec.elem;
-		pl->in_be = ct->ref.codec.big_endian;
-		pl->kind = xf->kind == TSR_XF_OFFSET ? TSR_CUDA_OFFSET
-			   : xf->kind == TSR_XF_SCALE ? TSR_CUDA_SCALE
-			   : xf->kind == TSR_XF_DEQUANT ? TSR_CUDA_DEQUANT : TSR_CUDA_COPY;
-		pl->dither = xf->dither == TSR_DITHER_1 ? 1 : xf->dither == TSR_DITHER_2 ? 2 : 0;
-		pl->dither_row = xf->dither_row;
-		pl->scale = xf->scale;
-		pl->zero = xf->zero;
-		pl->offset = xf->offset;
-		pl->has_blank = xf->has_blank;
-		pl->blank = xf->blank;
-		if (ct->how == TSR_HOW_STREAM) {
-			pl->src_offset = ct->dec_offset;
-			pl->src_dec = 1;
-			pl->stream = ct->stream;
-			pl->alt_width = ct->alt_width;
-			pl->planes = ct->ref.codec.byte_shuffle && tsr_dtype_size(ct->ref.codec.elem) > 1;
-		} else if (ct->how == TSR_HOW_BLOSC) {
-			/* its streams' results are judged with the slot's (a failed read returns
-			 * its error; nothing of it is reported placed) */
-			pl->src_offset = ct->bf_stage ? ct->slot_offset : ct->dec_offset;
-			pl->src_dec = !ct->bf_stage;
-			pl->planes = ct->plane_block > 0;
-			pl->plane_block = ct->plane_block;
-			pl->src_npix = tsr_route_decoded_npix(&ct->ref);
-			pl->blocked = tsr_route_blocked(&ct->ref);
-			for (int i = 0; pl->blocked && i < ct->ref.ndim; i++) {
-				pl->block[i] = ct->ref.blocked.block[i];
-				pl->padded[i] = ct->ref.blocked.padded[i];
-			}
-		}
-	} else {
-		pl->in_type = xf->out; /* decoded on the host: values are final */
-		pl->kind = TSR_CUDA_COPY;
-	}
-	pl->out_type = xf->out;
-	pl->ndim = b.ndim;
-	pl->out_first = b.out_first;
-	for (int i = 0; i < b.ndim; i++) {
-		pl->extent[i] = ct->ref.extent[i];
-		pl->first[i] = b.first[i];
-		pl->step[i] = b.step[i];
-		pl->count[i] = b.count[i];
-		pl->out_stride[i] = b.out_stride[i];
-	}
-	if (job->gather_at) /* points: the place kernel gathers them through the task's tables */
-		tsr_gather_describe(p, ct->t, job->gather_dev + 8 * (uint64_t)job->gather_at[ct->t],
-				    pl);
-}
-
 /* An advanced selection's gather tables for every task of the plan (their chunks' extents
  * known), copied to the device once: *dev_ret, and each task's word offset in *at_ret. */
 static int tsr_cuda_gather_tables(const struct tsr_array *a, const struct tsr_plan *plan,
@@ -266,21 +201,9 @@ static int tsr_cuda_streams(struct tsr_cuda_job *job, struct tsr_cuda_slot *s, u
 			continue;
 		}
 		ct->stream = (int)s->nstreams;
-		/* a stream may fill exactly its values' bytes (the decode room is rounded up to 16
-		 * for alignment; decoders that take their size from the capacity need it exact),
-		 * or the widest integers where the tile's width is decided by its size */
-		uint64_t cap = ct->alt_width ? ct->dec_cap
-					     : (uint64_t)ct->ref.npix * tsr_dtype_size(ct->ref.codec.elem);
-		uint64_t io[4] = {ct->slot_offset, ct->ref.nbytes, ct->dec_offset, cap};
-		struct tsr_cuda_check c = {
-			.chunk = chunk,
-			.rc = {.npix = (uint64_t)ct->ref.npix,
-			       .width = (uint32_t)tsr_dtype_size(ct->ref.codec.elem),
-			       .elem = (int16_t)ct->ref.codec.elem,
-			       .out = (int16_t)ct->ref.xform.out,
-			       .kind = (uint8_t)ct->kind,
-			       .elem_from_size = (uint8_t)ct->ref.codec.elem_from_size,
-			       .xform = (uint8_t)ct->ref.xform.kind}};
+		uint64_t io[4];
+		struct tsr_cuda_check c;
+		tsr_cuda_stream_args(ct, chunk, io, &c);
 		tsr_cuda_stream_add(job, s, pfx, io, c,
 				    ct->ref.codec_name ? ct->ref.codec_name : a->desc.codec);
 	}
@@ -390,124 +313,20 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		}
 	}
 	struct tsr_cuda_task *tasks = cs->tasks;
-	/* Describe every task: where its decode runs (below: what it stages); size the slots for
-	 * the largest chunk, the decode buffers for the largest decoded chunk (and for the read,
-	 * up to TSR_DEC_NBYTES). */
-	size_t biggest = 0, dec_biggest = 0, dec_total = 0, staged_total = 0;
-	int64_t n_stream = 0, n_raw = 0, n_cpu[TSR_WHY_N] = {0}, n_dequant = 0, n_blosc = 0;
-	int64_t n_gpu[TSR_FAM_N] = {0};
-	const char *gpu_name[TSR_FAM_N] = {0}, *cpu_name[TSR_WHY_N] = {0};
+	/* Route every task and size what it stages: the slots hold the largest chunk, the decode
+	 * buffers the largest decoded chunk (and the read's, up to TSR_DEC_NBYTES). */
 	const struct tsr_route_device rdev = {
 		.gpu = 1, .force_cpu = decoder == TSR_DECODER_CPU,
 		.blosc = !to_dev && !replay, /* (its header is read on the host) */
 		.families = tsr_cuda_family_mask()};
-	uint64_t gpu_decoded = 0, max_stream = 0;
-	struct tsr_plan_descs *descs = NULL; /* every chunk's settled description */
-	/* settled: a chunk file's size lays out the slot (the mock backends' refs were settled by
-	 * their real fetch) */
-	st = tsr_plan_describe(plan, array, be, 1, &descs);
-	for (int64_t t = 0; t < plan->ntasks && st == TSR_OK; t++) {
-		struct tsr_cuda_task *ct = &tasks[t];
-		struct tsr_chunk_ref *ref = &ct->ref;
-		ct->t = t;
-		ct->how = TSR_HOW_CPU;
-		ct->kind = -1;
-		ct->alt_width = 0;
-		ct->slot_offset = ct->dec_cap = ct->dec_offset = 0;
-		ct->stream = -1;
-		tsr_task_desc(descs, t, ref);
-		ct->plane_block = 0;
-		ct->bf_stage = 0;
-		ct->blosc = 0;
-		ct->blosc_codec = -1;
-		struct tsr_route rt;
-		tsr_route_chunk(ref, &rdev, &rt);
-		ct->how = rt.how;
-		ct->kind = rt.kind;
-		ct->why = rt.why;
-		if (rt.how == TSR_HOW_RAW) {
-			n_raw++;
-		} else if (rt.how == TSR_HOW_BLOSC) {
-			ct->blosc = 1; /* (counted for the receipt once its header is read) */
-			n_blosc++;
-		} else if (rt.how == TSR_HOW_STREAM) {
-			size_t w = tsr_dtype_size(ref->codec.elem);
-			/* Scaled integer FITS tiles may hold another width (CFITSIO decides by
-			 * the size): room for the widest, as the CPU chain has. */
-			ct->alt_width = ref->codec.elem_from_size && !tsr_dtype_is_float(ref->codec.elem) &&
-					(ref->xform.kind == TSR_XF_SCALE || ref->xform.kind == TSR_XF_DEQUANT);
-			n_dequant += ref->xform.kind == TSR_XF_DEQUANT;
-			gpu_decoded += (uint64_t)ref->npix * w;
-			uint64_t slow = (uint64_t)ref->npix * w * tsr_route_warp_factor(rt.kind);
-			max_stream = slow > max_stream ? slow : max_stream;
-			int f = rt.kind / TSR_VARIANTS;
-			if (!n_gpu[f]++)
-				gpu_name[f] = ref->codec_name ? ref->codec_name : d->codec;
-			n_stream++;
-		} else if (ref->codec.id != TSR_CODEC_FILL) {
-			if (!n_cpu[rt.why]++)
-				cpu_name[rt.why] = ref->codec_name ? ref->codec_name : d->codec;
-		}
-	}
-	tsr_plan_descs_free(descs);
-	/* decoder auto, a single read: one warp decodes a stream many times slower than a CPU
-	 * core does (inflate about 40 times: H200 ~8 MB/s a warp on 4 MiB gzip chunks, libdeflate
-	 * ~300 MB/s a core; route.c has each family's factor), so when the largest stream alone
-	 * outlasts the CPU's threads decoding them all, the CPU decodes them. (Batch and stream
-	 * reads gather many files' streams in a slot; their last file, which does not defer,
-	 * joins the earlier files' streams too.) */
-	int few = st == TSR_OK && n_stream && decoder == TSR_DECODER_AUTO &&
-		  !(batch & TSR_BATCH_MEMBER) &&
-		  max_stream * (uint64_t)(nthreads > 0 ? nthreads : 1) > gpu_decoded;
-	if (few) {
-		n_cpu[TSR_WHY_FEW] = n_stream;
-		for (int f = TSR_FAM_N - 1; f >= 0; f--)
-			if (n_gpu[f])
-				cpu_name[TSR_WHY_FEW] = gpu_name[f];
-		memset(n_gpu, 0, sizeof(n_gpu));
-		n_stream = n_dequant = 0;
-		gpu_decoded = 0;
-	}
-	int64_t n_host = 0; /* tasks whose values the CPU makes (decoded, or fill) */
-	for (int64_t t = 0; t < plan->ntasks && st == TSR_OK; t++) {
-		struct tsr_cuda_task *ct = &tasks[t];
-		const struct tsr_chunk_ref *ref = &ct->ref;
-		if (few && ct->how == TSR_HOW_STREAM) {
-			ct->how = TSR_HOW_CPU;
-			ct->kind = -1;
-			ct->alt_width = 0;
-		}
-		n_host += ct->how == TSR_HOW_CPU || ct->how == TSR_HOW_BLOSC; /* (needs its bytes) */
-		/* What each task stages: its stored bytes (raw, inflate: compressed streams lie back
-		 * to back, since the inflate kernel reads any alignment, so that tiles next to each
-		 * other in the file are read with one pread), or its values decoded on the CPU;
-		 * values start 16-byte aligned for the place kernel. */
-		if (ct->how == TSR_HOW_STREAM || ct->how == TSR_HOW_BLOSC) {
-			ct->staged = (size_t)ref->nbytes;
-			ct->dec_cap = (size_t)tsr_route_decoded_npix(ref) *
-				      (ct->alt_width ? 8 : tsr_dtype_size(ref->codec.elem));
-			ct->dec_cap = (ct->dec_cap + 15) & ~(size_t)15;
-			if (ct->how == TSR_HOW_BLOSC) {
-				/* room for its values too, should the CPU decode it, and for its
-				 * decoded bytes (the filter pass's second buffer) */
-				size_t v = (size_t)ref->npix * tsr_dtype_size(ref->xform.out);
-				v = v > ct->dec_cap ? v : ct->dec_cap;
-				ct->staged = (ct->staged > v ? ct->staged : v) + 15;
-				ct->staged &= ~(size_t)15;
-			}
-			if (ct->dec_cap > dec_biggest)
-				dec_biggest = ct->dec_cap;
-			dec_total += ct->dec_cap;
-		} else {
-			ct->staged = ct->how == TSR_HOW_RAW
-					     ? (size_t)ref->nbytes
-					     : (size_t)ref->npix * tsr_dtype_size(ref->xform.out);
-			ct->staged = (ct->staged + 15) & ~(size_t)15;
-		}
-		if (ct->staged > biggest)
-			biggest = ct->staged;
-		staged_total += ct->staged + 16;
-	}
+	struct tsr_cuda_layout L;
+	st = tsr_cuda_layout(array, plan, be, &rdev, decoder, batch, nthreads, tasks, &L);
+	int64_t n_stream = L.n_stream, n_raw = L.n_raw, n_dequant = L.n_dequant, n_blosc = L.n_blosc;
+	int64_t n_host = L.n_host, *n_cpu = L.n_cpu, *n_gpu = L.n_gpu;
+	const char **gpu_name = L.gpu_name, **cpu_name = L.cpu_name;
+	size_t biggest = L.biggest, dec_biggest = L.dec_biggest, dec_total = L.dec_total;
+	size_t staged_total = L.staged_total;
+	uint64_t gpu_decoded = L.gpu_decoded;
 	if (st == TSR_OK && n_dequant && !cs->randoms) {
 		/* (under cs->lock: no other read of this context is placing) */
 		int ke = tsr_cuda_place_randoms(tsr_dither_randoms());
@@ -596,43 +415,11 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		s->on_dev = on_dev;
 		/* Fill it on from where it stands: as many tasks as fit the slot and its decode
 		 * buffer (streams of several kinds are grouped at dispatch). */
-		size_t used = s->used, dec_used = s->dec_used;
-		int64_t max_rows = s->max_rows, t1 = t0;
-		while (t1 < plan->ntasks && s->nplaces + (size_t)(t1 - t0) < TSR_SLOT_PLACES) {
-			struct tsr_cuda_task *ct = &tasks[t1];
-			if (ct->dec_cap && dec_used + ct->dec_cap > s->dec_nbytes)
-				break;
-			if (!replay) {
-				/* (replay: slot_offset is the chunk's address in the cache) */
-				size_t at = ct->how == TSR_HOW_STREAM ? used
-								       : (used + 15) & ~(size_t)15;
-				if (at + ct->staged > s->nbytes)
-					break;
-				ct->slot_offset = at;
-				used = at + ct->staged;
-			}
-			ct->dec_offset = dec_used;
-			dec_used += ct->dec_cap;
-			int64_t rows = 1;
-			const int64_t *k0 = tsr_task_k0(plan, t1), *k1 = tsr_task_k1(plan, t1);
-			if (gather_at) {
-				/* a gather's rows: all its units but the last, and the last's
-				 * segments (place_core.h) */
-				int axis[TSR_MAX_DIM];
-				int64_t cnt[TSR_MAX_DIM], total;
-				int nu = tsr_plan_units(plan, k0, k1, axis, cnt, &total);
-				for (int u = 0; u < nu - 1; u++)
-					rows *= cnt[u];
-				if (nu)
-					rows *= (cnt[nu - 1] + TSR_PC_SEG - 1) / TSR_PC_SEG;
-			} else {
-				for (int i = 0; i < d->ndim - 1; i++)
-					rows *= k1[i] - k0[i];
-			}
-			if (rows > max_rows)
-				max_rows = rows;
-			t1++;
-		}
+		struct tsr_cuda_fill fill = {
+			.nbytes = s->nbytes, .dec_nbytes = s->dec_nbytes, .used = s->used,
+			.dec_used = s->dec_used, .nplaces = s->nplaces, .max_rows = s->max_rows,
+			.replay = replay};
+		int64_t t1 = tsr_cuda_fill_slot(plan, tasks, plan->ntasks, t0, gather_at, &fill);
 		if (t1 == t0) {
 			/* Full with earlier files' chunks (or of smaller buffers than this read
 			 * needs): on to a fresh slot. A fresh one was sized for the largest chunk. */
@@ -683,11 +470,12 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		if ((st = tsr_cuda_streams(&job, s, seq, prefix)))
 			break;
 		for (int64_t i = 0; i < job.ntasks; i++)
-			tsr_cuda_describe(&job, &job.tasks[i], &s->host_places[s->nplaces + (size_t)i]);
+			tsr_cuda_describe(plan, &job.tasks[i], (uint64_t)(uintptr_t)out, job.gather_dev,
+					  gather_at, &s->host_places[s->nplaces + (size_t)i]);
 		s->nplaces += (size_t)job.ntasks;
-		s->used = used;
-		s->dec_used = dec_used;
-		s->max_rows = max_rows;
+		s->used = fill.used;
+		s->dec_used = fill.dec_used;
+		s->max_rows = fill.max_rows;
 		t0 = t1;
 		/* A full slot goes to the GPU now; the last, part-filled one waits for the next
 		 * file of a batch read, or for the end of the read. */

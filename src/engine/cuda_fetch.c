@@ -17,13 +17,6 @@
 #ifdef TSR_WITH_CUDA
 #include "cuda_engine.h"
 
-/* The rule of a slot's stored reads (src/io/storage.h): chunks back to back in the file and in
- * the slot (FITS tiles in the heap) are one read of up to 4 MiB; chunks larger than a piece are
- * read in pieces by all the pool's threads. */
-static const struct tsr_coalesce_rule tsr_slot_rule = {
-	.start_max = TSR_PIECE_NBYTES, .join_max = TSR_PIECE_NBYTES,
-	.run_max = (uint64_t)4 << 20, .piece = TSR_PIECE_NBYTES};
-
 /* Pool worker: fetch (and decode where needed) the batch's chunks into the pinned slot. */
 void tsr_cuda_worker(void *arg, int w)
 {
@@ -140,16 +133,10 @@ int tsr_cuda_pieces(struct tsr_cuda_job *job)
 	struct tsr_span *spans = malloc((size_t)job->ntasks * sizeof(*spans));
 	int64_t *task = malloc((size_t)job->ntasks * sizeof(*task)), n = 0;
 	int st = spans && task ? TSR_OK : tsr_error(TSR_E_NOMEM, "out of memory");
-	for (int64_t i = 0; i < job->ntasks && st == TSR_OK; i++) {
-		const struct tsr_cuda_task *ct = &job->tasks[i];
-		if (ct->how == TSR_HOW_CPU || ct->how == TSR_HOW_BLOSC)
-			continue; /* (the CPU needs them whole, in host memory) */
-		spans[n] = (struct tsr_span){ct->ref.path, ct->ref.offset, ct->ref.nbytes,
-					     ct->slot_offset};
-		task[n++] = i;
-	}
+	if (st == TSR_OK) /* (CPU and BLOSC tasks: the CPU needs them whole, in host memory) */
+		n = tsr_cuda_spans(job->tasks, job->ntasks, 0, spans, task);
 	if (st == TSR_OK)
-		st = tsr_coalesce(spans, n, &tsr_slot_rule, &job->pieces, &job->npieces,
+		st = tsr_coalesce(spans, n, &tsr_cuda_slot_rule, &job->pieces, &job->npieces,
 				  &job->pieces_cap);
 	for (int64_t k = 0; k < job->npieces && st == TSR_OK; k++)
 		job->pieces[k].span = task[job->pieces[k].span];
