@@ -41,7 +41,8 @@ struct ring {
 	size_t pieces_cap;
 };
 
-static int64_t lay_out(const struct tsr_plan *plan, struct tsr_cuda_task *tasks, struct ring *r)
+static int64_t lay_out(const struct tsr_plan *plan, const struct tsr_plan_descs *ds,
+		       struct tsr_cuda_task *tasks, struct ring *r)
 {
 	int64_t t0 = 0, npieces_all = 0;
 	while (t0 < plan->ntasks) {
@@ -73,7 +74,7 @@ static int64_t lay_out(const struct tsr_plan *plan, struct tsr_cuda_task *tasks,
 			}
 		}
 		for (int64_t i = t0; i < t1; i++)
-			tsr_cuda_describe(plan, &tasks[i], 0, 0, NULL,
+			tsr_cuda_describe(plan, ds, &tasks[i], 0, 0, NULL,
 					  &r->places[r->fill.nplaces + (size_t)(i - t0)]);
 		r->fill.nplaces += (size_t)n;
 		t0 = t1;
@@ -140,13 +141,14 @@ int main(int argc, char **argv)
 				r.span_task = malloc(tasks_cap * sizeof(*r.span_task));
 			}
 			int batch = TSR_BATCH_MEMBER | (f + 1 < nfiles ? TSR_BATCH_DEFER : 0);
-			if (tsr_cuda_layout(a, &plan, &tsr_storage_posix, &rdev, TSR_DECODER_AUTO,
-					    batch, 16, tasks, &L)) {
+			struct tsr_plan_descs *ds = NULL;
+			if (tsr_plan_describe(&plan, a, &tsr_storage_posix, 1, &rdev, &ds)) {
 				fprintf(stderr, "plan_bench: %s\n", tsr_errmsg());
 				return 1;
 			}
+			tsr_cuda_layout(a, &plan, ds, TSR_DECODER_AUTO, batch, 16, tasks, &L);
 			double t3 = now();
-			npieces += lay_out(&plan, tasks, &r);
+			npieces += lay_out(&plan, ds, tasks, &r);
 			double t4 = now();
 			ph[PH_OPEN] += t1 - t0;
 			ph[PH_PLAN] += t2 - t1;
@@ -158,6 +160,7 @@ int main(int argc, char **argv)
 				       argv[a0], (long long)plan.ntasks, (long long)L.n_stream,
 				       L.n_stream ? L.gpu_name[TSR_FAM_RICE] ? "rice" : "other" : "-",
 				       (long long)L.n_raw, (long long)(plan.ntasks - L.n_stream - L.n_raw));
+			tsr_plan_descs_free(ds);
 			tsr_plan_free(&plan);
 			tsr_norm_sel_free(&ns);
 			tsr_array_free(a);

@@ -23,7 +23,7 @@
 /* An advanced selection's gather tables for every task of the plan (their chunks' extents
  * known), copied to the device once: *dev_ret, and each task's word offset in *at_ret. */
 static int tsr_cuda_gather_tables(const struct tsr_array *a, const struct tsr_plan *plan,
-				  const struct tsr_cuda_task *tasks, void **dev_ret, int64_t **at_ret)
+				  const struct tsr_plan_descs *ds, void **dev_ret, int64_t **at_ret)
 {
 	int64_t words = 0;
 	int64_t *at = malloc((size_t)plan->ntasks * sizeof(int64_t) + 1);
@@ -39,7 +39,7 @@ static int tsr_cuda_gather_tables(const struct tsr_array *a, const struct tsr_pl
 		return tsr_error(TSR_E_NOMEM, "%s: out of memory for gather tables", a->path);
 	}
 	for (int64_t t = 0; t < plan->ntasks; t++)
-		tsr_gather_table(plan, t, tasks[t].ref.extent, tab + at[t]);
+		tsr_gather_table(plan, t, tsr_task_extent(ds, t), tab + at[t]);
 	void *dev = NULL;
 	int st = tsr_cuda_malloc((size_t)words * sizeof(int64_t), &dev);
 	if (st == TSR_OK && words) {
@@ -115,20 +115,24 @@ static int tsr_cuda_blosc_task(struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 			       struct tsr_cuda_task *ct, uint32_t pfx, int64_t chunk)
 {
 	const size_t cap = TSR_SLOT_STREAMS;
+	const struct tsr_task_info *ti = ct->ti;
 	unsigned char *staged = job->host + ct->slot_offset;
-	size_t w = tsr_dtype_size(ct->ref.codec.elem), n = 0;
+	size_t w = ti->elem_nbytes, n = 0;
 	if (!job->spans && !(job->spans = malloc(cap * sizeof(*job->spans))))
 		return tsr_error(TSR_E_NOMEM, "out of memory");
 	struct tsr_blosc_pipeline pipe;
-	int st = tsr_blosc_streams(staged, (size_t)ct->ref.nbytes, w, job->spans, cap - s->nstreams,
+	int st = tsr_blosc_streams(staged, (size_t)ti->nbytes, w, job->spans, cap - s->nstreams,
 				   &n, &pipe);
 	if (st == TSR_E_TOO_SMALL) {
-		size_t vn = (size_t)ct->ref.npix * tsr_dtype_size(ct->ref.xform.out);
+		size_t vn = (size_t)ti->npix * ti->out_nbytes;
 		unsigned char *vals = malloc(vn ? vn : 1);
 		struct tsr_scratch scratch = {0};
+		struct tsr_chunk_ref ref;
+		tsr_task_desc(job->descs, ct->t, &ref);
+		ref.codec.big_endian = ct->big_endian;
 		uint64_t dn = 0;
 		st = !vals ? tsr_error(TSR_E_NOMEM, "out of memory")
-			   : tsr_chunk_decode(&ct->ref, staged, ct->ref.nbytes, vals, 0, &scratch, &dn);
+			   : tsr_chunk_decode(&ref, staged, ref.nbytes, vals, 0, &scratch, &dn);
 		if (st == TSR_OK)
 			memcpy(staged, vals, vn);
 		tsr_scratch_free(&scratch);
@@ -158,10 +162,8 @@ static int tsr_cuda_blosc_task(struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 		if (sp->kind == TSR_BLOSC_STREAM_CODED) {
 			uint64_t io[4] = {ct->slot_offset + sp->src, sp->csize, ct->dec_offset + sp->dst,
 					  sp->n};
-			struct tsr_cuda_check c = {
-				.chunk = chunk,
-				.rc = {.npix = sp->n, .width = 1, .elem = TSR_UINT8, .out = TSR_UINT8,
-				       .kind = (uint8_t)ct->kind, .xform = TSR_XF_COPY}};
+			struct tsr_cuda_check c = {.chunk = chunk};
+			tsr_route_bytes_check(sp->n, ct->kind, &c.rc);
 			tsr_cuda_stream_add(job, s, pfx, io, c, tsr_route_blosc_name(ct->blosc_codec));
 			continue;
 		}
@@ -205,7 +207,7 @@ static int tsr_cuda_streams(struct tsr_cuda_job *job, struct tsr_cuda_slot *s, u
 		struct tsr_cuda_check c;
 		tsr_cuda_stream_args(ct, chunk, io, &c);
 		tsr_cuda_stream_add(job, s, pfx, io, c,
-				    ct->ref.codec_name ? ct->ref.codec_name : a->desc.codec);
+				    ct->ti->codec_name ? ct->ti->codec_name : a->desc.codec);
 	}
 	return TSR_OK;
 }
@@ -319,8 +321,17 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		.gpu = 1, .force_cpu = decoder == TSR_DECODER_CPU,
 		.blosc = !to_dev && !replay, /* (its header is read on the host) */
 		.families = tsr_cuda_family_mask()};
+	/* every task complete, as the planner describes and routes it: the layout reads it (the
+	 * slots are sized from every chunk, so all are described before any is read); settled: a
+	 * chunk file's size lays out the slot (the mock backends' refs were settled by their real
+	 * fetch) */
+	struct tsr_plan_descs *descs = NULL;
 	struct tsr_cuda_layout L;
-	st = tsr_cuda_layout(array, plan, be, &rdev, decoder, batch, nthreads, tasks, &L);
+	st = tsr_plan_describe(plan, array, be, 1, &rdev, &descs);
+	if (st == TSR_OK)
+		tsr_cuda_layout(array, plan, descs, decoder, batch, nthreads, tasks, &L);
+	else
+		memset(&L, 0, sizeof(L));
 	int64_t n_stream = L.n_stream, n_raw = L.n_raw, n_dequant = L.n_dequant, n_blosc = L.n_blosc;
 	int64_t n_host = L.n_host, *n_cpu = L.n_cpu, *n_gpu = L.n_gpu;
 	const char **gpu_name = L.gpu_name, **cpu_name = L.cpu_name;
@@ -341,11 +352,11 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		st = tsr_error(TSR_E_INTERNAL, "%s: a batch read of an advanced selection",
 			       array->path);
 	else if (st == TSR_OK && plan->ngroups)
-		st = tsr_cuda_gather_tables(array, plan, tasks, &gather_dev, &gather_at);
+		st = tsr_cuda_gather_tables(array, plan, descs, &gather_dev, &gather_at);
 	double t_fill = 0;
 	if (st == TSR_OK && replay) {
 		double tf0 = tsr_now();
-		st = tsr_cuda_replay_fill(array, be, plan, tasks);
+		st = tsr_cuda_replay_fill(array, be, plan, descs, tasks);
 		t_fill = tsr_now() - tf0;
 	}
 	/* Stored bytes read with pread into the slots: the feed reads them in the background
@@ -395,6 +406,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	tsr_job_error_init(&job.err);
 	job.array = array;
 	job.plan = plan;
+	job.descs = descs;
 	job.sel = sel;
 	job.out = out;
 	job.gather_dev = (uint64_t)(uintptr_t)gather_dev;
@@ -470,7 +482,8 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		if ((st = tsr_cuda_streams(&job, s, seq, prefix)))
 			break;
 		for (int64_t i = 0; i < job.ntasks; i++)
-			tsr_cuda_describe(plan, &job.tasks[i], (uint64_t)(uintptr_t)out, job.gather_dev,
+			tsr_cuda_describe(plan, descs, &job.tasks[i], (uint64_t)(uintptr_t)out,
+					  job.gather_dev,
 					  gather_at, &s->host_places[s->nplaces + (size_t)i]);
 		s->nplaces += (size_t)job.ntasks;
 		s->used = fill.used;
@@ -526,7 +539,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 				int f = ct->kind / TSR_VARIANTS;
 				if (!n_gpu[f]++)
 					gpu_name[f] = name;
-				gpu_decoded += (uint64_t)ct->ref.npix * tsr_dtype_size(ct->ref.codec.elem);
+				gpu_decoded += (uint64_t)ct->ti->npix * ct->ti->elem_nbytes;
 				continue;
 			}
 			if (!n_cpu[ct->why]++)
@@ -556,6 +569,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	}
 	free(job.pieces);
 	free(job.spans);
+	tsr_plan_descs_free(descs);
 	pthread_mutex_destroy(&job.lock);
 	tsr_job_error_destroy(&job.err);
 	pthread_mutex_unlock(&cs->lock);

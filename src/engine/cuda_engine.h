@@ -174,6 +174,7 @@ struct tsr_cuda_state {
 struct tsr_cuda_job {
 	const struct tsr_array *array;
 	const struct tsr_plan *plan;
+	const struct tsr_plan_descs *descs; /* its tasks' descriptions (the CPU decodes from them) */
 	const struct tsr_norm_sel *sel;
 	void *out;              /* the read's output (device memory) */
 	struct tsr_cuda_task *tasks;
@@ -284,6 +285,7 @@ int tsr_cuda_host_ranges(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 /* A device-keeping backend (be->kept: mock-device): what each task needs kept in device memory;
  * slot_offset = its address. */
 int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_backend *be,
-			 const struct tsr_plan *plan, struct tsr_cuda_task *tasks);
+			 const struct tsr_plan *plan, const struct tsr_plan_descs *ds,
+			 struct tsr_cuda_task *tasks);
 
 #endif

@@ -274,7 +274,7 @@ int tsr_feed_queue(struct tsr_feed *f, struct tsr_pool *pool, int nthreads,
 		if (pc->span != last) { /* (a chunk's pieces share its names) */
 			last = pc->span;
 			label = UINT32_MAX;
-			const char *path = ct->ref.path[0] ? ct->ref.path : a->path;
+			const char *path = ct->ti->path[0] ? ct->ti->path : a->path;
 			if ((st = tsr_feed_src(f, path, pfx, &src)))
 				break;
 			if (a->desc.chunk_label) {

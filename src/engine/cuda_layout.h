@@ -51,21 +51,23 @@ struct tsr_cuda_check {
 	uint8_t has_label;      /* the slot's labels name it (Zarr keys) */
 };
 
-/* A task as the slot sees it. */
+/* A task as the slot sees it: the plan's complete task (its description, route, values and
+ * storage read: ti) and where it lands in the slot. */
 struct tsr_cuda_task {
 	int64_t t;              /* plan task */
-	struct tsr_chunk_ref ref;
-	int how;                /* enum tsr_cuda_how */
+	const struct tsr_task_info *ti; /* the plan's (tsr_plan_describe) */
+	int how;                /* enum tsr_cuda_how: the route's, or CPU (decoder auto, a blosc
+				   header) */
 	int kind;               /* STREAM, BLOSC: its streams' kind (route.h); -1: none yet */
 	int why;                /* CPU: why (enum tsr_route_why) */
-	int alt_width;          /* STREAM: another integer width is legal (place.h) */
+	int big_endian;         /* decoded elements are big-endian (BLOSC: as its header says) */
 	size_t staged;          /* bytes in the slot */
 	size_t slot_offset;
 	size_t dec_cap;         /* STREAM, BLOSC: decode buffer bytes */
 	size_t dec_offset;
 	int stream;             /* STREAM: the slot's stream */
-	int64_t plane_block;    /* BLOSC: elements a shuffled block holds (0: not shuffled) */
 	int bf_stage;           /* BLOSC: the filter pass leaves its values in the staging */
+	int64_t plane_block;    /* BLOSC: elements a shuffled block holds (0: not shuffled) */
 	int blosc;              /* a blosc chunk (BLOSC, or CPU once its header said so) */
 	int blosc_codec;        /* blosc: the header's codec (enum tsr_blosc_codec), -1: unread */
 };
@@ -80,12 +82,12 @@ struct tsr_cuda_layout {
 	uint64_t gpu_decoded;   /* bytes the GPU decodes (its streams) */
 };
 
-/* Routes every task of plan (described as be serves them) on a device that decodes rdev's
- * families, and sizes what each stages: tasks[plan->ntasks], *L. decoder, batch, nthreads: the
- * read's (decoder auto sends too few, large streams of a single read to the CPU). */
-int tsr_cuda_layout(const struct tsr_array *array, const struct tsr_plan *plan,
-		    const struct tsr_backend *be, const struct tsr_route_device *rdev, int decoder,
-		    int batch, int nthreads, struct tsr_cuda_task *tasks, struct tsr_cuda_layout *L);
+/* Lays out every task of plan, described and routed by the planner (ds: tsr_plan_describe with
+ * the device's families), and sizes what each stages: tasks[plan->ntasks], *L. decoder, batch,
+ * nthreads: the read's (decoder auto sends too few, large streams of a single read to the CPU). */
+void tsr_cuda_layout(const struct tsr_array *array, const struct tsr_plan *plan,
+		     const struct tsr_plan_descs *ds, int decoder, int batch, int nthreads,
+		     struct tsr_cuda_task *tasks, struct tsr_cuda_layout *L);
 
 /* A slot being filled: its room and what it holds so far. */
 struct tsr_cuda_fill {
@@ -102,8 +104,9 @@ int64_t tsr_cuda_fill_slot(const struct tsr_plan *plan, struct tsr_cuda_task *ta
 /* The place of a task: its box of the chunk, where it lands in the read's output (device
  * address out), where its values are in the slot; points gather through the tables at gather_dev
  * (each task's at its gather_at word; NULL: a box). */
-void tsr_cuda_describe(const struct tsr_plan *p, const struct tsr_cuda_task *ct, uint64_t out,
-		       uint64_t gather_dev, const int64_t *gather_at, struct tsr_cuda_place *pl);
+void tsr_cuda_describe(const struct tsr_plan *p, const struct tsr_plan_descs *ds,
+		       const struct tsr_cuda_task *ct, uint64_t out, uint64_t gather_dev,
+		       const int64_t *gather_at, struct tsr_cuda_place *pl);
 
 /* A STREAM task's decoder arguments (offsets into the slot: input, its size, output, capacity)
  * and what judging its result needs. */
