@@ -215,10 +215,10 @@ static int tsr_cuda_streams(struct tsr_cuda_job *job, struct tsr_cuda_slot *s, u
 /* Says in the receipt what decoded the chunks: "GZIP_2 tiles decoded on the GPU (tessera
  * inflate kernel)", one clause per decoder family, and in its fallback which chunks the CPU
  * decoded and why. */
-static void tsr_cuda_receipt(const struct tsr_array *a, const int64_t n_gpu[TSR_FAM_N],
-			     const char *const gpu_name[TSR_FAM_N], int64_t n_raw,
-			     const int64_t n_cpu[TSR_WHY_N], const char *const cpu_name[TSR_WHY_N],
-			     struct tsr_receipt *r)
+static void tsr_cuda_decoders(const struct tsr_array *a, const int64_t n_gpu[TSR_FAM_N],
+			      const char *const gpu_name[TSR_FAM_N], int64_t n_raw,
+			      const int64_t n_cpu[TSR_WHY_N], const char *const cpu_name[TSR_WHY_N],
+			      struct tsr_receipt *r)
 {
 	const char *noun = a->desc.chunk_noun;
 	char dec[sizeof(r->decoder)] = "", fb[sizeof(r->fallback)] = "";
@@ -260,6 +260,63 @@ static void tsr_cuda_receipt(const struct tsr_array *a, const int64_t n_gpu[TSR_
 	}
 }
 
+/* The pool whose threads read: a device's share of a split read reads with the device's own
+ * threads, so that every device's storage reads run at once (the context's pool runs one job at
+ * a time); other reads with the context's. (Under cs->lock.) */
+static struct tsr_pool *tsr_cuda_pool(struct tsr_cuda_state *cs, struct tsr_pool *ctx_pool,
+				      int nthreads, int batch)
+{
+	if (!(batch & TSR_BATCH_SHARE))
+		return ctx_pool;
+	int want_n = nthreads > 0 ? nthreads : 1;
+	if (cs->pool && cs->pool_n != want_n && !cs->feed.pool) {
+		tsr_pool_free(cs->pool);
+		cs->pool = NULL;
+	}
+	if (!cs->pool && tsr_pool_create(want_n, &cs->pool) == TSR_OK)
+		cs->pool_n = want_n;
+	return cs->pool ? cs->pool : ctx_pool;
+}
+
+/* The read's receipt: blosc chunks counted as their headers routed them, the decoders, and why
+ * the storage is not cuFile or the CPU's values are replayed. */
+static void tsr_cuda_receipt(const struct tsr_array *a, struct tsr_cuda_layout *L,
+			     const struct tsr_cuda_task *tasks, int64_t ntasks,
+			     const struct tsr_storage_choice *store, int to_dev, int replay,
+			     struct tsr_receipt *r)
+{
+	for (int64_t t = 0; L->n_blosc && t < ntasks; t++) {
+		const struct tsr_cuda_task *ct = &tasks[t];
+		if (!ct->blosc)
+			continue;
+		const char *name = tsr_route_blosc_name(ct->blosc_codec);
+		if (ct->how == TSR_HOW_BLOSC) {
+			int f = ct->kind / TSR_VARIANTS;
+			if (!L->n_gpu[f]++)
+				L->gpu_name[f] = name;
+			L->gpu_decoded += (uint64_t)ct->ti->npix * ct->ti->elem_nbytes;
+		} else if (!L->n_cpu[ct->why]++) {
+			L->cpu_name[ct->why] = name;
+		}
+	}
+	r->bytes_decoded += L->gpu_decoded;
+	snprintf(r->engine, sizeof(r->engine), "cuda");
+	tsr_cuda_decoders(a, L->n_gpu, L->gpu_name, L->n_raw, L->n_cpu, L->cpu_name, r);
+	size_t have = strlen(r->fallback);
+	if (store->automatic && !to_dev && L->n_raw + L->n_stream > 0 &&
+	    have + 40 < sizeof(r->fallback)) /* auto passed cuFile over: say why */
+		snprintf(r->fallback + have, sizeof(r->fallback) - have,
+			 "%sstorage %s, not cuFile: %.100s", have ? "; " : "", store->be->name,
+			 store->why);
+	int64_t ncpu = 0;
+	for (int w = 0; w < TSR_WHY_N; w++)
+		ncpu += L->n_cpu[w];
+	have = strlen(r->fallback);
+	if (replay && ncpu && have + 60 < sizeof(r->fallback))
+		snprintf(r->fallback + have, sizeof(r->fallback) - have,
+			 "%smock-device replays those values", have ? "; " : "");
+}
+
 static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 			   const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads,
 			   int decoder, const struct tsr_storage_choice *store, int batch,
@@ -287,20 +344,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	 * 38.7 and 40.4 with one bulk copy of each slot.) */
 	int on_dev = to_dev;
 	pthread_mutex_lock(&cs->lock);
-	/* A device's share of a split read reads with the device's own threads, so that every
-	 * device's storage reads run at once (the context's pool runs one job at a time). */
-	struct tsr_pool *pool = array->ctx->pool;
-	if (batch & TSR_BATCH_SHARE) {
-		int want_n = nthreads > 0 ? nthreads : 1;
-		if (cs->pool && cs->pool_n != want_n && !cs->feed.pool) {
-			tsr_pool_free(cs->pool);
-			cs->pool = NULL;
-		}
-		if (!cs->pool && tsr_pool_create(want_n, &cs->pool) == TSR_OK)
-			cs->pool_n = want_n;
-		if (cs->pool)
-			pool = cs->pool;
-	}
+	struct tsr_pool *pool = tsr_cuda_pool(cs, array->ctx->pool, nthreads, batch);
 	cudaStream_t cstream = (cudaStream_t)stream;
 	uint64_t seq = ++cs->seq;
 	size_t ntasks = (size_t)(plan->ntasks ? plan->ntasks : 1);
@@ -332,13 +376,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		tsr_cuda_layout(array, plan, descs, decoder, batch, nthreads, tasks, &L);
 	else
 		memset(&L, 0, sizeof(L));
-	int64_t n_stream = L.n_stream, n_raw = L.n_raw, n_dequant = L.n_dequant, n_blosc = L.n_blosc;
-	int64_t n_host = L.n_host, *n_cpu = L.n_cpu, *n_gpu = L.n_gpu;
-	const char **gpu_name = L.gpu_name, **cpu_name = L.cpu_name;
-	size_t biggest = L.biggest, dec_biggest = L.dec_biggest, dec_total = L.dec_total;
-	size_t staged_total = L.staged_total;
-	uint64_t gpu_decoded = L.gpu_decoded;
-	if (st == TSR_OK && n_dequant && !cs->randoms) {
+	if (st == TSR_OK && L.n_dequant && !cs->randoms) {
 		/* (under cs->lock: no other read of this context is placing) */
 		int ke = tsr_cuda_place_randoms(tsr_dither_randoms());
 		if (ke)
@@ -365,7 +403,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	 * CPU, the pool's threads fill each slot in one run instead, so a feed still running (this
 	 * batch's earlier files, or another thread's batch) lands and stops first; its slots go to
 	 * the GPU. */
-	const int feed = !lends && !to_dev && n_host * 16 <= plan->ntasks &&
+	const int feed = !lends && !to_dev && L.n_host * 16 <= plan->ntasks &&
 			 store->by_path; /* (the feed opens files by path; the pool reads fd) */
 	if (feed)
 		on_dev = 1; /* the feed's threads copy the stored bytes to the device */
@@ -375,22 +413,8 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	struct tsr_cuda_slot *s = &cs->slot[cs->next_slot];
 	if (st == TSR_OK) {
 		/* Slots the ring opens from now on hold the largest chunk, and decode room for
-		 * this read; a batch read's files share slots, so its reads take the most. A
-		 * lone small read takes a small slot (pinned allocations take time in
-		 * proportion to their size); a batch read's files share full ones. */
-		size_t want = staged_total < TSR_SLOT_NBYTES && !defer_sync && !s->open
-				      ? staged_total : TSR_SLOT_NBYTES;
-		want = (want + ((size_t)16 << 20) - 1) & ~(((size_t)16 << 20) - 1); /* 16 MiB steps */
-		want = biggest > want ? biggest : want;
-		if (want > cs->slot_want)
-			cs->slot_want = want;
-		if (n_stream || n_blosc) {
-			want = defer_sync || s->open || dec_total > TSR_DEC_NBYTES ? TSR_DEC_NBYTES
-										 : dec_total;
-			want = want > dec_biggest ? want : dec_biggest;
-			if (want > cs->dec_want)
-				cs->dec_want = want;
-		}
+		 * this read (tsr_cuda_slot_sizes). */
+		tsr_cuda_slot_sizes(&L, defer_sync || s->open, &cs->slot_want, &cs->dec_want);
 		/* The open slot of another thread's batch read, or of reads ordered on another
 		 * stream, goes to the GPU first: this read neither waits for nor drops it. */
 		if (s->open && (!pthread_equal(s->owner, pthread_self()) ||
@@ -399,7 +423,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 			st = tsr_cuda_dispatch(cs, s);
 	}
 	char prefix[1400] = "";
-	if (n_stream || n_blosc)
+	if (L.n_stream || L.n_blosc)
 		tsr_array_chunk_name(array, 0, prefix, sizeof(prefix), NULL, 0);
 	struct tsr_cuda_job job = {0};
 	pthread_mutex_init(&job.lock, NULL);
@@ -463,7 +487,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 			job.bytes_read += nb;
 			if (st)
 				break;
-			if (n_host) {
+			if (L.n_host) {
 				job.host_only = 1;
 				atomic_store(&job.next, 0);
 				job.npieces = 0;
@@ -528,45 +552,9 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	r->t_decode += job.t_decode;
 	r->t_place += t_copy;
 	r->bytes_read += job.bytes_read;
-	if (n_blosc) {
-		/* Blosc chunks: on the GPU, or on the CPU as their headers decided. */
-		for (int64_t t = 0; t < plan->ntasks; t++) {
-			const struct tsr_cuda_task *ct = &tasks[t];
-			if (!ct->blosc)
-				continue;
-			const char *name = tsr_route_blosc_name(ct->blosc_codec);
-			if (ct->how == TSR_HOW_BLOSC) {
-				int f = ct->kind / TSR_VARIANTS;
-				if (!n_gpu[f]++)
-					gpu_name[f] = name;
-				gpu_decoded += (uint64_t)ct->ti->npix * ct->ti->elem_nbytes;
-				continue;
-			}
-			if (!n_cpu[ct->why]++)
-				cpu_name[ct->why] = name;
-		}
-	}
-	r->bytes_decoded += job.bytes_decoded + gpu_decoded;
+	r->bytes_decoded += job.bytes_decoded;
 	r->nthreads = nthreads;
-	snprintf(r->engine, sizeof(r->engine), "cuda");
-	tsr_cuda_receipt(array, n_gpu, gpu_name, n_raw, n_cpu, cpu_name, r);
-	if (store->automatic && !to_dev && n_raw + n_stream > 0) {
-		/* auto passed cuFile over: say why (once per read) */
-		size_t have = strlen(r->fallback);
-		if (have + 40 < sizeof(r->fallback))
-			snprintf(r->fallback + have, sizeof(r->fallback) - have,
-				 "%sstorage %s, not cuFile: %.100s", have ? "; " : "", be->name,
-				 store->why);
-	}
-	if (replay) {
-		int64_t ncpu = 0;
-		for (int w = 0; w < TSR_WHY_N; w++)
-			ncpu += n_cpu[w];
-		size_t have = strlen(r->fallback);
-		if (ncpu && have + 60 < sizeof(r->fallback))
-			snprintf(r->fallback + have, sizeof(r->fallback) - have,
-				 "%smock-device replays those values", have ? "; " : "");
-	}
+	tsr_cuda_receipt(array, &L, tasks, plan->ntasks, store, to_dev, replay, r);
 	free(job.pieces);
 	free(job.spans);
 	tsr_plan_descs_free(descs);

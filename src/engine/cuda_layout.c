@@ -111,6 +111,24 @@ void tsr_cuda_layout(const struct tsr_array *array, const struct tsr_plan *plan,
 	}
 }
 
+void tsr_cuda_slot_sizes(const struct tsr_cuda_layout *L, int full, size_t *slot_want,
+			 size_t *dec_want)
+{
+	/* A lone small read takes a small slot (pinned allocations take time in proportion to
+	 * their size); a batch read's files share full ones. */
+	size_t want = L->staged_total < TSR_SLOT_NBYTES && !full ? L->staged_total : TSR_SLOT_NBYTES;
+	want = (want + ((size_t)16 << 20) - 1) & ~(((size_t)16 << 20) - 1); /* 16 MiB steps */
+	want = L->biggest > want ? L->biggest : want;
+	if (want > *slot_want)
+		*slot_want = want;
+	if (!L->n_stream && !L->n_blosc)
+		return;
+	want = full || L->dec_total > TSR_DEC_NBYTES ? TSR_DEC_NBYTES : L->dec_total;
+	want = want > L->dec_biggest ? want : L->dec_biggest;
+	if (want > *dec_want)
+		*dec_want = want;
+}
+
 int64_t tsr_cuda_fill_slot(const struct tsr_plan *plan, struct tsr_cuda_task *tasks,
 			   int64_t ntasks, int64_t t0, const int64_t *gather_at,
 			   struct tsr_cuda_fill *f)

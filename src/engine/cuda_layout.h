@@ -89,6 +89,12 @@ void tsr_cuda_layout(const struct tsr_array *array, const struct tsr_plan *plan,
 		     const struct tsr_plan_descs *ds, int decoder, int batch, int nthreads,
 		     struct tsr_cuda_task *tasks, struct tsr_cuda_layout *L);
 
+/* Grows the sizes the ring's slots open with (*slot_want: staging, *dec_want: decode buffer) to
+ * what this read needs: its largest chunk, and all its chunks where they fit (full: a batch read
+ * or an open slot shares full ones). */
+void tsr_cuda_slot_sizes(const struct tsr_cuda_layout *L, int full, size_t *slot_want,
+			 size_t *dec_want);
+
 /* A slot being filled: its room and what it holds so far. */
 struct tsr_cuda_fill {
 	size_t nbytes, dec_nbytes;      /* staging and decode buffer sizes */
