@@ -1,9 +1,11 @@
-/* cuda.c - the CUDA engine (host side): reads land in GPU memory. Each chunk of a read is sent one
- * of three ways (stored elements the place kernel transforms; one DEFLATE-family stream the
- * inflate kernel decodes; values decoded on the CPU), laid into the staging ring's slots
- * (cuda_ring.c) that the pool fills (cuda_fetch.c) up to their size, across the files of a batch
- * read; each slot has its own CUDA stream (copy, inflate, place into the callers' arrays), so
- * batch k's inflate overlaps batch k+1's copy and batch k+2's reading. */
+/* cuda.c - the CUDA engine (host side): reads land in GPU memory. It executes the plan's complete
+ * tasks (tsr_plan_describe: each chunk's route, place values and storage read): each is sent one
+ * of four ways (stored elements the place kernel transforms; one stream a GPU decoder family
+ * decodes; a blosc chunk's streams; values decoded on the CPU), laid into the staging ring's
+ * slots (cuda_layout.c, cuda_ring.c) that the pool or the feed fills (cuda_fetch.c,
+ * cuda_feed.c), across the files of a batch read; each slot has its own CUDA stream (copy,
+ * decode, place into the callers' arrays), so batch k's decode overlaps batch k+1's copy and
+ * batch k+2's reading. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
