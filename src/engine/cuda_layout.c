@@ -188,52 +188,45 @@ void tsr_cuda_describe(const struct tsr_plan *p, const struct tsr_plan_descs *ds
 		       const int64_t *gather_at, struct tsr_cuda_place *pl)
 {
 	const struct tsr_route_values *v = &ct->ti->values;
-	/* The fields before the per-axis arrays zeroed, the arrays written up to ndim: the kernel
-	 * reads no further (a slot's 16384 places are 10 MiB; zeroing each whole took a third of
-	 * this function's time on the 32 x 4096 row-tile batch, bench/plan_bench.c). */
-	memset(pl, 0, offsetof(struct tsr_cuda_place, extent));
+	const int cpu = ct->how == TSR_HOW_CPU, stream = ct->how == TSR_HOW_STREAM;
+	const int blosc = ct->how == TSR_HOW_BLOSC, dec = stream || (blosc && !ct->bf_stage);
+	/* Every field written once, the per-axis arrays up to ndim (the kernel reads no further),
+	 * none zeroed first: a slot's 16384 places are 10 MB, and this function's time is its
+	 * stores' cache misses (perf on bench/plan_bench.c), so fewer lines touched is faster. CPU
+	 * tasks arrive as final values; stream and blosc tasks are read from the decode buffer (a
+	 * blosc chunk whose filter pass leaves its values in the staging, from there). */
 	pl->out = out;
-	pl->src_offset = ct->slot_offset;
-	pl->stream = -1;
+	pl->src_offset = dec ? ct->dec_offset : ct->slot_offset;
+	pl->in_type = cpu ? v->out_type : v->in_type;
 	pl->out_type = v->out_type;
+	pl->in_be = cpu ? 0 : ct->big_endian;
+	pl->kind = cpu ? TSR_CUDA_COPY : v->kind;
+	pl->scale = cpu ? 0 : v->scale;
+	pl->zero = cpu ? 0 : v->zero;
+	pl->offset = cpu ? 0 : v->offset;
+	pl->has_blank = cpu ? 0 : v->has_blank;
+	pl->blank = cpu ? 0 : v->blank;
+	pl->dither = cpu ? 0 : v->dither;
+	pl->pad0 = 0;
+	pl->dither_row = cpu ? 0 : v->dither_row;
+	pl->src_dec = dec;
+	pl->planes = stream ? v->planes : blosc ? ct->plane_block > 0 : 0;
+	pl->stream = stream ? ct->stream : -1;
+	pl->alt_width = stream ? ct->ti->route.alt_width : 0;
+	pl->plane_block = blosc ? ct->plane_block : 0;
 	pl->blocked = 0;
 	pl->src_npix = 0;
-	if (ct->how != TSR_HOW_CPU) {
-		pl->in_type = v->in_type;
-		pl->in_be = ct->big_endian;
-		pl->kind = v->kind;
-		pl->dither = v->dither;
-		pl->dither_row = v->dither_row;
-		pl->scale = v->scale;
-		pl->zero = v->zero;
-		pl->offset = v->offset;
-		pl->has_blank = v->has_blank;
-		pl->blank = v->blank;
-		if (ct->how == TSR_HOW_STREAM) {
-			pl->src_offset = ct->dec_offset;
-			pl->src_dec = 1;
-			pl->stream = ct->stream;
-			pl->alt_width = ct->ti->route.alt_width;
-			pl->planes = v->planes;
-		} else if (ct->how == TSR_HOW_BLOSC) {
-			/* its streams' results are judged with the slot's (a failed read returns
-			 * its error; nothing of it is reported placed) */
-			struct tsr_chunk_ref ref; /* (its blocked layout: BLOSC chunks are large) */
-			tsr_task_desc(ds, ct->t, &ref);
-			pl->src_offset = ct->bf_stage ? ct->slot_offset : ct->dec_offset;
-			pl->src_dec = !ct->bf_stage;
-			pl->planes = ct->plane_block > 0;
-			pl->plane_block = ct->plane_block;
-			pl->src_npix = ct->ti->dec_npix;
-			pl->blocked = tsr_route_blocked(&ref);
-			for (int i = 0; pl->blocked && i < ref.ndim; i++) {
-				pl->block[i] = ref.blocked.block[i];
-				pl->padded[i] = ref.blocked.padded[i];
-			}
+	if (blosc) {
+		/* its streams' results are judged with the slot's (a failed read returns its
+		 * error; nothing of it is reported placed) */
+		struct tsr_chunk_ref ref; /* (its blocked layout: BLOSC chunks are large) */
+		tsr_task_desc(ds, ct->t, &ref);
+		pl->src_npix = ct->ti->dec_npix;
+		pl->blocked = tsr_route_blocked(&ref);
+		for (int i = 0; pl->blocked && i < ref.ndim; i++) {
+			pl->block[i] = ref.blocked.block[i];
+			pl->padded[i] = ref.blocked.padded[i];
 		}
-	} else {
-		pl->in_type = v->out_type; /* decoded on the host: values are final */
-		pl->kind = TSR_CUDA_COPY;
 	}
 	/* the task's box (tsr_task_box, read straight from the plan's words) */
 	const int64_t *k0 = tsr_task_k0(p, ct->t), *k1 = tsr_task_k1(p, ct->t);
