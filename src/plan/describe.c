@@ -14,7 +14,11 @@ _Static_assert(offsetof(struct tsr_chunk_ref, path) == 0, "tsr_chunk_ref: path c
 #define TSR_TAIL_NBYTES (sizeof(struct tsr_chunk_ref) - TSR_TAIL_AT)
 
 struct tsr_plan_descs {
-	unsigned char *tails;   /* ntasks * TSR_TAIL_NBYTES */
+	/* The distinct descriptions without path, offset and size (which the task's info holds):
+	 * the tiles of one image differ only there, so a run of equal ones is kept once. */
+	unsigned char *tails;   /* ntails * TSR_TAIL_NBYTES */
+	size_t ntails, tails_cap;
+	uint32_t *tail_id;      /* ntasks */
 	uint32_t *path_id;      /* ntasks */
 	struct tsr_task_info *info; /* ntasks */
 	int64_t *extent;        /* ntasks * ndim */
@@ -88,6 +92,7 @@ void tsr_plan_descs_free(struct tsr_plan_descs *ds)
 	if (!ds)
 		return;
 	free(ds->tails);
+	free(ds->tail_id);
 	free(ds->path_id);
 	free(ds->info);
 	free(ds->extent);
@@ -105,7 +110,7 @@ int tsr_plan_describe(const struct tsr_plan *p, const struct tsr_array *a,
 	struct tsr_plan_descs *ds = calloc(1, sizeof(*ds));
 	size_t n = (size_t)p->ntasks, nd = (size_t)(p->ndim > 0 ? p->ndim : 0);
 	int st = TSR_OK;
-	if (!ds || !(ds->tails = malloc(n * TSR_TAIL_NBYTES + 1)) ||
+	if (!ds || !(ds->tail_id = malloc(n * sizeof(uint32_t) + 1)) ||
 	    !(ds->path_id = malloc(n * sizeof(uint32_t) + 1)) ||
 	    !(ds->info = malloc(n * sizeof(*ds->info) + 1)) ||
 	    !(ds->extent = malloc(n * nd * sizeof(int64_t) + 1))) {
@@ -133,8 +138,6 @@ int tsr_plan_describe(const struct tsr_plan *p, const struct tsr_array *a,
 			tsr_error_prefix("%s %s", prefix, label);
 			break;
 		}
-		memcpy(ds->tails + (size_t)t * TSR_TAIL_NBYTES, (const char *)&ref + TSR_TAIL_AT,
-		       TSR_TAIL_NBYTES);
 		memcpy(ds->extent + (size_t)t * nd, ref.extent, nd * sizeof(int64_t));
 		struct tsr_task_info *ti = &ds->info[t];
 		memset(ti, 0, sizeof(*ti));
@@ -151,6 +154,21 @@ int tsr_plan_describe(const struct tsr_plan *p, const struct tsr_array *a,
 			if (ti->route.how == TSR_ROUTE_STREAM)
 				tsr_route_stream_check(&ref, &ti->route, &ti->check);
 		}
+		/* the description kept once a run of equal ones (offset and size: the info's) */
+		ref.offset = ref.nbytes = 0;
+		const unsigned char *tail = (const unsigned char *)&ref + TSR_TAIL_AT;
+		if (!ds->ntails ||
+		    memcmp(ds->tails + (ds->ntails - 1) * TSR_TAIL_NBYTES, tail, TSR_TAIL_NBYTES)) {
+			if (ds->ntails >= UINT32_MAX ||
+			    tsr_grow((void **)&ds->tails, &ds->tails_cap, ds->ntails + 1,
+				     TSR_TAIL_NBYTES, 16)) {
+				st = tsr_error(TSR_E_NOMEM, "%s: out of memory for %zu chunk "
+					       "descriptions", a->path, n);
+				break;
+			}
+			memcpy(ds->tails + ds->ntails++ * TSR_TAIL_NBYTES, tail, TSR_TAIL_NBYTES);
+		}
+		ds->tail_id[t] = (uint32_t)(ds->ntails - 1);
 	}
 	if (st) {
 		tsr_plan_descs_free(ds);
@@ -175,7 +193,10 @@ const int64_t *tsr_task_extent(const struct tsr_plan_descs *ds, int64_t t)
 
 void tsr_task_desc(const struct tsr_plan_descs *ds, int64_t t, struct tsr_chunk_ref *ref)
 {
-	memcpy((char *)ref + TSR_TAIL_AT, ds->tails + (size_t)t * TSR_TAIL_NBYTES, TSR_TAIL_NBYTES);
+	memcpy((char *)ref + TSR_TAIL_AT, ds->tails + (size_t)ds->tail_id[t] * TSR_TAIL_NBYTES,
+	       TSR_TAIL_NBYTES);
+	ref->offset = ds->info[t].offset;
+	ref->nbytes = ds->info[t].nbytes;
 	strcpy(ref->path, ds->pool + ds->path_at[ds->path_id[t]]);
 }
 
