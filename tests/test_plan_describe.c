@@ -77,7 +77,7 @@ static size_t check_described(const struct tsr_array *a, const char *spec)
 	CHECK_EQ_INT(tsr_plan_build(&a->desc, &ns, &plan), TSR_OK);
 	struct tsr_plan_descs *ds = NULL;
 	driver_calls = 0;
-	CHECK_EQ_INT(tsr_plan_describe(&plan, a, &tsr_storage_posix, 0, &ds), TSR_OK);
+	CHECK_EQ_INT(tsr_plan_describe(&plan, a, &tsr_storage_posix, 0, NULL, &ds), TSR_OK);
 	CHECK_EQ_INT(driver_calls, plan.ntasks); /* once per task */
 	/* the distinct paths, counted here */
 	char seen[64][1024];
@@ -129,7 +129,7 @@ int main(void)
 		CHECK_EQ_INT(tsr_selection_parse("0:4,30:35", &sel), TSR_OK); /* chunk 6: fine */
 		CHECK_EQ_INT(tsr_selection_normalize(&sel, 2, a.desc.shape, &ns), TSR_OK);
 		CHECK_EQ_INT(tsr_plan_build(&a.desc, &ns, &plan), TSR_OK);
-		CHECK_EQ_INT(tsr_plan_describe(&plan, &a, &tsr_storage_posix, 0, &ds), TSR_OK);
+		CHECK_EQ_INT(tsr_plan_describe(&plan, &a, &tsr_storage_posix, 0, NULL, &ds), TSR_OK);
 		tsr_task_desc(ds, 0, &r);
 		CHECK(r.codec.id == TSR_CODEC_ZSTD && r.nbytes == 906);
 		tsr_plan_descs_free(ds);
@@ -137,7 +137,7 @@ int main(void)
 		CHECK_EQ_INT(tsr_selection_parse("4:8,5:10", &sel), TSR_OK); /* chunk 9: no */
 		CHECK_EQ_INT(tsr_selection_normalize(&sel, 2, a.desc.shape, &ns), TSR_OK);
 		CHECK_EQ_INT(tsr_plan_build(&a.desc, &ns, &plan), TSR_OK);
-		CHECK_EQ_INT(tsr_plan_describe(&plan, &a, &tsr_storage_posix, 0, &ds), TSR_OK);
+		CHECK_EQ_INT(tsr_plan_describe(&plan, &a, &tsr_storage_posix, 0, NULL, &ds), TSR_OK);
 		tsr_task_desc(ds, 0, &r);
 		CHECK(r.codec.id == TSR_CODEC_ZSTD);
 		tsr_plan_descs_free(ds);
@@ -145,7 +145,7 @@ int main(void)
 		CHECK_EQ_INT(tsr_selection_parse("4:8,30:35", &sel), TSR_OK); /* chunk 14: fill */
 		CHECK_EQ_INT(tsr_selection_normalize(&sel, 2, a.desc.shape, &ns), TSR_OK);
 		CHECK_EQ_INT(tsr_plan_build(&a.desc, &ns, &plan), TSR_OK);
-		CHECK_EQ_INT(tsr_plan_describe(&plan, &a, &tsr_storage_posix, 0, &ds), TSR_OK);
+		CHECK_EQ_INT(tsr_plan_describe(&plan, &a, &tsr_storage_posix, 0, NULL, &ds), TSR_OK);
 		tsr_task_desc(ds, 0, &r);
 		CHECK(r.codec.id == TSR_CODEC_FILL && r.nbytes == 0 && r.missing_is_fill);
 		CHECK(strcmp(r.path, "/data/store.zarr/arr/c/0/1") == 0);
@@ -160,7 +160,7 @@ int main(void)
 		struct tsr_plan_descs *ds = (struct tsr_plan_descs *)&a; /* must become NULL */
 		CHECK_EQ_INT(tsr_selection_normalize(NULL, 2, a.desc.shape, &ns), TSR_OK);
 		CHECK_EQ_INT(tsr_plan_build(&a.desc, &ns, &plan), TSR_OK);
-		CHECK_EQ_INT(tsr_plan_describe(&plan, &a, &tsr_storage_posix, 0, &ds), TSR_E_FORMAT);
+		CHECK_EQ_INT(tsr_plan_describe(&plan, &a, &tsr_storage_posix, 0, NULL, &ds), TSR_E_FORMAT);
 		CHECK(ds == NULL);
 		const char *msg = tsr_errmsg();
 		CHECK(strstr(msg, "test.array: array 0: chunk 13") != NULL);

@@ -1,5 +1,6 @@
 /* route.c - which decoder family runs a chunk on a device, or why the CPU decodes it (route.h). */
 #include <stdio.h>
+#include <string.h>
 
 #include "../core/internal.h"
 #include "blosc.h"
@@ -149,6 +150,8 @@ void tsr_route_chunk(const struct tsr_chunk_ref *r, const struct tsr_route_devic
 	rt->kind = -1;
 	rt->why = TSR_WHY_CODEC;
 	rt->big_endian = r->codec.big_endian;
+	rt->fill = r->codec.id == TSR_CODEC_FILL;
+	rt->alt_width = 0;
 	if (!dev->gpu) {
 		rt->why = TSR_WHY_FORCED;
 		return;
@@ -170,7 +173,61 @@ void tsr_route_chunk(const struct tsr_chunk_ref *r, const struct tsr_route_devic
 	} else if (r->codec.id != TSR_CODEC_FILL &&
 		   (rt->kind = tsr_route_stream(r, dev, &rt->why)) >= 0) {
 		rt->how = TSR_ROUTE_STREAM;
+		/* Scaled integer FITS tiles may hold another width (CFITSIO decides by the
+		 * size): room for the widest, as the CPU chain has. */
+		rt->alt_width = r->codec.elem_from_size && !tsr_dtype_is_float(r->codec.elem) &&
+				(r->xform.kind == TSR_XF_SCALE || r->xform.kind == TSR_XF_DEQUANT);
 	}
+}
+
+_Static_assert(TSR_VALUES_COPY == (int)TSR_XF_COPY && TSR_VALUES_OFFSET == (int)TSR_XF_OFFSET &&
+		       TSR_VALUES_SCALE == (int)TSR_XF_SCALE &&
+		       TSR_VALUES_DEQUANT == (int)TSR_XF_DEQUANT,
+	       "route values mirror enum tsr_xform_kind");
+
+void tsr_route_values(const struct tsr_chunk_ref *r, const struct tsr_route *rt,
+		      struct tsr_route_values *v)
+{
+	const struct tsr_xform *xf = &r->xform;
+	memset(v, 0, sizeof(*v));
+	v->out_type = xf->out;
+	if (rt->how == TSR_ROUTE_CPU) {
+		v->in_type = xf->out; /* decoded on the host: values are final */
+		v->kind = TSR_VALUES_COPY;
+		return;
+	}
+	v->in_type = r->codec.elem;
+	v->in_be = (uint8_t)rt->big_endian;
+	v->kind = xf->kind == TSR_XF_OFFSET ? TSR_VALUES_OFFSET
+		  : xf->kind == TSR_XF_SCALE ? TSR_VALUES_SCALE
+		  : xf->kind == TSR_XF_DEQUANT ? TSR_VALUES_DEQUANT : TSR_VALUES_COPY;
+	v->dither = xf->dither == TSR_DITHER_1 ? 1 : xf->dither == TSR_DITHER_2 ? 2 : 0;
+	v->dither_row = xf->dither_row;
+	v->scale = xf->scale;
+	v->zero = xf->zero;
+	v->offset = xf->offset;
+	v->has_blank = (uint8_t)xf->has_blank;
+	v->blank = xf->blank;
+	v->planes = rt->how == TSR_ROUTE_STREAM && r->codec.byte_shuffle &&
+		    tsr_dtype_size(r->codec.elem) > 1;
+}
+
+void tsr_route_stream_check(const struct tsr_chunk_ref *r, const struct tsr_route *rt,
+			    struct tsr_route_check *c)
+{
+	*c = (struct tsr_route_check){.npix = (uint64_t)r->npix,
+				      .width = (uint32_t)tsr_dtype_size(r->codec.elem),
+				      .elem = (int16_t)r->codec.elem,
+				      .out = (int16_t)r->xform.out,
+				      .kind = (uint8_t)rt->kind,
+				      .elem_from_size = (uint8_t)r->codec.elem_from_size,
+				      .xform = (uint8_t)r->xform.kind};
+}
+
+void tsr_route_bytes_check(uint64_t n, int kind, struct tsr_route_check *c)
+{
+	*c = (struct tsr_route_check){.npix = n, .width = 1, .elem = TSR_UINT8, .out = TSR_UINT8,
+				      .kind = (uint8_t)kind, .xform = TSR_XF_COPY};
 }
 
 /*

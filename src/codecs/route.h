@@ -53,12 +53,16 @@ enum tsr_route_why {
 
 struct tsr_route {
 	int how;                /* enum tsr_route_how (int while the CUDA engine compares it
-				   with its enum tsr_cuda_how aliases, cuda.c) */
+				   with its enum tsr_cuda_how aliases, cuda_layout.h) */
 	int kind;               /* STREAM: family * TSR_VARIANTS + variant; BLOSC: -1 until the
 				   header is read */
 	enum tsr_route_why why; /* CPU: the first reason */
 	int big_endian;         /* the decoded elements are big-endian (BLOSC: as the chunk's
 				   header says where the format leaves it to the chunk) */
+	int fill;               /* no stored bytes: every value is the fill (made on the CPU) */
+	int alt_width;          /* STREAM: integers of another width are legal, decided by the
+				   decoded size (scaled FITS GZIP tiles: CFITSIO's rule); the decode
+				   room is for the widest (8 bytes) */
 };
 
 /* Where the route runs: the host alone, or a device that can decode these families. */
@@ -73,6 +77,25 @@ struct tsr_route_device {
 /* Routes one chunk (its ref settled: sizes known). */
 void tsr_route_chunk(const struct tsr_chunk_ref *r, const struct tsr_route_device *dev,
 		     struct tsr_route *rt);
+
+/* What the place kernel does with a chunk's elements on the device, mapped once from the
+ * chunk's value transform, so that an engine copies it without naming a transform: kinds as
+ * src/cuda/place.h's TSR_CUDA_COPY .. DEQUANT (mirroring enum tsr_xform_kind). A chunk the CPU
+ * decodes arrives as final values (kind copy, in_type the output's). */
+enum { TSR_VALUES_COPY = 0, TSR_VALUES_OFFSET, TSR_VALUES_SCALE, TSR_VALUES_DEQUANT };
+struct tsr_route_values {
+	int32_t in_type, out_type; /* enum tsr_dtype: stored (decoded) elements, output */
+	uint8_t in_be;          /* stored elements are big-endian */
+	uint8_t kind;           /* TSR_VALUES_* */
+	uint8_t dither;         /* DEQUANT: 0 none (linear), 1 SUBTRACTIVE_DITHER_1, 2 _2 */
+	uint8_t has_blank;
+	uint8_t planes;         /* decoded bytes lie in byte planes (FITS GZIP_2) */
+	int64_t dither_row, blank;
+	double scale, zero;
+	uint64_t offset;
+};
+void tsr_route_values(const struct tsr_chunk_ref *r, const struct tsr_route *rt,
+		      struct tsr_route_values *v);
 
 /*
  * Routes a staged blosc chunk by its header: TSR_ROUTE_BLOSC with the family of its streams,
@@ -124,6 +147,11 @@ struct tsr_route_check {
 	uint8_t elem_from_size;
 	uint8_t xform;          /* enum tsr_xform_kind */
 };
+/* The check of a STREAM chunk's one stream (routed rt), and of a stream of n plain bytes of
+ * kind (a blosc chunk's). */
+void tsr_route_stream_check(const struct tsr_chunk_ref *r, const struct tsr_route *rt,
+			    struct tsr_route_check *c);
+void tsr_route_bytes_check(uint64_t n, int kind, struct tsr_route_check *c);
 int tsr_route_verdict(const struct tsr_route_check *c, int status, const char *status_name,
 		      uint64_t got, const char *name, char *why, size_t cap);
 

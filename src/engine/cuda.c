@@ -1,9 +1,11 @@
-/* cuda.c - the CUDA engine (host side): reads land in GPU memory. Each chunk of a read is sent one
- * of three ways (stored elements the place kernel transforms; one DEFLATE-family stream the
- * inflate kernel decodes; values decoded on the CPU), laid into the staging ring's slots
- * (cuda_ring.c) that the pool fills (cuda_fetch.c) up to their size, across the files of a batch
- * read; each slot has its own CUDA stream (copy, inflate, place into the callers' arrays), so
- * batch k's inflate overlaps batch k+1's copy and batch k+2's reading. */
+/* cuda.c - the CUDA engine (host side): reads land in GPU memory. It executes the plan's complete
+ * tasks (tsr_plan_describe: each chunk's route, place values and storage read): each is sent one
+ * of four ways (stored elements the place kernel transforms; one stream a GPU decoder family
+ * decodes; a blosc chunk's streams; values decoded on the CPU), laid into the staging ring's
+ * slots (cuda_layout.c, cuda_ring.c) that the pool or the feed fills (cuda_fetch.c,
+ * cuda_feed.c), across the files of a batch read; each slot has its own CUDA stream (copy,
+ * decode, place into the callers' arrays), so batch k's decode overlaps batch k+1's copy and
+ * batch k+2's reading. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -20,75 +22,10 @@
 #ifdef TSR_WITH_CUDA
 #include "cuda_engine.h"
 
-/* The place of a task: its box of the chunk, where it lands in the read's output, where its
- * values are in the slot. */
-static void tsr_cuda_describe(const struct tsr_cuda_job *job, const struct tsr_cuda_task *ct,
-			      struct tsr_cuda_place *pl)
-{
-	const struct tsr_plan *p = job->plan;
-	struct tsr_box b;
-	tsr_task_box(p, ct->t, &b);
-	memset(pl, 0, sizeof(*pl));
-	pl->out = (uint64_t)(uintptr_t)job->out;
-	pl->src_offset = ct->slot_offset;
-	pl->stream = -1;
-	const struct tsr_xform *xf = &ct->ref.xform;
-	if (ct->how != TSR_HOW_CPU) {
-		pl->in_type = ct->ref.codec.elem;
-		pl->in_be = ct->ref.codec.big_endian;
-		pl->kind = xf->kind == TSR_XF_OFFSET ? TSR_CUDA_OFFSET
-			   : xf->kind == TSR_XF_SCALE ? TSR_CUDA_SCALE
-			   : xf->kind == TSR_XF_DEQUANT ? TSR_CUDA_DEQUANT : TSR_CUDA_COPY;
-		pl->dither = xf->dither == TSR_DITHER_1 ? 1 : xf->dither == TSR_DITHER_2 ? 2 : 0;
-		pl->dither_row = xf->dither_row;
-		pl->scale = xf->scale;
-		pl->zero = xf->zero;
-		pl->offset = xf->offset;
-		pl->has_blank = xf->has_blank;
-		pl->blank = xf->blank;
-		if (ct->how == TSR_HOW_STREAM) {
-			pl->src_offset = ct->dec_offset;
-			pl->src_dec = 1;
-			pl->stream = ct->stream;
-			pl->alt_width = ct->alt_width;
-			pl->planes = ct->ref.codec.byte_shuffle && tsr_dtype_size(ct->ref.codec.elem) > 1;
-		} else if (ct->how == TSR_HOW_BLOSC) {
-			/* its streams' results are judged with the slot's (a failed read returns
-			 * its error; nothing of it is reported placed) */
-			pl->src_offset = ct->bf_stage ? ct->slot_offset : ct->dec_offset;
-			pl->src_dec = !ct->bf_stage;
-			pl->planes = ct->plane_block > 0;
-			pl->plane_block = ct->plane_block;
-			pl->src_npix = tsr_route_decoded_npix(&ct->ref);
-			pl->blocked = tsr_route_blocked(&ct->ref);
-			for (int i = 0; pl->blocked && i < ct->ref.ndim; i++) {
-				pl->block[i] = ct->ref.blocked.block[i];
-				pl->padded[i] = ct->ref.blocked.padded[i];
-			}
-		}
-	} else {
-		pl->in_type = xf->out; /* decoded on the host: values are final */
-		pl->kind = TSR_CUDA_COPY;
-	}
-	pl->out_type = xf->out;
-	pl->ndim = b.ndim;
-	pl->out_first = b.out_first;
-	for (int i = 0; i < b.ndim; i++) {
-		pl->extent[i] = ct->ref.extent[i];
-		pl->first[i] = b.first[i];
-		pl->step[i] = b.step[i];
-		pl->count[i] = b.count[i];
-		pl->out_stride[i] = b.out_stride[i];
-	}
-	if (job->gather_at) /* points: the place kernel gathers them through the task's tables */
-		tsr_gather_describe(p, ct->t, job->gather_dev + 8 * (uint64_t)job->gather_at[ct->t],
-				    pl);
-}
-
 /* An advanced selection's gather tables for every task of the plan (their chunks' extents
  * known), copied to the device once: *dev_ret, and each task's word offset in *at_ret. */
 static int tsr_cuda_gather_tables(const struct tsr_array *a, const struct tsr_plan *plan,
-				  const struct tsr_cuda_task *tasks, void **dev_ret, int64_t **at_ret)
+				  const struct tsr_plan_descs *ds, void **dev_ret, int64_t **at_ret)
 {
 	int64_t words = 0;
 	int64_t *at = malloc((size_t)plan->ntasks * sizeof(int64_t) + 1);
@@ -104,7 +41,7 @@ static int tsr_cuda_gather_tables(const struct tsr_array *a, const struct tsr_pl
 		return tsr_error(TSR_E_NOMEM, "%s: out of memory for gather tables", a->path);
 	}
 	for (int64_t t = 0; t < plan->ntasks; t++)
-		tsr_gather_table(plan, t, tasks[t].ref.extent, tab + at[t]);
+		tsr_gather_table(plan, t, tsr_task_extent(ds, t), tab + at[t]);
 	void *dev = NULL;
 	int st = tsr_cuda_malloc((size_t)words * sizeof(int64_t), &dev);
 	if (st == TSR_OK && words) {
@@ -180,20 +117,24 @@ static int tsr_cuda_blosc_task(struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 			       struct tsr_cuda_task *ct, uint32_t pfx, int64_t chunk)
 {
 	const size_t cap = TSR_SLOT_STREAMS;
+	const struct tsr_task_info *ti = ct->ti;
 	unsigned char *staged = job->host + ct->slot_offset;
-	size_t w = tsr_dtype_size(ct->ref.codec.elem), n = 0;
+	size_t w = ti->elem_nbytes, n = 0;
 	if (!job->spans && !(job->spans = malloc(cap * sizeof(*job->spans))))
 		return tsr_error(TSR_E_NOMEM, "out of memory");
 	struct tsr_blosc_pipeline pipe;
-	int st = tsr_blosc_streams(staged, (size_t)ct->ref.nbytes, w, job->spans, cap - s->nstreams,
+	int st = tsr_blosc_streams(staged, (size_t)ti->nbytes, w, job->spans, cap - s->nstreams,
 				   &n, &pipe);
 	if (st == TSR_E_TOO_SMALL) {
-		size_t vn = (size_t)ct->ref.npix * tsr_dtype_size(ct->ref.xform.out);
+		size_t vn = (size_t)ti->npix * ti->out_nbytes;
 		unsigned char *vals = malloc(vn ? vn : 1);
 		struct tsr_scratch scratch = {0};
+		struct tsr_chunk_ref ref;
+		tsr_task_desc(job->descs, ct->t, &ref);
+		ref.codec.big_endian = ct->big_endian;
 		uint64_t dn = 0;
 		st = !vals ? tsr_error(TSR_E_NOMEM, "out of memory")
-			   : tsr_chunk_decode(&ct->ref, staged, ct->ref.nbytes, vals, 0, &scratch, &dn);
+			   : tsr_chunk_decode(&ref, staged, ref.nbytes, vals, 0, &scratch, &dn);
 		if (st == TSR_OK)
 			memcpy(staged, vals, vn);
 		tsr_scratch_free(&scratch);
@@ -223,10 +164,8 @@ static int tsr_cuda_blosc_task(struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 		if (sp->kind == TSR_BLOSC_STREAM_CODED) {
 			uint64_t io[4] = {ct->slot_offset + sp->src, sp->csize, ct->dec_offset + sp->dst,
 					  sp->n};
-			struct tsr_cuda_check c = {
-				.chunk = chunk,
-				.rc = {.npix = sp->n, .width = 1, .elem = TSR_UINT8, .out = TSR_UINT8,
-				       .kind = (uint8_t)ct->kind, .xform = TSR_XF_COPY}};
+			struct tsr_cuda_check c = {.chunk = chunk};
+			tsr_route_bytes_check(sp->n, ct->kind, &c.rc);
 			tsr_cuda_stream_add(job, s, pfx, io, c, tsr_route_blosc_name(ct->blosc_codec));
 			continue;
 		}
@@ -266,23 +205,11 @@ static int tsr_cuda_streams(struct tsr_cuda_job *job, struct tsr_cuda_slot *s, u
 			continue;
 		}
 		ct->stream = (int)s->nstreams;
-		/* a stream may fill exactly its values' bytes (the decode room is rounded up to 16
-		 * for alignment; decoders that take their size from the capacity need it exact),
-		 * or the widest integers where the tile's width is decided by its size */
-		uint64_t cap = ct->alt_width ? ct->dec_cap
-					     : (uint64_t)ct->ref.npix * tsr_dtype_size(ct->ref.codec.elem);
-		uint64_t io[4] = {ct->slot_offset, ct->ref.nbytes, ct->dec_offset, cap};
-		struct tsr_cuda_check c = {
-			.chunk = chunk,
-			.rc = {.npix = (uint64_t)ct->ref.npix,
-			       .width = (uint32_t)tsr_dtype_size(ct->ref.codec.elem),
-			       .elem = (int16_t)ct->ref.codec.elem,
-			       .out = (int16_t)ct->ref.xform.out,
-			       .kind = (uint8_t)ct->kind,
-			       .elem_from_size = (uint8_t)ct->ref.codec.elem_from_size,
-			       .xform = (uint8_t)ct->ref.xform.kind}};
+		uint64_t io[4];
+		struct tsr_cuda_check c;
+		tsr_cuda_stream_args(ct, chunk, io, &c);
 		tsr_cuda_stream_add(job, s, pfx, io, c,
-				    ct->ref.codec_name ? ct->ref.codec_name : a->desc.codec);
+				    ct->ti->codec_name ? ct->ti->codec_name : a->desc.codec);
 	}
 	return TSR_OK;
 }
@@ -290,10 +217,10 @@ static int tsr_cuda_streams(struct tsr_cuda_job *job, struct tsr_cuda_slot *s, u
 /* Says in the receipt what decoded the chunks: "GZIP_2 tiles decoded on the GPU (tessera
  * inflate kernel)", one clause per decoder family, and in its fallback which chunks the CPU
  * decoded and why. */
-static void tsr_cuda_receipt(const struct tsr_array *a, const int64_t n_gpu[TSR_FAM_N],
-			     const char *const gpu_name[TSR_FAM_N], int64_t n_raw,
-			     const int64_t n_cpu[TSR_WHY_N], const char *const cpu_name[TSR_WHY_N],
-			     struct tsr_receipt *r)
+static void tsr_cuda_decoders(const struct tsr_array *a, const int64_t n_gpu[TSR_FAM_N],
+			      const char *const gpu_name[TSR_FAM_N], int64_t n_raw,
+			      const int64_t n_cpu[TSR_WHY_N], const char *const cpu_name[TSR_WHY_N],
+			      struct tsr_receipt *r)
 {
 	const char *noun = a->desc.chunk_noun;
 	char dec[sizeof(r->decoder)] = "", fb[sizeof(r->fallback)] = "";
@@ -335,6 +262,63 @@ static void tsr_cuda_receipt(const struct tsr_array *a, const int64_t n_gpu[TSR_
 	}
 }
 
+/* The pool whose threads read: a device's share of a split read reads with the device's own
+ * threads, so that every device's storage reads run at once (the context's pool runs one job at
+ * a time); other reads with the context's. (Under cs->lock.) */
+static struct tsr_pool *tsr_cuda_pool(struct tsr_cuda_state *cs, struct tsr_pool *ctx_pool,
+				      int nthreads, int batch)
+{
+	if (!(batch & TSR_BATCH_SHARE))
+		return ctx_pool;
+	int want_n = nthreads > 0 ? nthreads : 1;
+	if (cs->pool && cs->pool_n != want_n && !cs->feed.pool) {
+		tsr_pool_free(cs->pool);
+		cs->pool = NULL;
+	}
+	if (!cs->pool && tsr_pool_create(want_n, &cs->pool) == TSR_OK)
+		cs->pool_n = want_n;
+	return cs->pool ? cs->pool : ctx_pool;
+}
+
+/* The read's receipt: blosc chunks counted as their headers routed them, the decoders, and why
+ * the storage is not cuFile or the CPU's values are replayed. */
+static void tsr_cuda_receipt(const struct tsr_array *a, struct tsr_cuda_layout *L,
+			     const struct tsr_cuda_task *tasks, int64_t ntasks,
+			     const struct tsr_storage_choice *store, int to_dev, int replay,
+			     struct tsr_receipt *r)
+{
+	for (int64_t t = 0; L->n_blosc && t < ntasks; t++) {
+		const struct tsr_cuda_task *ct = &tasks[t];
+		if (!ct->blosc)
+			continue;
+		const char *name = tsr_route_blosc_name(ct->blosc_codec);
+		if (ct->how == TSR_HOW_BLOSC) {
+			int f = ct->kind / TSR_VARIANTS;
+			if (!L->n_gpu[f]++)
+				L->gpu_name[f] = name;
+			L->gpu_decoded += (uint64_t)ct->ti->npix * ct->ti->elem_nbytes;
+		} else if (!L->n_cpu[ct->why]++) {
+			L->cpu_name[ct->why] = name;
+		}
+	}
+	r->bytes_decoded += L->gpu_decoded;
+	snprintf(r->engine, sizeof(r->engine), "cuda");
+	tsr_cuda_decoders(a, L->n_gpu, L->gpu_name, L->n_raw, L->n_cpu, L->cpu_name, r);
+	size_t have = strlen(r->fallback);
+	if (store->automatic && !to_dev && L->n_raw + L->n_stream > 0 &&
+	    have + 40 < sizeof(r->fallback)) /* auto passed cuFile over: say why */
+		snprintf(r->fallback + have, sizeof(r->fallback) - have,
+			 "%sstorage %s, not cuFile: %.100s", have ? "; " : "", store->be->name,
+			 store->why);
+	int64_t ncpu = 0;
+	for (int w = 0; w < TSR_WHY_N; w++)
+		ncpu += L->n_cpu[w];
+	have = strlen(r->fallback);
+	if (replay && ncpu && have + 60 < sizeof(r->fallback))
+		snprintf(r->fallback + have, sizeof(r->fallback) - have,
+			 "%smock-device replays those values", have ? "; " : "");
+}
+
 static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 			   const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads,
 			   int decoder, const struct tsr_storage_choice *store, int batch,
@@ -362,20 +346,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	 * 38.7 and 40.4 with one bulk copy of each slot.) */
 	int on_dev = to_dev;
 	pthread_mutex_lock(&cs->lock);
-	/* A device's share of a split read reads with the device's own threads, so that every
-	 * device's storage reads run at once (the context's pool runs one job at a time). */
-	struct tsr_pool *pool = array->ctx->pool;
-	if (batch & TSR_BATCH_SHARE) {
-		int want_n = nthreads > 0 ? nthreads : 1;
-		if (cs->pool && cs->pool_n != want_n && !cs->feed.pool) {
-			tsr_pool_free(cs->pool);
-			cs->pool = NULL;
-		}
-		if (!cs->pool && tsr_pool_create(want_n, &cs->pool) == TSR_OK)
-			cs->pool_n = want_n;
-		if (cs->pool)
-			pool = cs->pool;
-	}
+	struct tsr_pool *pool = tsr_cuda_pool(cs, array->ctx->pool, nthreads, batch);
 	cudaStream_t cstream = (cudaStream_t)stream;
 	uint64_t seq = ++cs->seq;
 	size_t ntasks = (size_t)(plan->ntasks ? plan->ntasks : 1);
@@ -390,125 +361,24 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		}
 	}
 	struct tsr_cuda_task *tasks = cs->tasks;
-	/* Describe every task: where its decode runs (below: what it stages); size the slots for
-	 * the largest chunk, the decode buffers for the largest decoded chunk (and for the read,
-	 * up to TSR_DEC_NBYTES). */
-	size_t biggest = 0, dec_biggest = 0, dec_total = 0, staged_total = 0;
-	int64_t n_stream = 0, n_raw = 0, n_cpu[TSR_WHY_N] = {0}, n_dequant = 0, n_blosc = 0;
-	int64_t n_gpu[TSR_FAM_N] = {0};
-	const char *gpu_name[TSR_FAM_N] = {0}, *cpu_name[TSR_WHY_N] = {0};
+	/* Route every task and size what it stages: the slots hold the largest chunk, the decode
+	 * buffers the largest decoded chunk (and the read's, up to TSR_DEC_NBYTES). */
 	const struct tsr_route_device rdev = {
 		.gpu = 1, .force_cpu = decoder == TSR_DECODER_CPU,
 		.blosc = !to_dev && !replay, /* (its header is read on the host) */
 		.families = tsr_cuda_family_mask()};
-	uint64_t gpu_decoded = 0, max_stream = 0;
-	struct tsr_plan_descs *descs = NULL; /* every chunk's settled description */
-	/* settled: a chunk file's size lays out the slot (the mock backends' refs were settled by
-	 * their real fetch) */
-	st = tsr_plan_describe(plan, array, be, 1, &descs);
-	for (int64_t t = 0; t < plan->ntasks && st == TSR_OK; t++) {
-		struct tsr_cuda_task *ct = &tasks[t];
-		struct tsr_chunk_ref *ref = &ct->ref;
-		ct->t = t;
-		ct->how = TSR_HOW_CPU;
-		ct->kind = -1;
-		ct->alt_width = 0;
-		ct->slot_offset = ct->dec_cap = ct->dec_offset = 0;
-		ct->stream = -1;
-		tsr_task_desc(descs, t, ref);
-		ct->plane_block = 0;
-		ct->bf_stage = 0;
-		ct->blosc = 0;
-		ct->blosc_codec = -1;
-		struct tsr_route rt;
-		tsr_route_chunk(ref, &rdev, &rt);
-		ct->how = rt.how;
-		ct->kind = rt.kind;
-		ct->why = rt.why;
-		if (rt.how == TSR_HOW_RAW) {
-			n_raw++;
-		} else if (rt.how == TSR_HOW_BLOSC) {
-			ct->blosc = 1; /* (counted for the receipt once its header is read) */
-			n_blosc++;
-		} else if (rt.how == TSR_HOW_STREAM) {
-			size_t w = tsr_dtype_size(ref->codec.elem);
-			/* Scaled integer FITS tiles may hold another width (CFITSIO decides by
-			 * the size): room for the widest, as the CPU chain has. */
-			ct->alt_width = ref->codec.elem_from_size && !tsr_dtype_is_float(ref->codec.elem) &&
-					(ref->xform.kind == TSR_XF_SCALE || ref->xform.kind == TSR_XF_DEQUANT);
-			n_dequant += ref->xform.kind == TSR_XF_DEQUANT;
-			gpu_decoded += (uint64_t)ref->npix * w;
-			uint64_t slow = (uint64_t)ref->npix * w * tsr_route_warp_factor(rt.kind);
-			max_stream = slow > max_stream ? slow : max_stream;
-			int f = rt.kind / TSR_VARIANTS;
-			if (!n_gpu[f]++)
-				gpu_name[f] = ref->codec_name ? ref->codec_name : d->codec;
-			n_stream++;
-		} else if (ref->codec.id != TSR_CODEC_FILL) {
-			if (!n_cpu[rt.why]++)
-				cpu_name[rt.why] = ref->codec_name ? ref->codec_name : d->codec;
-		}
-	}
-	tsr_plan_descs_free(descs);
-	/* decoder auto, a single read: one warp decodes a stream many times slower than a CPU
-	 * core does (inflate about 40 times: H200 ~8 MB/s a warp on 4 MiB gzip chunks, libdeflate
-	 * ~300 MB/s a core; route.c has each family's factor), so when the largest stream alone
-	 * outlasts the CPU's threads decoding them all, the CPU decodes them. (Batch and stream
-	 * reads gather many files' streams in a slot; their last file, which does not defer,
-	 * joins the earlier files' streams too.) */
-	int few = st == TSR_OK && n_stream && decoder == TSR_DECODER_AUTO &&
-		  !(batch & TSR_BATCH_MEMBER) &&
-		  max_stream * (uint64_t)(nthreads > 0 ? nthreads : 1) > gpu_decoded;
-	if (few) {
-		n_cpu[TSR_WHY_FEW] = n_stream;
-		for (int f = TSR_FAM_N - 1; f >= 0; f--)
-			if (n_gpu[f])
-				cpu_name[TSR_WHY_FEW] = gpu_name[f];
-		memset(n_gpu, 0, sizeof(n_gpu));
-		n_stream = n_dequant = 0;
-		gpu_decoded = 0;
-	}
-	int64_t n_host = 0; /* tasks whose values the CPU makes (decoded, or fill) */
-	for (int64_t t = 0; t < plan->ntasks && st == TSR_OK; t++) {
-		struct tsr_cuda_task *ct = &tasks[t];
-		const struct tsr_chunk_ref *ref = &ct->ref;
-		if (few && ct->how == TSR_HOW_STREAM) {
-			ct->how = TSR_HOW_CPU;
-			ct->kind = -1;
-			ct->alt_width = 0;
-		}
-		n_host += ct->how == TSR_HOW_CPU || ct->how == TSR_HOW_BLOSC; /* (needs its bytes) */
-		/* What each task stages: its stored bytes (raw, inflate: compressed streams lie back
-		 * to back, since the inflate kernel reads any alignment, so that tiles next to each
-		 * other in the file are read with one pread), or its values decoded on the CPU;
-		 * values start 16-byte aligned for the place kernel. */
-		if (ct->how == TSR_HOW_STREAM || ct->how == TSR_HOW_BLOSC) {
-			ct->staged = (size_t)ref->nbytes;
-			ct->dec_cap = (size_t)tsr_route_decoded_npix(ref) *
-				      (ct->alt_width ? 8 : tsr_dtype_size(ref->codec.elem));
-			ct->dec_cap = (ct->dec_cap + 15) & ~(size_t)15;
-			if (ct->how == TSR_HOW_BLOSC) {
-				/* room for its values too, should the CPU decode it, and for its
-				 * decoded bytes (the filter pass's second buffer) */
-				size_t v = (size_t)ref->npix * tsr_dtype_size(ref->xform.out);
-				v = v > ct->dec_cap ? v : ct->dec_cap;
-				ct->staged = (ct->staged > v ? ct->staged : v) + 15;
-				ct->staged &= ~(size_t)15;
-			}
-			if (ct->dec_cap > dec_biggest)
-				dec_biggest = ct->dec_cap;
-			dec_total += ct->dec_cap;
-		} else {
-			ct->staged = ct->how == TSR_HOW_RAW
-					     ? (size_t)ref->nbytes
-					     : (size_t)ref->npix * tsr_dtype_size(ref->xform.out);
-			ct->staged = (ct->staged + 15) & ~(size_t)15;
-		}
-		if (ct->staged > biggest)
-			biggest = ct->staged;
-		staged_total += ct->staged + 16;
-	}
-	if (st == TSR_OK && n_dequant && !cs->randoms) {
+	/* every task complete, as the planner describes and routes it: the layout reads it (the
+	 * slots are sized from every chunk, so all are described before any is read); settled: a
+	 * chunk file's size lays out the slot (the mock backends' refs were settled by their real
+	 * fetch) */
+	struct tsr_plan_descs *descs = NULL;
+	struct tsr_cuda_layout L;
+	st = tsr_plan_describe(plan, array, be, 1, &rdev, &descs);
+	if (st == TSR_OK)
+		tsr_cuda_layout(array, plan, descs, decoder, batch, nthreads, tasks, &L);
+	else
+		memset(&L, 0, sizeof(L));
+	if (st == TSR_OK && L.n_dequant && !cs->randoms) {
 		/* (under cs->lock: no other read of this context is placing) */
 		int ke = tsr_cuda_place_randoms(tsr_dither_randoms());
 		if (ke)
@@ -522,11 +392,11 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		st = tsr_error(TSR_E_INTERNAL, "%s: a batch read of an advanced selection",
 			       array->path);
 	else if (st == TSR_OK && plan->ngroups)
-		st = tsr_cuda_gather_tables(array, plan, tasks, &gather_dev, &gather_at);
+		st = tsr_cuda_gather_tables(array, plan, descs, &gather_dev, &gather_at);
 	double t_fill = 0;
 	if (st == TSR_OK && replay) {
 		double tf0 = tsr_now();
-		st = tsr_cuda_replay_fill(array, be, plan, tasks);
+		st = tsr_cuda_replay_fill(array, be, plan, descs, tasks);
 		t_fill = tsr_now() - tf0;
 	}
 	/* Stored bytes read with pread into the slots: the feed reads them in the background
@@ -535,7 +405,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	 * CPU, the pool's threads fill each slot in one run instead, so a feed still running (this
 	 * batch's earlier files, or another thread's batch) lands and stops first; its slots go to
 	 * the GPU. */
-	const int feed = !lends && !to_dev && n_host * 16 <= plan->ntasks &&
+	const int feed = !lends && !to_dev && L.n_host * 16 <= plan->ntasks &&
 			 store->by_path; /* (the feed opens files by path; the pool reads fd) */
 	if (feed)
 		on_dev = 1; /* the feed's threads copy the stored bytes to the device */
@@ -545,22 +415,8 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	struct tsr_cuda_slot *s = &cs->slot[cs->next_slot];
 	if (st == TSR_OK) {
 		/* Slots the ring opens from now on hold the largest chunk, and decode room for
-		 * this read; a batch read's files share slots, so its reads take the most. A
-		 * lone small read takes a small slot (pinned allocations take time in
-		 * proportion to their size); a batch read's files share full ones. */
-		size_t want = staged_total < TSR_SLOT_NBYTES && !defer_sync && !s->open
-				      ? staged_total : TSR_SLOT_NBYTES;
-		want = (want + ((size_t)16 << 20) - 1) & ~(((size_t)16 << 20) - 1); /* 16 MiB steps */
-		want = biggest > want ? biggest : want;
-		if (want > cs->slot_want)
-			cs->slot_want = want;
-		if (n_stream || n_blosc) {
-			want = defer_sync || s->open || dec_total > TSR_DEC_NBYTES ? TSR_DEC_NBYTES
-										 : dec_total;
-			want = want > dec_biggest ? want : dec_biggest;
-			if (want > cs->dec_want)
-				cs->dec_want = want;
-		}
+		 * this read (tsr_cuda_slot_sizes). */
+		tsr_cuda_slot_sizes(&L, defer_sync || s->open, &cs->slot_want, &cs->dec_want);
 		/* The open slot of another thread's batch read, or of reads ordered on another
 		 * stream, goes to the GPU first: this read neither waits for nor drops it. */
 		if (s->open && (!pthread_equal(s->owner, pthread_self()) ||
@@ -569,13 +425,14 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 			st = tsr_cuda_dispatch(cs, s);
 	}
 	char prefix[1400] = "";
-	if (n_stream || n_blosc)
+	if (L.n_stream || L.n_blosc)
 		tsr_array_chunk_name(array, 0, prefix, sizeof(prefix), NULL, 0);
 	struct tsr_cuda_job job = {0};
 	pthread_mutex_init(&job.lock, NULL);
 	tsr_job_error_init(&job.err);
 	job.array = array;
 	job.plan = plan;
+	job.descs = descs;
 	job.sel = sel;
 	job.out = out;
 	job.gather_dev = (uint64_t)(uintptr_t)gather_dev;
@@ -596,43 +453,11 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		s->on_dev = on_dev;
 		/* Fill it on from where it stands: as many tasks as fit the slot and its decode
 		 * buffer (streams of several kinds are grouped at dispatch). */
-		size_t used = s->used, dec_used = s->dec_used;
-		int64_t max_rows = s->max_rows, t1 = t0;
-		while (t1 < plan->ntasks && s->nplaces + (size_t)(t1 - t0) < TSR_SLOT_PLACES) {
-			struct tsr_cuda_task *ct = &tasks[t1];
-			if (ct->dec_cap && dec_used + ct->dec_cap > s->dec_nbytes)
-				break;
-			if (!replay) {
-				/* (replay: slot_offset is the chunk's address in the cache) */
-				size_t at = ct->how == TSR_HOW_STREAM ? used
-								       : (used + 15) & ~(size_t)15;
-				if (at + ct->staged > s->nbytes)
-					break;
-				ct->slot_offset = at;
-				used = at + ct->staged;
-			}
-			ct->dec_offset = dec_used;
-			dec_used += ct->dec_cap;
-			int64_t rows = 1;
-			const int64_t *k0 = tsr_task_k0(plan, t1), *k1 = tsr_task_k1(plan, t1);
-			if (gather_at) {
-				/* a gather's rows: all its units but the last, and the last's
-				 * segments (place_core.h) */
-				int axis[TSR_MAX_DIM];
-				int64_t cnt[TSR_MAX_DIM], total;
-				int nu = tsr_plan_units(plan, k0, k1, axis, cnt, &total);
-				for (int u = 0; u < nu - 1; u++)
-					rows *= cnt[u];
-				if (nu)
-					rows *= (cnt[nu - 1] + TSR_PC_SEG - 1) / TSR_PC_SEG;
-			} else {
-				for (int i = 0; i < d->ndim - 1; i++)
-					rows *= k1[i] - k0[i];
-			}
-			if (rows > max_rows)
-				max_rows = rows;
-			t1++;
-		}
+		struct tsr_cuda_fill fill = {
+			.nbytes = s->nbytes, .dec_nbytes = s->dec_nbytes, .used = s->used,
+			.dec_used = s->dec_used, .nplaces = s->nplaces, .max_rows = s->max_rows,
+			.replay = replay};
+		int64_t t1 = tsr_cuda_fill_slot(plan, tasks, plan->ntasks, t0, gather_at, &fill);
 		if (t1 == t0) {
 			/* Full with earlier files' chunks (or of smaller buffers than this read
 			 * needs): on to a fresh slot. A fresh one was sized for the largest chunk. */
@@ -664,7 +489,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 			job.bytes_read += nb;
 			if (st)
 				break;
-			if (n_host) {
+			if (L.n_host) {
 				job.host_only = 1;
 				atomic_store(&job.next, 0);
 				job.npieces = 0;
@@ -683,11 +508,13 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		if ((st = tsr_cuda_streams(&job, s, seq, prefix)))
 			break;
 		for (int64_t i = 0; i < job.ntasks; i++)
-			tsr_cuda_describe(&job, &job.tasks[i], &s->host_places[s->nplaces + (size_t)i]);
+			tsr_cuda_describe(plan, descs, &job.tasks[i], (uint64_t)(uintptr_t)out,
+					  job.gather_dev,
+					  gather_at, &s->host_places[s->nplaces + (size_t)i]);
 		s->nplaces += (size_t)job.ntasks;
-		s->used = used;
-		s->dec_used = dec_used;
-		s->max_rows = max_rows;
+		s->used = fill.used;
+		s->dec_used = fill.dec_used;
+		s->max_rows = fill.max_rows;
 		t0 = t1;
 		/* A full slot goes to the GPU now; the last, part-filled one waits for the next
 		 * file of a batch read, or for the end of the read. */
@@ -727,47 +554,12 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	r->t_decode += job.t_decode;
 	r->t_place += t_copy;
 	r->bytes_read += job.bytes_read;
-	if (n_blosc) {
-		/* Blosc chunks: on the GPU, or on the CPU as their headers decided. */
-		for (int64_t t = 0; t < plan->ntasks; t++) {
-			const struct tsr_cuda_task *ct = &tasks[t];
-			if (!ct->blosc)
-				continue;
-			const char *name = tsr_route_blosc_name(ct->blosc_codec);
-			if (ct->how == TSR_HOW_BLOSC) {
-				int f = ct->kind / TSR_VARIANTS;
-				if (!n_gpu[f]++)
-					gpu_name[f] = name;
-				gpu_decoded += (uint64_t)ct->ref.npix * tsr_dtype_size(ct->ref.codec.elem);
-				continue;
-			}
-			if (!n_cpu[ct->why]++)
-				cpu_name[ct->why] = name;
-		}
-	}
-	r->bytes_decoded += job.bytes_decoded + gpu_decoded;
+	r->bytes_decoded += job.bytes_decoded;
 	r->nthreads = nthreads;
-	snprintf(r->engine, sizeof(r->engine), "cuda");
-	tsr_cuda_receipt(array, n_gpu, gpu_name, n_raw, n_cpu, cpu_name, r);
-	if (store->automatic && !to_dev && n_raw + n_stream > 0) {
-		/* auto passed cuFile over: say why (once per read) */
-		size_t have = strlen(r->fallback);
-		if (have + 40 < sizeof(r->fallback))
-			snprintf(r->fallback + have, sizeof(r->fallback) - have,
-				 "%sstorage %s, not cuFile: %.100s", have ? "; " : "", be->name,
-				 store->why);
-	}
-	if (replay) {
-		int64_t ncpu = 0;
-		for (int w = 0; w < TSR_WHY_N; w++)
-			ncpu += n_cpu[w];
-		size_t have = strlen(r->fallback);
-		if (ncpu && have + 60 < sizeof(r->fallback))
-			snprintf(r->fallback + have, sizeof(r->fallback) - have,
-				 "%smock-device replays those values", have ? "; " : "");
-	}
+	tsr_cuda_receipt(array, &L, tasks, plan->ntasks, store, to_dev, replay, r);
 	free(job.pieces);
 	free(job.spans);
+	tsr_plan_descs_free(descs);
 	pthread_mutex_destroy(&job.lock);
 	tsr_job_error_destroy(&job.err);
 	pthread_mutex_unlock(&cs->lock);

@@ -10,26 +10,9 @@
 #include <cuda_runtime.h>
 
 #include "../cuda/bfilter.h"
-#include "../cuda/place.h"
-#include "../codecs/route.h"
 #include "../cuda/tsr_cuda.h"
-#include "../io/storage.h"
-#include "engine.h"
+#include "cuda_layout.h"
 
-/* Staging ring: copies of >= 16 MiB reach full PCIe speed (DESIGN.md section 4). The GPU decodes
- * as many slots at once as the ring has: one warp inflates a stream, so large tiles (FITS tiles
- * of 16 rows: 256 KiB, about 650 to a slot) need several slots in flight to fill the GPU. Slots
- * are allocated as the ring first reaches them: a small read takes one. */
-#define TSR_SLOT_NBYTES ((size_t)128 << 20)
-#define TSR_NSLOTS 6
-#define TSR_SLOT_PLACES 16384
-/* Inflate streams a slot holds: a chunk's one, or a blosc chunk's many (a stream per block, or
- * per element byte of a block when the chunk splits its blocks). */
-#define TSR_SLOT_STREAMS (4 * TSR_SLOT_PLACES)
-/* A slot's decode buffer holds what its compressed bytes inflate to: float images compress 1.2
- * to 3 times, so 64 MiB of staged tiles need up to about 200 MiB; a batch ends early when it
- * fills. Reads that need less allocate less. */
-#define TSR_DEC_NBYTES ((size_t)192 << 20)
 /* Inflate results of a batch: decoded sizes (8 bytes a stream), then statuses (4 bytes);
  * on the device the kernel's scratch follows. */
 #define TSR_RES_NBYTES ((size_t)12 * TSR_SLOT_STREAMS)
@@ -39,16 +22,6 @@
 _Static_assert(sizeof(size_t) == 8 && sizeof(void *) == 8,
 	       "inflate arguments are staged as 64-bit words");
 
-/* How a task's chunk reaches the place kernel: its route (src/codecs/route.h). */
-enum tsr_cuda_how {
-	TSR_HOW_CPU = TSR_ROUTE_CPU,       /* decoded on the CPU: final values are staged */
-	TSR_HOW_RAW = TSR_ROUTE_RAW,       /* stored elements are staged; the kernel transforms them */
-	TSR_HOW_STREAM = TSR_ROUTE_STREAM, /* one compressed stream is staged; its family decodes it */
-	TSR_HOW_BLOSC = TSR_ROUTE_BLOSC,   /* a blosc chunk is staged: its family decodes its streams
-					      and the place kernel unshuffles its blocks; a chunk whose
-					      header asks for more is decoded on the CPU instead */
-};
-
 /* A blosc stream that is not coded (stored as is, or a run of one byte), copied or set
  * in the slot's decode buffer on the device before the kernels run. */
 struct tsr_cuda_bop {
@@ -56,15 +29,6 @@ struct tsr_cuda_bop {
 	uint64_t dst;           /* bytes into its decode buffer */
 	uint64_t n;
 	int value;              /* -1: copy; else the byte to set */
-};
-
-/* What the host needs to judge one stream's result once the batch is done. */
-struct tsr_cuda_check {
-	int64_t chunk;
-	struct tsr_route_check rc; /* its expected size and kind */
-	uint32_t prefix_at;     /* its file's "path: HDU 1: tile" in the slot's prefix text */
-	uint8_t name;           /* index into the slot's codec names */
-	uint8_t has_label;      /* the slot's labels name it (Zarr keys) */
 };
 
 #define TSR_NAMES 8
@@ -153,7 +117,6 @@ struct tsr_feed_item {
  * from pinned staging that the pread had filled (KvikIO: 45.0 and 46.3, same run). */
 #define TSR_FEED_LANES 128
 #define TSR_BOUNCES 3
-#define TSR_BOUNCE_NBYTES ((size_t)4 << 20)
 
 /* A reading thread's way to the device: pool worker w uses lane w (the host thread lane 0). */
 struct tsr_feed_lane {
@@ -208,34 +171,10 @@ struct tsr_cuda_state {
 	char name[256];
 };
 
-/* A task as the slot sees it. */
-struct tsr_cuda_task {
-	int64_t t;              /* plan task */
-	struct tsr_chunk_ref ref;
-	int how;                /* enum tsr_cuda_how */
-	int kind;               /* STREAM, BLOSC: its streams' kind (route.h); -1: none yet */
-	int why;                /* CPU: why (enum tsr_route_why) */
-	int alt_width;          /* STREAM: another integer width is legal (place.h) */
-	size_t staged;          /* bytes in the slot */
-	size_t slot_offset;
-	size_t dec_cap;         /* STREAM, BLOSC: decode buffer bytes */
-	size_t dec_offset;
-	int stream;             /* STREAM: the slot's stream */
-	int64_t plane_block;    /* BLOSC: elements a shuffled block holds (0: not shuffled) */
-	int bf_stage;           /* BLOSC: the filter pass leaves its values in the staging */
-	int blosc;              /* a blosc chunk (BLOSC, or CPU once its header said so) */
-	int blosc_codec;        /* blosc: the header's codec (enum tsr_blosc_codec), -1: unread */
-};
-
-/* Stored bytes of large chunks are read in pieces of this size by all the pool's threads: a
- * slot holding four 16 MiB Zarr chunks would otherwise keep four threads reading. Small pieces
- * also shorten the wait for the slowest thread before a slot can go to the GPU (a slot's fill
- * ends when its last read does). */
-#define TSR_PIECE_NBYTES ((uint64_t)512 << 10)
-
 struct tsr_cuda_job {
 	const struct tsr_array *array;
 	const struct tsr_plan *plan;
+	const struct tsr_plan_descs *descs; /* its tasks' descriptions (the CPU decodes from them) */
 	const struct tsr_norm_sel *sel;
 	void *out;              /* the read's output (device memory) */
 	struct tsr_cuda_task *tasks;
@@ -346,6 +285,7 @@ int tsr_cuda_host_ranges(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 /* A device-keeping backend (be->kept: mock-device): what each task needs kept in device memory;
  * slot_offset = its address. */
 int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_backend *be,
-			 const struct tsr_plan *plan, struct tsr_cuda_task *tasks);
+			 const struct tsr_plan *plan, const struct tsr_plan_descs *ds,
+			 struct tsr_cuda_task *tasks);
 
 #endif

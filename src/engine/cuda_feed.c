@@ -236,13 +236,6 @@ static int tsr_feed_src(struct tsr_feed *f, const char *path, uint32_t prefix, u
 	return TSR_OK;
 }
 
-/* The feed's rule of reads (src/io/storage.h): tasks back to back in the same file and in the
- * slot (FITS tiles in the heap) become one read of up to a bounce buffer; a large chunk is read
- * in pieces of one, so that all threads share it. */
-static const struct tsr_coalesce_rule tsr_feed_rule = {
-	.start_max = TSR_PIECE_NBYTES, .join_max = UINT64_MAX, .run_max = TSR_BOUNCE_NBYTES,
-	.piece = TSR_BOUNCE_NBYTES};
-
 /*
  * Queues the reads of a job's tasks into slot `slot` (the stored bytes of its raw and inflate tasks),
  * starting the feed on the pool when it is not running; the reads are the job's spans coalesced
@@ -261,16 +254,10 @@ int tsr_feed_queue(struct tsr_feed *f, struct tsr_pool *pool, int nthreads,
 	int64_t npieces = 0;
 	size_t pcap = 0;
 	int st = spans && task ? TSR_OK : tsr_error(TSR_E_NOMEM, "out of memory");
-	for (int64_t i = 0; i < job->ntasks && st == TSR_OK; i++) {
-		const struct tsr_cuda_task *ct = &job->tasks[i];
-		if (ct->how == TSR_HOW_CPU)
-			continue;
-		spans[nspans] = (struct tsr_span){ct->ref.path, ct->ref.offset, ct->ref.nbytes,
-						  ct->slot_offset};
-		task[nspans++] = i;
-	}
 	if (st == TSR_OK)
-		st = tsr_coalesce(spans, nspans, &tsr_feed_rule, &pieces, &npieces, &pcap);
+		nspans = tsr_cuda_spans(job->tasks, job->ntasks, 1, spans, task);
+	if (st == TSR_OK)
+		st = tsr_coalesce(spans, nspans, &tsr_cuda_feed_rule, &pieces, &npieces, &pcap);
 	size_t added = 0;
 	pthread_mutex_lock(&f->lock);
 	uint32_t pfx = st == TSR_OK ? tsr_feed_text(f, prefix) : UINT32_MAX;
@@ -287,7 +274,7 @@ int tsr_feed_queue(struct tsr_feed *f, struct tsr_pool *pool, int nthreads,
 		if (pc->span != last) { /* (a chunk's pieces share its names) */
 			last = pc->span;
 			label = UINT32_MAX;
-			const char *path = ct->ref.path[0] ? ct->ref.path : a->path;
+			const char *path = ct->ti->path[0] ? ct->ti->path : a->path;
 			if ((st = tsr_feed_src(f, path, pfx, &src)))
 				break;
 			if (a->desc.chunk_label) {

@@ -17,13 +17,6 @@
 #ifdef TSR_WITH_CUDA
 #include "cuda_engine.h"
 
-/* The rule of a slot's stored reads (src/io/storage.h): chunks back to back in the file and in
- * the slot (FITS tiles in the heap) are one read of up to 4 MiB; chunks larger than a piece are
- * read in pieces by all the pool's threads. */
-static const struct tsr_coalesce_rule tsr_slot_rule = {
-	.start_max = TSR_PIECE_NBYTES, .join_max = TSR_PIECE_NBYTES,
-	.run_max = (uint64_t)4 << 20, .piece = TSR_PIECE_NBYTES};
-
 /* Pool worker: fetch (and decode where needed) the batch's chunks into the pinned slot. */
 void tsr_cuda_worker(void *arg, int w)
 {
@@ -50,13 +43,14 @@ void tsr_cuda_worker(void *arg, int w)
 			break;
 		const struct tsr_piece *pc = &job->pieces[k];
 		struct tsr_cuda_task *ct = &job->tasks[pc->span];
-		struct tsr_chunk_ref ref = ct->ref; /* sizes are settled already: nothing changes */
+		struct tsr_chunk_ref ref; /* sizes are settled already: nothing changes */
+		tsr_task_desc(job->descs, ct->t, &ref);
 		int64_t chunk = tsr_task_chunk(job->plan, ct->t);
 		double t0 = tsr_now();
 		int st = store.be->open(&store, chunk, &ref);
 		if (st == TSR_OK) {
 			st = store.be->read(&store, mem, slot, (size_t)pc->dst, (size_t)pc->nbytes,
-					    pc->offset - ct->ref.offset);
+					    pc->offset - ct->ti->offset);
 			store.be->release(&store);
 		}
 		tf += tsr_now() - t0;
@@ -84,31 +78,32 @@ void tsr_cuda_worker(void *arg, int w)
 		double t0 = tsr_now();
 		int st = TSR_OK;
 		/* The chunk's stored bytes: lent by a backend that holds them (no I/O), or read. */
+		struct tsr_chunk_ref ref;
+		tsr_task_desc(job->descs, ct->t, &ref);
 		const unsigned char *src = NULL;
-		if (ct->ref.nbytes > 0)
-			st = tsr_storage_fetch(&host, chunk, &ct->ref, &fetch, &cap, &src);
-		br += ct->ref.codec.id == TSR_CODEC_FILL ? 0 : ct->ref.nbytes;
+		if (ref.nbytes > 0)
+			st = tsr_storage_fetch(&host, chunk, &ref, &fetch, &cap, &src);
+		br += ct->ti->route.fill ? 0 : ref.nbytes;
 		double t1 = tsr_now();
 		tf += t1 - t0;
 		if (st == TSR_OK && ct->how == TSR_HOW_BLOSC) {
 			/* its header says whether the GPU decodes it */
 			struct tsr_route rt;
-			tsr_route_blosc_ref(src, &ct->ref, tsr_cuda_family_mask(), &rt,
-					    &ct->blosc_codec);
-			ct->ref.codec.big_endian = rt.big_endian;
+			tsr_route_blosc_ref(src, &ref, tsr_cuda_family_mask(), &rt, &ct->blosc_codec);
+			ct->big_endian = rt.big_endian;
 			ct->how = rt.how;
 			ct->kind = rt.kind;
 			ct->why = rt.why;
 			if (rt.how == TSR_HOW_BLOSC)
-				memcpy(dst, src, (size_t)ct->ref.nbytes);
+				memcpy(dst, src, (size_t)ref.nbytes);
 		}
 		if (st == TSR_OK && ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC) {
-			if (ct->ref.nbytes) /* lent: the stored bytes */
-				memcpy(dst, src, (size_t)ct->ref.nbytes);
+			if (ref.nbytes) /* lent: the stored bytes */
+				memcpy(dst, src, (size_t)ref.nbytes);
 		} else if (st == TSR_OK && ct->how == TSR_HOW_CPU) {
 			uint64_t dn = 0;
-			st = tsr_chunk_decode(&ct->ref, (void *)src, ct->ref.nbytes, dst, 0,
-					      &scratch, &dn);
+			ref.codec.big_endian = ct->big_endian; /* (a blosc header's) */
+			st = tsr_chunk_decode(&ref, (void *)src, ref.nbytes, dst, 0, &scratch, &dn);
 			bd += dn;
 			td += tsr_now() - t1;
 		}
@@ -140,16 +135,10 @@ int tsr_cuda_pieces(struct tsr_cuda_job *job)
 	struct tsr_span *spans = malloc((size_t)job->ntasks * sizeof(*spans));
 	int64_t *task = malloc((size_t)job->ntasks * sizeof(*task)), n = 0;
 	int st = spans && task ? TSR_OK : tsr_error(TSR_E_NOMEM, "out of memory");
-	for (int64_t i = 0; i < job->ntasks && st == TSR_OK; i++) {
-		const struct tsr_cuda_task *ct = &job->tasks[i];
-		if (ct->how == TSR_HOW_CPU || ct->how == TSR_HOW_BLOSC)
-			continue; /* (the CPU needs them whole, in host memory) */
-		spans[n] = (struct tsr_span){ct->ref.path, ct->ref.offset, ct->ref.nbytes,
-					     ct->slot_offset};
-		task[n++] = i;
-	}
+	if (st == TSR_OK) /* (CPU and BLOSC tasks: the CPU needs them whole, in host memory) */
+		n = tsr_cuda_spans(job->tasks, job->ntasks, 0, spans, task);
 	if (st == TSR_OK)
-		st = tsr_coalesce(spans, n, &tsr_slot_rule, &job->pieces, &job->npieces,
+		st = tsr_coalesce(spans, n, &tsr_cuda_slot_rule, &job->pieces, &job->npieces,
 				  &job->pieces_cap);
 	for (int64_t k = 0; k < job->npieces && st == TSR_OK; k++)
 		job->pieces[k].span = task[job->pieces[k].span];
@@ -167,7 +156,8 @@ int tsr_cuda_pieces(struct tsr_cuda_job *job)
  * (slot_offset becomes a device address).
  */
 int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_backend *be,
-			 const struct tsr_plan *plan, struct tsr_cuda_task *tasks)
+			 const struct tsr_plan *plan, const struct tsr_plan_descs *ds,
+			 struct tsr_cuda_task *tasks)
 {
 	struct tsr_scratch scratch = {0};
 	unsigned char *vals = NULL;
@@ -180,10 +170,10 @@ int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_backend *be,
 		uint64_t addr, have;
 		if (!(addr = be->kept(array, chunk, kind, &have))) {
 			const unsigned char *bytes = be->lend(array, chunk);
-			if (!bytes && ct->ref.nbytes) {
+			if (!bytes && ct->ti->nbytes) {
 				st = tsr_error(TSR_E_INTERNAL, "mock storage: chunk not cached");
 			} else if (kind == TSR_KEEP_STORED) {
-				st = be->keep(array, chunk, kind, bytes, (size_t)ct->ref.nbytes,
+				st = be->keep(array, chunk, kind, bytes, (size_t)ct->ti->nbytes,
 					      &addr);
 			} else {
 				if (ct->staged > vcap) {
@@ -193,9 +183,11 @@ int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_backend *be,
 						vcap = 0;
 				}
 				uint64_t dn = 0;
+				struct tsr_chunk_ref ref;
+				tsr_task_desc(ds, t, &ref);
 				st = !vals && ct->staged ? tsr_error(TSR_E_NOMEM, "out of memory")
-					: tsr_chunk_decode(&ct->ref, (void *)bytes, ct->ref.nbytes, vals,
-							   0, &scratch, &dn);
+					: tsr_chunk_decode(&ref, (void *)bytes, ref.nbytes, vals, 0,
+							   &scratch, &dn);
 				if (st == TSR_OK)
 					st = be->keep(array, chunk, kind, vals, ct->staged, &addr);
 			}

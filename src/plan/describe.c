@@ -1,6 +1,6 @@
 /* describe.c - a plan's settled chunk descriptions: each task's chunk as the read's storage
  * backend serves it (the driver's, or a mock cache's), kept without its path, and each distinct
- * path once. */
+ * path once; with a route device, each task's route, place values and storage read. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +14,15 @@ _Static_assert(offsetof(struct tsr_chunk_ref, path) == 0, "tsr_chunk_ref: path c
 #define TSR_TAIL_NBYTES (sizeof(struct tsr_chunk_ref) - TSR_TAIL_AT)
 
 struct tsr_plan_descs {
-	unsigned char *tails;   /* ntasks * TSR_TAIL_NBYTES */
+	/* The distinct descriptions without path, offset and size (which the task's info holds):
+	 * the tiles of one image differ only there, so a run of equal ones is kept once. */
+	unsigned char *tails;   /* ntails * TSR_TAIL_NBYTES */
+	size_t ntails, tails_cap;
+	uint32_t *tail_id;      /* ntasks */
 	uint32_t *path_id;      /* ntasks */
+	struct tsr_task_info *info; /* ntasks */
+	int64_t *extent;        /* ntasks * ndim */
+	int ndim;
 	char *pool;             /* the distinct paths, each NUL-terminated */
 	size_t pool_len, pool_cap;
 	uint64_t *path_at;      /* npaths: offset in pool */
@@ -85,7 +92,10 @@ void tsr_plan_descs_free(struct tsr_plan_descs *ds)
 	if (!ds)
 		return;
 	free(ds->tails);
+	free(ds->tail_id);
 	free(ds->path_id);
+	free(ds->info);
+	free(ds->extent);
 	free(ds->pool);
 	free(ds->path_at);
 	free(ds->slots);
@@ -93,44 +103,100 @@ void tsr_plan_descs_free(struct tsr_plan_descs *ds)
 }
 
 int tsr_plan_describe(const struct tsr_plan *p, const struct tsr_array *a,
-		      const struct tsr_backend *be, int settle, struct tsr_plan_descs **descs_ret)
+		      const struct tsr_backend *be, int settle, const struct tsr_route_device *dev,
+		      struct tsr_plan_descs **descs_ret)
 {
 	*descs_ret = NULL;
 	struct tsr_plan_descs *ds = calloc(1, sizeof(*ds));
-	size_t n = (size_t)p->ntasks;
+	size_t n = (size_t)p->ntasks, nd = (size_t)(p->ndim > 0 ? p->ndim : 0);
 	int st = TSR_OK;
-	if (!ds || !(ds->tails = malloc(n * TSR_TAIL_NBYTES + 1)) ||
-	    !(ds->path_id = malloc(n * sizeof(uint32_t) + 1))) {
+	if (!ds || !(ds->tail_id = malloc(n * sizeof(uint32_t) + 1)) ||
+	    !(ds->path_id = malloc(n * sizeof(uint32_t) + 1)) ||
+	    !(ds->info = malloc(n * sizeof(*ds->info) + 1)) ||
+	    !(ds->extent = malloc(n * nd * sizeof(int64_t) + 1))) {
 		tsr_plan_descs_free(ds);
 		return tsr_error(TSR_E_NOMEM, "%s: out of memory for %zu chunk descriptions", a->path,
 				 n);
 	}
+	ds->ndim = (int)nd;
 	struct tsr_chunk_ref ref;
+	uint32_t last_id = UINT32_MAX;
 	for (int64_t t = 0; t < p->ntasks && !st; t++) {
 		int64_t chunk = tsr_task_chunk(p, t);
 		st = be->chunk_ref(a, chunk, settle, &ref);
-		if (!st)
-			st = tsr_path_intern(ds, ref.path, &ds->path_id[t]);
+		if (!st) {
+			/* (a FITS file's tiles, a shard's chunks: the path of the task before) */
+			if (last_id != UINT32_MAX && !strcmp(ds->pool + ds->path_at[last_id], ref.path))
+				ds->path_id[t] = last_id;
+			else
+				st = tsr_path_intern(ds, ref.path, &ds->path_id[t]);
+			last_id = ds->path_id[t];
+		}
 		if (st) {
 			char prefix[1400], label[320];
 			tsr_array_chunk_name(a, chunk, prefix, sizeof(prefix), label, sizeof(label));
 			tsr_error_prefix("%s %s", prefix, label);
 			break;
 		}
-		memcpy(ds->tails + (size_t)t * TSR_TAIL_NBYTES, (const char *)&ref + TSR_TAIL_AT,
-		       TSR_TAIL_NBYTES);
+		memcpy(ds->extent + (size_t)t * nd, ref.extent, nd * sizeof(int64_t));
+		struct tsr_task_info *ti = &ds->info[t];
+		memset(ti, 0, sizeof(*ti));
+		ti->offset = ref.offset;
+		ti->nbytes = ref.nbytes;
+		ti->npix = ref.npix;
+		ti->dec_npix = tsr_route_decoded_npix(&ref);
+		ti->codec_name = ref.codec_name;
+		ti->elem_nbytes = (uint32_t)tsr_dtype_size(ref.codec.elem);
+		ti->out_nbytes = (uint32_t)tsr_dtype_size(ref.xform.out);
+		if (dev) {
+			tsr_route_chunk(&ref, dev, &ti->route);
+			tsr_route_values(&ref, &ti->route, &ti->values);
+			if (ti->route.how == TSR_ROUTE_STREAM)
+				tsr_route_stream_check(&ref, &ti->route, &ti->check);
+		}
+		/* the description kept once a run of equal ones (offset and size: the info's) */
+		ref.offset = ref.nbytes = 0;
+		const unsigned char *tail = (const unsigned char *)&ref + TSR_TAIL_AT;
+		if (!ds->ntails ||
+		    memcmp(ds->tails + (ds->ntails - 1) * TSR_TAIL_NBYTES, tail, TSR_TAIL_NBYTES)) {
+			if (ds->ntails >= UINT32_MAX ||
+			    tsr_grow((void **)&ds->tails, &ds->tails_cap, ds->ntails + 1,
+				     TSR_TAIL_NBYTES, 16)) {
+				st = tsr_error(TSR_E_NOMEM, "%s: out of memory for %zu chunk "
+					       "descriptions", a->path, n);
+				break;
+			}
+			memcpy(ds->tails + ds->ntails++ * TSR_TAIL_NBYTES, tail, TSR_TAIL_NBYTES);
+		}
+		ds->tail_id[t] = (uint32_t)(ds->ntails - 1);
 	}
 	if (st) {
 		tsr_plan_descs_free(ds);
 		return st;
 	}
+	/* (the pool holds every path now: pointers into it stay) */
+	for (size_t t = 0; t < n; t++)
+		ds->info[t].path = ds->pool + ds->path_at[ds->path_id[t]];
 	*descs_ret = ds;
 	return TSR_OK;
 }
 
+const struct tsr_task_info *tsr_task_info(const struct tsr_plan_descs *ds, int64_t t)
+{
+	return &ds->info[t];
+}
+
+const int64_t *tsr_task_extent(const struct tsr_plan_descs *ds, int64_t t)
+{
+	return ds->extent + (size_t)t * (size_t)ds->ndim;
+}
+
 void tsr_task_desc(const struct tsr_plan_descs *ds, int64_t t, struct tsr_chunk_ref *ref)
 {
-	memcpy((char *)ref + TSR_TAIL_AT, ds->tails + (size_t)t * TSR_TAIL_NBYTES, TSR_TAIL_NBYTES);
+	memcpy((char *)ref + TSR_TAIL_AT, ds->tails + (size_t)ds->tail_id[t] * TSR_TAIL_NBYTES,
+	       TSR_TAIL_NBYTES);
+	ref->offset = ds->info[t].offset;
+	ref->nbytes = ds->info[t].nbytes;
 	strcpy(ref->path, ds->pool + ds->path_at[ds->path_id[t]]);
 }
 

@@ -4,6 +4,8 @@
 
 #include "../core/array.h"
 #include "../core/selection.h"
+#include "../codecs/route.h"
+#include "../io/storage.h"
 
 /* One chunk task, as int64 words (tsr_plan.stride of them): the chunk; per array axis the
  * range [k0, k1) of selected positions it holds (positions count along the selection, so output
@@ -70,19 +72,46 @@ int64_t tsr_task_needed(const struct tsr_plan *p, int64_t t, const int64_t *exte
 /* The plan's tasks' settled chunk descriptions (describe.c): each task's chunk as be (the read's
  * storage backend, src/io/storage.h) describes it (settle: chunk files' sizes made exact now),
  * kept without its path, and each distinct path (the array's file, a shard, a chunk file) once.
- * A failure names the chunk. The CUDA engine lays out its slots from them all at once; the CPU
- * engine asks per task, from its threads, as a driver may read to describe a chunk (a shard's
- * index), and those reads should not wait on one thread. */
+ * With a route device (NULL: none), each task is also routed there (src/codecs/route.h) and its
+ * place values mapped, once, here: a complete task an engine executes without reading its
+ * description again. A failure names the chunk. The CUDA engine lays out its slots from them all
+ * at once; the CPU engine asks per task, from its threads, as a driver may read to describe a
+ * chunk (a shard's index), and those reads should not wait on one thread. */
 struct tsr_plan_descs;
 struct tsr_backend;
 int tsr_plan_describe(const struct tsr_plan *p, const struct tsr_array *a,
-		      const struct tsr_backend *be, int settle, struct tsr_plan_descs **descs_ret);
+		      const struct tsr_backend *be, int settle, const struct tsr_route_device *dev,
+		      struct tsr_plan_descs **descs_ret);
 void tsr_plan_descs_free(struct tsr_plan_descs *ds);
-/* Task t's description, path included. */
+/* Task t's description, path included (a copy: for the tasks the CPU decodes). */
 void tsr_task_desc(const struct tsr_plan_descs *ds, int64_t t, struct tsr_chunk_ref *ref);
 const char *tsr_task_desc_path(const struct tsr_plan_descs *ds, int64_t t);
 /* How many distinct paths the descriptions hold. */
 size_t tsr_plan_descs_npaths(const struct tsr_plan_descs *ds);
+
+/* What a described task says at a glance, read in place (no copy). */
+struct tsr_task_info {
+	const char *path;       /* its file, interned: equal paths are the same pointer ("": the
+				   array's own file) */
+	uint64_t offset, nbytes; /* its stored bytes in that file: the storage read */
+	int64_t npix;           /* elements of the chunk */
+	int64_t dec_npix;       /* elements as decoded (a b2nd chunk's padded shape) */
+	const char *codec_name; /* NULL: the array's */
+	/* Routed (a route device given): */
+	struct tsr_route route;
+	struct tsr_route_values values;
+	struct tsr_route_check check; /* STREAM: how its stream's result is judged */
+	uint32_t elem_nbytes;   /* bytes of a decoded element, and of an output element */
+	uint32_t out_nbytes;
+};
+const struct tsr_task_info *tsr_task_info(const struct tsr_plan_descs *ds, int64_t t);
+/* Task t's chunk extent as stored (C order, the plan's ndim axes). */
+const int64_t *tsr_task_extent(const struct tsr_plan_descs *ds, int64_t t);
+/* The storage read of task t's stored bytes into dst (bytes into a destination). */
+static inline struct tsr_span tsr_task_span(const struct tsr_task_info *ti, uint64_t dst)
+{
+	return (struct tsr_span){ti->path, ti->offset, ti->nbytes, dst};
+}
 /* Where chunk `chunk` (C order over the grid) starts in the array, per axis. */
 void tsr_plan_chunk_origin(const struct tsr_plan *p, int64_t chunk, int64_t *origin);
 

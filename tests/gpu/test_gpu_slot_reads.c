@@ -33,6 +33,17 @@ static void put_file(const char *path, const void *data, size_t n)
 	}
 }
 
+/* The tasks' descriptions, served by a posix backend whose driver is this table (chunk c:
+ * refs[c]), so that the plan describes them as a read's does. */
+static struct tsr_chunk_ref *refs;
+static int table_chunk_ref(const struct tsr_array *a, int64_t chunk, int settle,
+			   struct tsr_chunk_ref *ref)
+{
+	(void)a, (void)settle;
+	*ref = refs[chunk];
+	return TSR_OK;
+}
+
 static void *run_worker(void *job)
 {
 	tsr_cuda_worker(job, 0);
@@ -61,6 +72,9 @@ int main(void)
 	CHECK_EQ_INT(tsr_open(ctx, dir, NULL, &a), TSR_OK);
 	if (!a)
 		CHECK_DONE();
+	struct tsr_backend table_be = tsr_storage_posix;
+	table_be.chunk_ref = table_chunk_ref;
+	refs = calloc(NTASKS, sizeof(*refs));
 
 	for (int round = 0; round < 6; round++) {
 		/* tasks: runs of small tiles back to back in the file and the slot, gaps, large
@@ -72,7 +86,7 @@ int main(void)
 		uint64_t off = rnd(1000), slot = 0, want_read = 0;
 		for (int t = 0; t < NTASKS; t++) {
 			struct tsr_cuda_task *ct = &tasks[t];
-			ptasks[3 * t] = t % 4;
+			ptasks[3 * t] = t;
 			ptasks[3 * t + 1] = 0;
 			ptasks[3 * t + 2] = 1;
 			ct->t = t;
@@ -84,17 +98,20 @@ int main(void)
 				off += rnd(300);
 			if (rnd(4) == 0)
 				slot += 16;
-			snprintf(ct->ref.path, sizeof(ct->ref.path), "%s", heap);
+			struct tsr_chunk_ref *ref = &refs[t];
+			memset(ref, 0, sizeof(*ref));
+			ref->ndim = 1;
+			snprintf(ref->path, sizeof(ref->path), "%s", heap);
 			ct->how = cpu ? TSR_HOW_CPU : rnd(2) ? TSR_HOW_RAW : TSR_HOW_STREAM;
-			ct->ref.codec.id = cpu ? TSR_CODEC_FILL : TSR_CODEC_NONE;
+			ref->codec.id = cpu ? TSR_CODEC_FILL : TSR_CODEC_NONE;
 			if (cpu) { /* 8 int32 values of 0x01020304, made by the worker */
-				ct->ref.npix = 8;
-				ct->ref.xform.out = TSR_INT32;
-				ct->ref.xform.has_fill = 1;
-				memcpy(ct->ref.xform.fill, "\x04\x03\x02\x01", 4);
+				ref->npix = 8;
+				ref->xform.out = TSR_INT32;
+				ref->xform.has_fill = 1;
+				memcpy(ref->xform.fill, "\x04\x03\x02\x01", 4);
 			}
-			ct->ref.offset = off;
-			ct->ref.nbytes = cpu ? 0 : n;
+			ref->offset = off;
+			ref->nbytes = cpu ? 0 : n;
 			ct->slot_offset = (size_t)slot;
 			ct->staged = cpu ? 32 : (size_t)n;
 			if (!cpu) {
@@ -103,6 +120,12 @@ int main(void)
 			}
 			slot += ct->staged;
 		}
+		struct tsr_plan_descs *ds = NULL;
+		CHECK_EQ_INT(tsr_plan_describe(&plan, a, &table_be, 0, NULL, &ds), TSR_OK);
+		if (!ds)
+			CHECK_DONE();
+		for (int t = 0; t < NTASKS; t++)
+			tasks[t].ti = tsr_task_info(ds, t);
 		unsigned char *host = malloc(slot + 1);
 		memset(host, 0xa5, slot + 1);
 		struct tsr_cuda_job job;
@@ -111,11 +134,12 @@ int main(void)
 		tsr_job_error_init(&job.err);
 		job.array = a;
 		job.plan = &plan;
+		job.descs = ds;
 		job.tasks = tasks;
 		job.ntasks = NTASKS;
 		job.host = host;
 		job.group = 1 + (int64_t)rnd(8);
-		job.be = &tsr_storage_posix;
+		job.be = &table_be;
 		atomic_init(&job.next, 0);
 		CHECK_EQ_INT(tsr_cuda_pieces(&job), TSR_OK);
 		/* the pieces: only the tasks whose stored bytes the GPU gets, each in the rule's
@@ -150,8 +174,8 @@ int main(void)
 					CHECK_EQ_INT(host[ct->slot_offset + (size_t)i], 4 - i % 4);
 				continue;
 			}
-			if (memcmp(host + ct->slot_offset, bytes + ct->ref.offset,
-				   (size_t)ct->ref.nbytes) != 0) {
+			if (memcmp(host + ct->slot_offset, bytes + ct->ti->offset,
+				   (size_t)ct->ti->nbytes) != 0) {
 				fprintf(stderr, "round %d task %d: bytes differ\n", round, t);
 				check_failures++;
 				break;
@@ -167,6 +191,7 @@ int main(void)
 		pthread_mutex_destroy(&job.lock);
 		free(host);
 		free(tasks);
+		tsr_plan_descs_free(ds);
 	}
 	/* a read that fails names the file and the chunk */
 	{
@@ -174,10 +199,17 @@ int main(void)
 		memset(&ct, 0, sizeof(ct));
 		int64_t pt[3] = {2, 0, 1};
 		struct tsr_plan plan = {.ndim = 1, .ntasks = 1, .stride = 3, .tasks = pt};
-		snprintf(ct.ref.path, sizeof(ct.ref.path), "%s", heap);
+		memset(&refs[2], 0, sizeof(refs[2]));
+		refs[2].ndim = 1;
+		snprintf(refs[2].path, sizeof(refs[2].path), "%s", heap);
 		ct.how = TSR_HOW_RAW;
-		ct.ref.offset = HEAP - 10;
-		ct.ref.nbytes = 20; /* past the file's end */
+		refs[2].offset = HEAP - 10;
+		refs[2].nbytes = 20; /* past the file's end */
+		struct tsr_plan_descs *ds = NULL;
+		CHECK_EQ_INT(tsr_plan_describe(&plan, a, &table_be, 0, NULL, &ds), TSR_OK);
+		if (!ds)
+			CHECK_DONE();
+		ct.ti = tsr_task_info(ds, 0);
 		unsigned char host[64];
 		struct tsr_cuda_job job;
 		memset(&job, 0, sizeof(job));
@@ -185,11 +217,12 @@ int main(void)
 		tsr_job_error_init(&job.err);
 		job.array = a;
 		job.plan = &plan;
+		job.descs = ds;
 		job.tasks = &ct;
 		job.ntasks = 1;
 		job.host = host;
 		job.group = 1;
-		job.be = &tsr_storage_posix;
+		job.be = &table_be;
 		CHECK_EQ_INT(tsr_cuda_pieces(&job), TSR_OK);
 		tsr_cuda_worker(&job, 0);
 		CHECK_EQ_INT(tsr_job_error_take(&job.err), TSR_E_IO);
@@ -199,7 +232,9 @@ int main(void)
 		free(job.pieces);
 		tsr_job_error_destroy(&job.err);
 		pthread_mutex_destroy(&job.lock);
+		tsr_plan_descs_free(ds);
 	}
+	free(refs);
 	tsr_array_free(a);
 	tsr_context_free(ctx);
 	free(bytes);

@@ -1,5 +1,6 @@
 /* tiled.c - FITS tile-compressed images: the ZIMAGE binary table, its descriptors and heap,
  * and the codec chain and value transform of each tile. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,7 +151,11 @@ static int tsr_tiled_chunk(const struct tsr_array *a, int64_t chunk, struct tsr_
 {
 	const struct tsr_fits_tiled *t = a->impl;
 	const struct tsr_desc *d = &a->desc;
-	memset(ref, 0, sizeof(*ref));
+	/* every tile is in the array's own file (""): the path's other 1023 bytes are not cleared
+	 * (a read plans one ref a tile: 131,072 for 32 images of 4096 row tiles) */
+	ref->path[0] = '\0';
+	memset(&ref->missing_is_fill, 0,
+	       sizeof(*ref) - offsetof(struct tsr_chunk_ref, missing_is_fill));
 	if (chunk < 0 || chunk >= t->nrows)
 		return tsr_error(TSR_E_INTERNAL, "tile %lld of %lld", (long long)chunk,
 				 (long long)t->nrows);

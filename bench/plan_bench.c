@@ -1,0 +1,191 @@
+/* plan_bench.c - the host-side work a CUDA read does per task before anything reaches the GPU
+ * (open, plan, describe and route, slot layout, stored reads, place descriptions and stream
+ * arguments), timed without a device over a batch of files, in ns per task (tile).
+ *
+ * Usage: plan_bench [-r REPS] FILE...  (e.g. the 32 RICE_1 int16 FITS of 4096 x 4096 that
+ * `fits_write DIR 32 4096 4096 rice_i16` writes: 131,072 row tiles.) Each rep reads the files
+ * as one batch read does: every file opened, planned and laid out into the staging ring's slots,
+ * which the files share; best of REPS. Nothing is read from the files beyond their metadata. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/array.h"
+#include "core/selection.h"
+#include "engine/cuda_layout.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+enum { PH_OPEN, PH_PLAN, PH_LAYOUT, PH_SLOTS, PH_N };
+static const char *const ph_name[PH_N] = {"open", "plan", "describe+route+stage",
+					   "slots (fill, reads, places, streams)"};
+
+/* The slot-side work of one file: its tasks laid into slots as tsr_cuda_run does, each slot's
+ * reads coalesced by the feed's rule, every task's place described and every stream's arguments
+ * made. Returns the pieces (so the work is not optimised away). */
+struct ring {
+	struct tsr_cuda_fill fill;
+	struct tsr_cuda_place *places;
+	uint64_t *io;
+	struct tsr_cuda_check *checks;
+	size_t nstreams;
+	struct tsr_span *spans;
+	int64_t *span_task;
+	struct tsr_piece *pieces;
+	size_t pieces_cap;
+};
+
+static int64_t lay_out(const struct tsr_plan *plan, const struct tsr_plan_descs *ds,
+		       struct tsr_cuda_task *tasks, struct ring *r)
+{
+	int64_t t0 = 0, npieces_all = 0;
+	while (t0 < plan->ntasks) {
+		int64_t t1 = tsr_cuda_fill_slot(plan, tasks, plan->ntasks, t0, NULL, &r->fill);
+		if (t1 == t0) { /* full: the ring's next slot */
+			r->fill.used = r->fill.dec_used = r->fill.nplaces = 0;
+			r->fill.max_rows = 0;
+			r->nstreams = 0;
+			continue;
+		}
+		int64_t n = t1 - t0, npieces = 0;
+		int64_t ns = tsr_cuda_spans(tasks + t0, n, 1, r->spans, r->span_task);
+		if (tsr_coalesce(r->spans, ns, &tsr_cuda_feed_rule, &r->pieces, &npieces,
+				 &r->pieces_cap)) {
+			fprintf(stderr, "plan_bench: %s\n", tsr_errmsg());
+			exit(1);
+		}
+		npieces_all += npieces;
+		for (int64_t i = t0; i < t1; i++) {
+			struct tsr_cuda_task *ct = &tasks[i];
+			if (ct->how == TSR_HOW_STREAM) {
+				ct->stream = (int)r->nstreams;
+				uint64_t io[4];
+				tsr_cuda_stream_args(ct, tsr_task_chunk(plan, ct->t), io,
+						     &r->checks[r->nstreams]);
+				for (int j = 0; j < 4; j++)
+					r->io[j * TSR_SLOT_STREAMS + r->nstreams] = io[j];
+				r->nstreams++;
+			}
+		}
+		for (int64_t i = t0; i < t1; i++)
+			tsr_cuda_describe(plan, ds, &tasks[i], 0, 0, NULL,
+					  &r->places[r->fill.nplaces + (size_t)(i - t0)]);
+		r->fill.nplaces += (size_t)n;
+		t0 = t1;
+	}
+	return npieces_all;
+}
+
+int main(int argc, char **argv)
+{
+	int reps = 5, a0 = 1;
+	if (argc > 2 && !strcmp(argv[1], "-r")) {
+		reps = atoi(argv[2]);
+		a0 = 3;
+	}
+	if (a0 >= argc || reps < 1) {
+		fprintf(stderr, "usage: plan_bench [-r REPS] FILE...\n");
+		return 2;
+	}
+	int nfiles = argc - a0;
+	struct tsr_context *ctx = NULL;
+	if (tsr_context_create(NULL, &ctx)) {
+		fprintf(stderr, "plan_bench: %s\n", tsr_errmsg());
+		return 1;
+	}
+	struct ring r = {0};
+	r.places = malloc(TSR_SLOT_PLACES * sizeof(*r.places));
+	r.io = malloc(4 * TSR_SLOT_STREAMS * sizeof(*r.io));
+	r.checks = malloc(TSR_SLOT_STREAMS * sizeof(*r.checks));
+	struct tsr_cuda_task *tasks = NULL;
+	size_t tasks_cap = 0;
+	double best[PH_N], best_total = 1e30;
+	int64_t ntiles = 0, npieces = 0;
+	const struct tsr_route_device rdev = {
+		.gpu = 1, .blosc = 1, .families = (1u << TSR_FAM_N) - 1};
+	for (int rep = 0; rep < reps; rep++) {
+		double ph[PH_N] = {0};
+		ntiles = npieces = 0;
+		r.fill = (struct tsr_cuda_fill){.nbytes = TSR_SLOT_NBYTES, .dec_nbytes = TSR_DEC_NBYTES};
+		r.nstreams = 0;
+		for (int f = 0; f < nfiles; f++) {
+			struct tsr_array *a = NULL;
+			struct tsr_norm_sel ns;
+			struct tsr_plan plan;
+			struct tsr_cuda_layout L;
+			double t0 = now();
+			if (tsr_open(ctx, argv[a0 + f], NULL, &a)) {
+				fprintf(stderr, "plan_bench: %s\n", tsr_errmsg());
+				return 1;
+			}
+			double t1 = now();
+			if (tsr_selection_normalize(NULL, a->desc.ndim, a->desc.shape, &ns) ||
+			    tsr_plan_build(&a->desc, &ns, &plan)) {
+				fprintf(stderr, "plan_bench: %s\n", tsr_errmsg());
+				return 1;
+			}
+			double t2 = now();
+			if ((size_t)plan.ntasks > tasks_cap) { /* (the engine keeps its own too) */
+				free(tasks);
+				tasks_cap = (size_t)plan.ntasks;
+				tasks = malloc(tasks_cap * sizeof(*tasks));
+				free(r.spans);
+				free(r.span_task);
+				r.spans = malloc(tasks_cap * sizeof(*r.spans));
+				r.span_task = malloc(tasks_cap * sizeof(*r.span_task));
+			}
+			int batch = TSR_BATCH_MEMBER | (f + 1 < nfiles ? TSR_BATCH_DEFER : 0);
+			struct tsr_plan_descs *ds = NULL;
+			if (tsr_plan_describe(&plan, a, &tsr_storage_posix, 1, &rdev, &ds)) {
+				fprintf(stderr, "plan_bench: %s\n", tsr_errmsg());
+				return 1;
+			}
+			tsr_cuda_layout(a, &plan, ds, TSR_DECODER_AUTO, batch, 16, tasks, &L);
+			double t3 = now();
+			npieces += lay_out(&plan, ds, tasks, &r);
+			double t4 = now();
+			ph[PH_OPEN] += t1 - t0;
+			ph[PH_PLAN] += t2 - t1;
+			ph[PH_LAYOUT] += t3 - t2;
+			ph[PH_SLOTS] += t4 - t3;
+			ntiles += plan.ntasks;
+			if (rep == 0 && f == 0)
+				printf("%s: %lld tasks, %lld on the GPU (%s), %lld raw, %lld on the CPU\n",
+				       argv[a0], (long long)plan.ntasks, (long long)L.n_stream,
+				       L.n_stream ? L.gpu_name[TSR_FAM_RICE] ? "rice" : "other" : "-",
+				       (long long)L.n_raw, (long long)(plan.ntasks - L.n_stream - L.n_raw));
+			tsr_plan_descs_free(ds);
+			tsr_plan_free(&plan);
+			tsr_norm_sel_free(&ns);
+			tsr_array_free(a);
+		}
+		double total = 0;
+		for (int p = 0; p < PH_N; p++)
+			total += ph[p];
+		if (total < best_total) {
+			best_total = total;
+			memcpy(best, ph, sizeof(best));
+		}
+	}
+	printf("%d files, %lld tasks, %lld reads; best of %d reps, ns per task:\n", nfiles,
+	       (long long)ntiles, (long long)npieces, reps);
+	for (int p = 0; p < PH_N; p++)
+		printf("  %-40s %8.1f\n", ph_name[p], 1e9 * best[p] / (double)ntiles);
+	printf("  %-40s %8.1f\n", "total", 1e9 * best_total / (double)ntiles);
+	printf("  %-40s %8.1f\n", "total but open", 1e9 * (best_total - best[PH_OPEN]) / (double)ntiles);
+	free(tasks);
+	free(r.places);
+	free(r.io);
+	free(r.checks);
+	free(r.spans);
+	free(r.span_task);
+	free(r.pieces);
+	tsr_context_free(ctx);
+	return 0;
+}

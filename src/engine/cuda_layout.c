@@ -1,0 +1,278 @@
+/* cuda_layout.c - the CUDA engine's host-side layout of a read: each task's route and staging,
+ * slots filled in order, place descriptions, stream arguments and stored reads. Plain C with no
+ * CUDA types, built in every build, so benches and tests run it without a device. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_layout.h"
+#include "gather.h"
+
+/* The rule of a slot's stored reads (src/io/storage.h): chunks back to back in the file and in
+ * the slot (FITS tiles in the heap) are one read of up to 4 MiB; chunks larger than a piece are
+ * read in pieces by all the pool's threads. */
+const struct tsr_coalesce_rule tsr_cuda_slot_rule = {
+	.start_max = TSR_PIECE_NBYTES, .join_max = TSR_PIECE_NBYTES,
+	.run_max = (uint64_t)4 << 20, .piece = TSR_PIECE_NBYTES};
+
+/* The feed's rule of reads: tasks back to back in the same file and in the slot (FITS tiles in
+ * the heap) become one read of up to a bounce buffer; a large chunk is read in pieces of one, so
+ * that all threads share it. */
+const struct tsr_coalesce_rule tsr_cuda_feed_rule = {
+	.start_max = TSR_PIECE_NBYTES, .join_max = UINT64_MAX, .run_max = TSR_BOUNCE_NBYTES,
+	.piece = TSR_BOUNCE_NBYTES};
+
+void tsr_cuda_layout(const struct tsr_array *array, const struct tsr_plan *plan,
+		     const struct tsr_plan_descs *ds, int decoder, int batch, int nthreads,
+		     struct tsr_cuda_task *tasks, struct tsr_cuda_layout *L)
+{
+	const struct tsr_desc *d = &array->desc;
+	memset(L, 0, sizeof(*L));
+	uint64_t max_stream = 0;
+	for (int64_t t = 0; t < plan->ntasks; t++) {
+		struct tsr_cuda_task *ct = &tasks[t];
+		const struct tsr_task_info *ti = tsr_task_info(ds, t);
+		const struct tsr_route *rt = &ti->route;
+		*ct = (struct tsr_cuda_task){.t = t, .ti = ti, .how = rt->how, .kind = rt->kind,
+					     .why = rt->why, .big_endian = rt->big_endian,
+					     .stream = -1, .blosc_codec = -1};
+		if (rt->how == TSR_HOW_RAW) {
+			L->n_raw++;
+		} else if (rt->how == TSR_HOW_BLOSC) {
+			ct->blosc = 1; /* (counted for the receipt once its header is read) */
+			L->n_blosc++;
+		} else if (rt->how == TSR_HOW_STREAM) {
+			uint64_t n = (uint64_t)ti->npix * ti->elem_nbytes;
+			L->n_dequant += ti->values.kind == TSR_VALUES_DEQUANT;
+			L->gpu_decoded += n;
+			uint64_t slow = n * tsr_route_warp_factor(rt->kind);
+			max_stream = slow > max_stream ? slow : max_stream;
+			int f = rt->kind / TSR_VARIANTS;
+			if (!L->n_gpu[f]++)
+				L->gpu_name[f] = ti->codec_name ? ti->codec_name : d->codec;
+			L->n_stream++;
+		} else if (!rt->fill) {
+			if (!L->n_cpu[rt->why]++)
+				L->cpu_name[rt->why] = ti->codec_name ? ti->codec_name : d->codec;
+		}
+	}
+	/* decoder auto, a single read: one warp decodes a stream many times slower than a CPU
+	 * core does (inflate about 40 times: H200 ~8 MB/s a warp on 4 MiB gzip chunks, libdeflate
+	 * ~300 MB/s a core; route.c has each family's factor), so when the largest stream alone
+	 * outlasts the CPU's threads decoding them all, the CPU decodes them. (Batch and stream
+	 * reads gather many files' streams in a slot; their last file, which does not defer,
+	 * joins the earlier files' streams too.) */
+	int few = L->n_stream && decoder == TSR_DECODER_AUTO && !(batch & TSR_BATCH_MEMBER) &&
+		  max_stream * (uint64_t)(nthreads > 0 ? nthreads : 1) > L->gpu_decoded;
+	if (few) {
+		L->n_cpu[TSR_WHY_FEW] = L->n_stream;
+		for (int f = TSR_FAM_N - 1; f >= 0; f--)
+			if (L->n_gpu[f])
+				L->cpu_name[TSR_WHY_FEW] = L->gpu_name[f];
+		memset(L->n_gpu, 0, sizeof(L->n_gpu));
+		L->n_stream = L->n_dequant = 0;
+		L->gpu_decoded = 0;
+	}
+	for (int64_t t = 0; t < plan->ntasks; t++) {
+		struct tsr_cuda_task *ct = &tasks[t];
+		const struct tsr_task_info *ti = ct->ti;
+		if (few && ct->how == TSR_HOW_STREAM) {
+			ct->how = TSR_HOW_CPU;
+			ct->kind = -1;
+		}
+		L->n_host += ct->how == TSR_HOW_CPU || ct->how == TSR_HOW_BLOSC; /* (needs its bytes) */
+		/* What each task stages: its stored bytes (raw, inflate: compressed streams lie back
+		 * to back, since the inflate kernel reads any alignment, so that tiles next to each
+		 * other in the file are read with one pread), or its values decoded on the CPU;
+		 * values start 16-byte aligned for the place kernel. */
+		if (ct->how == TSR_HOW_STREAM || ct->how == TSR_HOW_BLOSC) {
+			ct->staged = (size_t)ti->nbytes;
+			ct->dec_cap = (size_t)ti->dec_npix * (ti->route.alt_width ? 8 : ti->elem_nbytes);
+			ct->dec_cap = (ct->dec_cap + 15) & ~(size_t)15;
+			if (ct->how == TSR_HOW_BLOSC) {
+				/* room for its values too, should the CPU decode it, and for its
+				 * decoded bytes (the filter pass's second buffer) */
+				size_t v = (size_t)ti->npix * ti->out_nbytes;
+				v = v > ct->dec_cap ? v : ct->dec_cap;
+				ct->staged = (ct->staged > v ? ct->staged : v) + 15;
+				ct->staged &= ~(size_t)15;
+			}
+			if (ct->dec_cap > L->dec_biggest)
+				L->dec_biggest = ct->dec_cap;
+			L->dec_total += ct->dec_cap;
+		} else {
+			ct->staged = ct->how == TSR_HOW_RAW ? (size_t)ti->nbytes
+							    : (size_t)ti->npix * ti->out_nbytes;
+			ct->staged = (ct->staged + 15) & ~(size_t)15;
+		}
+		if (ct->staged > L->biggest)
+			L->biggest = ct->staged;
+		L->staged_total += ct->staged + 16;
+	}
+}
+
+void tsr_cuda_slot_sizes(const struct tsr_cuda_layout *L, int full, size_t *slot_want,
+			 size_t *dec_want)
+{
+	/* A lone small read takes a small slot (pinned allocations take time in proportion to
+	 * their size); a batch read's files share full ones. */
+	size_t want = L->staged_total < TSR_SLOT_NBYTES && !full ? L->staged_total : TSR_SLOT_NBYTES;
+	want = (want + ((size_t)16 << 20) - 1) & ~(((size_t)16 << 20) - 1); /* 16 MiB steps */
+	want = L->biggest > want ? L->biggest : want;
+	if (want > *slot_want)
+		*slot_want = want;
+	if (!L->n_stream && !L->n_blosc)
+		return;
+	want = full || L->dec_total > TSR_DEC_NBYTES ? TSR_DEC_NBYTES : L->dec_total;
+	want = want > L->dec_biggest ? want : L->dec_biggest;
+	if (want > *dec_want)
+		*dec_want = want;
+}
+
+int64_t tsr_cuda_fill_slot(const struct tsr_plan *plan, struct tsr_cuda_task *tasks,
+			   int64_t ntasks, int64_t t0, const int64_t *gather_at,
+			   struct tsr_cuda_fill *f)
+{
+	size_t used = f->used, dec_used = f->dec_used;
+	int64_t max_rows = f->max_rows, t1 = t0;
+	while (t1 < ntasks && f->nplaces + (size_t)(t1 - t0) < TSR_SLOT_PLACES) {
+		struct tsr_cuda_task *ct = &tasks[t1];
+		if (ct->dec_cap && dec_used + ct->dec_cap > f->dec_nbytes)
+			break;
+		if (!f->replay) {
+			/* (replay: slot_offset is the chunk's address in the cache) */
+			size_t at = ct->how == TSR_HOW_STREAM ? used : (used + 15) & ~(size_t)15;
+			if (at + ct->staged > f->nbytes)
+				break;
+			ct->slot_offset = at;
+			used = at + ct->staged;
+		}
+		ct->dec_offset = dec_used;
+		dec_used += ct->dec_cap;
+		int64_t rows = 1;
+		const int64_t *k0 = tsr_task_k0(plan, t1), *k1 = tsr_task_k1(plan, t1);
+		if (gather_at) {
+			/* a gather's rows: all its units but the last, and the last's segments
+			 * (place_core.h) */
+			int axis[TSR_MAX_DIM];
+			int64_t cnt[TSR_MAX_DIM], total;
+			int nu = tsr_plan_units(plan, k0, k1, axis, cnt, &total);
+			for (int u = 0; u < nu - 1; u++)
+				rows *= cnt[u];
+			if (nu)
+				rows *= (cnt[nu - 1] + TSR_PC_SEG - 1) / TSR_PC_SEG;
+		} else {
+			for (int i = 0; i < plan->ndim - 1; i++)
+				rows *= k1[i] - k0[i];
+		}
+		if (rows > max_rows)
+			max_rows = rows;
+		t1++;
+	}
+	if (t1 > t0) {
+		f->used = used;
+		f->dec_used = dec_used;
+		f->max_rows = max_rows;
+	}
+	return t1;
+}
+
+_Static_assert((int)TSR_CUDA_COPY == (int)TSR_VALUES_COPY &&
+		       (int)TSR_CUDA_OFFSET == (int)TSR_VALUES_OFFSET &&
+		       (int)TSR_CUDA_SCALE == (int)TSR_VALUES_SCALE &&
+		       (int)TSR_CUDA_DEQUANT == (int)TSR_VALUES_DEQUANT,
+	       "the place kernel's value kinds are the route's");
+
+void tsr_cuda_describe(const struct tsr_plan *p, const struct tsr_plan_descs *ds,
+		       const struct tsr_cuda_task *ct, uint64_t out, uint64_t gather_dev,
+		       const int64_t *gather_at, struct tsr_cuda_place *pl)
+{
+	const struct tsr_route_values *v = &ct->ti->values;
+	const int cpu = ct->how == TSR_HOW_CPU, stream = ct->how == TSR_HOW_STREAM;
+	const int blosc = ct->how == TSR_HOW_BLOSC, dec = stream || (blosc && !ct->bf_stage);
+	/* Every field written once, the per-axis arrays up to ndim (the kernel reads no further),
+	 * none zeroed first: a slot's 16384 places are 10 MB, and this function's time is its
+	 * stores' cache misses (perf on bench/plan_bench.c), so fewer lines touched is faster. CPU
+	 * tasks arrive as final values; stream and blosc tasks are read from the decode buffer (a
+	 * blosc chunk whose filter pass leaves its values in the staging, from there). */
+	pl->out = out;
+	pl->src_offset = dec ? ct->dec_offset : ct->slot_offset;
+	pl->in_type = cpu ? v->out_type : v->in_type;
+	pl->out_type = v->out_type;
+	pl->in_be = cpu ? 0 : ct->big_endian;
+	pl->kind = cpu ? TSR_CUDA_COPY : v->kind;
+	pl->scale = cpu ? 0 : v->scale;
+	pl->zero = cpu ? 0 : v->zero;
+	pl->offset = cpu ? 0 : v->offset;
+	pl->has_blank = cpu ? 0 : v->has_blank;
+	pl->blank = cpu ? 0 : v->blank;
+	pl->dither = cpu ? 0 : v->dither;
+	pl->pad0 = 0;
+	pl->dither_row = cpu ? 0 : v->dither_row;
+	pl->src_dec = dec;
+	pl->planes = stream ? v->planes : blosc ? ct->plane_block > 0 : 0;
+	pl->stream = stream ? ct->stream : -1;
+	pl->alt_width = stream ? ct->ti->route.alt_width : 0;
+	pl->plane_block = blosc ? ct->plane_block : 0;
+	pl->blocked = 0;
+	pl->src_npix = 0;
+	if (blosc) {
+		/* its streams' results are judged with the slot's (a failed read returns its
+		 * error; nothing of it is reported placed) */
+		struct tsr_chunk_ref ref; /* (its blocked layout: BLOSC chunks are large) */
+		tsr_task_desc(ds, ct->t, &ref);
+		pl->src_npix = ct->ti->dec_npix;
+		pl->blocked = tsr_route_blocked(&ref);
+		for (int i = 0; pl->blocked && i < ref.ndim; i++) {
+			pl->block[i] = ref.blocked.block[i];
+			pl->padded[i] = ref.blocked.padded[i];
+		}
+	}
+	/* the task's box (tsr_task_box, read straight from the plan's words) */
+	const int64_t *k0 = tsr_task_k0(p, ct->t), *k1 = tsr_task_k1(p, ct->t);
+	const int64_t *first = tsr_task_first(p, ct->t), *extent = tsr_task_extent(ds, ct->t);
+	pl->ndim = p->ndim;
+	pl->out_first = tsr_task_out_first(p, ct->t);
+	pl->units = 0;
+	pl->nunits = pl->pad1 = pl->pad2 = 0;
+	for (int i = 0; i < p->ndim; i++) {
+		pl->extent[i] = extent[i];
+		pl->first[i] = first[i];
+		pl->step[i] = p->step[i];
+		pl->count[i] = k1[i] - k0[i];
+		pl->out_stride[i] = p->out_stride[i];
+	}
+	if (gather_at) /* points: the place kernel gathers them through the task's tables */
+		tsr_gather_describe(p, ct->t, gather_dev + 8 * (uint64_t)gather_at[ct->t], pl);
+}
+
+void tsr_cuda_stream_args(const struct tsr_cuda_task *ct, int64_t chunk, uint64_t io[4],
+			  struct tsr_cuda_check *c)
+{
+	const struct tsr_task_info *ti = ct->ti;
+	/* a stream may fill exactly its values' bytes (the decode room is rounded up to 16 for
+	 * alignment; decoders that take their size from the capacity need it exact), or the
+	 * widest integers where the tile's width is decided by its size */
+	uint64_t cap = ti->route.alt_width ? ct->dec_cap : (uint64_t)ti->npix * ti->elem_nbytes;
+	io[0] = ct->slot_offset;
+	io[1] = ti->nbytes;
+	io[2] = ct->dec_offset;
+	io[3] = cap;
+	c->chunk = chunk;
+	c->rc = ti->check;
+	c->rc.kind = (uint8_t)ct->kind;
+}
+
+int64_t tsr_cuda_spans(const struct tsr_cuda_task *tasks, int64_t n, int with_blosc,
+		       struct tsr_span *spans, int64_t *task)
+{
+	int64_t k = 0;
+	for (int64_t i = 0; i < n; i++) {
+		const struct tsr_cuda_task *ct = &tasks[i];
+		if (ct->how == TSR_HOW_CPU || (ct->how == TSR_HOW_BLOSC && !with_blosc))
+			continue; /* (the CPU needs them whole, in host memory) */
+		spans[k] = tsr_task_span(ct->ti, ct->slot_offset);
+		task[k++] = i;
+	}
+	return k;
+}

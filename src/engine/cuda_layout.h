@@ -1,0 +1,130 @@
+/* cuda_layout.h - the CUDA engine's host-side layout of a read (no CUDA types): tasks' routes and staging, slots filled in order, place descriptions, stream arguments and reads. */
+#ifndef TSR_CUDA_LAYOUT_H
+#define TSR_CUDA_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../codecs/route.h"
+#include "../cuda/place.h"
+#include "../io/storage.h"
+#include "engine.h"
+
+/* Staging ring: copies of >= 16 MiB reach full PCIe speed (DESIGN.md section 4). The GPU decodes
+ * as many slots at once as the ring has: one warp inflates a stream, so large tiles (FITS tiles
+ * of 16 rows: 256 KiB, about 650 to a slot) need several slots in flight to fill the GPU. Slots
+ * are allocated as the ring first reaches them: a small read takes one. */
+#define TSR_SLOT_NBYTES ((size_t)128 << 20)
+#define TSR_NSLOTS 6
+#define TSR_SLOT_PLACES 16384
+/* Inflate streams a slot holds: a chunk's one, or a blosc chunk's many (a stream per block, or
+ * per element byte of a block when the chunk splits its blocks). */
+#define TSR_SLOT_STREAMS (4 * TSR_SLOT_PLACES)
+/* A slot's decode buffer holds what its compressed bytes inflate to: float images compress 1.2
+ * to 3 times, so 64 MiB of staged tiles need up to about 200 MiB; a batch ends early when it
+ * fills. Reads that need less allocate less. */
+#define TSR_DEC_NBYTES ((size_t)192 << 20)
+/* Stored bytes of large chunks are read in pieces of this size by all the pool's threads: a
+ * slot holding four 16 MiB Zarr chunks would otherwise keep four threads reading. Small pieces
+ * also shorten the wait for the slowest thread before a slot can go to the GPU (a slot's fill
+ * ends when its last read does). */
+#define TSR_PIECE_NBYTES ((uint64_t)512 << 10)
+/* The feed's bounce buffers (cuda_feed.c): a feed read is at most one. */
+#define TSR_BOUNCE_NBYTES ((size_t)4 << 20)
+
+/* How a task's chunk reaches the place kernel: its route (src/codecs/route.h). */
+enum tsr_cuda_how {
+	TSR_HOW_CPU = TSR_ROUTE_CPU,       /* decoded on the CPU: final values are staged */
+	TSR_HOW_RAW = TSR_ROUTE_RAW,       /* stored elements are staged; the kernel transforms them */
+	TSR_HOW_STREAM = TSR_ROUTE_STREAM, /* one compressed stream is staged; its family decodes it */
+	TSR_HOW_BLOSC = TSR_ROUTE_BLOSC,   /* a blosc chunk is staged: its family decodes its streams
+					      and the place kernel unshuffles its blocks; a chunk whose
+					      header asks for more is decoded on the CPU instead */
+};
+
+/* What the host needs to judge one stream's result once the batch is done. */
+struct tsr_cuda_check {
+	int64_t chunk;
+	struct tsr_route_check rc; /* its expected size and kind */
+	uint32_t prefix_at;     /* its file's "path: HDU 1: tile" in the slot's prefix text */
+	uint8_t name;           /* index into the slot's codec names */
+	uint8_t has_label;      /* the slot's labels name it (Zarr keys) */
+};
+
+/* A task as the slot sees it: the plan's complete task (its description, route, values and
+ * storage read: ti) and where it lands in the slot. */
+struct tsr_cuda_task {
+	int64_t t;              /* plan task */
+	const struct tsr_task_info *ti; /* the plan's (tsr_plan_describe) */
+	int how;                /* enum tsr_cuda_how: the route's, or CPU (decoder auto, a blosc
+				   header) */
+	int kind;               /* STREAM, BLOSC: its streams' kind (route.h); -1: none yet */
+	int why;                /* CPU: why (enum tsr_route_why) */
+	int big_endian;         /* decoded elements are big-endian (BLOSC: as its header says) */
+	size_t staged;          /* bytes in the slot */
+	size_t slot_offset;
+	size_t dec_cap;         /* STREAM, BLOSC: decode buffer bytes */
+	size_t dec_offset;
+	int stream;             /* STREAM: the slot's stream */
+	int bf_stage;           /* BLOSC: the filter pass leaves its values in the staging */
+	int64_t plane_block;    /* BLOSC: elements a shuffled block holds (0: not shuffled) */
+	int blosc;              /* a blosc chunk (BLOSC, or CPU once its header said so) */
+	int blosc_codec;        /* blosc: the header's codec (enum tsr_blosc_codec), -1: unread */
+};
+
+/* What a read's layout found over all its tasks: counts for the receipt, sizes for the slots. */
+struct tsr_cuda_layout {
+	int64_t n_stream, n_raw, n_dequant, n_blosc;
+	int64_t n_host;         /* tasks whose values the CPU makes (decoded, or fill) */
+	int64_t n_cpu[TSR_WHY_N], n_gpu[TSR_FAM_N];
+	const char *gpu_name[TSR_FAM_N], *cpu_name[TSR_WHY_N];
+	size_t biggest, dec_biggest, dec_total, staged_total;
+	uint64_t gpu_decoded;   /* bytes the GPU decodes (its streams) */
+};
+
+/* Lays out every task of plan, described and routed by the planner (ds: tsr_plan_describe with
+ * the device's families), and sizes what each stages: tasks[plan->ntasks], *L. decoder, batch,
+ * nthreads: the read's (decoder auto sends too few, large streams of a single read to the CPU). */
+void tsr_cuda_layout(const struct tsr_array *array, const struct tsr_plan *plan,
+		     const struct tsr_plan_descs *ds, int decoder, int batch, int nthreads,
+		     struct tsr_cuda_task *tasks, struct tsr_cuda_layout *L);
+
+/* Grows the sizes the ring's slots open with (*slot_want: staging, *dec_want: decode buffer) to
+ * what this read needs: its largest chunk, and all its chunks where they fit (full: a batch read
+ * or an open slot shares full ones). */
+void tsr_cuda_slot_sizes(const struct tsr_cuda_layout *L, int full, size_t *slot_want,
+			 size_t *dec_want);
+
+/* A slot being filled: its room and what it holds so far. */
+struct tsr_cuda_fill {
+	size_t nbytes, dec_nbytes;      /* staging and decode buffer sizes */
+	size_t used, dec_used, nplaces;
+	int64_t max_rows;
+	int replay;                     /* slot_offset is the chunk's device address: none staged */
+};
+/* Lays tasks t0, t0 + 1, ... into the slot while they fit; returns one past the last. */
+int64_t tsr_cuda_fill_slot(const struct tsr_plan *plan, struct tsr_cuda_task *tasks,
+			   int64_t ntasks, int64_t t0, const int64_t *gather_at,
+			   struct tsr_cuda_fill *f);
+
+/* The place of a task: its box of the chunk, where it lands in the read's output (device
+ * address out), where its values are in the slot; points gather through the tables at gather_dev
+ * (each task's at its gather_at word; NULL: a box). */
+void tsr_cuda_describe(const struct tsr_plan *p, const struct tsr_plan_descs *ds,
+		       const struct tsr_cuda_task *ct, uint64_t out, uint64_t gather_dev,
+		       const int64_t *gather_at, struct tsr_cuda_place *pl);
+
+/* A STREAM task's decoder arguments (offsets into the slot: input, its size, output, capacity)
+ * and what judging its result needs. */
+void tsr_cuda_stream_args(const struct tsr_cuda_task *ct, int64_t chunk, uint64_t io[4],
+			  struct tsr_cuda_check *c);
+
+/* The stored reads of tasks [0, n) into their slot: spans of the tasks that are not CPU tasks
+ * (nor BLOSC ones, unless with_blosc), and each span's task; returns how many. */
+int64_t tsr_cuda_spans(const struct tsr_cuda_task *tasks, int64_t n, int with_blosc,
+		       struct tsr_span *spans, int64_t *task);
+
+/* The rule of a slot's stored reads by the pool (cuda_fetch.c) and by the feed (cuda_feed.c). */
+extern const struct tsr_coalesce_rule tsr_cuda_slot_rule, tsr_cuda_feed_rule;
+
+#endif
