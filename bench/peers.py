@@ -39,8 +39,10 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def best(fn, reps):
-    t, out = [], None
+def best(fn, reps, warm=False):
+    """The best time of reps calls of fn and the last result; warm: one untimed call first, as
+    each `tessera bench` phase has (a process's first CUDA reads set up its context and rings)."""
+    t, out = [], fn() if warm else None
     for _ in range(reps):
         t0 = time.perf_counter()
         out = fn()
@@ -213,14 +215,14 @@ def python_rows(paths, ref, nbytes, gpu, reps):
     # A new array per read (first-touch page faults included), and out= an array kept across
     # reads, as `tessera bench`'s phases keep theirs: the row to hold beside the C figure.
     rows = []
-    t, got = best(lambda: read("cpu"), reps)
+    t, got = best(lambda: read("cpu"), reps, warm=True)
     rows.append(("tessera (Python)", "cpu", nbytes / t / 1e9, check(got)))
     t, got = best(lambda: read("cpu", out=got), reps)
     rows.append(("tessera (Python) out=", "cpu", nbytes / t / 1e9, check(got)))
     if gpu and tessera.capabilities()["cuda"]["devices"]:
         prev = tessera.set_cupy_results(False)  # DeviceArray: no CuPy import in the timing
         try:
-            t, got = best(lambda: read("cuda"), reps)
+            t, got = best(lambda: read("cuda"), reps, warm=True)
             rows.append(("tessera (Python) CUDA", "cuda", nbytes / t / 1e9, check(got)))
             t, got = best(lambda: read("cuda", out=got), reps)
             rows.append(("tessera (Python) CUDA out=", "cuda", nbytes / t / 1e9, check(got)))
