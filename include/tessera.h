@@ -115,7 +115,10 @@ TSR_API const char *tsr_dtype_npy_descr(enum tsr_dtype dtype);
 /* ---------------------------------------------------------------------------------------- */
 /* Context: thread pool and shared settings. Thread-safe: many threads may read through one
  * context at once. Host reads from several threads share the pool in turn (a read that needs
- * one chunk runs on its caller alone); GPU reads through one context are serialised. */
+ * one chunk runs on its caller alone); GPU reads through one context are serialised. Host
+ * memory a context keeps from read to read, until tsr_context_free: its workers' codec states
+ * and small buffers, and the stored bytes' buffers of the large blosc chunks a read split over
+ * its threads (at most 256 MiB of them). */
 
 struct tsr_context;
 
