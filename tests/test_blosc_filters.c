@@ -29,7 +29,8 @@ static void test_filters(void)
 {
 	int fails = 0;
 	for (size_t ts = 1; ts <= 33; ts++) {
-		size_t sizes[] = {0, 1, ts, 7 * ts, 8 * ts, 16 * ts + 3, 64 * ts, 1000 * ts + 5, 4099};
+		size_t sizes[] = {0, 1, ts, 7 * ts, 8 * ts, 16 * ts + 3, 64 * ts, 1000 * ts + 5, 4099,
+				  9000 * ts + 5}; /* (the last: strips of the bit unshuffle) */
 		for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
 			size_t nb = sizes[si];
 			uint8_t *x = malloc(nb + 1), *s = malloc(nb + 1), *y = malloc(nb + 1);

@@ -203,14 +203,16 @@ static inline uint64_t transpose8x8(uint64_t x)
  * b + 1), after which row m holds element 8k + m of column k; then the rows' bytes are
  * interleaved. The unpacks work inside each 128-bit half: half 0 gathers columns k..k+15,
  * half 1 columns k+16..k+31, and the final lane permutes put each four columns' 32 bytes
- * together. Returns the columns done. */
+ * together. Rows are `row` bytes apart; columns [0, ncols) are done, 32 at a time: returns how
+ * many. */
 __attribute__((target("avx2"))) static size_t bitrows_to_plane_avx2(uint8_t *plane,
-								    const uint8_t *rows, size_t row)
+								    const uint8_t *rows, size_t row,
+								    size_t ncols)
 {
 	const __m256i m4 = _mm256_set1_epi8(0x0F), m2 = _mm256_set1_epi8(0x33),
 		      m1 = _mm256_set1_epi8(0x55);
 	size_t k = 0;
-	for (; k + 32 <= row; k += 32) {
+	for (; k + 32 <= ncols; k += 32) {
 		__m256i p[8], q[8], r[8], o[8];
 		for (int b = 0; b < 8; b++)
 			p[b] = _mm256_loadu_si256((const __m256i *)(rows + (size_t)b * row + k));
@@ -252,22 +254,104 @@ static int tsr_cpu_avx2(void)
 {
 	return __builtin_cpu_supports("avx2");
 }
+
+/* bitrows_to_plane for 64 columns a step, where the CPU has AVX-512 VBMI and GFNI: the 8 rows'
+ * bytes of each column are gathered into one 64-bit word (rows last to first) by three rounds
+ * of two-source permutes (bytes, then 16-bit pairs, then 32-bit quads), and one
+ * gf2p8affineqb transposes all eight 8x8 bit matrices of a vector: with the matrix operand the
+ * word and x byte m = 1 << m, result byte m bit i is bit m of the word's byte 7 - i, that is
+ * of row i. Returns the columns done. */
+__attribute__((target("avx512f,avx512bw,avx512vbmi,gfni"))) static size_t
+bitrows_to_plane_gfni(uint8_t *plane, const uint8_t *rows, size_t row, size_t ncols)
+{
+	/* the permutes' indices (bit 6, 5, 4 of a byte, word, dword index: the second source):
+	 * byte pairs (a[c], b[c]), columns 0-31 (ib_lo) and 32-63 (ib_hi); pairs of pairs, columns
+	 * 0-15 (iw0) and 16-31 (iw1) of 32; quads of quads, columns 0-7 (id_lo) and 8-15 (id_hi)
+	 * of 16 */
+	static const uint8_t ib_lo[64] = {
+		0, 64, 1, 65, 2, 66, 3, 67, 4, 68, 5, 69, 6, 70, 7, 71,
+		8, 72, 9, 73, 10, 74, 11, 75, 12, 76, 13, 77, 14, 78, 15, 79,
+		16, 80, 17, 81, 18, 82, 19, 83, 20, 84, 21, 85, 22, 86, 23, 87,
+		24, 88, 25, 89, 26, 90, 27, 91, 28, 92, 29, 93, 30, 94, 31, 95,
+	}, ib_hi[64] = {
+		32, 96, 33, 97, 34, 98, 35, 99, 36, 100, 37, 101, 38, 102, 39, 103,
+		40, 104, 41, 105, 42, 106, 43, 107, 44, 108, 45, 109, 46, 110, 47, 111,
+		48, 112, 49, 113, 50, 114, 51, 115, 52, 116, 53, 117, 54, 118, 55, 119,
+		56, 120, 57, 121, 58, 122, 59, 123, 60, 124, 61, 125, 62, 126, 63, 127,
+	};
+	static const uint16_t iw0[32] = {
+		0, 32, 1, 33, 2, 34, 3, 35, 4, 36, 5, 37, 6, 38, 7, 39,
+		8, 40, 9, 41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47,
+	}, iw1[32] = {
+		16, 48, 17, 49, 18, 50, 19, 51, 20, 52, 21, 53, 22, 54, 23, 55,
+		24, 56, 25, 57, 26, 58, 27, 59, 28, 60, 29, 61, 30, 62, 31, 63,
+	};
+	static const uint32_t id_lo[16] = {
+		0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23,
+	}, id_hi[16] = {
+		8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31,
+	};
+	const __m512i xb_lo = _mm512_loadu_si512(ib_lo), xb_hi = _mm512_loadu_si512(ib_hi),
+		      xw0 = _mm512_loadu_si512(iw0), xw1 = _mm512_loadu_si512(iw1),
+		      xd_lo = _mm512_loadu_si512(id_lo), xd_hi = _mm512_loadu_si512(id_hi),
+		      unit = _mm512_set1_epi64((long long)0x8040201008040201ULL);
+	size_t k = 0;
+	for (; k + 64 <= ncols; k += 64) {
+		__m512i p[8], b[8], w[8];
+		/* p[j]: row 7 - j, so that a word's byte j is row 7 - j */
+		for (int j = 0; j < 8; j++)
+			p[j] = _mm512_loadu_si512(rows + (size_t)(7 - j) * row + k);
+		/* b[2i], b[2i+1]: rows' byte pairs (p[2i], p[2i+1]), columns 0-31 and 32-63 */
+		for (int i = 0; i < 4; i++) {
+			b[2 * i] = _mm512_permutex2var_epi8(p[2 * i], xb_lo, p[2 * i + 1]);
+			b[2 * i + 1] = _mm512_permutex2var_epi8(p[2 * i], xb_hi, p[2 * i + 1]);
+		}
+		/* w[4i + 2h + q]: quads of p[4i..4i+3], columns 32h + 16q .. + 15 */
+		for (int i = 0; i < 2; i++)
+			for (int h = 0; h < 2; h++) {
+				__m512i lo = b[4 * i + h], hi = b[4 * i + 2 + h];
+				w[4 * i + 2 * h] = _mm512_permutex2var_epi16(lo, xw0, hi);
+				w[4 * i + 2 * h + 1] = _mm512_permutex2var_epi16(lo, xw1, hi);
+			}
+		/* the words of columns 16g .. 16g + 7 (x0) and 16g + 8 .. 16g + 15 (x1): a quad of
+		 * p[0..3], then one of p[4..7] */
+		for (int g = 0; g < 4; g++) {
+			__m512i lo = w[g], hi = w[4 + g];
+			__m512i x0 = _mm512_permutex2var_epi32(lo, xd_lo, hi);
+			__m512i x1 = _mm512_permutex2var_epi32(lo, xd_hi, hi);
+			_mm512_storeu_si512(plane + 8 * (k + 16 * (size_t)g),
+					    _mm512_gf2p8affine_epi64_epi8(unit, x0, 0));
+			_mm512_storeu_si512(plane + 8 * (k + 16 * (size_t)g + 8),
+					    _mm512_gf2p8affine_epi64_epi8(unit, x1, 0));
+		}
+	}
+	return k;
+}
+
+static int tsr_cpu_gfni(void)
+{
+	return __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw") &&
+	       __builtin_cpu_supports("gfni");
+}
 #endif
 
 /* Plane bytes (byte j of n8 elements) from the plane's 8 bit rows of row = n8 / 8 bytes each:
- * byte m of the 8 bytes (r0[k], ..., r7[k]), bit-transposed, is element 8k + m. */
-static void bitrows_to_plane(uint8_t *plane, const uint8_t *rows, size_t row)
+ * byte m of the 8 bytes (r0[k], ..., r7[k]), bit-transposed, is element 8k + m. Columns
+ * [0, ncols) of the rows (rows may point into them), elements [0, 8 ncols) of the plane. */
+static void bitrows_to_plane(uint8_t *plane, const uint8_t *rows, size_t row, size_t ncols)
 {
 	size_t k = 0;
 #if defined(TSR_HAVE_AVX2_PATH)
+	if (tsr_cpu_gfni())
+		k = bitrows_to_plane_gfni(plane, rows, row, ncols);
 	if (tsr_cpu_avx2())
-		k = bitrows_to_plane_avx2(plane, rows, row);
+		k += bitrows_to_plane_avx2(plane + 8 * k, rows + k, row, ncols - k);
 #endif
 #if defined(__SSE2__)
 	const __m128i m1 = _mm_set1_epi64x(0x00AA00AA00AA00AALL);
 	const __m128i m2 = _mm_set1_epi64x(0x0000CCCC0000CCCCLL);
 	const __m128i m3 = _mm_set1_epi64x(0x00000000F0F0F0F0LL);
-	for (; k + 16 <= row; k += 16) {
+	for (; k + 16 <= ncols; k += 16) {
 		__m128i c[8];
 		/* one 64-bit lane per k: (r0[k] .. r7[k]) */
 		gather8x16_sse2(rows + k, row, c);
@@ -284,7 +368,7 @@ static void bitrows_to_plane(uint8_t *plane, const uint8_t *rows, size_t row)
 		}
 	}
 #endif
-	for (; k < row; k++) {
+	for (; k < ncols; k++) {
 		const uint8_t *s = rows + k;
 		uint64_t x = (uint64_t)s[0] | (uint64_t)s[row] << 8 | (uint64_t)s[2 * row] << 16 |
 			     (uint64_t)s[3 * row] << 24 | (uint64_t)s[4 * row] << 32 |
@@ -295,20 +379,33 @@ static void bitrows_to_plane(uint8_t *plane, const uint8_t *rows, size_t row)
 	}
 }
 
+/* Bytes of one strip of the bit unshuffle with scratch: a strip's planes (typesize of them) stay
+ * in the first level cache between the bit transpose that writes them and the byte unshuffle
+ * that reads them, where whole planes (a block's size) went out to the second level and back. */
+#define TSR_BITSTRIP_NBYTES 16384
+
 /* n8 (a multiple of 8) elements of typesize bytes from the bit-row layout: each plane's bytes
- * first (into tmp, or straight into dst for one-byte elements), then a byte unshuffle. */
+ * first (into tmp, or straight into dst for one-byte elements), then a byte unshuffle; with
+ * tmp, a strip of 8 * cols elements at a time. */
 static void bitunshuffle_core(uint8_t *dst, const uint8_t *src, size_t n8, size_t typesize,
 			      uint8_t *tmp)
 {
 	size_t row = n8 / 8;
 	if (typesize == 1) {
-		bitrows_to_plane(dst, src, row);
+		bitrows_to_plane(dst, src, row, row);
 		return;
 	}
 	if (tmp) {
-		for (size_t j = 0; j < typesize; j++)
-			bitrows_to_plane(tmp + j * n8, src + j * n8, row);
-		tsr_blosc_unshuffle(dst, tmp, n8 * typesize, typesize);
+		/* columns a strip: a multiple of 64 (the AVX-512 step), at least one step */
+		size_t cols = TSR_BITSTRIP_NBYTES / (8 * typesize) / 64 * 64;
+		if (cols == 0)
+			cols = 64;
+		for (size_t k = 0; k < row; k += cols) {
+			size_t nc = row - k < cols ? row - k : cols;
+			for (size_t j = 0; j < typesize; j++)
+				bitrows_to_plane(tmp + j * 8 * nc, src + j * n8 + k, row, nc);
+			tsr_blosc_unshuffle(dst + 8 * k * typesize, tmp, 8 * nc * typesize, typesize);
+		}
 		return;
 	}
 	/* no scratch: transpose and scatter one byte at a time */
