@@ -189,6 +189,11 @@ void tsr_blosc_unshuffle(void *dst, const void *src, size_t nbytes, size_t types
  * chunks (version >= 3) use n8 = n - n % 8 and copy the rest; Blosc1 chunks (version <= 2)
  * transpose only when n % 8 == 0 and copy the block as is otherwise. tmp: nbytes of scratch
  * for the fast two-pass path (bit rows to byte planes, then unshuffle), or NULL. */
+/* The widest vector path tsr_blosc_bitunshuffle may take, for its test: TSR_ISA_GFNI (the
+ * default: AVX-512 VBMI and GFNI where the CPU has them), TSR_ISA_AVX2, TSR_ISA_SSE2, or
+ * TSR_ISA_NONE (plain C). Not for use while reads run. */
+enum { TSR_ISA_NONE, TSR_ISA_SSE2, TSR_ISA_AVX2, TSR_ISA_GFNI };
+void tsr_bitshuffle_limit_isa(int isa);
 void tsr_blosc_bitunshuffle(void *dst, const void *src, size_t nbytes, size_t typesize,
 			    int version, void *tmp);
 

@@ -180,6 +180,15 @@ static inline uint64_t transpose8x8(uint64_t x)
 	return x;
 }
 
+/* The widest vector path the bit unshuffle takes (its test lowers it, so each path is checked
+ * against the reference on a CPU that has them all; reads never change it). */
+static int tsr_bitshuffle_isa = TSR_ISA_GFNI;
+
+void tsr_bitshuffle_limit_isa(int isa)
+{
+	tsr_bitshuffle_isa = isa;
+}
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TSR_HAVE_AVX2_PATH 1
 #include <immintrin.h>
@@ -342,12 +351,14 @@ static void bitrows_to_plane(uint8_t *plane, const uint8_t *rows, size_t row, si
 {
 	size_t k = 0;
 #if defined(TSR_HAVE_AVX2_PATH)
-	if (tsr_cpu_gfni())
+	if (tsr_bitshuffle_isa >= TSR_ISA_GFNI && tsr_cpu_gfni())
 		k = bitrows_to_plane_gfni(plane, rows, row, ncols);
-	if (tsr_cpu_avx2())
+	if (tsr_bitshuffle_isa >= TSR_ISA_AVX2 && tsr_cpu_avx2())
 		k += bitrows_to_plane_avx2(plane + 8 * k, rows + k, row, ncols - k);
 #endif
 #if defined(__SSE2__)
+	if (tsr_bitshuffle_isa < TSR_ISA_SSE2)
+		goto scalar;
 	const __m128i m1 = _mm_set1_epi64x(0x00AA00AA00AA00AALL);
 	const __m128i m2 = _mm_set1_epi64x(0x0000CCCC0000CCCCLL);
 	const __m128i m3 = _mm_set1_epi64x(0x00000000F0F0F0F0LL);
@@ -367,6 +378,7 @@ static void bitrows_to_plane(uint8_t *plane, const uint8_t *rows, size_t row, si
 			_mm_storeu_si128((__m128i *)(plane + 8 * (k + 2 * (size_t)i)), x);
 		}
 	}
+scalar:
 #endif
 	for (; k < ncols; k++) {
 		const uint8_t *s = rows + k;
