@@ -80,9 +80,12 @@ def validate(r):
                                     "threads": (INT, False), "threads_used": (INT, False),
                                     "raw_read_block_bytes": (INT, False),
                                     "files_per_batch": (INT, False), "prefetch": (INT, False),
-                                    "dir": (STR, True), "max_files": (INT, False)}):
+                                    "dir": (STR, True), "max_files": (INT, False),
+                                    "decoder": (STR, False)}):
         if o.get("device") not in ("cpu", "cuda", "both"):
             e.append("options.device: %r" % o.get("device"))
+        if o.get("decoder") not in ("auto", "cpu", "gpu"):
+            e.append("options.decoder: %r" % o.get("decoder"))
         if not (isinstance(o.get("iterations"), int) and o["iterations"] >= 1):
             e.append("options.iterations: %r" % o.get("iterations"))
         if not (isinstance(o.get("threads_used"), int) and o["threads_used"] >= 1):
@@ -212,7 +215,15 @@ def validate(r):
                     "nthreads": (INT, False), "chunks_read": (INT, False),
                     "bytes_read": (INT, False), "bytes_decoded": (INT, False),
                     "bytes_out": (INT, False), "plan_ms": (NUM, False), "fetch_ms": (NUM, False),
-                    "decode_ms": (NUM, False), "place_ms": (NUM, False)})
+                    "decode_ms": (NUM, False), "place_ms": (NUM, False),
+                    "total_ms": (NUM, False), "decoder": (STR, False)})
+                rc = p.get("receipt") or {}
+                # the plan is part of each read's wall-clock time, so of their sums
+                if isinstance(rc.get("total_ms"), (int, float)) and \
+                        isinstance(rc.get("plan_ms"), (int, float)) and \
+                        not rc["plan_ms"] <= rc["total_ms"] * (1 + 1e-9) + 1e-9:
+                    e.append("%s.receipt: plan_ms %r > total_ms %r" % (where, rc["plan_ms"],
+                                                                     rc["total_ms"]))
             elif p.get("receipt") is not None:
                 e.append("%s: a receipt for a phase that reads no array" % where)
         else:
@@ -314,6 +325,23 @@ def batch_same_file():
     return e
 
 
+def decoder_option():
+    """--decoder cpu is recorded in the options; host reads decode on the CPU as before."""
+    out = os.path.join(tmp, "decoder.json")
+    p = bench("--iterations", "1", "--device", "cpu", "--decoder", "cpu", "--output-json", out,
+              FITS)
+    if p.returncode != 0:
+        return ["exit %d: %s" % (p.returncode, p.stderr.strip())]
+    with open(out) as f:
+        r = json.load(f)
+    e = validate(r)
+    if r["options"]["decoder"] != "cpu":
+        e.append("options.decoder: %r" % r["options"]["decoder"])
+    if phase(r, "cpu")["status"] != "ok":
+        e.append("cpu: %r" % phase(r, "cpu"))
+    return e
+
+
 def options_storage_dir():
     """--dir/--max-files pick files by name; --storage mock-host runs the end-to-end CPU phase
     from handles kept open (receipt backend mock-host) and skips the batch phases with the
@@ -350,6 +378,8 @@ def options_storage_dir():
     if cb["status"] != "ok" or cb["bytes_out"] != r["workload"]["decoded_bytes"] or \
             (cb.get("receipt") or {}).get("bytes_out") != r["workload"]["decoded_bytes"]:
         e.append("cpu_batch in batches of 2 over 3 files: %r" % cb)
+    if r["options"]["decoder"] != "auto":
+        e.append("options.decoder without --decoder: %r" % r["options"]["decoder"])
     if r["options"]["files_per_batch"] != 2 or r["workload"]["nfiles"] != 3:
         e.append("options %r, nfiles %r" % (r["options"], r["workload"]["nfiles"]))
     for args in (["--max-files", "2", FITS], ["--storage", "disk", FITS],
@@ -368,6 +398,7 @@ def early_failures_keep_report():
     for args in (["--iterations", "2", "--output-json", out, FITS, os.path.join(tmp, "nope.fits")],
                  ["--iterations", "0", "--output-json", out, FITS],
                  ["--device", "tpu", "--output-json", out, FITS],
+                 ["--decoder", "fast", "--output-json", out, FITS],
                  ["--output-json", out]):
         p = bench(*args)
         if p.returncode == 0:
@@ -421,6 +452,7 @@ def self_check():
            ("ok disagrees", lambda r: phase(r, "cpu").update(ok=False)),
            ("unordered times", lambda r: phase(r, "cpu")["elapsed_ms"].update(min=1e9)),
            ("a phase missing", lambda r: r["phases"].pop()),
+           ("plan longer than the read", lambda r: phase(r, "cpu")["receipt"].update(plan_ms=1e9)),
            ("bad decoded bytes", lambda r: r["workload"]["files"][0].update(decoded_bytes=1))]
     for label, mutate in bad:
         r = json.loads(json.dumps(good))
@@ -432,6 +464,7 @@ def self_check():
 
 case("corpus FITS + Zarr + Blosc2", corpus_three)
 case("batch of one file twice", batch_same_file)
+case("--decoder", decoder_option)
 case("--dir, --max-files, --storage, --files-per-batch", options_storage_dir)
 case("early failures keep the previous report", early_failures_keep_report)
 case("phase failure still writes a report", phase_failure_still_reports)

@@ -67,7 +67,7 @@ struct bench_phase {
 	char error[1024];
 	int iterations;         /* timed iterations done */
 	double *ms;             /* elapsed per timed iteration */
-	double *rt[4];          /* receipt plan/fetch/decode/place ms per timed iteration */
+	double *rt[5];          /* receipt plan/fetch/decode/place/total ms per timed iteration */
 	uint64_t bytes_in, bytes_out; /* per iteration */
 	struct tsr_receipt sum; /* receipts of the current iteration, summed over files */
 };
@@ -81,6 +81,7 @@ struct bench {
 	size_t nfiles;
 	int iterations, threads, device_cpu, device_cuda, batchable, tty;
 	enum tsr_storage storage; /* of the per-file end-to-end phases */
+	enum tsr_decoder decoder; /* --decoder, of every read (CUDA reads heed it) */
 	int files_per_batch;    /* batch and stream phases: files per tsr_read_batch / batch
 				   (0: batch phases all files, the stream 1) */
 	int prefetch;           /* stream phase: files read ahead (0: the library's default) */
@@ -215,6 +216,8 @@ static void bench_receipt_add(struct tsr_receipt *s, const struct tsr_receipt *r
 	}
 	if (!s->fallback[0])
 		memcpy(s->fallback, r->fallback, sizeof(s->fallback));
+	if (!s->decoder[0])
+		memcpy(s->decoder, r->decoder, sizeof(s->decoder));
 	s->nthreads = r->nthreads;
 	s->chunks_total += r->chunks_total;
 	s->chunks_read += r->chunks_read;
@@ -236,7 +239,8 @@ static int bench_e2e(struct bench *b, struct bench_phase *p, enum tsr_mem mem)
 {
 	if (BENCH_MOCK(b->storage))
 		return bench_held_reads(b, p, mem, b->storage);
-	struct tsr_read_options ro = {.struct_size = sizeof(ro), .storage = b->storage};
+	struct tsr_read_options ro = {.struct_size = sizeof(ro), .storage = b->storage,
+				       .decoder = b->decoder};
 	uint64_t out = 0;
 	for (size_t i = 0; i < b->nfiles; i++) {
 		struct bench_file *f = &b->files[i];
@@ -267,7 +271,8 @@ static int bench_e2e(struct bench *b, struct bench_phase *p, enum tsr_mem mem)
  * all. bytes in: the stored bytes the reads took (from the caches). */
 static int bench_held_reads(struct bench *b, struct bench_phase *p, enum tsr_mem mem, int storage)
 {
-	struct tsr_read_options ro = {.struct_size = sizeof(ro), .storage = storage};
+	struct tsr_read_options ro = {.struct_size = sizeof(ro), .storage = storage,
+				       .decoder = b->decoder};
 	uint64_t out = 0;
 	for (size_t i = 0; i < b->nfiles; i++) {
 		struct bench_file *f = &b->files[i];
@@ -322,7 +327,7 @@ static int bench_cuda(struct bench *b, struct bench_phase *p)
  * (default: all in one call), each batch into the same buffer. */
 static int bench_batch(struct bench *b, struct bench_phase *p, enum tsr_mem mem)
 {
-	struct tsr_read_options ro = {.struct_size = sizeof(ro)};
+	struct tsr_read_options ro = {.struct_size = sizeof(ro), .decoder = b->decoder};
 	size_t per = b->files[0].out_nbytes;
 	size_t group = b->files_per_batch > 0 ? (size_t)b->files_per_batch : b->nfiles;
 	for (size_t i = 0; i < b->nfiles; i += group) {
@@ -354,7 +359,7 @@ static int bench_cuda_batch(struct bench *b, struct bench_phase *p)
  * next files read ahead (--prefetch). */
 static int bench_stream(struct bench *b, struct bench_phase *p, enum tsr_mem mem)
 {
-	struct tsr_read_options ro = {.struct_size = sizeof(ro)};
+	struct tsr_read_options ro = {.struct_size = sizeof(ro), .decoder = b->decoder};
 	int fpb = b->files_per_batch > 0 ? b->files_per_batch : 1;
 	struct tsr_stream_options so = {.struct_size = sizeof(so), .files_per_batch = fpb,
 					.prefetch = b->prefetch};
@@ -423,9 +428,9 @@ static void bench_run_phase(struct bench *b, struct bench_phase *p)
 		return;
 	}
 	p->ms = calloc((size_t)b->iterations, sizeof(double));
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < 5; k++)
 		p->rt[k] = calloc((size_t)b->iterations, sizeof(double));
-	if (!p->ms || !p->rt[0] || !p->rt[1] || !p->rt[2] || !p->rt[3]) {
+	if (!p->ms || !p->rt[0] || !p->rt[1] || !p->rt[2] || !p->rt[3] || !p->rt[4]) {
 		p->status = BENCH_FAILED;
 		snprintf(p->error, sizeof(p->error), "out of memory");
 		return;
@@ -454,6 +459,7 @@ static void bench_run_phase(struct bench *b, struct bench_phase *p)
 		p->rt[1][it] = p->sum.t_fetch * 1e3;
 		p->rt[2][it] = p->sum.t_decode * 1e3;
 		p->rt[3][it] = p->sum.t_place * 1e3;
+		p->rt[4][it] = p->sum.t_total * 1e3;
 		p->iterations = it + 1;
 	}
 	bench_progress_end(b);
@@ -740,7 +746,8 @@ static cJSON *bench_json_phase(const struct bench_phase *p)
 	if (!p->receipts) {
 		cJSON_AddNullToObject(o, "receipt");
 	} else {
-		static const char *const names[4] = {"plan_ms", "fetch_ms", "decode_ms", "place_ms"};
+		static const char *const names[5] = {"plan_ms", "fetch_ms", "decode_ms", "place_ms",
+						     "total_ms"};
 		cJSON *r = cJSON_AddObjectToObject(o, "receipt");
 		cJSON_AddStringToObject(r, "driver", p->sum.driver);
 		cJSON_AddStringToObject(r, "backend", p->sum.backend);
@@ -748,12 +755,13 @@ static cJSON *bench_json_phase(const struct bench_phase *p)
 		cJSON_AddStringToObject(r, "codec", p->sum.codec);
 		cJSON_AddStringToObject(r, "reader", p->sum.reader);
 		cJSON_AddStringToObject(r, "fallback", p->sum.fallback);
+		cJSON_AddStringToObject(r, "decoder", p->sum.decoder);
 		cJSON_AddNumberToObject(r, "nthreads", p->sum.nthreads);
 		cJSON_AddNumberToObject(r, "chunks_read", (double)p->sum.chunks_read);
 		cJSON_AddNumberToObject(r, "bytes_read", (double)p->sum.bytes_read);
 		cJSON_AddNumberToObject(r, "bytes_decoded", (double)p->sum.bytes_decoded);
 		cJSON_AddNumberToObject(r, "bytes_out", (double)p->sum.bytes_out);
-		for (int k = 0; k < 4; k++) {
+		for (int k = 0; k < 5; k++) {
 			memcpy(ms, p->rt[k], (size_t)p->iterations * sizeof(double));
 			cJSON_AddNumberToObject(r, names[k], bench_median(ms, p->iterations));
 		}
@@ -914,6 +922,8 @@ static void bench_print(const struct bench *b, const struct bench_phase *ph, siz
 			       "", p->sum.engine, p->sum.reader, t[0], t[1], t[2], t[3]);
 			if (p->sum.fallback[0])
 				printf("%-31s fallback: %s\n", "", p->sum.fallback);
+			if (p->sum.decoder[0])
+				printf("%-31s decoder: %s\n", "", p->sum.decoder);
 		}
 		free(ms);
 	}
@@ -993,6 +1003,7 @@ static void bench_usage(FILE *f)
 		"usage: tessera bench [--hdu N | --array PATH] [--level K] [--section SPEC]\n"
 		"                     [--device cpu|cuda|both] [--iterations K] [--threads T]\n"
 		"                     [--storage real|mock-host|mock-device|posix|cufile]\n"
+		"                     [--decoder auto|cpu|gpu]\n"
 		"                     [--files-per-batch B]\n"
 		"                     [--prefetch P] [--dir DIR [--max-files M]]\n"
 		"                     [--output-json FILE] [FILE...]\n"
@@ -1008,6 +1019,8 @@ static void bench_usage(FILE *f)
 		"the per-file end-to-end phases read from mock storage too (handles kept open; batch\n"
 		"and stream phases are then skipped). --files-per-batch B: batch phases read B files\n"
 		"per tsr_read_batch (default all), the stream phase B per batch (default 1);\n"
+		"--decoder: which decoder the CUDA phases' reads use (auto: GPU kernels where they\n"
+		"exist and pay; cpu: every chunk decoded on the CPU, then copied to the device).\n"
 		"--prefetch P: files the stream reads ahead. --dir DIR adds DIR's entries (files and\n"
 		"stores, by name, hidden ones left out) to the FILEs, at most M with --max-files.\n"
 		"--output-json writes the report (docs/bench-report.md) once all phases have run.\n"
@@ -1032,6 +1045,7 @@ int tsr_cli_bench(int argc, char **argv)
 	const char *section = "", *array = NULL, *json = NULL, *device = "both", *dir = NULL;
 	int hdu = -1, level = -1, iterations = 5, threads = 0, rc = 1;
 	int storage = TSR_STORAGE_REAL, files_per_batch = 0, prefetch = 0, max_files = 0;
+	const char *decoder = "auto";
 	const char **paths = calloc((size_t)argc, sizeof(*paths));
 	size_t npaths = 0;
 	char **dir_paths = NULL; /* --dir's entries, owned */
@@ -1077,6 +1091,13 @@ int tsr_cli_bench(int argc, char **argv)
 			if ((storage = tsr_cli_storage(v)) < 0) {
 				fprintf(stderr, "tessera bench: --storage is " TSR_CLI_STORAGE_CHOICES
 					", not '%s'\n", v);
+				goto usage;
+			}
+		} else if (!strcmp(a, "--decoder") && more) {
+			decoder = argv[++i];
+			if (strcmp(decoder, "auto") && strcmp(decoder, "cpu") && strcmp(decoder, "gpu")) {
+				fprintf(stderr, "tessera bench: --decoder is auto, cpu or gpu, not '%s'\n",
+					decoder);
 				goto usage;
 			}
 		} else if (!strcmp(a, "--files-per-batch") && more) {
@@ -1136,6 +1157,9 @@ int tsr_cli_bench(int argc, char **argv)
 	b.iterations = iterations;
 	b.threads = threads;
 	b.storage = storage;
+	b.decoder = !strcmp(decoder, "cpu")   ? TSR_DECODER_CPU
+		    : !strcmp(decoder, "gpu") ? TSR_DECODER_GPU
+					      : TSR_DECODER_AUTO;
 	b.files_per_batch = files_per_batch;
 	b.prefetch = prefetch;
 	b.device_cpu = strcmp(device, "cuda") != 0;
@@ -1253,6 +1277,7 @@ int tsr_cli_bench(int argc, char **argv)
 			cJSON_AddNullToObject(op, "level");
 		cJSON_AddStringToObject(op, "section", section);
 		cJSON_AddStringToObject(op, "device", device);
+		cJSON_AddStringToObject(op, "decoder", decoder);
 		cJSON_AddNumberToObject(op, "iterations", iterations);
 		cJSON_AddNumberToObject(op, "warmup", 1);
 		cJSON_AddNumberToObject(op, "threads", threads);
@@ -1285,7 +1310,7 @@ done:
 	cJSON_Delete(root);
 	for (size_t i = 0; i < nph; i++) {
 		free(ph[i].ms);
-		for (int k = 0; k < 4; k++)
+		for (int k = 0; k < 5; k++)
 			free(ph[i].rt[k]);
 	}
 	if (b.files)
