@@ -5,9 +5,12 @@ bench`'s end-to-end CPU phase (open + tsr_read + close into a reused buffer) and
 files, bench/blosc2_latency's tsr_read_alloc into a new buffer (first-touch page faults in
 both new-buffer figures). The C and Python runs
 alternate, ROUNDS times, so a busy machine blurs both alike; medians of all their iterations.
+--device cuda: the same into device memory: tessera.read(path, device="cuda") into a new CuPy
+array and into a reused one (out=), each followed by a device synchronize, against `tessera
+bench`'s end-to-end CUDA phase (open + tsr_read + close into a reused device buffer).
 
 Usage: .venv/bin/python bench/python_large.py [--cli build/tessera] [--rounds 3]
-       [--iterations 5] [FILE]
+       [--iterations 5] [--device cpu|cuda] [FILE]
 """
 import argparse
 import json
@@ -21,16 +24,18 @@ import time
 import numpy as np
 
 
-def c_times(cli, path, iterations):
+def c_times(cli, path, iterations, device="cpu"):
     with tempfile.TemporaryDirectory() as d:
         rep = os.path.join(d, "r.json")
-        subprocess.run([cli, "bench", "--device", "cpu", "--iterations", str(iterations),
+        subprocess.run([cli, "bench", "--device", device, "--iterations", str(iterations),
                         "--output-json", rep, path], check=True, capture_output=True)
         r = json.load(open(rep))
     for ph in r["phases"]:
-        if ph["id"] == "cpu":
+        if ph["id"] == device:  # "cpu" or "cuda": the end-to-end phase
+            if ph["status"] != "ok":
+                raise SystemExit("tessera bench %s phase: %s" % (device, ph["error"]))
             return ph["elapsed_ms"]["all"]
-    raise SystemExit("no end-to-end CPU phase in the report")
+    raise SystemExit("no end-to-end %s phase in the report" % device)
 
 
 def c_fresh_times(lat, path, iterations):
@@ -43,13 +48,20 @@ def c_fresh_times(lat, path, iterations):
     return ms
 
 
-def py_times(path, iterations, out=None):
+def py_times(path, iterations, out=None, device="cpu"):
     import tessera
-    tessera.read(path, out=out)  # warm-up, as the C phases have
+    sync = lambda: None  # noqa: E731
+    if device == "cuda":
+        # the values are there when the time stops, whatever the call leaves in flight
+        import cupy
+        sync = cupy.cuda.runtime.deviceSynchronize
+    tessera.read(path, out=out, device=device)  # warm-up, as the C phases have
+    sync()
     ms = []
     for _ in range(iterations):
         t0 = time.perf_counter()
-        r = tessera.read(path, out=out)
+        r = tessera.read(path, out=out, device=device)
+        sync()
         ms.append((time.perf_counter() - t0) * 1e3)
         del r
     return ms
@@ -65,6 +77,7 @@ def main():
                     help="bench/blosc2_latency.c, for C reads into new buffers (Blosc2 files)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--iterations", type=int, default=5)
+    ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     args = ap.parse_args()
     import tessera
     with tempfile.TemporaryDirectory() as d:
@@ -76,21 +89,26 @@ def main():
             blosc2.asarray(data, urlpath=path, mode="w")
             del data
         with tessera.open(path) as a:
-            out = np.empty(a.shape, a.dtype)
+            if args.device == "cuda":
+                import cupy
+                out = cupy.empty(a.shape, a.dtype)
+            else:
+                out = np.empty(a.shape, a.dtype)
             desc = {"file": path, "shape": a.shape, "dtype": str(a.dtype), "codec": a.codec,
                     "nbytes": a.nbytes}
         c, cf, fresh, reused = [], [], [], []
-        b2 = os.path.exists(args.latency) and tessera.open(path).format == "blosc2"
+        b2 = (args.device == "cpu" and os.path.exists(args.latency) and
+              tessera.open(path).format == "blosc2")
         for _ in range(args.rounds):
-            c += c_times(args.cli, path, args.iterations)
+            c += c_times(args.cli, path, args.iterations, args.device)
             if b2:
                 cf += c_fresh_times(args.latency, path, args.iterations)
-            fresh += py_times(path, args.iterations)
-            reused += py_times(path, args.iterations, out)
+            fresh += py_times(path, args.iterations, device=args.device)
+            reused += py_times(path, args.iterations, out, args.device)
         med = {k: statistics.median(v) for k, v in
                (("c_ms", c), ("c_new_buffer_ms", cf), ("python_new_array_ms", fresh),
                 ("python_out_ms", reused)) if v}
-        res = dict(desc, python=sys.version.split()[0], n=len(c), **med)
+        res = dict(desc, device=args.device, python=sys.version.split()[0], n=len(c), **med)
         res["python_new_array_vs_c"] = med["python_new_array_ms"] / med["c_ms"]
         res["python_out_vs_c"] = med["python_out_ms"] / med["c_ms"]
         if cf:
