@@ -1,7 +1,9 @@
 # gpu-env.sh - sourced by the GPU machine scripts: the carried Debian packages unpacked into a
 # private prefix, a CUDA build of the named targets, and the KvikIO peer built from its wheels.
 # Sets ROOT, BUILD, PREFIX; tsr_gpu_build TARGET... and tsr_kvikio_build (sets KVIKIO_BIN and
-# the environment KvikIO runs with).
+# the environment KvikIO runs with). Without .gpu-debs/*.deb, the system's packages (a machine
+# that has them); GPU_CHECK_CUDA=OFF builds without CUDA (the host parts, on a machine with no
+# GPU).
 ROOT=$(pwd)
 BUILD=${GPU_CHECK_BUILD:-/tmp/tessera-gpu-build}
 PREFIX=${GPU_CHECK_PREFIX:-/tmp/tessera-gpu-prefix}
@@ -9,17 +11,23 @@ export PATH="$PATH:/usr/local/cuda/bin"
 # The machine lacks libdeflate, CFITSIO, cJSON and msgpack-c: the carried .debs go into a
 # private prefix (kept between calls on a warm machine).
 . scripts/gpu-debs.sh
-[ -d "$PREFIX/usr" ] || tsr_unpack_debs "$PREFIX" || return 1
-LIBDIR="$PREFIX/usr/lib/x86_64-linux-gnu"
-export PKG_CONFIG_PATH="$LIBDIR/pkgconfig:$PREFIX/usr/share/pkgconfig"
-export LIBRARY_PATH="$LIBDIR"
-export LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if ls .gpu-debs/*.deb >/dev/null 2>&1; then
+	[ -d "$PREFIX/usr" ] || tsr_unpack_debs "$PREFIX" || return 1
+	LIBDIR="$PREFIX/usr/lib/x86_64-linux-gnu"
+	export PKG_CONFIG_PATH="$LIBDIR/pkgconfig:$PREFIX/usr/share/pkgconfig"
+	export LIBRARY_PATH="$LIBDIR"
+	export LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+elif ! pkg-config --exists libdeflate cfitsio libzstd liblz4 libcjson 2>/dev/null; then
+	echo "gpu-env.sh: no .gpu-debs/*.deb carried, and the system lacks libdeflate, CFITSIO," \
+		"zstd, lz4 or cJSON" >&2
+	return 1
+fi
 PCBIN=$(command -v pkg-config || echo "$PREFIX/usr/bin/pkgconf")
 
 # Configures (Release, CUDA on, tests on) and builds the given targets; logs beside $BUILD.
 tsr_gpu_build()
 {
-	cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTESSERA_CUDA=ON -DTESSERA_BUILD_TESTS=ON \
+	cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTESSERA_CUDA="${GPU_CHECK_CUDA:-ON}" -DTESSERA_BUILD_TESTS=ON \
 		-DPKG_CONFIG_EXECUTABLE="$PCBIN" -DCMAKE_PREFIX_PATH="$PREFIX/usr" \
 		-DTSR_CORPUS_DIR="$ROOT/corpus-gpu" -DTSR_PYTHON="$(command -v python3)" \
 		>"$BUILD.configure.log" 2>&1 || { tail -30 "$BUILD.configure.log"; return 1; }
