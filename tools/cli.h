@@ -16,6 +16,10 @@ int tsr_cli_bench(int argc, char **argv);
 #define TSR_CLI_STORAGE_CHOICES "real, mock-host, mock-device, posix or cufile"
 int tsr_cli_storage(const char *name);
 const char *tsr_cli_storage_name(int storage);
+/* --decoder NAME as an enum tsr_decoder, or -1; and back ("auto", "cpu", "gpu"). */
+#define TSR_CLI_DECODER_CHOICES "auto, cpu or gpu"
+int tsr_cli_decoder(const char *name);
+const char *tsr_cli_decoder_name(int decoder);
 
 /* Option values (args.c): 0, or -1 when s is not one (the caller names option and value).
  * An integer in [lo, hi], decimal, nothing before or after it. */

@@ -1045,7 +1045,7 @@ int tsr_cli_bench(int argc, char **argv)
 	const char *section = "", *array = NULL, *json = NULL, *device = "both", *dir = NULL;
 	int hdu = -1, level = -1, iterations = 5, threads = 0, rc = 1;
 	int storage = TSR_STORAGE_REAL, files_per_batch = 0, prefetch = 0, max_files = 0;
-	const char *decoder = "auto";
+	int decoder = TSR_DECODER_AUTO;
 	const char **paths = calloc((size_t)argc, sizeof(*paths));
 	size_t npaths = 0;
 	char **dir_paths = NULL; /* --dir's entries, owned */
@@ -1094,10 +1094,10 @@ int tsr_cli_bench(int argc, char **argv)
 				goto usage;
 			}
 		} else if (!strcmp(a, "--decoder") && more) {
-			decoder = argv[++i];
-			if (strcmp(decoder, "auto") && strcmp(decoder, "cpu") && strcmp(decoder, "gpu")) {
-				fprintf(stderr, "tessera bench: --decoder is auto, cpu or gpu, not '%s'\n",
-					decoder);
+			const char *v = argv[++i];
+			if ((decoder = tsr_cli_decoder(v)) < 0) {
+				fprintf(stderr, "tessera bench: --decoder is " TSR_CLI_DECODER_CHOICES
+					", not '%s'\n", v);
 				goto usage;
 			}
 		} else if (!strcmp(a, "--files-per-batch") && more) {
@@ -1157,9 +1157,7 @@ int tsr_cli_bench(int argc, char **argv)
 	b.iterations = iterations;
 	b.threads = threads;
 	b.storage = storage;
-	b.decoder = !strcmp(decoder, "cpu")   ? TSR_DECODER_CPU
-		    : !strcmp(decoder, "gpu") ? TSR_DECODER_GPU
-					      : TSR_DECODER_AUTO;
+	b.decoder = decoder;
 	b.files_per_batch = files_per_batch;
 	b.prefetch = prefetch;
 	b.device_cpu = strcmp(device, "cuda") != 0;
@@ -1277,7 +1275,7 @@ int tsr_cli_bench(int argc, char **argv)
 			cJSON_AddNullToObject(op, "level");
 		cJSON_AddStringToObject(op, "section", section);
 		cJSON_AddStringToObject(op, "device", device);
-		cJSON_AddStringToObject(op, "decoder", decoder);
+		cJSON_AddStringToObject(op, "decoder", tsr_cli_decoder_name(decoder));
 		cJSON_AddNumberToObject(op, "iterations", iterations);
 		cJSON_AddNumberToObject(op, "warmup", 1);
 		cJSON_AddNumberToObject(op, "threads", threads);

@@ -80,15 +80,9 @@ int tsr_cli_read(int argc, char **argv)
 			}
 		} else if (!strcmp(argv[i], "--decoder") && i + 1 < argc) {
 			i++;
-			if (!strcmp(argv[i], "cpu"))
-				decoder = TSR_DECODER_CPU;
-			else if (!strcmp(argv[i], "gpu"))
-				decoder = TSR_DECODER_GPU;
-			else if (!strcmp(argv[i], "auto"))
-				decoder = TSR_DECODER_AUTO;
-			else {
-				fprintf(stderr, "tessera read: --decoder is auto, cpu or gpu, not '%s'\n",
-					argv[i]);
+			if ((decoder = tsr_cli_decoder(argv[i])) < 0) {
+				fprintf(stderr, "tessera read: --decoder is " TSR_CLI_DECODER_CHOICES
+					", not '%s'\n", argv[i]);
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--storage") && i + 1 < argc) {

@@ -1,4 +1,5 @@
-/* storage_names.c - the --storage names of the command-line tool, one table for every subcommand. */
+/* storage_names.c - the --storage and --decoder names of the command-line tool, one table each for
+ * every subcommand. */
 #include <string.h>
 
 #include "cli.h"
@@ -19,4 +20,21 @@ int tsr_cli_storage(const char *name)
 const char *tsr_cli_storage_name(int storage)
 {
 	return storage >= 0 && storage < TSR_CLI_NSTORAGE ? tsr_cli_storage_names[storage] : "?";
+}
+
+/* indexed by enum tsr_decoder */
+static const char *const tsr_cli_decoder_names[] = {"auto", "cpu", "gpu"};
+#define TSR_CLI_NDECODER (int)(sizeof(tsr_cli_decoder_names) / sizeof(tsr_cli_decoder_names[0]))
+
+int tsr_cli_decoder(const char *name)
+{
+	for (int d = 0; d < TSR_CLI_NDECODER; d++)
+		if (!strcmp(name, tsr_cli_decoder_names[d]))
+			return d;
+	return -1;
+}
+
+const char *tsr_cli_decoder_name(int decoder)
+{
+	return decoder >= 0 && decoder < TSR_CLI_NDECODER ? tsr_cli_decoder_names[decoder] : "?";
 }
