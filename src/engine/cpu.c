@@ -10,13 +10,7 @@
 #include "../io/storage.h"
 #include "engine.h"
 
-struct tsr_cpu_split;
-
-struct tsr_worker_stats {
-	double t_fetch, t_decode, t_place;
-	uint64_t bytes_read, bytes_decoded;
-	char pad[64]; /* keep workers' counters on separate cache lines */
-};
+#include "split.h"
 
 struct tsr_cpu_job {
 	const struct tsr_array *array;
@@ -29,80 +23,18 @@ struct tsr_cpu_job {
 	struct tsr_job_error err;
 	struct tsr_cpu_cache *cache; /* the context's idle worker states; NULL: none */
 	struct tsr_worker_stats *stats;
-	struct tsr_cpu_split **splits; /* per task of the unsplit plan: its shared chunk, or NULL */
-	struct tsr_cpu_spare *spare;   /* split chunks' byte buffers, kept for the next ones */
+	struct tsr_split **splits; /* per task of the unsplit plan: its shared chunk, or NULL */
+	struct tsr_split_spare *spare;   /* split chunks' byte buffers, kept for the next ones */
 };
 
-/* Scatter a box of a decoded chunk (the task's, or a part of it) into the output. vals is C
- * order over the chunk's extent, or over vbox's shape when the codec decoded only that box. */
-static void tsr_place(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
-		      const unsigned char *vals, const struct tsr_box *b,
-		      const struct tsr_chunk_box *vbox)
+/* Scatter a box of a decoded chunk (the task's, or a part of it) into the output
+ * (tsr_split_place). */
+static inline void tsr_place(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
+			     const unsigned char *vals, const struct tsr_box *b,
+			     const struct tsr_chunk_box *vbox)
 {
-	int nd = b->ndim;
-	size_t es = job->esize;
-	int64_t cstride[TSR_MAX_DIM], s = 1;
-	for (int i = nd - 1; i >= 0; i--) {
-		cstride[i] = s;
-		s *= vbox ? vbox->hi[i] - vbox->lo[i] : ref->extent[i];
-	}
-	/* box-shaped vals: chunk-local positions shift by the box's corner */
-	int64_t base = 0;
-	for (int i = 0; vbox && i < nd; i++)
-		base -= vbox->lo[i] * cstride[i];
-	if (nd <= 0) {
-		memcpy(job->out, vals, es);
-		return;
-	}
-	/* Per axis: the box's first element and the move of one step, in vals and in out. */
-	int64_t cnt[TSR_MAX_DIM], sstr[TSR_MAX_DIM], dstr[TSR_MAX_DIM], k[TSR_MAX_DIM];
-	int64_t so = base, doff = b->out_first;
-	for (int i = 0; i < nd; i++) {
-		cnt[i] = b->count[i];
-		sstr[i] = b->step[i] * cstride[i];
-		dstr[i] = b->out_stride[i];
-		so += b->first[i] * cstride[i];
-		k[i] = 0;
-	}
-	/* Merge axes that are contiguous in both buffers, so the copies get long. */
-	int m = nd;
-	while (m >= 2 && sstr[m - 1] == 1 && dstr[m - 1] == 1 && sstr[m - 2] == cnt[m - 1] &&
-	       dstr[m - 2] == cnt[m - 1]) {
-		cnt[m - 2] *= cnt[m - 1];
-		sstr[m - 2] = dstr[m - 2] = 1;
-		m--;
-	}
-	int64_t n = cnt[m - 1];
-	ptrdiff_t sstep = (ptrdiff_t)sstr[m - 1] * (ptrdiff_t)es;
-	for (;;) {
-		const unsigned char *from = vals + so * (int64_t)es;
-		unsigned char *to = job->out + doff * (int64_t)es;
-		if (sstr[m - 1] == 1) {
-			memcpy(to, from, (size_t)n * es);
-		} else {
-			switch (es) { /* fixed sizes let the compiler inline the element moves */
-			case 1: for (int64_t j = 0; j < n; j++, from += sstep, to += 1) memcpy(to, from, 1); break;
-			case 2: for (int64_t j = 0; j < n; j++, from += sstep, to += 2) memcpy(to, from, 2); break;
-			case 4: for (int64_t j = 0; j < n; j++, from += sstep, to += 4) memcpy(to, from, 4); break;
-			case 8: for (int64_t j = 0; j < n; j++, from += sstep, to += 8) memcpy(to, from, 8); break;
-			default: for (int64_t j = 0; j < n; j++, from += sstep, to += es) memcpy(to, from, es); break;
-			}
-		}
-		int i = m - 2;
-		for (; i >= 0; i--) {
-			so += sstr[i];
-			doff += dstr[i];
-			if (++k[i] < cnt[i])
-				break;
-			so -= sstr[i] * cnt[i];
-			doff -= dstr[i] * cnt[i];
-			k[i] = 0;
-		}
-		if (i < 0)
-			break;
-	}
+	tsr_split_place(job->out, job->esize, ref, vals, b, vbox);
 }
-
 /* tsr_place for an advanced selection (plan->ngroups > 0): the same loops, over units rather
  * than axes, a unit being a basic axis or a point group (at its first axis). Each unit's
  * source and destination offsets are tabled per position first: a group's points have no
@@ -363,25 +295,17 @@ done:
 #define TSR_CPU_KEEP_NBYTES ((size_t)4 << 20)
 #define TSR_CPU_MAX_IDLE 64
 
-/* Buffers of split chunks done, for the next split chunk: a buffer's pages, once touched, cost
- * nothing more, where a fresh chunk-sized buffer costs the kernel a page cleared (and a fault)
- * for every page: on a 2-core VM a fifth of a one-chunk read's time, each read. */
-#define TSR_CPU_SPARES 2
-struct tsr_cpu_spare {
-	pthread_mutex_t lock; /* guards the slots */
-	unsigned char *buf[TSR_CPU_SPARES];
-	size_t cap[TSR_CPU_SPARES];
-};
-
-/* The split chunks' buffers the context keeps from read to read, at most this many bytes in all
- * (a read of larger chunks frees its own at its end, as before). */
+/* The split chunks' buffers (split.h: a touched buffer's pages cost nothing more, where a fresh
+ * chunk-sized buffer costs a page fault for every page: on a 2-core VM a fifth of a one-chunk
+ * read's time) the context keeps from read to read, at most this many bytes in all (a read of
+ * larger chunks frees its own at its end). */
 #define TSR_CPU_KEEP_SPLIT_NBYTES ((size_t)256 << 20)
 
 struct tsr_cpu_cache {
 	pthread_mutex_t lock; /* guards idle and nidle */
 	struct tsr_cpu_state *idle;
 	int nidle;
-	struct tsr_cpu_spare kept; /* split chunks' buffers between reads (its own lock) */
+	struct tsr_split_spare kept; /* split chunks' buffers between reads (its own lock) */
 };
 
 static int tsr_cpu_cache_make(struct tsr_context *ctx, void **cache_ret)
@@ -417,7 +341,7 @@ static void tsr_cpu_cache_free(void *cache)
 		c->idle = st->next;
 		tsr_cpu_state_free(st);
 	}
-	for (int i = 0; i < TSR_CPU_SPARES; i++)
+	for (int i = 0; i < TSR_SPLIT_SPARES; i++)
 		free(c->kept.buf[i]);
 	pthread_mutex_destroy(&c->kept.lock);
 	pthread_mutex_destroy(&c->lock);
@@ -474,90 +398,11 @@ static void tsr_cpu_state_put(struct tsr_cpu_cache *c, struct tsr_cpu_state *st)
 		tsr_cpu_state_free(st);
 }
 
-/* ---- block tasks: one large blosc chunk's blocks decoded by every thread ---- */
-
-/* A read splits chunks only when it has fewer than TSR_CPU_SPLIT_TASKS tasks per thread: with
- * more, whole chunks already keep every thread busy, and splitting would only add a shared
- * state and waits. A chunk then becomes up to TSR_CPU_SPLIT_TASKS * nthreads / ntasks shares
- * (a few per thread, so that threads finishing early find work), never more than one per
- * TSR_CPU_PART_NBYTES of values the blocks under its task hold: a share smaller than that
- * spends as long on the task and the shared state as on decoding; so a chunk too small for two
- * such shares stays one task. How many blocks the task needs shows only in the chunk's header,
- * which the first share reads: a chunk needing fewer than 2 blocks then decodes whole in share
- * 0, and shares past the last block find none and end at once. */
-#define TSR_CPU_SPLIT_TASKS 4
-#define TSR_CPU_PART_NBYTES ((uint64_t)256 << 10)
-
-/* TSR_CPU_PART_NBYTES, or the environment's TSR_CPU_PART_NBYTES (tests set it small, to split
- * the corpus's small chunks too). */
-static uint64_t tsr_cpu_part_nbytes_v = TSR_CPU_PART_NBYTES;
-static pthread_once_t tsr_cpu_part_once = PTHREAD_ONCE_INIT;
-static void tsr_cpu_part_env(void)
-{
-	const char *e = getenv("TSR_CPU_PART_NBYTES");
-	long long v = e ? atoll(e) : 0;
-	if (v > 0)
-		tsr_cpu_part_nbytes_v = (uint64_t)v;
-}
-
-/* A split chunk, shared by its shares: loaded (read, checked, header parsed) once by the first
- * share to come, only read after that; freed by the last share done (or by tsr_cpu_run). */
-struct tsr_cpu_split {
-	pthread_mutex_t lock;      /* held through the load: the other shares wait on it */
-	int loaded, status;        /* guarded by lock: status != 0, the load failed */
-	struct tsr_chunk_ref ref;  /* settled by the first pass; the load may make it fill */
-	struct tsr_chunk_box box;  /* the task's chunk-local box */
-	unsigned char *bytes;      /* the stored bytes: fetched (owned), or lent by the backend */
-	int lent;                  /* bytes are the backend's: only read, never freed here */
-	size_t cap;                /* of bytes, when fetched */
-	int full;                  /* all stored bytes are in memory (else each share reads its own) */
-	struct tsr_chunk_parts *parts; /* count 0: share 0 decodes the chunk whole */
-	atomic_llong left;         /* shares not done yet */
-};
-
-/* A buffer of at least n bytes (*cap_ret: its size): a spare one, else a new one. */
-static unsigned char *tsr_cpu_spare_take(struct tsr_cpu_spare *sp, size_t n, size_t *cap_ret)
-{
-	unsigned char *b = NULL;
-	if (sp) {
-		pthread_mutex_lock(&sp->lock);
-		for (int i = 0; i < TSR_CPU_SPARES && !b; i++)
-			if (sp->buf[i] && sp->cap[i] >= n) {
-				b = sp->buf[i];
-				*cap_ret = sp->cap[i];
-				sp->buf[i] = NULL;
-			}
-		pthread_mutex_unlock(&sp->lock);
-	}
-	if (!b && (b = tsr_alloc_big(n)))
-		*cap_ret = n;
-	return b;
-}
-
-/* Keeps b for a later chunk when a slot is free (a larger buffer displaces a smaller one). */
-static void tsr_cpu_spare_give(struct tsr_cpu_spare *sp, unsigned char *b, size_t cap)
-{
-	if (sp && b) {
-		pthread_mutex_lock(&sp->lock);
-		for (int i = 0; i < TSR_CPU_SPARES && b; i++)
-			if (!sp->buf[i] || sp->cap[i] < cap) {
-				unsigned char *old = sp->buf[i];
-				size_t oc = sp->cap[i];
-				sp->buf[i] = b;
-				sp->cap[i] = cap;
-				b = old;
-				cap = oc;
-			}
-		pthread_mutex_unlock(&sp->lock);
-	}
-	free(b);
-}
-
-static void tsr_cpu_spare_free(struct tsr_cpu_spare *sp)
+static void tsr_cpu_spare_free(struct tsr_split_spare *sp)
 {
 	if (!sp)
 		return;
-	for (int i = 0; i < TSR_CPU_SPARES; i++)
+	for (int i = 0; i < TSR_SPLIT_SPARES; i++)
 		free(sp->buf[i]);
 	pthread_mutex_destroy(&sp->lock);
 	free(sp);
@@ -565,12 +410,12 @@ static void tsr_cpu_spare_free(struct tsr_cpu_spare *sp)
 
 /* A read's spare buffers start as those the context kept from earlier reads (a concurrent read
  * on the context finds none and allocates its own). */
-static void tsr_cpu_spare_seed(struct tsr_cpu_spare *sp, struct tsr_cpu_cache *c)
+static void tsr_cpu_spare_seed(struct tsr_split_spare *sp, struct tsr_cpu_cache *c)
 {
 	if (!sp || !c)
 		return;
 	pthread_mutex_lock(&c->kept.lock);
-	for (int i = 0; i < TSR_CPU_SPARES; i++) {
+	for (int i = 0; i < TSR_SPLIT_SPARES; i++) {
 		sp->buf[i] = c->kept.buf[i];
 		sp->cap[i] = c->kept.cap[i];
 		c->kept.buf[i] = NULL;
@@ -581,23 +426,23 @@ static void tsr_cpu_spare_seed(struct tsr_cpu_spare *sp, struct tsr_cpu_cache *c
 
 /* At a read's end: its spare buffers go back to the context, the largest first, while they fit
  * TSR_CPU_KEEP_SPLIT_NBYTES together with what the context holds; the rest are freed. */
-static void tsr_cpu_spare_keep(struct tsr_cpu_spare *sp, struct tsr_cpu_cache *c)
+static void tsr_cpu_spare_keep(struct tsr_split_spare *sp, struct tsr_cpu_cache *c)
 {
 	if (!sp || !c)
 		return;
 	pthread_mutex_lock(&c->kept.lock);
 	size_t held = 0;
-	for (int i = 0; i < TSR_CPU_SPARES; i++)
+	for (int i = 0; i < TSR_SPLIT_SPARES; i++)
 		held += c->kept.cap[i];
-	for (int k = 0; k < TSR_CPU_SPARES; k++) {
+	for (int k = 0; k < TSR_SPLIT_SPARES; k++) {
 		int big = -1; /* the largest buffer left */
-		for (int i = 0; i < TSR_CPU_SPARES; i++)
+		for (int i = 0; i < TSR_SPLIT_SPARES; i++)
 			if (sp->buf[i] && (big < 0 || sp->cap[i] > sp->cap[big]))
 				big = i;
 		if (big < 0)
 			break;
 		int slot = -1;
-		for (int i = 0; i < TSR_CPU_SPARES && slot < 0; i++)
+		for (int i = 0; i < TSR_SPLIT_SPARES && slot < 0; i++)
 			if (!c->kept.buf[i])
 				slot = i;
 		if (slot >= 0 && sp->cap[big] <= TSR_CPU_KEEP_SPLIT_NBYTES - held) {
@@ -613,23 +458,10 @@ static void tsr_cpu_spare_keep(struct tsr_cpu_spare *sp, struct tsr_cpu_cache *c
 	pthread_mutex_unlock(&c->kept.lock);
 }
 
-static void tsr_cpu_split_release(struct tsr_cpu_split *s, struct tsr_cpu_spare *sp)
-{
-	tsr_chunk_parts_free(s->parts);
-	s->parts = NULL;
-	if (!s->lent)
-		tsr_cpu_spare_give(sp, s->bytes, s->cap);
-	s->bytes = NULL;
-}
-
-static void tsr_cpu_splits_free(struct tsr_cpu_split **splits, int64_t n)
+static void tsr_cpu_splits_free(struct tsr_split **splits, int64_t n)
 {
 	for (int64_t t = 0; splits && t < n; t++)
-		if (splits[t]) {
-			tsr_cpu_split_release(splits[t], NULL);
-			pthread_mutex_destroy(&splits[t]->lock);
-			free(splits[t]);
-		}
+		tsr_split_free(splits[t]);
 	free(splits);
 }
 
@@ -637,17 +469,16 @@ static void tsr_cpu_splits_free(struct tsr_cpu_split **splits, int64_t n)
  * *splits_ret stays NULL when none does, or on any failure: the read then runs unsplit, and
  * the whole-chunk path reports what is wrong with a chunk. */
 static void tsr_cpu_split_plan(const struct tsr_cpu_job *job, int nthreads, struct tsr_plan *out,
-			       struct tsr_cpu_split ***splits_ret)
+			       struct tsr_split ***splits_ret)
 {
 	const struct tsr_plan *plan = job->plan;
 	const struct tsr_array *a = job->array;
-	int64_t nt = plan->ntasks, target = (int64_t)TSR_CPU_SPLIT_TASKS * nthreads, any = 0;
+	int64_t nt = plan->ntasks, any = 0;
 	*splits_ret = NULL;
-	if (nthreads < 2 || nt == 0 || nt >= target || plan->part || plan->ngroups)
+	if (!tsr_split_worth(nt, nthreads) || plan->part || plan->ngroups)
 		return; /* (reads of points place each chunk's points whole) */
-	pthread_once(&tsr_cpu_part_once, tsr_cpu_part_env);
 	int64_t *nshares = malloc((size_t)nt * sizeof(*nshares));
-	struct tsr_cpu_split **splits = calloc((size_t)nt, sizeof(*splits));
+	struct tsr_split **splits = calloc((size_t)nt, sizeof(*splits));
 	if (!nshares || !splits)
 		goto fail;
 	for (int64_t t = 0; t < nt; t++) {
@@ -658,25 +489,11 @@ static void tsr_cpu_split_plan(const struct tsr_cpu_job *job, int nthreads, stru
 			continue;
 		struct tsr_chunk_box box;
 		tsr_task_bounds(plan, t, box.lo, box.hi);
-		uint64_t need = ref.nbytes > 0 ? tsr_chunk_split_nbytes(&ref, &box) : 0;
-		/* A task that needs less than half its chunk is a section: it stays whole, on the
-		 * path sections are tuned for (a b2nd part fetch reads only its blocks, into a
-		 * buffer the thread keeps), where a split chunk pays for a chunk-sized buffer. */
-		if (need * 2 < (uint64_t)ref.npix * job->esize)
-			continue;
-		int64_t n = (target + nt - 1) / nt;
-		if ((uint64_t)n > need / tsr_cpu_part_nbytes_v)
-			n = (int64_t)(need / tsr_cpu_part_nbytes_v);
+		int64_t n = tsr_split_nshares(&ref, &box, job->esize, nt, nthreads);
 		if (n < 2)
 			continue;
-		struct tsr_cpu_split *s = calloc(1, sizeof(*s));
-		if (!s)
+		if (!(splits[t] = tsr_split_new(&ref, &box, n)))
 			goto fail;
-		pthread_mutex_init(&s->lock, NULL);
-		s->ref = ref;
-		s->box = box;
-		atomic_init(&s->left, n);
-		splits[t] = s;
 		nshares[t] = n;
 		any = 1;
 	}
@@ -691,85 +508,6 @@ fail:
 }
 
 /* Reads [from, to) of a split chunk's stored bytes into its buffer (src: the chunk open). */
-static int tsr_cpu_split_read(struct tsr_cpu_split *s, struct tsr_source *src, uint64_t from,
-			      uint64_t to, struct tsr_worker_stats *stats)
-{
-	if (to <= from)
-		return TSR_OK;
-	stats->bytes_read += to - from;
-	return src->be->read(src, TSR_MEM_HOST, s->bytes, (size_t)from, (size_t)(to - from), from);
-}
-
-/* Loads a split chunk (under its lock): its head (blosc header, block table, dictionary), from
- * which each share then reads its own blocks' bytes; or, where pieces cannot be read on their
- * own, all its stored bytes. Then its pieces. */
-static int tsr_cpu_split_load(const struct tsr_cpu_job *job, struct tsr_cpu_state *ws,
-			      struct tsr_cpu_split *s, int64_t chunk, struct tsr_source *src,
-			      struct tsr_worker_stats *stats)
-{
-	double t0 = tsr_now();
-	int st = TSR_OK, opened = 0;
-	uint64_t have = 0, n = 0;
-	if (job->be->lend) {
-		/* a backend holding the chunk in memory: shared by all threads (only read) */
-		s->bytes = (unsigned char *)job->be->lend(job->array, chunk);
-		s->lent = 1;
-		if (!s->bytes && s->ref.nbytes)
-			return tsr_error(TSR_E_INTERNAL, "not in the %s cache", job->be->name);
-		s->full = 1;
-		stats->bytes_read += s->ref.nbytes;
-	} else if (s->ref.nbytes > 0) {
-		st = src->be->open(src, chunk, &s->ref);
-		if (st == TSR_E_NOT_FOUND && s->ref.missing_is_fill) {
-			tsr_chunk_set_fill(&s->ref); /* as tsr_storage_fetch makes it */
-			return TSR_OK;
-		}
-		if (st)
-			return st;
-		opened = 1;
-		n = s->ref.nbytes;
-		if (n > SIZE_MAX - 64 ||
-		    !(s->bytes = tsr_cpu_spare_take(job->spare, (size_t)n + 64, &s->cap))) {
-			st = tsr_error(TSR_E_NOMEM, "out of memory for %llu bytes", (unsigned long long)n);
-			goto done;
-		}
-		memset(s->bytes + n, 0, 64); /* the slack tsr_storage_fetch leaves */
-		uint64_t want = n < 4096 ? n : 4096;
-		for (;;) {
-			if ((st = tsr_cpu_split_read(s, src, have, want, stats)))
-				goto done;
-			have = want;
-			size_t head = tsr_chunk_parts_head(&s->ref, s->bytes, (size_t)have, n);
-			if (head == 0)
-				want = n; /* the whole chunk, now */
-			else if (head > have)
-				want = head;
-			if (want <= have)
-				break;
-		}
-		s->full = have == n;
-	}
-	double t1 = tsr_now();
-	if (s->ref.nbytes > 0 && tsr_chunk_split_nbytes(&s->ref, &s->box))
-		st = tsr_chunk_parts_open(&s->ref, s->bytes, s->ref.nbytes, &s->box, &ws->scratch,
-					  &s->parts);
-	double t2 = tsr_now();
-	uint64_t off, len;
-	if (!st && !s->full &&
-	    !(s->parts && tsr_chunk_parts_count(s->parts) > 0 &&
-	      tsr_chunk_parts_span(s->parts, 0, &off, &len))) {
-		/* pieces that cannot be read on their own, or a chunk that decodes whole */
-		st = tsr_cpu_split_read(s, src, have, n, stats);
-		s->full = 1;
-	}
-	stats->t_fetch += t1 - t0 + tsr_now() - t2;
-	stats->t_decode += t2 - t1;
-done:
-	if (opened)
-		src->be->release(src);
-	return st;
-}
-
 static int tsr_cpu_vals(struct tsr_cpu_state *ws, size_t need)
 {
 	if (ws->vals_cap >= need)
@@ -858,202 +596,24 @@ static int tsr_cpu_gather(const struct tsr_cpu_job *job, struct tsr_cpu_state *w
 	return TSR_OK;
 }
 
-/* Places the selected part of vals, a box of the chunk in C order over vbox's shape (which may
- * reach past the extent, into a b2nd block's padding). */
-static void tsr_cpu_place_box(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
-			      const unsigned char *vals, const struct tsr_box *tb,
-			      const struct tsr_chunk_box *vbox)
-{
-	int64_t hi[TSR_MAX_DIM];
-	struct tsr_box sub;
-	for (int i = 0; i < tb->ndim; i++)
-		hi[i] = vbox->hi[i] < ref->extent[i] ? vbox->hi[i] : ref->extent[i];
-	if (tsr_box_clip(tb, vbox->lo, hi, &sub))
-		tsr_place(job, ref, vals, &sub, vbox);
-}
-
-/* Places the selected part of vals, the chunk's values [first, first + count) in C order: as
- * the few boxes such a run is (a partial row, whole rows, whole planes, ...). */
-static void tsr_cpu_place_run(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
-			      const unsigned char *vals, const struct tsr_box *tb, int64_t first,
-			      int64_t count)
-{
-	int nd = ref->ndim;
-	int64_t inner[TSR_MAX_DIM + 1]; /* inner[j]: elements of one index on axis j - 1 */
-	inner[nd] = 1;
-	for (int j = nd - 1; j >= 0; j--)
-		inner[j] = inner[j + 1] * ref->extent[j];
-	for (int64_t e = first, end = first + count; e < end;) {
-		int64_t x[TSR_MAX_DIM] = {0}, rem = e; /* (zeroed: gcc cannot see j < nd) */
-		for (int j = nd - 1; j >= 0; j--) {
-			x[j] = rem % ref->extent[j];
-			rem /= ref->extent[j];
-		}
-		/* the outermost axis j the box can range on: later axes start at 0 and are whole */
-		int j = nd - 1;
-		while (j > 0 && x[j] == 0 && inner[j] <= end - e)
-			j--;
-		int64_t rows = (end - e) / inner[j + 1];
-		if (rows > ref->extent[j] - x[j])
-			rows = ref->extent[j] - x[j];
-		struct tsr_chunk_box box;
-		for (int i = 0; i < nd; i++) {
-			box.lo[i] = i <= j ? x[i] : 0;
-			box.hi[i] = i < j ? x[i] + 1 : i == j ? x[i] + rows : ref->extent[i];
-		}
-		tsr_cpu_place_box(job, ref, vals + (e - first) * (int64_t)job->esize, tb, &box);
-		e += rows * inner[j + 1];
-	}
-}
-
-static int tsr_cpu_span_cmp(const void *x, const void *y)
-{
-	const uint64_t *a = x, *b = y;
-	return a[0] < b[0] ? -1 : a[0] > b[0];
-}
-
-/* Reads the stored bytes of pieces [i0, i1) of a split chunk, by this share: the chunk's read
- * spreads over the threads. Their blocks, in file order, one read per run of adjacent ones
- * (threaded writers store a chunk's blocks in about their order, not exactly). */
-static int tsr_cpu_share_read(struct tsr_cpu_split *s, int64_t chunk, int64_t i0, int64_t i1,
-			      struct tsr_source *src, struct tsr_worker_stats *stats)
-{
-	size_t n = (size_t)(i1 - i0);
-	uint64_t *span = malloc(n * 2 * sizeof(*span));
-	if (!span)
-		return tsr_error(TSR_E_NOMEM, "out of memory");
-	int st = TSR_OK;
-	for (size_t k = 0; k < n && !st; k++)
-		if (!tsr_chunk_parts_span(s->parts, i0 + (int64_t)k, &span[2 * k], &span[2 * k + 1]))
-			st = tsr_error(TSR_E_INTERNAL, "piece %lld has no span", (long long)(i0 + (int64_t)k));
-	qsort(span, n, 2 * sizeof(*span), tsr_cpu_span_cmp);
-	/* spans land at their own offsets in the chunk's buffer: the one rule, without limits */
-	struct tsr_span *sp = st ? NULL : malloc(n * sizeof(*sp));
-	if (!st && !sp)
-		st = tsr_error(TSR_E_NOMEM, "out of memory");
-	for (size_t k = 0; k < n && !st; k++)
-		sp[k] = (struct tsr_span){"", span[2 * k], span[2 * k + 1], span[2 * k]};
-	static const struct tsr_coalesce_rule whole = {UINT64_MAX, UINT64_MAX, UINT64_MAX, 0};
-	struct tsr_piece *pc = NULL;
-	int64_t npc = 0;
-	size_t pcap = 0;
-	if (!st)
-		st = tsr_coalesce(sp, (int64_t)n, &whole, &pc, &npc, &pcap);
-	struct tsr_chunk_ref r = s->ref; /* the open may write to it */
-	double t0 = tsr_now();
-	if (!st && !(st = src->be->open(src, chunk, &r))) {
-		for (int64_t k = 0; k < npc && !st; k++)
-			st = tsr_cpu_split_read(s, src, pc[k].offset, pc[k].offset + pc[k].nbytes,
-						stats);
-		src->be->release(src);
-	}
-	stats->t_fetch += tsr_now() - t0;
-	free(pc);
-	free(sp);
-	free(span);
-	return st;
-}
-
-/* A split chunk whose load found no pieces: share 0 decodes it whole from the shared bytes,
- * as the whole-chunk path would. */
-static int tsr_cpu_split_whole(const struct tsr_cpu_job *job, struct tsr_cpu_state *ws,
-			       struct tsr_cpu_split *s, int64_t t, const struct tsr_box *tb,
-			       struct tsr_worker_stats *stats)
-{
-	struct tsr_chunk_ref *ref = &s->ref;
-	int64_t direct = tsr_direct_offset(job, ref, tb);
-	int boxed = direct < 0 && tsr_chunk_decodes_box(ref);
-	unsigned char *dst;
-	int st;
-	if (direct >= 0) {
-		dst = job->out + (size_t)direct * job->esize;
-	} else {
-		size_t need = job->esize;
-		for (int i = 0; i < ref->ndim; i++)
-			need *= (size_t)(boxed ? s->box.hi[i] - s->box.lo[i] : ref->extent[i]);
-		if ((st = tsr_cpu_vals(ws, need)))
-			return st;
-		dst = ws->vals;
-	}
-	double t0 = tsr_now();
-	uint64_t decoded = 0;
-	size_t needed = direct >= 0 ? 0 : (size_t)tsr_task_needed(job->plan, t, ref->extent);
-	if ((st = tsr_chunk_decode_box(ref, s->bytes, ref->nbytes, dst, needed, boxed ? &s->box : NULL,
-				       &ws->scratch, &decoded)))
-		return st;
-	double t1 = tsr_now();
-	if (direct < 0)
-		tsr_place(job, ref, ws->vals, tb, boxed ? &s->box : NULL);
-	stats->bytes_decoded += decoded;
-	stats->t_decode += t1 - t0;
-	stats->t_place += tsr_now() - t1;
-	return TSR_OK;
-}
-
-/* Share p of P of a split chunk: its part of the pieces (blocks), each decoded straight into
- * the output where the chunk's values land there as one run, else into this thread's buffer
- * and placed. Returns nonzero when the worker should stop (the failure is recorded). */
+/* Share p of P of a split chunk (split.h): its part of the pieces (blocks), each decoded
+ * straight into the output where the chunk's values land there as one run, else into this
+ * thread's buffer and placed. Returns nonzero when the worker should stop (the failure is
+ * recorded). */
 static int tsr_cpu_share(struct tsr_cpu_job *job, struct tsr_cpu_state *ws, int64_t t,
 			 struct tsr_source *src, struct tsr_worker_stats *stats)
 {
 	const struct tsr_plan *plan = job->plan;
-	struct tsr_cpu_split *s = job->splits[tsr_task_origin(plan, t)];
-	int64_t chunk = tsr_task_chunk(plan, t), p = tsr_task_share(plan, t), np = tsr_task_nshares(plan, t);
-	struct tsr_box tb;
-	tsr_task_box(plan, t, &tb);
-	int st = TSR_OK, report = 1;
-	pthread_mutex_lock(&s->lock);
-	if (!s->loaded) {
-		s->status = tsr_cpu_split_load(job, ws, s, chunk, src, stats);
-		s->loaded = 1;
-	} else if (s->status) {
-		report = 0; /* the loading share has reported it */
-	}
-	st = s->status;
-	pthread_mutex_unlock(&s->lock);
-	if (st)
-		goto done;
-	int64_t n = s->parts ? tsr_chunk_parts_count(s->parts) : 0;
-	if (n == 0) {
-		if (p == 0)
-			st = tsr_cpu_split_whole(job, ws, s, t, &tb, stats);
-		goto done;
-	}
-	int64_t direct = tsr_direct_offset(job, &s->ref, &tb), i0 = n * p / np, i1 = n * (p + 1) / np;
-	size_t es = job->esize;
-	if (!s->full && i0 < i1 && (st = tsr_cpu_share_read(s, chunk, i0, i1, src, stats)))
-		goto done;
-	for (int64_t i = i0; i < i1; i++) {
-		struct tsr_chunk_piece pc;
-		tsr_chunk_parts_piece(s->parts, i, &pc);
-		double t0 = tsr_now();
-		if (!pc.is_box && direct >= 0 && pc.nbytes == (size_t)pc.count * es) {
-			st = tsr_chunk_parts_decode(s->parts, i, job->out + (size_t)(direct + pc.first) * es,
-						    &ws->scratch, &stats->bytes_decoded);
-			stats->t_decode += tsr_now() - t0;
-		} else {
-			if ((st = tsr_cpu_vals(ws, pc.nbytes)) ||
-			    (st = tsr_chunk_parts_decode(s->parts, i, ws->vals, &ws->scratch,
-							 &stats->bytes_decoded)))
-				break;
-			double t1 = tsr_now();
-			if (pc.is_box)
-				tsr_cpu_place_box(job, &s->ref, ws->vals, &tb, &pc.box);
-			else
-				tsr_cpu_place_run(job, &s->ref, ws->vals, &tb, pc.first, pc.count);
-			stats->t_decode += t1 - t0;
-			stats->t_place += tsr_now() - t1;
-		}
-		if (st || atomic_load(&job->err.failed))
-			break;
-	}
-done:
-	if (st && report)
-		tsr_job_fail(&job->err, job->array, chunk, st);
-	/* the last share done frees the chunk: no share reads it after its own end */
-	if (atomic_fetch_sub(&s->left, 1) == 1)
-		tsr_cpu_split_release(s, job->spare);
-	return st || atomic_load(&job->err.failed);
+	struct tsr_split *s = job->splits[tsr_task_origin(plan, t)];
+	struct tsr_split_sink sink = {.out = job->out, .esize = job->esize};
+	tsr_task_box(plan, t, &sink.tb);
+	/* (from the settled description: a load that makes the chunk fill keeps its extent) */
+	sink.direct = tsr_direct_offset(job, &s->ref, &sink.tb);
+	sink.needed = (size_t)tsr_task_needed(plan, t, s->ref.extent);
+	const struct tsr_split_worker w = {&ws->scratch, &ws->vals, &ws->vals_cap};
+	return tsr_split_share(s, job->array, tsr_task_chunk(plan, t), tsr_task_share(plan, t),
+			       tsr_task_nshares(plan, t), &sink, src, job->spare, &w, stats,
+			       &job->err);
 }
 
 static void tsr_cpu_worker(void *arg, int w)
