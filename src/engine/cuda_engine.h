@@ -12,6 +12,7 @@
 #include "../cuda/bfilter.h"
 #include "../cuda/tsr_cuda.h"
 #include "cuda_layout.h"
+#include "split.h"
 
 /* Inflate results of a batch: decoded sizes (8 bytes a stream), then statuses (4 bytes);
  * on the device the kernel's scratch follows. */
@@ -196,6 +197,12 @@ struct tsr_cuda_job {
 	atomic_llong next_piece;
 	struct tsr_job_error err;
 	struct tsr_blosc_stream *spans; /* scratch for a blosc chunk's streams */
+	/* CPU tasks the CPU engine would split (split.h): per job task its shared chunk, or NULL;
+	 * the shares as (job task, share, shares) triples, taken before the unsplit tasks. */
+	struct tsr_split **splits;
+	int64_t *shares;
+	int64_t nshares;
+	atomic_llong next_share;
 	pthread_mutex_t lock;   /* guards the sums below */
 	double t_fetch, t_decode;
 	uint64_t bytes_read, bytes_decoded;
@@ -280,6 +287,10 @@ void tsr_cuda_worker(void *arg, int w);
 /* Lists the reads of the job's stored bytes, coalesced and split into pieces (src/io/storage.h:
  * tsr_coalesce); none for a backend that lends whole chunks. */
 int tsr_cuda_pieces(struct tsr_cuda_job *job);
+/* Splits the job's CPU tasks the CPU engine would split into shares over nthreads
+ * (tsr_cuda_split_shares); none where none would, or memory runs out (then each decodes whole). */
+void tsr_cuda_shares(struct tsr_cuda_job *job, int nthreads);
+void tsr_cuda_shares_free(struct tsr_cuda_job *job);
 /* on_dev: notes the host ranges (CPU-decoded values) the slot must still copy. */
 int tsr_cuda_host_ranges(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s);
 /* A device-keeping backend (be->kept: mock-device): what each task needs kept in device memory;

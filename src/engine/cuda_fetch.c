@@ -60,6 +60,29 @@ void tsr_cuda_worker(void *arg, int w)
 			break;
 		}
 	}
+	/* Shares of CPU tasks split like the CPU engine's (split.h): their blocks decoded by all
+	 * threads into the chunk's values in the slot, the image the place kernel reads. */
+	struct tsr_worker_stats ss = {0};
+	unsigned char *vals = NULL;
+	size_t vcap = 0;
+	const struct tsr_split_worker sw = {&scratch, &vals, &vcap};
+	for (int64_t k; (k = atomic_fetch_add(&job->next_share, 1)) < job->nshares;) {
+		if (atomic_load(&job->err.failed))
+			break;
+		const int64_t *e = &job->shares[3 * k];
+		struct tsr_cuda_task *ct = &job->tasks[e[0]];
+		struct tsr_split *sp = job->splits[e[0]];
+		struct tsr_split_sink sink;
+		tsr_split_sink_whole(&sp->ref, job->host + ct->slot_offset, ct->ti->out_nbytes, &sink);
+		if (tsr_split_share(sp, job->array, tsr_task_chunk(job->plan, ct->t), e[1], e[2], &sink,
+				    &host, NULL, &sw, &ss, &job->err))
+			break;
+	}
+	free(vals);
+	tf += ss.t_fetch;
+	td += ss.t_decode + ss.t_place;
+	br += ss.bytes_read;
+	bd += ss.bytes_decoded;
 	for (;;) {
 		if (i >= end) {
 			i = atomic_fetch_add(&job->next, job->group);
@@ -68,6 +91,8 @@ void tsr_cuda_worker(void *arg, int w)
 		if (i >= job->ntasks || atomic_load(&job->err.failed))
 			break;
 		struct tsr_cuda_task *ct = &job->tasks[i++];
+		if (job->splits && job->splits[i - 1])
+			continue; /* (its shares decode it) */
 		/* (stored bytes the pieces above, or the feed, read) */
 		if (ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC && !lends)
 			continue;
@@ -122,6 +147,61 @@ void tsr_cuda_worker(void *arg, int w)
 	job->bytes_read += br;
 	job->bytes_decoded += bd;
 	pthread_mutex_unlock(&job->lock);
+}
+
+void tsr_cuda_shares(struct tsr_cuda_job *job, int nthreads)
+{
+	int64_t n = job->ntasks, *ns = NULL;
+	job->splits = NULL;
+	job->shares = NULL;
+	job->nshares = 0;
+	atomic_store(&job->next_share, 0);
+	if (!n || !(ns = malloc((size_t)n * sizeof(*ns))))
+		return;
+	int64_t total = tsr_cuda_split_shares(job->descs, job->tasks, n, nthreads, ns);
+	if (total == n) { /* none splits */
+		free(ns);
+		return;
+	}
+	job->splits = calloc((size_t)n, sizeof(*job->splits));
+	job->shares = malloc((size_t)total * 3 * sizeof(*job->shares));
+	int ok = job->splits && job->shares;
+	for (int64_t i = 0; i < n && ok; i++) {
+		if (ns[i] < 2)
+			continue;
+		struct tsr_chunk_ref ref;
+		struct tsr_chunk_box box;
+		tsr_cuda_task_ref(job->descs, &job->tasks[i], &ref);
+		for (int d = 0; d < ref.ndim; d++) {
+			box.lo[d] = 0;
+			box.hi[d] = ref.extent[d];
+		}
+		if (!(job->splits[i] = tsr_split_new(&ref, &box, ns[i]))) {
+			ok = 0;
+			break;
+		}
+		for (int64_t p = 0; p < ns[i]; p++) {
+			int64_t *e = &job->shares[3 * job->nshares++];
+			e[0] = i;
+			e[1] = p;
+			e[2] = ns[i];
+		}
+	}
+	free(ns);
+	if (!ok)
+		tsr_cuda_shares_free(job); /* (each decodes whole) */
+}
+
+void tsr_cuda_shares_free(struct tsr_cuda_job *job)
+{
+	for (int64_t i = 0; job->splits && i < job->ntasks; i++)
+		tsr_split_free(job->splits[i]);
+	free(job->splits);
+	free(job->shares);
+	job->splits = NULL;
+	job->shares = NULL;
+	job->nshares = 0;
+	atomic_store(&job->next_share, 0);
 }
 
 /* Lists the reads of the job's stored bytes (a backend that reads storage; one that lends

@@ -7,6 +7,7 @@
 
 #include "cuda_layout.h"
 #include "gather.h"
+#include "split.h"
 
 /* The rule of a slot's stored reads (src/io/storage.h): chunks back to back in the file and in
  * the slot (FITS tiles in the heap) are one read of up to 4 MiB; chunks larger than a piece are
@@ -275,4 +276,36 @@ int64_t tsr_cuda_spans(const struct tsr_cuda_task *tasks, int64_t n, int with_bl
 		task[k++] = i;
 	}
 	return k;
+}
+
+void tsr_cuda_task_ref(const struct tsr_plan_descs *ds, const struct tsr_cuda_task *ct,
+		       struct tsr_chunk_ref *ref)
+{
+	tsr_task_desc(ds, ct->t, ref);
+	ref->codec.big_endian = ct->big_endian; /* (a blosc header's) */
+}
+
+int64_t tsr_cuda_split_shares(const struct tsr_plan_descs *ds, const struct tsr_cuda_task *tasks,
+			      int64_t n, int nthreads, int64_t *nshares)
+{
+	int64_t ncpu = 0, total = 0;
+	for (int64_t i = 0; i < n; i++)
+		ncpu += tasks[i].how == TSR_HOW_CPU;
+	for (int64_t i = 0; i < n; i++) {
+		const struct tsr_cuda_task *ct = &tasks[i];
+		nshares[i] = 1;
+		/* (a fill chunk has no stored bytes: tsr_split_nshares keeps it whole) */
+		if (ct->how == TSR_HOW_CPU && tsr_split_worth(ncpu, nthreads)) {
+			struct tsr_chunk_ref ref;
+			struct tsr_chunk_box box;
+			tsr_cuda_task_ref(ds, ct, &ref);
+			for (int d = 0; d < ref.ndim; d++) {
+				box.lo[d] = 0;
+				box.hi[d] = ref.extent[d];
+			}
+			nshares[i] = tsr_split_nshares(&ref, &box, ct->ti->out_nbytes, ncpu, nthreads);
+		}
+		total += nshares[i];
+	}
+	return total;
 }

@@ -124,6 +124,17 @@ void tsr_cuda_stream_args(const struct tsr_cuda_task *ct, int64_t chunk, uint64_
 int64_t tsr_cuda_spans(const struct tsr_cuda_task *tasks, int64_t n, int with_blosc,
 		       struct tsr_span *spans, int64_t *task);
 
+/* How many shares (split.h) the pool's threads decode each of tasks [0, n) in: a task the CPU
+ * decodes into the staging (CPU at layout: forced, or its codec's route) whose chunk the CPU engine
+ * would split, in a read of as many tasks as the CPU decodes here on nthreads threads, gets the
+ * CPU engine's count of shares, its box the whole chunk (the staging holds its values whole);
+ * every other task 1. nshares[n]; returns their sum. */
+int64_t tsr_cuda_split_shares(const struct tsr_plan_descs *ds, const struct tsr_cuda_task *tasks,
+			      int64_t n, int nthreads, int64_t *nshares);
+/* The chunk description a CPU task decodes from (its header's byte order, for a blosc chunk). */
+void tsr_cuda_task_ref(const struct tsr_plan_descs *ds, const struct tsr_cuda_task *ct,
+		       struct tsr_chunk_ref *ref);
+
 /* The rule of a slot's stored reads by the pool (cuda_fetch.c) and by the feed (cuda_feed.c). */
 extern const struct tsr_coalesce_rule tsr_cuda_slot_rule, tsr_cuda_feed_rule;
 
