@@ -319,6 +319,10 @@ static void tsr_cuda_receipt(const struct tsr_array *a, struct tsr_cuda_layout *
 			 "%smock-device replays those values", have ? "; " : "");
 }
 
+/* The split chunks' buffers a device state keeps between reads, at most (the CPU engine's
+ * bound). */
+#define TSR_CUDA_KEEP_SPLIT_NBYTES ((size_t)256 << 20)
+
 static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 			   const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads,
 			   int decoder, const struct tsr_storage_choice *store, int batch,
@@ -438,6 +442,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	job.gather_dev = (uint64_t)(uintptr_t)gather_dev;
 	job.gather_at = gather_at;
 	job.device = device;
+	job.spare = &cs->spare;
 	int64_t t0 = 0;
 	double t_copy = 0;
 	while (st == TSR_OK && t0 < plan->ntasks) {
@@ -559,6 +564,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	r->bytes_decoded += job.bytes_decoded;
 	r->nthreads = nthreads;
 	tsr_cuda_receipt(array, &L, tasks, plan->ntasks, store, to_dev, replay, r);
+	tsr_split_spare_trim(&cs->spare, TSR_CUDA_KEEP_SPLIT_NBYTES);
 	free(job.pieces);
 	free(job.spans);
 	tsr_plan_descs_free(descs);

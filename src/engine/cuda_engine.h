@@ -168,6 +168,8 @@ struct tsr_cuda_state {
 	int randoms;                    /* the dither table is on the device */
 	struct tsr_feed feed;
 	struct tsr_cuda_task *tasks;    /* kept from read to read: a batch read's files reuse it */
+	struct tsr_split_spare spare;   /* split chunks' byte buffers, kept from read to read (a
+					   fresh chunk-sized buffer costs a page fault a page) */
 	size_t tasks_cap;
 	char name[256];
 };
@@ -203,6 +205,7 @@ struct tsr_cuda_job {
 	int64_t *shares;
 	int64_t nshares;
 	atomic_llong next_share;
+	struct tsr_split_spare *spare; /* the device state's */
 	pthread_mutex_t lock;   /* guards the sums below */
 	double t_fetch, t_decode;
 	uint64_t bytes_read, bytes_decoded;

@@ -238,6 +238,7 @@ static int tsr_cuda_state_make(int device, struct tsr_cuda_state **cs_ret)
 		return tsr_error(TSR_E_NOMEM, "out of memory");
 	pthread_mutex_init(&cs->lock, NULL);
 	tsr_feed_init(&cs->feed);
+	tsr_split_spare_init(&cs->spare);
 	cs->device = device;
 	cs->feed.device = device;
 	struct cudaDeviceProp prop;
@@ -246,6 +247,7 @@ static int tsr_cuda_state_make(int device, struct tsr_cuda_state **cs_ret)
 	cudaError_t e = cudaEventCreateWithFlags(&cs->entry, cudaEventDisableTiming);
 	if (e) {
 		tsr_feed_destroy(&cs->feed);
+		tsr_split_spare_destroy(&cs->spare);
 		pthread_mutex_destroy(&cs->lock);
 		free(cs);
 		return tsr_cuda_fail(e, "event");
@@ -302,6 +304,7 @@ static void tsr_cuda_state_free(struct tsr_cuda_state *cs)
 		}
 	}
 	free(cs->tasks);
+	tsr_split_spare_destroy(&cs->spare);
 	/* (the feed is not running: every read that starts it stops it before it returns) */
 	tsr_feed_destroy(&cs->feed);
 	if (cs->pool)

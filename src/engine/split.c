@@ -102,6 +102,45 @@ void tsr_split_spare_give(struct tsr_split_spare *sp, unsigned char *b, size_t c
 	free(b);
 }
 
+void tsr_split_spare_init(struct tsr_split_spare *sp)
+{
+	memset(sp, 0, sizeof(*sp));
+	pthread_mutex_init(&sp->lock, NULL);
+}
+
+void tsr_split_spare_trim(struct tsr_split_spare *sp, size_t keep_nbytes)
+{
+	pthread_mutex_lock(&sp->lock);
+	/* the largest first, each kept while the kept ones fit */
+	int order[TSR_SPLIT_SPARES], n = 0;
+	for (int i = 0; i < TSR_SPLIT_SPARES; i++)
+		if (sp->buf[i]) {
+			int j = n++;
+			for (; j > 0 && sp->cap[order[j - 1]] < sp->cap[i]; j--)
+				order[j] = order[j - 1];
+			order[j] = i;
+		}
+	size_t held = 0;
+	for (int k = 0; k < n; k++) {
+		int i = order[k];
+		if (sp->cap[i] <= keep_nbytes - held) {
+			held += sp->cap[i];
+			continue;
+		}
+		free(sp->buf[i]);
+		sp->buf[i] = NULL;
+		sp->cap[i] = 0;
+	}
+	pthread_mutex_unlock(&sp->lock);
+}
+
+void tsr_split_spare_destroy(struct tsr_split_spare *sp)
+{
+	for (int i = 0; i < TSR_SPLIT_SPARES; i++)
+		free(sp->buf[i]);
+	pthread_mutex_destroy(&sp->lock);
+}
+
 static void tsr_split_release(struct tsr_split *s, struct tsr_split_spare *sp)
 {
 	tsr_chunk_parts_free(s->parts);

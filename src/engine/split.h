@@ -92,6 +92,11 @@ int tsr_split_share(struct tsr_split *s, const struct tsr_array *array, int64_t 
 		    struct tsr_split_spare *spare, const struct tsr_split_worker *w,
 		    struct tsr_worker_stats *stats, struct tsr_job_error *err);
 
+/* A spare that lives as long as its owner (the CUDA engine's device state): made empty;
+ * trimmed to at most keep_nbytes of buffers between reads (the largest that fit kept); freed. */
+void tsr_split_spare_init(struct tsr_split_spare *sp);
+void tsr_split_spare_trim(struct tsr_split_spare *sp, size_t keep_nbytes);
+void tsr_split_spare_destroy(struct tsr_split_spare *sp);
 /* Buffers from, and back to, spare (NULL: none kept). */
 unsigned char *tsr_split_spare_take(struct tsr_split_spare *sp, size_t n, size_t *cap_ret);
 void tsr_split_spare_give(struct tsr_split_spare *sp, unsigned char *b, size_t cap);
