@@ -10,8 +10,9 @@ BIN = os.environ.get("TSR_BIN", os.path.join(os.path.dirname(__file__), "..", "b
 CORPUS = os.environ.get("TSR_CORPUS", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpus"))
 
 
-def run_read(path, hdu=None, section=None, raw=False, extra=()):
-    """Runs `tessera read`; returns (array or None, returncode, stderr)."""
+def run_read(path, hdu=None, section=None, raw=False, extra=(), env=None):
+    """Runs `tessera read` (env: variables added to the environment); returns (array or None,
+    returncode, stderr)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.npy")
         cmd = [BIN, "read", path, "-o", out]
@@ -22,7 +23,8 @@ def run_read(path, hdu=None, section=None, raw=False, extra=()):
         if raw:
             cmd += ["--raw"]
         cmd += list(extra)
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                           env=dict(os.environ, **env) if env else None)
         if p.returncode != 0:
             return None, p.returncode, p.stderr
         return np.load(out), 0, p.stderr

@@ -3,7 +3,8 @@
 tiles and Zarr gzip/zlib chunks go through the GPU inflate kernel, Zarr zstd chunks the zstd kernel, Zarr lz4 chunks and blosc
 lz4/blosclz streams through the LZ kernels, Blosc2 frames and b2nd arrays (whole chunks, b2nd
 blocks placed in blocked mode) through the same blosc families; a few cases again with
-`--decoder cpu`; every case again from mock-device storage (and some from mock-host); receipts say which decoder ran; corrupt GZIP tiles, gzip chunks, blosc zlib/lz4/blosclz
+`--decoder cpu`; blosc cases with `--decoder cpu` again, their chunks split into block shares;
+every case again from mock-device storage (and some from mock-host); receipts say which decoder ran; corrupt GZIP tiles, gzip chunks, blosc zlib/lz4/blosclz
 streams, lz4 and zstd chunks fail naming
 the file, the HDU or array, and the chunk; random integer-list, mask and --oindex keys, which
 the place kernel gathers, equal the CPU engine's reads. Without a CUDA device (or a build without CUDA) it
@@ -20,7 +21,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from corpus_util import BIN, CORPUS, case_args, report, run_read, same  # noqa: E402
+from corpus_util import (BIN, CORPUS, SPLIT_ALL, case_args, report, run_read, same,  # noqa: E402
+                         zarr_uses_blosc)
 
 import numpy as np  # noqa: E402
 
@@ -53,6 +55,9 @@ CUFILE_PASS = os.environ.get("TSR_CUFILE_ALLOW_COMPAT") == "1"
 failures, total = [], 0
 cases = {}
 reads = []  # (name, case, extra): every case read, run together below
+# Blosc cases read again with --decoder cpu, every chunk split into block shares (src/engine/
+# split.c: TSR_CPU_PART_NBYTES=1), decoded by the pool's threads into the staging slot.
+SPLIT = " (decoder cpu, split)"
 for manifest in ("manifest-fits.json", "manifest-zarr2.json", "manifest-zarr3.json",
                  "manifest-blosc2.json"):
     path = os.path.join(CORPUS, manifest)
@@ -79,13 +84,17 @@ for manifest in ("manifest-fits.json", "manifest-zarr2.json", "manifest-zarr3.js
                                      for i in range(2, len(extra) - 1, 2)
                                      if extra[i] in ("--decoder", "--storage"))
             reads.append((name, c, extra))
+        if not CUFILE_PASS and (manifest == "manifest-blosc2.json" or
+                                (manifest.startswith("manifest-zarr") and zarr_uses_blosc(c))):
+            reads.append((c["id"] + SPLIT, c,
+                          ["--device", "cuda", "--decoder", "cpu"] + case_args(c)))
 
 
 def check_read(job):
     """One case read: None, or what is wrong."""
     name, c, extra = job
     got, rc, err = run_read(os.path.join(CORPUS, c["path"]), c.get("hdu"), c.get("section"),
-                            extra=extra)
+                            extra=extra, env=SPLIT_ALL if name.endswith(SPLIT) else None)
     if got is None:
         return "%s: exit %d: %s" % (name, rc, err.strip())
     why = same(got, np.load(os.path.join(CORPUS, c["expect"])))
