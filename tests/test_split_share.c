@@ -81,7 +81,7 @@ static int decode_shares(struct tsr_array *a, const struct laid *l, int64_t np, 
 	struct tsr_split *s = tsr_split_new(&l->ref, &box, np);
 	CHECK(s != NULL);
 	struct tsr_split_sink sink;
-	tsr_split_sink_whole(&s->ref, img, l->task.ti->out_nbytes, &sink);
+	tsr_split_sink_whole(s->ndim, s->extent, img, l->task.ti->out_nbytes, &sink);
 	struct tsr_job_error err;
 	tsr_job_error_init(&err);
 	pthread_t th[8];

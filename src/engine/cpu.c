@@ -104,7 +104,7 @@ static int tsr_place_points(const struct tsr_cpu_job *job, const struct tsr_chun
 
 /* When the chunk's selected part is the whole chunk and lands as one contiguous run in the
  * output, the chunk can be decoded straight into place. Returns the output offset or -1. */
-static int64_t tsr_direct_offset(const struct tsr_cpu_job *job, const struct tsr_chunk_ref *ref,
+static int64_t tsr_direct_offset(const struct tsr_cpu_job *job, const int64_t *extent,
 				 const struct tsr_box *b)
 {
 	const struct tsr_norm_sel *sel = job->sel;
@@ -113,16 +113,16 @@ static int64_t tsr_direct_offset(const struct tsr_cpu_job *job, const struct tsr
 	if (job->plan->ngroups)
 		return -1; /* points land where their broadcast index says */
 	for (int i = 0; i < nd; i++)
-		if (b->step[i] != 1 || b->count[i] != ref->extent[i])
+		if (b->step[i] != 1 || b->count[i] != extent[i])
 			return -1;
 	/* Inner axes must be complete in the output too. */
 	for (int i = 0; i < nd; i++) {
 		if (outer) {
-			if (ref->extent[i] > 1)
+			if (extent[i] > 1)
 				outer = 0;
 			continue;
 		}
-		if (ref->extent[i] != sel->dim[i].count)
+		if (extent[i] != sel->dim[i].count)
 			return -1;
 	}
 	return b->out_first;
@@ -607,9 +607,9 @@ static int tsr_cpu_share(struct tsr_cpu_job *job, struct tsr_cpu_state *ws, int6
 	struct tsr_split *s = job->splits[tsr_task_origin(plan, t)];
 	struct tsr_split_sink sink = {.out = job->out, .esize = job->esize};
 	tsr_task_box(plan, t, &sink.tb);
-	/* (from the settled description: a load that makes the chunk fill keeps its extent) */
-	sink.direct = tsr_direct_offset(job, &s->ref, &sink.tb);
-	sink.needed = (size_t)tsr_task_needed(plan, t, s->ref.extent);
+	/* (the extent as the split was made: another share may be loading s->ref now) */
+	sink.direct = tsr_direct_offset(job, s->extent, &sink.tb);
+	sink.needed = (size_t)tsr_task_needed(plan, t, s->extent);
 	const struct tsr_split_worker w = {&ws->scratch, &ws->vals, &ws->vals_cap};
 	return tsr_split_share(s, job->array, tsr_task_chunk(plan, t), tsr_task_share(plan, t),
 			       tsr_task_nshares(plan, t), &sink, src, job->spare, &w, stats,
@@ -655,7 +655,7 @@ static void tsr_cpu_worker(void *arg, int w)
 			tsr_job_fail(&job->err, job->array, chunk, st);
 			continue;
 		}
-		int64_t direct = tsr_direct_offset(job, &ref, &tb);
+		int64_t direct = tsr_direct_offset(job, ref.extent, &tb);
 		/* A large zstd chunk is read, decoded and placed a piece at a time (the time counts
 		 * as decoding): from its file, else from its bytes in memory (lent by the backend,
 		 * steps before the zstd step); tsr_cpu_stream declines the rest. */

@@ -73,7 +73,8 @@ void tsr_cuda_worker(void *arg, int w)
 		struct tsr_cuda_task *ct = &job->tasks[e[0]];
 		struct tsr_split *sp = job->splits[e[0]];
 		struct tsr_split_sink sink;
-		tsr_split_sink_whole(&sp->ref, job->host + ct->slot_offset, ct->ti->out_nbytes, &sink);
+		tsr_split_sink_whole(sp->ndim, sp->extent, job->host + ct->slot_offset,
+				     ct->ti->out_nbytes, &sink);
 		if (tsr_split_share(sp, job->array, tsr_task_chunk(job->plan, ct->t), e[1], e[2], &sink,
 				    &host, job->spare, &sw, &ss, &job->err))
 			break;

@@ -62,6 +62,8 @@ struct tsr_split *tsr_split_new(const struct tsr_chunk_ref *ref, const struct ts
 	s->ref = *ref;
 	s->box = *box;
 	atomic_init(&s->left, nshares);
+	s->ndim = ref->ndim;
+	memcpy(s->extent, ref->extent, sizeof(s->extent));
 	return s;
 }
 
@@ -159,7 +161,7 @@ void tsr_split_free(struct tsr_split *s)
 	free(s);
 }
 
-void tsr_split_sink_whole(const struct tsr_chunk_ref *ref, unsigned char *out, size_t esize,
+void tsr_split_sink_whole(int ndim, const int64_t *extent, unsigned char *out, size_t esize,
 			  struct tsr_split_sink *sink)
 {
 	memset(sink, 0, sizeof(*sink));
@@ -168,15 +170,15 @@ void tsr_split_sink_whole(const struct tsr_chunk_ref *ref, unsigned char *out, s
 	sink->direct = 0;
 	sink->needed = 0;
 	struct tsr_box *b = &sink->tb;
-	b->ndim = ref->ndim;
+	b->ndim = ndim;
 	b->out_first = 0;
 	int64_t st = 1;
-	for (int i = ref->ndim - 1; i >= 0; i--) {
+	for (int i = ndim - 1; i >= 0; i--) {
 		b->first[i] = 0;
 		b->step[i] = 1;
-		b->count[i] = ref->extent[i];
+		b->count[i] = extent[i];
 		b->out_stride[i] = st;
-		st *= ref->extent[i];
+		st *= extent[i];
 	}
 }
 

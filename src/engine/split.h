@@ -51,6 +51,8 @@ struct tsr_split {
 	int full;                  /* all stored bytes are in memory (else each share reads its own) */
 	struct tsr_chunk_parts *parts; /* count 0: share 0 decodes the chunk whole */
 	atomic_llong left;         /* shares not done yet */
+	int ndim;                  /* ref's axes and extent as made, never written after: read */
+	int64_t extent[TSR_MAX_DIM]; /* without the lock, while a share loads ref */
 };
 
 /* A split chunk of nshares shares (NULL: out of memory). */
@@ -69,9 +71,9 @@ struct tsr_split_sink {
 	int64_t direct;
 	size_t needed;
 };
-/* The sink of a whole chunk's values, C order over ref's extent, at out: the CUDA engine's
+/* The sink of a whole chunk's values, C order over extent (ndim axes), at out: the CUDA engine's
  * staging image of a chunk the CPU decodes. */
-void tsr_split_sink_whole(const struct tsr_chunk_ref *ref, unsigned char *out, size_t esize,
+void tsr_split_sink_whole(int ndim, const int64_t *extent, unsigned char *out, size_t esize,
 			  struct tsr_split_sink *sink);
 
 /* A share's worker: its codec scratch and a buffer for pieces that are placed (grown here). */
