@@ -71,14 +71,14 @@ static void check_chunk(const char *name, const uint8_t *c, size_t cn, size_t w,
 	size_t cap = 1 << 16, n = 0;
 	struct tsr_blosc_stream *sp = malloc(cap * sizeof(*sp));
 	struct tsr_blosc_pipeline pipe;
-	int st = tsr_blosc_streams(c, cn, w, sp, cap, &n, &pipe);
+	int st = tsr_blosc_streams(c, cn, w, NULL, sp, cap, &n, &pipe);
 	CHECK_EQ_INT(st, TSR_OK);
 	/* a list that does not fit is refused without a message, and says so */
 	if (st == TSR_OK && n > 1) {
 		size_t n2 = 0;
 		struct tsr_blosc_pipeline pipe2;
-		CHECK_EQ_INT(tsr_blosc_streams(c, cn, w, sp, n - 1, &n2, &pipe2), TSR_E_TOO_SMALL);
-		st = tsr_blosc_streams(c, cn, w, sp, cap, &n, &pipe);
+		CHECK_EQ_INT(tsr_blosc_streams(c, cn, w, NULL, sp, n - 1, &n2, &pipe2), TSR_E_TOO_SMALL);
+		st = tsr_blosc_streams(c, cn, w, NULL, sp, cap, &n, &pipe);
 	}
 	int64_t pb = pipe.plane_block;
 	if (st == TSR_OK && (pipe.nfilt || pipe.fill_len)) {

@@ -112,8 +112,31 @@ static void row_span(const struct b2_geom *g, uint64_t *first, uint64_t *last)
 	*last = (pad_index(g, top) + 1) * g->w;
 }
 
-/* Walks the blocks a box needs, in increasing block order. Row layout: blocks of the chunk
- * header's size bs over the bytes the box spans. Otherwise: the layout blocks the box touches. */
+/* The blocks a box needs, as a box of the block grid (*nax axes: grid[d] blocks, [blo[d],
+ * bhi[d]) of them needed). Row layout: one axis, the blocks of the chunk header's size bs over
+ * the bytes the box spans (nb of them). Otherwise: the layout blocks the box touches. The one
+ * choice of blocks, the CPU's decode (b2_iter) and the GPU's (tsr_b2nd_blocks) both. */
+static void block_box(const struct b2_geom *g, uint64_t bs, int64_t nb, int *nax, int64_t *grid,
+		      int64_t *blo, int64_t *bhi)
+{
+	if (g->rows) {
+		uint64_t first, last;
+		row_span(g, &first, &last);
+		*nax = 1;
+		grid[0] = nb;
+		blo[0] = (int64_t)(first / bs);
+		bhi[0] = (int64_t)((last - 1) / bs + 1);
+		return;
+	}
+	*nax = g->nd;
+	for (int d = 0; d < g->nd; d++) {
+		grid[d] = g->bgrid[d];
+		blo[d] = g->lo[d] / g->blk[d];
+		bhi[d] = (g->hi[d] - 1) / g->blk[d] + 1;
+	}
+}
+
+/* Walks the blocks a box needs (block_box), in increasing block order. */
 struct b2_iter {
 	const struct b2_geom *g;
 	int64_t next, end;                       /* row layout */
@@ -128,18 +151,16 @@ static void iter_init(struct b2_iter *it, const struct b2_geom *g, uint64_t bs)
 	it->done = g->empty;
 	if (g->empty)
 		return;
+	int nax;
+	int64_t grid[TSR_MAX_DIM];
+	block_box(g, bs, INT64_MAX, &nax, grid, it->blo, it->bhi);
 	if (g->rows) {
-		uint64_t first, last;
-		row_span(g, &first, &last);
-		it->next = (int64_t)(first / bs);
-		it->end = (int64_t)((last - 1) / bs + 1);
+		it->next = it->blo[0];
+		it->end = it->bhi[0];
 		return;
 	}
-	for (int d = 0; d < g->nd; d++) {
-		it->blo[d] = g->lo[d] / g->blk[d];
-		it->bhi[d] = (g->hi[d] - 1) / g->blk[d] + 1;
+	for (int d = 0; d < g->nd; d++)
 		it->bc[d] = it->blo[d];
-	}
 }
 
 static int iter_next(struct b2_iter *it, int64_t *b)
@@ -328,9 +349,11 @@ static int rows_to_box(const struct b2_geom *g, const struct tsr_blosc_info *in,
 {
 	int nd = g->nd, st;
 	size_t w = g->w;
-	uint64_t bs = (uint64_t)in->blocksize, first, last;
-	row_span(g, &first, &last);
-	int64_t b0 = (int64_t)(first / bs), b1 = (int64_t)((last - 1) / bs + 1);
+	uint64_t bs = (uint64_t)in->blocksize;
+	int nax;
+	int64_t grid[TSR_MAX_DIM], blo[TSR_MAX_DIM], bhi[TSR_MAX_DIM];
+	block_box(g, bs, in->nblocks, &nax, grid, blo, bhi);
+	int64_t b0 = blo[0], b1 = bhi[0];
 	int64_t cur = -1, curn = 0; /* blocks [cur, cur + curn) are decoded at buf */
 	uint8_t *buf = NULL;
 	if (!raw && has_delta(in)) {
@@ -520,6 +543,66 @@ int tsr_b2nd_decode(void *out, size_t out_nbytes, const struct tsr_chunk_ref *re
 		}
 	}
 	return TSR_OK;
+}
+
+int tsr_b2nd_blocks(const struct tsr_chunk_ref *ref, const void *chunk, size_t nbytes,
+		    const int64_t *lo, const int64_t *hi, struct tsr_blosc_blocks *sel)
+{
+	struct b2_geom g;
+	struct tsr_blosc_info in;
+	struct tsr_chunk_box box;
+	memset(sel, 0, sizeof(*sel));
+	if (ref->codec.id != TSR_CODEC_BLOSC_B2ND || ref->ndim < 0 || ref->ndim > TSR_MAX_DIM)
+		return 0;
+	for (int d = 0; d < ref->ndim; d++) {
+		box.lo[d] = lo[d];
+		box.hi[d] = hi[d];
+	}
+	/* (anything the decode would refuse decodes whole, and says so there) */
+	if (geom_init(&g, ref, &box) != TSR_OK || g.empty ||
+	    tsr_blosc_info(chunk, nbytes, &in) != TSR_OK || in.memcpyed || in.special ||
+	    in.blocksize <= 0 || (uint64_t)in.nbytes != g.nbytes ||
+	    (!g.rows && ((uint64_t)in.blocksize != g.bbytes || in.nblocks != g.nblocks)))
+		return 0;
+	int nax;
+	int64_t grid[TSR_MAX_DIM], blo[TSR_MAX_DIM], bhi[TSR_MAX_DIM];
+	block_box(&g, (uint64_t)in.blocksize, in.nblocks, &nax, grid, blo, bhi);
+	/* As axes of the block numbers: axes of one block go into base; an axis whose inner
+	 * neighbour spans its whole grid merges with it (its blocks run on). */
+	int64_t stride = 1, base = 0, count = 1, n[TSR_MAX_DIM], st[TSR_MAX_DIM];
+	int k = 0; /* kept axes, innermost first */
+	for (int d = nax - 1; d >= 0; d--) {
+		int64_t m = bhi[d] - blo[d];
+		if (blo[d] < 0 || m <= 0 || bhi[d] > grid[d])
+			return 0;
+		base += blo[d] * stride;
+		count *= m;
+		if (m > 1) {
+			if (k && st[k - 1] * n[k - 1] == stride)
+				n[k - 1] *= m;
+			else {
+				n[k] = m;
+				st[k++] = stride;
+			}
+		}
+		stride *= grid[d];
+	}
+	if (count >= in.nblocks || k > TSR_BLOSC_SEL_AXES)
+		return 0; /* every block (or too many axes to say which: every block) */
+	if (k == 0) {
+		n[0] = 1;
+		st[0] = 1;
+		k = 1;
+	}
+	sel->base = base;
+	sel->count = count;
+	sel->naxes = k;
+	for (int d = 0; d < k; d++) {
+		sel->n[d] = (int32_t)n[k - 1 - d];
+		sel->stride[d] = (int32_t)st[k - 1 - d];
+	}
+	sel->with0 = has_delta(&in) && base != 0;
+	return 1;
 }
 
 /* ---- part fetch ---- */

@@ -2,6 +2,7 @@
 #ifndef TSR_B2ND_BLOCKS_H
 #define TSR_B2ND_BLOCKS_H
 
+#include "blosc.h"
 #include "codecs.h"
 
 /*
@@ -26,6 +27,15 @@
 int tsr_b2nd_decode(void *out, size_t out_nbytes, const struct tsr_chunk_ref *ref,
 		    const void *src, size_t src_nbytes, const struct tsr_chunk_box *box,
 		    struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret);
+
+/* The blocks of the b2nd chunk in chunk (nbytes: its stored bytes, at least its header and
+ * block table) that decoding the chunk-local box [lo, hi) needs: the blocks tsr_b2nd_decode
+ * decodes for that box, as *sel (with block 0 too under DELTA: with0). Returns 1 when that is
+ * fewer than all; 0 with sel zeroed (every block) when the box needs them all, or the chunk is
+ * not a b2nd chunk of blocks (memcpyed, special, a header the decode refuses), or the choice
+ * has more axes than TSR_BLOSC_SEL_AXES. */
+int tsr_b2nd_blocks(const struct tsr_chunk_ref *ref, const void *chunk, size_t nbytes,
+		    const int64_t *lo, const int64_t *hi, struct tsr_blosc_blocks *sel);
 
 /* Sets n elements of w bytes at out to the element at value. */
 void tsr_fill_elems(void *out, size_t n, size_t w, const void *value);

@@ -150,6 +150,29 @@ struct tsr_blosc_stream {
 int tsr_blosc_block_streams(const struct tsr_blosc_info *in, const void *chunk, int64_t b,
 			    struct tsr_blosc_stream *streams, int *n_ret);
 
+/* A choice of a chunk's blocks, those a section needs (tsr_b2nd_blocks, b2nd_blocks.h): a box
+ * of its block grid as naxes axes, outermost first, of n[d] blocks stride[d] block numbers
+ * apart, from block base, so chosen block k (0 <= k < count) is tsr_blosc_blocks_at's, in
+ * increasing order. with0: block 0 is decoded first though not chosen (every block of a DELTA
+ * chunk needs it). naxes 0 (all zeros): every block. */
+#define TSR_BLOSC_SEL_AXES 4
+struct tsr_blosc_blocks {
+	int64_t base, count;
+	int32_t n[TSR_BLOSC_SEL_AXES], stride[TSR_BLOSC_SEL_AXES];
+	int32_t naxes, with0;
+};
+
+/* Chosen block k of a choice with naxes > 0. */
+static inline int64_t tsr_blosc_blocks_at(const struct tsr_blosc_blocks *s, int64_t k)
+{
+	int64_t b = s->base;
+	for (int d = s->naxes - 1; d >= 0; d--) {
+		b += k % s->n[d] * s->stride[d];
+		k /= s->n[d];
+	}
+	return b;
+}
+
 /* What a device does to a chunk's bytes besides decoding its streams (the streams land at
  * their places first): read byte planes, undo filters block by block, or fill the chunk. */
 struct tsr_blosc_pipeline {
@@ -164,6 +187,8 @@ struct tsr_blosc_pipeline {
 				   byte k % fill_len of the pattern */
 	int64_t fill_at;        /* the pattern: fill_len bytes at this chunk offset, or (-1) */
 	uint8_t fill[16];       /* these (fill_len <= 16) */
+	struct tsr_blosc_blocks blocks; /* the blocks whose streams were listed (tsr_blosc_streams);
+				   the others are left undecoded */
 };
 
 /* The pipeline of a chunk whose header tsr_blosc_info read, its elements elem_nbytes wide. */
@@ -172,11 +197,13 @@ void tsr_blosc_pipeline(const struct tsr_blosc_info *in, size_t elem_nbytes,
 
 /* Lists the streams of a chunk tsr_route_blosc (route.h) accepted (at most cap: more is
  * TSR_E_TOO_SMALL, with no message; a memcpyed chunk is one stored stream, a special chunk
- * none), and in *pipe_ret what else its decoding takes (tsr_blosc_pipeline). A stream that
- * reaches outside the chunk is TSR_E_CORRUPT. */
+ * none), and in *pipe_ret what else its decoding takes (tsr_blosc_pipeline). blocks (NULL:
+ * every block): only those blocks' streams, block 0's first when with0 (memcpyed and special
+ * chunks are whole whatever it says). A stream that reaches outside the chunk is
+ * TSR_E_CORRUPT. */
 int tsr_blosc_streams(const void *chunk, size_t nbytes, size_t elem_nbytes,
-		      struct tsr_blosc_stream *streams, size_t cap, size_t *n_ret,
-		      struct tsr_blosc_pipeline *pipe_ret);
+		      const struct tsr_blosc_blocks *blocks, struct tsr_blosc_stream *streams,
+		      size_t cap, size_t *n_ret, struct tsr_blosc_pipeline *pipe_ret);
 
 /* ---- filters (shuffle.c); all out-of-place, dst and src must not overlap unless stated ---- */
 

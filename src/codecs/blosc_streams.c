@@ -46,8 +46,8 @@ void tsr_blosc_pipeline(const struct tsr_blosc_info *in, size_t elem_nbytes,
 }
 
 int tsr_blosc_streams(const void *chunk, size_t nbytes, size_t elem_nbytes,
-		      struct tsr_blosc_stream *spans, size_t cap, size_t *n_ret,
-		      struct tsr_blosc_pipeline *pipe_ret)
+		      const struct tsr_blosc_blocks *blocks, struct tsr_blosc_stream *spans,
+		      size_t cap, size_t *n_ret, struct tsr_blosc_pipeline *pipe_ret)
 {
 	struct tsr_blosc_info in;
 	int st = tsr_blosc_info(chunk, nbytes, &in);
@@ -69,7 +69,21 @@ int tsr_blosc_streams(const void *chunk, size_t nbytes, size_t elem_nbytes,
 		*n_ret = in.nbytes > 0;
 		return TSR_OK;
 	}
-	for (int64_t b = 0; b < in.nblocks; b++) {
+	/* every block, or the chosen ones (block 0 first when they need it) */
+	const struct tsr_blosc_blocks *sel = blocks && blocks->naxes > 0 ? blocks : NULL;
+	int64_t nlist = in.nblocks;
+	if (sel) {
+		if (sel->count < 0 || sel->count + (sel->with0 != 0) > in.nblocks ||
+		    (sel->count && (tsr_blosc_blocks_at(sel, 0) < 0 ||
+				    tsr_blosc_blocks_at(sel, sel->count - 1) >= in.nblocks)))
+			return tsr_error(TSR_E_INTERNAL, "blosc: %lld chosen blocks outside the "
+					 "chunk's %lld", (long long)sel->count, (long long)in.nblocks);
+		pipe_ret->blocks = *sel;
+		nlist = sel->count + (sel->with0 != 0);
+	}
+	for (int64_t i = 0; i < nlist; i++) {
+		int64_t b = !sel ? i : sel->with0 ? (i ? tsr_blosc_blocks_at(sel, i - 1) : 0)
+					       : tsr_blosc_blocks_at(sel, i);
 		struct tsr_blosc_stream block[TSR_BLOSC_MAX_STREAMS];
 		int nb;
 		if ((st = tsr_blosc_block_streams(&in, chunk, b, block, &nb)))

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "b2nd_blocks.h"
 #include "blosc.h"
 #include "route.h"
 
@@ -305,6 +306,14 @@ void tsr_route_blosc_ref(const void *chunk, const struct tsr_chunk_ref *r, unsig
 		rt->kind = -1;
 		rt->why = TSR_WHY_STEPS;
 	}
+}
+
+void tsr_route_blosc_blocks(const void *chunk, const struct tsr_chunk_ref *r, const int64_t *lo,
+			    const int64_t *hi, struct tsr_blosc_blocks *sel)
+{
+	/* (Zarr blosc chunks and plain super-chunks without a b2nd layout: whole) */
+	if (!tsr_route_layout_ok(r) || !tsr_b2nd_blocks(r, chunk, (size_t)r->nbytes, lo, hi, sel))
+		memset(sel, 0, sizeof(*sel));
 }
 
 unsigned tsr_route_warp_factor(int kind)

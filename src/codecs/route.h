@@ -118,6 +118,17 @@ void tsr_route_blosc(const void *chunk, size_t nbytes, size_t elem_nbytes, int64
 void tsr_route_blosc_ref(const void *chunk, const struct tsr_chunk_ref *r, unsigned families,
 			 struct tsr_route *rt, int *codec_ret);
 
+/*
+ * The blocks of a staged chunk that tsr_route_blosc_ref sent TSR_ROUTE_BLOSC which a task
+ * needs, its chunk-local bounds [lo, hi) (tsr_task_bounds): for a b2nd chunk those the CPU
+ * decodes for the same box (tsr_b2nd_blocks, src/codecs/b2nd_blocks.h), so a section's task
+ * decodes and filters only them; every block (sel zeroed) otherwise. The engine passes sel on
+ * to tsr_blosc_streams as it is.
+ */
+struct tsr_blosc_blocks;
+void tsr_route_blosc_blocks(const void *chunk, const struct tsr_chunk_ref *r, const int64_t *lo,
+			    const int64_t *hi, struct tsr_blosc_blocks *sel);
+
 /* Elements of the chunk as decoded: a b2nd chunk's padded shape, else npix. */
 int64_t tsr_route_decoded_npix(const struct tsr_chunk_ref *r);
 

@@ -30,8 +30,8 @@ tsr_bfilter_kernel(uint8_t *dec, uint8_t *stage, const struct tsr_cuda_bfilter *
 		if (threadIdx.x == 0)
 			c = chunks[tsr_bf_find(chunks, n, g)];
 		__syncthreads();
-		uint64_t b = g - c.first;
-		unsigned steps = b < c.nblocks ? tsr_bf_nsteps(&c, b, pass) : 0;
+		uint64_t k = g - c.first, b = k < c.nblocks ? tsr_bf_block(&c, k) : 0;
+		unsigned steps = k < c.nblocks ? tsr_bf_nsteps(&c, b, pass) : 0;
 		struct tsr_bf_view v;
 		v.block = b;
 		v.at = b * c.blocksize;

@@ -19,6 +19,7 @@ extern "C" {
  */
 #define TSR_CUDA_BF_MAX 6
 #define TSR_CUDA_BF_PAT 16
+#define TSR_CUDA_BF_SEL 4
 #define TSR_CUDA_BF_PAT_INLINE UINT64_MAX
 
 struct tsr_cuda_bfilter {
@@ -31,9 +32,15 @@ struct tsr_cuda_bfilter {
 				   counts summed before it) */
 	uint64_t pat_src;       /* fill: bytes into the staging buffer of the pattern, or
 				   TSR_CUDA_BF_PAT_INLINE: in pat[] */
-	uint32_t nblocks;
+	uint32_t nblocks;       /* the launch's blocks of the chunk: every block, or the chosen */
 	uint16_t plen;          /* > 0: a fill of this period (no filters) */
-	uint8_t typesize, version, nfilt, pad0, pad1;
+	uint8_t typesize, version, nfilt;
+	uint8_t nsel;           /* > 0: a section's chunk, only some of its blocks decoded: the
+				   launch's block k is chosen block k (sel_*, as struct
+				   tsr_blosc_blocks of src/codecs/blosc.h), after block 0 when */
+	uint8_t with0;          /* DELTA blocks need it though the section does not */
+	uint32_t sel_n[TSR_CUDA_BF_SEL], sel_stride[TSR_CUDA_BF_SEL];
+	int64_t sel_base;
 	uint8_t filt[TSR_CUDA_BF_MAX], meta[TSR_CUDA_BF_MAX];
 	uint8_t pat[TSR_CUDA_BF_PAT];
 };

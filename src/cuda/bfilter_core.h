@@ -54,6 +54,32 @@ struct tsr_bf_view {
 	uint64_t block;
 };
 
+#ifdef __cplusplus
+static_assert(TSR_CUDA_BF_SEL == TSR_BLOSC_SEL_AXES, "a chunk's choice of blocks fits the pass's");
+#else
+_Static_assert(TSR_CUDA_BF_SEL == TSR_BLOSC_SEL_AXES, "a chunk's choice of blocks fits the pass's");
+#endif
+
+/* The chunk's block that the launch's block k of the chunk (0 <= k < nblocks) is: block k, or
+ * of a section's chunk (nsel > 0) block 0 first when with0, then its chosen blocks in order. */
+TSR_BF_HD uint64_t tsr_bf_block(const struct tsr_cuda_bfilter *c, uint64_t k)
+{
+	if (!c->nsel)
+		return k;
+	if (c->with0) {
+		if (k == 0)
+			return 0;
+		k--;
+	}
+	/* (32-bit: a chunk has under 2^31 blocks) */
+	uint32_t r = (uint32_t)k, b = 0;
+	for (int d = c->nsel - 1; d >= 0; d--) {
+		b += r % c->sel_n[d] * c->sel_stride[d];
+		r /= c->sel_n[d];
+	}
+	return (uint64_t)c->sel_base + b;
+}
+
 /* Whether the chunk's last filter is DELTA (which parse allows only last). */
 TSR_BF_HD int tsr_bf_has_delta(const struct tsr_cuda_bfilter *c)
 {
@@ -99,6 +125,18 @@ static inline int tsr_bf_describe(const struct tsr_blosc_pipeline *p, uint64_t d
 		memcpy(c->meta, p->meta, sizeof(c->meta));
 	}
 	c->nblocks = (uint32_t)((c->nbytes + c->blocksize - 1) / c->blocksize);
+	const struct tsr_blosc_blocks *sel = &p->blocks;
+	if (!p->fill_len && sel->naxes > 0 && sel->naxes <= TSR_CUDA_BF_SEL) {
+		/* a section's chunk: only the blocks whose streams were decoded */
+		c->nsel = (uint8_t)sel->naxes;
+		c->with0 = sel->with0 != 0;
+		c->sel_base = sel->base;
+		for (int d = 0; d < sel->naxes; d++) {
+			c->sel_n[d] = (uint32_t)sel->n[d];
+			c->sel_stride[d] = (uint32_t)sel->stride[d];
+		}
+		c->nblocks = (uint32_t)sel->count + c->with0;
+	}
 	return 1;
 }
 

@@ -123,8 +123,8 @@ static int tsr_cuda_blosc_task(struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 	if (!job->spans && !(job->spans = malloc(cap * sizeof(*job->spans))))
 		return tsr_error(TSR_E_NOMEM, "out of memory");
 	struct tsr_blosc_pipeline pipe;
-	int st = tsr_blosc_streams(staged, (size_t)ti->nbytes, w, job->spans, cap - s->nstreams,
-				   &n, &pipe);
+	int st = tsr_blosc_streams(staged, (size_t)ti->nbytes, w, &ct->blocks, job->spans,
+				   cap - s->nstreams, &n, &pipe);
 	if (st == TSR_E_TOO_SMALL) {
 		size_t vn = (size_t)ti->npix * ti->out_nbytes;
 		unsigned char *vals = malloc(vn ? vn : 1);

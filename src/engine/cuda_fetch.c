@@ -120,8 +120,13 @@ void tsr_cuda_worker(void *arg, int w)
 			ct->how = rt.how;
 			ct->kind = rt.kind;
 			ct->why = rt.why;
-			if (rt.how == TSR_HOW_BLOSC)
+			if (rt.how == TSR_HOW_BLOSC) {
+				/* a section decodes only the blocks its box touches */
+				int64_t lo[TSR_MAX_DIM], hi[TSR_MAX_DIM];
+				tsr_task_bounds(job->plan, ct->t, lo, hi);
+				tsr_route_blosc_blocks(src, &ref, lo, hi, &ct->blocks);
 				memcpy(dst, src, (size_t)ref.nbytes);
+			}
 		}
 		if (st == TSR_OK && ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC) {
 			if (ref.nbytes) /* lent: the stored bytes */

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../codecs/blosc.h"
 #include "../codecs/route.h"
 #include "../cuda/place.h"
 #include "../io/storage.h"
@@ -70,6 +71,8 @@ struct tsr_cuda_task {
 	int64_t plane_block;    /* BLOSC: elements a shuffled block holds (0: not shuffled) */
 	int blosc;              /* a blosc chunk (BLOSC, or CPU once its header said so) */
 	int blosc_codec;        /* blosc: the header's codec (enum tsr_blosc_codec), -1: unread */
+	struct tsr_blosc_blocks blocks; /* BLOSC: the blocks its box needs, as the route chose
+				   them when its header was read (zeroed: every block) */
 };
 
 /* What a read's layout found over all its tasks: counts for the receipt, sizes for the slots. */

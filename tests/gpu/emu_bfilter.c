@@ -91,7 +91,8 @@ static void run_pass(const struct tsr_cuda_bfilter *d, uint8_t *dec, uint8_t *st
 {
 	uint64_t *agg = malloc(nt * sizeof(*agg));
 	for (int pass = 0; pass < tsr_bf_passes(d); pass++) {
-		for (uint64_t b = 0; b < d->nblocks; b++) {
+		for (uint64_t k = 0; k < d->nblocks; k++) {
+			uint64_t b = tsr_bf_block(d, k);
 			struct tsr_bf_view v = {.a = dec + d->dec + b * d->blocksize,
 						.b = stage + d->scratch + b * d->blocksize,
 						.a0 = dec + d->dec,
@@ -137,7 +138,7 @@ static void check_chunk(const char *name, const uint8_t *c, size_t cn, size_t w,
 	size_t cap = 1 << 16, n = 0;
 	struct tsr_blosc_stream *sp = malloc(cap * sizeof(*sp));
 	struct tsr_blosc_pipeline p;
-	int st = tsr_blosc_streams(c, cn, w, sp, cap, &n, &p);
+	int st = tsr_blosc_streams(c, cn, w, NULL, sp, cap, &n, &p);
 	CHECK_EQ_INT(st, TSR_OK);
 	CHECK_EQ_INT(p.nbytes, (int64_t)want_n);
 	/* staging as the engine sizes it: the stored bytes, room for the decoded ones after */

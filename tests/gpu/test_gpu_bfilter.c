@@ -75,7 +75,7 @@ static int streams_on_cpu(const struct chunk *k, const struct tsr_blosc_info *in
 	static struct tsr_blosc_stream sp[1 << 16];
 	struct tsr_blosc_pipeline p;
 	size_t n = 0;
-	if (tsr_blosc_streams(k->c, k->cn, 0, sp, 1 << 16, &n, &p))
+	if (tsr_blosc_streams(k->c, k->cn, 0, NULL, sp, 1 << 16, &n, &p))
 		return 1;
 	for (size_t j = 0; j < n; j++) {
 		const struct tsr_blosc_stream *s = &sp[j];

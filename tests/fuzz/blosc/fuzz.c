@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 			struct tsr_route rt;
 			tsr_route_blosc(g.data, n, w, info.nbytes / (int64_t)w, ~0u, &rt, &codec);
 			if (rt.how != TSR_ROUTE_BLOSC ||
-			    tsr_blosc_streams(g.data, n, w, sp, 4096, &ns, &pipe) != 0)
+			    tsr_blosc_streams(g.data, n, w, NULL, sp, 4096, &ns, &pipe) != 0)
 				continue;
 			for (size_t k = 0; k < ns; k++) {
 				uint64_t in = sp[k].kind == TSR_BLOSC_STREAM_CODED ? sp[k].csize
