@@ -65,6 +65,10 @@ static inline uint32_t tsr_le32(const uint8_t *p)
 /* ---- large buffers (core/big_alloc.c) ---- */
 /* A buffer of n bytes for free(); large ones on transparent huge pages. */
 void *tsr_alloc_big(size_t n);
+struct tsr_pool;
+/* Faults in the pages of p, a fresh large buffer of n bytes from tsr_alloc_big, over nthreads of
+ * the pool's threads, each 2 MiB page by one thread (nothing for small buffers or one thread). */
+void tsr_big_populate(void *p, size_t n, struct tsr_pool *pool, int nthreads);
 
 /* ---- growing arrays (core/grow.c) ---- */
 /* Makes *buf (of *cap elements of elem_nbytes) hold at least need, doubling from first (or the

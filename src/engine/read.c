@@ -59,6 +59,23 @@ int tsr_read_device(const struct tsr_context *ctx, const struct tsr_read_options
 	return TSR_OK;
 }
 
+/* The threads a read uses: the context's, or fewer where the options ask. */
+static int tsr_read_threads(const struct tsr_array *array, const struct tsr_read_options *o)
+{
+	int nthreads = array->ctx->nthreads;
+	if (o->nthreads > 0 && o->nthreads < nthreads)
+		nthreads = o->nthreads;
+	return nthreads;
+}
+
+/* The same from the caller's options (the context's threads where they do not load: the read
+ * itself then reports them). */
+static int tsr_read_nthreads(const struct tsr_array *array, const struct tsr_read_options *opts)
+{
+	struct tsr_read_options o;
+	return tsr_read_options_load(&o, opts) ? array->ctx->nthreads : tsr_read_threads(array, &o);
+}
+
 static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns, void *out,
 			 void *cuda_stream, int on_device, int batch,
 			 const struct tsr_read_options *opts, struct tsr_receipt *r, double t_start)
@@ -67,10 +84,7 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 	int st = tsr_read_options_load(&o, opts);
 	if (st)
 		return st;
-	int nthreads = array->ctx->nthreads;
-	int want = o.nthreads;
-	if (want > 0 && want < nthreads)
-		nthreads = want;
+	int nthreads = tsr_read_threads(array, &o);
 	int decoder = o.decoder;
 	if (decoder != TSR_DECODER_AUTO && decoder != TSR_DECODER_CPU && decoder != TSR_DECODER_GPU)
 		return tsr_error(TSR_E_INVALID_ARG, "%s: read option decoder %d is none of "
@@ -169,6 +183,8 @@ static int tsr_read_alloc_norm(struct tsr_array *array, const struct tsr_norm_se
 	void *buf = tsr_alloc_big(need);
 	if (!buf)
 		return tsr_error(TSR_E_NOMEM, "%s: cannot allocate %zu bytes", array->path, need);
+	/* the fresh buffer's pages faulted in by the read's threads, each page by one */
+	tsr_big_populate(buf, need, array->ctx->pool, tsr_read_nthreads(array, opts));
 	struct tsr_receipt r;
 	tsr_receipt_init(array, &r);
 	int st = tsr_read_impl(array, ns, buf, NULL, 0, 0, opts, &r, t0);
