@@ -36,6 +36,8 @@ static int lay(struct tsr_array *a, struct laid *l)
 	struct tsr_cuda_layout L;
 	tsr_cuda_layout(a, &l->plan, l->ds, TSR_DECODER_CPU, 0, 16, &l->task, &L);
 	CHECK_EQ_INT(l->task.how, TSR_HOW_CPU);
+	/* (it splits: the slot need not hold one whole chunk per thread, tsr_cuda_slot_sizes) */
+	CHECK_EQ_INT((int)L.n_cpu_whole, 0);
 	tsr_cuda_task_ref(l->ds, &l->task, &l->ref);
 	return TSR_OK;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../codecs/blosc_parts.h"
 #include "cuda_layout.h"
 #include "gather.h"
 #include "split.h"
@@ -29,6 +30,7 @@ void tsr_cuda_layout(const struct tsr_array *array, const struct tsr_plan *plan,
 {
 	const struct tsr_desc *d = &array->desc;
 	memset(L, 0, sizeof(*L));
+	L->nthreads = nthreads > 0 ? nthreads : 1;
 	uint64_t max_stream = 0;
 	for (int64_t t = 0; t < plan->ntasks; t++) {
 		struct tsr_cuda_task *ct = &tasks[t];
@@ -105,6 +107,11 @@ void tsr_cuda_layout(const struct tsr_array *array, const struct tsr_plan *plan,
 			ct->staged = ct->how == TSR_HOW_RAW ? (size_t)ti->nbytes
 							    : (size_t)ti->npix * ti->out_nbytes;
 			ct->staged = (ct->staged + 15) & ~(size_t)15;
+			if (ct->how == TSR_HOW_CPU && !ti->route.fill && !tsr_cuda_task_splits(ds, ct)) {
+				L->n_cpu_whole++;
+				if (ct->staged > L->cpu_whole_biggest)
+					L->cpu_whole_biggest = ct->staged;
+			}
 		}
 		if (ct->staged > L->biggest)
 			L->biggest = ct->staged;
@@ -118,6 +125,14 @@ void tsr_cuda_slot_sizes(const struct tsr_cuda_layout *L, int full, size_t *slot
 	/* A lone small read takes a small slot (pinned allocations take time in proportion to
 	 * their size); a batch read's files share full ones. */
 	size_t want = L->staged_total < TSR_SLOT_NBYTES && !full ? L->staged_total : TSR_SLOT_NBYTES;
+	if (L->n_cpu_whole > 1 && L->cpu_whole_biggest) {
+		/* one whole-decoded chunk per thread, as far as TSR_SLOT_CPU_NBYTES allows */
+		size_t k = (size_t)(L->n_cpu_whole < L->nthreads ? L->n_cpu_whole : L->nthreads);
+		size_t fit = TSR_SLOT_CPU_NBYTES / L->cpu_whole_biggest;
+		k = k < fit ? k : fit;
+		size_t cpu = k * L->cpu_whole_biggest;
+		want = cpu > want ? cpu : want;
+	}
 	want = (want + ((size_t)16 << 20) - 1) & ~(((size_t)16 << 20) - 1); /* 16 MiB steps */
 	want = L->biggest > want ? L->biggest : want;
 	if (want > *slot_want)
@@ -283,6 +298,18 @@ void tsr_cuda_task_ref(const struct tsr_plan_descs *ds, const struct tsr_cuda_ta
 {
 	tsr_task_desc(ds, ct->t, ref);
 	ref->codec.big_endian = ct->big_endian; /* (a blosc header's) */
+}
+
+int tsr_cuda_task_splits(const struct tsr_plan_descs *ds, const struct tsr_cuda_task *ct)
+{
+	struct tsr_chunk_ref ref;
+	struct tsr_chunk_box box;
+	tsr_cuda_task_ref(ds, ct, &ref);
+	for (int d = 0; d < ref.ndim; d++) {
+		box.lo[d] = 0;
+		box.hi[d] = ref.extent[d];
+	}
+	return tsr_chunk_split_nbytes(&ref, &box) > 0;
 }
 
 int64_t tsr_cuda_split_shares(const struct tsr_plan_descs *ds, const struct tsr_cuda_task *tasks,

@@ -25,6 +25,11 @@
  * to 3 times, so 64 MiB of staged tiles need up to about 200 MiB; a batch ends early when it
  * fills. Reads that need less allocate less. */
 #define TSR_DEC_NBYTES ((size_t)192 << 20)
+/* A slot grows past TSR_SLOT_NBYTES, up to this, to hold one chunk decoded whole on the CPU for
+ * each of the read's threads: the pool fills a slot at a time, so a 128 MiB slot of 32 MiB zstd
+ * chunks kept 4 of 16 threads busy (a 1024^3 uint16 Zarr v3 store of 256^3 chunks read into
+ * the device at 0.52x the host read on the H200). */
+#define TSR_SLOT_CPU_NBYTES ((size_t)512 << 20)
 /* Stored bytes of large chunks are read in pieces of this size by all the pool's threads: a
  * slot holding four 16 MiB Zarr chunks would otherwise keep four threads reading. Small pieces
  * also shorten the wait for the slowest thread before a slot can go to the GPU (a slot's fill
@@ -83,6 +88,12 @@ struct tsr_cuda_layout {
 	const char *gpu_name[TSR_FAM_N], *cpu_name[TSR_WHY_N];
 	size_t biggest, dec_biggest, dec_total, staged_total;
 	uint64_t gpu_decoded;   /* bytes the GPU decodes (its streams) */
+	/* Chunks the CPU decodes whole (no block shares: a zstd or lz4 frame, a tile): how many,
+	 * the largest's staged bytes, and the read's threads. A slot holding fewer of them than
+	 * there are threads keeps threads idle (tsr_cuda_slot_sizes). */
+	int64_t n_cpu_whole;
+	size_t cpu_whole_biggest;
+	int nthreads;
 };
 
 /* Lays out every task of plan, described and routed by the planner (ds: tsr_plan_describe with
@@ -134,6 +145,9 @@ int64_t tsr_cuda_spans(const struct tsr_cuda_task *tasks, int64_t n, int with_bl
  * every other task 1. nshares[n]; returns their sum. */
 int64_t tsr_cuda_split_shares(const struct tsr_plan_descs *ds, const struct tsr_cuda_task *tasks,
 			      int64_t n, int nthreads, int64_t *nshares);
+/* Whether a CPU task's chunk could split into block shares (a blosc chunk whose blocks lie
+ * apart; tsr_chunk_split_nbytes). */
+int tsr_cuda_task_splits(const struct tsr_plan_descs *ds, const struct tsr_cuda_task *ct);
 /* The chunk description a CPU task decodes from (its header's byte order, for a blosc chunk). */
 void tsr_cuda_task_ref(const struct tsr_plan_descs *ds, const struct tsr_cuda_task *ct,
 		       struct tsr_chunk_ref *ref);
