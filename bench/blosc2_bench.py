@@ -184,7 +184,9 @@ for (label, name, cp), path in zip(CONFIGS, paths):
         s_pp = py_sections_procs(path, args.edge, args.seconds)
     rows.append((label, "%s / %s" % (arr.chunks, arr.blocks), SHAPE[0] * SHAPE[1] * 4 / stored,
                  w_t, w_tf, w_p, e_t, e_p, float(s_t["reads_per_s"]), s_pt[0], s_pp[0]))
-    print("done:", label, flush=True)
+    # (each row as it is made: a run cut short keeps what it measured)
+    print("done: | %s | %s | %.2f | %.2f / %.2f | %.2f | %.1f | %.1f | %.0f | %.0f | %.0f |" %
+          rows[-1], flush=True)
 
 label, name, cp, ch, bl = SMALL
 small = None
