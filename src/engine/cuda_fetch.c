@@ -177,11 +177,7 @@ void tsr_cuda_shares(struct tsr_cuda_job *job, int nthreads)
 			continue;
 		struct tsr_chunk_ref ref;
 		struct tsr_chunk_box box;
-		tsr_cuda_task_ref(job->descs, &job->tasks[i], &ref);
-		for (int d = 0; d < ref.ndim; d++) {
-			box.lo[d] = 0;
-			box.hi[d] = ref.extent[d];
-		}
+		tsr_cuda_task_whole(job->descs, &job->tasks[i], &ref, &box);
 		if (!(job->splits[i] = tsr_split_new(&ref, &box, ns[i]))) {
 			ok = 0;
 			break;

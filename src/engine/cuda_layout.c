@@ -300,15 +300,21 @@ void tsr_cuda_task_ref(const struct tsr_plan_descs *ds, const struct tsr_cuda_ta
 	ref->codec.big_endian = ct->big_endian; /* (a blosc header's) */
 }
 
+void tsr_cuda_task_whole(const struct tsr_plan_descs *ds, const struct tsr_cuda_task *ct,
+			 struct tsr_chunk_ref *ref, struct tsr_chunk_box *box)
+{
+	tsr_cuda_task_ref(ds, ct, ref);
+	for (int d = 0; d < ref->ndim; d++) {
+		box->lo[d] = 0;
+		box->hi[d] = ref->extent[d];
+	}
+}
+
 int tsr_cuda_task_splits(const struct tsr_plan_descs *ds, const struct tsr_cuda_task *ct)
 {
 	struct tsr_chunk_ref ref;
 	struct tsr_chunk_box box;
-	tsr_cuda_task_ref(ds, ct, &ref);
-	for (int d = 0; d < ref.ndim; d++) {
-		box.lo[d] = 0;
-		box.hi[d] = ref.extent[d];
-	}
+	tsr_cuda_task_whole(ds, ct, &ref, &box);
 	return tsr_chunk_split_nbytes(&ref, &box) > 0;
 }
 
@@ -325,11 +331,7 @@ int64_t tsr_cuda_split_shares(const struct tsr_plan_descs *ds, const struct tsr_
 		if (ct->how == TSR_HOW_CPU && tsr_split_worth(ncpu, nthreads)) {
 			struct tsr_chunk_ref ref;
 			struct tsr_chunk_box box;
-			tsr_cuda_task_ref(ds, ct, &ref);
-			for (int d = 0; d < ref.ndim; d++) {
-				box.lo[d] = 0;
-				box.hi[d] = ref.extent[d];
-			}
+			tsr_cuda_task_whole(ds, ct, &ref, &box);
 			nshares[i] = tsr_split_nshares(&ref, &box, ct->ti->out_nbytes, ncpu, nthreads);
 		}
 		total += nshares[i];

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "../codecs/blosc.h"
+#include "../codecs/codecs.h"
 #include "../codecs/route.h"
 #include "../cuda/place.h"
 #include "../io/storage.h"
@@ -145,6 +146,9 @@ int64_t tsr_cuda_spans(const struct tsr_cuda_task *tasks, int64_t n, int with_bl
  * every other task 1. nshares[n]; returns their sum. */
 int64_t tsr_cuda_split_shares(const struct tsr_plan_descs *ds, const struct tsr_cuda_task *tasks,
 			      int64_t n, int nthreads, int64_t *nshares);
+/* A task's chunk description (tsr_cuda_task_ref) and the box of the whole chunk. */
+void tsr_cuda_task_whole(const struct tsr_plan_descs *ds, const struct tsr_cuda_task *ct,
+			 struct tsr_chunk_ref *ref, struct tsr_chunk_box *box);
 /* Whether a CPU task's chunk could split into block shares (a blosc chunk whose blocks lie
  * apart; tsr_chunk_split_nbytes). */
 int tsr_cuda_task_splits(const struct tsr_plan_descs *ds, const struct tsr_cuda_task *ct);
