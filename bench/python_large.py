@@ -39,13 +39,13 @@ def c_times(cli, path, iterations, device="cpu"):
 
 
 def c_fresh_times(lat, path, iterations):
-    """tsr_read_alloc into a new buffer each time (bench/blosc2_latency whole PATH 1 fresh)."""
-    ms = []
-    for _ in range(iterations):
-        p = subprocess.run([lat, "whole", path, "1", "fresh"], check=True, capture_output=True,
-                           text=True)
-        ms.append(float(p.stdout.split("best_s=")[1].split()[0]) * 1e3)
-    return ms
+    """tsr_read_alloc into a new buffer each time: one process, a warm-up call first, then
+    `iterations` calls, each timed alone (blosc2_latency's read_s: the buffer's free after the
+    call is not in it, as a Python array's is not), as py_times times Python's new arrays."""
+    p = subprocess.run([lat, "whole", path, str(iterations + 1), "fresh"], check=True,
+                       capture_output=True, text=True)
+    rd = p.stdout.split("read_s=")[1].split()[0].split(",")
+    return [float(x) * 1e3 for x in rd[1:]]
 
 
 def py_times(path, iterations, out=None, device="cpu"):
