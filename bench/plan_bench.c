@@ -2,7 +2,8 @@
  * (open, plan, describe and route, slot layout, stored reads, place descriptions and stream
  * arguments), timed without a device over a batch of files, in ns per task (tile).
  *
- * Usage: plan_bench [-r REPS] FILE...  (e.g. the 32 RICE_1 int16 FITS of 4096 x 4096 that
+ * Usage: plan_bench [-r REPS] [-c] FILE...  (-c: decoder cpu, every task the CPU's; e.g. the
+ * 32 RICE_1 int16 FITS of 4096 x 4096 that
  * `fits_write DIR 32 4096 4096 rice_i16` writes: 131,072 row tiles.) Each rep reads the files
  * as one batch read does: every file opened, planned and laid out into the staging ring's slots,
  * which the files share; best of REPS. Nothing is read from the files beyond their metadata. */
@@ -85,12 +86,20 @@ static int64_t lay_out(const struct tsr_plan *plan, const struct tsr_plan_descs 
 int main(int argc, char **argv)
 {
 	int reps = 5, a0 = 1;
-	if (argc > 2 && !strcmp(argv[1], "-r")) {
-		reps = atoi(argv[2]);
-		a0 = 3;
+	int decoder = TSR_DECODER_AUTO;
+	for (;;) {
+		if (argc > a0 + 1 && !strcmp(argv[a0], "-r")) {
+			reps = atoi(argv[a0 + 1]);
+			a0 += 2;
+		} else if (argc > a0 && !strcmp(argv[a0], "-c")) {
+			decoder = TSR_DECODER_CPU;
+			a0++;
+		} else {
+			break;
+		}
 	}
 	if (a0 >= argc || reps < 1) {
-		fprintf(stderr, "usage: plan_bench [-r REPS] FILE...\n");
+		fprintf(stderr, "usage: plan_bench [-r REPS] [-c] FILE...\n");
 		return 2;
 	}
 	int nfiles = argc - a0;
@@ -108,7 +117,8 @@ int main(int argc, char **argv)
 	double best[PH_N], best_total = 1e30;
 	int64_t ntiles = 0, npieces = 0;
 	const struct tsr_route_device rdev = {
-		.gpu = 1, .blosc = 1, .families = (1u << TSR_FAM_N) - 1};
+		.gpu = 1, .force_cpu = decoder == TSR_DECODER_CPU, .blosc = 1,
+		.families = (1u << TSR_FAM_N) - 1};
 	for (int rep = 0; rep < reps; rep++) {
 		double ph[PH_N] = {0};
 		ntiles = npieces = 0;
@@ -146,7 +156,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "plan_bench: %s\n", tsr_errmsg());
 				return 1;
 			}
-			tsr_cuda_layout(a, &plan, ds, TSR_DECODER_AUTO, batch, 16, tasks, &L);
+			tsr_cuda_layout(a, &plan, ds, decoder, batch, 16, tasks, &L);
 			double t3 = now();
 			npieces += lay_out(&plan, ds, tasks, &r);
 			double t4 = now();
