@@ -76,6 +76,8 @@ void tsr_cuda_layout(const struct tsr_array *array, const struct tsr_plan *plan,
 		L->n_stream = L->n_dequant = 0;
 		L->gpu_decoded = 0;
 	}
+	uint32_t split_id = UINT32_MAX; /* the description last asked whether it splits */
+	int splits = 0;
 	for (int64_t t = 0; t < plan->ntasks; t++) {
 		struct tsr_cuda_task *ct = &tasks[t];
 		const struct tsr_task_info *ti = ct->ti;
@@ -107,10 +109,18 @@ void tsr_cuda_layout(const struct tsr_array *array, const struct tsr_plan *plan,
 			ct->staged = ct->how == TSR_HOW_RAW ? (size_t)ti->nbytes
 							    : (size_t)ti->npix * ti->out_nbytes;
 			ct->staged = (ct->staged + 15) & ~(size_t)15;
-			if (ct->how == TSR_HOW_CPU && !ti->route.fill && !tsr_cuda_task_splits(ds, ct)) {
-				L->n_cpu_whole++;
-				if (ct->staged > L->cpu_whole_biggest)
-					L->cpu_whole_biggest = ct->staged;
+			if (ct->how == TSR_HOW_CPU && !ti->route.fill) {
+				/* (whether a chunk splits is its description's: asked once an id) */
+				uint32_t id = tsr_task_desc_id(ds, t);
+				if (id != split_id) {
+					split_id = id;
+					splits = tsr_cuda_task_splits(ds, ct);
+				}
+				if (!splits) {
+					L->n_cpu_whole++;
+					if (ct->staged > L->cpu_whole_biggest)
+						L->cpu_whole_biggest = ct->staged;
+				}
 			}
 		}
 		if (ct->staged > L->biggest)

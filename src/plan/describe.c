@@ -200,6 +200,11 @@ void tsr_task_desc(const struct tsr_plan_descs *ds, int64_t t, struct tsr_chunk_
 	strcpy(ref->path, ds->pool + ds->path_at[ds->path_id[t]]);
 }
 
+uint32_t tsr_task_desc_id(const struct tsr_plan_descs *ds, int64_t t)
+{
+	return ds->tail_id[t];
+}
+
 const char *tsr_task_desc_path(const struct tsr_plan_descs *ds, int64_t t)
 {
 	return ds->pool + ds->path_at[ds->path_id[t]];
