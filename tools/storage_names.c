@@ -7,34 +7,39 @@
 /* indexed by enum tsr_storage */
 static const char *const tsr_cli_storage_names[] = {"real", "mock-host", "mock-device", "posix",
 						    "cufile"};
-#define TSR_CLI_NSTORAGE (int)(sizeof(tsr_cli_storage_names) / sizeof(tsr_cli_storage_names[0]))
+/* indexed by enum tsr_decoder */
+static const char *const tsr_cli_decoder_names[] = {"auto", "cpu", "gpu"};
+#define TSR_CLI_COUNT(t) (int)(sizeof(t) / sizeof((t)[0]))
+
+/* The index of name in names[n], or -1. */
+static int tsr_cli_lookup(const char *const *names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
 
 int tsr_cli_storage(const char *name)
 {
-	for (int s = 0; s < TSR_CLI_NSTORAGE; s++)
-		if (!strcmp(name, tsr_cli_storage_names[s]))
-			return s;
-	return -1;
+	return tsr_cli_lookup(tsr_cli_storage_names, TSR_CLI_COUNT(tsr_cli_storage_names), name);
 }
 
 const char *tsr_cli_storage_name(int storage)
 {
-	return storage >= 0 && storage < TSR_CLI_NSTORAGE ? tsr_cli_storage_names[storage] : "?";
+	return storage >= 0 && storage < TSR_CLI_COUNT(tsr_cli_storage_names)
+		       ? tsr_cli_storage_names[storage]
+		       : "?";
 }
-
-/* indexed by enum tsr_decoder */
-static const char *const tsr_cli_decoder_names[] = {"auto", "cpu", "gpu"};
-#define TSR_CLI_NDECODER (int)(sizeof(tsr_cli_decoder_names) / sizeof(tsr_cli_decoder_names[0]))
 
 int tsr_cli_decoder(const char *name)
 {
-	for (int d = 0; d < TSR_CLI_NDECODER; d++)
-		if (!strcmp(name, tsr_cli_decoder_names[d]))
-			return d;
-	return -1;
+	return tsr_cli_lookup(tsr_cli_decoder_names, TSR_CLI_COUNT(tsr_cli_decoder_names), name);
 }
 
 const char *tsr_cli_decoder_name(int decoder)
 {
-	return decoder >= 0 && decoder < TSR_CLI_NDECODER ? tsr_cli_decoder_names[decoder] : "?";
+	return decoder >= 0 && decoder < TSR_CLI_COUNT(tsr_cli_decoder_names)
+		       ? tsr_cli_decoder_names[decoder]
+		       : "?";
 }
