@@ -14,6 +14,7 @@
 #include "check.h"
 #include "tessera.h"
 #include "test_blosc2_frame.h"
+#include "write_file.h"
 
 #define NTHREADS 16
 
@@ -149,15 +150,6 @@ static void check_array(struct tsr_context *ctx, const char *path, const int32_t
 		CHECK(!w[i].bad);
 	}
 	tsr_array_free(sh.a);
-}
-
-static int write_file(const char *path, const void *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return -1;
-	size_t k = fwrite(p, 1, n, f);
-	return fclose(f) == 0 && k == n ? 0 : -1;
 }
 
 int main(void)

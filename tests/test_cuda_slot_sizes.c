@@ -6,21 +6,12 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "write_file.h"
 #include "tessera.h"
 #include "engine/cuda_layout.h"
 #include "plan/plan.h"
 
 #define MIB ((size_t)1 << 20)
-
-static void put_file(const char *path, const void *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	CHECK_EQ_INT((int)fwrite(p, 1, n, f), (int)n);
-	fclose(f);
-}
 
 /* A Zarr v2 uint16 store of nchunks chunks of chunk elements (compressor: zstd or null). The
  * layout reads only metadata and file sizes: a zstd chunk file holds a few stand-in bytes, a raw
@@ -34,10 +25,10 @@ static void make_store(const char *dir, int nchunks, long long chunk, int zstd)
 		 "\"compressor\":%s,\"fill_value\":0,\"order\":\"C\",\"filters\":null}",
 		 (long long)nchunks * chunk, chunk, zstd ? "{\"id\":\"zstd\",\"level\":1}" : "null");
 	snprintf(path, sizeof(path), "%s/.zarray", dir);
-	put_file(path, meta, strlen(meta));
+	CHECK_EQ_INT(write_file(path, meta, strlen(meta)), 0);
 	for (int c = 0; c < nchunks; c++) {
 		snprintf(path, sizeof(path), "%s/%d", dir, c);
-		put_file(path, "stand-in", 8);
+		CHECK_EQ_INT(write_file(path, "stand-in", 8), 0);
 		if (!zstd)
 			CHECK_EQ_INT(truncate(path, (off_t)(2 * chunk)), 0);
 	}

@@ -18,6 +18,7 @@ struct laid {
 	struct tsr_plan_descs *ds;
 	struct tsr_cuda_task task;
 	struct tsr_chunk_ref ref;
+	struct tsr_chunk_box box; /* the whole chunk */
 };
 
 static int lay(struct tsr_array *a, struct laid *l)
@@ -38,7 +39,7 @@ static int lay(struct tsr_array *a, struct laid *l)
 	CHECK_EQ_INT(l->task.how, TSR_HOW_CPU);
 	/* (it splits: the slot need not hold one whole chunk per thread, tsr_cuda_slot_sizes) */
 	CHECK_EQ_INT((int)L.n_cpu_whole, 0);
-	tsr_cuda_task_ref(l->ds, &l->task, &l->ref);
+	tsr_cuda_task_whole(l->ds, &l->task, &l->ref, &l->box);
 	return TSR_OK;
 }
 
@@ -75,12 +76,7 @@ static void *run_shares(void *arg)
 static int decode_shares(struct tsr_array *a, const struct laid *l, int64_t np, int nth,
 			 unsigned char *img)
 {
-	struct tsr_chunk_box box;
-	for (int d = 0; d < l->ref.ndim; d++) {
-		box.lo[d] = 0;
-		box.hi[d] = l->ref.extent[d];
-	}
-	struct tsr_split *s = tsr_split_new(&l->ref, &box, np);
+	struct tsr_split *s = tsr_split_new(&l->ref, &l->box, np);
 	CHECK(s != NULL);
 	struct tsr_split_sink sink;
 	tsr_split_sink_whole(s->ndim, s->extent, img, l->task.ti->out_nbytes, &sink);
@@ -129,12 +125,7 @@ static void check_array(struct tsr_context *ctx, const char *path, const struct 
 	/* the CPU engine's rule: a one-task read on 16 threads of a chunk of this size splits */
 	int64_t ns = 0;
 	CHECK_EQ_INT(tsr_cuda_split_shares(l.ds, &l.task, 1, 16, &ns), ns);
-	struct tsr_chunk_box whole;
-	for (int d = 0; d < l.ref.ndim; d++) {
-		whole.lo[d] = 0;
-		whole.hi[d] = l.ref.extent[d];
-	}
-	CHECK_EQ_INT(ns, tsr_split_nshares(&l.ref, &whole, (size_t)b->typesize, 1, 16));
+	CHECK_EQ_INT(ns, tsr_split_nshares(&l.ref, &l.box, (size_t)b->typesize, 1, 16));
 	CHECK(ns >= 2);
 	/* one thread: nothing splits */
 	CHECK_EQ_INT(tsr_cuda_split_shares(l.ds, &l.task, 1, 1, &ns), 1);

@@ -7,21 +7,12 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "write_file.h"
 #include "io/storage.h"
 #include "tessera.h"
 
 #define NCHUNKS 4
 #define CHUNK 6 /* uint16 elements of a chunk */
-
-static void put_file(const char *path, const void *data, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	CHECK(f != NULL);
-	if (f) {
-		CHECK(fwrite(data, 1, n, f) == n);
-		fclose(f);
-	}
-}
 
 int main(void)
 {
@@ -32,7 +23,7 @@ int main(void)
 	const char *meta = "{\"zarr_format\":2,\"shape\":[24],\"chunks\":[6],\"dtype\":\"<u2\","
 			   "\"compressor\":null,\"fill_value\":7,\"order\":\"C\",\"filters\":null}";
 	snprintf(path, sizeof(path), "%s/.zarray", dir);
-	put_file(path, meta, strlen(meta));
+	CHECK_EQ_INT(write_file(path, meta, strlen(meta)), 0);
 	unsigned char want[NCHUNKS][2 * CHUNK];
 	for (int c = 0; c < NCHUNKS; c++)
 		for (int i = 0; i < 2 * CHUNK; i++)
@@ -41,7 +32,7 @@ int main(void)
 		if (c == 2)
 			continue;
 		snprintf(path, sizeof(path), "%s/%d", dir, c);
-		put_file(path, want[c], 2 * CHUNK);
+		CHECK_EQ_INT(write_file(path, want[c], 2 * CHUNK), 0);
 	}
 
 	struct tsr_context *ctx = NULL;
