@@ -508,13 +508,25 @@ TSR_API int tsr_read_batch(struct tsr_context *ctx, const char *const *paths, si
  * Streamed reads: the same array of many files, a batch of files at a time, while the next
  * files are read ahead (the kernel is asked to pull them into the page cache, and their
  * metadata is parsed before they are needed). A stream belongs to one thread at a time.
+ * Into device memory (tsr_stream_next with a TSR_MEM_CUDA destination) a stream also reads
+ * the next whole batches together with the current one, as one batch read into a buffer of
+ * up to 512 MiB it owns on the destination's device (at most prefetch files more, where
+ * prefetch is given), and hands each later batch over with a copy on the device: the GPU then
+ * decodes many files' chunks at once, as in tsr_read_batch. Files are read when their group
+ * is, so a file changed after that is seen as it was. A batch's receipt covers what its call
+ * read: the group read's for the batch that read the group, and for the batches handed over
+ * later their bytes_out and the copy's time (names as the group read's, counts 0). An error
+ * in any file of a group comes from the call whose batch holds that file, as without
+ * read-ahead (the group's batches are then read one at a time).
  */
 struct tsr_stream;
 
 struct tsr_stream_options {
 	size_t struct_size;    /* sizeof(struct tsr_stream_options) */
 	int files_per_batch;   /* files stacked per tsr_stream_next (0: 1) */
-	int prefetch;          /* files read ahead of the current batch (0: 2 batches' worth) */
+	int prefetch;          /* files read ahead of the current batch (0: 2 batches' worth
+				  into the page cache; a device stream's group read: as many as
+				  512 MiB holds) */
 };
 
 /* tsr_stream_open() opens no file yet (the files' errors come from tsr_stream_next). Returns

@@ -167,6 +167,15 @@ int tsr_cuda_memcpy_to_host(void *dst, const void *src, size_t nbytes)
 	return e ? tsr_cuda_fail(e, "copy to the host") : TSR_OK;
 }
 
+int tsr_cuda_copy_on_device(void *dst, const void *src, size_t nbytes, void *stream)
+{
+	cudaStream_t cs = (cudaStream_t)stream;
+	cudaError_t e = cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, cs);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(cs);
+	return e ? tsr_cuda_fail(e, "copy on the device") : TSR_OK;
+}
+
 #else /* no CUDA in this build */
 
 #define TSR_NO_CUDA "this build of tessera has no CUDA engine"
@@ -235,6 +244,12 @@ void tsr_cuda_free(void *ptr)
 int tsr_cuda_memcpy_to_host(void *dst, const void *src, size_t nbytes)
 {
 	(void)dst, (void)src, (void)nbytes;
+	return tsr_error(TSR_E_NO_DEVICE, TSR_NO_CUDA);
+}
+
+int tsr_cuda_copy_on_device(void *dst, const void *src, size_t nbytes, void *stream)
+{
+	(void)dst, (void)src, (void)nbytes, (void)stream;
 	return tsr_error(TSR_E_NO_DEVICE, TSR_NO_CUDA);
 }
 #endif

@@ -85,6 +85,14 @@ void tsr_cuda_quiesce(struct tsr_context *ctx, int device);
  * tsr_cuda_leave. */
 int tsr_cuda_enter(int *device_ret, const void *out, const char *path, int *prev_ret);
 void tsr_cuda_leave(int prev);
+/* Tests: stream s reads ahead into host memory too, up to budget bytes a group read (0: the
+ * device streams' budget), as device streams do into device memory (stream.c). */
+struct tsr_stream;
+void tsr_stream_ahead_test(struct tsr_stream *s, size_t budget);
+
+/* Copies nbytes of device memory on its device, ordered on stream (a cudaStream_t; NULL: the
+ * default stream), and waits for it. */
+int tsr_cuda_copy_on_device(void *dst, const void *src, size_t nbytes, void *stream);
 
 /* The CUDA device of a read: its options' one device, else -1 (none named: tsr_cuda_enter
  * decides) (read.c). Options
