@@ -1,0 +1,67 @@
+"""test_gpu_stream_ahead.py - a stream into device memory reads its next batches ahead, as one
+batch read into a buffer of its own, and hands them over by copies on the device: every batch
+equals the host read of its files (distinct files, zlib chunks the GPU inflates; batches of 1, 2
+and 3, a short last one), and a corrupt file read ahead fails the call whose batch holds it,
+naming it, after the batches before it came right. Skipped where there is no CUDA device."""
+import json
+import os
+import zlib
+
+import numpy as np
+import pytest
+import tessera
+
+_caps = tessera.capabilities()
+if _caps["cuda"]["devices"] < 1:
+    pytest.skip("no CUDA device: %s" % _caps["cuda"]["reason"], allow_module_level=True)
+cupy = pytest.importorskip("cupy")
+
+SHAPE, CHUNKS = (64, 50), (16, 50)
+
+
+def write_store(path, a, corrupt=False):
+    """A Zarr v2 store of a, zlib chunks (corrupt: chunk 2's stream cut short)."""
+    os.makedirs(path)
+    with open(os.path.join(path, ".zarray"), "w") as f:
+        json.dump({"zarr_format": 2, "shape": list(a.shape), "chunks": list(CHUNKS),
+                   "dtype": "<i2", "compressor": {"id": "zlib", "level": 1},
+                   "fill_value": 0, "order": "C", "filters": None}, f)
+    for i in range(a.shape[0] // CHUNKS[0]):
+        z = zlib.compress(a[i * CHUNKS[0]:(i + 1) * CHUNKS[0]].tobytes(), 1)
+        with open(os.path.join(path, "%d.0" % i), "wb") as f:
+            f.write(z[:len(z) // 2] if corrupt and i == 2 else z)
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory):
+    d = tmp_path_factory.mktemp("ahead")
+    rng = np.random.default_rng(11)
+    paths, arrays = [], []
+    for i in range(7):
+        a = rng.integers(-30000, 30000, SHAPE).astype(np.int16)
+        p = str(d / ("s%d.zarr" % i))
+        write_store(p, a)
+        paths.append(p), arrays.append(a)
+    bad = str(d / "bad.zarr")
+    write_store(bad, arrays[0], corrupt=True)
+    return paths, np.stack(arrays), bad
+
+
+@pytest.mark.parametrize("batch", [1, 2, 3])
+def test_device_stream_equals_host(stores, batch):
+    paths, want, _ = stores
+    parts = list(tessera.stream(paths, batch=batch, device="cuda"))
+    assert [p.shape[0] for p in parts] == [min(batch, 7 - i) for i in range(0, 7, batch)]
+    got = cupy.asnumpy(cupy.concatenate(parts))
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_device_stream_error_in_read_ahead(stores):
+    paths, want, bad = stores
+    seq = paths[:3] + [bad] + paths[3:]
+    it = iter(tessera.stream(seq, batch=1, device="cuda"))
+    for i in range(3):
+        assert np.array_equal(cupy.asnumpy(next(it))[0], want[i])
+    with pytest.raises(Exception) as e:
+        next(it)
+    assert "bad.zarr" in str(e.value)
