@@ -273,15 +273,19 @@ static size_t tsr_stream_group(struct tsr_stream *s, const struct tsr_buffer *ds
 }
 
 /* Whether the read-ahead buffer holds the batch at s->next (n files) for dst: the same kind of
- * memory, on the same device. */
-static int tsr_stream_holds(struct tsr_stream *s, const struct tsr_buffer *dst, size_t n)
+ * memory, on the same device, which the read options name too where they name one. */
+static int tsr_stream_holds(struct tsr_stream *s, const struct tsr_buffer *dst,
+			    const struct tsr_read_options *opts, size_t n)
 {
 	if (!s->ahead_n || s->next < s->ahead_first || s->next + n > s->ahead_first + s->ahead_n ||
 	    dst->mem != s->ahead_mem)
 		return 0;
-	int device = -1;
+	int device = -1, named = -1;
 	if (dst->mem == TSR_MEM_CUDA &&
-	    (tsr_cuda_pointer_device(dst->data, &device) != TSR_OK || device != s->ahead_device)) {
+	    (tsr_cuda_pointer_device(dst->data, &device) != TSR_OK || device != s->ahead_device ||
+	     tsr_read_device(s->ctx, opts, "tsr_stream_next", &named) != TSR_OK ||
+	     (named >= 0 && named != device))) {
+		/* (a read of the batch itself gives the error these options deserve) */
 		tsr_error_clear();
 		return 0;
 	}
@@ -301,7 +305,13 @@ static int tsr_stream_serve(struct tsr_stream *s, const struct tsr_buffer *dst, 
 				 s->file_nbytes, dst->nbytes);
 	const unsigned char *src = s->ahead + (s->next - s->ahead_first) * s->file_nbytes;
 	if (dst->mem == TSR_MEM_CUDA) {
-		int st = tsr_cuda_copy_on_device(dst->data, src, nbytes, dst->cuda_stream);
+		/* on the buffers' device, current as a read makes it: a NULL stream is that
+		 * device's default one, ordered after the caller's work there */
+		int device = s->ahead_device, prev = -1;
+		int st = tsr_cuda_enter(&device, dst->data, "tsr_stream_next", &prev);
+		if (st == TSR_OK)
+			st = tsr_cuda_copy_on_device(dst->data, src, nbytes, dst->cuda_stream);
+		tsr_cuda_leave(prev);
 		if (st)
 			return st;
 	} else {
@@ -321,6 +331,8 @@ static int tsr_stream_serve(struct tsr_stream *s, const struct tsr_buffer *dst, 
 	*nfiles_ret = n;
 	if (s->next >= s->ahead_first + s->ahead_n)
 		s->ahead_n = 0;
+	if (s->next >= s->npaths)
+		tsr_stream_ahead_drop(s); /* (the stream is done: its device memory goes back) */
 	return TSR_OK;
 }
 
@@ -343,7 +355,7 @@ static int tsr_stream_batch(struct tsr_stream *s, const struct tsr_buffer *dst, 
 	size_t n = s->npaths - s->next < s->per_batch ? s->npaths - s->next : s->per_batch;
 	const struct tsr_open_options *oo = s->has_open ? &s->open : NULL;
 	const struct tsr_selection *sel = s->has_sel ? &s->sel : NULL;
-	if (!split && tsr_stream_holds(s, dst, n))
+	if (!split && tsr_stream_holds(s, dst, opts, n))
 		return tsr_stream_serve(s, dst, n, nfiles_ret, receipt_ret);
 	/* Later batches must match the stream's first file, not just their own first file. */
 	if (!s->have_shape) {
