@@ -9,22 +9,13 @@
 #include "check.h"
 #include "engine/engine.h"
 #include "tessera.h"
+#include "write_file.h"
 
 #define NFILES 9
 #define NELEM 64 /* uint16 elements of an array: 4 chunks of 16 */
 #define PER (NELEM * 2)
 
 static char dirs[NFILES + 2][256];
-
-static void put_file(const char *path, const void *data, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	CHECK(f != NULL);
-	if (f) {
-		CHECK(fwrite(data, 1, n, f) == n);
-		fclose(f);
-	}
-}
 
 /* Zarr v2 store i: raw uint16 values i * 1000 + k (dtype: "<u2", or another); broken: its
  * chunk 2 is short. */
@@ -39,7 +30,7 @@ static void make_store(int i, const char *dtype, int broken)
 		 "\"compressor\":null,\"fill_value\":0,\"order\":\"C\",\"filters\":null}",
 		 NELEM, dtype);
 	snprintf(path, sizeof(path), "%s/.zarray", dirs[i]);
-	put_file(path, meta, strlen(meta));
+	CHECK_EQ_INT(write_file(path, meta, strlen(meta)), 0);
 	size_t w = dtype[2] == '4' ? 4 : 2;
 	for (int c = 0; c < 4; c++) {
 		unsigned char buf[16 * 4];
@@ -48,7 +39,7 @@ static void make_store(int i, const char *dtype, int broken)
 			memcpy(buf + k * w, &v, w); /* (little-endian machine, as the tests assume) */
 		}
 		snprintf(path, sizeof(path), "%s/%d", dirs[i], c);
-		put_file(path, buf, broken && c == 2 ? 16 * w - 3 : 16 * w);
+		CHECK_EQ_INT(write_file(path, buf, broken && c == 2 ? 16 * w - 3 : 16 * w), 0);
 	}
 }
 
