@@ -505,7 +505,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 			if ((st = tsr_cuda_pieces(&job)))
 				break;
 			tsr_cuda_shares(&job, nthreads);
-			tsr_pool_run(pool, nthreads, tsr_cuda_worker, &job);
+			tsr_cuda_fill_run(pool, nthreads, &job);
 			tsr_cuda_shares_free(&job);
 		}
 		if ((st = tsr_job_error_take(&job.err)))

@@ -195,6 +195,10 @@ struct tsr_cuda_job {
 	struct tsr_piece *pieces; /* stored bytes read before the tasks (tsr_cuda_pieces); a
 				   piece's span is its (first) task */
 	int64_t npieces;
+	int blosc_in_slot;      /* the pieces read BLOSC tasks' stored bytes into the slot too:
+				   their headers are read there, after a first pool run of the pieces
+				   alone (tsr_cuda_fill_run) */
+	int pieces_only;        /* that first run: workers read pieces, nothing else */
 	size_t pieces_cap;
 	atomic_llong next_piece;
 	struct tsr_job_error err;
@@ -219,6 +223,11 @@ struct tsr_cuda_job {
  * (src/cuda/tsr_cuda.h: TSR_E_NO_DEVICE without a usable device or driver, TSR_E_NOMEM out of
  * device memory), and TSR_E_IO for any other CUDA error (tsr_read's documented code). */
 int tsr_cuda_fail(cudaError_t e, const char *what);
+
+/* Runs the pool over a job's pieces, shares and tasks (tsr_cuda_worker); where the pieces read
+ * blosc chunks into the slot, the pieces first, alone, so that every chunk has landed before a
+ * worker reads its header. */
+void tsr_cuda_fill_run(struct tsr_pool *pool, int nthreads, struct tsr_cuda_job *job);
 
 /* cuda_ring.c: the staging ring. */
 /* The context's CUDA state of device (an ordinal), created on first use; an ordinal that does

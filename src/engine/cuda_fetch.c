@@ -66,7 +66,7 @@ void tsr_cuda_worker(void *arg, int w)
 	unsigned char *vals = NULL;
 	size_t vcap = 0;
 	const struct tsr_split_worker sw = {&scratch, &vals, &vcap};
-	for (int64_t k; (k = atomic_fetch_add(&job->next_share, 1)) < job->nshares;) {
+	for (int64_t k; !job->pieces_only && (k = atomic_fetch_add(&job->next_share, 1)) < job->nshares;) {
 		if (atomic_load(&job->err.failed))
 			break;
 		const int64_t *e = &job->shares[3 * k];
@@ -84,7 +84,7 @@ void tsr_cuda_worker(void *arg, int w)
 	td += ss.t_decode + ss.t_place;
 	br += ss.bytes_read;
 	bd += ss.bytes_decoded;
-	for (;;) {
+	while (!job->pieces_only) {
 		if (i >= end) {
 			i = atomic_fetch_add(&job->next, job->group);
 			end = i + job->group < job->ntasks ? i + job->group : job->ntasks;
@@ -103,13 +103,17 @@ void tsr_cuda_worker(void *arg, int w)
 		unsigned char *dst = job->host + ct->slot_offset;
 		double t0 = tsr_now();
 		int st = TSR_OK;
-		/* The chunk's stored bytes: lent by a backend that holds them (no I/O), or read. */
+		/* The chunk's stored bytes: lent by a backend that holds them (no I/O), read by the
+		 * pieces into the slot already (blosc chunks), or read. */
 		struct tsr_chunk_ref ref;
 		tsr_task_desc(job->descs, ct->t, &ref);
 		const unsigned char *src = NULL;
-		if (ref.nbytes > 0)
+		const int in_slot = job->blosc_in_slot && ct->how == TSR_HOW_BLOSC;
+		if (in_slot)
+			src = dst;
+		else if (ref.nbytes > 0)
 			st = tsr_storage_fetch(&host, chunk, &ref, &fetch, &cap, &src);
-		br += ct->ti->route.fill ? 0 : ref.nbytes;
+		br += ct->ti->route.fill || in_slot ? 0 : ref.nbytes;
 		double t1 = tsr_now();
 		tf += t1 - t0;
 		if (st == TSR_OK && ct->how == TSR_HOW_BLOSC) {
@@ -125,7 +129,26 @@ void tsr_cuda_worker(void *arg, int w)
 				int64_t lo[TSR_MAX_DIM], hi[TSR_MAX_DIM];
 				tsr_task_bounds(job->plan, ct->t, lo, hi);
 				tsr_route_blosc_blocks(src, &ref, lo, hi, &ct->blocks);
-				memcpy(dst, src, (size_t)ref.nbytes);
+				if (!in_slot)
+					memcpy(dst, src, (size_t)ref.nbytes);
+			} else if (in_slot && ref.nbytes > 0) {
+				/* the CPU decodes it into the slot, where its stored bytes lie: from a
+				 * copy of them */
+				if (cap < ref.nbytes) {
+					/* (with tsr_storage_fetch's 64 bytes of zeroed slack) */
+					unsigned char *g = realloc(fetch, (size_t)ref.nbytes + 64);
+					if (g) {
+						fetch = g;
+						cap = (size_t)ref.nbytes;
+					}
+				}
+				if (cap < ref.nbytes) {
+					st = tsr_error(TSR_E_NOMEM, "out of memory");
+				} else {
+					memcpy(fetch, dst, (size_t)ref.nbytes);
+					memset(fetch + ref.nbytes, 0, 64);
+					src = fetch;
+				}
 			}
 		}
 		if (st == TSR_OK && ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC) {
@@ -153,6 +176,18 @@ void tsr_cuda_worker(void *arg, int w)
 	job->bytes_read += br;
 	job->bytes_decoded += bd;
 	pthread_mutex_unlock(&job->lock);
+}
+
+void tsr_cuda_fill_run(struct tsr_pool *pool, int nthreads, struct tsr_cuda_job *job)
+{
+	if (job->blosc_in_slot && job->npieces) {
+		job->pieces_only = 1;
+		tsr_pool_run(pool, nthreads, tsr_cuda_worker, job);
+		job->pieces_only = 0;
+		if (atomic_load(&job->err.failed))
+			return;
+	}
+	tsr_pool_run(pool, nthreads, tsr_cuda_worker, job);
 }
 
 void tsr_cuda_shares(struct tsr_cuda_job *job, int nthreads)
@@ -211,14 +246,21 @@ void tsr_cuda_shares_free(struct tsr_cuda_job *job)
 int tsr_cuda_pieces(struct tsr_cuda_job *job)
 {
 	job->npieces = 0;
+	job->blosc_in_slot = 0;
 	atomic_store(&job->next_piece, 0);
 	if (job->be->lend || !job->ntasks)
 		return TSR_OK;
 	struct tsr_span *spans = malloc((size_t)job->ntasks * sizeof(*spans));
 	int64_t *task = malloc((size_t)job->ntasks * sizeof(*task)), n = 0;
 	int st = spans && task ? TSR_OK : tsr_error(TSR_E_NOMEM, "out of memory");
-	if (st == TSR_OK) /* (CPU and BLOSC tasks: the CPU needs them whole, in host memory) */
-		n = tsr_cuda_spans(job->tasks, job->ntasks, 0, spans, task);
+	/* (CPU tasks: the CPU needs them whole, in host memory. BLOSC tasks' stored bytes are read
+	 * into the slot in pieces by all threads, as raw ones are: a whole 64 MiB chunk a thread,
+	 * through a bounce buffer, kept 2 of 16 threads reading a b2nd array's slots; their headers
+	 * are read from the slot once every piece has landed: tsr_cuda_fill_run) */
+	if (st == TSR_OK)
+		n = tsr_cuda_spans(job->tasks, job->ntasks, 1, spans, task);
+	for (int64_t k = 0; k < n && st == TSR_OK && !job->blosc_in_slot; k++)
+		job->blosc_in_slot = job->tasks[task[k]].how == TSR_HOW_BLOSC;
 	if (st == TSR_OK)
 		st = tsr_coalesce(spans, n, &tsr_cuda_slot_rule, &job->pieces, &job->npieces,
 				  &job->pieces_cap);
