@@ -8,16 +8,27 @@
 
 int tsr_cuda_blosc_ops(struct tsr_cuda_slot *s)
 {
+	if (!s->nbops)
+		return TSR_OK;
 	cudaError_t e = cudaSuccess;
-	for (size_t k = 0; k < s->nbops && !e; k++) {
-		const struct tsr_cuda_bop *op = &s->bops[k];
-		if (op->value < 0)
-			e = cudaMemcpyAsync(s->dec + op->dst, s->dev + op->src, op->n,
-					    cudaMemcpyDeviceToDevice, s->stream);
-		else
-			e = cudaMemsetAsync(s->dec + op->dst, op->value, op->n, s->stream);
+	if (s->dev_bops_cap < s->nbops) {
+		/* (grown rarely: cudaFree waits for the device, whose earlier launches may read
+		 * the old table) */
+		size_t cap = s->nbops > 4096 ? s->nbops : 4096;
+		cudaFree(s->dev_bops);
+		s->dev_bops = NULL;
+		s->dev_bops_cap = 0;
+		if ((e = cudaMalloc((void **)&s->dev_bops, cap * sizeof(*s->dev_bops))))
+			return tsr_cuda_fail(e, "blosc streams table");
+		s->dev_bops_cap = cap;
 	}
-	return e ? tsr_cuda_fail(e, "blosc streams") : TSR_OK;
+	/* (pageable source: the call returns once the bytes are staged, so the host table may
+	 * be refilled; the launch after it on the slot's stream sees them) */
+	if ((e = cudaMemcpyAsync(s->dev_bops, s->bops, s->nbops * sizeof(*s->bops),
+				 cudaMemcpyHostToDevice, s->stream)))
+		return tsr_cuda_fail(e, "blosc streams table");
+	int ke = tsr_cuda_bops_launch(s->dev_bops, s->nbops, s->dec, s->dev, s->stream);
+	return ke ? tsr_cuda_fail((cudaError_t)ke, "blosc streams") : TSR_OK;
 }
 
 int tsr_cuda_blosc_filters(struct tsr_cuda_slot *s)

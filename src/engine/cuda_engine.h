@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "../cuda/bfilter.h"
+#include "../cuda/bops.h"
 #include "../cuda/tsr_cuda.h"
 #include "cuda_layout.h"
 #include "split.h"
@@ -23,14 +24,6 @@
 _Static_assert(sizeof(size_t) == 8 && sizeof(void *) == 8,
 	       "inflate arguments are staged as 64-bit words");
 
-/* A blosc stream that is not coded (stored as is, or a run of one byte), copied or set
- * in the slot's decode buffer on the device before the kernels run. */
-struct tsr_cuda_bop {
-	uint64_t src;           /* bytes into the slot's device staging (copies) */
-	uint64_t dst;           /* bytes into its decode buffer */
-	uint64_t n;
-	int value;              /* -1: copy; else the byte to set */
-};
 
 #define TSR_NAMES 8
 
@@ -75,8 +68,10 @@ struct tsr_cuda_slot {
 					   are copied at dispatch */
 	size_t (*ranges)[2];            /* on_dev: [start, end) of the host bytes to copy */
 	size_t nranges, ranges_cap;
-	struct tsr_cuda_bop *bops;      /* blosc streams that are no zlib streams */
+	struct tsr_cuda_bop *bops;      /* blosc streams that are not coded (bops.h) */
 	size_t nbops, bops_cap;
+	struct tsr_cuda_bop *dev_bops;  /* their device copy, for the one launch that runs them */
+	size_t dev_bops_cap;
 	struct tsr_cuda_bfilter *host_bf, *dev_bf; /* blosc chunks the filter pass undoes or
 					   fills (TSR_SLOT_PLACES; host pinned) */
 	size_t nbf;

@@ -296,6 +296,7 @@ static void tsr_cuda_state_free(struct tsr_cuda_state *cs)
 		free(s->ptext);
 		free(s->ranges);
 		free(s->bops);
+		cudaFree(s->dev_bops);
 		if (s->made) {
 			cudaEventDestroy(s->copied);
 			cudaEventDestroy(s->placed);
