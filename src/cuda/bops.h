@@ -18,6 +18,11 @@ struct tsr_cuda_bop {
 	int value;              /* -1: copy; else the byte to set */
 };
 
+/* The largest operation the engine makes (a longer stream becomes several): one thread block
+ * runs an operation, bytes a thread at a time, which a whole memcpyed chunk of tens of MiB on
+ * one block would make the slot's slowest kernel. */
+#define TSR_BOP_MAX ((uint64_t)64 << 10)
+
 /* Runs ops[0..n) (device memory) on stream in one launch: a slot of python-blosc2's 8 KiB
  * blocks holds tens of thousands of them, one cudaMemcpyAsync each took ~4 us of the host's
  * time. Returns 0 or a cudaError_t. */

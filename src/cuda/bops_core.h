@@ -17,9 +17,10 @@
 TSR_BOP_FN void tsr_bop_run(const struct tsr_cuda_bop *op, uint8_t *dec, const uint8_t *stage,
 			    unsigned t, unsigned nt)
 {
-	uint8_t *d = dec + op->dst;
+	/* (the decode buffer and the staging are different allocations) */
+	uint8_t *__restrict__ d = dec + op->dst;
 	if (op->value < 0) {
-		const uint8_t *s = stage + op->src;
+		const uint8_t *__restrict__ s = stage + op->src;
 		for (uint64_t i = t; i < op->n; i += nt)
 			d[i] = s[i];
 	} else {

@@ -169,12 +169,19 @@ static int tsr_cuda_blosc_task(struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 			tsr_cuda_stream_add(job, s, pfx, io, c, tsr_route_blosc_name(ct->blosc_codec));
 			continue;
 		}
-		st = tsr_grow((void **)&s->bops, &s->bops_cap, s->nbops + 1, sizeof(*s->bops), 256);
+		/* in operations of at most TSR_BOP_MAX bytes: one thread block runs one, so a
+		 * memcpyed chunk (one stream of all its bytes) spreads over the GPU */
+		uint64_t nops = (sp->n + TSR_BOP_MAX - 1) / TSR_BOP_MAX;
+		st = tsr_grow((void **)&s->bops, &s->bops_cap, s->nbops + (size_t)(nops ? nops : 1),
+			      sizeof(*s->bops), 256);
 		if (st)
 			return st;
-		s->bops[s->nbops++] = (struct tsr_cuda_bop){
-			ct->slot_offset + sp->src, ct->dec_offset + sp->dst, sp->n,
-			sp->kind == TSR_BLOSC_STREAM_COPY ? -1 : sp->value};
+		for (uint64_t at = 0; at < sp->n; at += TSR_BOP_MAX) {
+			uint64_t len = sp->n - at < TSR_BOP_MAX ? sp->n - at : TSR_BOP_MAX;
+			s->bops[s->nbops++] = (struct tsr_cuda_bop){
+				ct->slot_offset + sp->src + at, ct->dec_offset + sp->dst + at, len,
+				sp->kind == TSR_BLOSC_STREAM_COPY ? -1 : sp->value};
+		}
 	}
 	return TSR_OK;
 }
