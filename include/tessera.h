@@ -510,9 +510,10 @@ TSR_API int tsr_read_batch(struct tsr_context *ctx, const char *const *paths, si
  * metadata is parsed before they are needed). A stream belongs to one thread at a time.
  * Into device memory (tsr_stream_next with a TSR_MEM_CUDA destination) a stream also reads
  * the next whole batches together with the current one, as one batch read into a buffer of
- * up to 512 MiB it owns on the destination's device (at most prefetch files more, where
- * prefetch is given), and hands each later batch over with a copy on the device: the GPU then
- * decodes many files' chunks at once, as in tsr_read_batch. Files are read when their group
+ * up to 2 GiB (and at most an eighth of the device's free memory) it owns on the
+ * destination's device (at most prefetch files more, where prefetch is given), and hands each
+ * later batch over with a copy on the device: the GPU then decodes many files' chunks at
+ * once, as in tsr_read_batch. The first batch then waits for its group's read. Files are read when their group
  * is, so a file changed after that is seen as it was. A batch's receipt covers what its call
  * read: the group read's for the batch that read the group, and for the batches handed over
  * later their bytes_out and the copy's time (names as the group read's, counts 0). An error
@@ -526,7 +527,7 @@ struct tsr_stream_options {
 	int files_per_batch;   /* files stacked per tsr_stream_next (0: 1) */
 	int prefetch;          /* files read ahead of the current batch (0: 2 batches' worth
 				  into the page cache; a device stream's group read: as many as
-				  512 MiB holds) */
+				  its buffer holds) */
 };
 
 /* tsr_stream_open() opens no file yet (the files' errors come from tsr_stream_next). Returns

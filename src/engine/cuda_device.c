@@ -167,6 +167,19 @@ int tsr_cuda_memcpy_to_host(void *dst, const void *src, size_t nbytes)
 	return e ? tsr_cuda_fail(e, "copy to the host") : TSR_OK;
 }
 
+int tsr_cuda_free_nbytes(int device, size_t *nbytes_ret)
+{
+	*nbytes_ret = 0;
+	int prev = -1;
+	int st = tsr_cuda_enter(&device, NULL, NULL, &prev);
+	if (st)
+		return st;
+	size_t total = 0;
+	cudaError_t e = cudaMemGetInfo(nbytes_ret, &total);
+	tsr_cuda_leave(prev);
+	return e ? tsr_cuda_fail(e, "cudaMemGetInfo") : TSR_OK;
+}
+
 int tsr_cuda_copy_on_device(void *dst, const void *src, size_t nbytes, void *stream)
 {
 	cudaStream_t cs = (cudaStream_t)stream;
@@ -245,6 +258,13 @@ int tsr_cuda_memcpy_to_host(void *dst, const void *src, size_t nbytes)
 {
 	(void)dst, (void)src, (void)nbytes;
 	return tsr_error(TSR_E_NO_DEVICE, TSR_NO_CUDA);
+}
+
+int tsr_cuda_free_nbytes(int device, size_t *nbytes_ret)
+{
+	*nbytes_ret = 0;
+	return tsr_error(TSR_E_NO_DEVICE, "CUDA device %d: " TSR_NO_CUDA " (0 CUDA devices)",
+			 device);
 }
 
 int tsr_cuda_copy_on_device(void *dst, const void *src, size_t nbytes, void *stream)

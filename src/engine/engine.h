@@ -90,6 +90,9 @@ void tsr_cuda_leave(int prev);
 struct tsr_stream;
 void tsr_stream_ahead_test(struct tsr_stream *s, size_t budget);
 
+/* The free memory of a CUDA device (cudaMemGetInfo with it current). */
+int tsr_cuda_free_nbytes(int device, size_t *nbytes_ret);
+
 /* Copies nbytes of device memory on its device, ordered on stream (a cudaStream_t; NULL: the
  * default stream), and waits for it. */
 int tsr_cuda_copy_on_device(void *dst, const void *src, size_t nbytes, void *stream);

@@ -51,11 +51,14 @@ struct tsr_stream {
 };
 
 /* A device stream reads its next batches with the current one, as one batch read into a
- * buffer of at most this many bytes on the destination's device, and hands each batch over
- * with a copy on the device: one file at a time, the GPU would wait on the host's work for
- * each file (on the H200, 32 GZIP_2 float32 files of 64 MiB streamed at 10.3 GB/s one by one,
- * 25.0 GB/s as one batch). */
-#define TSR_STREAM_AHEAD_NBYTES ((size_t)512 << 20)
+ * buffer of at most this many bytes on the destination's device (and at most an eighth of the
+ * device's free memory), and hands each batch over with a copy on the device: one file at a
+ * time, the GPU would wait on the host's work for each file. Each group read fills and drains
+ * the read's pipeline once, so larger groups come closer to one batch read (on the H200, 32
+ * GZIP_2 float32 files of 64 MiB: 10.3 GB/s one by one, 19.3 in groups of 512 MiB, 25.3 as
+ * one batch of 2 GiB). */
+#define TSR_STREAM_AHEAD_NBYTES ((size_t)2 << 30)
+#define TSR_STREAM_AHEAD_FREE_SHARE 8
 
 /* Asks the kernel to start reading a file (a plain file; stores are directories of many
  * small files, which the OS reads ahead well enough by itself). */
@@ -228,6 +231,25 @@ static size_t tsr_stream_group(struct tsr_stream *s, const struct tsr_buffer *ds
 	    (dst->mem != TSR_MEM_CUDA && !(s->ahead_host && dst->mem == TSR_MEM_HOST)))
 		return n;
 	size_t budget = s->ahead_budget ? s->ahead_budget : TSR_STREAM_AHEAD_NBYTES;
+	int device = -1;
+	if (dst->mem == TSR_MEM_CUDA) {
+		/* on the destination's device, the read's; no more than a share of what it has
+		 * free, so the caller's own allocations still find room */
+		int named = -1;
+		size_t free_nbytes = 0;
+		if (tsr_cuda_pointer_device(dst->data, &device) != TSR_OK || device < 0 ||
+		    tsr_read_device(s->ctx, opts, "tsr_stream_next", &named) != TSR_OK ||
+		    (named >= 0 && named != device) ||
+		    tsr_cuda_free_nbytes(device, &free_nbytes) != TSR_OK) {
+			tsr_error_clear();
+			return n;
+		}
+		if (!s->ahead_budget && budget > free_nbytes / TSR_STREAM_AHEAD_FREE_SHARE)
+			budget = free_nbytes / TSR_STREAM_AHEAD_FREE_SHARE;
+		if (s->ahead && s->ahead_mem == TSR_MEM_CUDA && s->ahead_device == device &&
+		    budget < s->ahead_cap)
+			budget = s->ahead_cap; /* (the buffer it holds already counts as free) */
+	}
 	size_t most = budget / s->file_nbytes, left = s->npaths - s->next;
 	if (s->prefetch_set && n + s->prefetch < most)
 		most = n + s->prefetch;
@@ -238,17 +260,6 @@ static size_t tsr_stream_group(struct tsr_stream *s, const struct tsr_buffer *ds
 	if (most <= n)
 		return n;
 	size_t need = most * s->file_nbytes;
-	int device = -1;
-	if (dst->mem == TSR_MEM_CUDA) {
-		/* on the destination's device, the read's */
-		int named = -1;
-		if (tsr_cuda_pointer_device(dst->data, &device) != TSR_OK || device < 0 ||
-		    tsr_read_device(s->ctx, opts, "tsr_stream_next", &named) != TSR_OK ||
-		    (named >= 0 && named != device)) {
-			tsr_error_clear();
-			return n;
-		}
-	}
 	if (s->ahead && (s->ahead_mem != dst->mem || s->ahead_device != device ||
 			 s->ahead_cap < need))
 		tsr_stream_ahead_drop(s);
