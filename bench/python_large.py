@@ -1,8 +1,8 @@
 """python_large.py - a large read through the Python module against the same read in C: the
 whole of a >= 256 MiB array (python-blosc2's 300x512x512 float32 by default, or FILE) by
 tessera.read(path) into a new NumPy array, into a reused one (out=), and in C by `tessera
-bench`'s end-to-end CPU phase (open + tsr_read + close into a reused buffer) and, for Blosc2
-files, bench/blosc2_latency's tsr_read_alloc into a new buffer (first-touch page faults in
+bench`'s end-to-end CPU phase (open + tsr_read + close into a reused buffer) and, into host
+memory, bench/blosc2_latency's tsr_read_alloc into a new buffer (first-touch page faults in
 both new-buffer figures). The C and Python runs
 alternate, ROUNDS times, so a busy machine blurs both alike; medians of all their iterations.
 --device cuda: the same into device memory: tessera.read(path, device="cuda") into a new CuPy
@@ -86,7 +86,8 @@ def main():
                                                   "tessera"))
     ap.add_argument("--latency", default=os.path.join(os.path.dirname(__file__), "..", "build",
                                                       "blosc2_latency"),
-                    help="bench/blosc2_latency.c, for C reads into new buffers (Blosc2 files)")
+                    help="bench/blosc2_latency.c, for C reads into new buffers (tsr_read_alloc; "
+                         "any format, the name notwithstanding)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--iterations", type=int, default=5)
     ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
@@ -109,14 +110,13 @@ def main():
             desc = {"file": path, "shape": a.shape, "dtype": str(a.dtype), "codec": a.codec,
                     "nbytes": a.nbytes}
         c, cf, fresh, reused, c_rec = [], [], [], [], []
-        b2 = (args.device == "cpu" and os.path.exists(args.latency) and
-              tessera.open(path).format == "blosc2")
+        fresh_c = args.device == "cpu" and os.path.exists(args.latency)
         for _ in range(args.rounds):
             ct, crec = c_times(args.cli, path, args.iterations, args.device)
             c += ct
             if crec is not None:
                 c_rec.append(crec)
-            if b2:
+            if fresh_c:
                 cf += c_fresh_times(args.latency, path, args.iterations)
             fresh += py_times(path, args.iterations, device=args.device)
             reused += py_times(path, args.iterations, out, args.device)
