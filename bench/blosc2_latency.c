@@ -2,9 +2,12 @@
  * random indices, warm cache), whole reads, and random-section throughput from many threads.
  *
  *   blosc2_latency elem PATH [N=10000] [SEED=1]       one random element per read
- *   blosc2_latency whole PATH [REPEAT=3] [fresh]       the whole array (best of REPEAT), into
+ *   blosc2_latency whole PATH [REPEAT=3] [fresh|fresh-open]
+ *                                                      the whole array (best of REPEAT), into
  *                                                      one reused buffer, or with "fresh" into
  *                                                      a new one each time (tsr_read_alloc);
+ *                                                      "fresh-open": each time also opened and
+ *                                                      closed, as tessera.read(path) does;
  *                                                      read_s: every call's time, in order
  *   blosc2_latency sections PATH EDGE THREADS [SECONDS=3] [SEED=1]
  *                                                      random EDGE^ndim boxes (clipped), THREADS
@@ -156,7 +159,8 @@ int main(int argc, char **argv)
 		free(t);
 	} else if (!strcmp(mode, "whole")) {
 		int repeat = argc > 3 ? atoi(argv[3]) : 3;
-		int fresh = argc > 4 && !strcmp(argv[4], "fresh");
+		int fresh = argc > 4 && !strncmp(argv[4], "fresh", 5);
+		int reopen = fresh && !strcmp(argv[4], "fresh-open");
 		size_t nb = es;
 		for (int d = 0; d < in.ndim; d++)
 			nb *= (size_t)in.shape[d];
@@ -176,8 +180,13 @@ int main(int argc, char **argv)
 				size_t n;
 				int ndim;
 				int64_t shape[TSR_MAX_DIM];
-				if (tsr_read_alloc(a, NULL, NULL, &data, &n, &ndim, shape, &r))
+				struct tsr_array *h = a;
+				if (reopen && tsr_open(ctx, path, NULL, &h))
+					die(path);
+				if (tsr_read_alloc(h, NULL, NULL, &data, &n, &ndim, shape, &r))
 					die("read");
+				if (reopen)
+					tsr_array_free(h);
 				rd[k] = now() - t0;
 				tsr_free(data);
 			} else if (tsr_read(a, NULL, &dst, NULL, &r)) {
@@ -192,7 +201,7 @@ int main(int argc, char **argv)
 		/* best_s: the call and, fresh, the buffer's free; read_s: each call alone (a fresh
 		 * buffer's free is the caller's later work, as a Python array's is) */
 		printf("mode=whole%s nbytes=%zu best_s=%.4f gbps=%.3f threads=%d read_s=",
-		       fresh ? "_fresh" : "", nb, best, (double)nb / best / 1e9, r.nthreads);
+		       reopen ? "_fresh_open" : fresh ? "_fresh" : "", nb, best, (double)nb / best / 1e9, r.nthreads);
 		for (int k = 0; k < repeat; k++)
 			printf("%s%.5f", k ? "," : "", rd[k]);
 		printf("\n");

@@ -2,7 +2,7 @@
 whole of a >= 256 MiB array (python-blosc2's 300x512x512 float32 by default, or FILE) by
 tessera.read(path) into a new NumPy array, into a reused one (out=), and in C by `tessera
 bench`'s end-to-end CPU phase (open + tsr_read + close into a reused buffer) and, into host
-memory, bench/blosc2_latency's tsr_read_alloc into a new buffer (first-touch page faults in
+memory, bench/blosc2_latency's open + tsr_read_alloc + close into a new buffer (first-touch page faults in
 both new-buffer figures). The C and Python runs
 alternate, ROUNDS times, so a busy machine blurs both alike; medians of all their iterations.
 --device cuda: the same into device memory: tessera.read(path, device="cuda") into a new CuPy
@@ -39,10 +39,11 @@ def c_times(cli, path, iterations, device="cpu"):
 
 
 def c_fresh_times(lat, path, iterations):
-    """tsr_read_alloc into a new buffer each time: one process, a warm-up call first, then
-    `iterations` calls, each timed alone (blosc2_latency's read_s: the buffer's free after the
-    call is not in it, as a Python array's is not), as py_times times Python's new arrays."""
-    p = subprocess.run([lat, "whole", path, str(iterations + 1), "fresh"], check=True,
+    """tsr_open + tsr_read_alloc into a new buffer + close each time, as tessera.read(path)
+    does: one process, a warm-up call first, then `iterations` calls, each timed alone
+    (blosc2_latency's read_s: the buffer's free after the call is not in it, as a Python
+    array's is not), as py_times times Python's new arrays."""
+    p = subprocess.run([lat, "whole", path, str(iterations + 1), "fresh-open"], check=True,
                        capture_output=True, text=True)
     rd = p.stdout.split("read_s=")[1].split()[0].split(",")
     return [float(x) * 1e3 for x in rd[1:]]
