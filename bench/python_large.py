@@ -2,9 +2,9 @@
 whole of a >= 256 MiB array (python-blosc2's 300x512x512 float32 by default, or FILE) by
 tessera.read(path) into a new NumPy array, into a reused one (out=), and in C by `tessera
 bench`'s end-to-end CPU phase (open + tsr_read + close into a reused buffer) and, into host
-memory, bench/blosc2_latency's open + tsr_read_alloc + close into a new buffer (first-touch page faults in
-both new-buffer figures). The C and Python runs
-alternate, ROUNDS times, so a busy machine blurs both alike; medians of all their iterations.
+memory, bench/blosc2_latency's open + tsr_read_alloc + close into a new buffer (first-touch
+page faults in both new-buffer figures). The C and Python runs alternate, ROUNDS times, so a
+busy machine blurs both alike; medians of all their iterations.
 --device cuda: the same into device memory: tessera.read(path, device="cuda") into a new CuPy
 array and into a reused one (out=), each followed by a device synchronize, against `tessera
 bench`'s end-to-end CUDA phase (open + tsr_read + close into a reused device buffer).
