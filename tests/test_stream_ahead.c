@@ -66,18 +66,28 @@ static int values_of(const unsigned char *got, int store)
 	return 1;
 }
 
+/* A stream of paths[0..n) in batches of per_batch, reading ahead into host memory up to budget
+ * bytes a group (NULL, a failed check, where it cannot be opened). */
+static struct tsr_stream *open_ahead(struct tsr_context *ctx, const char **paths, int n,
+				     int per_batch, size_t budget)
+{
+	struct tsr_stream_options so = {sizeof(so), per_batch, 0};
+	struct tsr_stream *s = NULL;
+	CHECK_EQ_INT(tsr_stream_open(ctx, paths, (size_t)n, NULL, NULL, &so, &s), TSR_OK);
+	if (s)
+		tsr_stream_ahead_test(s, budget);
+	return s;
+}
+
 /* Streams paths[0..n) in batches of per_batch with read-ahead of budget bytes; each batch must
  * hold the stores order[] names. Returns 100 x the batches read + those served from the
  * read-ahead (their receipts read no bytes). */
 static int stream_all(struct tsr_context *ctx, const char **paths, int n, int per_batch,
 		      size_t budget, const int *order)
 {
-	struct tsr_stream_options so = {sizeof(so), per_batch, 0};
-	struct tsr_stream *s = NULL;
-	CHECK_EQ_INT(tsr_stream_open(ctx, paths, (size_t)n, NULL, NULL, &so, &s), TSR_OK);
+	struct tsr_stream *s = open_ahead(ctx, paths, n, per_batch, budget);
 	if (!s)
 		return 0;
-	tsr_stream_ahead_test(s, budget);
 	unsigned char got[PER * 4];
 	struct tsr_buffer gb = {got, sizeof(got), TSR_MEM_HOST, NULL};
 	int at = 0, batches = 0, served = 0;
@@ -136,10 +146,7 @@ int main(void)
 	 * stream does not pass it. */
 	const char *bad[6] = {dirs[0], dirs[1], dirs[2], dirs[3], dirs[NFILES], dirs[4]};
 	for (int budget = 2; budget <= 6; budget += 4) {
-		struct tsr_stream_options so = {sizeof(so), 1, 0};
-		struct tsr_stream *s = NULL;
-		CHECK_EQ_INT(tsr_stream_open(ctx, bad, 6, NULL, NULL, &so, &s), TSR_OK);
-		tsr_stream_ahead_test(s, (size_t)budget * PER);
+		struct tsr_stream *s = open_ahead(ctx, bad, 6, 1, (size_t)budget * PER);
 		unsigned char got[PER];
 		struct tsr_buffer gb = {got, sizeof(got), TSR_MEM_HOST, NULL};
 		size_t nf = 0;
@@ -159,10 +166,7 @@ int main(void)
 	 * naming it. */
 	const char *odd[4] = {dirs[0], dirs[1], dirs[NFILES + 1], dirs[2]};
 	{
-		struct tsr_stream_options so = {sizeof(so), 1, 0};
-		struct tsr_stream *s = NULL;
-		CHECK_EQ_INT(tsr_stream_open(ctx, odd, 4, NULL, NULL, &so, &s), TSR_OK);
-		tsr_stream_ahead_test(s, 4 * PER);
+		struct tsr_stream *s = open_ahead(ctx, odd, 4, 1, 4 * PER);
 		unsigned char got[PER];
 		struct tsr_buffer gb = {got, sizeof(got), TSR_MEM_HOST, NULL};
 		size_t nf = 0;
@@ -177,10 +181,7 @@ int main(void)
 
 	/* A batch held ahead into a destination too small for it. */
 	{
-		struct tsr_stream_options so = {sizeof(so), 1, 0};
-		struct tsr_stream *s = NULL;
-		CHECK_EQ_INT(tsr_stream_open(ctx, paths, 3, NULL, NULL, &so, &s), TSR_OK);
-		tsr_stream_ahead_test(s, 3 * PER);
+		struct tsr_stream *s = open_ahead(ctx, paths, 3, 1, 3 * PER);
 		unsigned char got[PER];
 		struct tsr_buffer gb = {got, sizeof(got), TSR_MEM_HOST, NULL};
 		size_t nf = 0;
