@@ -330,7 +330,9 @@ unsigned tsr_route_warp_factor(int kind)
 	 * by one warp: H200, 64 frames of 32 MiB (256^3 uint16, level 3), 3.0 s a run, 11 MB/s a
 	 * frame (gpu_zstd_bench, before execution went 32 sequences at a time); libzstd decodes
 	 * the same data at 126 MB/s on a loaded core of the 2-core build box, several times that
-	 * on a free one. 40: such chunks go to the CPU's threads, 64^3 inner chunks to the GPU. */
+	 * on a free one. 40: such chunks go to the CPU's threads; 64^3 u16 inner chunks (512 KiB) go
+	 * to the GPU from 40 x the read's threads of them (640 on 16 threads), so a 512^3 sharded
+	 * read's 512 go to the CPU. */
 	return kind / TSR_VARIANTS == TSR_FAM_INFLATE ? 40
 	       : kind / TSR_VARIANTS == TSR_FAM_RICE  ? 96
 	       : kind / TSR_VARIANTS == TSR_FAM_ZSTD  ? 40
