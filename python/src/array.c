@@ -221,26 +221,40 @@ static PyObject *array_read_args(tsrpy_Array *self, const struct tsrpy_read_args
 		tsrpy_raise(st, NULL);
 		goto fail;
 	}
+	/* (tsr_read_alloc reads into host memory: not from storage meant for device reads) */
 	if (tsrpy_read_options(ra, &ro) < 0 ||
-	    tsrpy_dest(ra, self->info.dtype, self->descr, ndim, shape, &d) < 0)
+	    tsrpy_dest(ra, self->info.dtype, self->descr, ndim, shape,
+		       !ix && ro.storage != TSR_STORAGE_MOCK_DEVICE &&
+			       ro.storage != TSR_STORAGE_CUFILE,
+		       &d) < 0)
 		goto fail;
+	void *fresh = NULL;
 	memset(&rec, 0, sizeof(rec));
 	rec.struct_size = sizeof(rec);
 	Py_BEGIN_ALLOW_THREADS
 	/* No receipt unless asked: filling one (names, timings) costs more than a small read. */
-	if (ix)
+	if (d.fresh) {
+		size_t nb;
+		int nd;
+		int64_t got[TSR_MAX_DIM];
+		st = tsr_read_alloc(self->array, &sel, &ro, &fresh, &nb, &nd, got,
+				    ra->receipt ? &rec : NULL);
+	} else if (ix) {
 		st = tsr_read_index(self->array, ix, &d.buf, &ro, ra->receipt ? &rec : NULL);
-	else
+	} else {
 		st = tsr_read(self->array, &sel, &d.buf, &ro, ra->receipt ? &rec : NULL);
+	}
 	Py_END_ALLOW_THREADS
 	tsr_index_free(ix);
 	ix = NULL;
 	self->readers--;
 	if (st) {
 		tsrpy_raise(st, NULL); /* first: freeing device memory is a tessera call */
-		Py_DECREF(d.result);
+		Py_XDECREF(d.result);
 		return NULL;
 	}
+	if (d.fresh && !(d.result = tsrpy_wrap_fresh(self->descr, ndim, shape, fresh)))
+		return NULL;
 	if (getitem && scalar && !d.cuda && PyArray_Check(d.result))
 		return PyArray_Return((PyArrayObject *)d.result);
 	return tsrpy_finish(d.result, &rec, ra->receipt);

@@ -231,8 +231,42 @@ static int host_out(PyObject *out, enum tsr_dtype dtype, PyArray_Descr *want, in
 	return 0;
 }
 
+/* New host arrays of at least this many bytes come from tsr_read_alloc where the caller can
+ * (may_fresh): below it the library faults nothing in ahead (its big allocations start at 4
+ * MiB), and a small read's cost is the call itself. */
+#define TSRPY_FRESH_NBYTES ((size_t)4 << 20)
+
+static void fresh_free(PyObject *cap)
+{
+	tsr_free(PyCapsule_GetPointer(cap, "tessera.buffer"));
+}
+
+PyObject *tsrpy_wrap_fresh(PyArray_Descr *descr, int ndim, const int64_t *shape, void *data)
+{
+	npy_intp dims[TSR_MAX_DIM];
+	PyObject *cap = PyCapsule_New(data, "tessera.buffer", fresh_free);
+	if (!cap) {
+		tsr_free(data);
+		return NULL;
+	}
+	for (int i = 0; i < ndim; i++)
+		dims[i] = (npy_intp)shape[i];
+	Py_INCREF(descr); /* PyArray_NewFromDescr steals it */
+	PyObject *a = PyArray_NewFromDescr(&PyArray_Type, descr, ndim, dims, NULL, data,
+					   NPY_ARRAY_CARRAY, NULL);
+	if (!a) {
+		Py_DECREF(cap);
+		return NULL;
+	}
+	if (PyArray_SetBaseObject((PyArrayObject *)a, cap) < 0) { /* (it steals cap) */
+		Py_DECREF(a);
+		return NULL;
+	}
+	return a;
+}
+
 int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, PyArray_Descr *descr,
-	       int ndim, const int64_t *shape, struct tsrpy_dest *d)
+	       int ndim, const int64_t *shape, int may_fresh, struct tsrpy_dest *d)
 {
 	int has_out = ra->out && ra->out != Py_None, cuda_out = 0;
 	int numeric = tsrpy_npy_type(dtype) >= 0;
@@ -281,6 +315,14 @@ int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, PyArray_D
 				return -1;
 			}
 			return host_out(ra->out, dtype, descr, ndim, shape, d);
+		}
+		size_t nbytes = tsr_dtype_size(dtype);
+		for (int i = 0; i < ndim; i++)
+			nbytes *= shape[i] > 0 ? (size_t)shape[i] : 0;
+		if (may_fresh && nbytes >= TSRPY_FRESH_NBYTES) {
+			d->fresh = 1;
+			d->buf.mem = TSR_MEM_HOST;
+			return 0;
 		}
 		for (int i = 0; i < ndim; i++)
 			dims[i] = (npy_intp)shape[i];
@@ -569,7 +611,7 @@ static PyObject *batch_one(const char **paths, Py_ssize_t n, PyObject *hdu,
 	    tsrpy_read_options(ra, &ro) < 0)
 		goto fail;
 	shape[0] = n;
-	if (tsrpy_dest(ra, dtype, descr, ndim + 1, shape, &d) < 0)
+	if (tsrpy_dest(ra, dtype, descr, ndim + 1, shape, 0, &d) < 0)
 		goto fail;
 	Py_CLEAR(descr);
 	Py_BEGIN_ALLOW_THREADS
@@ -800,7 +842,7 @@ static PyObject *stream_next(tsrpy_Stream *s)
 		return NULL;
 	}
 	s->busy = 1; /* from here: a device allocation may release the GIL */
-	if (tsrpy_dest(&ra, s->dtype, s->descr, s->ndim, s->shape, &d) < 0) {
+	if (tsrpy_dest(&ra, s->dtype, s->descr, s->ndim, s->shape, 0, &d) < 0) {
 		s->busy = 0;
 		return NULL;
 	}

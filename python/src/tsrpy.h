@@ -73,6 +73,8 @@ struct tsrpy_dest {
 	PyObject *result;              /* new reference: what the call returns */
 	struct tsr_buffer buf;
 	int cuda;
+	int fresh;                     /* result NULL: read with tsr_read_alloc, then wrap it
+					  (tsrpy_wrap_fresh) */
 };
 
 /* Parses a device name: "cpu" (*cuda_ret 0), "cuda" (1, *ordinal_ret -1: the out array's
@@ -81,8 +83,14 @@ int tsrpy_parse_device(const char *name, int *cuda_ret, int *ordinal_ret);
 int tsrpy_read_options(const struct tsrpy_read_args *ra, struct tsr_read_options *ro);
 /* descr (borrowed): NumPy's dtype of dtype (tsrpy_descr_of); strings, raw bytes, structured
  * and datetime dtypes land in host arrays only. */
+/* may_fresh: a large new host array may come from tsr_read_alloc instead (d->fresh), which
+ * faults its pages in on the library's threads before the read, as C callers' new buffers
+ * are; the caller reads with it and wraps the result. */
 int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, PyArray_Descr *descr,
-	       int ndim, const int64_t *shape, struct tsrpy_dest *d);
+	       int ndim, const int64_t *shape, int may_fresh, struct tsrpy_dest *d);
+/* A NumPy array (C order, writeable) over data from tsr_read_alloc, which it frees (tsr_free)
+ * when it goes; data is freed on failure too. */
+PyObject *tsrpy_wrap_fresh(PyArray_Descr *descr, int ndim, const int64_t *shape, void *data);
 PyObject *tsrpy_receipt_dict(const struct tsr_receipt *r);
 PyObject *tsrpy_finish(PyObject *result, const struct tsr_receipt *r, int want_receipt);
 PyObject *tsrpy_set_cupy_results(PyObject *mod, PyObject *flag);
