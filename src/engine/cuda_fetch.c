@@ -134,17 +134,8 @@ void tsr_cuda_worker(void *arg, int w)
 			} else if (in_slot && ref.nbytes > 0) {
 				/* the CPU decodes it into the slot, where its stored bytes lie: from a
 				 * copy of them */
-				if (cap < ref.nbytes) {
-					/* (with tsr_storage_fetch's 64 bytes of zeroed slack) */
-					unsigned char *g = realloc(fetch, (size_t)ref.nbytes + 64);
-					if (g) {
-						fetch = g;
-						cap = (size_t)ref.nbytes;
-					}
-				}
-				if (cap < ref.nbytes) {
-					st = tsr_error(TSR_E_NOMEM, "out of memory");
-				} else {
+				st = tsr_storage_room(&fetch, &cap, ref.nbytes);
+				if (st == TSR_OK) {
 					memcpy(fetch, dst, (size_t)ref.nbytes);
 					memset(fetch + ref.nbytes, 0, 64);
 					src = fetch;

@@ -76,6 +76,17 @@ void tsr_source_close(struct tsr_source *src)
 		src->be->close(src);
 }
 
+int tsr_storage_room(unsigned char **buf, size_t *cap, uint64_t n)
+{
+	if (*cap >= n && *buf)
+		return TSR_OK;
+	free(*buf);
+	*buf = n <= SIZE_MAX - 64 ? malloc((size_t)n + 64) : NULL;
+	*cap = *buf ? (size_t)n : 0;
+	return *buf ? TSR_OK
+		    : tsr_error(TSR_E_NOMEM, "out of memory for %llu bytes", (unsigned long long)n);
+}
+
 int tsr_storage_fetch(struct tsr_source *src, int64_t chunk, struct tsr_chunk_ref *ref,
 		      unsigned char **buf, size_t *cap, const unsigned char **bytes_ret)
 {
@@ -96,16 +107,8 @@ int tsr_storage_fetch(struct tsr_source *src, int64_t chunk, struct tsr_chunk_re
 	}
 	if (st)
 		return st;
-	if (*cap < ref->nbytes || !*buf) { /* an empty chunk file still gets its slack */
-		free(*buf);
-		*buf = ref->nbytes <= SIZE_MAX - 64 ? malloc((size_t)ref->nbytes + 64) : NULL;
-		*cap = *buf ? (size_t)ref->nbytes : 0;
-		if (!*buf) {
-			st = tsr_error(TSR_E_NOMEM, "out of memory for %llu bytes",
-				       (unsigned long long)ref->nbytes);
-			goto done;
-		}
-	}
+	if ((st = tsr_storage_room(buf, cap, ref->nbytes))) /* (an empty file: its slack) */
+		goto done;
 	st = be->read(src, TSR_MEM_HOST, *buf, 0, (size_t)ref->nbytes, 0);
 	if (st == TSR_OK)
 		memset(*buf + ref->nbytes, 0, 64);

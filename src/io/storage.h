@@ -124,6 +124,10 @@ void tsr_source_close(struct tsr_source *src);
 int tsr_storage_fetch(struct tsr_source *src, int64_t chunk, struct tsr_chunk_ref *ref,
 		      unsigned char **buf, size_t *cap, const unsigned char **bytes_ret);
 
+/* Makes *buf (*cap bytes) hold n bytes and the 64 bytes of slack decoders may read past a
+ * chunk's end (its old contents are not kept; *buf is made even for n 0). TSR_E_NOMEM. */
+int tsr_storage_room(unsigned char **buf, size_t *cap, uint64_t n);
+
 /* tsr_chunk_fetch_part's reader over an open source (arg: the struct tsr_source), into host
  * memory. */
 int tsr_source_read_host(void *arg, void *dst, size_t nbytes, uint64_t offset);
