@@ -513,8 +513,8 @@ TSR_API int tsr_read_batch(struct tsr_context *ctx, const char *const *paths, si
  * up to 2 GiB (and at most an eighth of the device's free memory) it owns on the
  * destination's device (at most prefetch files more, where prefetch is given), and hands each
  * later batch over with a copy on the device: the GPU then decodes many files' chunks at
- * once, as in tsr_read_batch. The first batch then waits for its group's read. Files are read when their group
- * is, so a file changed after that is seen as it was. A batch's receipt covers what its call
+ * once, as in tsr_read_batch. The first batch then waits for its group's read. Files are
+ * read when their group is, so a file changed after that is seen as it was. A batch's receipt covers what its call
  * read: the group read's for the batch that read the group, and for the batches handed over
  * later their bytes_out and the copy's time (names as the group read's, counts 0). An error
  * in any file of a group comes from the call whose batch holds that file, as without

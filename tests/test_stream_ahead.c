@@ -107,7 +107,8 @@ static int stream_all(struct tsr_context *ctx, const char **paths, int n, int pe
 		CHECK(!strcmp(r.driver, "zarr"));
 		served += r.bytes_read == 0;
 		if (getenv("TSR_TEST_VERBOSE"))
-			fprintf(stderr, "batch at %d: %zu files, bytes_read %llu\n", at, nf, (unsigned long long)r.bytes_read);
+			fprintf(stderr, "batch at %d: %zu files, bytes_read %llu\n", at, nf,
+				(unsigned long long)r.bytes_read);
 		out += r.bytes_out;
 		at += (int)nf;
 	}

@@ -221,6 +221,22 @@ nomem:
 	return tsr_error(TSR_E_NOMEM, "tsr_stream_open: out of memory");
 }
 
+/* The CUDA device of a device destination, where a read ahead for it may be made and served
+ * there: the destination's, which the read options name too where they name one; -1 where not
+ * (a read of the batch itself then gives the error these options deserve). */
+static int tsr_stream_ahead_device(struct tsr_stream *s, const struct tsr_buffer *dst,
+				   const struct tsr_read_options *opts)
+{
+	int device = -1, named = -1;
+	if (tsr_cuda_pointer_device(dst->data, &device) != TSR_OK || device < 0 ||
+	    tsr_read_device(s->ctx, opts, "tsr_stream_next", &named) != TSR_OK ||
+	    (named >= 0 && named != device)) {
+		tsr_error_clear();
+		return -1;
+	}
+	return device;
+}
+
 /* How many files the read of the batch at s->next (n files) takes in: n, or with read-ahead
  * whole batches more, as many as the budget holds (and the prefetch option, where set, asks),
  * into a buffer made ready for them. */
@@ -235,12 +251,10 @@ static size_t tsr_stream_group(struct tsr_stream *s, const struct tsr_buffer *ds
 	if (dst->mem == TSR_MEM_CUDA) {
 		/* on the destination's device, the read's; no more than a share of what it has
 		 * free, so the caller's own allocations still find room */
-		int named = -1;
 		size_t free_nbytes = 0;
-		if (tsr_cuda_pointer_device(dst->data, &device) != TSR_OK || device < 0 ||
-		    tsr_read_device(s->ctx, opts, "tsr_stream_next", &named) != TSR_OK ||
-		    (named >= 0 && named != device) ||
-		    tsr_cuda_free_nbytes(device, &free_nbytes) != TSR_OK) {
+		if ((device = tsr_stream_ahead_device(s, dst, opts)) < 0)
+			return n;
+		if (tsr_cuda_free_nbytes(device, &free_nbytes) != TSR_OK) {
 			tsr_error_clear();
 			return n;
 		}
@@ -291,16 +305,7 @@ static int tsr_stream_holds(struct tsr_stream *s, const struct tsr_buffer *dst,
 	if (!s->ahead_n || s->next < s->ahead_first || s->next + n > s->ahead_first + s->ahead_n ||
 	    dst->mem != s->ahead_mem)
 		return 0;
-	int device = -1, named = -1;
-	if (dst->mem == TSR_MEM_CUDA &&
-	    (tsr_cuda_pointer_device(dst->data, &device) != TSR_OK || device != s->ahead_device ||
-	     tsr_read_device(s->ctx, opts, "tsr_stream_next", &named) != TSR_OK ||
-	     (named >= 0 && named != device))) {
-		/* (a read of the batch itself gives the error these options deserve) */
-		tsr_error_clear();
-		return 0;
-	}
-	return 1;
+	return dst->mem != TSR_MEM_CUDA || tsr_stream_ahead_device(s, dst, opts) == s->ahead_device;
 }
 
 /* Hands the batch at s->next (n files, all in the read-ahead buffer) to dst. The receipt: the
