@@ -1,8 +1,10 @@
 """conftest.py - what the Python module's tests share: the corpus, its manifests, exact
-comparison, and sections written as the CLI writes them turned into Python keys."""
+comparison, sections written as the CLI writes them turned into Python keys, zlib Zarr v2
+stores written by hand, and the process's resident set."""
 import json
 import os
 import sys
+import zlib
 
 import numpy as np
 import pytest
@@ -48,6 +50,31 @@ def section_key(text):
         else:
             items.append(int(part))
     return tuple(items)
+
+
+def write_zlib_zarr2(path, a, rows, cut=None):
+    """A Zarr v2 store of a (C order, its dtype) in chunks of `rows` whole rows, each a zlib
+    stream; chunk number `cut`'s stream cut to half its length (a corrupt chunk)."""
+    os.makedirs(path)
+    chunks = [rows] + list(a.shape[1:])
+    with open(os.path.join(path, ".zarray"), "w") as f:
+        json.dump({"zarr_format": 2, "shape": list(a.shape), "chunks": chunks,
+                   "dtype": a.dtype.str, "compressor": {"id": "zlib", "level": 1},
+                   "fill_value": 0, "order": "C", "filters": None}, f)
+    for i in range(a.shape[0] // rows):
+        z = zlib.compress(a[i * rows:(i + 1) * rows].tobytes(), 1)
+        key = ".".join([str(i)] + ["0"] * (a.ndim - 1))
+        with open(os.path.join(path, key), "wb") as f:
+            f.write(z[:len(z) // 2] if i == cut else z)
+
+
+def rss_kib():
+    """The process's resident set (VmRSS), KiB; the test skips where /proc has no status."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    pytest.skip("no /proc/self/status")
 
 
 @pytest.fixture(scope="session")

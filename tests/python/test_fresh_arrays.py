@@ -3,37 +3,13 @@ allocates it, tsr_read_alloc, and faults its pages in on its threads) gives the 
 dtype, shape and flags as a read into out= and as NumPy's slicing, through tessera.read, Array.read
 and a[key]; its memory goes back when the array goes (resident set steady over many reads,
 also of reads that fail); and small reads keep their plain NumPy arrays."""
-import json
-import os
-import zlib
-
 import numpy as np
 import pytest
 import tessera
 
-SHAPE, CHUNKS = (1024, 1536), (256, 1536)  # 6 MiB of float32: over the 4 MiB line
+from conftest import rss_kib, write_zlib_zarr2
 
-
-def rss_kib():
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    pytest.skip("no /proc/self/status")
-
-
-def write_store(path, a, corrupt=False):
-    """A Zarr v2 store of a, zlib chunks (corrupt: the last chunk's stream cut short)."""
-    os.makedirs(path)
-    with open(os.path.join(path, ".zarray"), "w") as f:
-        json.dump({"zarr_format": 2, "shape": list(a.shape), "chunks": list(CHUNKS),
-                   "dtype": "<f4", "compressor": {"id": "zlib", "level": 1},
-                   "fill_value": 0, "order": "C", "filters": None}, f)
-    n = a.shape[0] // CHUNKS[0]
-    for i in range(n):
-        z = zlib.compress(a[i * CHUNKS[0]:(i + 1) * CHUNKS[0]].tobytes(), 1)
-        with open(os.path.join(path, "%d.0" % i), "wb") as f:
-            f.write(z[:len(z) // 2] if corrupt and i == n - 1 else z)
+SHAPE, ROWS = (1024, 1536), 256  # 6 MiB of float32 (over the 4 MiB line), chunks of 256 rows
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +17,8 @@ def stores(tmp_path_factory):
     d = tmp_path_factory.mktemp("fresh")
     a = np.random.default_rng(3).random(SHAPE, dtype=np.float32)
     good, bad = str(d / "a.zarr"), str(d / "bad.zarr")
-    write_store(good, a)
-    write_store(bad, a, corrupt=True)
+    write_zlib_zarr2(good, a, ROWS)
+    write_zlib_zarr2(bad, a, ROWS, cut=SHAPE[0] // ROWS - 1)  # (its last chunk)
     return good, bad, a
 
 

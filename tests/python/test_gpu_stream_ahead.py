@@ -3,33 +3,18 @@ batch read into a buffer of its own, and hands them over by copies on the device
 equals the host read of its files (distinct files, zlib chunks the GPU inflates; batches of 1, 2
 and 3, a short last one), and a corrupt file read ahead fails the call whose batch holds it,
 naming it, after the batches before it came right. Skipped where there is no CUDA device."""
-import json
-import os
-import zlib
-
 import numpy as np
 import pytest
 import tessera
+
+from conftest import write_zlib_zarr2
 
 _caps = tessera.capabilities()
 if _caps["cuda"]["devices"] < 1:
     pytest.skip("no CUDA device: %s" % _caps["cuda"]["reason"], allow_module_level=True)
 cupy = pytest.importorskip("cupy")
 
-SHAPE, CHUNKS = (64, 50), (16, 50)
-
-
-def write_store(path, a, corrupt=False):
-    """A Zarr v2 store of a, zlib chunks (corrupt: chunk 2's stream cut short)."""
-    os.makedirs(path)
-    with open(os.path.join(path, ".zarray"), "w") as f:
-        json.dump({"zarr_format": 2, "shape": list(a.shape), "chunks": list(CHUNKS),
-                   "dtype": "<i2", "compressor": {"id": "zlib", "level": 1},
-                   "fill_value": 0, "order": "C", "filters": None}, f)
-    for i in range(a.shape[0] // CHUNKS[0]):
-        z = zlib.compress(a[i * CHUNKS[0]:(i + 1) * CHUNKS[0]].tobytes(), 1)
-        with open(os.path.join(path, "%d.0" % i), "wb") as f:
-            f.write(z[:len(z) // 2] if corrupt and i == 2 else z)
+SHAPE, ROWS = (64, 50), 16  # int16, chunks of 16 rows
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +25,10 @@ def stores(tmp_path_factory):
     for i in range(7):
         a = rng.integers(-30000, 30000, SHAPE).astype(np.int16)
         p = str(d / ("s%d.zarr" % i))
-        write_store(p, a)
+        write_zlib_zarr2(p, a, ROWS)
         paths.append(p), arrays.append(a)
     bad = str(d / "bad.zarr")
-    write_store(bad, arrays[0], corrupt=True)
+    write_zlib_zarr2(bad, arrays[0], ROWS, cut=2)
     return paths, np.stack(arrays), bad
 
 

@@ -6,15 +6,7 @@ import numpy as np
 import pytest
 import tessera
 
-from conftest import CORPUS
-
-
-def rss_kib():
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    pytest.skip("no /proc/self/status")
+from conftest import CORPUS, rss_kib
 
 
 def cycle(a, paths, i):
