@@ -34,18 +34,6 @@ static void make_store(const char *dir, int nchunks, long long chunk, int zstd)
 	}
 }
 
-static void remove_store(const char *dir, int nchunks)
-{
-	char path[512];
-	for (int c = 0; c < nchunks; c++) {
-		snprintf(path, sizeof(path), "%s/%d", dir, c);
-		unlink(path);
-	}
-	snprintf(path, sizeof(path), "%s/.zarray", dir);
-	unlink(path);
-	rmdir(dir);
-}
-
 /* Lays out a whole read of the store on nthreads with decoder (TSR_DECODER_*) and returns the slot size the
  * ring would open with; *n_whole: the chunks counted as decoded whole. */
 static size_t slot_for(struct tsr_context *ctx, const char *dir, int nthreads, int decoder,

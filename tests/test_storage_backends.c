@@ -118,12 +118,6 @@ int main(void)
 	}
 	tsr_array_free(a);
 	tsr_context_free(ctx);
-	for (int c = 0; c < NCHUNKS; c++) {
-		snprintf(path, sizeof(path), "%s/%d", dir, c);
-		unlink(path);
-	}
-	snprintf(path, sizeof(path), "%s/.zarray", dir);
-	unlink(path);
-	rmdir(dir);
+	remove_store(dir, NCHUNKS);
 	CHECK_DONE();
 }

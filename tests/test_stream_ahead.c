@@ -43,18 +43,6 @@ static void make_store(int i, const char *dtype, int broken)
 	}
 }
 
-static void remove_store(int i)
-{
-	char path[512];
-	for (int c = 0; c < 4; c++) {
-		snprintf(path, sizeof(path), "%s/%d", dirs[i], c);
-		unlink(path);
-	}
-	snprintf(path, sizeof(path), "%s/.zarray", dirs[i]);
-	unlink(path);
-	rmdir(dirs[i]);
-}
-
 static int values_of(const unsigned char *got, int store)
 {
 	for (int k = 0; k < NELEM; k++) {
@@ -197,6 +185,6 @@ int main(void)
 
 	tsr_context_free(ctx);
 	for (int i = 0; i < NFILES + 2; i++)
-		remove_store(i);
+		remove_store(dirs[i], 4);
 	CHECK_DONE();
 }
