@@ -532,6 +532,11 @@ int tsr_cuda_finish(struct tsr_cuda_state *cs, cudaStream_t cstream)
 	st = tsr_cuda_settle(cs, 1);
 	if (st == TSR_OK && e)
 		st = tsr_cuda_fail(e, "place kernel");
+	/* The ring is idle: the next read starts again at the first slot, so reads one after
+	 * another reuse the slots the first of them made instead of making all six, each a
+	 * cudaHostAlloc and a cudaMalloc of up to TSR_SLOT_CPU_NBYTES (a lone 256 MiB read of
+	 * 32 MiB zstd chunks made a 256 MiB slot on each of its first six calls) */
+	cs->next_slot = 0;
 	return st;
 }
 
