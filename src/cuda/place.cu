@@ -207,7 +207,11 @@ __device__ static uint4 tsr_vec_transform(uint4 v, int w, int be, int add, uint6
 	return make_uint4(x[0], x[1], x[2], x[3]);
 }
 
-/* blockIdx.x: the chunk task; blockIdx.y strides over the box's rows; threads walk a row. */
+/* blockIdx.x: the chunk task; blockIdx.y strides over the box's rows; threads walk a row.
+ * General: places may gather or read blocked sources; without, every place is a box of a
+ * C-order source, and those paths are compiled out (H200, sm_90: 84 registers with them, 56
+ * without, so twice the resident blocks for a slot of many short rows). */
+template <bool General>
 __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *dec,
 				 const struct tsr_cuda_place *places, const int *status,
 				 const size_t *sizes)
@@ -245,8 +249,8 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 	/* Rows that are plain copies (a byte swap and an offset at most) may go 16 bytes at a
 	 * time (boxes only: a gather's points have no stride). */
 	const int vec = !pl->planes && wi == wo && in_type != D_C64 && in_type != D_C128 &&
-			(pl->kind == TSR_CUDA_COPY || pl->kind == TSR_CUDA_OFFSET) && pl->nunits <= 0 &&
-			!pl->blocked;
+			(pl->kind == TSR_CUDA_COPY || pl->kind == TSR_CUDA_OFFSET) &&
+			(!General || (pl->nunits <= 0 && !pl->blocked));
 	/* the source's elements (a b2nd chunk's padded ones): its byte planes' sizes */
 	const int64_t nsrc = pl->src_npix > 0 ? pl->src_npix : npix;
 	const unsigned char *base =
@@ -254,7 +258,10 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 	for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
 		/* Row r of the task: its chunk-local start and output start. */
 		struct tsr_pc_row row;
-		tsr_pc_row(pl, cstride, r, &row);
+		if (General)
+			tsr_pc_row(pl, cstride, r, &row);
+		else
+			tsr_pc_row_box(pl, cstride, r, &row);
 		int64_t sidx = row.s, didx = row.d, sstep = row.sstep, dstep = row.dstep, n = row.n;
 		int64_t j0 = 0;
 		if (vec && sstep == 1 && dstep == 1) {
@@ -286,7 +293,12 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 		}
 		for (int64_t j = j0 + threadIdx.x; j < n; j += blockDim.x) {
 			int64_t e, o;
-			tsr_pc_at(&row, j, &e, &o);
+			if (General) {
+				tsr_pc_at(&row, j, &e, &o);
+			} else {
+				e = row.s + j * row.sstep;
+				o = row.d + j * row.dstep;
+			}
 			unsigned char *q = out + o * wo;
 			uint64_t bits;
 			if (pl->planes) {
@@ -326,15 +338,20 @@ extern "C" int tsr_cuda_place_randoms(const float *randoms)
 
 extern "C" int tsr_cuda_place_launch(const void *d_src, const void *d_dec,
 				     const struct tsr_cuda_place *d_places, size_t n,
-				     int64_t max_rows, const int *d_status, const size_t *d_sizes,
-				     void *stream)
+				     int64_t max_rows, int general, const int *d_status,
+				     const size_t *d_sizes, void *stream)
 {
 	if (n == 0)
 		return 0;
 	unsigned int gy = (unsigned int)(max_rows < 1 ? 1 : max_rows > 4096 ? 4096 : max_rows);
 	dim3 grid((unsigned int)n, gy);
-	tsr_place_kernel<<<grid, 256, 0, (cudaStream_t)stream>>>(
-		(const unsigned char *)d_src, (const unsigned char *)d_dec, d_places, d_status,
-		d_sizes);
+	if (general)
+		tsr_place_kernel<true><<<grid, 256, 0, (cudaStream_t)stream>>>(
+			(const unsigned char *)d_src, (const unsigned char *)d_dec, d_places,
+			d_status, d_sizes);
+	else
+		tsr_place_kernel<false><<<grid, 256, 0, (cudaStream_t)stream>>>(
+			(const unsigned char *)d_src, (const unsigned char *)d_dec, d_places,
+			d_status, d_sizes);
 	return (int)cudaGetLastError();
 }

@@ -90,9 +90,12 @@ struct tsr_cuda_place {
  * Synchronous. Returns 0 or a CUDA error code. */
 int tsr_cuda_place_randoms(const float *randoms);
 
+/* Places n tasks; general: some place gathers (nunits > 0) or reads a blocked source, else
+ * every place is a box of a C-order source and a kernel without those paths runs (fewer
+ * registers: more resident blocks, and a slot of many short rows is many blocks). */
 int tsr_cuda_place_launch(const void *d_src, const void *d_dec,
 			  const struct tsr_cuda_place *d_places, size_t n, int64_t max_rows,
-			  const int *d_status, const size_t *d_sizes, void *stream);
+			  int general, const int *d_status, const size_t *d_sizes, void *stream);
 
 #ifdef __cplusplus
 }

@@ -74,6 +74,32 @@ TSR_PC int64_t tsr_pc_rows(const struct tsr_cuda_place *pl, int64_t *n_ret)
 	return rows;
 }
 
+/* Row r of a box of a C-order source (neither gather nor blocked source); cstride: the
+ * chunk's C-order strides. The place kernel's variant without the general paths uses it
+ * alone. */
+TSR_PC void tsr_pc_row_box(const struct tsr_cuda_place *pl, const int64_t *cstride, int64_t r,
+			   struct tsr_pc_row *row)
+{
+	int64_t rem = r, sidx = 0, didx = pl->out_first;
+	int nd = pl->ndim;
+	row->bpl = 0;
+	row->x0 = row->bl = row->bn = 0;
+	for (int d = nd - 2; d >= 0; d--) {
+		int64_t k = rem % pl->count[d];
+		rem /= pl->count[d];
+		sidx += (pl->first[d] + k * pl->step[d]) * cstride[d];
+		didx += k * pl->out_stride[d];
+	}
+	if (nd)
+		sidx += pl->first[nd - 1];
+	row->s = sidx;
+	row->d = didx;
+	row->n = nd ? pl->count[nd - 1] : 1;
+	row->sstep = nd ? pl->step[nd - 1] : 0;
+	row->dstep = nd ? pl->out_stride[nd - 1] : 0;
+	row->ls = row->ld = 0;
+}
+
 /* Row r (0 <= r < rows) of the task; cstride: the chunk's C-order strides (box only). */
 TSR_PC void tsr_pc_row(const struct tsr_cuda_place *pl, const int64_t *cstride, int64_t r,
 		       struct tsr_pc_row *row)
@@ -135,21 +161,7 @@ TSR_PC void tsr_pc_row(const struct tsr_cuda_place *pl, const int64_t *cstride, 
 		row->bn = bn;
 		return;
 	}
-	row->x0 = row->bl = row->bn = 0;
-	for (int d = nd - 2; d >= 0; d--) {
-		int64_t k = rem % pl->count[d];
-		rem /= pl->count[d];
-		sidx += (pl->first[d] + k * pl->step[d]) * cstride[d];
-		didx += k * pl->out_stride[d];
-	}
-	if (nd)
-		sidx += pl->first[nd - 1];
-	row->s = sidx;
-	row->d = didx;
-	row->n = nd ? pl->count[nd - 1] : 1;
-	row->sstep = nd ? pl->step[nd - 1] : 0;
-	row->dstep = nd ? pl->out_stride[nd - 1] : 0;
-	row->ls = row->ld = 0;
+	tsr_pc_row_box(pl, cstride, r, row);
 }
 
 /* Where the bytes of source element e lie in byte planes (plane b holds byte b of every

@@ -521,10 +521,12 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 			break;
 		if ((st = tsr_cuda_streams(&job, s, seq, prefix)))
 			break;
-		for (int64_t i = 0; i < job.ntasks; i++)
+		for (int64_t i = 0; i < job.ntasks; i++) {
+			struct tsr_cuda_place *pl = &s->host_places[s->nplaces + (size_t)i];
 			tsr_cuda_describe(plan, descs, &job.tasks[i], (uint64_t)(uintptr_t)out,
-					  job.gather_dev,
-					  gather_at, &s->host_places[s->nplaces + (size_t)i]);
+					  job.gather_dev, gather_at, pl);
+			s->general |= pl->nunits > 0 || pl->blocked;
+		}
 		s->nplaces += (size_t)job.ntasks;
 		s->used = fill.used;
 		s->dec_used = fill.dec_used;

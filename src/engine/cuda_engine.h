@@ -78,6 +78,7 @@ struct tsr_cuda_slot {
 	uint64_t bf_blocks;             /* their blocks */
 	int bf_passes;                  /* the most passes one needs */
 	int64_t max_rows;
+	int general;                    /* a place gathers or reads a blocked source */
 	int pending;                    /* dispatched results not judged yet */
 	char names[TSR_NAMES][32];      /* codec names of the batch's streams */
 	int nnames;

@@ -186,6 +186,7 @@ int tsr_cuda_slot_open(struct tsr_cuda_state *cs, struct tsr_cuda_slot **s_ret)
 		}
 	}
 	s->used = s->dec_used = s->nplaces = s->nstreams = s->nbops = s->nbf = 0;
+	s->general = 0;
 	s->bf_blocks = 0;
 	s->bf_passes = 0;
 	s->max_rows = 1;
@@ -495,7 +496,7 @@ int tsr_cuda_send(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 	if ((st = tsr_cuda_blosc_filters(s)))
 		return st;
 	int ke = tsr_cuda_place_launch(s->replay ? NULL : s->dev, s->dec, s->dev_places, s->nplaces, s->max_rows,
-				       n ? d_status : NULL, n ? d_sizes : NULL, ss);
+				       s->general, n ? d_status : NULL, n ? d_sizes : NULL, ss);
 	if (ke)
 		return tsr_cuda_fail((cudaError_t)ke, "place kernel");
 	/* The small result arrays come back with the batch, judged when the slot comes round
