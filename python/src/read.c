@@ -265,6 +265,9 @@ PyObject *tsrpy_wrap_fresh(PyArray_Descr *descr, int ndim, const int64_t *shape,
 	return a;
 }
 
+static int cupy_empty(enum tsr_dtype dtype, int ndim, const int64_t *shape, int ordinal,
+		      struct tsrpy_dest *d);
+
 int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, PyArray_Descr *descr,
 	       int ndim, const int64_t *shape, int may_fresh, struct tsrpy_dest *d)
 {
@@ -345,6 +348,9 @@ int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, PyArray_D
 		d->result = Py_NewRef(ra->out);
 		return 0;
 	}
+	int pooled = cupy_empty(dtype, ndim, shape, ordinal, d);
+	if (pooled)
+		return pooled > 0 ? 0 : -1;
 	tsrpy_DeviceArray *dev = tsrpy_device_new(dtype, ndim, shape, ordinal);
 	if (!dev)
 		return -1;
@@ -382,24 +388,135 @@ PyObject *tsrpy_set_cupy_results(PyObject *mod, PyObject *flag)
 	return PyBool_FromLong(prev);
 }
 
+/* The raised exception set aside and put back (PyErr_Fetch is deprecated from Python 3.12). */
+static void err_set_aside(PyObject **t, PyObject **v, PyObject **tb)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+	*t = *tb = NULL;
+	*v = PyErr_GetRaisedException();
+#else
+	PyErr_Fetch(t, v, tb);
+#endif
+}
+
+static void err_put_back(PyObject *t, PyObject *v, PyObject *tb)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+	(void)t, (void)tb;
+	PyErr_SetRaisedException(v);
+#else
+	PyErr_Restore(t, v, tb);
+#endif
+}
+
+/* The cupy module (a borrowed reference, kept), or NULL where it cannot be imported. */
+static PyObject *cupy_module(void)
+{
+	static PyObject *cupy;
+	static int tried;
+	if (!tried) {
+		tried = 1;
+		cupy = PyImport_ImportModule("cupy");
+		if (!cupy)
+			PyErr_Clear();
+	}
+	return cupy;
+}
+
+/* A new device read's destination from CuPy's memory pool, where device reads give CuPy
+ * arrays: cupy.empty on device `ordinal` (-1: CuPy's current device, which is the CUDA
+ * runtime's, as tessera's). The memory goes back to CuPy's pool with the array, as CuPy users
+ * expect, instead of to cudaFree, which waits for the whole device (a new 64 MiB array a read
+ * cost 7.2 ms against 6.4 ms into out= on an H200). Returns 1 with d set, 0 where CuPy is not
+ * there or the array is empty (the caller makes a DeviceArray), -1 with CuPy's exception. */
+static int cupy_empty(enum tsr_dtype dtype, int ndim, const int64_t *shape, int ordinal,
+		      struct tsrpy_dest *d)
+{
+	PyObject *cupy = g_cupy_results ? cupy_module() : NULL;
+	PyObject *shp = NULL, *type = NULL, *dev = NULL, *arr = NULL, *data = NULL, *ptr = NULL;
+	int st = -1;
+	size_t count = 1;
+	for (int i = 0; i < ndim; i++)
+		count *= shape[i] > 0 ? (size_t)shape[i] : 0;
+	int ndev = 0;
+	if (!cupy || !count || tsrpy_npy_type(dtype) < 0)
+		return 0;
+	/* (no device, or no such device: tessera's read gives the error, as without CuPy) */
+	if (tsr_cuda_device_count(&ndev) != TSR_OK || ndev < 1 || ordinal >= ndev)
+		return 0;
+	shp = PyTuple_New(ndim);
+	if (!shp)
+		return -1;
+	for (int i = 0; i < ndim; i++) {
+		PyObject *v = PyLong_FromLongLong((long long)shape[i]);
+		if (!v)
+			goto done;
+		PyTuple_SET_ITEM(shp, i, v);
+	}
+	type = (PyObject *)PyArray_DescrFromType(tsrpy_npy_type(dtype));
+	if (!type)
+		goto done;
+	if (ordinal >= 0) {
+		PyObject *cuda = PyObject_GetAttrString(cupy, "cuda"), *r;
+		dev = cuda ? PyObject_CallMethod(cuda, "Device", "i", ordinal) : NULL;
+		Py_XDECREF(cuda);
+		r = dev ? PyObject_CallMethod(dev, "__enter__", NULL) : NULL;
+		if (!r)
+			goto done;
+		Py_DECREF(r);
+	}
+	arr = PyObject_CallMethod(cupy, "empty", "OO", shp, type);
+	if (dev) {
+		/* (leaves CuPy's device as it was, also when empty failed: its error kept) */
+		PyObject *et = NULL, *ev = NULL, *tb = NULL;
+		if (!arr)
+			err_set_aside(&et, &ev, &tb);
+		PyObject *r = PyObject_CallMethod(dev, "__exit__", "OOO", Py_None, Py_None, Py_None);
+		if (!r && arr)
+			Py_CLEAR(arr);
+		Py_XDECREF(r);
+		if (et || ev) {
+			PyErr_Clear();
+			err_put_back(et, ev, tb);
+		}
+	}
+	if (!arr)
+		goto done;
+	data = PyObject_GetAttrString(arr, "data");
+	ptr = data ? PyObject_GetAttrString(data, "ptr") : NULL;
+	void *p = ptr ? PyLong_AsVoidPtr(ptr) : NULL;
+	if (!p) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_RuntimeError, "cupy.empty gave a NULL pointer");
+		goto done;
+	}
+	d->buf.data = p;
+	d->buf.nbytes = count * tsr_dtype_size(dtype);
+	d->result = Py_NewRef(arr);
+	st = 1;
+done:
+	Py_XDECREF(shp);
+	Py_XDECREF(type);
+	Py_XDECREF(dev);
+	Py_XDECREF(arr);
+	Py_XDECREF(data);
+	Py_XDECREF(ptr);
+	return st;
+}
+
 /* CuPy's array over a DeviceArray when CuPy is there (it keeps the DeviceArray, and so the
  * memory, alive); the DeviceArray itself otherwise. */
 static PyObject *device_result(PyObject *dev)
 {
 	static PyObject *asarray;
-	static int tried;
-	PyObject *r;
+	PyObject *r, *cupy;
 
 	if (!g_cupy_results)
 		return dev;
-	if (!tried) {
-		PyObject *cupy = PyImport_ImportModule("cupy");
-		tried = 1;
-		if (cupy) {
-			asarray = PyObject_GetAttrString(cupy, "asarray");
-			Py_DECREF(cupy);
-		}
-		PyErr_Clear();
+	if (!asarray && (cupy = cupy_module()) != NULL) {
+		asarray = PyObject_GetAttrString(cupy, "asarray");
+		if (!asarray)
+			PyErr_Clear();
 	}
 	if (!asarray)
 		return dev;
