@@ -980,7 +980,8 @@ static PyObject *stream_next(tsrpy_Stream *s)
 	Py_XSETREF(s->receipt, tsrpy_receipt_dict(&rec));
 	if ((int64_t)got < s->shape[0]) { /* the last, short batch */
 		PyObject *head;
-		if (d.cuda)
+		/* (a DeviceArray has no slicing; NumPy's and CuPy's arrays do) */
+		if (d.cuda && Py_IS_TYPE(d.result, &tsrpy_DeviceArrayType))
 			head = tsrpy_device_head((tsrpy_DeviceArray *)d.result, (int64_t)got);
 		else
 			head = PySequence_GetSlice(d.result, 0, (Py_ssize_t)got);

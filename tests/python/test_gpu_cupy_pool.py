@@ -2,7 +2,8 @@
 device the read names: the pool's used bytes grow by the array's, the array's memory goes back to
 the pool with it (the next read of that size gets the same block, the pool holds no more), the
 values equal the host read's; with set_cupy_results(False) the read gives a DeviceArray and the
-pool is left alone. Skipped where there is no CUDA device."""
+pool is left alone; a device stream's short last batch is the head of its batch array, CuPy's
+or a DeviceArray. Skipped where there is no CUDA device."""
 import json
 import os
 
@@ -61,3 +62,20 @@ def test_device_arrays_leave_the_pool_alone(store):
         assert np.array_equal(np.asarray(dev), a)
     finally:
         tessera.set_cupy_results(prev)
+
+
+@pytest.mark.parametrize("cupy_results", [True, False])
+def test_stream_short_last_batch(store, cupy_results):
+    """A device stream's batches come from the pool too, and its short last batch is the
+    batch array's head, whichever kind of array the batch is."""
+    path, a = store
+    prev = tessera.set_cupy_results(cupy_results)
+    try:
+        parts = list(tessera.stream([path] * 5, batch=2, device="cuda"))
+    finally:
+        tessera.set_cupy_results(prev)
+    kind = cupy.ndarray if cupy_results else tessera.DeviceArray
+    assert [type(p) for p in parts] == [kind] * 3
+    assert [tuple(p.shape) for p in parts] == [(2,) + a.shape, (2,) + a.shape, (1,) + a.shape]
+    got = np.concatenate([cupy.asnumpy(cupy.asarray(p)) for p in parts])
+    assert np.array_equal(got, np.stack([a] * 5))
