@@ -6,8 +6,11 @@
 #include "tsr_cuda.h"
 #include "rice_core.h"
 
-/* 128 threads a block: small blocks let the last wave of a batch end evenly. */
+/* 128 threads a block: small blocks let the last wave of a batch end evenly. (Overridable at
+ * build time for scripts/gpu-rice-threads, which measures other sizes beside it.) */
+#ifndef TSR_RICE_THREADS
 #define TSR_RICE_THREADS 128
+#endif
 
 __global__ void __launch_bounds__(TSR_RICE_THREADS)
 tsr_rice_kernel(const struct tsr_rice_tile *tiles, int *status, size_t ntiles)
