@@ -6,7 +6,10 @@
  * 32 RICE_1 int16 FITS of 4096 x 4096 that
  * `fits_write DIR 32 4096 4096 rice_i16` writes: 131,072 row tiles.) Each rep reads the files
  * as one batch read does: every file opened, planned and laid out into the staging ring's slots,
- * which the files share; best of REPS. Nothing is read from the files beyond their metadata. */
+ * which the files share; best of REPS. Nothing is read from the files beyond their metadata.
+ * A first, untimed rep prints a checksum of what the GPU would read of the slots (every place's
+ * fields the place kernel reads, every stream's arguments): a host-side change that keeps it
+ * keeps the slots as they were. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +43,35 @@ struct ring {
 	int64_t *span_task;
 	struct tsr_piece *pieces;
 	size_t pieces_cap;
+	int sum; /* the checksum's rep (the first: not timed against the others) */
 };
+
+/* FNV-1a over what the GPU reads of the read's places and stream arguments: the fields the
+ * place kernel reads (the per-axis ones up to ndim), the io words. Printed, so that a change to
+ * the host side can be shown to leave the slots' contents as they were. */
+static uint64_t sum_h = 0xcbf29ce484222325ull;
+static void sum_bytes(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	for (size_t i = 0; i < n; i++)
+		sum_h = (sum_h ^ c[i]) * 0x100000001b3ull;
+}
+#define SUM(x) sum_bytes(&(x), sizeof(x))
+
+static void sum_place(const struct tsr_cuda_place *pl)
+{
+	SUM(pl->out), SUM(pl->src_offset), SUM(pl->in_type), SUM(pl->out_type), SUM(pl->in_be);
+	SUM(pl->kind), SUM(pl->scale), SUM(pl->zero), SUM(pl->offset), SUM(pl->has_blank);
+	SUM(pl->ndim), SUM(pl->blank), SUM(pl->dither), SUM(pl->dither_row), SUM(pl->src_dec);
+	SUM(pl->planes), SUM(pl->stream), SUM(pl->alt_width), SUM(pl->plane_block);
+	SUM(pl->out_first), SUM(pl->units), SUM(pl->nunits), SUM(pl->blocked), SUM(pl->src_npix);
+	for (int i = 0; i < pl->ndim; i++) {
+		SUM(pl->extent[i]), SUM(pl->first[i]), SUM(pl->step[i]), SUM(pl->count[i]);
+		SUM(pl->out_stride[i]);
+		if (pl->blocked)
+			SUM(pl->block[i]), SUM(pl->padded[i]);
+	}
+}
 
 static int64_t lay_out(const struct tsr_plan *plan, const struct tsr_plan_descs *ds,
 		       struct tsr_cuda_task *tasks, struct ring *r)
@@ -71,12 +102,16 @@ static int64_t lay_out(const struct tsr_plan *plan, const struct tsr_plan_descs 
 						     &r->checks[r->nstreams]);
 				for (int j = 0; j < 4; j++)
 					r->io[j * TSR_SLOT_STREAMS + r->nstreams] = io[j];
+				if (r->sum)
+					sum_bytes(io, sizeof(io));
 				r->nstreams++;
 			}
 		}
 		for (int64_t i = t0; i < t1; i++)
 			tsr_cuda_describe(plan, ds, &tasks[i], 0, 0, NULL,
 					  &r->places[r->fill.nplaces + (size_t)(i - t0)]);
+		for (int64_t i = t0; i < t1 && r->sum; i++)
+			sum_place(&r->places[r->fill.nplaces + (size_t)(i - t0)]);
 		r->fill.nplaces += (size_t)n;
 		t0 = t1;
 	}
@@ -119,7 +154,8 @@ int main(int argc, char **argv)
 	const struct tsr_route_device rdev = {
 		.gpu = 1, .force_cpu = decoder == TSR_DECODER_CPU, .blosc = 1,
 		.families = (1u << TSR_FAM_N) - 1};
-	for (int rep = 0; rep < reps; rep++) {
+	for (int rep = -1; rep < reps; rep++) { /* rep -1: the checksum's, not timed */
+		r.sum = rep < 0;
 		double ph[PH_N] = {0};
 		ntiles = npieces = 0;
 		r.fill = (struct tsr_cuda_fill){.nbytes = TSR_SLOT_NBYTES, .dec_nbytes = TSR_DEC_NBYTES};
@@ -165,7 +201,7 @@ int main(int argc, char **argv)
 			ph[PH_LAYOUT] += t3 - t2;
 			ph[PH_SLOTS] += t4 - t3;
 			ntiles += plan.ntasks;
-			if (rep == 0 && f == 0)
+			if (rep < 0 && f == 0)
 				printf("%s: %lld tasks, %lld on the GPU (%s), %lld raw, %lld on the CPU\n",
 				       argv[a0], (long long)plan.ntasks, (long long)L.n_stream,
 				       L.n_stream ? L.gpu_name[TSR_FAM_RICE] ? "rice" : "other" : "-",
@@ -178,7 +214,7 @@ int main(int argc, char **argv)
 		double total = 0;
 		for (int p = 0; p < PH_N; p++)
 			total += ph[p];
-		if (total < best_total) {
+		if (rep >= 0 && total < best_total) {
 			best_total = total;
 			memcpy(best, ph, sizeof(best));
 		}
@@ -189,6 +225,7 @@ int main(int argc, char **argv)
 		printf("  %-40s %8.1f\n", ph_name[p], 1e9 * best[p] / (double)ntiles);
 	printf("  %-40s %8.1f\n", "total", 1e9 * best_total / (double)ntiles);
 	printf("  %-40s %8.1f\n", "total but open", 1e9 * (best_total - best[PH_OPEN]) / (double)ntiles);
+	printf("places and stream arguments: checksum %016llx\n", (unsigned long long)sum_h);
 	free(tasks);
 	free(r.places);
 	free(r.io);
