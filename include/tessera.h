@@ -439,6 +439,13 @@ struct tsr_receipt {
 	 * gets the fields it has room for. */
 	char decoder[160];             /* what decoded the chunks, CUDA reads: "GZIP_2 tiles decoded
 					  on the GPU (tessera inflate kernel)"; empty otherwise */
+	/* Added later still (a struct_size from before gets what it has room for): */
+	double t_wait;                 /* CUDA reads: seconds the read's own thread waited, for
+					  the GPU (a staging slot's earlier batch, the read's end)
+					  and for the storage reads of a slot it was sending (it
+					  reads too meanwhile); t_total - t_wait is its own work.
+					  Summed over the reads of several devices; 0 for host
+					  reads */
 };
 
 /*

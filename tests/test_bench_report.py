@@ -216,7 +216,8 @@ def validate(r):
                     "bytes_read": (INT, False), "bytes_decoded": (INT, False),
                     "bytes_out": (INT, False), "plan_ms": (NUM, False), "fetch_ms": (NUM, False),
                     "decode_ms": (NUM, False), "place_ms": (NUM, False),
-                    "total_ms": (NUM, False), "decoder": (STR, False)})
+                    "total_ms": (NUM, False), "wait_ms": (NUM, False),
+                    "decoder": (STR, False)})
                 rc = p.get("receipt") or {}
                 # the plan is part of each read's wall-clock time, so of their sums
                 if isinstance(rc.get("total_ms"), (int, float)) and \

@@ -58,6 +58,9 @@ struct bench_file {
 
 struct bench;
 
+/* The receipt times a phase keeps per iteration (bench_phase.rt). */
+#define TSR_BENCH_RT 6
+
 struct bench_phase {
 	const char *id, *name;
 	/* One iteration over the workload; 0, or -1 with p->error set. */
@@ -67,7 +70,8 @@ struct bench_phase {
 	char error[1024];
 	int iterations;         /* timed iterations done */
 	double *ms;             /* elapsed per timed iteration */
-	double *rt[5];          /* receipt plan/fetch/decode/place/total ms per timed iteration */
+	double *rt[TSR_BENCH_RT]; /* receipt plan/fetch/decode/place/total/wait ms per timed
+				     iteration */
 	uint64_t bytes_in, bytes_out; /* per iteration */
 	struct tsr_receipt sum; /* receipts of the current iteration, summed over files */
 };
@@ -229,6 +233,7 @@ static void bench_receipt_add(struct tsr_receipt *s, const struct tsr_receipt *r
 	s->t_decode += r->t_decode;
 	s->t_place += r->t_place;
 	s->t_total += r->t_total;
+	s->t_wait += r->t_wait;
 }
 
 static int bench_held_reads(struct bench *b, struct bench_phase *p, enum tsr_mem mem, int storage);
@@ -428,9 +433,10 @@ static void bench_run_phase(struct bench *b, struct bench_phase *p)
 		return;
 	}
 	p->ms = calloc((size_t)b->iterations, sizeof(double));
-	for (int k = 0; k < 5; k++)
-		p->rt[k] = calloc((size_t)b->iterations, sizeof(double));
-	if (!p->ms || !p->rt[0] || !p->rt[1] || !p->rt[2] || !p->rt[3] || !p->rt[4]) {
+	int lacking = !p->ms;
+	for (int k = 0; k < TSR_BENCH_RT; k++)
+		lacking |= !(p->rt[k] = calloc((size_t)b->iterations, sizeof(double)));
+	if (lacking) {
 		p->status = BENCH_FAILED;
 		snprintf(p->error, sizeof(p->error), "out of memory");
 		return;
@@ -460,6 +466,7 @@ static void bench_run_phase(struct bench *b, struct bench_phase *p)
 		p->rt[2][it] = p->sum.t_decode * 1e3;
 		p->rt[3][it] = p->sum.t_place * 1e3;
 		p->rt[4][it] = p->sum.t_total * 1e3;
+		p->rt[5][it] = p->sum.t_wait * 1e3;
 		p->iterations = it + 1;
 	}
 	bench_progress_end(b);
@@ -746,8 +753,8 @@ static cJSON *bench_json_phase(const struct bench_phase *p)
 	if (!p->receipts) {
 		cJSON_AddNullToObject(o, "receipt");
 	} else {
-		static const char *const names[5] = {"plan_ms", "fetch_ms", "decode_ms", "place_ms",
-						     "total_ms"};
+		static const char *const names[TSR_BENCH_RT] = {
+			"plan_ms", "fetch_ms", "decode_ms", "place_ms", "total_ms", "wait_ms"};
 		cJSON *r = cJSON_AddObjectToObject(o, "receipt");
 		cJSON_AddStringToObject(r, "driver", p->sum.driver);
 		cJSON_AddStringToObject(r, "backend", p->sum.backend);
@@ -761,7 +768,7 @@ static cJSON *bench_json_phase(const struct bench_phase *p)
 		cJSON_AddNumberToObject(r, "bytes_read", (double)p->sum.bytes_read);
 		cJSON_AddNumberToObject(r, "bytes_decoded", (double)p->sum.bytes_decoded);
 		cJSON_AddNumberToObject(r, "bytes_out", (double)p->sum.bytes_out);
-		for (int k = 0; k < 5; k++) {
+		for (int k = 0; k < TSR_BENCH_RT; k++) {
 			memcpy(ms, p->rt[k], (size_t)p->iterations * sizeof(double));
 			cJSON_AddNumberToObject(r, names[k], bench_median(ms, p->iterations));
 		}
@@ -912,14 +919,18 @@ static void bench_print(const struct bench *b, const struct bench_phase *ph, siz
 		printf("%-31s %-8s %10.3f %10.3f %10.3f %10s %10s\n", p->name, "ok", ms[0], med,
 		       ms[p->iterations - 1], out, in);
 		if (p->receipts) {
-			double t[4];
-			for (int k = 0; k < 4; k++) {
+			double t[TSR_BENCH_RT];
+			for (int k = 0; k < TSR_BENCH_RT; k++) {
 				memcpy(ms, p->rt[k], (size_t)p->iterations * sizeof(double));
 				t[k] = bench_median(ms, p->iterations);
 			}
 			printf("%-31s engine %s, reader %s; ms plan %.3f fetch %.3f decode %.3f "
 			       "place %.3f (medians; fetch/decode/place summed over threads)\n",
 			       "", p->sum.engine, p->sum.reader, t[0], t[1], t[2], t[3]);
+			if (!strcmp(p->sum.engine, "cuda")) /* (host reads never wait so) */
+				printf("%-31s the reads' own threads: %.3f ms working, %.3f waiting "
+				       "for the GPU and the storage reads (medians)\n",
+				       "", t[4] - t[5], t[5]);
 			if (p->sum.fallback[0])
 				printf("%-31s fallback: %s\n", "", p->sum.fallback);
 			if (p->sum.decoder[0])
@@ -1308,7 +1319,7 @@ done:
 	cJSON_Delete(root);
 	for (size_t i = 0; i < nph; i++) {
 		free(ph[i].ms);
-		for (int k = 0; k < 5; k++)
+		for (int k = 0; k < TSR_BENCH_RT; k++)
 			free(ph[i].rt[k]);
 	}
 	if (b.files)

@@ -178,12 +178,13 @@ int tsr_cli_read(int argc, char **argv)
 	if (receipt)
 		fprintf(strcmp(out, "-") ? stdout : stderr, "driver %s  backend %s  engine %s  codec %s  reader %s  threads %d\n"
 		       "chunks %lld of %lld  read %llu B  decoded %llu B  out %llu B\n"
-		       "plan %.6f s  fetch %.6f s  decode %.6f s  place %.6f s  total %.6f s%s%s%s%s\n",
+		       "plan %.6f s  fetch %.6f s  decode %.6f s  place %.6f s  total %.6f s"
+		       "  wait %.6f s%s%s%s%s\n",
 		       r.driver, r.backend, r.engine, r.codec, r.reader, r.nthreads,
 		       (long long)r.chunks_read, (long long)r.chunks_total,
 		       (unsigned long long)r.bytes_read, (unsigned long long)r.bytes_decoded,
 		       (unsigned long long)r.bytes_out, r.t_plan, r.t_fetch, r.t_decode, r.t_place,
-		       r.t_total, r.decoder[0] ? "\ndecoder: " : "", r.decoder,
+		       r.t_total, r.t_wait, r.decoder[0] ? "\ndecoder: " : "", r.decoder,
 		       r.fallback[0] ? "\nfallback: " : "", r.fallback);
 	rc = 0;
 done:

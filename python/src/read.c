@@ -363,7 +363,7 @@ int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, PyArray_D
 PyObject *tsrpy_receipt_dict(const struct tsr_receipt *r)
 {
 	return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:L,s:L,s:K,s:K,s:K,s:d,s:d,s:d,s:d,"
-			     "s:d}",
+			     "s:d,s:d}",
 			     "driver", r->driver, "backend", r->backend, "engine", r->engine,
 			     "codec", r->codec, "reader", r->reader, "fallback", r->fallback,
 			     "decoder", r->decoder, "nthreads", r->nthreads, "chunks_total",
@@ -372,7 +372,7 @@ PyObject *tsrpy_receipt_dict(const struct tsr_receipt *r)
 			     (unsigned long long)r->bytes_decoded, "bytes_out",
 			     (unsigned long long)r->bytes_out, "t_plan", r->t_plan, "t_fetch",
 			     r->t_fetch, "t_decode", r->t_decode, "t_place", r->t_place, "t_total",
-			     r->t_total);
+			     r->t_total, "t_wait", r->t_wait);
 }
 
 /* 0 after set_cupy_results(False): device reads give DeviceArrays even with CuPy there. */
@@ -698,6 +698,7 @@ static int batch_index(const char **paths, Py_ssize_t n, const struct tsr_open_o
 			rec->t_plan += r.t_plan, rec->t_fetch += r.t_fetch;
 			rec->t_decode += r.t_decode, rec->t_place += r.t_place;
 			rec->t_total += r.t_total;
+			rec->t_wait += r.t_wait;
 		}
 	}
 	*bad = -1;

@@ -98,6 +98,7 @@ int tsr_read_batch_ex(struct tsr_context *ctx, const char *const *paths, size_t 
 			sum.t_fetch += r.t_fetch;
 			sum.t_decode += r.t_decode;
 			sum.t_place += r.t_place;
+			sum.t_wait += r.t_wait;
 			if (!sum.fallback[0])
 				memcpy(sum.fallback, r.fallback, sizeof(sum.fallback));
 			if (!sum.decoder[0])

@@ -360,6 +360,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	struct tsr_pool *pool = tsr_cuda_pool(cs, array->ctx->pool, nthreads, batch);
 	cudaStream_t cstream = (cudaStream_t)stream;
 	uint64_t seq = ++cs->seq;
+	const double wait0 = cs->t_wait; /* (this read's waits: the difference at its end) */
 	size_t ntasks = (size_t)(plan->ntasks ? plan->ntasks : 1);
 	if (cs->tasks_cap < ntasks) {
 		/* kept between reads: a fresh one costs page faults on every file of a batch */
@@ -569,6 +570,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	r->t_fetch += job.t_fetch + t_fill;
 	r->t_decode += job.t_decode;
 	r->t_place += t_copy;
+	r->t_wait += cs->t_wait - wait0;
 	r->bytes_read += job.bytes_read;
 	r->bytes_decoded += job.bytes_decoded;
 	r->nthreads = nthreads;

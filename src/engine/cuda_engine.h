@@ -161,6 +161,7 @@ struct tsr_cuda_state {
 	cudaStream_t open_cstream;      /* the caller's stream of the open slot's reads */
 	cudaEvent_t entry;              /* recorded on a caller's stream: work a slot must follow */
 	uint64_t seq;                   /* reads so far */
+	double t_wait;                  /* seconds the ring's callers waited (receipts' t_wait) */
 	int randoms;                    /* the dither table is on the device */
 	struct tsr_feed feed;
 	struct tsr_cuda_task *tasks;    /* kept from read to read: a batch read's files reuse it */

@@ -166,13 +166,19 @@ int tsr_cuda_slot_open(struct tsr_cuda_state *cs, struct tsr_cuda_slot **s_ret)
 	/* Its last batch placed, not only copied: cuFile and the feed's copies write the device
 	 * staging from other streams, which the slot's kernels do not order. (Six slots back, it
 	 * is long done.) */
-	if ((e = cudaEventSynchronize(s->placed)))
+	double t0 = tsr_now();
+	e = cudaEventSynchronize(s->placed);
+	cs->t_wait += tsr_now() - t0;
+	if (e)
 		return tsr_cuda_fail(e, "place kernel");
 	if ((st = tsr_cuda_slot_judge(s, 1)))
 		return st;
 	if (s->nbytes < cs->slot_want || s->dec_nbytes < cs->dec_want) {
 		/* The slot's last kernels may still read the old buffers. */
-		if ((e = cudaStreamSynchronize(s->stream)))
+		t0 = tsr_now();
+		e = cudaStreamSynchronize(s->stream);
+		cs->t_wait += tsr_now() - t0;
+		if (e)
 			return tsr_cuda_fail(e, "GPU decode and place");
 		if (s->nbytes < cs->slot_want && (st = tsr_cuda_slot_alloc(s, cs->slot_want)))
 			return st;
@@ -437,7 +443,9 @@ int tsr_cuda_send(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 	if (!s->sealed)
 		return TSR_OK;
 	s->sealed = 0;
+	double t0 = tsr_now();
 	int st = tsr_feed_wait_slot(&cs->feed, (int)(s - cs->slot));
+	cs->t_wait += tsr_now() - t0;
 	if (st)
 		return st;
 	/* Streams of one kind side by side (one launch each), then their arguments packed n
@@ -528,8 +536,10 @@ int tsr_cuda_finish(struct tsr_cuda_state *cs, cudaStream_t cstream)
 	for (int k = 0; k < TSR_NSLOTS && !e; k++)
 		if (cs->slot[k].made)
 			e = cudaStreamWaitEvent(cstream, cs->slot[k].placed, 0);
+	double t0 = tsr_now();
 	if (!e)
 		e = cudaStreamSynchronize(cstream);
+	cs->t_wait += tsr_now() - t0;
 	st = tsr_cuda_settle(cs, 1);
 	if (st == TSR_OK && e)
 		st = tsr_cuda_fail(e, "place kernel");

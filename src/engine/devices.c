@@ -96,6 +96,7 @@ static void tsr_receipt_add(struct tsr_receipt *sum, const struct tsr_receipt *r
 	sum->t_fetch += r->t_fetch;
 	sum->t_decode += r->t_decode;
 	sum->t_place += r->t_place;
+	sum->t_wait += r->t_wait;
 	sum->nthreads += r->nthreads;
 	if (!sum->fallback[0])
 		memcpy(sum->fallback, r->fallback, sizeof(sum->fallback));

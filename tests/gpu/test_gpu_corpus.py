@@ -175,6 +175,11 @@ for (case_id, extra, want), text in zip(RECEIPTS, pmap(lambda r: receipt(r[0], *
     if want not in text:
         failures.append("receipt of %s %s lacks %r: %s" % (case_id, " ".join(extra), want,
                                                             text.strip()))
+    # the read's own thread waited (t_wait) for no longer than the read took
+    m = re.search(r"total ([0-9.]+) s  wait ([0-9.]+) s", text)
+    if not m or not 0 <= float(m.group(2)) <= float(m.group(1)) + 1e-6:
+        failures.append("receipt of %s %s: no wait within the total: %s" % (
+            case_id, " ".join(extra), text.strip()))
 
 # Every Zarr blosc case whose codec has a GPU family (blosclz, lz4, lz4hc, zlib, zstd) is
 # decoded on the GPU whatever its filters, memcpyed chunks and edge chunks: its values are
