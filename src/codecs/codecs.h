@@ -47,9 +47,6 @@ int tsr_hcompress_decode_cfitsio(int32_t *out, size_t npix, int64_t nx, int64_t 
 				 const void *src, size_t src_nbytes, int smooth, int bytepix);
 int tsr_plio_decode_cfitsio(int32_t *out, size_t npix, const void *src, size_t src_nbytes);
 
-/* Undoes FITS GZIP_2 byte shuffling: n elements of w bytes, plane b holding byte b of all. */
-void tsr_unshuffle_planes(void *dst, const void *src, size_t n, int w);
-
 
 /* Byte-swaps n elements of w bytes in place; or from src into dst. */
 void tsr_bswap_inplace(void *p, size_t n, int w);
