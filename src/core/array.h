@@ -72,6 +72,9 @@ int tsr_array_view(struct tsr_array *array);
 /* Fills desc.grid and desc.nchunks from the shape and chunk shape the driver set. */
 void tsr_array_grid(struct tsr_array *array);
 
+/* The extent of chunk `chunk` (C order over the grid) in the array: the chunk shape, edge chunks
+ * truncated to the array, not padded. Returns its element count. */
+int64_t tsr_array_chunk_extent(const struct tsr_array *array, int64_t chunk, int64_t *extent);
 /* Writes how messages name the array's unit: "HDU 1", "array labels/ids". */
 void tsr_array_unit(const struct tsr_array *array, char *buf, size_t cap);
 /* How messages name a chunk: prefix gets "path: HDU 1: tile" ("path: array /: chunk"), label

@@ -85,19 +85,11 @@ static void tsr_b2_free(void *impl)
 static int tsr_b2_chunk_ref(const struct tsr_array *a, int64_t chunk, struct tsr_chunk_ref *ref)
 {
 	const struct tsr_b2 *f = a->impl;
-	const struct tsr_desc *d = &a->desc;
 	if (chunk < 0 || chunk >= f->nchunks)
 		return tsr_error(TSR_E_INTERNAL, "chunk %lld of %lld", (long long)chunk,
 				 (long long)f->nchunks);
 	memset(ref, 0, sizeof(*ref));
-	int64_t rem = chunk, npix = 1;
-	for (int i = d->ndim - 1; i >= 0; i--) {
-		int64_t c = rem % d->grid[i], cs = d->chunk_shape[i];
-		rem /= d->grid[i];
-		ref->extent[i] = d->shape[i] - c * cs < cs ? d->shape[i] - c * cs : cs;
-		npix *= ref->extent[i];
-	}
-	ref->npix = npix;
+	ref->npix = tsr_array_chunk_extent(a, chunk, ref->extent);
 	ref->codec.elem = f->dtype;
 	ref->codec.big_endian = f->big_endian;
 	ref->codec.be_from_chunk = f->be_from_chunk;

@@ -160,25 +160,7 @@ static int tsr_tiled_chunk(const struct tsr_array *a, int64_t chunk, struct tsr_
 		return tsr_error(TSR_E_INTERNAL, "tile %lld of %lld", (long long)chunk,
 				 (long long)t->nrows);
 	/* Extent of this tile; edge tiles are truncated, not padded. */
-	int64_t rem = chunk;
-	ref->npix = 1;
-	for (int i = d->ndim - 1; i >= 0; i--) {
-		/* (no division along an axis of one tile, a 32-bit one where both fit: two 64-bit
-		 * divisions were a fifth of this function's time for row tiles, plan_bench's perf) */
-		int64_t g = d->grid[i], c = 0;
-		if (g > 1 && (((uint64_t)rem | (uint64_t)g) >> 32) == 0) {
-			uint32_t q = (uint32_t)rem / (uint32_t)g;
-			c = rem - (int64_t)q * g;
-			rem = q;
-		} else if (g > 1) {
-			c = rem % g;
-			rem /= g;
-		}
-		int64_t start = c * d->chunk_shape[i];
-		int64_t e = d->shape[i] - start;
-		ref->extent[i] = e < d->chunk_shape[i] ? e : d->chunk_shape[i];
-		ref->npix *= ref->extent[i];
-	}
+	ref->npix = tsr_array_chunk_extent(a, chunk, ref->extent);
 	const unsigned char *row = t->table + chunk * t->row_nbytes;
 	int st = tsr_descriptor(t, &t->cdata, row, &ref->nbytes, &ref->offset);
 	if (st)
