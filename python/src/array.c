@@ -221,12 +221,8 @@ static PyObject *array_read_args(tsrpy_Array *self, const struct tsrpy_read_args
 		tsrpy_raise(st, NULL);
 		goto fail;
 	}
-	/* (tsr_read_alloc reads into host memory: not from storage meant for device reads) */
 	if (tsrpy_read_options(ra, &ro) < 0 ||
-	    tsrpy_dest(ra, self->info.dtype, self->descr, ndim, shape,
-		       !ix && ro.storage != TSR_STORAGE_MOCK_DEVICE &&
-			       ro.storage != TSR_STORAGE_CUFILE,
-		       &d) < 0)
+	    tsrpy_dest(ra, self->info.dtype, self->descr, ndim, shape, !ix, &d) < 0)
 		goto fail;
 	void *fresh = NULL;
 	memset(&rec, 0, sizeof(rec));

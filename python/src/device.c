@@ -36,7 +36,7 @@ typedef struct DLManagedTensorVersioned {
 	DLTensor dl_tensor;
 } DLManagedTensorVersioned;
 
-static int64_t count_of(int ndim, const int64_t *shape)
+int64_t tsrpy_count(int ndim, const int64_t *shape)
 {
 	int64_t n = 1;
 	for (int i = 0; i < ndim; i++)
@@ -57,7 +57,7 @@ tsrpy_DeviceArray *tsrpy_device_new(enum tsr_dtype dtype, int ndim, const int64_
 				    int device)
 {
 	tsrpy_DeviceArray *d;
-	size_t nbytes = (size_t)count_of(ndim, shape) * tsr_dtype_size(dtype);
+	size_t nbytes = (size_t)tsrpy_count(ndim, shape) * tsr_dtype_size(dtype);
 	void *ptr = NULL;
 	int st, owner = -1;
 
@@ -105,7 +105,7 @@ PyObject *tsrpy_device_head(tsrpy_DeviceArray *base, int64_t rows)
 	d->ndim = base->ndim;
 	memcpy(d->shape, base->shape, sizeof(d->shape));
 	d->shape[0] = rows;
-	d->nbytes = (size_t)count_of(d->ndim, d->shape) * tsr_dtype_size(d->dtype);
+	d->nbytes = (size_t)tsrpy_count(d->ndim, d->shape) * tsr_dtype_size(d->dtype);
 	c_strides(d);
 	return (PyObject *)d;
 }
@@ -157,7 +157,7 @@ static PyObject *dev_ndim(tsrpy_DeviceArray *d, void *c)
 static PyObject *dev_size(tsrpy_DeviceArray *d, void *c)
 {
 	(void)c;
-	return PyLong_FromLongLong(count_of(d->ndim, d->shape));
+	return PyLong_FromLongLong(tsrpy_count(d->ndim, d->shape));
 }
 
 static PyObject *dev_nbytes(tsrpy_DeviceArray *d, void *c)

@@ -319,10 +319,8 @@ int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, PyArray_D
 			}
 			return host_out(ra->out, dtype, descr, ndim, shape, d);
 		}
-		size_t nbytes = tsr_dtype_size(dtype);
-		for (int i = 0; i < ndim; i++)
-			nbytes *= shape[i] > 0 ? (size_t)shape[i] : 0;
-		if (may_fresh && nbytes >= TSRPY_FRESH_NBYTES) {
+		if (may_fresh && (size_t)tsrpy_count(ndim, shape) * tsr_dtype_size(dtype) >=
+					 TSRPY_FRESH_NBYTES) {
 			d->fresh = 1;
 			d->buf.mem = TSR_MEM_HOST;
 			return 0;
@@ -435,9 +433,7 @@ static int cupy_empty(enum tsr_dtype dtype, int ndim, const int64_t *shape, int 
 	PyObject *cupy = g_cupy_results ? cupy_module() : NULL;
 	PyObject *shp = NULL, *type = NULL, *dev = NULL, *arr = NULL, *data = NULL, *ptr = NULL;
 	int st = -1;
-	size_t count = 1;
-	for (int i = 0; i < ndim; i++)
-		count *= shape[i] > 0 ? (size_t)shape[i] : 0;
+	size_t count = (size_t)tsrpy_count(ndim, shape);
 	int ndev = 0;
 	if (!cupy || !count || tsrpy_npy_type(dtype) < 0)
 		return 0;

@@ -91,6 +91,8 @@ int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, PyArray_D
 /* A NumPy array (C order, writeable) over data from tsr_read_alloc, which it frees (tsr_free)
  * when it goes; data is freed on failure too. */
 PyObject *tsrpy_wrap_fresh(PyArray_Descr *descr, int ndim, const int64_t *shape, void *data);
+/* Elements of an array of this shape. */
+int64_t tsrpy_count(int ndim, const int64_t *shape);
 PyObject *tsrpy_receipt_dict(const struct tsr_receipt *r);
 PyObject *tsrpy_finish(PyObject *result, const struct tsr_receipt *r, int want_receipt);
 PyObject *tsrpy_set_cupy_results(PyObject *mod, PyObject *flag);
