@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 import blosc2
+from blosc2_data import data
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--build", default=os.path.join(os.path.dirname(__file__), "..", "build"))
@@ -42,15 +43,6 @@ if args.quick:
 LAT = os.path.join(args.build, "blosc2_latency")
 NCPU = os.cpu_count() or 1
 os.makedirs(args.dir, exist_ok=True)
-
-
-def data(shape):
-    """A smooth field with noise in the low bits: compressible, but not trivially."""
-    y = np.arange(shape[0], dtype=np.float32)[:, None]
-    x = np.arange(shape[1], dtype=np.float32)[None, :]
-    v = np.sin(y / 300.0) * np.cos(x / 200.0) * 1000.0
-    v += np.random.default_rng(0).standard_normal(shape, dtype=np.float32) * 0.01
-    return v.astype(np.float32)
 
 
 side = int(np.sqrt(args.mib * 2**20 / 4))
