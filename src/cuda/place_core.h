@@ -172,7 +172,10 @@ TSR_PC void tsr_pc_planes(int64_t e, int64_t nsrc, int w, int64_t block, int64_t
 {
 	int64_t start = 0;
 	if (block > 0) {
-		int64_t b = e / block;
+		/* in 32 bits where both fit (a blosc chunk holds under 2 GiB, so always there): a
+		 * 64-bit division, once an element, costs a GPU thread several times more */
+		int64_t b = (e | block) >> 31 ? e / block
+					       : (int64_t)((uint32_t)e / (uint32_t)block);
 		start = b * block;
 		nsrc = nsrc - start < block ? nsrc - start : block;
 	}
