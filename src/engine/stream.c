@@ -337,7 +337,7 @@ static int tsr_stream_serve(struct tsr_stream *s, const struct tsr_buffer *dst, 
 	if (s->next != s->ahead_first) {
 		r.chunks_total = r.chunks_read = 0;
 		r.bytes_read = r.bytes_decoded = 0;
-		r.t_plan = r.t_fetch = r.t_decode = r.t_place = 0;
+		r.t_plan = r.t_fetch = r.t_decode = r.t_place = r.t_wait = 0;
 	}
 	r.bytes_out = nbytes;
 	r.t_total = s->next == s->ahead_first ? r.t_total + (tsr_now() - t0) : tsr_now() - t0;

@@ -1,7 +1,8 @@
 """test_gpu_stream_ahead.py - a stream into device memory reads its next batches ahead, as one
 batch read into a buffer of its own, and hands them over by copies on the device: every batch
 equals the host read of its files (distinct files, zlib chunks the GPU inflates; batches of 1, 2
-and 3, a short last one), and a corrupt file read ahead fails the call whose batch holds it,
+and 3, a short last one), each batch's receipt within itself (the reading thread's wait no longer
+than its total: a batch served from the read-ahead waited for nothing), and a corrupt file read ahead fails the call whose batch holds it,
 naming it, after the batches before it came right. Skipped where there is no CUDA device."""
 import numpy as np
 import pytest
@@ -39,6 +40,16 @@ def test_device_stream_equals_host(stores, batch):
     assert [p.shape[0] for p in parts] == [min(batch, 7 - i) for i in range(0, 7, batch)]
     got = cupy.asnumpy(cupy.concatenate(parts))
     assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("batch", [1, 3])
+def test_device_stream_receipts(stores, batch):
+    paths, _, _ = stores
+    with tessera.stream(paths, batch=batch, device="cuda") as s:
+        for part in s:
+            r = s.receipt
+            assert r["bytes_out"] == part.nbytes
+            assert 0 <= r["t_wait"] <= r["t_total"], r
 
 
 def test_device_stream_error_in_read_ahead(stores):
