@@ -3,8 +3,11 @@ whole of a >= 256 MiB array (python-blosc2's 300x512x512 float32 by default, or 
 tessera.read(path) into a new NumPy array, into a reused one (out=), and in C by `tessera
 bench`'s end-to-end CPU phase (open + tsr_read + close into a reused buffer) and, into host
 memory, bench/blosc2_latency's open + tsr_read_alloc + close into a new buffer (first-touch
-page faults in both new-buffer figures). The C and Python runs alternate, ROUNDS times, so a
-busy machine blurs both alike; medians of all their iterations.
+page faults in both new-buffer figures). A Python new array's buffer comes from the module's
+host cache after the first read (each result is dropped before the next read, so the next reuses
+its buffer: tessera.host_cache); the same reads with the cache off (limit 0) are reported beside
+them. The C and Python runs alternate, ROUNDS times, so a busy machine blurs both alike; medians
+of all their iterations.
 --device cuda: the same into device memory: tessera.read(path, device="cuda") into a new CuPy
 array and into a reused one (out=), each followed by a device synchronize, against `tessera
 bench`'s end-to-end CUDA phase (open + tsr_read + close into a reused device buffer).
@@ -49,8 +52,18 @@ def c_fresh_times(lat, path, iterations):
     return [float(x) * 1e3 for x in rd[1:]]
 
 
-def py_times(path, iterations, out=None, device="cpu"):
+def py_times(path, iterations, out=None, device="cpu", cache=True):
     import tessera
+    limit = tessera.host_cache()["limit"]
+    if not cache:
+        tessera.host_cache(limit=0)
+    try:
+        return py_timed(tessera, path, iterations, out, device)
+    finally:
+        tessera.host_cache(limit=limit)
+
+
+def py_timed(tessera, path, iterations, out, device):
     sync = lambda: None  # noqa: E731
     if device == "cuda":
         # the values are there when the time stops, whatever the call leaves in flight
@@ -110,7 +123,7 @@ def main():
                 out = np.empty(a.shape, a.dtype)
             desc = {"file": path, "shape": a.shape, "dtype": str(a.dtype), "codec": a.codec,
                     "nbytes": a.nbytes}
-        c, cf, fresh, reused, c_rec = [], [], [], [], []
+        c, cf, fresh, uncached, reused, c_rec = [], [], [], [], [], []
         fresh_c = args.device == "cpu" and os.path.exists(args.latency)
         for _ in range(args.rounds):
             ct, crec = c_times(args.cli, path, args.iterations, args.device)
@@ -120,10 +133,12 @@ def main():
             if fresh_c:
                 cf += c_fresh_times(args.latency, path, args.iterations)
             fresh += py_times(path, args.iterations, device=args.device)
+            if args.device == "cpu":
+                uncached += py_times(path, args.iterations, device=args.device, cache=False)
             reused += py_times(path, args.iterations, out, args.device)
         med = {k: statistics.median(v) for k, v in
                (("c_ms", c), ("c_new_buffer_ms", cf), ("python_new_array_ms", fresh),
-                ("python_out_ms", reused)) if v}
+                ("python_new_array_no_host_cache_ms", uncached), ("python_out_ms", reused)) if v}
         res = dict(desc, device=args.device, python=sys.version.split()[0], n=len(c), **med)
         # (not timed rounds: what the library itself says it took, C and Python)
         if c_rec:

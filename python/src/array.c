@@ -225,15 +225,20 @@ static PyObject *array_read_args(tsrpy_Array *self, const struct tsrpy_read_args
 	    tsrpy_dest(ra, self->info.dtype, self->descr, ndim, shape, !ix, &d) < 0)
 		goto fail;
 	void *fresh = NULL;
+	size_t fresh_nbytes = 0;
+	if (d.fresh) {
+		/* a kept buffer of an earlier result, read into as into out= (host_cache.c) */
+		d.buf.nbytes = (size_t)tsrpy_count(ndim, shape) * tsr_dtype_size(self->info.dtype);
+		d.buf.data = fresh = tsrpy_cache_take(d.buf.nbytes, &fresh_nbytes);
+	}
 	memset(&rec, 0, sizeof(rec));
 	rec.struct_size = sizeof(rec);
 	Py_BEGIN_ALLOW_THREADS
 	/* No receipt unless asked: filling one (names, timings) costs more than a small read. */
-	if (d.fresh) {
-		size_t nb;
+	if (d.fresh && !fresh) {
 		int nd;
 		int64_t got[TSR_MAX_DIM];
-		st = tsr_read_alloc(self->array, &sel, &ro, &fresh, &nb, &nd, got,
+		st = tsr_read_alloc(self->array, &sel, &ro, &fresh, &fresh_nbytes, &nd, got,
 				    ra->receipt ? &rec : NULL);
 	} else if (ix) {
 		st = tsr_read_index(self->array, ix, &d.buf, &ro, ra->receipt ? &rec : NULL);
@@ -247,9 +252,11 @@ static PyObject *array_read_args(tsrpy_Array *self, const struct tsrpy_read_args
 	if (st) {
 		tsrpy_raise(st, NULL); /* first: freeing device memory is a tessera call */
 		Py_XDECREF(d.result);
+		tsrpy_cache_give(fresh, fresh_nbytes); /* (a kept buffer the read failed into) */
 		return NULL;
 	}
-	if (d.fresh && !(d.result = tsrpy_wrap_fresh(self->descr, ndim, shape, fresh)))
+	if (d.fresh &&
+	    !(d.result = tsrpy_wrap_fresh(self->descr, ndim, shape, fresh, fresh_nbytes)))
 		return NULL;
 	if (getitem && scalar && !d.cuda && PyArray_Check(d.result))
 		return PyArray_Return((PyArrayObject *)d.result);

@@ -348,6 +348,10 @@ static PyMethodDef methods[] = {
 	 "cupy.ndarray when CuPy imports; False: tessera.DeviceArray (CUDA Array Interface, "
 	 "DLPack) for PyTorch, JAX or CuPy to take without a copy"},
 	{"capabilities", capabilities, METH_NOARGS, "capabilities() -> dict"},
+	{"host_cache", (PyCFunction)(void (*)(void))tsrpy_host_cache, METH_VARARGS | METH_KEYWORDS,
+	 "host_cache(limit=None) -> dict(limit, bytes, buffers): the freed large host result "
+	 "buffers kept for later reads of a like size (a new buffer's pages cost their first "
+	 "touch); limit: bytes kept at most (default 1 GiB; 0 keeps none and frees what is kept)"},
 	{NULL, NULL, 0, NULL},
 };
 

@@ -238,15 +238,19 @@ static int host_out(PyObject *out, enum tsr_dtype dtype, PyArray_Descr *want, in
 
 static void fresh_free(PyObject *cap)
 {
-	tsr_free(PyCapsule_GetPointer(cap, "tessera.buffer"));
+	tsrpy_cache_give(PyCapsule_GetPointer(cap, "tessera.buffer"),
+			 (size_t)(uintptr_t)PyCapsule_GetContext(cap));
 }
 
-PyObject *tsrpy_wrap_fresh(PyArray_Descr *descr, int ndim, const int64_t *shape, void *data)
+PyObject *tsrpy_wrap_fresh(PyArray_Descr *descr, int ndim, const int64_t *shape, void *data,
+			   size_t nbytes)
 {
 	npy_intp dims[TSR_MAX_DIM];
-	PyObject *cap = PyCapsule_New(data, "tessera.buffer", fresh_free);
-	if (!cap) {
-		tsr_free(data);
+	PyObject *cap = PyCapsule_New(data, "tessera.buffer", NULL);
+	if (!cap || PyCapsule_SetContext(cap, (void *)(uintptr_t)nbytes) ||
+	    PyCapsule_SetDestructor(cap, fresh_free)) {
+		Py_XDECREF(cap);
+		tsrpy_cache_give(data, nbytes);
 		return NULL;
 	}
 	for (int i = 0; i < ndim; i++)

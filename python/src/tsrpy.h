@@ -88,9 +88,19 @@ int tsrpy_read_options(const struct tsrpy_read_args *ra, struct tsr_read_options
  * are; the caller reads with it and wraps the result. */
 int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, PyArray_Descr *descr,
 	       int ndim, const int64_t *shape, int may_fresh, struct tsrpy_dest *d);
-/* A NumPy array (C order, writeable) over data from tsr_read_alloc, which it frees (tsr_free)
- * when it goes; data is freed on failure too. */
-PyObject *tsrpy_wrap_fresh(PyArray_Descr *descr, int ndim, const int64_t *shape, void *data);
+/* A NumPy array (C order, writeable) over data (nbytes) from tsr_read_alloc, which goes to the
+ * host cache (tsrpy_cache_give) when the array goes; on failure too. */
+PyObject *tsrpy_wrap_fresh(PyArray_Descr *descr, int ndim, const int64_t *shape, void *data,
+			   size_t nbytes);
+/* ---- Host cache (host_cache.c): freed large result buffers kept for the next read ---- */
+/* A kept buffer of at least need bytes (and not a quarter more), out of the cache; its size in
+ * *nbytes_ret. NULL: none. */
+void *tsrpy_cache_take(size_t need, size_t *nbytes_ret);
+/* Keeps p (nbytes, from tsr_read_alloc) for a later read, or frees it (over the limit; older
+ * buffers are freed first to make room). */
+void tsrpy_cache_give(void *p, size_t nbytes);
+/* tessera.host_cache(limit=None) */
+PyObject *tsrpy_host_cache(PyObject *self, PyObject *args, PyObject *kw);
 /* Elements of an array of this shape. */
 int64_t tsrpy_count(int ndim, const int64_t *shape);
 PyObject *tsrpy_receipt_dict(const struct tsr_receipt *r);

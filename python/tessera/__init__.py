@@ -6,7 +6,8 @@
     ...     gpu = a.read(device="cuda")           # cupy.ndarray (tessera.DeviceArray without CuPy)
 
 Every read runs in C (libtessera) with the GIL released; one Array may be read from many
-threads at once.
+threads at once. A large host result's buffer is kept once its array is gone, for the next
+read of a like size (tessera.host_cache).
 """
 from ._tessera import (  # noqa: F401
     Array,
@@ -19,6 +20,7 @@ from ._tessera import (  # noqa: F401
     TesseraError,
     __version__,
     capabilities,
+    host_cache,
     list_arrays,
     open,
     read,
@@ -30,5 +32,5 @@ from ._tessera import (  # noqa: F401
 __all__ = [
     "Array", "DeviceArray", "Stream", "TesseraError", "FormatError", "CorruptError",
     "NoDeviceError", "NotFoundError", "open", "read", "read_batch", "stream", "list_arrays",
-    "capabilities", "set_cupy_results", "__version__",
+    "capabilities", "host_cache", "set_cupy_results", "__version__",
 ]

@@ -1,0 +1,120 @@
+"""test_host_cache.py - a large host result's buffer, once its array (and every view of it) is
+gone, serves the next read of a like size: that read's array lies where the freed one did and
+holds the new values; a live array's buffer is never handed out; a buffer a quarter larger
+than the read stays for a larger one; tessera.host_cache(limit) bounds what is kept (0: nothing)
+and reports it; a read that fails into a kept buffer gives it back."""
+import gc
+
+import numpy as np
+import pytest
+import tessera
+
+from conftest import write_zlib_zarr2
+
+ROWS = 64
+
+
+def addr(a):
+    return a.__array_interface__["data"][0]
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory):
+    d = tmp_path_factory.mktemp("hcache")
+    rng = np.random.default_rng(5)
+    out = {}
+    for name, shape in (("a", (1024, 2048)), ("b", (1024, 2048)), ("small", (640, 2048))):
+        v = rng.standard_normal(shape).astype(np.float32)  # 8 MiB (small: 5 MiB)
+        p = str(d / (name + ".zarr"))
+        write_zlib_zarr2(p, v, ROWS)
+        out[name] = (p, v)
+    bad = str(d / "bad.zarr")
+    write_zlib_zarr2(bad, out["a"][1], ROWS, cut=3)
+    out["bad"] = (bad, None)
+    return out
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    old = tessera.host_cache()["limit"]
+    tessera.host_cache(limit=0)  # (empties it)
+    tessera.host_cache(limit=old)
+    yield
+    tessera.host_cache(limit=old)
+
+
+def test_freed_buffer_serves_next_read(stores):
+    pa, va = stores["a"]
+    pb, vb = stores["b"]
+    first = tessera.read(pa)
+    where = addr(first)
+    assert np.array_equal(first, va)
+    del first
+    gc.collect()
+    c = tessera.host_cache()
+    assert c["buffers"] == 1 and c["bytes"] == va.nbytes
+    second = tessera.read(pb)
+    assert addr(second) == where  # the kept buffer, not a new one
+    assert np.array_equal(second, vb)  # every value the new read's
+    assert tessera.host_cache()["buffers"] == 0
+
+
+def test_live_array_and_views_keep_their_buffer(stores):
+    pa, va = stores["a"]
+    pb, vb = stores["b"]
+    first = tessera.read(pa)
+    view = first[10:20]
+    del first
+    gc.collect()
+    assert tessera.host_cache()["buffers"] == 0  # the view holds it
+    second = tessera.read(pb)
+    assert addr(second) != addr(view) - 10 * 2048 * 4
+    assert np.array_equal(view, va[10:20]) and np.array_equal(second, vb)
+
+
+def test_larger_buffer_stays_for_a_larger_read(stores):
+    pa, va = stores["a"]
+    ps, vs = stores["small"]
+    first = tessera.read(pa)
+    where = addr(first)
+    del first
+    gc.collect()
+    small = tessera.read(ps)  # 5 MiB: the 8 MiB buffer is over a quarter larger
+    assert addr(small) != where and np.array_equal(small, vs)
+    assert tessera.host_cache()["bytes"] == va.nbytes
+    again = tessera.read(pa)
+    assert addr(again) == where and np.array_equal(again, va)
+
+
+def test_limit_bounds_and_zero_keeps_none(stores):
+    pa, va = stores["a"]
+    tessera.host_cache(limit=va.nbytes + 1)
+    arrays = [tessera.read(pa) for _ in range(3)]
+    del arrays
+    gc.collect()
+    c = tessera.host_cache()
+    assert c["buffers"] == 1 and c["bytes"] == va.nbytes and c["limit"] == va.nbytes + 1
+    tessera.host_cache(limit=0)
+    assert tessera.host_cache() == {"limit": 0, "bytes": 0, "buffers": 0}
+    x = tessera.read(pa)
+    del x
+    gc.collect()
+    assert tessera.host_cache()["bytes"] == 0
+    with pytest.raises(ValueError):
+        tessera.host_cache(limit=-1)
+    with pytest.raises(TypeError):
+        tessera.host_cache(limit="1 GiB")
+
+
+def test_failed_read_gives_the_buffer_back(stores):
+    pa, va = stores["a"]
+    pbad, _ = stores["bad"]
+    first = tessera.read(pa)
+    where = addr(first)
+    del first
+    gc.collect()
+    with pytest.raises(tessera.TesseraError, match="bad.zarr"):
+        tessera.read(pbad)
+    assert tessera.host_cache()["buffers"] == 1
+    again = tessera.read(pa)
+    assert addr(again) == where and np.array_equal(again, va)
