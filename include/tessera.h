@@ -433,7 +433,10 @@ struct tsr_receipt {
 	uint64_t bytes_read;           /* bytes fetched from storage */
 	uint64_t bytes_decoded;        /* bytes the codecs produced */
 	uint64_t bytes_out;            /* bytes written to the destination */
-	double t_plan, t_fetch, t_decode, t_place; /* seconds; fetch/decode/place summed over threads */
+	double t_plan, t_fetch, t_decode, t_place; /* seconds; fetch/decode/place summed over threads;
+					  plan: the read's own thread's planning (CUDA reads: the
+					  chunks' descriptions, routes, stream arguments and place
+					  descriptions too) */
 	double t_total;                /* wall-clock seconds of the read */
 	/* Added later: a caller's struct_size from before (no `decoder`) is still accepted, and
 	 * gets the fields it has room for. */

@@ -385,11 +385,13 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	 * fetch) */
 	struct tsr_plan_descs *descs = NULL;
 	struct tsr_cuda_layout L;
+	double tp0 = tsr_now(); /* (planning on this thread: the receipt's t_plan) */
 	st = tsr_plan_describe(plan, array, be, 1, &rdev, &descs);
 	if (st == TSR_OK)
 		tsr_cuda_layout(array, plan, descs, decoder, batch, nthreads, tasks, &L);
 	else
 		memset(&L, 0, sizeof(L));
+	double t_plan = tsr_now() - tp0;
 	if (st == TSR_OK && L.n_dequant && !cs->randoms) {
 		/* (under cs->lock: no other read of this context is placing) */
 		int ke = tsr_cuda_place_randoms(tsr_dither_randoms());
@@ -522,6 +524,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 			break;
 		if (on_dev && (st = tsr_cuda_host_ranges(&job, s)))
 			break;
+		tp0 = tsr_now();
 		if ((st = tsr_cuda_streams(&job, s, seq, prefix)))
 			break;
 		for (int64_t i = 0; i < job.ntasks; i++) {
@@ -530,6 +533,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 					  job.gather_dev, gather_at, pl);
 			s->general |= pl->nunits > 0 || pl->blocked;
 		}
+		t_plan += tsr_now() - tp0;
 		s->nplaces += (size_t)job.ntasks;
 		s->used = fill.used;
 		s->dec_used = fill.dec_used;
@@ -569,6 +573,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	tsr_cuda_free(gather_dev);
 	free(gather_at);
 	tsr_feed_take_time(&cs->feed, &job.t_fetch); /* (finish waited for the last reads) */
+	r->t_plan += t_plan;
 	r->t_fetch += job.t_fetch + t_fill;
 	r->t_decode += job.t_decode;
 	r->t_place += t_copy;
