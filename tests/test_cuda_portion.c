@@ -7,74 +7,34 @@
 
 #include "check.h"
 #include "write_file.h"
+#include "cuda_layout_read.h"
 #include "tessera.h"
 #include "engine/cuda_layout.h"
 #include "plan/plan.h"
 
 #define MIB ((size_t)1 << 20)
 
-/* A Zarr v2 uint16 store of nchunks chunks of chunk elements (compressor: zstd or null). The
- * layout reads only metadata and file sizes: a zstd chunk file holds a few stand-in bytes, a raw
- * one is a sparse file of the chunk's size. */
-static void make_store(const char *dir, int nchunks, long long chunk, int zstd)
-{
-	char path[512], meta[512];
-	mkdir(dir, 0755);
-	snprintf(meta, sizeof(meta),
-		 "{\"zarr_format\":2,\"shape\":[%lld],\"chunks\":[%lld],\"dtype\":\"<u2\","
-		 "\"compressor\":%s,\"fill_value\":0,\"order\":\"C\",\"filters\":null}",
-		 (long long)nchunks * chunk, chunk, zstd ? "{\"id\":\"zstd\",\"level\":1}" : "null");
-	snprintf(path, sizeof(path), "%s/.zarray", dir);
-	CHECK_EQ_INT(write_file(path, meta, strlen(meta)), 0);
-	for (int c = 0; c < nchunks; c++) {
-		snprintf(path, sizeof(path), "%s/%d", dir, c);
-		CHECK_EQ_INT(write_file(path, "stand-in", 8), 0);
-		if (!zstd)
-			CHECK_EQ_INT(truncate(path, (off_t)(2 * chunk)), 0);
-	}
-}
-
 /* Lays a whole read of the store into slots of the ring's full size, as a lone CUDA read does
  * (portion: capped by tsr_cuda_portion; 0: full slots), and returns how many slots it takes;
  * *most: the most chunks one slot held. */
 static int slots_for(struct tsr_context *ctx, const char *dir, int decoder, int portion, int *most)
 {
-	struct tsr_array *a = NULL;
+	struct layout_read lr;
 	int nslots = 0;
 	*most = 0;
-	CHECK_EQ_INT(tsr_open(ctx, dir, NULL, &a), TSR_OK);
-	if (!a)
-		return 0;
-	const struct tsr_desc *d = &a->desc;
-	struct tsr_norm_sel ns;
-	struct tsr_plan plan;
-	CHECK_EQ_INT(tsr_selection_normalize(NULL, d->ndim, d->shape, &ns), TSR_OK);
-	CHECK_EQ_INT(tsr_plan_build(d, &ns, &plan), TSR_OK);
-	const struct tsr_route_device rdev = {.gpu = 1, .force_cpu = decoder == TSR_DECODER_CPU,
-					      .families = ~0u};
-	struct tsr_plan_descs *ds = NULL;
-	CHECK_EQ_INT(tsr_plan_describe(&plan, a, &tsr_storage_posix, 1, &rdev, &ds), TSR_OK);
-	struct tsr_cuda_task *tasks = calloc((size_t)plan.ntasks, sizeof(*tasks));
-	if (ds && tasks) {
-		struct tsr_cuda_layout L;
-		tsr_cuda_layout(a, &plan, ds, decoder, 0, 16, tasks, &L);
-		for (int64_t t0 = 0; t0 < plan.ntasks && nslots < 1000; nslots++) {
-			struct tsr_cuda_fill f = {.nbytes = TSR_SLOT_CPU_NBYTES,
-						  .dec_nbytes = TSR_DEC_NBYTES};
-			if (portion)
-				tsr_cuda_portion(&L, &f);
-			int64_t t1 = tsr_cuda_fill_slot(&plan, tasks, plan.ntasks, t0, NULL, &f);
-			CHECK(t1 > t0); /* a fresh slot holds at least one chunk */
-			if (t1 <= t0)
-				break;
-			*most = (int)(t1 - t0) > *most ? (int)(t1 - t0) : *most;
-			t0 = t1;
-		}
+	int ok = layout_read(ctx, dir, 16, decoder, &lr) == 0;
+	for (int64_t t0 = 0; ok && t0 < lr.plan.ntasks && nslots < 1000; nslots++) {
+		struct tsr_cuda_fill f = {.nbytes = TSR_SLOT_CPU_NBYTES, .dec_nbytes = TSR_DEC_NBYTES};
+		if (portion)
+			tsr_cuda_portion(&lr.L, &f);
+		int64_t t1 = tsr_cuda_fill_slot(&lr.plan, lr.tasks, lr.plan.ntasks, t0, NULL, &f);
+		CHECK(t1 > t0); /* a fresh slot holds at least one chunk */
+		if (t1 <= t0)
+			break;
+		*most = (int)(t1 - t0) > *most ? (int)(t1 - t0) : *most;
+		t0 = t1;
 	}
-	free(tasks);
-	tsr_plan_descs_free(ds);
-	tsr_plan_free(&plan);
-	tsr_array_free(a);
+	layout_read_free(&lr);
 	return nslots;
 }
 
@@ -89,32 +49,32 @@ int main(void)
 
 	/* 16 raw chunks of 32 MiB (the GPU places them): full 512 MiB slots take 16 in one, the
 	 * portions 4 slots of 4 */
-	make_store(dir, 16, 16LL << 20, 0);
+	CHECK_EQ_INT(make_u16_store(dir, 16, 16LL << 20, 0), 0);
 	CHECK_EQ_INT(slots_for(ctx, dir, TSR_DECODER_AUTO, 0, &most), 1);
 	CHECK_EQ_INT(slots_for(ctx, dir, TSR_DECODER_AUTO, 1, &most), 4);
 	CHECK_EQ_INT(most, 4);
 	remove_store(dir, 16);
 
 	/* 3 chunks of 64 MiB: a slot holds one whole chunk at least, so 3 slots, not 4 */
-	make_store(dir, 3, 32LL << 20, 0);
+	CHECK_EQ_INT(make_u16_store(dir, 3, 32LL << 20, 0), 0);
 	CHECK_EQ_INT(slots_for(ctx, dir, TSR_DECODER_AUTO, 1, &most), 3);
 	CHECK_EQ_INT(most, 1);
 	remove_store(dir, 3);
 
 	/* 64 chunks of 256 KiB (16 MiB): a slot is not cut below TSR_PORTION_MIN_NBYTES, so one */
-	make_store(dir, 64, 128LL << 10, 0);
+	CHECK_EQ_INT(make_u16_store(dir, 64, 128LL << 10, 0), 0);
 	CHECK_EQ_INT(slots_for(ctx, dir, TSR_DECODER_AUTO, 1, &most), 1);
 	CHECK_EQ_INT(most, 64);
 	remove_store(dir, 64);
 
 	/* 40 chunks of 1 MiB (40 MiB): slots of 16 MiB at least, so 3 */
-	make_store(dir, 40, 512LL << 10, 0);
+	CHECK_EQ_INT(make_u16_store(dir, 40, 512LL << 10, 0), 0);
 	CHECK_EQ_INT(slots_for(ctx, dir, TSR_DECODER_AUTO, 1, &most), 3);
 	remove_store(dir, 40);
 
 	/* zstd chunks the CPU decodes (decoder cpu): the read keeps full slots, whose chunks keep
 	 * all threads decoding (tsr_cuda_slot_sizes) */
-	make_store(dir, 16, 16LL << 20, 1);
+	CHECK_EQ_INT(make_u16_store(dir, 16, 16LL << 20, 1), 0);
 	CHECK_EQ_INT(slots_for(ctx, dir, TSR_DECODER_CPU, 1, &most),
 		     slots_for(ctx, dir, TSR_DECODER_CPU, 0, &most));
 	CHECK_EQ_INT(slots_for(ctx, dir, TSR_DECODER_CPU, 1, &most), 1);

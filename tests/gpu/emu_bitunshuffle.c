@@ -8,19 +8,12 @@
 #include <string.h>
 
 #include "check.h"
+#include "test_rng.h"
 #include "codecs/blosc.h"
 
 #define MAX_N 70000
 #define GUARD 16
 
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-static uint64_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 int main(void)
 {
@@ -36,7 +29,7 @@ int main(void)
 		for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
 			uint64_t n = sizes[si] - sizes[si] % ts + (sizes[si] % 3) % ts; /* a tail now and then */
 			for (uint64_t i = 0; i < n; i++)
-				src[i] = (uint8_t)next();
+				src[i] = (uint8_t)rng();
 			for (unsigned version = 2; version <= 3; version++) {
 				tsr_blosc_bitunshuffle(want, src, (size_t)n, ts, (int)version, NULL);
 				for (size_t oi = 0; oi < sizeof(offsets) / sizeof(offsets[0]); oi++) {

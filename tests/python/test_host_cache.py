@@ -18,6 +18,16 @@ def addr(a):
     return a.__array_interface__["data"][0]
 
 
+def read_and_drop(path, want):
+    """Reads path into a new array, checks it, drops it; the address its buffer had."""
+    a = tessera.read(path)
+    where = addr(a)
+    assert np.array_equal(a, want)
+    del a
+    gc.collect()
+    return where
+
+
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory):
     d = tmp_path_factory.mktemp("hcache")
@@ -46,11 +56,7 @@ def fresh_cache():
 def test_freed_buffer_serves_next_read(stores):
     pa, va = stores["a"]
     pb, vb = stores["b"]
-    first = tessera.read(pa)
-    where = addr(first)
-    assert np.array_equal(first, va)
-    del first
-    gc.collect()
+    where = read_and_drop(pa, va)
     c = tessera.host_cache()
     assert c["buffers"] == 1 and c["bytes"] == va.nbytes
     second = tessera.read(pb)
@@ -75,10 +81,7 @@ def test_live_array_and_views_keep_their_buffer(stores):
 def test_larger_buffer_stays_for_a_larger_read(stores):
     pa, va = stores["a"]
     ps, vs = stores["small"]
-    first = tessera.read(pa)
-    where = addr(first)
-    del first
-    gc.collect()
+    where = read_and_drop(pa, va)
     small = tessera.read(ps)  # 5 MiB: the 8 MiB buffer is over a quarter larger
     assert addr(small) != where and np.array_equal(small, vs)
     assert tessera.host_cache()["bytes"] == va.nbytes
@@ -109,10 +112,7 @@ def test_limit_bounds_and_zero_keeps_none(stores):
 def test_failed_read_gives_the_buffer_back(stores):
     pa, va = stores["a"]
     pbad, _ = stores["bad"]
-    first = tessera.read(pa)
-    where = addr(first)
-    del first
-    gc.collect()
+    where = read_and_drop(pa, va)
     with pytest.raises(tessera.TesseraError, match="bad.zarr"):
         tessera.read(pbad)
     assert tessera.host_cache()["buffers"] == 1
