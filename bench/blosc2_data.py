@@ -1,5 +1,5 @@
 """blosc2_data.py - the float32 field the Blosc2 benchmarks write (blosc2_bench.py,
-scripts/gpu-profile-rows, scripts/gpu-portions): a smooth field with noise in the low bits,
+scripts/gpu-profile-rows): a smooth field with noise in the low bits,
 compressible but not trivially. As a script, `blosc2_data.py PATH MIB NAME` writes it as a
 python-blosc2 b2nd array of about MIB MiB with the defaults but the codec and filter NAME says
 (zstd, zstd_bit, lz4, lz4_bit: zstd or LZ4, byte shuffle or bitshuffle)."""

@@ -472,8 +472,6 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 			.nbytes = s->nbytes, .dec_nbytes = s->dec_nbytes, .used = s->used,
 			.dec_used = s->dec_used, .nplaces = s->nplaces, .max_rows = s->max_rows,
 			.replay = replay};
-		if (!defer_sync)
-			tsr_cuda_portion(&L, &fill);
 		int64_t t1 = tsr_cuda_fill_slot(plan, tasks, plan->ntasks, t0, gather_at, &fill);
 		if (t1 == t0) {
 			/* Full with earlier files' chunks (or of smaller buffers than this read

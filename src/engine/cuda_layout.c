@@ -155,19 +155,6 @@ void tsr_cuda_slot_sizes(const struct tsr_cuda_layout *L, int full, size_t *slot
 		*dec_want = want;
 }
 
-void tsr_cuda_portion(const struct tsr_cuda_layout *L, struct tsr_cuda_fill *f)
-{
-	if (TSR_READ_PORTIONS <= 1 || L->n_host)
-		return;
-	size_t cap = L->staged_total / TSR_READ_PORTIONS + 16;
-	cap = cap > TSR_PORTION_MIN_NBYTES ? cap : TSR_PORTION_MIN_NBYTES;
-	cap = cap > L->biggest + 16 ? cap : L->biggest + 16; /* (+16: fill's alignment) */
-	f->nbytes = f->nbytes < cap ? f->nbytes : cap;
-	size_t dec = L->dec_total / TSR_READ_PORTIONS;
-	dec = dec > L->dec_biggest ? dec : L->dec_biggest;
-	f->dec_nbytes = f->dec_nbytes < dec ? f->dec_nbytes : dec;
-}
-
 int64_t tsr_cuda_fill_slot(const struct tsr_plan *plan, struct tsr_cuda_task *tasks,
 			   int64_t ntasks, int64_t t0, const int64_t *gather_at,
 			   struct tsr_cuda_fill *f)

@@ -36,16 +36,6 @@
  * also shorten the wait for the slowest thread before a slot can go to the GPU (a slot's fill
  * ends when its last read does). */
 #define TSR_PIECE_NBYTES ((uint64_t)512 << 10)
-/* A lone read large enough goes to the GPU in this many slots or more, not in as few as fit:
- * a slot's copy and kernels start only once its last stored read has landed, so a read of two
- * full slots left the GPU idle while the first filled and the host idle while the second
- * decoded. Slots of at least TSR_PORTION_MIN_NBYTES (copies of 16 MiB and more reach full
- * speed, DESIGN.md section 4), and of one whole chunk. A batch read's files share full slots
- * (their kernels are launch-bound: issue 17). -D for measurements (scripts/gpu-portions). */
-#ifndef TSR_READ_PORTIONS
-#define TSR_READ_PORTIONS 4
-#endif
-#define TSR_PORTION_MIN_NBYTES ((size_t)16 << 20)
 /* The feed's bounce buffers (cuda_feed.c): a feed read is at most one. */
 #define TSR_BOUNCE_NBYTES ((size_t)4 << 20)
 
@@ -127,10 +117,6 @@ struct tsr_cuda_fill {
 	int64_t max_rows;
 	int replay;                     /* slot_offset is the chunk's device address: none staged */
 };
-/* Caps a lone read's slot room (f->nbytes, f->dec_nbytes) to its share of TSR_READ_PORTIONS
- * (above), when every value of the read comes from the GPU's decoders or copies (a read the CPU
- * decodes wants full slots: tsr_cuda_slot_sizes). */
-void tsr_cuda_portion(const struct tsr_cuda_layout *L, struct tsr_cuda_fill *f);
 /* Lays tasks t0, t0 + 1, ... into the slot while they fit; returns one past the last. */
 int64_t tsr_cuda_fill_slot(const struct tsr_plan *plan, struct tsr_cuda_task *tasks,
 			   int64_t ntasks, int64_t t0, const int64_t *gather_at,
