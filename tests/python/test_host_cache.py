@@ -2,8 +2,10 @@
 gone, serves the next read of a like size: that read's array lies where the freed one did and
 holds the new values; a live array's buffer is never handed out; a buffer a quarter larger
 than the read stays for a larger one; tessera.host_cache(limit) bounds what is kept (0: nothing)
-and reports it; a read that fails into a kept buffer gives it back."""
+and reports it; a read that fails into a kept buffer gives it back; threads reading and dropping
+results at once never get one buffer twice."""
 import gc
+import threading
 
 import numpy as np
 import pytest
@@ -118,3 +120,32 @@ def test_failed_read_gives_the_buffer_back(stores):
     assert tessera.host_cache()["buffers"] == 1
     again = tessera.read(pa)
     assert addr(again) == where and np.array_equal(again, va)
+
+
+def test_threads_never_share_a_buffer(stores):
+    pa, va = stores["a"]
+    pb, vb = stores["b"]
+    errors, live = [], {}
+    lock = threading.Lock()
+
+    def reader(k):
+        path, want = (pa, va) if k % 2 else (pb, vb)
+        for _ in range(12):
+            a = tessera.read(path)
+            with lock:  # no other live result may lie where this one does
+                if addr(a) in live:
+                    errors.append("buffer handed out twice")
+                live[addr(a)] = k
+            if not np.array_equal(a, want):
+                errors.append("thread %d read wrong values" % k)
+            with lock:
+                del live[addr(a)]
+            del a
+
+    threads = [threading.Thread(target=reader, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert tessera.host_cache()["buffers"] <= 4
