@@ -226,11 +226,8 @@ static PyObject *array_read_args(tsrpy_Array *self, const struct tsrpy_read_args
 		goto fail;
 	void *fresh = NULL;
 	size_t fresh_nbytes = 0;
-	if (d.fresh) {
-		/* a kept buffer of an earlier result, read into as into out= (host_cache.c) */
-		d.buf.nbytes = (size_t)tsrpy_count(ndim, shape) * tsr_dtype_size(self->info.dtype);
+	if (d.fresh) /* a kept buffer of an earlier result, read into as into out= (host_cache.c) */
 		d.buf.data = fresh = tsrpy_cache_take(d.buf.nbytes, &fresh_nbytes);
-	}
 	memset(&rec, 0, sizeof(rec));
 	rec.struct_size = sizeof(rec);
 	Py_BEGIN_ALLOW_THREADS

@@ -323,10 +323,11 @@ int tsrpy_dest(const struct tsrpy_read_args *ra, enum tsr_dtype dtype, PyArray_D
 			}
 			return host_out(ra->out, dtype, descr, ndim, shape, d);
 		}
-		if (may_fresh && (size_t)tsrpy_count(ndim, shape) * tsr_dtype_size(dtype) >=
-					 TSRPY_FRESH_NBYTES) {
+		size_t nbytes_new = (size_t)tsrpy_count(ndim, shape) * tsr_dtype_size(dtype);
+		if (may_fresh && nbytes_new >= TSRPY_FRESH_NBYTES) {
 			d->fresh = 1;
 			d->buf.mem = TSR_MEM_HOST;
+			d->buf.nbytes = nbytes_new; /* (data: a kept buffer, else tsr_read_alloc's) */
 			return 0;
 		}
 		for (int i = 0; i < ndim; i++)

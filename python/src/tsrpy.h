@@ -73,8 +73,9 @@ struct tsrpy_dest {
 	PyObject *result;              /* new reference: what the call returns */
 	struct tsr_buffer buf;
 	int cuda;
-	int fresh;                     /* result NULL: read with tsr_read_alloc, then wrap it
-					  (tsrpy_wrap_fresh) */
+	int fresh;                     /* result NULL: read into a kept buffer (host_cache.c)
+					  or with tsr_read_alloc, then wrap it (tsrpy_wrap_fresh);
+					  buf.nbytes is the result's size */
 };
 
 /* Parses a device name: "cpu" (*cuda_ret 0), "cuda" (1, *ordinal_ret -1: the out array's
