@@ -2,7 +2,8 @@
  * (open, plan, describe and route, slot layout, stored reads, place descriptions and stream
  * arguments), timed without a device over a batch of files, in ns per task (tile).
  *
- * Usage: plan_bench [-r REPS] [-c] FILE...  (-c: decoder cpu, every task the CPU's; e.g. the
+ * Usage: plan_bench [-r REPS] [-c] [-t THREADS] FILE...  (-t: describe on THREADS threads,
+ * tsr_plan_describe_on; -c: decoder cpu, every task the CPU's; e.g. the
  * 32 RICE_1 int16 FITS of 4096 x 4096 that
  * `fits_write DIR 32 4096 4096 rice_i16` writes: 131,072 row tiles.) Each rep reads the files
  * as one batch read does: every file opened, planned and laid out into the staging ring's slots,
@@ -16,6 +17,7 @@
 #include <time.h>
 
 #include "core/array.h"
+#include "core/internal.h"
 #include "core/selection.h"
 #include "engine/cuda_layout.h"
 
@@ -120,10 +122,13 @@ static int64_t lay_out(const struct tsr_plan *plan, const struct tsr_plan_descs 
 
 int main(int argc, char **argv)
 {
-	int reps = 5, a0 = 1;
+	int reps = 5, a0 = 1, nthreads = 1;
 	int decoder = TSR_DECODER_AUTO;
 	for (;;) {
-		if (argc > a0 + 1 && !strcmp(argv[a0], "-r")) {
+		if (argc > a0 + 1 && !strcmp(argv[a0], "-t")) {
+			nthreads = atoi(argv[a0 + 1]);
+			a0 += 2;
+		} else if (argc > a0 + 1 && !strcmp(argv[a0], "-r")) {
 			reps = atoi(argv[a0 + 1]);
 			a0 += 2;
 		} else if (argc > a0 && !strcmp(argv[a0], "-c")) {
@@ -133,13 +138,18 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	if (a0 >= argc || reps < 1) {
-		fprintf(stderr, "usage: plan_bench [-r REPS] [-c] FILE...\n");
+	if (a0 >= argc || reps < 1 || nthreads < 1) {
+		fprintf(stderr, "usage: plan_bench [-r REPS] [-c] [-t THREADS] FILE...\n");
 		return 2;
 	}
 	int nfiles = argc - a0;
 	struct tsr_context *ctx = NULL;
 	if (tsr_context_create(NULL, &ctx)) {
+		fprintf(stderr, "plan_bench: %s\n", tsr_errmsg());
+		return 1;
+	}
+	struct tsr_pool *pool = NULL;
+	if (nthreads > 1 && tsr_pool_create(nthreads, &pool)) {
 		fprintf(stderr, "plan_bench: %s\n", tsr_errmsg());
 		return 1;
 	}
@@ -188,7 +198,8 @@ int main(int argc, char **argv)
 			}
 			int batch = TSR_BATCH_MEMBER | (f + 1 < nfiles ? TSR_BATCH_DEFER : 0);
 			struct tsr_plan_descs *ds = NULL;
-			if (tsr_plan_describe(&plan, a, &tsr_storage_posix, 1, &rdev, &ds)) {
+			if (tsr_plan_describe_on(&plan, a, &tsr_storage_posix, 1, &rdev, pool,
+						 nthreads, &ds)) {
 				fprintf(stderr, "plan_bench: %s\n", tsr_errmsg());
 				return 1;
 			}
@@ -233,6 +244,8 @@ int main(int argc, char **argv)
 	free(r.spans);
 	free(r.span_task);
 	free(r.pieces);
+	if (pool)
+		tsr_pool_free(pool);
 	tsr_context_free(ctx);
 	return 0;
 }

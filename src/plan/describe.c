@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
+#include "../core/internal.h"
 #include "../io/storage.h"
 #include "plan.h"
 
@@ -12,6 +15,8 @@
 _Static_assert(offsetof(struct tsr_chunk_ref, path) == 0, "tsr_chunk_ref: path comes first");
 #define TSR_TAIL_AT sizeof(((struct tsr_chunk_ref *)0)->path)
 #define TSR_TAIL_NBYTES (sizeof(struct tsr_chunk_ref) - TSR_TAIL_AT)
+/* A describing thread's tasks at least (tsr_plan_describe_on). */
+#define TSR_DESCRIBE_PART 512
 
 struct tsr_plan_descs {
 	/* The distinct descriptions without path, offset and size (which the task's info holds):
@@ -102,34 +107,43 @@ void tsr_plan_descs_free(struct tsr_plan_descs *ds)
 	free(ds);
 }
 
-int tsr_plan_describe(const struct tsr_plan *p, const struct tsr_array *a,
-		      const struct tsr_backend *be, int settle, const struct tsr_route_device *dev,
-		      struct tsr_plan_descs **descs_ret)
+/* A describing thread's share: tasks [t0, t1), whose descriptions it keeps in loc (tails and
+ * paths; the ids it writes are loc's until the merge) and whose infos and extents it writes into
+ * the shared arrays of out. */
+struct tsr_describe_part {
+	struct tsr_plan_descs *out, *loc;
+	int64_t t0, t1;
+	int st;
+	char msg[1024];         /* its failure's message (messages are per thread) */
+};
+
+struct tsr_describe_job {
+	const struct tsr_plan *p;
+	const struct tsr_array *a;
+	const struct tsr_backend *be;
+	int settle;
+	const struct tsr_route_device *dev;
+	struct tsr_describe_part *parts;
+};
+
+static int tsr_describe_range(const struct tsr_describe_job *job, struct tsr_describe_part *pt)
 {
-	*descs_ret = NULL;
-	struct tsr_plan_descs *ds = calloc(1, sizeof(*ds));
-	size_t n = (size_t)p->ntasks, nd = (size_t)(p->ndim > 0 ? p->ndim : 0);
-	int st = TSR_OK;
-	if (!ds || !(ds->tail_id = malloc(n * sizeof(uint32_t) + 1)) ||
-	    !(ds->path_id = malloc(n * sizeof(uint32_t) + 1)) ||
-	    !(ds->info = malloc(n * sizeof(*ds->info) + 1)) ||
-	    !(ds->extent = malloc(n * nd * sizeof(int64_t) + 1))) {
-		tsr_plan_descs_free(ds);
-		return tsr_error(TSR_E_NOMEM, "%s: out of memory for %zu chunk descriptions", a->path,
-				 n);
-	}
-	ds->ndim = (int)nd;
+	const struct tsr_plan *p = job->p;
+	const struct tsr_array *a = job->a;
+	struct tsr_plan_descs *ds = pt->out, *loc = pt->loc;
+	size_t nd = (size_t)ds->ndim;
 	struct tsr_chunk_ref ref;
 	uint32_t last_id = UINT32_MAX;
-	for (int64_t t = 0; t < p->ntasks && !st; t++) {
+	int st = TSR_OK;
+	for (int64_t t = pt->t0; t < pt->t1 && !st; t++) {
 		int64_t chunk = tsr_task_chunk(p, t);
-		st = be->chunk_ref(a, chunk, settle, &ref);
+		st = job->be->chunk_ref(a, chunk, job->settle, &ref);
 		if (!st) {
 			/* (a FITS file's tiles, a shard's chunks: the path of the task before) */
-			if (last_id != UINT32_MAX && !strcmp(ds->pool + ds->path_at[last_id], ref.path))
+			if (last_id != UINT32_MAX && !strcmp(loc->pool + loc->path_at[last_id], ref.path))
 				ds->path_id[t] = last_id;
 			else
-				st = tsr_path_intern(ds, ref.path, &ds->path_id[t]);
+				st = tsr_path_intern(loc, ref.path, &ds->path_id[t]);
 			last_id = ds->path_id[t];
 		}
 		if (st) {
@@ -148,8 +162,8 @@ int tsr_plan_describe(const struct tsr_plan *p, const struct tsr_array *a,
 		ti->codec_name = ref.codec_name;
 		ti->elem_nbytes = (uint32_t)tsr_dtype_size(ref.codec.elem);
 		ti->out_nbytes = (uint32_t)tsr_dtype_size(ref.xform.out);
-		if (dev) {
-			tsr_route_chunk(&ref, dev, &ti->route);
+		if (job->dev) {
+			tsr_route_chunk(&ref, job->dev, &ti->route);
 			tsr_route_values(&ref, &ti->route, &ti->values);
 			if (ti->route.how == TSR_ROUTE_STREAM)
 				tsr_route_stream_check(&ref, &ti->route, &ti->check);
@@ -157,19 +171,125 @@ int tsr_plan_describe(const struct tsr_plan *p, const struct tsr_array *a,
 		/* the description kept once a run of equal ones (offset and size: the info's) */
 		ref.offset = ref.nbytes = 0;
 		const unsigned char *tail = (const unsigned char *)&ref + TSR_TAIL_AT;
-		if (!ds->ntails ||
-		    memcmp(ds->tails + (ds->ntails - 1) * TSR_TAIL_NBYTES, tail, TSR_TAIL_NBYTES)) {
-			if (ds->ntails >= UINT32_MAX ||
-			    tsr_grow((void **)&ds->tails, &ds->tails_cap, ds->ntails + 1,
+		if (!loc->ntails ||
+		    memcmp(loc->tails + (loc->ntails - 1) * TSR_TAIL_NBYTES, tail, TSR_TAIL_NBYTES)) {
+			if (loc->ntails >= UINT32_MAX ||
+			    tsr_grow((void **)&loc->tails, &loc->tails_cap, loc->ntails + 1,
 				     TSR_TAIL_NBYTES, 16)) {
-				st = tsr_error(TSR_E_NOMEM, "%s: out of memory for %zu chunk "
-					       "descriptions", a->path, n);
+				st = tsr_error(TSR_E_NOMEM, "%s: out of memory for %lld chunk "
+					       "descriptions", a->path, (long long)p->ntasks);
 				break;
 			}
-			memcpy(ds->tails + ds->ntails++ * TSR_TAIL_NBYTES, tail, TSR_TAIL_NBYTES);
+			memcpy(loc->tails + loc->ntails++ * TSR_TAIL_NBYTES, tail, TSR_TAIL_NBYTES);
 		}
-		ds->tail_id[t] = (uint32_t)(ds->ntails - 1);
+		ds->tail_id[t] = (uint32_t)(loc->ntails - 1);
 	}
+	return st;
+}
+
+static void tsr_describe_worker(void *arg, int w)
+{
+	const struct tsr_describe_job *job = arg;
+	struct tsr_describe_part *pt = &job->parts[w];
+	pt->st = tsr_describe_range(job, pt);
+	if (pt->st)
+		snprintf(pt->msg, sizeof(pt->msg), "%s", tsr_errmsg());
+}
+
+/* Moves a part's descriptions and paths into ds, its tasks' ids with them. */
+static int tsr_describe_merge(struct tsr_plan_descs *ds, const struct tsr_describe_part *pt)
+{
+	const struct tsr_plan_descs *loc = pt->loc;
+	size_t base = ds->ntails;
+	if (ds->ntails + loc->ntails >= UINT32_MAX ||
+	    tsr_grow((void **)&ds->tails, &ds->tails_cap, ds->ntails + loc->ntails, TSR_TAIL_NBYTES,
+		     16))
+		return tsr_error(TSR_E_NOMEM, "plan: out of memory for chunk descriptions");
+	memcpy(ds->tails + base * TSR_TAIL_NBYTES, loc->tails, loc->ntails * TSR_TAIL_NBYTES);
+	ds->ntails += loc->ntails;
+	uint32_t *map = malloc((loc->npaths ? loc->npaths : 1) * sizeof(*map));
+	if (!map)
+		return tsr_error(TSR_E_NOMEM, "plan: out of memory for chunk paths");
+	int st = TSR_OK;
+	for (size_t i = 0; i < loc->npaths && !st; i++)
+		st = tsr_path_intern(ds, loc->pool + loc->path_at[i], &map[i]);
+	for (int64_t t = pt->t0; t < pt->t1 && !st; t++) {
+		ds->tail_id[t] += (uint32_t)base;
+		ds->path_id[t] = map[ds->path_id[t]];
+	}
+	free(map);
+	return st;
+}
+
+int tsr_plan_describe(const struct tsr_plan *p, const struct tsr_array *a,
+		      const struct tsr_backend *be, int settle, const struct tsr_route_device *dev,
+		      struct tsr_plan_descs **descs_ret)
+{
+	return tsr_plan_describe_on(p, a, be, settle, dev, NULL, 1, descs_ret);
+}
+
+int tsr_plan_describe_on(const struct tsr_plan *p, const struct tsr_array *a,
+			 const struct tsr_backend *be, int settle,
+			 const struct tsr_route_device *dev, struct tsr_pool *pool, int nthreads,
+			 struct tsr_plan_descs **descs_ret)
+{
+	*descs_ret = NULL;
+	struct tsr_plan_descs *ds = calloc(1, sizeof(*ds));
+	size_t n = (size_t)p->ntasks, nd = (size_t)(p->ndim > 0 ? p->ndim : 0);
+	if (!ds || !(ds->tail_id = malloc(n * sizeof(uint32_t) + 1)) ||
+	    !(ds->path_id = malloc(n * sizeof(uint32_t) + 1)) ||
+	    !(ds->info = malloc(n * sizeof(*ds->info) + 1)) ||
+	    !(ds->extent = malloc(n * nd * sizeof(int64_t) + 1))) {
+		tsr_plan_descs_free(ds);
+		return tsr_error(TSR_E_NOMEM, "%s: out of memory for %zu chunk descriptions", a->path,
+				 n);
+	}
+	ds->ndim = (int)nd;
+	/* Parts of at least TSR_DESCRIBE_PART tasks, one a thread: describing is a few hundred
+	 * nanoseconds a task, most of it the driver's and the route's, all of it independent
+	 * between tasks (the CPU engine's threads already ask drivers for chunks at once). */
+	int nparts = pool && nthreads > 1 ? (int)(n / TSR_DESCRIBE_PART) : 1;
+	nparts = nparts < 1 ? 1 : nparts > nthreads ? nthreads : nparts;
+	struct tsr_describe_part one, *parts = nparts > 1 ? calloc((size_t)nparts, sizeof(*parts))
+							 : &one;
+	struct tsr_plan_descs *locs = nparts > 1 ? calloc((size_t)nparts - 1, sizeof(*locs)) : NULL;
+	if (!parts || (nparts > 1 && !locs)) {
+		if (parts != &one)
+			free(parts);
+		tsr_plan_descs_free(ds);
+		return tsr_error(TSR_E_NOMEM, "%s: out of memory for %zu chunk descriptions", a->path,
+				 n);
+	}
+	for (int k = 0; k < nparts; k++) {
+		/* part 0 keeps its descriptions in ds itself, the others their own until merged */
+		parts[k] = (struct tsr_describe_part){
+			.out = ds, .loc = k ? &locs[k - 1] : ds,
+			.t0 = (int64_t)(n * (size_t)k / (size_t)nparts),
+			.t1 = (int64_t)(n * (size_t)(k + 1) / (size_t)nparts)};
+	}
+	struct tsr_describe_job job = {p, a, be, settle, dev, parts};
+	if (nparts > 1)
+		tsr_pool_run(pool, nparts, tsr_describe_worker, &job);
+	else
+		parts[0].st = tsr_describe_range(&job, &parts[0]);
+	/* the first failing part holds the first failing task: its error, as one thread says it */
+	int st = TSR_OK;
+	for (int k = 0; k < nparts && !st; k++) {
+		st = parts[k].st;
+		if (st && nparts > 1)
+			tsr_error_set_text(parts[k].msg);
+	}
+	for (int k = 1; k < nparts && !st; k++)
+		st = tsr_describe_merge(ds, &parts[k]);
+	for (int k = 0; k + 1 < nparts; k++) {
+		free(locs[k].tails);
+		free(locs[k].pool);
+		free(locs[k].path_at);
+		free(locs[k].slots);
+	}
+	free(locs);
+	if (parts != &one)
+		free(parts);
 	if (st) {
 		tsr_plan_descs_free(ds);
 		return st;

@@ -82,6 +82,15 @@ struct tsr_backend;
 int tsr_plan_describe(const struct tsr_plan *p, const struct tsr_array *a,
 		      const struct tsr_backend *be, int settle, const struct tsr_route_device *dev,
 		      struct tsr_plan_descs **descs_ret);
+/* The same on up to nthreads of pool's threads (the caller one of them), each describing a run
+ * of tasks; the descriptions, paths, ids and failure are what tsr_plan_describe gives, but that a
+ * run of equal descriptions may be kept once a thread (ids name equal descriptions, not
+ * distinct ones). pool NULL or nthreads 1: tsr_plan_describe. */
+struct tsr_pool;
+int tsr_plan_describe_on(const struct tsr_plan *p, const struct tsr_array *a,
+			 const struct tsr_backend *be, int settle,
+			 const struct tsr_route_device *dev, struct tsr_pool *pool, int nthreads,
+			 struct tsr_plan_descs **descs_ret);
 void tsr_plan_descs_free(struct tsr_plan_descs *ds);
 /* Task t's description, path included (a copy: for the tasks the CPU decodes). */
 void tsr_task_desc(const struct tsr_plan_descs *ds, int64_t t, struct tsr_chunk_ref *ref);
