@@ -2,8 +2,9 @@
  * (open, plan, describe and route, slot layout, stored reads, place descriptions and stream
  * arguments), timed without a device over a batch of files, in ns per task (tile).
  *
- * Usage: plan_bench [-r REPS] [-c] [-t THREADS] FILE...  (-t: describe on THREADS threads,
- * tsr_plan_describe_on; -c: decoder cpu, every task the CPU's; e.g. the
+ * Usage: plan_bench [-r REPS] [-c] [-t THREADS] FILE...  (-t: tasks and places described on
+ * THREADS threads, as the CUDA engine's planning helpers do,
+ * tsr_plan_describe_on and tsr_cuda_describe_on; -c: decoder cpu, every task the CPU's; e.g. the
  * 32 RICE_1 int16 FITS of 4096 x 4096 that
  * `fits_write DIR 32 4096 4096 rice_i16` writes: 131,072 row tiles.) Each rep reads the files
  * as one batch read does: every file opened, planned and laid out into the staging ring's slots,
@@ -46,6 +47,8 @@ struct ring {
 	struct tsr_piece *pieces;
 	size_t pieces_cap;
 	int sum; /* the checksum's rep (the first: not timed against the others) */
+	struct tsr_pool *pool; /* the places' threads (-t), as the engine's planning helpers */
+	int nthreads;
 };
 
 /* FNV-1a over what the GPU reads of the read's places and stream arguments: the fields the
@@ -109,9 +112,8 @@ static int64_t lay_out(const struct tsr_plan *plan, const struct tsr_plan_descs 
 				r->nstreams++;
 			}
 		}
-		for (int64_t i = t0; i < t1; i++)
-			tsr_cuda_describe(plan, ds, &tasks[i], 0, 0, NULL,
-					  &r->places[r->fill.nplaces + (size_t)(i - t0)]);
+		tsr_cuda_describe_on(plan, ds, tasks + t0, n, 0, 0, NULL,
+				     &r->places[r->fill.nplaces], r->pool, r->nthreads);
 		for (int64_t i = t0; i < t1 && r->sum; i++)
 			sum_place(&r->places[r->fill.nplaces + (size_t)(i - t0)]);
 		r->fill.nplaces += (size_t)n;
@@ -153,7 +155,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "plan_bench: %s\n", tsr_errmsg());
 		return 1;
 	}
-	struct ring r = {0};
+	struct ring r = {.pool = pool, .nthreads = nthreads};
 	r.places = malloc(TSR_SLOT_PLACES * sizeof(*r.places));
 	r.io = malloc(4 * TSR_SLOT_STREAMS * sizeof(*r.io));
 	r.checks = malloc(TSR_SLOT_STREAMS * sizeof(*r.checks));

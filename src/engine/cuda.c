@@ -287,6 +287,40 @@ static struct tsr_pool *tsr_cuda_pool(struct tsr_cuda_state *cs, struct tsr_pool
 	return cs->pool ? cs->pool : ctx_pool;
 }
 
+/* The most planning helpers a read takes (tsr_cuda_aid); a build may set it (1: none). */
+#ifndef TSR_CUDA_AID_MAX
+#define TSR_CUDA_AID_MAX 8
+#endif
+
+/* Threads that describe a read's tasks and places beside its own (tsr_plan_describe_on,
+ * tsr_cuda_describe_on): on the H200 a RICE_1 batch's thread spent 24 of its 58 ms describing
+ * and laying out 131,072 tiles and 22 more making their places and stream arguments, while the
+ * GPU needed about 16 (bench/host_profile.patch). They are the engine's own: during a batch the
+ * pool's threads are the feed's until it stops. Half the read's threads, up to
+ * TSR_CUDA_AID_MAX: they work in bursts of a file's tasks, the feed's readers in theirs.
+ * Returns the pool and in *k_ret how many take part (1: this thread alone). */
+static struct tsr_pool *tsr_cuda_aid(struct tsr_cuda_state *cs, int nthreads, int *k_ret)
+{
+	int k = (nthreads > 0 ? nthreads : 1) / 2;
+	k = k > TSR_CUDA_AID_MAX ? TSR_CUDA_AID_MAX : k;
+	*k_ret = 1;
+	if (k < 2)
+		return NULL;
+	if (cs->aid && cs->aid_n < k) {
+		tsr_pool_free(cs->aid);
+		cs->aid = NULL;
+	}
+	if (!cs->aid) {
+		if (tsr_pool_create(k, &cs->aid) != TSR_OK) {
+			cs->aid = NULL; /* (no threads to be had: this one describes alone) */
+			return NULL;
+		}
+		cs->aid_n = k;
+	}
+	*k_ret = k;
+	return cs->aid;
+}
+
 /* The read's receipt: blosc chunks counted as their headers routed them, the decoders, and why
  * the storage is not cuFile or the CPU's values are replayed. */
 static void tsr_cuda_receipt(const struct tsr_array *a, struct tsr_cuda_layout *L,
@@ -386,7 +420,9 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	struct tsr_plan_descs *descs = NULL;
 	struct tsr_cuda_layout L;
 	double tp0 = tsr_now(); /* (planning on this thread: the receipt's t_plan) */
-	st = tsr_plan_describe(plan, array, be, 1, &rdev, &descs);
+	int naid = 1;
+	struct tsr_pool *aid = tsr_cuda_aid(cs, nthreads, &naid);
+	st = tsr_plan_describe_on(plan, array, be, 1, &rdev, aid, naid, &descs);
 	if (st == TSR_OK)
 		tsr_cuda_layout(array, plan, descs, decoder, batch, nthreads, tasks, &L);
 	else
@@ -525,12 +561,10 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		tp0 = tsr_now();
 		if ((st = tsr_cuda_streams(&job, s, seq, prefix)))
 			break;
-		for (int64_t i = 0; i < job.ntasks; i++) {
-			struct tsr_cuda_place *pl = &s->host_places[s->nplaces + (size_t)i];
-			tsr_cuda_describe(plan, descs, &job.tasks[i], (uint64_t)(uintptr_t)out,
-					  job.gather_dev, gather_at, pl);
-			s->general |= pl->nunits > 0 || pl->blocked;
-		}
+		s->general |= tsr_cuda_describe_on(plan, descs, job.tasks, job.ntasks,
+						   (uint64_t)(uintptr_t)out, job.gather_dev,
+						   gather_at, &s->host_places[s->nplaces], aid,
+						   naid);
 		t_plan += tsr_now() - tp0;
 		s->nplaces += (size_t)job.ntasks;
 		s->used = fill.used;

@@ -155,6 +155,9 @@ struct tsr_cuda_state {
 	struct tsr_pool *pool;          /* a split read's share of the context's threads (made
 					   on first need): each device's storage reads run at once */
 	int pool_n;
+	struct tsr_pool *aid;           /* the read's planning helpers (tsr_cuda_aid; made on first
+					   need) */
+	int aid_n;
 	struct tsr_cuda_slot slot[TSR_NSLOTS];
 	size_t slot_want, dec_want;     /* slot sizes the reads so far need */
 	int next_slot;                  /* the open slot, or the one to open next */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../codecs/blosc_parts.h"
+#include "../core/internal.h"
 #include "cuda_layout.h"
 #include "gather.h"
 #include "split.h"
@@ -270,6 +271,56 @@ void tsr_cuda_describe(const struct tsr_plan *p, const struct tsr_plan_descs *ds
 	}
 	if (gather_at) /* points: the place kernel gathers them through the task's tables */
 		tsr_gather_describe(p, ct->t, gather_dev + 8 * (uint64_t)gather_at[ct->t], pl);
+}
+
+/* A describing thread's places at least: a place is 50-170 ns of stores (the VM, the H200's
+ * host during a batch), a pool's wake-up tens of microseconds. */
+#define TSR_PLACES_PART 1024
+
+struct tsr_places_job {
+	const struct tsr_plan *p;
+	const struct tsr_plan_descs *ds;
+	const struct tsr_cuda_task *tasks;
+	int64_t n;
+	uint64_t out, gather_dev;
+	const int64_t *gather_at;
+	struct tsr_cuda_place *places;
+	int nparts;
+	int general[TSR_PLACES_PARTS_MAX];
+};
+
+static void tsr_places_worker(void *arg, int w)
+{
+	struct tsr_places_job *j = arg;
+	int64_t t0 = j->n * w / j->nparts, t1 = j->n * (w + 1) / j->nparts;
+	int general = 0;
+	for (int64_t i = t0; i < t1; i++) {
+		struct tsr_cuda_place *pl = &j->places[i];
+		tsr_cuda_describe(j->p, j->ds, &j->tasks[i], j->out, j->gather_dev, j->gather_at,
+				  pl);
+		general |= pl->nunits > 0 || pl->blocked;
+	}
+	j->general[w] = general;
+}
+
+int tsr_cuda_describe_on(const struct tsr_plan *p, const struct tsr_plan_descs *ds,
+			 const struct tsr_cuda_task *tasks, int64_t n, uint64_t out,
+			 uint64_t gather_dev, const int64_t *gather_at,
+			 struct tsr_cuda_place *places, struct tsr_pool *pool, int nthreads)
+{
+	struct tsr_places_job j = {p, ds, tasks, n, out, gather_dev, gather_at, places, 1, {0}};
+	int64_t nparts = pool && nthreads > 1 ? n / TSR_PLACES_PART : 1;
+	nparts = nparts > nthreads ? nthreads : nparts;
+	nparts = nparts > TSR_PLACES_PARTS_MAX ? TSR_PLACES_PARTS_MAX : nparts;
+	j.nparts = nparts < 1 ? 1 : (int)nparts;
+	if (j.nparts > 1)
+		tsr_pool_run(pool, j.nparts, tsr_places_worker, &j);
+	else
+		tsr_places_worker(&j, 0);
+	int general = 0;
+	for (int w = 0; w < j.nparts; w++)
+		general |= j.general[w];
+	return general;
 }
 
 void tsr_cuda_stream_args(const struct tsr_cuda_task *ct, int64_t chunk, uint64_t io[4],

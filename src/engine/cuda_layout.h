@@ -129,6 +129,17 @@ void tsr_cuda_describe(const struct tsr_plan *p, const struct tsr_plan_descs *ds
 		       const struct tsr_cuda_task *ct, uint64_t out, uint64_t gather_dev,
 		       const int64_t *gather_at, struct tsr_cuda_place *pl);
 
+/* tsr_cuda_describe of tasks [0, n) into places[0, n), on up to nthreads of pool's threads (the
+ * caller one of them; pool NULL or nthreads 1: this thread alone), in parts of at least a
+ * thousand tasks; the places are the same whatever the threads. Returns whether any place is
+ * general (a gather or a blocked source: the slot's place kernel takes its general path). */
+#define TSR_PLACES_PARTS_MAX 64
+struct tsr_pool;
+int tsr_cuda_describe_on(const struct tsr_plan *p, const struct tsr_plan_descs *ds,
+			 const struct tsr_cuda_task *tasks, int64_t n, uint64_t out,
+			 uint64_t gather_dev, const int64_t *gather_at,
+			 struct tsr_cuda_place *places, struct tsr_pool *pool, int nthreads);
+
 /* A STREAM task's decoder arguments (offsets into the slot: input, its size, output, capacity)
  * and what judging its result needs. */
 void tsr_cuda_stream_args(const struct tsr_cuda_task *ct, int64_t chunk, uint64_t io[4],

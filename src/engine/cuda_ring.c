@@ -317,6 +317,8 @@ static void tsr_cuda_state_free(struct tsr_cuda_state *cs)
 	tsr_feed_destroy(&cs->feed);
 	if (cs->pool)
 		tsr_pool_free(cs->pool);
+	if (cs->aid)
+		tsr_pool_free(cs->aid);
 	cudaEventDestroy(cs->entry);
 	pthread_mutex_destroy(&cs->lock);
 	free(cs);

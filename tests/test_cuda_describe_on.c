@@ -1,0 +1,108 @@
+/* test_cuda_describe_on.c - a CUDA read's places made on several threads (tsr_cuda_describe_on) are the places one thread makes, byte for byte, whatever the thread count, part boundaries and selection; fewer tasks than a part stay on the caller's thread. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "write_file.h"
+#include "cuda_layout_read.h"
+#include "core/internal.h"
+#include "tessera.h"
+#include "engine/cuda_layout.h"
+#include "plan/plan.h"
+
+#define NCHUNKS 5003 /* (parts of uneven length on 2, 3, 4 and 7 threads) */
+
+/* Lays out the store's read of spec (the whole when NULL), gives every task a distinct slot and
+ * decode offset (as a slot fill would), and checks the places of nthreads equal one thread's:
+ * both arrays filled with a pattern first, so a field one of them leaves unwritten differs. */
+static void check_same(struct tsr_context *ctx, const char *dir, const char *spec,
+		       struct tsr_pool *pool, int nthreads)
+{
+	struct layout_read lr;
+	if (layout_read(ctx, dir, 16, TSR_DECODER_AUTO, &lr) == 0 && spec) {
+		/* the same store, read through a selection: planned again */
+		struct tsr_selection sel;
+		tsr_plan_free(&lr.plan);
+		tsr_norm_sel_free(&lr.ns);
+		tsr_plan_descs_free(lr.ds);
+		lr.ds = NULL;
+		CHECK_EQ_INT(tsr_selection_parse(spec, &sel), TSR_OK);
+		CHECK_EQ_INT(tsr_selection_normalize(&sel, 1, lr.a->desc.shape, &lr.ns), TSR_OK);
+		CHECK_EQ_INT(tsr_plan_build(&lr.a->desc, &lr.ns, &lr.plan), TSR_OK);
+		const struct tsr_route_device rdev = {.gpu = 1, .families = ~0u};
+		CHECK_EQ_INT(tsr_plan_describe(&lr.plan, lr.a, &tsr_storage_posix, 1, &rdev, &lr.ds),
+			     TSR_OK);
+		if (lr.ds)
+			tsr_cuda_layout(lr.a, &lr.plan, lr.ds, TSR_DECODER_AUTO, 0, 16, lr.tasks,
+					&lr.L);
+	}
+	if (!lr.ds) {
+		layout_read_free(&lr);
+		return;
+	}
+	int64_t n = lr.plan.ntasks;
+	for (int64_t t = 0; t < n; t++) {
+		lr.tasks[t].slot_offset = 64 * (size_t)t;
+		lr.tasks[t].dec_offset = 128 * (size_t)t + 16;
+		lr.tasks[t].stream = (int)(t % 4096);
+	}
+	size_t nb = (size_t)n * sizeof(struct tsr_cuda_place);
+	struct tsr_cuda_place *one = malloc(nb), *many = malloc(nb);
+	CHECK(one && many);
+	if (one && many) {
+		memset(one, 0xa5, nb);
+		memset(many, 0xa5, nb);
+		int g1 = tsr_cuda_describe_on(&lr.plan, lr.ds, lr.tasks, n, 0x7000000000ull, 0, NULL,
+					      one, NULL, 1);
+		int gn = tsr_cuda_describe_on(&lr.plan, lr.ds, lr.tasks, n, 0x7000000000ull, 0, NULL,
+					      many, pool, nthreads);
+		CHECK_EQ_INT(gn, g1);
+		CHECK_EQ_INT(g1, 0); /* (boxes of Zarr chunks: no gather, no blocked source) */
+		int64_t bad = -1;
+		for (int64_t t = 0; t < n && bad < 0; t++)
+			if (memcmp(&one[t], &many[t], sizeof(*one)))
+				bad = t;
+		if (bad >= 0)
+			fprintf(stderr, "%s %s on %d threads: place %lld differs\n", dir,
+				spec ? spec : "(all)", nthreads, (long long)bad);
+		CHECK_EQ_INT((int)bad, -1);
+		/* the places were made: each task's own source offset (stream tasks: the decode
+		 * buffer's) */
+		const int dec = lr.tasks[n - 1].how == TSR_HOW_STREAM;
+		CHECK(one[n - 1].src_offset ==
+		      (dec ? 128 * (uint64_t)(n - 1) + 16 : 64 * (uint64_t)(n - 1)));
+	}
+	free(one);
+	free(many);
+	layout_read_free(&lr);
+}
+
+int main(void)
+{
+	struct tsr_context *ctx = NULL;
+	CHECK_EQ_INT(tsr_context_create(NULL, &ctx), TSR_OK);
+	struct tsr_pool *pool = NULL;
+	CHECK_EQ_INT(tsr_pool_create(7, &pool), TSR_OK);
+	char dir[256];
+	snprintf(dir, sizeof(dir), "/tmp/tsr_describe_on_%d.zarr", (int)getpid());
+
+	/* 5,003 zstd chunks of 64 uint16: stream tasks, each read whole */
+	CHECK_EQ_INT(make_u16_store(dir, NCHUNKS, 64, 1), 0);
+	for (int k = 2; k <= 7; k++)
+		check_same(ctx, dir, NULL, pool, k);
+	check_same(ctx, dir, "::-3", pool, 4);      /* backwards, every third element */
+	check_same(ctx, dir, "5:300000:7", pool, 3); /* parts of the chunks, strided */
+	check_same(ctx, dir, "0:60000", pool, 7);    /* 938 tasks: under a part, one thread */
+	remove_store(dir, NCHUNKS);
+
+	/* the same of raw chunks: the staging's values, not the decode buffer's */
+	CHECK_EQ_INT(make_u16_store(dir, NCHUNKS, 64, 0), 0);
+	check_same(ctx, dir, NULL, pool, 5);
+	remove_store(dir, NCHUNKS);
+
+	tsr_pool_free(pool);
+	tsr_context_free(ctx);
+	CHECK_DONE();
+}
