@@ -9,6 +9,7 @@
 #include "check.h"
 #include "io/storage.h"
 #include "plan/plan.h"
+#include "shard_ref.h"
 
 static int64_t fail_chunk = -1;
 static int driver_calls;
@@ -20,19 +21,7 @@ static int shard_chunk_ref(const struct tsr_array *a, int64_t chunk, struct tsr_
 	driver_calls++;
 	if (chunk == fail_chunk)
 		return tsr_error(TSR_E_FORMAT, "shard index: bad entry");
-	memset(ref, 0, sizeof(*ref));
-	int64_t cy = chunk / a->desc.grid[1], cx = chunk % a->desc.grid[1];
-	snprintf(ref->path, sizeof(ref->path), "/data/store.zarr/arr/c/%lld/%lld",
-		 (long long)(cy / 2), (long long)(cx / 4));
-	ref->missing_is_fill = 1;
-	ref->offset = (uint64_t)((cy % 2) * 4 + cx % 4) * 1000;
-	ref->nbytes = 900 + (uint64_t)chunk;
-	ref->codec.id = TSR_CODEC_ZSTD;
-	ref->extent[0] = 4, ref->extent[1] = 5;
-	ref->npix = 20;
-	ref->codec_name = "zstd";
-	if (chunk % 7 == 0)
-		tsr_chunk_set_fill(ref);
+	shard_ref(a, chunk, ref);
 	return TSR_OK;
 }
 

@@ -8,6 +8,7 @@
 #include "core/internal.h"
 #include "io/storage.h"
 #include "plan/plan.h"
+#include "shard_ref.h"
 
 static int64_t fail_a = -1, fail_b = -1;
 static atomic_int driver_calls;
@@ -19,19 +20,12 @@ static int shard_chunk_ref(const struct tsr_array *a, int64_t chunk, struct tsr_
 	atomic_fetch_add(&driver_calls, 1);
 	if (chunk == fail_a || chunk == fail_b)
 		return tsr_error(TSR_E_FORMAT, "shard index: bad entry %lld", (long long)chunk);
-	memset(ref, 0, sizeof(*ref));
-	int64_t cy = chunk / a->desc.grid[1], cx = chunk % a->desc.grid[1];
-	snprintf(ref->path, sizeof(ref->path), "/data/store.zarr/arr/c/%lld/%lld",
-		 (long long)(cy / 2), (long long)(cx / 4));
-	ref->missing_is_fill = 1;
-	ref->offset = (uint64_t)((cy % 2) * 4 + cx % 4) * 1000;
-	ref->nbytes = 900 + (uint64_t)chunk;
-	ref->codec.id = chunk % 11 ? TSR_CODEC_ZSTD : TSR_CODEC_NONE;
-	ref->extent[0] = 4, ref->extent[1] = 5;
-	ref->npix = 20;
-	ref->codec_name = chunk % 11 ? "zstd" : "raw";
-	if (chunk % 7 == 0)
-		tsr_chunk_set_fill(ref);
+	shard_ref(a, chunk, ref);
+	if (chunk % 11 == 0) {
+		ref->codec_name = "raw";
+		if (chunk % 7) /* (a fill stays one) */
+			ref->codec.id = TSR_CODEC_NONE;
+	}
 	return TSR_OK;
 }
 
