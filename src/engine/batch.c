@@ -42,15 +42,31 @@ int tsr_read_batch_ex(struct tsr_context *ctx, const char *const *paths, size_t 
 	enum tsr_dtype dtype0 = TSR_DTYPE_INVALID;
 	size_t per = 0;
 	int st = TSR_OK;
+	/* Into device memory, each file's opening, planning and describing is done ahead, on
+	 * threads of its own, while the file before goes to the GPU (ahead.c): on the H200 they
+	 * were about half of a RICE_1 batch's own thread's work. A device's share of a split read
+	 * reads with its device's pool as it is. */
+	int nthreads = ro.nthreads > 0 && ro.nthreads < ctx->nthreads ? ro.nthreads : ctx->nthreads;
+	struct tsr_ahead *ahead = dst->mem == TSR_MEM_CUDA && !(flags & TSR_BATCH_SHARE)
+					  ? tsr_ahead_start(ctx, paths, npaths, open_opts, sel, opts,
+							    nthreads)
+					  : NULL;
 	for (size_t i = 0; i < npaths && st == TSR_OK; i++) {
 		struct tsr_array *a = NULL;
-		if ((st = tsr_open(ctx, paths[i], open_opts, &a)))
-			break;
+		struct tsr_ahead_file *af = NULL;
 		int ndim;
 		int64_t shape[TSR_MAX_DIM];
-		if ((st = tsr_selection_shape(a, sel, &ndim, shape))) {
-			tsr_array_free(a);
-			break;
+		if (ahead) {
+			/* (the look-ahead's files stay its own: it frees them) */
+			if ((st = tsr_ahead_take(ahead, i, &af, &a, &ndim, shape)))
+				break;
+		} else {
+			if ((st = tsr_open(ctx, paths[i], open_opts, &a)))
+				break;
+			if ((st = tsr_selection_shape(a, sel, &ndim, shape))) {
+				tsr_array_free(a);
+				break;
+			}
 		}
 		if (i == 0) {
 			ndim0 = ndim;
@@ -62,7 +78,8 @@ int tsr_read_batch_ex(struct tsr_context *ctx, const char *const *paths, size_t 
 			if (dst->nbytes / (npaths ? npaths : 1) < per) {
 				st = tsr_error(TSR_E_TOO_SMALL, "batch of %zu x %zu bytes, buffer has %zu",
 					       npaths, per, dst->nbytes);
-				tsr_array_free(a);
+				if (!ahead)
+					tsr_array_free(a);
 				break;
 			}
 		} else if (ndim != ndim0 || memcmp(shape, shape0, (size_t)ndim * sizeof(int64_t)) ||
@@ -70,7 +87,8 @@ int tsr_read_batch_ex(struct tsr_context *ctx, const char *const *paths, size_t 
 			st = tsr_error(TSR_E_FORMAT, "%s: shape or dtype (%s) differs from %s's (%s)",
 				       paths[i], tsr_dtype_name(a->desc.dtype), paths[0],
 				       tsr_dtype_name(dtype0));
-			tsr_array_free(a);
+			if (!ahead)
+				tsr_array_free(a);
 			break;
 		}
 		struct tsr_buffer one = *dst;
@@ -82,10 +100,14 @@ int tsr_read_batch_ex(struct tsr_context *ctx, const char *const *paths, size_t 
 		 * tiles a launch, not one file's few large ones) and the last read sends the rest,
 		 * waits and judges every file's results. Each read has fetched what it needs from
 		 * its file before it returns, so the file can close. */
-		st = tsr_read_ex(a, sel, &one, opts, &r,
-				 (i + 1 < npaths ? TSR_BATCH_DEFER : 0) |
-				 (npaths > 1 ? TSR_BATCH_MEMBER : 0) | (flags & TSR_BATCH_SHARE));
-		tsr_array_free(a);
+		const int how = (i + 1 < npaths ? TSR_BATCH_DEFER : 0) |
+				(npaths > 1 ? TSR_BATCH_MEMBER : 0) | (flags & TSR_BATCH_SHARE);
+		if (ahead) {
+			st = tsr_ahead_read(af, &one, &r, how);
+		} else {
+			st = tsr_read_ex(a, sel, &one, opts, &r, how);
+			tsr_array_free(a);
+		}
 		if (i == 0)
 			sum = r;
 		else {
@@ -105,6 +127,7 @@ int tsr_read_batch_ex(struct tsr_context *ctx, const char *const *paths, size_t 
 				memcpy(sum.decoder, r.decoder, sizeof(sum.decoder));
 		}
 	}
+	tsr_ahead_free(ahead);
 	/* A batch that stopped early may leave earlier files' GPU work in flight, and their chunks
 	 * staged but not sent (their reads deferred to the last file): wait for the one and drop
 	 * the other before the caller sees the error. */

@@ -287,22 +287,15 @@ static struct tsr_pool *tsr_cuda_pool(struct tsr_cuda_state *cs, struct tsr_pool
 	return cs->pool ? cs->pool : ctx_pool;
 }
 
-/* The most planning helpers a read takes (tsr_cuda_aid); a build may set it (1: none). */
-#ifndef TSR_CUDA_AID_MAX
-#define TSR_CUDA_AID_MAX 8
-#endif
-
 /* Threads that describe a read's tasks and places beside its own (tsr_plan_describe_on,
  * tsr_cuda_describe_on): on the H200 a RICE_1 batch's thread spent 24 of its 58 ms describing
  * and laying out 131,072 tiles and 22 more making their places and stream arguments, while the
  * GPU needed about 16 (bench/host_profile.patch). They are the engine's own: during a batch the
- * pool's threads are the feed's until it stops. Half the read's threads, up to
- * TSR_CUDA_AID_MAX: they work in bursts of a file's tasks, the feed's readers in theirs.
- * Returns the pool and in *k_ret how many take part (1: this thread alone). */
+ * pool's threads are the feed's until it stops. tsr_aid_count of the read's threads: they work
+ * in bursts of a file's tasks, the feed's readers in theirs. Returns the pool and in *k_ret how many take part (1: this thread alone). */
 static struct tsr_pool *tsr_cuda_aid(struct tsr_cuda_state *cs, int nthreads, int *k_ret)
 {
-	int k = (nthreads > 0 ? nthreads : 1) / 2;
-	k = k > TSR_CUDA_AID_MAX ? TSR_CUDA_AID_MAX : k;
+	int k = tsr_aid_count(nthreads);
 	*k_ret = 1;
 	if (k < 2)
 		return NULL;
@@ -364,20 +357,41 @@ static void tsr_cuda_receipt(const struct tsr_array *a, struct tsr_cuda_layout *
  * bound). */
 #define TSR_CUDA_KEEP_SPLIT_NBYTES ((size_t)256 << 20)
 
+/* Where a read's tasks are routed: this device's decoder families, for the read's backend and
+ * decoder (the same for tasks described ahead, tsr_cuda_describe_ahead). */
+static struct tsr_route_device tsr_cuda_rdev(const struct tsr_backend *be, int decoder)
+{
+	const int to_dev = (be->mems & TSR_MEMBIT(TSR_MEM_CUDA)) != 0, replay = be->kept != NULL;
+	return (struct tsr_route_device){
+		.gpu = 1, .force_cpu = decoder == TSR_DECODER_CPU,
+		.blosc = !to_dev && !replay, /* (its header is read on the host) */
+		.families = tsr_cuda_family_mask()};
+}
+
+int tsr_cuda_describe_ahead(const struct tsr_array *array, const struct tsr_plan *plan,
+			    const struct tsr_storage_choice *store, int decoder,
+			    struct tsr_pool *pool, int nthreads, struct tsr_plan_descs **descs_ret)
+{
+	const struct tsr_route_device rdev = tsr_cuda_rdev(store->be, decoder);
+	return tsr_plan_describe_on(plan, array, store->be, 1, &rdev, pool, nthreads, descs_ret);
+}
+
 static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 			   const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads,
 			   int decoder, const struct tsr_storage_choice *store, int batch,
-			   int device, struct tsr_receipt *r)
+			   int device, struct tsr_plan_descs *descs, struct tsr_receipt *r)
 {
 	const int defer_sync = batch & TSR_BATCH_DEFER;
 	struct tsr_cuda_state *cs = NULL;
 	const struct tsr_desc *d = &array->desc;
 	int st = tsr_cuda_state_get(array->ctx, device, &cs);
-	if (st)
+	if (st == TSR_OK && d->ndim > TSR_CUDA_MAX_DIM)
+		st = tsr_error(TSR_E_UNSUPPORTED, "%s: the CUDA engine places up to %d axes",
+			       array->path, TSR_CUDA_MAX_DIM);
+	if (st) {
+		tsr_plan_descs_free(descs);
 		return st;
-	if (d->ndim > TSR_CUDA_MAX_DIM)
-		return tsr_error(TSR_E_UNSUPPORTED, "%s: the CUDA engine places up to %d axes",
-				 array->path, TSR_CUDA_MAX_DIM);
+	}
 	/* What the read's backend (chosen once, by read.c) offers: whole chunks lent from host
 	 * memory (mock-host, mock-device), chunks kept in device memory (mock-device), reads
 	 * straight into device memory (cuFile). */
@@ -403,26 +417,24 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		cs->tasks_cap = cs->tasks ? ntasks : 0;
 		if (!cs->tasks) {
 			pthread_mutex_unlock(&cs->lock);
+			tsr_plan_descs_free(descs);
 			return tsr_error(TSR_E_NOMEM, "out of memory");
 		}
 	}
 	struct tsr_cuda_task *tasks = cs->tasks;
 	/* Route every task and size what it stages: the slots hold the largest chunk, the decode
 	 * buffers the largest decoded chunk (and the read's, up to TSR_DEC_NBYTES). */
-	const struct tsr_route_device rdev = {
-		.gpu = 1, .force_cpu = decoder == TSR_DECODER_CPU,
-		.blosc = !to_dev && !replay, /* (its header is read on the host) */
-		.families = tsr_cuda_family_mask()};
+	const struct tsr_route_device rdev = tsr_cuda_rdev(be, decoder);
 	/* every task complete, as the planner describes and routes it: the layout reads it (the
 	 * slots are sized from every chunk, so all are described before any is read); settled: a
 	 * chunk file's size lays out the slot (the mock backends' refs were settled by their real
 	 * fetch) */
-	struct tsr_plan_descs *descs = NULL;
 	struct tsr_cuda_layout L;
 	double tp0 = tsr_now(); /* (planning on this thread: the receipt's t_plan) */
 	int naid = 1;
 	struct tsr_pool *aid = tsr_cuda_aid(cs, nthreads, &naid);
-	st = tsr_plan_describe_on(plan, array, be, 1, &rdev, aid, naid, &descs);
+	if (!descs) /* (else described ahead: ahead.c) */
+		st = tsr_plan_describe_on(plan, array, be, 1, &rdev, aid, naid, &descs);
 	if (st == TSR_OK)
 		tsr_cuda_layout(array, plan, descs, decoder, batch, nthreads, tasks, &L);
 	else
@@ -627,14 +639,16 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
 		 const struct tsr_storage_choice *store, int batch, int device,
-		 struct tsr_receipt *r)
+		 struct tsr_plan_descs *descs, struct tsr_receipt *r)
 {
 	/* every CUDA call of the read runs on its device (the caller's current one restored) */
 	int prev = -1;
 	int st = tsr_cuda_enter(&device, out, array->path, &prev);
 	if (st == TSR_OK)
 		st = tsr_cuda_run_on(array, plan, sel, out, stream, nthreads, decoder, store, batch,
-				     device, r);
+				     device, descs, r);
+	else
+		tsr_plan_descs_free(descs);
 	tsr_cuda_leave(prev);
 	return st;
 }
@@ -644,12 +658,23 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
 		 const struct tsr_storage_choice *store, int batch, int device,
-		 struct tsr_receipt *r)
+		 struct tsr_plan_descs *descs, struct tsr_receipt *r)
 {
 	(void)plan, (void)sel, (void)out, (void)stream, (void)nthreads, (void)decoder;
 	(void)store, (void)batch, (void)r;
+	tsr_plan_descs_free(descs);
 	int prev;
 	return tsr_cuda_enter(&device, out, array->path, &prev); /* (says no CUDA engine) */
+}
+
+int tsr_cuda_describe_ahead(const struct tsr_array *array, const struct tsr_plan *plan,
+			    const struct tsr_storage_choice *store, int decoder,
+			    struct tsr_pool *pool, int nthreads, struct tsr_plan_descs **descs_ret)
+{
+	(void)plan, (void)store, (void)decoder, (void)pool, (void)nthreads;
+	*descs_ret = NULL;
+	int prev, device = -1;
+	return tsr_cuda_enter(&device, NULL, array->path, &prev); /* (says no CUDA engine) */
 }
 
 #endif

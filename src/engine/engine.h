@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "../io/storage.h"
 #include "../plan/plan.h"
 
 /* A pool job's failure (job_error.c): its status and message, "<file> <HDU or array>
@@ -67,11 +68,19 @@ enum {
  * has TSR_BATCH_DEFER. decoder: TSR_DECODER_AUTO (GPU kernels where they keep the GPU busy),
  * _GPU (kernels wherever they exist) or _CPU.
  * store: the read's storage backend (src/io/storage.h), prepared for this plan (mock-device
- * adds what is missing to the array's device cache, so the array is written to). */
+ * adds what is missing to the array's device cache, so the array is written to). descs: the
+ * plan's tasks described ahead (tsr_cuda_describe_ahead), taken over and freed; NULL: described
+ * here. */
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
 		 const struct tsr_storage_choice *store, int batch, int device,
-		 struct tsr_receipt *r);
+		 struct tsr_plan_descs *descs, struct tsr_receipt *r);
+/* plan's tasks described as tsr_cuda_run describes them for store and decoder (route device,
+ * families), on up to nthreads of pool (ahead.c: before the read's turn; tsr_cuda_run takes
+ * them). A failure names the chunk. Without CUDA: TSR_E_NO_DEVICE. */
+int tsr_cuda_describe_ahead(const struct tsr_array *array, const struct tsr_plan *plan,
+			    const struct tsr_storage_choice *store, int decoder,
+			    struct tsr_pool *pool, int nthreads, struct tsr_plan_descs **descs_ret);
 /* Waits for CUDA reads still in flight on ctx's device (< 0: the calling thread's current
  * one), drops their unjudged results and the
  * chunks they left staged but not sent: a batch read that stops before its last file. */
@@ -108,6 +117,64 @@ struct tsr_norm_sel;
 int tsr_read_norm(struct tsr_array *array, const struct tsr_norm_sel *ns,
 		  const struct tsr_buffer *dst, const struct tsr_read_options *opts,
 		  struct tsr_receipt *receipt_ret, int batch, double t0);
+
+/* The most planning helpers a CUDA read takes (cuda.c's tsr_cuda_aid; ahead.c's describing
+ * threads); a build may set it (1: none, and no look-ahead). */
+#ifndef TSR_CUDA_AID_MAX
+#define TSR_CUDA_AID_MAX 8
+#endif
+/* A CUDA batch's look-ahead (ahead.c); a build may turn it off (0) to measure it. */
+#ifndef TSR_CUDA_AHEAD
+#define TSR_CUDA_AHEAD 1
+#endif
+/* How many threads describe a CUDA read of nthreads threads: half of them, up to
+ * TSR_CUDA_AID_MAX; under 2: the read's own thread alone. */
+static inline int tsr_aid_count(int nthreads)
+{
+	int k = (nthreads > 0 ? nthreads : 1) / 2;
+	return k > TSR_CUDA_AID_MAX ? TSR_CUDA_AID_MAX : k;
+}
+
+/* What a read settles before its engine runs (read.c): its threads, decoder, storage backend,
+ * device and plan; and, planned ahead of its turn (ahead.c, a CUDA batch's next file), its
+ * tasks described as the CUDA engine routes them (NULL: the engine describes them). */
+struct tsr_read_prep {
+	int nthreads, decoder, device;
+	struct tsr_storage_choice store;
+	struct tsr_plan plan;
+	int planned;
+	struct tsr_plan_descs *descs;
+};
+/* tsr_read's steps before the engine, for a normalised selection into host or device memory
+ * (on_device); *prep for tsr_read_prep_free whatever the status. */
+int tsr_read_prepare(struct tsr_array *array, const struct tsr_norm_sel *ns, int on_device,
+		     const struct tsr_read_options *opts, struct tsr_read_prep *prep);
+void tsr_read_prep_free(struct tsr_read_prep *prep);
+/* The rest of the read: the engine run into out (the CUDA engine takes prep->descs), the
+ * receipt's counts and times (t_start: when the read began; r from tsr_receipt_init). */
+int tsr_read_execute(struct tsr_array *array, const struct tsr_norm_sel *ns, void *out,
+		     void *cuda_stream, int on_device, int batch, struct tsr_read_prep *prep,
+		     struct tsr_receipt *r, double t_start);
+void tsr_receipt_init(const struct tsr_array *a, struct tsr_receipt *r);
+
+/* A CUDA batch read's look-ahead (ahead.c): file i + 1 opened, its selection normalised,
+ * planned and its tasks described on a thread of its own (and tsr_aid_count describing threads)
+ * while file i is read. tsr_ahead_start returns NULL where it cannot start its threads (the
+ * batch then reads file by file as before). tsr_ahead_take waits for file i and starts file
+ * i + 1; its status is file i's open and selection (with the message those steps give);
+ * tsr_ahead_read reads it into dst as tsr_read_ex would (its planning's failure first), and
+ * tsr_ahead_free waits for the thread and frees every file not yet read. */
+struct tsr_ahead;
+struct tsr_ahead_file;
+struct tsr_ahead *tsr_ahead_start(struct tsr_context *ctx, const char *const *paths,
+				  size_t npaths, const struct tsr_open_options *oo,
+				  const struct tsr_selection *sel, const struct tsr_read_options *opts,
+				  int nthreads);
+int tsr_ahead_take(struct tsr_ahead *ah, size_t i, struct tsr_ahead_file **file_ret,
+		   struct tsr_array **array_ret, int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM]);
+int tsr_ahead_read(struct tsr_ahead_file *f, const struct tsr_buffer *dst,
+		   struct tsr_receipt *r, int batch);
+void tsr_ahead_free(struct tsr_ahead *ah);
 
 /* tsr_read_batch with TSR_BATCH_* flags (batch.c): TSR_BATCH_SHARE for a device's share. */
 int tsr_read_batch_ex(struct tsr_context *ctx, const char *const *paths, size_t npaths,

@@ -21,7 +21,7 @@ int tsr_selection_shape(const struct tsr_array *array, const struct tsr_selectio
 	return TSR_OK;
 }
 
-static void tsr_receipt_init(const struct tsr_array *a, struct tsr_receipt *r)
+void tsr_receipt_init(const struct tsr_array *a, struct tsr_receipt *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->struct_size = sizeof(*r);
@@ -76,55 +76,89 @@ static int tsr_read_nthreads(const struct tsr_array *array, const struct tsr_rea
 	return tsr_read_options_load(&o, opts) ? array->ctx->nthreads : tsr_read_threads(array, &o);
 }
 
-static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns, void *out,
-			 void *cuda_stream, int on_device, int batch,
-			 const struct tsr_read_options *opts, struct tsr_receipt *r, double t_start)
+int tsr_read_prepare(struct tsr_array *array, const struct tsr_norm_sel *ns, int on_device,
+		     const struct tsr_read_options *opts, struct tsr_read_prep *prep)
 {
+	memset(prep, 0, sizeof(*prep));
+	prep->device = -1;
 	struct tsr_read_options o;
 	int st = tsr_read_options_load(&o, opts);
 	if (st)
 		return st;
-	int nthreads = tsr_read_threads(array, &o);
-	int decoder = o.decoder;
-	if (decoder != TSR_DECODER_AUTO && decoder != TSR_DECODER_CPU && decoder != TSR_DECODER_GPU)
+	prep->nthreads = tsr_read_threads(array, &o);
+	prep->decoder = o.decoder;
+	if (o.decoder != TSR_DECODER_AUTO && o.decoder != TSR_DECODER_CPU &&
+	    o.decoder != TSR_DECODER_GPU)
 		return tsr_error(TSR_E_INVALID_ARG, "%s: read option decoder %d is none of "
-				 "TSR_DECODER_AUTO (0), _CPU (1), _GPU (2)", array->path, decoder);
+				 "TSR_DECODER_AUTO (0), _CPU (1), _GPU (2)", array->path, o.decoder);
 	/* The read's storage backend, chosen once here: the engines only call it. */
-	struct tsr_storage_choice store;
 	if (o.storage < TSR_STORAGE_REAL || o.storage > TSR_STORAGE_CUFILE)
-		return tsr_storage_select(array, o.storage, on_device, &store); /* (says why) */
+		return tsr_storage_select(array, o.storage, on_device, &prep->store); /* (says why) */
 	if (on_device && tsr_dtype_is_raw(array->desc.dtype))
 		return tsr_error(TSR_E_UNSUPPORTED, "%s: %s elements (%s) are read into host memory "
 				 "only", array->path, array->desc.descr ? array->desc.descr : "raw",
 				 tsr_dtype_name(array->desc.dtype));
-	int device = -1;
-	st = tsr_storage_select(array, o.storage, on_device, &store);
+	st = tsr_storage_select(array, o.storage, on_device, &prep->store);
 	if (st == TSR_OK && on_device)
-		st = tsr_read_device(array->ctx, opts, array->path, &device);
+		st = tsr_read_device(array->ctx, opts, array->path, &prep->device);
 	if (st)
 		return st;
-	struct tsr_plan plan;
-	st = tsr_plan_build(&array->desc, ns, &plan);
-	if (st)
-		return st;
-	r->t_plan = tsr_now() - t_start;
-	r->chunks_read = plan.ntasks;
-	snprintf(r->backend, sizeof(r->backend), "%s", store.be->name);
-	if (store.be->prepare) {
+	st = tsr_plan_build(&array->desc, ns, &prep->plan);
+	prep->planned = st == TSR_OK;
+	return st;
+}
+
+void tsr_read_prep_free(struct tsr_read_prep *prep)
+{
+	if (prep->planned)
+		tsr_plan_free(&prep->plan);
+	tsr_plan_descs_free(prep->descs);
+	prep->planned = 0;
+	prep->descs = NULL;
+}
+
+int tsr_read_execute(struct tsr_array *array, const struct tsr_norm_sel *ns, void *out,
+		     void *cuda_stream, int on_device, int batch, struct tsr_read_prep *prep,
+		     struct tsr_receipt *r, double t_start)
+{
+	const struct tsr_storage_choice *store = &prep->store;
+	int st = TSR_OK;
+	r->chunks_read = prep->plan.ntasks;
+	snprintf(r->backend, sizeof(r->backend), "%s", store->be->name);
+	if (store->be->prepare) {
 		/* The mock backends' cache: only the handle's first reads of its chunks touch
 		 * storage, and that time is fetch time. */
 		double t0 = tsr_now();
-		st = store.be->prepare(array, plan.tasks, plan.ntasks, plan.stride);
+		st = store->be->prepare(array, prep->plan.tasks, prep->plan.ntasks, prep->plan.stride);
 		r->t_fetch += tsr_now() - t0;
 	}
+	struct tsr_plan_descs *descs = prep->descs;
+	prep->descs = NULL; /* (the engine's now) */
 	if (!st && on_device)
-		st = tsr_cuda_run(array, &plan, ns, out, cuda_stream, nthreads, decoder, &store,
-				  batch, device, r);
-	else if (!st)
-		st = tsr_cpu_run(array, &plan, ns, out, nthreads, store.be, r);
-	tsr_plan_free(&plan);
+		st = tsr_cuda_run(array, &prep->plan, ns, out, cuda_stream, prep->nthreads,
+				  prep->decoder, store, batch, prep->device, descs, r);
+	else {
+		tsr_plan_descs_free(descs);
+		if (!st)
+			st = tsr_cpu_run(array, &prep->plan, ns, out, prep->nthreads, store->be, r);
+	}
 	r->bytes_out = st ? 0 : (uint64_t)ns->out_count * tsr_dtype_size(array->desc.dtype);
 	r->t_total = tsr_now() - t_start;
+	return st;
+}
+
+static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns, void *out,
+			 void *cuda_stream, int on_device, int batch,
+			 const struct tsr_read_options *opts, struct tsr_receipt *r, double t_start)
+{
+	struct tsr_read_prep prep;
+	int st = tsr_read_prepare(array, ns, on_device, opts, &prep);
+	if (st == TSR_OK) {
+		r->t_plan = tsr_now() - t_start;
+		st = tsr_read_execute(array, ns, out, cuda_stream, on_device, batch, &prep, r,
+				      t_start);
+	}
+	tsr_read_prep_free(&prep);
 	return st;
 }
 

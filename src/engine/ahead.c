@@ -1,0 +1,157 @@
+/* ahead.c - a CUDA batch read's look-ahead: the next file opened, planned and described on a thread of its own while this one's chunks go to the GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "engine.h"
+
+/* One file as the look-ahead leaves it for its read. */
+struct tsr_ahead_file {
+	struct tsr_array *array;
+	struct tsr_norm_sel ns;
+	struct tsr_read_prep prep;
+	int prepared;
+	int open_st;            /* opening it and normalising the selection */
+	int plan_st;            /* the read's steps before its engine (tsr_read_prepare), and
+				   describing its tasks: the read's own failure */
+	double t_plan;          /* seconds the planning and describing took */
+	char msg[1024];         /* the failure's message (messages are per thread) */
+};
+
+struct tsr_ahead {
+	struct tsr_context *ctx;
+	const char *const *paths;
+	size_t npaths;
+	const struct tsr_open_options *oo;
+	const struct tsr_selection *sel;
+	const struct tsr_read_options *opts;
+	struct tsr_pool *thread; /* its background thread: worker 1 of a pool of 2 */
+	struct tsr_pool *aid;    /* the threads that describe (the thread above one of them) */
+	int naid;
+	struct tsr_ahead_file file[2]; /* file i in file[i % 2] */
+	size_t making;           /* the file the thread makes (npaths: none) */
+	size_t taken;            /* files handed to the batch so far */
+};
+
+/* Opens, plans and describes file ah->making into its place (on the background thread). */
+static void tsr_ahead_make(void *arg, int worker)
+{
+	(void)worker;
+	struct tsr_ahead *ah = arg;
+	size_t i = ah->making;
+	struct tsr_ahead_file *f = &ah->file[i % 2];
+	memset(f, 0, sizeof(*f));
+	int st = tsr_open(ah->ctx, ah->paths[i], ah->oo, &f->array);
+	/* (the selection's failure as the batch's tsr_selection_shape gives it) */
+	if (st == TSR_OK)
+		st = tsr_selection_normalize(ah->sel, f->array->desc.ndim, f->array->desc.shape,
+					     &f->ns);
+	f->open_st = st;
+	if (st) {
+		snprintf(f->msg, sizeof(f->msg), "%s", tsr_errmsg());
+		return;
+	}
+	double t0 = tsr_now();
+	st = tsr_read_prepare(f->array, &f->ns, 1, ah->opts, &f->prep);
+	f->prepared = 1;
+	/* (the mock backends describe from their cache, which the read's own fetch fills: their
+	 * tasks are described in their turn, by the engine) */
+	if (st == TSR_OK && !f->prep.store.be->prepare)
+		st = tsr_cuda_describe_ahead(f->array, &f->prep.plan, &f->prep.store,
+					     f->prep.decoder, ah->aid, ah->naid, &f->prep.descs);
+	f->t_plan = tsr_now() - t0;
+	f->plan_st = st;
+	if (st)
+		snprintf(f->msg, sizeof(f->msg), "%s", tsr_errmsg());
+}
+
+static void tsr_ahead_file_free(struct tsr_ahead_file *f)
+{
+	if (f->prepared)
+		tsr_read_prep_free(&f->prep);
+	tsr_norm_sel_free(&f->ns);
+	tsr_array_free(f->array);
+	memset(f, 0, sizeof(*f));
+}
+
+struct tsr_ahead *tsr_ahead_start(struct tsr_context *ctx, const char *const *paths,
+				  size_t npaths, const struct tsr_open_options *oo,
+				  const struct tsr_selection *sel, const struct tsr_read_options *opts,
+				  int nthreads)
+{
+	int naid = tsr_aid_count(nthreads);
+	if (!TSR_CUDA_AHEAD || naid < 2 || npaths < 2)
+		return NULL;
+	struct tsr_ahead *ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return NULL;
+	*ah = (struct tsr_ahead){.ctx = ctx, .paths = paths, .npaths = npaths, .oo = oo,
+				 .sel = sel, .opts = opts, .naid = naid};
+	if (tsr_pool_create(2, &ah->thread) || tsr_pool_create(naid, &ah->aid)) {
+		tsr_pool_free(ah->thread); /* (no threads to be had: the batch reads as before) */
+		free(ah);
+		return NULL;
+	}
+	ah->making = 0;
+	tsr_pool_start(ah->thread, 2, tsr_ahead_make, ah);
+	return ah;
+}
+
+int tsr_ahead_take(struct tsr_ahead *ah, size_t i, struct tsr_ahead_file **file_ret,
+		   struct tsr_array **array_ret, int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM])
+{
+	/* files are taken in order: file i is the one the thread makes */
+	tsr_pool_wait(ah->thread);
+	ah->making = ah->npaths;
+	struct tsr_ahead_file *f = &ah->file[i % 2];
+	ah->taken = i + 1;
+	if (i + 1 < ah->npaths) {
+		/* the slot of file i - 1, read by now */
+		tsr_ahead_file_free(&ah->file[(i + 1) % 2]);
+		ah->making = i + 1;
+		tsr_pool_start(ah->thread, 2, tsr_ahead_make, ah);
+	}
+	*file_ret = f;
+	*array_ret = f->array;
+	if (f->open_st) {
+		tsr_error_set_text(f->msg);
+		return f->open_st;
+	}
+	*ndim_ret = f->ns.out_ndim;
+	for (int d = 0; d < f->ns.out_ndim; d++)
+		shape_ret[d] = f->ns.out_shape[d];
+	return TSR_OK;
+}
+
+int tsr_ahead_read(struct tsr_ahead_file *f, const struct tsr_buffer *dst,
+		   struct tsr_receipt *r, int batch)
+{
+	double t_start = tsr_now();
+	struct tsr_array *a = f->array;
+	tsr_receipt_init(a, r);
+	/* tsr_read_norm's check, then its planning's failure, as the read in its turn gives them */
+	size_t need = (size_t)f->ns.out_count * tsr_dtype_size(a->desc.dtype);
+	if (dst->nbytes < need || (need && !dst->data))
+		return tsr_error(TSR_E_TOO_SMALL, "%s: the selection needs %zu bytes, the buffer has %zu",
+				 a->path, need, dst->nbytes);
+	if (f->plan_st) {
+		tsr_error_set_text(f->msg);
+		return f->plan_st;
+	}
+	r->t_plan = f->t_plan;
+	return tsr_read_execute(a, &f->ns, dst->data, dst->cuda_stream, 1, batch, &f->prep, r,
+				t_start);
+}
+
+void tsr_ahead_free(struct tsr_ahead *ah)
+{
+	if (!ah)
+		return;
+	tsr_pool_wait(ah->thread);
+	tsr_ahead_file_free(&ah->file[0]);
+	tsr_ahead_file_free(&ah->file[1]);
+	tsr_pool_free(ah->thread);
+	tsr_pool_free(ah->aid);
+	free(ah);
+}
