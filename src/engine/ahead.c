@@ -27,7 +27,8 @@ struct tsr_ahead {
 	const struct tsr_selection *sel;
 	const struct tsr_read_options *opts;
 	struct tsr_pool *thread; /* its background thread: worker 1 of a pool of 2 */
-	struct tsr_pool *aid;    /* the threads that describe (the thread above one of them) */
+	struct tsr_pool *aid;    /* the threads that describe (the thread above one of them; made
+				    on first need, by that thread) */
 	int naid;
 	struct tsr_ahead_file file[2]; /* file i in file[i % 2] */
 	size_t making;           /* the file the thread makes (npaths: none) */
@@ -57,6 +58,11 @@ static void tsr_ahead_make(void *arg, int worker)
 	f->prepared = 1;
 	/* (the mock backends describe from their cache, which the read's own fetch fills: their
 	 * tasks are described in their turn, by the engine) */
+	/* the describing threads made on first need (a file of many tasks: tsr_plan_describe_on
+	 * splits from 1,024), so that a batch of small files starts one thread, not nine */
+	if (st == TSR_OK && !ah->aid && f->prep.plan.ntasks >= 1024 &&
+	    tsr_pool_create(ah->naid, &ah->aid) != TSR_OK)
+		ah->aid = NULL; /* (none to be had: this thread describes alone) */
 	if (st == TSR_OK && !f->prep.store.be->prepare)
 		st = tsr_cuda_describe_ahead(f->array, &f->prep.plan, &f->prep.store,
 					     f->prep.decoder, ah->aid, ah->naid, &f->prep.descs);
@@ -88,9 +94,8 @@ struct tsr_ahead *tsr_ahead_start(struct tsr_context *ctx, const char *const *pa
 		return NULL;
 	*ah = (struct tsr_ahead){.ctx = ctx, .paths = paths, .npaths = npaths, .oo = oo,
 				 .sel = sel, .opts = opts, .naid = naid};
-	if (tsr_pool_create(2, &ah->thread) || tsr_pool_create(naid, &ah->aid)) {
-		tsr_pool_free(ah->thread); /* (no threads to be had: the batch reads as before) */
-		free(ah);
+	if (tsr_pool_create(2, &ah->thread)) {
+		free(ah); /* (no thread to be had: the batch reads file by file) */
 		return NULL;
 	}
 	ah->making = 0;
@@ -152,6 +157,7 @@ void tsr_ahead_free(struct tsr_ahead *ah)
 	tsr_ahead_file_free(&ah->file[0]);
 	tsr_ahead_file_free(&ah->file[1]);
 	tsr_pool_free(ah->thread);
-	tsr_pool_free(ah->aid);
+	if (ah->aid)
+		tsr_pool_free(ah->aid);
 	free(ah);
 }
