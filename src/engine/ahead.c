@@ -10,8 +10,7 @@
 struct tsr_ahead_file {
 	struct tsr_array *array;
 	struct tsr_norm_sel ns;
-	struct tsr_read_prep prep;
-	int prepared;
+	struct tsr_read_prep prep; /* (zeroed until made: tsr_read_prep_free takes it so) */
 	int open_st;            /* opening it and normalising the selection */
 	int plan_st;            /* the read's steps before its engine (tsr_read_prepare), and
 				   describing its tasks: the read's own failure */
@@ -32,7 +31,6 @@ struct tsr_ahead {
 	int naid;
 	struct tsr_ahead_file file[2]; /* file i in file[i % 2] */
 	size_t making;           /* the file the thread makes (npaths: none) */
-	size_t taken;            /* files handed to the batch so far */
 };
 
 /* Opens, plans and describes file ah->making into its place (on the background thread). */
@@ -55,14 +53,13 @@ static void tsr_ahead_make(void *arg, int worker)
 	}
 	double t0 = tsr_now();
 	st = tsr_read_prepare(f->array, &f->ns, 1, ah->opts, &f->prep);
-	f->prepared = 1;
-	/* (the mock backends describe from their cache, which the read's own fetch fills: their
-	 * tasks are described in their turn, by the engine) */
 	/* the describing threads made on first need (a file of many tasks: tsr_plan_describe_on
 	 * splits from 1,024), so that a batch of small files starts one thread, not nine */
 	if (st == TSR_OK && !ah->aid && f->prep.plan.ntasks >= 1024 &&
 	    tsr_pool_create(ah->naid, &ah->aid) != TSR_OK)
 		ah->aid = NULL; /* (none to be had: this thread describes alone) */
+	/* (the mock backends describe from their cache, which the read's own fetch fills: their
+	 * tasks are described in their turn, by the engine) */
 	if (st == TSR_OK && !f->prep.store.be->prepare)
 		st = tsr_cuda_describe_ahead(f->array, &f->prep.plan, &f->prep.store,
 					     f->prep.decoder, ah->aid, ah->naid, &f->prep.descs);
@@ -74,8 +71,7 @@ static void tsr_ahead_make(void *arg, int worker)
 
 static void tsr_ahead_file_free(struct tsr_ahead_file *f)
 {
-	if (f->prepared)
-		tsr_read_prep_free(&f->prep);
+	tsr_read_prep_free(&f->prep);
 	tsr_norm_sel_free(&f->ns);
 	tsr_array_free(f->array);
 	memset(f, 0, sizeof(*f));
@@ -110,7 +106,6 @@ int tsr_ahead_take(struct tsr_ahead *ah, size_t i, struct tsr_ahead_file **file_
 	tsr_pool_wait(ah->thread);
 	ah->making = ah->npaths;
 	struct tsr_ahead_file *f = &ah->file[i % 2];
-	ah->taken = i + 1;
 	if (i + 1 < ah->npaths) {
 		/* the slot of file i - 1, read by now */
 		tsr_ahead_file_free(&ah->file[(i + 1) % 2]);
@@ -136,10 +131,9 @@ int tsr_ahead_read(struct tsr_ahead_file *f, const struct tsr_buffer *dst,
 	struct tsr_array *a = f->array;
 	tsr_receipt_init(a, r);
 	/* tsr_read_norm's check, then its planning's failure, as the read in its turn gives them */
-	size_t need = (size_t)f->ns.out_count * tsr_dtype_size(a->desc.dtype);
-	if (dst->nbytes < need || (need && !dst->data))
-		return tsr_error(TSR_E_TOO_SMALL, "%s: the selection needs %zu bytes, the buffer has %zu",
-				 a->path, need, dst->nbytes);
+	int st = tsr_read_room(a, &f->ns, dst);
+	if (st)
+		return st;
 	if (f->plan_st) {
 		tsr_error_set_text(f->msg);
 		return f->plan_st;

@@ -46,10 +46,9 @@ int tsr_read_batch_ex(struct tsr_context *ctx, const char *const *paths, size_t 
 	 * threads of its own, while the file before goes to the GPU (ahead.c): on the H200 they
 	 * were about half of a RICE_1 batch's own thread's work. A device's share of a split read
 	 * reads with its device's pool as it is. */
-	int nthreads = ro.nthreads > 0 && ro.nthreads < ctx->nthreads ? ro.nthreads : ctx->nthreads;
 	struct tsr_ahead *ahead = dst->mem == TSR_MEM_CUDA && !(flags & TSR_BATCH_SHARE)
 					  ? tsr_ahead_start(ctx, paths, npaths, open_opts, sel, opts,
-							    nthreads)
+							    tsr_read_threads(ctx, &ro))
 					  : NULL;
 	for (size_t i = 0; i < npaths && st == TSR_OK; i++) {
 		struct tsr_array *a = NULL;

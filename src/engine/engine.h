@@ -112,8 +112,14 @@ int tsr_cuda_copy_on_device(void *dst, const void *src, size_t nbytes, void *str
 int tsr_read_device(const struct tsr_context *ctx, const struct tsr_read_options *opts,
 		    const char *what, int *device_ret);
 
-/* tsr_read of a normalised selection (checked receipt, dst not NULL); t0: when it began. */
+/* The threads a read uses (read.c): ctx's, or fewer where the options o ask. */
+int tsr_read_threads(const struct tsr_context *ctx, const struct tsr_read_options *o);
+/* TSR_E_TOO_SMALL (naming the array and both sizes) when dst cannot hold the selection ns. */
 struct tsr_norm_sel;
+int tsr_read_room(const struct tsr_array *array, const struct tsr_norm_sel *ns,
+		  const struct tsr_buffer *dst);
+
+/* tsr_read of a normalised selection (checked receipt, dst not NULL); t0: when it began. */
 int tsr_read_norm(struct tsr_array *array, const struct tsr_norm_sel *ns,
 		  const struct tsr_buffer *dst, const struct tsr_read_options *opts,
 		  struct tsr_receipt *receipt_ret, int batch, double t0);

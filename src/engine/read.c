@@ -59,10 +59,9 @@ int tsr_read_device(const struct tsr_context *ctx, const struct tsr_read_options
 	return TSR_OK;
 }
 
-/* The threads a read uses: the context's, or fewer where the options ask. */
-static int tsr_read_threads(const struct tsr_array *array, const struct tsr_read_options *o)
+int tsr_read_threads(const struct tsr_context *ctx, const struct tsr_read_options *o)
 {
-	int nthreads = array->ctx->nthreads;
+	int nthreads = ctx->nthreads;
 	if (o->nthreads > 0 && o->nthreads < nthreads)
 		nthreads = o->nthreads;
 	return nthreads;
@@ -73,7 +72,8 @@ static int tsr_read_threads(const struct tsr_array *array, const struct tsr_read
 static int tsr_read_nthreads(const struct tsr_array *array, const struct tsr_read_options *opts)
 {
 	struct tsr_read_options o;
-	return tsr_read_options_load(&o, opts) ? array->ctx->nthreads : tsr_read_threads(array, &o);
+	return tsr_read_options_load(&o, opts) ? array->ctx->nthreads
+					       : tsr_read_threads(array->ctx, &o);
 }
 
 int tsr_read_prepare(struct tsr_array *array, const struct tsr_norm_sel *ns, int on_device,
@@ -85,7 +85,7 @@ int tsr_read_prepare(struct tsr_array *array, const struct tsr_norm_sel *ns, int
 	int st = tsr_read_options_load(&o, opts);
 	if (st)
 		return st;
-	prep->nthreads = tsr_read_threads(array, &o);
+	prep->nthreads = tsr_read_threads(array->ctx, &o);
 	prep->decoder = o.decoder;
 	if (o.decoder != TSR_DECODER_AUTO && o.decoder != TSR_DECODER_CPU &&
 	    o.decoder != TSR_DECODER_GPU)
@@ -188,18 +188,27 @@ int tsr_read_ex(struct tsr_array *array, const struct tsr_selection *sel,
 	return tsr_read_norm(array, &ns, dst, opts, receipt_ret, batch, t0);
 }
 
-int tsr_read_norm(struct tsr_array *array, const struct tsr_norm_sel *ns,
-		  const struct tsr_buffer *dst, const struct tsr_read_options *opts,
-		  struct tsr_receipt *receipt_ret, int batch, double t0)
+int tsr_read_room(const struct tsr_array *array, const struct tsr_norm_sel *ns,
+		  const struct tsr_buffer *dst)
 {
 	size_t need = (size_t)ns->out_count * tsr_dtype_size(array->desc.dtype);
 	if (dst->nbytes < need || (need && !dst->data))
 		return tsr_error(TSR_E_TOO_SMALL, "%s: the selection needs %zu bytes, the buffer has %zu",
 				 array->path, need, dst->nbytes);
+	return TSR_OK;
+}
+
+int tsr_read_norm(struct tsr_array *array, const struct tsr_norm_sel *ns,
+		  const struct tsr_buffer *dst, const struct tsr_read_options *opts,
+		  struct tsr_receipt *receipt_ret, int batch, double t0)
+{
+	int st = tsr_read_room(array, ns, dst);
+	if (st)
+		return st;
 	struct tsr_receipt r;
 	tsr_receipt_init(array, &r);
-	int st = tsr_read_impl(array, ns, dst->data, dst->cuda_stream, dst->mem == TSR_MEM_CUDA,
-			       batch, opts, &r, t0);
+	st = tsr_read_impl(array, ns, dst->data, dst->cuda_stream, dst->mem == TSR_MEM_CUDA, batch,
+			   opts, &r, t0);
 	if (receipt_ret)
 		tsr_receipt_store(receipt_ret, &r);
 	return st;
