@@ -292,7 +292,8 @@ static struct tsr_pool *tsr_cuda_pool(struct tsr_cuda_state *cs, struct tsr_pool
  * and laying out 131,072 tiles and 22 more making their places and stream arguments, while the
  * GPU needed about 16 (bench/host_profile.patch). They are the engine's own: during a batch the
  * pool's threads are the feed's until it stops. tsr_aid_count of the read's threads: they work
- * in bursts of a file's tasks, the feed's readers in theirs. Returns the pool and in *k_ret how many take part (1: this thread alone). */
+ * in bursts of a file's tasks, the feed's readers in theirs. Returns the pool and in *k_ret
+ * how many take part (1: this thread alone). */
 static struct tsr_pool *tsr_cuda_aid(struct tsr_cuda_state *cs, int nthreads, int *k_ret)
 {
 	int k = tsr_aid_count(nthreads);

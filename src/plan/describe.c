@@ -3,9 +3,8 @@
  * path once; with a route device, each task's route, place values and storage read. */
 #include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
-
 #include <stdio.h>
+#include <string.h>
 
 #include "../core/internal.h"
 #include "../io/storage.h"
@@ -92,10 +91,9 @@ static int tsr_path_intern(struct tsr_plan_descs *ds, const char *path, uint32_t
 	return TSR_OK;
 }
 
-void tsr_plan_descs_free(struct tsr_plan_descs *ds)
+/* Frees what ds holds (a describing thread's own descriptions hold only tails and paths). */
+static void tsr_descs_release(struct tsr_plan_descs *ds)
 {
-	if (!ds)
-		return;
 	free(ds->tails);
 	free(ds->tail_id);
 	free(ds->path_id);
@@ -104,6 +102,13 @@ void tsr_plan_descs_free(struct tsr_plan_descs *ds)
 	free(ds->pool);
 	free(ds->path_at);
 	free(ds->slots);
+}
+
+void tsr_plan_descs_free(struct tsr_plan_descs *ds)
+{
+	if (!ds)
+		return;
+	tsr_descs_release(ds);
 	free(ds);
 }
 
@@ -281,12 +286,8 @@ int tsr_plan_describe_on(const struct tsr_plan *p, const struct tsr_array *a,
 	}
 	for (int k = 1; k < nparts && !st; k++)
 		st = tsr_describe_merge(ds, &parts[k]);
-	for (int k = 0; k + 1 < nparts; k++) {
-		free(locs[k].tails);
-		free(locs[k].pool);
-		free(locs[k].path_at);
-		free(locs[k].slots);
-	}
+	for (int k = 0; k + 1 < nparts; k++)
+		tsr_descs_release(&locs[k]);
 	free(locs);
 	if (parts != &one)
 		free(parts);
