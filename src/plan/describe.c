@@ -17,11 +17,22 @@ _Static_assert(offsetof(struct tsr_chunk_ref, path) == 0, "tsr_chunk_ref: path c
 /* A describing thread's tasks at least (tsr_plan_describe_on). */
 #define TSR_DESCRIBE_PART 512
 
+/* What a tile's description has of its own beyond its stored bytes: a quantized FITS tile's
+ * ZSCALE, ZZERO and dither row. */
+struct tsr_task_own {
+	double scale, zero;
+	int64_t dither_row;
+};
+
 struct tsr_plan_descs {
-	/* The distinct descriptions without path, offset and size (which the task's info holds):
-	 * the tiles of one image differ only there, so a run of equal ones is kept once. */
+	/* The distinct descriptions without path, offset and size (which the task's info holds)
+	 * nor the values a tile has of its own (own): the tiles of one image differ only there,
+	 * so a run of equal ones is kept once. (With each quantized tile's own description kept,
+	 * a RICE_1 float batch of 32 4,096-tile files took 49.7 ms to describe and 5.4 to free on
+	 * the H200, against 11.7 and 0.1 for int16 tiles: 7.8 MB of descriptions a file.) */
 	unsigned char *tails;   /* ntails * TSR_TAIL_NBYTES */
 	size_t ntails, tails_cap;
+	struct tsr_task_own *own; /* ntasks */
 	uint32_t *tail_id;      /* ntasks */
 	uint32_t *path_id;      /* ntasks */
 	struct tsr_task_info *info; /* ntasks */
@@ -95,6 +106,7 @@ static int tsr_path_intern(struct tsr_plan_descs *ds, const char *path, uint32_t
 static void tsr_descs_release(struct tsr_plan_descs *ds)
 {
 	free(ds->tails);
+	free(ds->own);
 	free(ds->tail_id);
 	free(ds->path_id);
 	free(ds->info);
@@ -173,8 +185,13 @@ static int tsr_describe_range(const struct tsr_describe_job *job, struct tsr_des
 			if (ti->route.how == TSR_ROUTE_STREAM)
 				tsr_route_stream_check(&ref, &ti->route, &ti->check);
 		}
-		/* the description kept once a run of equal ones (offset and size: the info's) */
+		/* the description kept once a run of equal ones (offset and size: the info's; a
+		 * tile's own values: own's) */
 		ref.offset = ref.nbytes = 0;
+		ds->own[t] = (struct tsr_task_own){ref.xform.scale, ref.xform.zero,
+						   ref.xform.dither_row};
+		ref.xform.scale = ref.xform.zero = 0;
+		ref.xform.dither_row = 0;
 		const unsigned char *tail = (const unsigned char *)&ref + TSR_TAIL_AT;
 		if (!loc->ntails ||
 		    memcmp(loc->tails + (loc->ntails - 1) * TSR_TAIL_NBYTES, tail, TSR_TAIL_NBYTES)) {
@@ -242,6 +259,7 @@ int tsr_plan_describe_on(const struct tsr_plan *p, const struct tsr_array *a,
 	struct tsr_plan_descs *ds = calloc(1, sizeof(*ds));
 	size_t n = (size_t)p->ntasks, nd = (size_t)(p->ndim > 0 ? p->ndim : 0);
 	if (!ds || !(ds->tail_id = malloc(n * sizeof(uint32_t) + 1)) ||
+	    !(ds->own = malloc(n * sizeof(*ds->own) + 1)) ||
 	    !(ds->path_id = malloc(n * sizeof(uint32_t) + 1)) ||
 	    !(ds->info = malloc(n * sizeof(*ds->info) + 1)) ||
 	    !(ds->extent = malloc(n * nd * sizeof(int64_t) + 1))) {
@@ -318,6 +336,9 @@ void tsr_task_desc(const struct tsr_plan_descs *ds, int64_t t, struct tsr_chunk_
 	       TSR_TAIL_NBYTES);
 	ref->offset = ds->info[t].offset;
 	ref->nbytes = ds->info[t].nbytes;
+	ref->xform.scale = ds->own[t].scale;
+	ref->xform.zero = ds->own[t].zero;
+	ref->xform.dither_row = ds->own[t].dither_row;
 	strcpy(ref->path, ds->pool + ds->path_at[ds->path_id[t]]);
 }
 

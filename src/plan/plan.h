@@ -115,8 +115,9 @@ struct tsr_task_info {
 };
 const struct tsr_task_info *tsr_task_info(const struct tsr_plan_descs *ds, int64_t t);
 /* Which of the plan's distinct descriptions task t has: tasks of one id differ only in their
- * stored bytes' file, offset and size, so a verdict on the description alone holds for all of
- * them (the tiles of an image share one or two). */
+ * stored bytes' file, offset and size and in a tile's own scale, zero and dither row (a
+ * quantized FITS tile's), so a verdict on the rest of the description holds for all of them
+ * (the tiles of an image share one or two). */
 uint32_t tsr_task_desc_id(const struct tsr_plan_descs *ds, int64_t t);
 /* Task t's chunk extent as stored (C order, the plan's ndim axes). */
 const int64_t *tsr_task_extent(const struct tsr_plan_descs *ds, int64_t t);
