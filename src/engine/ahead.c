@@ -1,4 +1,4 @@
-/* ahead.c - a CUDA batch read's look-ahead: the next file opened, planned and described on a thread of its own while this one's chunks go to the GPU. */
+/* ahead.c - a CUDA batch read's look-ahead: the next file opened, planned, described and laid out on a thread of its own while this one's chunks go to the GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +30,7 @@ struct tsr_ahead {
 				    on first need, by that thread) */
 	int naid;
 	struct tsr_ahead_file file[2]; /* file i in file[i % 2] */
+	struct tsr_cuda_laid *laid[2]; /* file i's tasks laid out in laid[i % 2] (kept) */
 	size_t making;           /* the file the thread makes (npaths: none) */
 };
 
@@ -60,9 +61,12 @@ static void tsr_ahead_make(void *arg, int worker)
 		ah->aid = NULL; /* (none to be had: this thread describes alone) */
 	/* (the mock backends describe from their cache, which the read's own fetch fills: their
 	 * tasks are described in their turn, by the engine) */
-	if (st == TSR_OK && !f->prep.store.be->prepare)
+	if (st == TSR_OK && !f->prep.store.be->prepare) {
 		st = tsr_cuda_describe_ahead(f->array, &f->prep.plan, &f->prep.store,
-					     f->prep.decoder, ah->aid, ah->naid, &f->prep.descs);
+					     f->prep.decoder, f->prep.nthreads, ah->aid, ah->naid,
+					     &f->prep.descs, &ah->laid[i % 2]);
+		f->prep.laid = ah->laid[i % 2];
+	}
 	f->t_plan = tsr_now() - t0;
 	f->plan_st = st;
 	if (st)
@@ -151,6 +155,8 @@ void tsr_ahead_free(struct tsr_ahead *ah)
 	tsr_ahead_file_free(&ah->file[0]);
 	tsr_ahead_file_free(&ah->file[1]);
 	tsr_pool_free(ah->thread);
+	tsr_cuda_laid_free(ah->laid[0]);
+	tsr_cuda_laid_free(ah->laid[1]);
 	if (ah->aid)
 		tsr_pool_free(ah->aid);
 	free(ah);

@@ -369,20 +369,61 @@ static struct tsr_route_device tsr_cuda_rdev(const struct tsr_backend *be, int d
 		.families = tsr_cuda_family_mask()};
 }
 
+/* A read's tasks laid out ahead: on the H200 laying out a RICE_1 batch's 131,072 tiles took
+ * 4.5-6.2 of its thread's 31-35 ms (bench/host_profile.patch). */
+struct tsr_cuda_laid {
+	struct tsr_cuda_task *tasks;
+	size_t cap;
+	struct tsr_cuda_layout L;
+	int ok;                 /* laid out for the descriptions last made with it */
+};
+
 int tsr_cuda_describe_ahead(const struct tsr_array *array, const struct tsr_plan *plan,
-			    const struct tsr_storage_choice *store, int decoder,
-			    struct tsr_pool *pool, int nthreads, struct tsr_plan_descs **descs_ret)
+			    const struct tsr_storage_choice *store, int decoder, int nthreads,
+			    struct tsr_pool *pool, int naid, struct tsr_plan_descs **descs_ret,
+			    struct tsr_cuda_laid **laid)
 {
 	const struct tsr_route_device rdev = tsr_cuda_rdev(store->be, decoder);
-	return tsr_plan_describe_on(plan, array, store->be, 1, &rdev, pool, nthreads, descs_ret);
+	if (*laid)
+		(*laid)->ok = 0;
+	int st = tsr_plan_describe_on(plan, array, store->be, 1, &rdev, pool, naid, descs_ret);
+	if (st)
+		return st;
+	/* (no memory to lay out ahead: the read lays out in its turn) */
+	struct tsr_cuda_laid *ld = *laid ? *laid : (*laid = calloc(1, sizeof(**laid)));
+	if (!ld)
+		return TSR_OK;
+	size_t n = (size_t)(plan->ntasks ? plan->ntasks : 1);
+	if (ld->cap < n) {
+		free(ld->tasks);
+		ld->tasks = malloc(n * sizeof(*ld->tasks));
+		ld->cap = ld->tasks ? n : 0;
+		if (!ld->tasks)
+			return TSR_OK;
+	}
+	tsr_cuda_layout(array, plan, *descs_ret, decoder, TSR_BATCH_MEMBER, nthreads, ld->tasks,
+			&ld->L);
+	ld->ok = 1;
+	return TSR_OK;
+}
+
+void tsr_cuda_laid_free(struct tsr_cuda_laid *laid)
+{
+	if (!laid)
+		return;
+	free(laid->tasks);
+	free(laid);
 }
 
 static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 			   const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads,
 			   int decoder, const struct tsr_storage_choice *store, int batch,
-			   int device, struct tsr_plan_descs *descs, struct tsr_receipt *r)
+			   int device, struct tsr_plan_descs *descs, struct tsr_cuda_laid *laid,
+			   struct tsr_receipt *r)
 {
 	const int defer_sync = batch & TSR_BATCH_DEFER;
+	/* laid out ahead, as this read would lay it out (a batch member's) */
+	const int ahead = laid && laid->ok && descs && (batch & TSR_BATCH_MEMBER);
 	struct tsr_cuda_state *cs = NULL;
 	const struct tsr_desc *d = &array->desc;
 	int st = tsr_cuda_state_get(array->ctx, device, &cs);
@@ -411,7 +452,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	uint64_t seq = ++cs->seq;
 	const double wait0 = cs->t_wait; /* (this read's waits: the difference at its end) */
 	size_t ntasks = (size_t)(plan->ntasks ? plan->ntasks : 1);
-	if (cs->tasks_cap < ntasks) {
+	if (!ahead && cs->tasks_cap < ntasks) {
 		/* kept between reads: a fresh one costs page faults on every file of a batch */
 		free(cs->tasks);
 		cs->tasks = malloc(ntasks * sizeof(*cs->tasks));
@@ -422,7 +463,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 			return tsr_error(TSR_E_NOMEM, "out of memory");
 		}
 	}
-	struct tsr_cuda_task *tasks = cs->tasks;
+	struct tsr_cuda_task *tasks = ahead ? laid->tasks : cs->tasks;
 	/* Route every task and size what it stages: the slots hold the largest chunk, the decode
 	 * buffers the largest decoded chunk (and the read's, up to TSR_DEC_NBYTES). */
 	const struct tsr_route_device rdev = tsr_cuda_rdev(be, decoder);
@@ -436,7 +477,9 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	struct tsr_pool *aid = tsr_cuda_aid(cs, nthreads, &naid);
 	if (!descs) /* (else described ahead: ahead.c) */
 		st = tsr_plan_describe_on(plan, array, be, 1, &rdev, aid, naid, &descs);
-	if (st == TSR_OK)
+	if (st == TSR_OK && ahead)
+		L = laid->L;
+	else if (st == TSR_OK)
 		tsr_cuda_layout(array, plan, descs, decoder, batch, nthreads, tasks, &L);
 	else
 		memset(&L, 0, sizeof(L));
@@ -640,14 +683,14 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
 		 const struct tsr_storage_choice *store, int batch, int device,
-		 struct tsr_plan_descs *descs, struct tsr_receipt *r)
+		 struct tsr_plan_descs *descs, struct tsr_cuda_laid *laid, struct tsr_receipt *r)
 {
 	/* every CUDA call of the read runs on its device (the caller's current one restored) */
 	int prev = -1;
 	int st = tsr_cuda_enter(&device, out, array->path, &prev);
 	if (st == TSR_OK)
 		st = tsr_cuda_run_on(array, plan, sel, out, stream, nthreads, decoder, store, batch,
-				     device, descs, r);
+				     device, descs, laid, r);
 	else
 		tsr_plan_descs_free(descs);
 	tsr_cuda_leave(prev);
@@ -659,23 +702,29 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
 		 const struct tsr_storage_choice *store, int batch, int device,
-		 struct tsr_plan_descs *descs, struct tsr_receipt *r)
+		 struct tsr_plan_descs *descs, struct tsr_cuda_laid *laid, struct tsr_receipt *r)
 {
 	(void)plan, (void)sel, (void)out, (void)stream, (void)nthreads, (void)decoder;
-	(void)store, (void)batch, (void)r;
+	(void)store, (void)batch, (void)laid, (void)r;
 	tsr_plan_descs_free(descs);
 	int prev;
 	return tsr_cuda_enter(&device, out, array->path, &prev); /* (says no CUDA engine) */
 }
 
 int tsr_cuda_describe_ahead(const struct tsr_array *array, const struct tsr_plan *plan,
-			    const struct tsr_storage_choice *store, int decoder,
-			    struct tsr_pool *pool, int nthreads, struct tsr_plan_descs **descs_ret)
+			    const struct tsr_storage_choice *store, int decoder, int nthreads,
+			    struct tsr_pool *pool, int naid, struct tsr_plan_descs **descs_ret,
+			    struct tsr_cuda_laid **laid)
 {
-	(void)plan, (void)store, (void)decoder, (void)pool, (void)nthreads;
+	(void)plan, (void)store, (void)decoder, (void)nthreads, (void)pool, (void)naid, (void)laid;
 	*descs_ret = NULL;
 	int prev, device = -1;
 	return tsr_cuda_enter(&device, NULL, array->path, &prev); /* (says no CUDA engine) */
+}
+
+void tsr_cuda_laid_free(struct tsr_cuda_laid *laid)
+{
+	(void)laid; /* (never made without CUDA) */
 }
 
 #endif

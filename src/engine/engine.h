@@ -70,17 +70,23 @@ enum {
  * store: the read's storage backend (src/io/storage.h), prepared for this plan (mock-device
  * adds what is missing to the array's device cache, so the array is written to). descs: the
  * plan's tasks described ahead (tsr_cuda_describe_ahead), taken over and freed; NULL: described
- * here. */
+ * here. laid: those tasks laid out ahead too, used (not freed) by a batch member; NULL: laid
+ * out here. */
+struct tsr_cuda_laid;
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
 		 const struct tsr_storage_choice *store, int batch, int device,
-		 struct tsr_plan_descs *descs, struct tsr_receipt *r);
-/* plan's tasks described as tsr_cuda_run describes them for store and decoder (route device,
- * families), on up to nthreads of pool (ahead.c: before the read's turn; tsr_cuda_run takes
- * them). A failure names the chunk. Without CUDA: TSR_E_NO_DEVICE. */
+		 struct tsr_plan_descs *descs, struct tsr_cuda_laid *laid, struct tsr_receipt *r);
+/* plan's tasks described and laid out as tsr_cuda_run does it for store, decoder and nthreads
+ * (the read's) as a batch member, describing on up to naid of pool (ahead.c: before the read's
+ * turn; tsr_cuda_run takes the descriptions and uses the layout). *laid is made on first use
+ * and kept for the next file (its tasks' memory faulted in once); tsr_cuda_laid_free frees it.
+ * A failure names the chunk. Without CUDA: TSR_E_NO_DEVICE. */
 int tsr_cuda_describe_ahead(const struct tsr_array *array, const struct tsr_plan *plan,
-			    const struct tsr_storage_choice *store, int decoder,
-			    struct tsr_pool *pool, int nthreads, struct tsr_plan_descs **descs_ret);
+			    const struct tsr_storage_choice *store, int decoder, int nthreads,
+			    struct tsr_pool *pool, int naid, struct tsr_plan_descs **descs_ret,
+			    struct tsr_cuda_laid **laid);
+void tsr_cuda_laid_free(struct tsr_cuda_laid *laid);
 /* Waits for CUDA reads still in flight on ctx's device (< 0: the calling thread's current
  * one), drops their unjudged results and the
  * chunks they left staged but not sent: a batch read that stops before its last file. */
@@ -150,6 +156,7 @@ struct tsr_read_prep {
 	struct tsr_plan plan;
 	int planned;
 	struct tsr_plan_descs *descs;
+	struct tsr_cuda_laid *laid; /* (the look-ahead's, lent: not freed with prep) */
 };
 /* tsr_read's steps before the engine, for a normalised selection into host or device memory
  * (on_device); *prep for tsr_read_prep_free whatever the status. */

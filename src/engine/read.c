@@ -136,7 +136,7 @@ int tsr_read_execute(struct tsr_array *array, const struct tsr_norm_sel *ns, voi
 	prep->descs = NULL; /* (the engine's now) */
 	if (!st && on_device)
 		st = tsr_cuda_run(array, &prep->plan, ns, out, cuda_stream, prep->nthreads,
-				  prep->decoder, store, batch, prep->device, descs, r);
+				  prep->decoder, store, batch, prep->device, descs, prep->laid, r);
 	else {
 		tsr_plan_descs_free(descs);
 		if (!st)
