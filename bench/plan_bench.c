@@ -98,22 +98,23 @@ static int64_t lay_out(const struct tsr_plan *plan, const struct tsr_plan_descs 
 			exit(1);
 		}
 		npieces_all += npieces;
+		/* the slot's streams in task order; their arguments made with the places, as the
+		 * engine makes them for a slot with no blosc chunk */
+		size_t k0 = r->nstreams;
 		for (int64_t i = t0; i < t1; i++) {
 			struct tsr_cuda_task *ct = &tasks[i];
 			if (ct->how == TSR_HOW_STREAM) {
-				ct->stream = (int)r->nstreams;
-				uint64_t io[4];
-				tsr_cuda_stream_args(ct, tsr_task_chunk(plan, ct->t), io,
-						     &r->checks[r->nstreams]);
-				for (int j = 0; j < 4; j++)
-					r->io[j * TSR_SLOT_STREAMS + r->nstreams] = io[j];
-				if (r->sum)
-					sum_bytes(io, sizeof(io));
-				r->nstreams++;
+				ct->stream = (int)r->nstreams++;
+				ct->name = 0;
 			}
 		}
+		const struct tsr_cuda_stream_out so = {.io = r->io, .cap = TSR_SLOT_STREAMS,
+						       .checks = r->checks};
 		tsr_cuda_describe_on(plan, ds, tasks + t0, n, 0, 0, NULL,
-				     &r->places[r->fill.nplaces], r->pool, r->nthreads);
+				     &r->places[r->fill.nplaces], &so, r->pool, r->nthreads);
+		for (size_t k = k0; k < r->nstreams && r->sum; k++)
+			for (int j = 0; j < 4; j++)
+				SUM(r->io[(size_t)j * TSR_SLOT_STREAMS + k]);
 		for (int64_t i = t0; i < t1 && r->sum; i++)
 			sum_place(&r->places[r->fill.nplaces + (size_t)(i - t0)]);
 		r->fill.nplaces += (size_t)n;

@@ -1,4 +1,4 @@
-/* test_cuda_describe_on.c - a CUDA read's places made on several threads (tsr_cuda_describe_on) are the places one thread makes, byte for byte, whatever the thread count, part boundaries and selection; fewer tasks than a part stay on the caller's thread. */
+/* test_cuda_describe_on.c - a CUDA read's places and stream arguments made on several threads (tsr_cuda_describe_on) are the ones one thread makes, byte for byte, and each stream's what tsr_cuda_stream_args gives it, whatever the thread count, part boundaries and selection; fewer tasks than a part stay on the caller's thread. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +17,15 @@
 /* Lays out the store's read of spec (the whole when NULL), gives every task a distinct slot and
  * decode offset (as a slot fill would), and checks the places of nthreads equal one thread's:
  * both arrays filled with a pattern first, so a field one of them leaves unwritten differs. */
-static void check_same(struct tsr_context *ctx, const char *dir, const char *spec,
-		       struct tsr_pool *pool, int nthreads)
+/* Lays out dir's read (through spec) as decoder gpu lays it out (zstd chunks: streams), makes
+ * its places and stream arguments on one thread and on nthreads, and checks them; returns the
+ * number of stream tasks. */
+static int64_t check_same(struct tsr_context *ctx, const char *dir, const char *spec,
+			  struct tsr_pool *pool, int nthreads)
 {
 	struct layout_read lr;
-	if (layout_read(ctx, dir, 16, TSR_DECODER_AUTO, &lr) == 0 && spec) {
+	int64_t nstream = 0;
+	if (layout_read(ctx, dir, 16, TSR_DECODER_GPU, &lr) == 0 && spec) {
 		/* the same store, read through a selection: planned again */
 		struct tsr_selection sel;
 		tsr_plan_free(&lr.plan);
@@ -35,29 +39,39 @@ static void check_same(struct tsr_context *ctx, const char *dir, const char *spe
 		CHECK_EQ_INT(tsr_plan_describe(&lr.plan, lr.a, &tsr_storage_posix, 1, &rdev, &lr.ds),
 			     TSR_OK);
 		if (lr.ds)
-			tsr_cuda_layout(lr.a, &lr.plan, lr.ds, TSR_DECODER_AUTO, 0, 16, lr.tasks,
+			tsr_cuda_layout(lr.a, &lr.plan, lr.ds, TSR_DECODER_GPU, 0, 16, lr.tasks,
 					&lr.L);
 	}
 	if (!lr.ds) {
 		layout_read_free(&lr);
-		return;
+		return 0;
 	}
 	int64_t n = lr.plan.ntasks;
 	for (int64_t t = 0; t < n; t++) {
 		lr.tasks[t].slot_offset = 64 * (size_t)t;
 		lr.tasks[t].dec_offset = 128 * (size_t)t + 16;
-		lr.tasks[t].stream = (int)(t % 4096);
+		lr.tasks[t].stream = (int)t; /* (each its own: the arguments land there) */
+		lr.tasks[t].name = (int)(t % 3);
 	}
 	size_t nb = (size_t)n * sizeof(struct tsr_cuda_place);
+	size_t nio = 4 * (size_t)n * sizeof(uint64_t), nck = (size_t)n * sizeof(struct tsr_cuda_check);
 	struct tsr_cuda_place *one = malloc(nb), *many = malloc(nb);
-	CHECK(one && many);
-	if (one && many) {
-		memset(one, 0xa5, nb);
-		memset(many, 0xa5, nb);
+	uint64_t *io1 = malloc(nio), *ion = malloc(nio);
+	struct tsr_cuda_check *ck1 = malloc(nck), *ckn = malloc(nck);
+	CHECK(one && many && io1 && ion && ck1 && ckn);
+	if (one && many && io1 && ion && ck1 && ckn) {
+		memset(one, 0xa5, nb), memset(many, 0xa5, nb);
+		memset(io1, 0xa5, nio), memset(ion, 0xa5, nio);
+		memset(ck1, 0xa5, nck), memset(ckn, 0xa5, nck);
+		/* with them, the stream arguments: each task's at its stream index */
+		struct tsr_cuda_stream_out so1 = {.io = io1, .cap = (size_t)n, .checks = ck1,
+						  .prefix_at = 77};
+		struct tsr_cuda_stream_out son = so1;
+		son.io = ion, son.checks = ckn;
 		int g1 = tsr_cuda_describe_on(&lr.plan, lr.ds, lr.tasks, n, 0x7000000000ull, 0, NULL,
-					      one, NULL, 1);
+					      one, &so1, NULL, 1);
 		int gn = tsr_cuda_describe_on(&lr.plan, lr.ds, lr.tasks, n, 0x7000000000ull, 0, NULL,
-					      many, pool, nthreads);
+					      many, &son, pool, nthreads);
 		CHECK_EQ_INT(gn, g1);
 		CHECK_EQ_INT(g1, 0); /* (boxes of Zarr chunks: no gather, no blocked source) */
 		int64_t bad = -1;
@@ -73,10 +87,39 @@ static void check_same(struct tsr_context *ctx, const char *dir, const char *spe
 		const int dec = lr.tasks[n - 1].how == TSR_HOW_STREAM;
 		CHECK(one[n - 1].src_offset ==
 		      (dec ? 128 * (uint64_t)(n - 1) + 16 : 64 * (uint64_t)(n - 1)));
+		/* every stream task's arguments and check, on one thread and on many, are what
+		 * tsr_cuda_stream_args gives it, with the prefix and its name's index */
+		int64_t sbad = -1;
+		for (int64_t t = 0; t < n; t++) {
+			const struct tsr_cuda_task *ct = &lr.tasks[t];
+			if (ct->how != TSR_HOW_STREAM)
+				continue;
+			nstream++;
+			uint64_t io[4];
+			struct tsr_cuda_check c;
+			memset(&c, 0, sizeof(c));
+			tsr_cuda_stream_args(ct, tsr_task_chunk(&lr.plan, ct->t), io, &c);
+			int same = 1;
+			for (const struct tsr_cuda_check *k = ck1; k; k = k == ck1 ? ckn : NULL)
+				same &= k[t].chunk == c.chunk && k[t].rc.npix == c.rc.npix &&
+					k[t].rc.width == c.rc.width && k[t].rc.elem == c.rc.elem &&
+					k[t].rc.out == c.rc.out && k[t].rc.kind == c.rc.kind &&
+					k[t].rc.elem_from_size == c.rc.elem_from_size &&
+					k[t].rc.xform == c.rc.xform && k[t].prefix_at == 77 &&
+					k[t].name == t % 3 && !k[t].has_label;
+			for (int j = 0; j < 4; j++)
+				same &= io1[j * n + t] == io[j] && ion[j * n + t] == io[j];
+			if (!same && sbad < 0)
+				sbad = t;
+		}
+		if (sbad >= 0)
+			fprintf(stderr, "%s %s on %d threads: stream of task %lld differs\n", dir,
+				spec ? spec : "(all)", nthreads, (long long)sbad);
+		CHECK_EQ_INT((int)sbad, -1);
 	}
-	free(one);
-	free(many);
+	free(one), free(many), free(io1), free(ion), free(ck1), free(ckn);
 	layout_read_free(&lr);
+	return nstream;
 }
 
 int main(void)
@@ -91,15 +134,15 @@ int main(void)
 	/* 5,003 zstd chunks of 64 uint16: stream tasks, each read whole */
 	CHECK_EQ_INT(make_u16_store(dir, NCHUNKS, 64, 1), 0);
 	for (int k = 2; k <= 7; k++)
-		check_same(ctx, dir, NULL, pool, k);
-	check_same(ctx, dir, "::-3", pool, 4);      /* backwards, every third element */
-	check_same(ctx, dir, "5:300000:7", pool, 3); /* parts of the chunks, strided */
-	check_same(ctx, dir, "0:60000", pool, 7);    /* 938 tasks: under a part, one thread */
+		CHECK_EQ_INT(check_same(ctx, dir, NULL, pool, k), NCHUNKS);
+	CHECK(check_same(ctx, dir, "::-3", pool, 4) > 0); /* backwards, every third element */
+	CHECK(check_same(ctx, dir, "5:300000:7", pool, 3) > 0); /* parts of the chunks, strided */
+	CHECK(check_same(ctx, dir, "0:60000", pool, 7) > 0); /* 938 tasks: under a part, one thread */
 	remove_store(dir, NCHUNKS);
 
 	/* the same of raw chunks: the staging's values, not the decode buffer's */
 	CHECK_EQ_INT(make_u16_store(dir, NCHUNKS, 64, 0), 0);
-	check_same(ctx, dir, NULL, pool, 5);
+	CHECK_EQ_INT(check_same(ctx, dir, NULL, pool, 5), 0);
 	remove_store(dir, NCHUNKS);
 
 	tsr_pool_free(pool);

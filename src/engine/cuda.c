@@ -186,6 +186,43 @@ static int tsr_cuda_blosc_task(struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 	return TSR_OK;
 }
 
+/* Gives the job's STREAM tasks, in order, the slot's next streams and their codec names'
+ * indices, so that the describing threads make their arguments with their places (*so). Only
+ * where the job has no BLOSC task (whose streams are known once its header is read): returns 0
+ * then, with nothing done. */
+static int tsr_cuda_streams_ahead(struct tsr_cuda_job *job, struct tsr_cuda_slot *s, uint64_t seq,
+				  const char *prefix, struct tsr_cuda_stream_out *so)
+{
+	const struct tsr_array *a = job->array;
+	for (int64_t i = 0; i < job->ntasks; i++)
+		if (job->tasks[i].how == TSR_HOW_BLOSC)
+			return 0;
+	const size_t cap = TSR_SLOT_STREAMS;
+	const char *last = NULL;
+	int name = 0;
+	uint32_t pfx = UINT32_MAX;
+	for (int64_t i = 0; i < job->ntasks; i++) {
+		struct tsr_cuda_task *ct = &job->tasks[i];
+		if (ct->how != TSR_HOW_STREAM)
+			continue;
+		if (pfx == UINT32_MAX)
+			pfx = tsr_cuda_prefix_at(s, seq, prefix);
+		const char *codec = ct->ti->codec_name ? ct->ti->codec_name : a->desc.codec;
+		if (codec != last) /* (a file's tiles: one name, one pointer) */
+			name = tsr_cuda_name_index(s, codec);
+		last = codec;
+		ct->name = name;
+		ct->stream = (int)s->nstreams++;
+	}
+	if (a->desc.chunk_label && !s->labels && pfx != UINT32_MAX)
+		s->labels = malloc(cap * TSR_LABEL_NBYTES); /* (none: messages give chunk numbers) */
+	*so = (struct tsr_cuda_stream_out){
+		.io = s->host_io, .cap = cap, .checks = s->checks,
+		.labels = a->desc.chunk_label ? s->labels : NULL,
+		.label_nbytes = TSR_LABEL_NBYTES, .array = a, .prefix_at = pfx};
+	return 1;
+}
+
 /* Appends the job's STREAM tasks, and the coded streams of its BLOSC tasks, to the slot's
  * streams. */
 static int tsr_cuda_streams(struct tsr_cuda_job *job, struct tsr_cuda_slot *s, uint64_t seq,
@@ -615,12 +652,14 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		if (on_dev && (st = tsr_cuda_host_ranges(&job, s)))
 			break;
 		tp0 = tsr_now();
-		if ((st = tsr_cuda_streams(&job, s, seq, prefix)))
+		struct tsr_cuda_stream_out so;
+		const int so_on = tsr_cuda_streams_ahead(&job, s, seq, prefix, &so);
+		if (!so_on && (st = tsr_cuda_streams(&job, s, seq, prefix)))
 			break;
 		s->general |= tsr_cuda_describe_on(plan, descs, job.tasks, job.ntasks,
 						   (uint64_t)(uintptr_t)out, job.gather_dev,
-						   gather_at, &s->host_places[s->nplaces], aid,
-						   naid);
+						   gather_at, &s->host_places[s->nplaces],
+						   so_on ? &so : NULL, aid, naid);
 		t_plan += tsr_now() - tp0;
 		s->nplaces += (size_t)job.ntasks;
 		s->used = fill.used;

@@ -73,6 +73,7 @@ struct tsr_cuda_task {
 	size_t dec_cap;         /* STREAM, BLOSC: decode buffer bytes */
 	size_t dec_offset;
 	int stream;             /* STREAM: the slot's stream */
+	int name;               /* STREAM: its codec name's index in the slot's names */
 	int bf_stage;           /* BLOSC: the filter pass leaves its values in the staging */
 	int64_t plane_block;    /* BLOSC: elements a shuffled block holds (0: not shuffled) */
 	int blosc;              /* a blosc chunk (BLOSC, or CPU once its header said so) */
@@ -129,16 +130,33 @@ void tsr_cuda_describe(const struct tsr_plan *p, const struct tsr_plan_descs *ds
 		       const struct tsr_cuda_task *ct, uint64_t out, uint64_t gather_dev,
 		       const int64_t *gather_at, struct tsr_cuda_place *pl);
 
-/* tsr_cuda_describe of tasks [0, n) into places[0, n), on up to nthreads of pool's threads (the
- * caller one of them; pool NULL or nthreads 1: this thread alone), in parts of at least a
- * thousand tasks; the places are the same whatever the threads. Returns whether any place is
- * general (a gather or a blocked source: the slot's place kernel takes its general path). */
+/* Where the stream arguments of a slot's STREAM tasks go when tsr_cuda_describe_on makes them
+ * with the places: each task's at its stream index ct->stream (given in task order, ct->name
+ * its codec name's index): io in 4 columns of cap (tsr_cuda_stream_args), its check with
+ * prefix_at and name, and where labels is not NULL its label (array's chunk_label, label_nbytes
+ * each). */
+struct tsr_cuda_stream_out {
+	uint64_t *io;
+	size_t cap;
+	struct tsr_cuda_check *checks;
+	char *labels;
+	size_t label_nbytes;
+	const struct tsr_array *array;
+	uint32_t prefix_at;
+};
+
+/* tsr_cuda_describe of tasks [0, n) into places[0, n), and with so (not NULL) their stream
+ * arguments, on up to nthreads of pool's threads (the caller one of them; pool NULL or nthreads
+ * 1: this thread alone), in parts of at least a thousand tasks; both are the same whatever the
+ * threads. Returns whether any place is general (a gather or a blocked source: the slot's place
+ * kernel takes its general path). */
 #define TSR_PLACES_PARTS_MAX 64
 struct tsr_pool;
 int tsr_cuda_describe_on(const struct tsr_plan *p, const struct tsr_plan_descs *ds,
 			 const struct tsr_cuda_task *tasks, int64_t n, uint64_t out,
 			 uint64_t gather_dev, const int64_t *gather_at,
-			 struct tsr_cuda_place *places, struct tsr_pool *pool, int nthreads);
+			 struct tsr_cuda_place *places, const struct tsr_cuda_stream_out *so,
+			 struct tsr_pool *pool, int nthreads);
 
 /* A STREAM task's decoder arguments (offsets into the slot: input, its size, output, capacity)
  * and what judging its result needs. */
