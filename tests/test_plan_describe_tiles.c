@@ -6,6 +6,7 @@
 #include "core/internal.h"
 #include "io/storage.h"
 #include "plan/plan.h"
+#include "tiles_array.h"
 
 #define ROWS 3000 /* row tiles of 1 x 64 */
 #define ODD 1234  /* a tile CFITSIO could not quantize: stored GZIP_1, no scale */
@@ -81,16 +82,7 @@ int main(void)
 {
 	struct tsr_driver_ops ops = {"tiles", tile_ref, NULL};
 	struct tsr_array a;
-	memset(&a, 0, sizeof(a));
-	a.path = "tiles.fits";
-	a.ops = &ops;
-	a.desc.ndim = 2;
-	a.desc.shape[0] = ROWS, a.desc.shape[1] = 64;
-	a.desc.chunk_shape[0] = 1, a.desc.chunk_shape[1] = 64;
-	a.desc.grid[0] = ROWS, a.desc.grid[1] = 1;
-	a.desc.nchunks = ROWS;
-	a.desc.unit_noun = "HDU";
-	a.desc.chunk_noun = "tile";
+	tiles_array(&a, &ops, ROWS, 64);
 	struct tsr_pool *pool = NULL;
 	CHECK_EQ_INT(tsr_pool_create(3, &pool), TSR_OK);
 	const struct tsr_route_device gpu = {.gpu = 1, .families = ~0u};

@@ -9,6 +9,7 @@
 #include "check.h"
 #include "io/storage.h"
 #include "plan/plan.h"
+#include "tiles_array.h"
 
 enum { K_GZIP2_SCALED, K_GZIP1_FLOAT, K_DEQUANT, K_RAW, K_HCOMP, K_FILL, K_OTHER_FILE, K_N };
 
@@ -68,16 +69,7 @@ int main(void)
 {
 	struct tsr_driver_ops ops = {"tiles", tile_ref, NULL};
 	struct tsr_array a;
-	memset(&a, 0, sizeof(a));
-	a.path = "tiles.fits";
-	a.ops = &ops;
-	a.desc.ndim = 2;
-	a.desc.shape[0] = 5 * K_N, a.desc.shape[1] = 64;
-	a.desc.chunk_shape[0] = 1, a.desc.chunk_shape[1] = 64;
-	a.desc.grid[0] = 5 * K_N, a.desc.grid[1] = 1;
-	a.desc.nchunks = 5 * K_N;
-	a.desc.unit_noun = "HDU";
-	a.desc.chunk_noun = "tile";
+	tiles_array(&a, &ops, 5 * K_N, 64);
 	snprintf(a.desc.codec, sizeof(a.desc.codec), "GZIP_2");
 
 	struct tsr_norm_sel ns;
