@@ -1,4 +1,4 @@
-/* test_gpu_batch_ahead.c - a CUDA batch read with its look-ahead (the next file opened, planned and described on other threads) equals the host batch read byte for byte, and the same read without it; a missing, truncated or other-shaped file in the middle fails the batch naming that file, and the next batch reads right. */
+/* test_gpu_batch_ahead.c - a CUDA batch read with its look-ahead (the next file opened, planned and described on other threads) equals the host batch read byte for byte, and the same read without it; a missing, truncated or other-shaped file in the middle fails the batch naming that file, and the next batch reads right; with the look-ahead each file's read has half the batch's threads (the receipt's nthreads). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,12 +50,12 @@ static int write_rice(const char *path, unsigned seed, long rows)
 
 /* The batch of paths into device memory on ctx, copied back into got (n files); its status. */
 static int device_batch(struct tsr_context *ctx, const char *const *paths, size_t n, void *dev,
-			unsigned char *got)
+			unsigned char *got, struct tsr_receipt *r)
 {
 	const size_t per = (size_t)ROWS * COLS * 2;
 	struct tsr_buffer b = {dev, n * per, TSR_MEM_CUDA, NULL};
 	struct tsr_open_options oo = {.struct_size = sizeof(oo), .hdu = 1};
-	int st = tsr_read_batch(ctx, paths, n, &oo, NULL, &b, NULL, NULL);
+	int st = tsr_read_batch(ctx, paths, n, &oo, NULL, &b, NULL, r);
 	if (st == TSR_OK && tsr_cuda_memcpy_to_host(got, dev, n * per))
 		FAIL("copy back: %s", tsr_errmsg());
 	return st;
@@ -69,7 +69,7 @@ static void bad_file(struct tsr_context *ctx, const char *const *good, int k, co
 	const char *paths[NFILES];
 	memcpy(paths, good, sizeof(paths));
 	paths[k] = bad;
-	int st = device_batch(ctx, paths, NFILES, dev, got);
+	int st = device_batch(ctx, paths, NFILES, dev, got, NULL);
 	const char *base = strrchr(bad, '/') ? strrchr(bad, '/') + 1 : bad;
 	if (st >= 0)
 		FAIL("%s file %d: the batch read succeeded", what, k);
@@ -77,7 +77,7 @@ static void bad_file(struct tsr_context *ctx, const char *const *good, int k, co
 		FAIL("%s file %d: the message does not name %s: %s", what, k, base, tsr_errmsg());
 	const size_t total = (size_t)NFILES * ROWS * COLS * 2;
 	memset(got, 0, total);
-	st = device_batch(ctx, good, NFILES, dev, got);
+	st = device_batch(ctx, good, NFILES, dev, got, NULL);
 	if (st != TSR_OK)
 		FAIL("after the %s file: the good batch: %s", what, tsr_errmsg());
 	else if (memcmp(got, ref, total))
@@ -138,7 +138,8 @@ int main(void)
 		FAIL("host batch: %s", tsr_errmsg());
 		return 1;
 	}
-	/* 16 threads: the look-ahead with 8 describing threads; 2: none (file by file) */
+	/* 16 threads: the look-ahead, each file's read with 8 of them (its receipt says so), 4 + 4
+	 * describing; 2: none (file by file), each file's read with both */
 	const int threads[2] = {16, 2};
 	for (int t = 0; t < 2; t++) {
 		struct tsr_context_options co = {.struct_size = sizeof(co), .nthreads = threads[t]};
@@ -149,12 +150,17 @@ int main(void)
 		}
 		for (int rep = 0; rep < 2; rep++) {
 			memset(got, 0, total);
-			int st = device_batch(ctx, paths, NFILES, dev, got);
+			struct tsr_receipt r = {.struct_size = sizeof(r)};
+			int st = device_batch(ctx, paths, NFILES, dev, got, &r);
+			const int want = threads[t] >= 4 ? threads[t] / 2 : threads[t];
 			if (st != TSR_OK)
 				FAIL("%d threads: device batch: %s", threads[t], tsr_errmsg());
 			else if (memcmp(got, ref, total))
 				FAIL("%d threads: device batch differs from the host batch",
 				     threads[t]);
+			else if (r.nthreads != want)
+				FAIL("%d threads: the receipt says %d threads read, not %d",
+				     threads[t], r.nthreads, want);
 		}
 		bad_file(ctx, paths, 3, missing, "missing", dev, ref, got);
 		bad_file(ctx, paths, 1, truncated, "truncated", dev, ref, got);
