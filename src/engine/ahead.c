@@ -55,11 +55,15 @@ static void tsr_ahead_make(void *arg, int worker)
 	}
 	double t0 = tsr_now();
 	st = tsr_read_prepare(f->array, &f->ns, 1, ah->opts, &f->prep);
-	f->prep.nthreads = ah->nread;
-	/* the describing threads made on first need (a file of many tasks: tsr_plan_describe_on
-	 * splits from 1,024), so that a batch of small files starts one thread, not nine */
-	if (st == TSR_OK && !ah->aid && ah->naid > 1 && f->prep.plan.ntasks >= 1024 &&
-	    tsr_pool_create(ah->naid, &ah->aid) != TSR_OK)
+	/* A file of many tasks is described on helpers (tsr_plan_describe_on splits from 1,024),
+	 * here and in its read, beside its feed's readers: its read then takes its share of the
+	 * batch's threads (tsr_ahead_start). A smaller file's read keeps them all for its reads. */
+	const int many = st == TSR_OK && f->prep.plan.ntasks >= 1024;
+	if (many)
+		f->prep.nthreads = ah->nread;
+	/* the describing threads made on first need, so that a batch of small files starts one
+	 * thread, not nine */
+	if (many && !ah->aid && ah->naid > 1 && tsr_pool_create(ah->naid, &ah->aid) != TSR_OK)
 		ah->aid = NULL; /* (none to be had: this thread describes alone) */
 	/* (the mock backends describe from their cache, which the read's own fetch fills: their
 	 * tasks are described in their turn, by the engine) */
@@ -90,11 +94,12 @@ struct tsr_ahead *tsr_ahead_start(struct tsr_context *ctx, const char *const *pa
 {
 	if (!TSR_CUDA_AHEAD || tsr_aid_count(nthreads) < 2 || npaths < 2)
 		return NULL;
-	/* The batch's threads are the read's: half of them read (the feed's), a quarter describe
-	 * with each file's read, a quarter with the look-ahead. With each file's read taking all
-	 * of them (16 readers, 8 + 8 describing, on the H200's 16 cores) 32 RICE_1 int16 files of
-	 * 4096^2 went to the GPU at 27.5-29.9 GB/s; with 8 (8 readers, 4 + 4) at 35.7-42.3, in the
-	 * same runs; with 6, 43.3, and with 4, 35.5 (the feed then too slow: 7 ms waiting). */
+	/* The batch's threads are the read's: for a file of many tasks half of them read (the
+	 * feed's), a quarter describe with each file's read, a quarter with the look-ahead. With
+	 * each file's read taking all of them (16 readers, 8 + 8 describing, on the H200's 16
+	 * cores) 32 RICE_1 int16 files of 4096^2 went to the GPU at 27.5-29.9 GB/s; with 8 (8
+	 * readers, 4 + 4) at 35.7-42.3, in the same runs; with 6, 43.3, and with 4, 35.5 (the feed
+	 * then too slow: 7 ms waiting). */
 	int nread = nthreads / 2;
 	struct tsr_ahead *ah = calloc(1, sizeof(*ah));
 	if (!ah)
