@@ -1,4 +1,4 @@
-/* test_gpu_batch_ahead.c - a CUDA batch read with its look-ahead (the next file opened, planned and described on other threads) equals the host batch read byte for byte, and the same read without it; a missing, truncated or other-shaped file in the middle fails the batch naming that file, and the next batch reads right; with the look-ahead each file's read has half the batch's threads (the receipt's nthreads). */
+/* test_gpu_batch_ahead.c - a CUDA batch read with its look-ahead (the next file opened, planned and described on other threads) equals the host batch read byte for byte, and the same read without it; a missing, truncated or other-shaped file in the middle fails the batch naming that file, and the next batch reads right; with the look-ahead each file of many tiles is read with half the batch's threads, a batch of small files with all of them (the receipt's nthreads). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +61,33 @@ static int device_batch(struct tsr_context *ctx, const char *const *paths, size_
 	return st;
 }
 
+/* A batch of two files of SMALL row tiles (too few to describe on helpers) equals the host
+ * batch, and each file's read kept all of ctx's threads (nthreads). */
+#define SMALL 500
+static void small_batch(struct tsr_context *ctx, struct tsr_context *host,
+			const char *const small[2], void *dev, int nthreads)
+{
+	const size_t n = 2 * (size_t)SMALL * COLS * 2;
+	unsigned char *want = calloc(1, n), *got = calloc(1, n);
+	struct tsr_open_options oo = {.struct_size = sizeof(oo), .hdu = 1};
+	struct tsr_buffer hb = {want, n, TSR_MEM_HOST, NULL}, db = {dev, n, TSR_MEM_CUDA, NULL};
+	struct tsr_receipt r = {.struct_size = sizeof(r)};
+	if (!want || !got)
+		FAIL("small files: out of memory");
+	else if (tsr_read_batch(host, small, 2, &oo, NULL, &hb, NULL, NULL))
+		FAIL("small files: host batch: %s", tsr_errmsg());
+	else if (tsr_read_batch(ctx, small, 2, &oo, NULL, &db, NULL, &r) ||
+		 tsr_cuda_memcpy_to_host(got, dev, n))
+		FAIL("small files, %d threads: device batch: %s", nthreads, tsr_errmsg());
+	else if (memcmp(got, want, n))
+		FAIL("small files, %d threads: the device batch differs from the host's", nthreads);
+	else if (r.nthreads != nthreads)
+		FAIL("small files, %d threads: the receipt says %d threads read", nthreads,
+		     r.nthreads);
+	free(want);
+	free(got);
+}
+
 /* The batch with file k replaced by bad fails naming it (what: the kind of fault), and the
  * good batch read after it equals ref. */
 static void bad_file(struct tsr_context *ctx, const char *const *good, int k, const char *bad,
@@ -91,7 +118,7 @@ int main(void)
 		printf("test_gpu_batch_ahead: no CUDA device, skipped\n");
 		return 0;
 	}
-	char dir[64], paths_s[NFILES][128], missing[160], truncated[160], other[160];
+	char dir[64], paths_s[NFILES][128], missing[160], truncated[160], other[160], small_s[2][160];
 	snprintf(dir, sizeof(dir), "/tmp/tsr_batch_ahead_%d", (int)getpid());
 	if (mkdir(dir, 0755)) {
 		perror(dir);
@@ -109,7 +136,11 @@ int main(void)
 	snprintf(missing, sizeof(missing), "%s/missing.fits", dir);
 	snprintf(other, sizeof(other), "%s/other_shape.fits", dir);
 	snprintf(truncated, sizeof(truncated), "%s/truncated.fits", dir);
-	if (write_rice(other, 99, ROWS / 2) || write_rice(truncated, 98, ROWS)) {
+	const char *small[2] = {small_s[0], small_s[1]};
+	for (int i = 0; i < 2; i++)
+		snprintf(small_s[i], sizeof(small_s[i]), "%s/small%d.fits", dir, i);
+	if (write_rice(other, 99, ROWS / 2) || write_rice(truncated, 98, ROWS) ||
+	    write_rice(small_s[0], 97, SMALL) || write_rice(small_s[1], 96, SMALL)) {
 		FAIL("writing the bad files");
 		return 1;
 	}
@@ -167,6 +198,7 @@ int main(void)
 		bad_file(ctx, paths, NFILES - 1, truncated, "truncated (last)", dev, ref, got);
 		bad_file(ctx, paths, 4, other, "other-shaped", dev, ref, got);
 		bad_file(ctx, paths, 0, missing, "missing (first)", dev, ref, got);
+		small_batch(ctx, host, small, dev, threads[t]);
 		tsr_context_free(ctx);
 	}
 	tsr_cuda_free(dev);
@@ -175,6 +207,8 @@ int main(void)
 		unlink(paths[i]);
 	unlink(other);
 	unlink(truncated);
+	unlink(small_s[0]);
+	unlink(small_s[1]);
 	rmdir(dir);
 	free(ref);
 	free(got);
@@ -183,6 +217,6 @@ int main(void)
 		return 1;
 	}
 	printf("test_gpu_batch_ahead: ok (%d files of %d row tiles, 16 and 2 threads, 5 bad files "
-	       "each)\n", NFILES, ROWS);
+	       "and a batch of 2 small files each)\n", NFILES, ROWS);
 	return 0;
 }
