@@ -190,8 +190,9 @@ static int tsr_cuda_blosc_task(struct tsr_cuda_job *job, struct tsr_cuda_slot *s
  * indices, so that the describing threads make their arguments with their places (*so). Only
  * where the job has no BLOSC task (whose streams are known once its header is read): returns 0
  * then, with nothing done. */
-static int tsr_cuda_streams_ahead(struct tsr_cuda_job *job, struct tsr_cuda_slot *s, uint64_t seq,
-				  const char *prefix, struct tsr_cuda_stream_out *so)
+static int tsr_cuda_streams_ordered(struct tsr_cuda_job *job, struct tsr_cuda_slot *s,
+				    uint64_t seq, const char *prefix,
+				    struct tsr_cuda_stream_out *so)
 {
 	const struct tsr_array *a = job->array;
 	for (int64_t i = 0; i < job->ntasks; i++)
@@ -653,7 +654,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 			break;
 		tp0 = tsr_now();
 		struct tsr_cuda_stream_out so;
-		const int so_on = tsr_cuda_streams_ahead(&job, s, seq, prefix, &so);
+		const int so_on = tsr_cuda_streams_ordered(&job, s, seq, prefix, &so);
 		if (!so_on && (st = tsr_cuda_streams(&job, s, seq, prefix)))
 			break;
 		s->general |= tsr_cuda_describe_on(plan, descs, job.tasks, job.ntasks,
