@@ -29,7 +29,7 @@ struct tsr_ahead {
 	struct tsr_pool *aid;    /* the threads that describe (the thread above one of them; made
 				    on first need, by that thread) */
 	int naid;
-	int nread;               /* each file's read's threads (its feed's readers) */
+	int nread;               /* a file of many tasks: its read's threads (its feed's readers) */
 	struct tsr_ahead_file file[2]; /* file i in file[i % 2] */
 	struct tsr_cuda_laid *laid[2]; /* file i's tasks laid out in laid[i % 2] (kept) */
 	size_t making;           /* the file the thread makes (npaths: none) */

@@ -88,26 +88,27 @@ static uint32_t tsr_cuda_prefix_at(struct tsr_cuda_slot *s, uint64_t seq, const 
 	return s->pfx_at;
 }
 
+/* Where the slot's streams' arguments, checks and labels go (its labels made on first need; no
+ * memory for them: messages give chunk numbers), pfx its prefix for this read. */
+static struct tsr_cuda_stream_out tsr_cuda_slot_out(const struct tsr_array *a,
+						    struct tsr_cuda_slot *s, uint32_t pfx)
+{
+	if (a->desc.chunk_label && !s->labels)
+		s->labels = malloc(TSR_SLOT_STREAMS * TSR_LABEL_NBYTES);
+	return (struct tsr_cuda_stream_out){
+		.io = s->host_io, .cap = TSR_SLOT_STREAMS, .checks = s->checks,
+		.labels = a->desc.chunk_label ? s->labels : NULL,
+		.label_nbytes = TSR_LABEL_NBYTES, .array = a, .prefix_at = pfx};
+}
+
 /* Appends one inflate stream to the slot: its arguments (offsets until the slot is dispatched)
  * and what judging its result needs (check, with the slot's prefix and names filled in). */
 static void tsr_cuda_stream_add(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s,
 				uint32_t pfx, const uint64_t io[4], struct tsr_cuda_check c,
 				const char *codec_name)
 {
-	const struct tsr_array *a = job->array;
-	const size_t cap = TSR_SLOT_STREAMS;
-	if (a->desc.chunk_label && !s->labels)
-		s->labels = malloc(cap * TSR_LABEL_NBYTES);
-	size_t k = s->nstreams++;
-	for (int j = 0; j < 4; j++)
-		s->host_io[j * cap + k] = io[j];
-	c.prefix_at = pfx;
-	c.name = (uint8_t)tsr_cuda_name_index(s, codec_name);
-	/* no memory for names: messages give chunk numbers */
-	c.has_label = a->desc.chunk_label && s->labels;
-	if (c.has_label)
-		a->desc.chunk_label(a, c.chunk, s->labels + k * TSR_LABEL_NBYTES, TSR_LABEL_NBYTES);
-	s->checks[k] = c;
+	const struct tsr_cuda_stream_out so = tsr_cuda_slot_out(job->array, s, pfx);
+	tsr_cuda_stream_store(&so, s->nstreams++, io, c, tsr_cuda_name_index(s, codec_name));
 }
 
 /* A BLOSC task's streams: coded streams to the slot's streams (of the task's kind), the others
@@ -198,16 +199,17 @@ static int tsr_cuda_streams_ordered(struct tsr_cuda_job *job, struct tsr_cuda_sl
 	for (int64_t i = 0; i < job->ntasks; i++)
 		if (job->tasks[i].how == TSR_HOW_BLOSC)
 			return 0;
-	const size_t cap = TSR_SLOT_STREAMS;
 	const char *last = NULL;
-	int name = 0;
+	int name = 0, any = 0;
 	uint32_t pfx = UINT32_MAX;
 	for (int64_t i = 0; i < job->ntasks; i++) {
 		struct tsr_cuda_task *ct = &job->tasks[i];
 		if (ct->how != TSR_HOW_STREAM)
 			continue;
-		if (pfx == UINT32_MAX)
+		if (!any) {
+			any = 1;
 			pfx = tsr_cuda_prefix_at(s, seq, prefix);
+		}
 		const char *codec = ct->ti->codec_name ? ct->ti->codec_name : a->desc.codec;
 		if (codec != last) /* (a file's tiles: one name, one pointer) */
 			name = tsr_cuda_name_index(s, codec);
@@ -215,12 +217,8 @@ static int tsr_cuda_streams_ordered(struct tsr_cuda_job *job, struct tsr_cuda_sl
 		ct->name = name;
 		ct->stream = (int)s->nstreams++;
 	}
-	if (a->desc.chunk_label && !s->labels && pfx != UINT32_MAX)
-		s->labels = malloc(cap * TSR_LABEL_NBYTES); /* (none: messages give chunk numbers) */
-	*so = (struct tsr_cuda_stream_out){
-		.io = s->host_io, .cap = cap, .checks = s->checks,
-		.labels = a->desc.chunk_label ? s->labels : NULL,
-		.label_nbytes = TSR_LABEL_NBYTES, .array = a, .prefix_at = pfx};
+	/* (no stream tasks: nothing is written through it, and a slot makes no labels for them) */
+	*so = any ? tsr_cuda_slot_out(a, s, pfx) : (struct tsr_cuda_stream_out){0};
 	return 1;
 }
 

@@ -290,25 +290,30 @@ struct tsr_places_job {
 	int general[TSR_PLACES_PARTS_MAX];
 };
 
+void tsr_cuda_stream_store(const struct tsr_cuda_stream_out *so, size_t k, const uint64_t io[4],
+			   struct tsr_cuda_check c, int name)
+{
+	for (int j = 0; j < 4; j++)
+		so->io[(size_t)j * so->cap + k] = io[j];
+	c.prefix_at = so->prefix_at;
+	c.name = (uint8_t)name;
+	c.has_label = so->labels != NULL;
+	if (so->labels)
+		so->array->desc.chunk_label(so->array, c.chunk, so->labels + k * so->label_nbytes,
+					    so->label_nbytes);
+	so->checks[k] = c;
+}
+
 /* A STREAM task's arguments, check and label at its stream index. (Made beside its place, on
  * the describing threads: on the H200 a RICE_1 batch's thread spent 4.3-6.5 ms of its 31-35
  * making them one by one.) */
 static void tsr_cuda_stream_put(const struct tsr_plan *p, const struct tsr_cuda_task *ct,
 				const struct tsr_cuda_stream_out *so)
 {
-	size_t k = (size_t)ct->stream;
 	uint64_t io[4];
 	struct tsr_cuda_check c;
 	tsr_cuda_stream_args(ct, tsr_task_chunk(p, ct->t), io, &c);
-	for (int j = 0; j < 4; j++)
-		so->io[(size_t)j * so->cap + k] = io[j];
-	c.prefix_at = so->prefix_at;
-	c.name = (uint8_t)ct->name;
-	c.has_label = so->labels != NULL;
-	if (so->labels)
-		so->array->desc.chunk_label(so->array, c.chunk, so->labels + k * so->label_nbytes,
-					    so->label_nbytes);
-	so->checks[k] = c;
+	tsr_cuda_stream_store(so, (size_t)ct->stream, io, c, ct->name);
 }
 
 static void tsr_places_worker(void *arg, int w)

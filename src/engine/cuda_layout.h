@@ -145,6 +145,11 @@ struct tsr_cuda_stream_out {
 	uint32_t prefix_at;
 };
 
+/* Writes stream k's arguments io and its check c, with so's prefix, the codec name index
+ * name and, where so has labels, its label (the serial path's and the describing threads'). */
+void tsr_cuda_stream_store(const struct tsr_cuda_stream_out *so, size_t k, const uint64_t io[4],
+			   struct tsr_cuda_check c, int name);
+
 /* tsr_cuda_describe of tasks [0, n) into places[0, n), and with so (not NULL) their stream
  * arguments, on up to nthreads of pool's threads (the caller one of them; pool NULL or nthreads
  * 1: this thread alone), in parts of at least a thousand tasks; both are the same whatever the
