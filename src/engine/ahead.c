@@ -100,7 +100,8 @@ struct tsr_ahead *tsr_ahead_start(struct tsr_context *ctx, const char *const *pa
 	 * cores) 32 RICE_1 int16 files of 4096^2 went to the GPU at 27.5-29.9 GB/s; with 8 (8
 	 * readers, 4 + 4) at 35.7-42.3, in the same runs; with 6, 43.3, and with 4, 35.5 (the feed
 	 * then too slow: 7 ms waiting). */
-	int nread = nthreads / 2;
+	int nread = nthreads * TSR_AHEAD_READ_EIGHTHS / 8;
+	nread = nread < 1 ? 1 : nread;
 	struct tsr_ahead *ah = calloc(1, sizeof(*ah));
 	if (!ah)
 		return NULL;
