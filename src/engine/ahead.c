@@ -95,8 +95,8 @@ struct tsr_ahead *tsr_ahead_start(struct tsr_context *ctx, const char *const *pa
 	if (!TSR_CUDA_AHEAD || tsr_aid_count(nthreads) < 2 || npaths < 2)
 		return NULL;
 	/* The batch's threads are the read's: for a file of many tasks TSR_AHEAD_READ_EIGHTHS of
-	 * them read (the feed's; 4: half), and half of those describe with each file's read and as
-	 * many with the look-ahead (4: a quarter each). With
+	 * them read (the feed's; 3: 6 of 16), and half of those describe with each file's read and
+	 * as many with the look-ahead (3 each of 16). With
 	 * each file's read taking all of them (16 readers, 8 + 8 describing, on the H200's 16
 	 * cores) 32 RICE_1 int16 files of 4096^2 went to the GPU at 27.5-29.9 GB/s; with 8 (8
 	 * readers, 4 + 4) at 35.7-42.3, in the same runs; with 6, 43.3, and with 4, 35.5 (the feed
