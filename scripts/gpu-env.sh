@@ -1,9 +1,9 @@
 # gpu-env.sh - sourced by the GPU machine scripts: the carried Debian packages unpacked into a
 # private prefix, a CUDA build of the named targets, and the KvikIO peer built from its wheels.
 # Sets ROOT, BUILD, PREFIX; tsr_gpu_build TARGET..., tsr_py_wheels (the Python peers' wheels)
-# and tsr_kvikio_build (sets KVIKIO_BIN and the environment KvikIO runs with). Without .gpu-debs/*.deb, the system's packages (a machine
-# that has them); GPU_CHECK_CUDA=OFF builds without CUDA (the host parts, on a machine with no
-# GPU).
+# and tsr_kvikio_build (sets KVIKIO_BIN and the environment KvikIO runs with). Without
+# .gpu-debs/*.deb, the system's packages (a machine that has them); GPU_CHECK_CUDA=OFF builds
+# without CUDA (the host parts, on a machine with no GPU).
 ROOT=$(pwd)
 BUILD=${GPU_CHECK_BUILD:-/tmp/tessera-gpu-build}
 PREFIX=${GPU_CHECK_PREFIX:-/tmp/tessera-gpu-prefix}
@@ -37,17 +37,12 @@ tsr_gpu_build()
 
 # The Python peers' wheels carried in .whl/ (zarr-python, numcodecs, python-blosc2 and their
 # needs) installed into /tmp/site and put first on PYTHONPATH; pip's output to the file $1 if
-# given. Returns 1 when no wheels were carried, 2 when pip fails.
+# given (else to stderr). Returns 1 when no wheels were carried, 2 when pip fails.
 tsr_py_wheels()
 {
 	ls .whl/*.whl >/dev/null 2>&1 || return 1
-	if [ -n "${1:-}" ]; then
-		python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-			--target /tmp/site .whl/*.whl >"$1" 2>&1 || return 2
-	else
-		python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-			--target /tmp/site .whl/*.whl || return 2
-	fi
+	python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+		--target /tmp/site .whl/*.whl >"${1:-/dev/stderr}" 2>&1 || return 2
 	export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}"
 }
 

@@ -180,10 +180,9 @@ void tsr_receipt_init(const struct tsr_array *a, struct tsr_receipt *r);
  * planned and its tasks described on a thread of its own (and tsr_aid_count describing threads)
  * while file i is read; a file of 1,024 tasks or more, described on helpers, is then read with
  * TSR_AHEAD_READ_EIGHTHS eighths of nthreads (the batch's threads are the read's, not three
- * times them). tsr_ahead_start
- * returns NULL where it cannot start its threads (the batch then reads file by file as before).
- * tsr_ahead_take waits for file i and starts file
- * i + 1; its status is file i's open and selection (with the message those steps give);
+ * times them). tsr_ahead_start returns NULL where it cannot start its threads (the batch then
+ * reads file by file as before). tsr_ahead_take waits for file i and starts file i + 1; its
+ * status is file i's open and selection (with the message those steps give);
  * tsr_ahead_read reads it into dst as tsr_read_ex would (its planning's failure first), and
  * tsr_ahead_free waits for the thread and frees every file not yet read. */
 struct tsr_ahead;
