@@ -11,7 +11,7 @@
 #include "tsr_cuda.h"
 
 /*
- * Usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abc] [--level L]
+ * Usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abc] [--level L] [--count N]
  * Sets (libzstd level L, default 3 = zarr-python's and numcodecs' default):
  *   a  10 000 frames of 64 KiB of float32 data (a smooth field with noise in its low bits);
  *   b  64 chunks of 32 MiB: 256^3 uint16 chunks of a 1024^3 volume (a smooth field plus
@@ -23,6 +23,8 @@
  * events around the launcher call (for tessera that includes its scan, its one wait and its
  * scratch allocation). GB/s: decoded bytes (10^9) per second. nvCOMP (dlopen, never linked)
  * decodes the same frames the same way. Table last.
+ * --count N: N streams in each set instead (its distinct ones, fewer when N is smaller, repeated):
+ * how a phase that runs a warp a frame fares as a batch's frames grow from a few to many.
  */
 
 #define CK(x)                                                                            \
@@ -44,7 +46,7 @@ typedef int (*nvc_decomp_fn)(const void *const *, const size_t *, const size_t *
 			     void *, size_t, void *const *, nvc_opts, int *, cudaStream_t);
 
 struct set {
-	const char *name;
+	char name[64];
 	size_t n, uniq, each;       /* streams, distinct ones, decoded bytes each */
 	unsigned char **src, **z;   /* uniq sources and frames */
 	size_t *zn;
@@ -84,20 +86,26 @@ static void volume_block(uint16_t *out, size_t edge, size_t x0, size_t y0, size_
 			}
 }
 
-static void make_set(struct set *t, char which, int level)
+static void make_set(struct set *t, char which, int level, size_t count)
 {
 	memset(t, 0, sizeof *t);
 	size_t edge = 0;
+	const char *what;
 	if (which == 'a') {
-		t->name = "10000 x 64 KiB float32";
+		what = "64 KiB float32";
 		t->n = 10000, t->uniq = 500, t->each = 64 << 10;
 	} else if (which == 'b') {
-		t->name = "64 x 32 MiB uint16 (256^3)";
+		what = "32 MiB uint16 (256^3)";
 		t->n = 64, t->uniq = 8, t->each = (size_t)32 << 20, edge = 256;
 	} else {
-		t->name = "4096 x 512 KiB uint16 (64^3)";
+		what = "512 KiB uint16 (64^3)";
 		t->n = 4096, t->uniq = 256, t->each = 512 << 10, edge = 64;
 	}
+	if (count) {
+		t->n = count;
+		t->uniq = t->uniq < count ? t->uniq : count;
+	}
+	snprintf(t->name, sizeof t->name, "%zu x %s", t->n, what);
 	t->src = (unsigned char **)xmalloc(t->uniq * sizeof(void *));
 	t->z = (unsigned char **)xmalloc(t->uniq * sizeof(void *));
 	t->zn = (size_t *)xmalloc(t->uniq * sizeof(size_t));
@@ -232,6 +240,7 @@ int main(int argc, char **argv)
 {
 	int runs = 5, level = 3;
 	const char *nvlib = NULL, *sets = "abc";
+	size_t count = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--runs") && i + 1 < argc)
 			runs = atoi(argv[++i]);
@@ -241,9 +250,11 @@ int main(int argc, char **argv)
 			sets = argv[++i];
 		else if (!strcmp(argv[i], "--level") && i + 1 < argc)
 			level = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--count") && i + 1 < argc)
+			count = (size_t)strtoull(argv[++i], NULL, 10);
 		else {
 			fprintf(stderr, "usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abc] "
-					"[--level L]\n");
+					"[--level L] [--count N]\n");
 			return 2;
 		}
 	}
@@ -277,7 +288,7 @@ int main(int argc, char **argv)
 	double *ms = (double *)xmalloc((size_t)runs * sizeof(double));
 	for (const char *c = sets; *c; c++) {
 		struct set t;
-		make_set(&t, *c, level);
+		make_set(&t, *c, level, count);
 		double bytes = (double)t.n * (double)t.each, zbytes = 0;
 		for (size_t i = 0; i < t.n; i++)
 			zbytes += (double)t.zn[i % t.uniq];
