@@ -1,4 +1,4 @@
-/* zstd.cu - batched GPU Zstandard decoding: blocks of every frame decoded in parallel, frames executed by a warp each (see zstd_core.h). */
+/* zstd.cu - batched GPU Zstandard decoding: blocks of every frame decoded in parallel, frames executed by a warp each or, a frame of many blocks, by cells (see zstd_core.h, zstd_cells_core.h). */
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -6,6 +6,7 @@
 #include "tessera.h"
 #include "tsr_cuda.h"
 #include "zstd_core.h"
+#include "zstd_cells_core.h"
 
 /*
  * How the work spreads, and why:
@@ -25,9 +26,17 @@
  *   tsr_zs_frame_exec). Frames of a batch run side by side. A batch of few large frames
  *   (64 chunks of 32 MiB) is therefore slow in this phase: see the bench's numbers.
  * - Phase a (header walk) and the layout are a thread per stream: a few bytes per block.
+ * - A frame of TSR_ZS_CELLS_MIN_BLOCKS blocks or more runs phase c by cells instead
+ *   (zstd_cells_core.h): every block's repeat function (a thread a block), the frame's entries
+ *   (a thread a frame), every block's cells (a warp a block, all at once), the frame's status
+ *   (its first failing block), its bytes (a CTA a block, a thread a byte following the cells)
+ *   and its checksum. A batch of 64 such frames is then 16 384 warps' work, not 64.
  * Scratch: phase a counts what each stream needs (frames, blocks, literal bytes, sequences);
  * the launcher waits for those counts (the one synchronisation: sizes live in device memory),
  * then takes one allocation from the stream-ordered pool for the batch and frees it in order.
+ * The cells are a second allocation, 4 bytes an output byte of the streams that have a frame
+ * of several blocks (bounded by their capacity and by 128 KiB a block); when it cannot be had
+ * (or passes TSR_ZS_CELLS_MAX_NBYTES), every frame runs a warp a frame as before.
  */
 
 #define TSR_ZS_THREADS 128
@@ -36,11 +45,21 @@
  * H200. (H200, 64 x 32 MiB chunks, one thread a block with its tables in global memory: the
  * tables of all decoders far outgrew the L2 cache.) */
 #define TSR_ZS_MAX_DECODERS 16384
+/* Frames of this many blocks or more run phase c by cells (a build may set another to measure
+ * it; a huge value: never). A frame of one block gains nothing from it. */
+#ifndef TSR_ZS_CELLS_MIN_BLOCKS
+#define TSR_ZS_CELLS_MIN_BLOCKS 2
+#endif
+/* The most scratch a batch's cells may take (16 GiB: a 4 GiB batch of large frames). */
+#ifndef TSR_ZS_CELLS_MAX_NBYTES
+#define TSR_ZS_CELLS_MAX_NBYTES ((size_t)16 << 30)
+#endif
 
 struct tsr_zs_stream {
 	uint64_t frame_base, block_base;
 	uint32_t nframes, nblocks;
 	uint64_t lit_base, seq_base;
+	uint64_t cell_base, cell_n; /* its cells (cell_n 0: none, every frame by a warp) */
 	int status;
 	int pad;
 };
@@ -59,10 +78,11 @@ __device__ static size_t tsr_zs_owner(const uint64_t *first, size_t n, uint64_t 
 	return lo;
 }
 
-/* phase a, counting: a thread a stream */
+/* phase a, counting: a thread a stream; cellb: the cells its frames of several blocks may need
+ * (its capacity, or 128 KiB a block if less; 0 when every frame is one block) */
 __global__ void tsr_zs_count_kernel(const void *const *d_in, const size_t *d_in_nbytes,
 				    void *const *d_out, const size_t *d_out_cap,
-				    struct tsr_zs_count *cnt, int *st, size_t n)
+				    struct tsr_zs_count *cnt, int *st, uint64_t *cellb, size_t n)
 {
 	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -82,6 +102,8 @@ __global__ void tsr_zs_count_kernel(const void *const *d_in, const size_t *d_in_
 		c.nframes = c.nblocks = 0, c.nlit = c.nseq = 0;
 	cnt[i] = c;
 	st[i] = s;
+	uint64_t bound = (uint64_t)c.nblocks * TSR_ZS_BLOCK_MAX;
+	cellb[i] = c.nblocks > c.nframes ? (bound < d_out_cap[i] ? bound : d_out_cap[i]) : 0;
 }
 
 /* phase a, storing frames and blocks at each stream's place */
@@ -147,16 +169,16 @@ __global__ void tsr_zs_layout_kernel(const size_t *d_out_cap, size_t *d_out_nbyt
 		d_out_nbytes[i] = ss[i].status == TSR_CUDA_ZSTD_OK ? total : 0;
 }
 
-/* phase c: a warp a frame */
+/* phase c: a warp a frame (but the frames of cells, fcell) */
 __global__ void __launch_bounds__(TSR_ZS_THREADS)
 tsr_zs_exec_kernel(const void *const *d_in, void *const *d_out, struct tsr_zs_stream *ss,
 		   const uint64_t *frame_first, size_t n, const struct tsr_zs_frame *frames,
 		   uint64_t nframes, const struct tsr_zs_block *blocks, const uint8_t *lits,
-		   const struct tsr_zs_seq *seqs)
+		   const struct tsr_zs_seq *seqs, const uint8_t *fcell)
 {
 	__shared__ struct tsr_zs_xs xs[TSR_ZS_THREADS / 32];
 	uint64_t g = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-	if (g >= nframes)
+	if (g >= nframes || (fcell && fcell[g]))
 		return;
 	size_t s = tsr_zs_owner(frame_first, n, g);
 	if (ss[s].status != TSR_CUDA_ZSTD_OK)
@@ -165,6 +187,141 @@ tsr_zs_exec_kernel(const void *const *d_in, void *const *d_out, struct tsr_zs_st
 				   blocks + ss[s].block_base, lits, seqs, (uint8_t *)d_out[s]);
 	if (st != TSR_CUDA_ZSTD_OK && TSR_ZS_LANE == 0)
 		atomicCAS(&ss[s].status, TSR_CUDA_ZSTD_OK, st);
+}
+
+/* phase c by cells, 1: a thread a block of a stream that has cells: its repeat function */
+__global__ void tsr_zs_reps_kernel(const struct tsr_zs_stream *ss, const uint64_t *block_first,
+				   size_t n, const struct tsr_zs_block *blocks, uint64_t nblocks,
+				   const struct tsr_zs_seq *seqs, struct tsr_zs_reps *reps)
+{
+	uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (g >= nblocks)
+		return;
+	size_t s = tsr_zs_owner(block_first, n, g);
+	if (ss[s].status != TSR_CUDA_ZSTD_OK || ss[s].cell_n == 0)
+		return;
+	tsr_zs_block_reps(&blocks[g], seqs + (blocks[g].type == 2 ? blocks[g].seq_at : 0),
+			  &reps[g]);
+}
+
+/* 2: a thread a frame: whether it runs by cells (fcell: several blocks, under 2 GiB, inside its
+ * stream's cells), and then its blocks' entries */
+__global__ void tsr_zs_entries_kernel(const struct tsr_zs_stream *ss, const uint64_t *frame_first,
+				      size_t n, const struct tsr_zs_frame *frames, uint64_t nframes,
+				      const struct tsr_zs_block *blocks,
+				      const struct tsr_zs_reps *reps, struct tsr_zs_entry *e,
+				      uint8_t *fcell)
+{
+	uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (g >= nframes)
+		return;
+	fcell[g] = 0;
+	size_t s = tsr_zs_owner(frame_first, n, g);
+	const struct tsr_zs_frame *f = &frames[g];
+	if (ss[s].status != TSR_CUDA_ZSTD_OK || ss[s].cell_n == 0 ||
+	    f->nblocks < TSR_ZS_CELLS_MIN_BLOCKS)
+		return;
+	const struct tsr_zs_block *sb = blocks + ss[s].block_base;
+	uint64_t size = 0;
+	for (uint32_t k = 0; k < f->nblocks; k++)
+		size += sb[f->first_block + k].out_size;
+	if (size >= ((uint64_t)1 << 31) || f->out_at + size > ss[s].cell_n)
+		return;
+	struct tsr_zs_entry *se = e + ss[s].block_base;
+	tsr_zs_frame_entries(f, sb, reps + ss[s].block_base, se);
+	for (uint32_t k = 0; k < f->nblocks; k++) {
+		se[f->first_block + k].frame = (uint32_t)g;
+		se[f->first_block + k].use = 1;
+	}
+	fcell[g] = 1;
+}
+
+/* 3: a warp a block of a frame of cells, grid-stride: its cells, and its status in place of
+ * phase b's (the layout has read those) */
+__global__ void __launch_bounds__(TSR_ZS_THREADS)
+tsr_zs_cells_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
+		    const uint64_t *block_first, size_t n, struct tsr_zs_block *blocks,
+		    uint64_t nblocks, const struct tsr_zs_frame *frames,
+		    const struct tsr_zs_entry *e, const uint8_t *lits,
+		    const struct tsr_zs_seq *seqs, uint32_t *cells)
+{
+	__shared__ struct tsr_zs_xs xs[TSR_ZS_THREADS / 32];
+	uint64_t wid = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	uint64_t nw = (uint64_t)gridDim.x * blockDim.x / 32;
+	for (uint64_t g = wid; g < nblocks; g += nw) {
+		if (!e[g].use)
+			continue;
+		size_t s = tsr_zs_owner(block_first, n, g);
+		const struct tsr_zs_frame *f = &frames[e[g].frame];
+		int st = tsr_zs_block_cells(&xs[threadIdx.x / 32], (const uint8_t *)d_in[s], f,
+					    &blocks[g], &e[g], lits, seqs,
+					    cells + ss[s].cell_base + f->out_at);
+		if (TSR_ZS_LANE == 0)
+			blocks[g].status = st;
+		__syncwarp(); /* (the warp's next block reuses xs) */
+	}
+}
+
+/* 4: a thread a frame of cells: its first failing block's status becomes its stream's */
+__global__ void tsr_zs_cells_status_kernel(struct tsr_zs_stream *ss, const uint64_t *frame_first,
+					   size_t n, const struct tsr_zs_frame *frames,
+					   uint64_t nframes, const struct tsr_zs_block *blocks,
+					   const uint8_t *fcell)
+{
+	uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (g >= nframes || !fcell[g])
+		return;
+	size_t s = tsr_zs_owner(frame_first, n, g);
+	const struct tsr_zs_block *sb = blocks + ss[s].block_base + frames[g].first_block;
+	for (uint32_t k = 0; k < frames[g].nblocks; k++)
+		if (sb[k].status != TSR_CUDA_ZSTD_OK) {
+			atomicCAS(&ss[s].status, TSR_CUDA_ZSTD_OK, sb[k].status);
+			return;
+		}
+}
+
+/* 5: a CTA a block of a frame of cells, grid-stride: its bytes, a thread a byte following the
+ * cells (a failed stream's cells are never followed: some may be unwritten) */
+__global__ void tsr_zs_resolve_kernel(void *const *d_out, const struct tsr_zs_stream *ss,
+				      const uint64_t *block_first, size_t n,
+				      const struct tsr_zs_block *blocks, uint64_t nblocks,
+				      const struct tsr_zs_frame *frames,
+				      const struct tsr_zs_entry *e, const uint32_t *cells)
+{
+	for (uint64_t g = blockIdx.x; g < nblocks; g += gridDim.x) {
+		if (!e[g].use)
+			continue;
+		size_t s = tsr_zs_owner(block_first, n, g);
+		if (ss[s].status != TSR_CUDA_ZSTD_OK)
+			continue;
+		const struct tsr_zs_frame *f = &frames[e[g].frame];
+		const uint32_t *fc = cells + ss[s].cell_base + f->out_at;
+		uint8_t *o = (uint8_t *)d_out[s] + f->out_at;
+		uint64_t end = e[g].at + blocks[g].out_size;
+		for (uint64_t p = e[g].at + threadIdx.x; p < end; p += blockDim.x)
+			o[p] = tsr_zs_cell_byte(fc, p);
+	}
+}
+
+/* 6: a thread a checksummed frame of cells: its XXH64 (serial, as the warp a frame's lane 0) */
+__global__ void tsr_zs_cells_sum_kernel(void *const *d_out, struct tsr_zs_stream *ss,
+					const uint64_t *frame_first, size_t n,
+					const struct tsr_zs_frame *frames, uint64_t nframes,
+					const struct tsr_zs_block *blocks, const uint8_t *fcell)
+{
+	uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (g >= nframes || !fcell[g] || !frames[g].has_checksum)
+		return;
+	size_t s = tsr_zs_owner(frame_first, n, g);
+	if (ss[s].status != TSR_CUDA_ZSTD_OK)
+		return;
+	const struct tsr_zs_block *sb = blocks + ss[s].block_base + frames[g].first_block;
+	uint64_t size = 0;
+	for (uint32_t k = 0; k < frames[g].nblocks; k++)
+		size += sb[k].out_size;
+	const uint8_t *o = (const uint8_t *)d_out[s] + frames[g].out_at;
+	if ((uint32_t)tsr_zs_xxh64(o, size) != frames[g].checksum)
+		atomicCAS(&ss[s].status, TSR_CUDA_ZSTD_OK, TSR_CUDA_ZSTD_E_CHECKSUM);
 }
 
 __global__ void tsr_zs_finish_kernel(const struct tsr_zs_stream *ss, size_t *d_out_nbytes,
@@ -205,22 +362,27 @@ extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_n
 		return TSR_E_INVALID_ARG;
 	cudaStream_t cs = (cudaStream_t)cuda_stream;
 	const unsigned T = TSR_ZS_THREADS;
-	/* counts: per stream a tsr_zs_count and a status */
+	/* counts: per stream a tsr_zs_count, a status and its cells' bound */
 	size_t cnt_nbytes = tsr_zs_align(nstreams * sizeof(struct tsr_zs_count));
+	size_t cst_nbytes = tsr_zs_align(nstreams * sizeof(int));
 	void *d_cnt = NULL;
-	cudaError_t e = cudaMallocAsync(&d_cnt, cnt_nbytes + nstreams * sizeof(int), cs);
+	uint32_t *cells = NULL;
+	cudaError_t e = cudaMallocAsync(&d_cnt, cnt_nbytes + cst_nbytes +
+						nstreams * sizeof(uint64_t), cs);
 	if (e != cudaSuccess)
 		return tsr_cuda_status(e, TSR_E_INTERNAL);
 	struct tsr_zs_count *cnt = (struct tsr_zs_count *)d_cnt;
 	int *cst = (int *)((char *)d_cnt + cnt_nbytes);
-	tsr_zs_count_kernel<<<tsr_zs_grid(nstreams, T), T, 0, cs>>>(d_in, d_in_nbytes, d_out,
-								    d_out_cap, cnt, cst, nstreams);
+	uint64_t *cellb = (uint64_t *)((char *)d_cnt + cnt_nbytes + cst_nbytes);
+	tsr_zs_count_kernel<<<tsr_zs_grid(nstreams, T), T, 0, cs>>>(
+		d_in, d_in_nbytes, d_out, d_out_cap, cnt, cst, cellb, nstreams);
 	struct tsr_zs_count *h_cnt = (struct tsr_zs_count *)malloc(nstreams * sizeof *h_cnt);
 	int *h_st = (int *)malloc(nstreams * sizeof(int));
+	uint64_t *h_cellb = (uint64_t *)malloc(nstreams * sizeof(uint64_t));
 	struct tsr_zs_stream *h_ss = (struct tsr_zs_stream *)malloc(nstreams * sizeof *h_ss);
 	uint64_t *h_first = (uint64_t *)malloc(2 * (nstreams + 1) * sizeof(uint64_t));
 	int rc = TSR_OK;
-	if (!h_cnt || !h_st || !h_ss || !h_first) {
+	if (!h_cnt || !h_st || !h_cellb || !h_ss || !h_first) {
 		rc = TSR_E_NOMEM;
 		goto fail_cnt;
 	}
@@ -229,17 +391,21 @@ extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_n
 		    cudaSuccess ||
 	    (e = cudaMemcpyAsync(h_st, cst, nstreams * sizeof(int), cudaMemcpyDeviceToHost, cs)) !=
 		    cudaSuccess ||
+	    (e = cudaMemcpyAsync(h_cellb, cellb, nstreams * sizeof(uint64_t),
+				 cudaMemcpyDeviceToHost, cs)) != cudaSuccess ||
 	    (e = cudaStreamSynchronize(cs)) != cudaSuccess) {
 		rc = tsr_cuda_status(e, TSR_E_INTERNAL);
 		goto fail_cnt;
 	}
 	{
-		uint64_t nf = 0, nb = 0, nl = 0, nq = 0;
+		uint64_t nf = 0, nb = 0, nl = 0, nq = 0, nc = 0;
 		for (size_t i = 0; i < nstreams; i++) {
 			h_ss[i].frame_base = nf;
 			h_ss[i].block_base = nb;
 			h_ss[i].lit_base = nl;
 			h_ss[i].seq_base = nq;
+			h_ss[i].cell_base = nc;
+			h_ss[i].cell_n = h_cellb[i];
 			h_ss[i].nframes = h_cnt[i].nframes;
 			h_ss[i].nblocks = h_cnt[i].nblocks;
 			h_ss[i].status = h_st[i];
@@ -250,7 +416,18 @@ extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_n
 			nb += h_cnt[i].nblocks;
 			nl += h_cnt[i].nlit;
 			nq += h_cnt[i].nseq;
+			nc += h_cellb[i];
 		}
+		/* the cells, when some frame has several blocks and they can be had; else every
+		 * frame a warp (an allocation that fails is not an error of the batch) */
+		if (nc && nc <= TSR_ZS_CELLS_MAX_NBYTES / sizeof(uint32_t) &&
+		    cudaMallocAsync((void **)&cells, nc * sizeof(uint32_t), cs) != cudaSuccess) {
+			(void)cudaGetLastError();
+			cells = NULL;
+		}
+		if (!cells)
+			for (size_t i = 0; i < nstreams; i++)
+				h_ss[i].cell_n = 0;
 		h_first[nstreams] = nf;
 		h_first[2 * nstreams + 1] = nb;
 		/* phase b's warps: one a block, up to TSR_ZS_MAX_DECODERS */
@@ -260,8 +437,10 @@ extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_n
 		size_t o_bl = o_fr + tsr_zs_align(nf * sizeof(struct tsr_zs_frame));
 		size_t o_lit = o_bl + tsr_zs_align(nb * sizeof(struct tsr_zs_block));
 		size_t o_seq = o_lit + tsr_zs_align(nl);
-		size_t o_work = o_seq + tsr_zs_align(nq * sizeof(struct tsr_zs_seq));
-		size_t total = o_work;
+		size_t o_reps = o_seq + tsr_zs_align(nq * sizeof(struct tsr_zs_seq));
+		size_t o_ent = o_reps + (cells ? tsr_zs_align(nb * sizeof(struct tsr_zs_reps)) : 0);
+		size_t o_fcell = o_ent + (cells ? tsr_zs_align(nb * sizeof(struct tsr_zs_entry)) : 0);
+		size_t total = o_fcell + (cells ? tsr_zs_align(nf) : 0);
 		char *sc = NULL;
 		if ((e = cudaMallocAsync((void **)&sc, total, cs)) != cudaSuccess) {
 			rc = tsr_cuda_status(e, TSR_E_INTERNAL);
@@ -273,11 +452,16 @@ extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_n
 		struct tsr_zs_block *bl = (struct tsr_zs_block *)(sc + o_bl);
 		uint8_t *lits = (uint8_t *)(sc + o_lit);
 		struct tsr_zs_seq *seqs = (struct tsr_zs_seq *)(sc + o_seq);
+		struct tsr_zs_reps *reps = (struct tsr_zs_reps *)(sc + o_reps);
+		struct tsr_zs_entry *ent = (struct tsr_zs_entry *)(sc + o_ent);
+		uint8_t *fcell = cells ? (uint8_t *)(sc + o_fcell) : NULL;
 		/* the host arrays must outlive the copies: wait for them before freeing */
 		if ((e = cudaMemcpyAsync(ss, h_ss, nstreams * sizeof *h_ss, cudaMemcpyHostToDevice,
 					 cs)) == cudaSuccess)
 			e = cudaMemcpyAsync(first, h_first, 2 * (nstreams + 1) * sizeof(uint64_t),
 					    cudaMemcpyHostToDevice, cs);
+		if (e == cudaSuccess && cells) /* (no block runs by cells until its frame says) */
+			e = cudaMemsetAsync(ent, 0, nb * sizeof *ent, cs);
 		if (e == cudaSuccess) {
 			unsigned g = tsr_zs_grid(nstreams, T);
 			tsr_zs_scan_kernel<<<g, T, 0, cs>>>(d_in, d_in_nbytes, ss, fr, bl, nstreams);
@@ -286,9 +470,27 @@ extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_n
 					d_in, ss, first + nstreams + 1, nstreams, bl, nb, lits, seqs);
 			tsr_zs_layout_kernel<<<g, T, 0, cs>>>(d_out_cap, d_out_nbytes, ss, fr, bl,
 							      nstreams);
+			if (cells && nf) {
+				/* phase c by cells (zstd.cu's opening comment) */
+				const uint64_t *bfirst = first + nstreams + 1;
+				uint64_t ncw = nb < TSR_ZS_MAX_DECODERS ? nb : TSR_ZS_MAX_DECODERS;
+				tsr_zs_reps_kernel<<<tsr_zs_grid(nb, T), T, 0, cs>>>(
+					ss, bfirst, nstreams, bl, nb, seqs, reps);
+				tsr_zs_entries_kernel<<<tsr_zs_grid(nf, T), T, 0, cs>>>(
+					ss, first, nstreams, fr, nf, bl, reps, ent, fcell);
+				tsr_zs_cells_kernel<<<tsr_zs_grid(ncw * 32, T), T, 0, cs>>>(
+					d_in, ss, bfirst, nstreams, bl, nb, fr, ent, lits, seqs, cells);
+				tsr_zs_cells_status_kernel<<<tsr_zs_grid(nf, T), T, 0, cs>>>(
+					ss, first, nstreams, fr, nf, bl, fcell);
+				tsr_zs_resolve_kernel<<<(unsigned)ncw, 256, 0, cs>>>(
+					d_out, ss, bfirst, nstreams, bl, nb, fr, ent, cells);
+				tsr_zs_cells_sum_kernel<<<tsr_zs_grid(nf, T), T, 0, cs>>>(
+					d_out, ss, first, nstreams, fr, nf, bl, fcell);
+			}
 			if (nf)
 				tsr_zs_exec_kernel<<<tsr_zs_grid(nf * 32, T), T, 0, cs>>>(
-					d_in, d_out, ss, first, nstreams, fr, nf, bl, lits, seqs);
+					d_in, d_out, ss, first, nstreams, fr, nf, bl, lits, seqs,
+					fcell);
 			tsr_zs_finish_kernel<<<g, T, 0, cs>>>(ss, d_out_nbytes, d_status, nstreams);
 			e = cudaGetLastError();
 		}
@@ -300,9 +502,12 @@ extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_n
 		rc = tsr_cuda_status(e, TSR_E_INTERNAL);
 	}
 fail_cnt:
+	if (cells)
+		cudaFreeAsync(cells, cs);
 	cudaFreeAsync(d_cnt, cs);
 	free(h_cnt);
 	free(h_st);
+	free(h_cellb);
 	free(h_ss);
 	free(h_first);
 	return rc;

@@ -36,6 +36,7 @@
 
 #ifdef TSR_ZSTD_EMU
 #define TSR_ZD static inline
+#define TSR_ZD_INLINE static inline
 #ifndef TSR_ZS_LANE /* (a test may emulate a warp of threads: tests/gpu/emu_zstd_lanes.c) */
 #define TSR_ZS_LANE 0u
 #define TSR_ZS_NLANES 1u
@@ -46,6 +47,8 @@
 #else
 #define TSR_ZTABLE static __device__ const
 #define TSR_ZD static __device__
+/* (a step of a loop whose locals must stay in registers) */
+#define TSR_ZD_INLINE static __device__ __forceinline__
 #define TSR_ZS_LANE (threadIdx.x & 31u)
 #define TSR_ZS_NLANES 32u
 #define TSR_ZS_SYNC() __syncwarp()
@@ -1011,6 +1014,84 @@ TSR_ZD void tsr_zs_match(uint8_t *out, uint64_t d, uint64_t off, uint64_t ml)
 	}
 }
 
+/* Lanes load the records of sequences [base, base + 32) of a block's nseq into x (then a
+ * sync); returns how many there are. */
+TSR_ZD_INLINE uint32_t tsr_zs_batch_load(struct tsr_zs_xs *x, const struct tsr_zs_seq *sq,
+					 uint32_t base, uint32_t nseq)
+{
+	uint32_t cnt = nseq - base < TSR_ZS_BATCH ? nseq - base : TSR_ZS_BATCH;
+	for (uint32_t i = TSR_ZS_LANE; i < cnt; i += TSR_ZS_NLANES) {
+		x->ll[i] = sq[base + i].ll;
+		x->ml[i] = sq[base + i].ml;
+		x->off[i] = sq[base + i].of;
+	}
+	TSR_ZS_SYNC();
+	return cnt;
+}
+
+/* Lane 0's part of a batch of cnt sequences of a block (x's ll, ml and off loaded): in order,
+ * each one's repeat offset resolved (r: the repeat offsets, updated), its literals placed at
+ * *lit (x->lsrc; nlit: the block's literal bytes) and its match at *op (x->dst; both advanced),
+ * checked against the frame's first output byte (start), its window and the block's end (bend).
+ * x->nok: the sequences that passed; x->status: the first failure's. */
+TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit, uint64_t start,
+			 uint64_t window, uint64_t bend, uint64_t *op_, uint64_t *lit_, uint64_t r[3])
+{
+	int st = TSR_CUDA_ZSTD_OK;
+	uint64_t op = *op_, lit = *lit_;
+	uint32_t i = 0;
+	for (; i < cnt; i++) {
+		uint32_t ll = x->ll[i], ml = x->ml[i];
+		uint64_t ov = x->off[i], off;
+		if (ll > nlit - lit || ll > bend - op) {
+			st = TSR_CUDA_ZSTD_E_SEQUENCES;
+			break;
+		}
+		x->lsrc[i] = lit;
+		lit += ll;
+		op += ll;
+		if (ov > 3) {
+			off = ov - 3;
+			r[2] = r[1];
+			r[1] = r[0];
+			r[0] = off;
+		} else {
+			unsigned idx = (unsigned)ov - 1 + (ll == 0);
+			if (idx == 0) {
+				off = r[0];
+			} else if (idx == 1) {
+				off = r[1];
+				r[1] = r[0];
+				r[0] = off;
+			} else {
+				off = idx == 2 ? r[2] : r[0] - 1;
+				if (off == 0) {
+					st = TSR_CUDA_ZSTD_E_OFFSET;
+					break;
+				}
+				r[2] = r[1];
+				r[1] = r[0];
+				r[0] = off;
+			}
+		}
+		if (off > op - start || off > window) {
+			st = TSR_CUDA_ZSTD_E_OFFSET;
+			break;
+		}
+		if (ml > bend - op) {
+			st = TSR_CUDA_ZSTD_E_SEQUENCES;
+			break;
+		}
+		x->off[i] = off;
+		x->dst[i] = op;
+		op += ml;
+	}
+	x->nok = i;
+	x->status = st;
+	*op_ = op;
+	*lit_ = lit;
+}
+
 /*
  * Phase c: executes frame f of a stream (blocks decoded by phase b, placed by tsr_zs_layout)
  * into out, by the lanes of one warp (x: the warp's shared batch), 32 sequences at a time:
@@ -1031,7 +1112,7 @@ TSR_ZD int tsr_zs_frame_exec(struct tsr_zs_xs *x, const uint8_t *in,
 			     const uint8_t *lits, const struct tsr_zs_seq *seqs, uint8_t *out)
 {
 	uint64_t start = f->out_at, op = start;
-	uint64_t r0 = 1, r1 = 4, r2 = 8; /* (lane 0's; the others' go unused) */
+	uint64_t r[3] = {1, 4, 8}; /* repeat offsets (lane 0's; the others' go unused) */
 	for (uint32_t k = 0; k < f->nblocks; k++) {
 		const struct tsr_zs_block *b = &blocks[f->first_block + k];
 		if (b->type == 0) {
@@ -1050,65 +1131,9 @@ TSR_ZD int tsr_zs_frame_exec(struct tsr_zs_xs *x, const uint8_t *in,
 		const struct tsr_zs_seq *sq = seqs + b->seq_at;
 		uint64_t lit = 0, bend = op + b->out_size;
 		for (uint32_t base = 0; base < b->nseq; base += TSR_ZS_BATCH) {
-			uint32_t cnt = b->nseq - base < TSR_ZS_BATCH ? b->nseq - base : TSR_ZS_BATCH;
-			for (uint32_t i = TSR_ZS_LANE; i < cnt; i += TSR_ZS_NLANES) {
-				x->ll[i] = sq[base + i].ll;
-				x->ml[i] = sq[base + i].ml;
-				x->off[i] = sq[base + i].of;
-			}
-			TSR_ZS_SYNC();
-			if (TSR_ZS_LANE == 0) {
-				int st = TSR_CUDA_ZSTD_OK;
-				uint32_t i = 0;
-				for (; i < cnt; i++) {
-					uint32_t ll = x->ll[i], ml = x->ml[i];
-					uint64_t ov = x->off[i], off;
-					if (ll > b->nlit - lit || ll > bend - op) {
-						st = TSR_CUDA_ZSTD_E_SEQUENCES;
-						break;
-					}
-					x->lsrc[i] = lit;
-					lit += ll;
-					op += ll;
-					if (ov > 3) {
-						off = ov - 3;
-						r2 = r1;
-						r1 = r0;
-						r0 = off;
-					} else {
-						unsigned idx = (unsigned)ov - 1 + (ll == 0);
-						if (idx == 0) {
-							off = r0;
-						} else if (idx == 1) {
-							off = r1;
-							r1 = r0;
-							r0 = off;
-						} else {
-							off = idx == 2 ? r2 : r0 - 1;
-							if (off == 0) {
-								st = TSR_CUDA_ZSTD_E_OFFSET;
-								break;
-							}
-							r2 = r1;
-							r1 = r0;
-							r0 = off;
-						}
-					}
-					if (off > op - start || off > f->window) {
-						st = TSR_CUDA_ZSTD_E_OFFSET;
-						break;
-					}
-					if (ml > bend - op) {
-						st = TSR_CUDA_ZSTD_E_SEQUENCES;
-						break;
-					}
-					x->off[i] = off;
-					x->dst[i] = op;
-					op += ml;
-				}
-				x->nok = i;
-				x->status = st;
-			}
+			uint32_t cnt = tsr_zs_batch_load(x, sq, base, b->nseq);
+			if (TSR_ZS_LANE == 0)
+				tsr_zs_place(x, cnt, b->nlit, start, f->window, bend, &op, &lit, r);
 			TSR_ZS_SYNC();
 			uint32_t nok = x->nok;
 			int st = x->status;

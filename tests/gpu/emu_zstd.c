@@ -1,4 +1,4 @@
-/* emu_zstd.c - the GPU zstd decoder's code (zstd_core.h), its three phases run on the CPU, against libzstd on frames libzstd made (levels -5..19, every frame option, many block kinds) and on corrupt ones. */
+/* emu_zstd.c - the GPU zstd decoder's code (zstd_core.h), its three phases run on the CPU, against libzstd on frames libzstd made (levels -5..19, every frame option, many block kinds) and on corrupt ones; phase c by cells too (zstd_cells_core.h), to the same statuses and bytes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,9 +76,20 @@ static void check_one(const uint8_t *z, size_t zn, size_t cap, const uint8_t *wa
 	memcpy(in, z, zn);
 	uint8_t *out = xmalloc(cap + GUARD), *ref = xmalloc(cap + 1);
 	memset(out, 0xA5, cap + GUARD);
-	size_t got = 0;
+	size_t got = 0, cgot = 0;
 	int st = tsr_zstd_host_decode(in, zn, out, cap, &got);
 	size_t r = ZSTD_decompress(ref, cap, in, zn);
+	/* phase c by cells (blocks in parallel): the same status and bytes */
+	uint8_t *cout = xmalloc(cap + GUARD);
+	memset(cout, 0xA5, cap + GUARD);
+	int cst = tsr_zstd_host_decode_cells(in, zn, cout, cap, &cgot);
+	if (cst != st || cgot != got || memcmp(cout, out, got) ||
+	    memcmp(cout + cap, out + cap, GUARD)) {
+		fprintf(stderr, "%s: by cells status %d, %zu bytes; by frames %d, %zu bytes\n", what,
+			cst, cgot, st, got);
+		check_failures++;
+	}
+	free(cout);
 	for (size_t i = cap; i < cap + GUARD; i++)
 		if (out[i] != 0xA5) {
 			fprintf(stderr, "%s: write past the capacity\n", what);
@@ -289,6 +300,8 @@ int main(void)
 
 	printf("decoded %ld frames' streams; corrupt: %ld refused, %ld accepted as libzstd does\n",
 	       ndecoded, ncorrupt_refused, ncorrupt_same);
+	printf("by cells, the same statuses and bytes: %llu bytes from earlier blocks' positions, "
+	       "chains of up to %llu hops\n", tsr_zs_host_pointers, tsr_zs_host_max_hops);
 	printf("blocks raw/rle/compressed %ld/%ld/%ld; literals raw/rle/huffman/treeless "
 	       "%ld/%ld/%ld/%ld (4 streams %ld)\n", seen_block[0], seen_block[1], seen_block[2],
 	       seen_lit[0], seen_lit[1], seen_lit[2], seen_lit[3], seen_4streams);
@@ -308,6 +321,8 @@ int main(void)
 				check_failures++;
 			}
 	CHECK(ncorrupt_refused > 100);
+	/* the cells' cross-block pointers and chains of them were exercised */
+	CHECK(tsr_zs_host_pointers > 1000 && tsr_zs_host_max_hops > 1);
 	ZSTD_freeCCtx(cc);
 	free(src);
 	free(z);

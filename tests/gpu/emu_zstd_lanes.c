@@ -1,4 +1,4 @@
-/* emu_zstd_lanes.c - the GPU zstd decoder's block and execution phases run by 32 CPU threads as the lanes of one warp (a barrier for each __syncwarp), against libzstd and the one-lane emulation: each lane's share of the copies, the parallel literal runs and matches. */
+/* emu_zstd_lanes.c - the GPU zstd decoder's block and execution phases (by frames, and by cells) run by 32 CPU threads as the lanes of one warp (a barrier for each __syncwarp), against libzstd and the one-lane emulation: each lane's share of the copies, the parallel literal runs and matches. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,7 +12,8 @@
  * TSR_ZS_SYNC is a barrier of the 32 and TSR_ZS_BCAST goes through memory between two
  * barriers, so a missing sync or a lane that diverges shows up as wrong bytes, a status that
  * differs between lanes, or a hang (the test's timeout). Phase b (a warp a block) and phase c
- * (a warp a frame) run on the 32 threads; phase a on one, as in the launcher. Frames: every lz_profiles.h profile at three
+ * (a warp a frame, or a warp a block's cells: zstd_cells_core.h) run on the 32 threads; phase a
+ * on one, as in the launcher. Frames: every lz_profiles.h profile at three
  * sizes and five levels, a checksummed one, three frames in one stream, and damaged copies
  * (their status and bytes must be the one-lane emulation's).
  */
@@ -51,7 +52,8 @@ static uint64_t emu_bcast(uint64_t v)
 #include "zstd_host.h"
 
 struct warp {
-	int phase;              /* 0: blocks (phase b), 1: frames (phase c) */
+	int phase;              /* 0: blocks (phase b), 1: frames (phase c), 2: a frame's blocks'
+				   cells (phase c by cells) */
 	struct tsr_zs_block *blocks;
 	uint32_t nblocks;
 	uint8_t *lits_w;
@@ -65,7 +67,12 @@ struct warp {
 	const struct tsr_zs_seq *seqs;
 	uint8_t *out;
 	struct tsr_zs_xs xs;
-	int status[32];         /* phase b: a digest of each lane's block statuses */
+	int status[32];         /* phases b and cells: a digest of each lane's block statuses */
+	/* phase c by cells: frame cf's blocks, their entries, statuses (lane 0's) and cells */
+	const struct tsr_zs_frame *cf;
+	const struct tsr_zs_entry *e;
+	int32_t *bst;
+	uint32_t *cells;
 };
 
 struct lane {
@@ -92,6 +99,17 @@ static void *lane_main(void *arg)
 		}
 		return NULL;
 	}
+	if (w->phase == 2) {
+		for (uint32_t k = w->cf->first_block + w->cf->nblocks; k-- > w->cf->first_block;) {
+			int bs = tsr_zs_block_cells(&w->xs, w->in, w->cf, &w->bl[k], &w->e[k], w->lits,
+						    w->seqs, w->cells);
+			if (emu_lane == 0)
+				w->bst[k] = bs;
+			w->status[l->id] = w->status[l->id] * 31 + bs + 1;
+			emu_sync(); /* (blocks in turn on this warp: the batch x is shared) */
+		}
+		return NULL;
+	}
 	for (uint32_t f = 0; f < w->nframes && st == TSR_CUDA_ZSTD_OK; f++)
 		st = tsr_zs_frame_exec(&w->xs, w->in, &w->fr[f], w->bl, w->lits, w->seqs, w->out);
 	w->status[l->id] = st;
@@ -113,15 +131,61 @@ static void run_lanes(struct warp *w)
 		pthread_join(t[k], NULL);
 	emu_nlanes = 1;
 	for (unsigned k = 1; k < 32; k++)
-		if (w->phase == 0 && w->status[k] != w->status[0]) {
+		if (w->phase != 1 && w->status[k] != w->status[0]) {
 			fprintf(stderr, "lane %u: another block status than lane 0's\n", k);
 			check_failures++;
 		}
 }
 
-/* As tsr_zstd_host_decode, with blocks and execution by 32 threads; every lane's status must
- * agree. */
-static int lanes_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *got)
+/* Phase c of the frames by cells: each frame's blocks' cells by the 32 lanes of w (from phase
+ * b), the rest as zstd_host.h's tsr_zstd_host_frame_cells. */
+static int lanes_cells(struct warp *w, const struct tsr_zs_frame *fr, uint32_t nframes,
+		       uint32_t nblocks, uint8_t *out)
+{
+	struct tsr_zs_reps *reps = malloc((nblocks + 1) * sizeof *reps);
+	struct tsr_zs_entry *e = malloc((nblocks + 1) * sizeof *e);
+	int32_t *bst = malloc((nblocks + 1) * sizeof *bst);
+	if (!reps || !e || !bst)
+		exit(2);
+	int st = TSR_CUDA_ZSTD_OK;
+	for (uint32_t f = 0; f < nframes && st == TSR_CUDA_ZSTD_OK; f++) {
+		const uint32_t b0 = fr[f].first_block, b1 = b0 + fr[f].nblocks;
+		uint64_t size = 0;
+		for (uint32_t k = b0; k < b1; k++) {
+			tsr_zs_block_reps(&w->bl[k], w->seqs + (w->bl[k].type == 2 ? w->bl[k].seq_at : 0),
+					  &reps[k]);
+			size += w->bl[k].out_size;
+		}
+		tsr_zs_frame_entries(&fr[f], w->bl, reps, e);
+		uint32_t *cells = malloc(size * sizeof *cells + 1);
+		if (!cells)
+			exit(2);
+		w->phase = 2;
+		w->cf = &fr[f];
+		w->e = e;
+		w->bst = bst;
+		w->cells = cells;
+		memset(w->status, 0, sizeof w->status);
+		run_lanes(w);
+		for (uint32_t k = b0; k < b1 && st == TSR_CUDA_ZSTD_OK; k++)
+			st = bst[k];
+		for (uint64_t p = 0; st == TSR_CUDA_ZSTD_OK && p < size; p++)
+			out[fr[f].out_at + p] = tsr_zs_cell_byte(cells, p);
+		if (st == TSR_CUDA_ZSTD_OK && fr[f].has_checksum &&
+		    (uint32_t)tsr_zs_xxh64(out + fr[f].out_at, size) != fr[f].checksum)
+			st = TSR_CUDA_ZSTD_E_CHECKSUM;
+		free(cells);
+	}
+	free(reps);
+	free(e);
+	free(bst);
+	return st;
+}
+
+/* As tsr_zstd_host_decode, with blocks and execution by 32 threads (cells: phase c by cells,
+ * lanes_cells); every lane's status must agree. */
+static int lanes_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *got,
+			int cells)
 {
 	struct tsr_zs_count c, c2;
 	*got = 0;
@@ -162,13 +226,18 @@ static int lanes_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap, s
 			w->lits = lits;
 			w->seqs = seqs;
 			w->out = out;
-			run_lanes(w);
-			st = w->status[0];
-			for (unsigned k = 1; k < 32; k++)
-				if (w->status[k] != st) {
-					fprintf(stderr, "lane %u: status %d, lane 0: %d\n", k, w->status[k], st);
-					check_failures++;
-				}
+			if (cells) {
+				st = lanes_cells(w, fr, c.nframes, c.nblocks, out);
+			} else {
+				run_lanes(w);
+				st = w->status[0];
+				for (unsigned k = 1; k < 32; k++)
+					if (w->status[k] != st) {
+						fprintf(stderr, "lane %u: status %d, lane 0: %d\n", k,
+							w->status[k], st);
+						check_failures++;
+					}
+			}
 			if (st == TSR_CUDA_ZSTD_OK)
 				*got = total;
 		}
@@ -193,19 +262,25 @@ static void check(const uint8_t *z, size_t zn, size_t cap, const uint8_t *want, 
 	memcpy(in, z, zn);
 	memset(a, 0xA5, cap + 1);
 	memset(b, 0xA5, cap + 1);
-	size_t ga = 0, gb = 0;
-	int sa = lanes_decode(in, zn, a, cap, &ga);
+	size_t gb = 0;
 	int sb = tsr_zstd_host_decode(in, zn, b, cap, &gb);
-	if (valid && (sa != TSR_CUDA_ZSTD_OK || ga != wn || memcmp(a, want, wn))) {
-		fprintf(stderr, "%s: 32 lanes: status %d, %zu bytes (want %zu)\n", what, sa, ga, wn);
-		check_failures++;
+	for (int cells = 0; cells < 2; cells++) {
+		size_t ga = 0;
+		memset(a, 0xA5, cap + 1);
+		int sa = lanes_decode(in, zn, a, cap, &ga, cells);
+		const char *how = cells ? "by cells" : "by frames";
+		if (valid && (sa != TSR_CUDA_ZSTD_OK || ga != wn || memcmp(a, want, wn))) {
+			fprintf(stderr, "%s: 32 lanes %s: status %d, %zu bytes (want %zu)\n", what, how,
+				sa, ga, wn);
+			check_failures++;
+		}
+		if (sa != sb || ga != gb || (sa == TSR_CUDA_ZSTD_OK && memcmp(a, b, ga))) {
+			fprintf(stderr, "%s: 32 lanes %s: status %d, %zu bytes; one lane: %d, %zu\n",
+				what, how, sa, ga, sb, gb);
+			check_failures++;
+		}
+		CHECK(a[cap] == 0xA5);
 	}
-	if (sa != sb || ga != gb || (sa == TSR_CUDA_ZSTD_OK && memcmp(a, b, ga))) {
-		fprintf(stderr, "%s: 32 lanes: status %d, %zu bytes; one lane: %d, %zu\n", what, sa, ga,
-			sb, gb);
-		check_failures++;
-	}
-	CHECK(a[cap] == 0xA5);
 	valid ? nvalid++ : ncorrupt++;
 	free(in);
 	free(a);

@@ -1,4 +1,4 @@
-/* zstd_host.h - the GPU zstd decoder's three phases (src/cuda/zstd_core.h) run one after another on the CPU, for the emulator test and the fuzz target. */
+/* zstd_host.h - the GPU zstd decoder's three phases (src/cuda/zstd_core.h; phase c also as blocks in parallel, zstd_cells_core.h) run one after another on the CPU, for the emulator tests and the fuzz target. */
 #ifndef TSR_ZSTD_HOST_H
 #define TSR_ZSTD_HOST_H
 
@@ -6,13 +6,72 @@
 
 #define TSR_ZSTD_EMU 1
 #include "cuda/zstd_core.h"
+#include "cuda/zstd_cells_core.h"
+
+/* What the cells' phase c did over a process (tsr_zstd_host_decode_cells): cells that
+ * pointed into an earlier block, and the hops of the longest chain followed. */
+static unsigned long long tsr_zs_host_pointers, tsr_zs_host_max_hops;
+
+/* Frame f by cells (zstd_cells_core.h) as a launcher would run it: every block's repeat
+ * function, the frame's entries, every block's cells (in reverse order: no block waits for
+ * another), the frame's first failing block's status, or every byte followed (in reverse
+ * order) and the checksum. -1 when malloc fails. */
+static int tsr_zstd_host_frame_cells(struct tsr_zs_xs *xs, const uint8_t *in,
+				     const struct tsr_zs_frame *f, const struct tsr_zs_block *bl,
+				     const uint8_t *lits, const struct tsr_zs_seq *seqs,
+				     uint8_t *out)
+{
+	uint64_t size = 0;
+	for (uint32_t k = 0; k < f->nblocks; k++)
+		size += bl[f->first_block + k].out_size;
+	/* (reps, e and bst indexed as the stream's blocks) */
+	size_t nb = (size_t)f->first_block + f->nblocks + 1;
+	uint32_t *cells = malloc(size * sizeof *cells + 1);
+	struct tsr_zs_reps *reps = malloc(nb * sizeof *reps);
+	struct tsr_zs_entry *e = malloc(nb * sizeof *e);
+	int32_t *bst = malloc(nb * sizeof *bst);
+	int st = -1;
+	if (!cells || !reps || !e || !bst)
+		goto out;
+	const uint32_t b0 = f->first_block, b1 = f->first_block + f->nblocks;
+	for (uint32_t k = b1; k-- > b0;)
+		tsr_zs_block_reps(&bl[k], seqs + (bl[k].type == 2 ? bl[k].seq_at : 0), &reps[k]);
+	tsr_zs_frame_entries(f, bl, reps, e);
+	for (uint32_t k = b1; k-- > b0;)
+		bst[k] = tsr_zs_block_cells(xs, in, f, &bl[k], &e[k], lits, seqs, cells);
+	st = TSR_CUDA_ZSTD_OK;
+	for (uint32_t k = b0; k < b1 && st == TSR_CUDA_ZSTD_OK; k++)
+		st = bst[k];
+	if (st != TSR_CUDA_ZSTD_OK)
+		goto out;
+	for (uint64_t p = size; p-- > 0;) {
+		uint32_t c = cells[p];
+		unsigned long long hops = 0;
+		tsr_zs_host_pointers += !(c & TSR_ZS_CELL_BYTE);
+		while (!(c & TSR_ZS_CELL_BYTE)) {
+			c = cells[c];
+			hops++;
+		}
+		if (hops > tsr_zs_host_max_hops)
+			tsr_zs_host_max_hops = hops;
+		out[f->out_at + p] = tsr_zs_cell_byte(cells, p);
+	}
+	if (f->has_checksum && (uint32_t)tsr_zs_xxh64(out + f->out_at, size) != f->checksum)
+		st = TSR_CUDA_ZSTD_E_CHECKSUM;
+out:
+	free(cells);
+	free(reps);
+	free(e);
+	free(bst);
+	return st;
+}
 
 /* Decodes stream in[0..n) into out (cap bytes) as the launcher does: scan (count, then
  * store), every compressed block (in reverse order, to show blocks need no earlier block's
- * decoding), layout, frames. *got: decoded bytes (0 on failure). Returns a status, or -1 when
- * malloc fails. */
-static int tsr_zstd_host_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap,
-				size_t *got)
+ * decoding), layout, frames (cells: by tsr_zstd_host_frame_cells, else tsr_zs_frame_exec).
+ * *got: decoded bytes (0 on failure). Returns a status, or -1 when malloc fails. */
+static int tsr_zstd_host_run(const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *got,
+			     int cells)
 {
 	struct tsr_zs_count c, c2;
 	struct tsr_zs_xs xs;
@@ -41,7 +100,8 @@ static int tsr_zstd_host_decode(const uint8_t *in, size_t n, uint8_t *out, size_
 	uint64_t total;
 	st = tsr_zs_layout(fr, c.nframes, bl, cap, &total);
 	for (uint32_t f = 0; f < c.nframes && st == TSR_CUDA_ZSTD_OK; f++)
-		st = tsr_zs_frame_exec(&xs, in, &fr[f], bl, lits, seqs, out);
+		st = cells ? tsr_zstd_host_frame_cells(&xs, in, &fr[f], bl, lits, seqs, out)
+			   : tsr_zs_frame_exec(&xs, in, &fr[f], bl, lits, seqs, out);
 	if (st == TSR_CUDA_ZSTD_OK)
 		*got = total;
 out:
@@ -51,6 +111,20 @@ out:
 	free(seqs);
 	free(w);
 	return st;
+}
+
+/* The launcher's decoding, phase c a warp a frame (tsr_zs_frame_exec). */
+static inline int tsr_zstd_host_decode(const uint8_t *in, size_t n, uint8_t *out,
+				       size_t cap, size_t *got)
+{
+	return tsr_zstd_host_run(in, n, out, cap, got, 0);
+}
+
+/* The same, phase c by cells (zstd_cells_core.h). */
+static inline int tsr_zstd_host_decode_cells(const uint8_t *in, size_t n, uint8_t *out,
+					     size_t cap, size_t *got)
+{
+	return tsr_zstd_host_run(in, n, out, cap, got, 1);
 }
 
 #endif

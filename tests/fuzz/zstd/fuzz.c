@@ -1,4 +1,4 @@
-/* fuzz.c - zstd streams on arbitrary bytes: the GPU kernel's decoder (src/cuda/zstd_core.h, its three phases emulated) against libzstd's ZSTD_decompress. First two bytes: the output capacity / 4. */
+/* fuzz.c - zstd streams on arbitrary bytes: the GPU kernel's decoder (src/cuda/zstd_core.h, its three phases emulated) against libzstd's ZSTD_decompress, and its phase c by cells (zstd_cells_core.h) against by frames. First two bytes: the output capacity / 4. */
 /* Seeds (seeds/): the first 20000 bytes of src/core/plan.c by the zstd CLI at levels 1, 3, 9,
  * 19, --fast=3 and -3 --check (capacity 20000); 200000 zero bytes at level 1 without content
  * size (capacity 262140). */
@@ -28,6 +28,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		abort();
 	/* (it refuses a few frames libzstd decodes: dictionaries, legacy formats, offsets past
 	 * the window, oversized blocks; those are not checked here) */
+	/* phase c by cells: the same status and bytes as by frames */
+	unsigned char *cout = malloc(cap + 1);
+	size_t cgot;
+	int cst = tsr_zstd_host_decode_cells(g.data, n - 2, cout, cap, &cgot);
+	if (cst != st || cgot != got || (st == TSR_CUDA_ZSTD_OK && memcmp(cout, out, got)))
+		abort();
+	free(cout);
 	free(ref);
 	free(out);
 	tsr_unguard(&g);
