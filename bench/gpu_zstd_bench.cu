@@ -12,6 +12,7 @@
 
 /*
  * Usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abc] [--level L] [--count N]
+ *                       [--phase-c auto|warps|cells]
  * Sets (libzstd level L, default 3 = zarr-python's and numcodecs' default):
  *   a  10 000 frames of 64 KiB of float32 data (a smooth field with noise in its low bits);
  *   b  64 chunks of 32 MiB: 256^3 uint16 chunks of a 1024^3 volume (a smooth field plus
@@ -25,6 +26,8 @@
  * decodes the same frames the same way. Table last.
  * --count N: N streams in each set instead (its distinct ones, fewer when N is smaller, repeated):
  * how a phase that runs a warp a frame fares as a batch's frames grow from a few to many.
+ * --phase-c: how frames of several blocks execute (tsr_cuda_zstd_batch_c; default: the
+ * launcher's choice, as the engine calls it).
  */
 
 #define CK(x)                                                                            \
@@ -204,6 +207,7 @@ static size_t wrong(const struct set *t)
 
 static nvc_temp_fn nvc_t;
 static nvc_decomp_fn nvc_d;
+static int phase_c = TSR_CUDA_ZSTD_C_AUTO;
 
 /* One run in ms: tessera (who 0) or nvCOMP (1). */
 static double run(struct set *t, int who, void *temp, size_t temp_n, cudaStream_t cs,
@@ -212,8 +216,8 @@ static double run(struct set *t, int who, void *temp, size_t temp_n, cudaStream_
 	CK(cudaMemsetAsync(t->d_st, 0x7f, t->n * sizeof(int), cs));
 	CK(cudaEventRecord(e0, cs));
 	if (who == 0) {
-		int rc = tsr_cuda_zstd_batch((const void *const *)t->d_inp, t->d_inn, t->d_outp,
-					     t->d_cap, t->d_got, t->d_st, t->n, 0, NULL, 0, cs);
+		int rc = tsr_cuda_zstd_batch_c((const void *const *)t->d_inp, t->d_inn, t->d_outp,
+					       t->d_cap, t->d_got, t->d_st, t->n, phase_c, cs);
 		if (rc) {
 			fprintf(stderr, "tsr_cuda_zstd_batch: %d\n", rc);
 			exit(1);
@@ -252,9 +256,15 @@ int main(int argc, char **argv)
 			level = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--count") && i + 1 < argc)
 			count = (size_t)strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--phase-c") && i + 1 < argc) {
+			const char *v = argv[++i];
+			phase_c = !strcmp(v, "warps")   ? TSR_CUDA_ZSTD_C_WARPS
+				  : !strcmp(v, "cells") ? TSR_CUDA_ZSTD_C_CELLS
+							: TSR_CUDA_ZSTD_C_AUTO;
+		}
 		else {
 			fprintf(stderr, "usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abc] "
-					"[--level L] [--count N]\n");
+					"[--level L] [--count N] [--phase-c auto|warps|cells]\n");
 			return 2;
 		}
 	}

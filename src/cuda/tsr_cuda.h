@@ -206,7 +206,9 @@ int tsr_cuda_blosclz_batch(const void *const *d_in, const size_t *d_in_nbytes,
  * freed in order after the last kernel); d_scratch is not used (the families' fixed scratch is
  * far too small): 40 bytes a frame, 80 a block, the streams' literal bytes (at most their
  * capacities), 12 bytes a sequence (at most a third of the capacities), and 10 000 bytes for
- * each block decoder in flight (one a block, at most 32 768: 328 MB).
+ * each block decoder in flight (one a block, at most 32 768: 328 MB). Frames of several blocks
+ * executed by cells (tsr_cuda_zstd_batch_c) take a second allocation of 4 bytes an output byte
+ * of their streams (up to 16 GiB); without it they run a warp a frame.
  */
 enum {
 	TSR_CUDA_ZSTD_OK = 0,
@@ -232,6 +234,20 @@ int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_nbytes, void
 			const size_t *d_out_cap, size_t *d_out_nbytes, int *d_status,
 			size_t nstreams, int variant, void *d_scratch, size_t scratch_nbytes,
 			void *cuda_stream);
+
+/*
+ * How a batch executes the sequences of its frames of several blocks (phase c, zstd.cu):
+ * TSR_CUDA_ZSTD_C_AUTO (what tsr_cuda_zstd_batch does) picks by cells while a warp a frame
+ * would leave the GPU short of warps; WARPS runs every frame a warp; CELLS runs every frame of
+ * several blocks by cells (all its blocks at once, then a thread a byte) when the cells can be
+ * had. The output is the same either way; tests and benchmarks name one to check and time both.
+ */
+enum { TSR_CUDA_ZSTD_C_AUTO = 0, TSR_CUDA_ZSTD_C_WARPS = 1, TSR_CUDA_ZSTD_C_CELLS = 2 };
+
+/* tsr_cuda_zstd_batch with phase c chosen (phase_c: a TSR_CUDA_ZSTD_C_* value). */
+int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in_nbytes, void *const *d_out,
+			  const size_t *d_out_cap, size_t *d_out_nbytes, int *d_status,
+			  size_t nstreams, int phase_c, void *cuda_stream);
 
 #ifdef __cplusplus
 }

@@ -347,6 +347,29 @@ static size_t tsr_zs_align(size_t v)
 	return (v + 255) & ~(size_t)255;
 }
 
+/*
+ * Whether a batch whose streams with a frame of several blocks hold `frames` frames runs them
+ * by cells: while a warp a frame leaves the GPU short of warps. Measured on the H200 (132 SMs,
+ * tsr_zs_exec_kernel 32 warps an SM resident, 4,224 in all; gpu_zstd_bench --sets c --count N
+ * --phase-c, frames of 512 KiB in 4 blocks, GB/s by cells / a warp a frame, two runs where
+ * two): 256 frames 4.0 / 3.4, 512 6.8 / 6.2, 768 7.5 / 7.2, 1024 8.4 / 7.5 and 8.3 / 9.1,
+ * 2048 9.9 / 10.1 and 9.8 / 11.7, 4096 11.2 / 12.0 and 11.0 / 13.2; 64 frames of 32 MiB 10.2
+ * / 1.3. The crossing is near a quarter of the resident warps, so that is the bound. When the
+ * device cannot be asked: by cells.
+ */
+static int tsr_zs_cells_pay(uint64_t frames)
+{
+	int dev = 0, sms = 0, ctas = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess ||
+	    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+	    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, tsr_zs_exec_kernel,
+							  TSR_ZS_THREADS, 0) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return 1;
+	}
+	return frames < (uint64_t)sms * (uint64_t)ctas * (TSR_ZS_THREADS / 32) / 4;
+}
+
 extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_nbytes,
 				   void *const *d_out, const size_t *d_out_cap,
 				   size_t *d_out_nbytes, int *d_status, size_t nstreams,
@@ -355,10 +378,21 @@ extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_n
 {
 	(void)d_scratch;
 	(void)scratch_nbytes;
+	if (variant != 0)
+		return TSR_E_INVALID_ARG;
+	return tsr_cuda_zstd_batch_c(d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status,
+				     nstreams, TSR_CUDA_ZSTD_C_AUTO, cuda_stream);
+}
+
+extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in_nbytes,
+				     void *const *d_out, const size_t *d_out_cap,
+				     size_t *d_out_nbytes, int *d_status, size_t nstreams,
+				     int phase_c, void *cuda_stream)
+{
 	if (nstreams == 0)
 		return TSR_OK;
-	if (!d_in || !d_in_nbytes || !d_out || !d_out_cap || variant != 0 ||
-	    nstreams > ((size_t)1 << 31))
+	if (!d_in || !d_in_nbytes || !d_out || !d_out_cap || nstreams > ((size_t)1 << 31) ||
+	    phase_c < TSR_CUDA_ZSTD_C_AUTO || phase_c > TSR_CUDA_ZSTD_C_CELLS)
 		return TSR_E_INVALID_ARG;
 	cudaStream_t cs = (cudaStream_t)cuda_stream;
 	const unsigned T = TSR_ZS_THREADS;
@@ -398,7 +432,7 @@ extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_n
 		goto fail_cnt;
 	}
 	{
-		uint64_t nf = 0, nb = 0, nl = 0, nq = 0, nc = 0;
+		uint64_t nf = 0, nb = 0, nl = 0, nq = 0, nc = 0, nfc = 0;
 		for (size_t i = 0; i < nstreams; i++) {
 			h_ss[i].frame_base = nf;
 			h_ss[i].block_base = nb;
@@ -417,7 +451,11 @@ extern "C" int tsr_cuda_zstd_batch(const void *const *d_in, const size_t *d_in_n
 			nl += h_cnt[i].nlit;
 			nq += h_cnt[i].nseq;
 			nc += h_cellb[i];
+			nfc += h_cellb[i] ? h_cnt[i].nframes : 0;
 		}
+		if (phase_c == TSR_CUDA_ZSTD_C_WARPS ||
+		    (phase_c == TSR_CUDA_ZSTD_C_AUTO && nc && !tsr_zs_cells_pay(nfc)))
+			nc = 0;
 		/* the cells, when some frame has several blocks and they can be had; else every
 		 * frame a warp (an allocation that fails is not an error of the batch) */
 		if (nc && nc <= TSR_ZS_CELLS_MAX_NBYTES / sizeof(uint32_t) &&

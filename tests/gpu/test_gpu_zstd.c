@@ -17,8 +17,9 @@
  * so for each stream. --corrupt: truncated and damaged single-frame copies, each input in an
  * allocation of exactly its size and each output in one of exactly its capacity (for
  * compute-sanitizer memcheck: nothing outside a stream is read or written), must give the
- * status, size and bytes the same code gives on the CPU (zstd_host.h). Prints "skipped: no
- * CUDA device" and passes where there is no GPU.
+ * status, size and bytes the same code gives on the CPU (zstd_host.h). Both run with each way
+ * of executing frames of several blocks (a warp a frame, by cells) named, and the valid batch
+ * also as the launcher picks. Prints "skipped: no CUDA device" and passes where there is no GPU.
  */
 
 #define CK(x)                                                                            \
@@ -130,8 +131,20 @@ static void make_valid(void)
 	ZSTD_freeCCtx(cc);
 }
 
+static const char *const phase_names[] = {"auto", "warps", "cells"};
+
+/* The launcher the engine calls (phase c its own choice), or phase c named. */
+static int batch(const void *const *d_in, const size_t *d_inn, void *const *d_out,
+		 const size_t *d_cap, size_t *d_got, int *d_st, size_t n, int phase_c)
+{
+	if (phase_c == TSR_CUDA_ZSTD_C_AUTO)
+		return tsr_cuda_zstd_batch(d_in, d_inn, d_out, d_cap, d_got, d_st, n, 0, NULL, 0,
+					   NULL);
+	return tsr_cuda_zstd_batch_c(d_in, d_inn, d_out, d_cap, d_got, d_st, n, phase_c, NULL);
+}
+
 /* The valid batch: packed inputs at odd offsets, outputs with guards; returns failures. */
-static void run_valid(size_t cap_less)
+static void run_valid(size_t cap_less, int phase_c)
 {
 	size_t n = nitems, in_total = 0, out_total = 0;
 	size_t *in_off = (size_t *)xmalloc(n * sizeof(size_t)), *out_off = (size_t *)xmalloc(n * sizeof(size_t));
@@ -170,8 +183,7 @@ static void run_valid(size_t cap_less)
 	CK(cudaMemcpy(d_outp, outp, n * sizeof(void *), cudaMemcpyHostToDevice));
 	CK(cudaMemcpy(d_inn, inn, n * sizeof(size_t), cudaMemcpyHostToDevice));
 	CK(cudaMemcpy(d_cap, cap, n * sizeof(size_t), cudaMemcpyHostToDevice));
-	int rc = tsr_cuda_zstd_batch((const void *const *)d_inp, d_inn, d_outp, d_cap, d_got, d_st,
-				     n, 0, NULL, 0, NULL);
+	int rc = batch((const void *const *)d_inp, d_inn, d_outp, d_cap, d_got, d_st, n, phase_c);
 	if (rc != 0) {
 		fprintf(stderr, "tsr_cuda_zstd_batch: %d\n", rc);
 		exit(1);
@@ -200,8 +212,9 @@ static void run_valid(size_t cap_less)
 		}
 		bytes += items[i].n;
 	}
-	printf("%s: %zu streams, %zu bytes decoded: %zu wrong\n",
-	       cap_less ? "capacity one byte short" : "valid batch", n, bytes, bad);
+	printf("%s, phase c %s: %zu streams, %zu bytes decoded: %zu wrong\n",
+	       cap_less ? "capacity one byte short" : "valid batch", phase_names[phase_c], n, bytes,
+	       bad);
 	failures += (int)bad;
 	CK(cudaFree(d_in));
 	CK(cudaFree(d_out));
@@ -224,7 +237,7 @@ static void run_valid(size_t cap_less)
 }
 
 /* Damaged single-frame copies of small valid items, each in its own exact allocations. */
-static void run_corrupt(void)
+static void run_corrupt(int phase_c)
 {
 	uint64_t seed = 99;
 	size_t cap_b = 4096, nb = 0;
@@ -273,8 +286,7 @@ static void run_corrupt(void)
 	CK(cudaMemcpy(d_outp, outp, n * sizeof(void *), cudaMemcpyHostToDevice));
 	CK(cudaMemcpy(d_inn, inn, n * sizeof(size_t), cudaMemcpyHostToDevice));
 	CK(cudaMemcpy(d_cap, cap, n * sizeof(size_t), cudaMemcpyHostToDevice));
-	int rc = tsr_cuda_zstd_batch((const void *const *)d_inp, d_inn, d_outp, d_cap, d_got, d_st,
-				     n, 0, NULL, 0, NULL);
+	int rc = batch((const void *const *)d_inp, d_inn, d_outp, d_cap, d_got, d_st, n, phase_c);
 	if (rc != 0) {
 		fprintf(stderr, "tsr_cuda_zstd_batch: %d\n", rc);
 		exit(1);
@@ -303,8 +315,8 @@ static void run_corrupt(void)
 		CK(cudaFree(outp[i]));
 		free(b[i].z);
 	}
-	printf("corrupt batch: %zu streams (%zu refused): %zu differ from the CPU emulation\n", n,
-	       refused, bad);
+	printf("corrupt batch, phase c %s: %zu streams (%zu refused): %zu differ from the CPU "
+	       "emulation\n", phase_names[phase_c], n, refused, bad);
 	failures += (int)bad;
 	CK(cudaFree(d_inp));
 	CK(cudaFree(d_outp));
@@ -330,11 +342,16 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	make_valid();
-	if (corrupt) {
-		run_corrupt();
-	} else {
-		run_valid(0);
-		run_valid(1);
+	/* each way of phase c (zstd.cu): its frames of several blocks by cells or a warp a frame */
+	for (int c = TSR_CUDA_ZSTD_C_AUTO; c <= TSR_CUDA_ZSTD_C_CELLS; c++) {
+		if (corrupt && c == TSR_CUDA_ZSTD_C_AUTO)
+			continue; /* (one of the other two) */
+		if (corrupt) {
+			run_corrupt(c);
+		} else {
+			run_valid(0, c);
+			run_valid(1, c);
+		}
 	}
 	for (size_t i = 0; i < nitems; i++) {
 		free(items[i].z);
