@@ -332,7 +332,9 @@ unsigned tsr_route_warp_factor(int kind)
 	 * the same data at 126 MB/s on a loaded core of the 2-core build box, several times that
 	 * on a free one. 40: such chunks go to the CPU's threads; 64^3 u16 inner chunks (512 KiB) go
 	 * to the GPU from 40 x the read's threads of them (640 on 16 threads), so a 512^3 sharded
-	 * read's 512 go to the CPU. */
+	 * read's 512 go to the CPU. (Since then a frame of several blocks runs all its blocks at
+	 * once while a batch has few such frames, zstd.cu; docs/design-notes.md has why 40 stays
+	 * until more rounds measure it.) */
 	return kind / TSR_VARIANTS == TSR_FAM_INFLATE ? 40
 	       : kind / TSR_VARIANTS == TSR_FAM_RICE  ? 96
 	       : kind / TSR_VARIANTS == TSR_FAM_ZSTD  ? 40

@@ -24,9 +24,10 @@
  *   frame a WARP, 32 sequences at a time: literal runs and the matches that read only final
  *   bytes go in parallel, the rest in order with lanes sharing each copy (zstd_core.h,
  *   tsr_zs_frame_exec). Frames of a batch run side by side. A batch of few large frames
- *   (64 chunks of 32 MiB) is therefore slow in this phase: see the bench's numbers.
+ *   (64 chunks of 32 MiB) would leave most of the GPU idle in this phase: hence the cells.
  * - Phase a (header walk) and the layout are a thread per stream: a few bytes per block.
- * - A frame of TSR_ZS_CELLS_MIN_BLOCKS blocks or more runs phase c by cells instead
+ * - A frame of TSR_ZS_CELLS_MIN_BLOCKS blocks or more runs phase c by cells instead, while
+ *   the batch has too few such frames to fill the GPU a warp a frame (tsr_zs_cells_pay)
  *   (zstd_cells_core.h): every block's repeat function (a thread a block), the frame's entries
  *   (a thread a frame), every block's cells (a warp a block, all at once), the frame's status
  *   (its first failing block), its bytes (a CTA a block, a thread a byte following the cells)
