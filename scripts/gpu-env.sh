@@ -46,6 +46,35 @@ tsr_py_wheels()
 	export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}"
 }
 
+# Writes the bench/zarr_bench.py workload named $3 ("v2 f32 2D blosc-lz4", "v3 u16 zstd", ...)
+# at $2 MiB as the Zarr store $1 with zarr-python (tsr_py_wheels first); kept when already there.
+tsr_zarr_store()
+{
+	PYTHONPATH="bench:${PYTHONPATH:-}" python3 - "$1" "$2" "$3" <<'PY'
+import sys
+from zarr_bench import workloads, write
+w = [w for w in workloads(int(sys.argv[2])) if w["name"] == sys.argv[3]][0]
+write(w, sys.argv[1])
+PY
+}
+
+# Runs a command (its arguments) under Nsight Compute, each kernel's device time
+# (gpu__time_duration.sum, clocks left alone) and grid into the CSV file $1 (NAME.csv; ncu's
+# messages to NAME.log), then sums them by kernel into NAME.md (bench/kernel_times.py).
+# NCU_KERNEL: a kernel-name regex to profile alone.
+tsr_ncu_times()
+{
+	local csv=$1 ncu
+	local stem=${csv%.csv}
+	shift
+	ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+	[ -n "$ncu" ] || { echo "no ncu here" >&2; return 2; }
+	"$ncu" --clock-control none --metrics gpu__time_duration.sum,launch__grid_size --csv \
+		--print-units base ${NCU_KERNEL:+-k "regex:$NCU_KERNEL"} "$@" >"$csv" 2>"$stem.log" ||
+		{ tail -20 "$stem.log" >&2; return 1; }
+	python3 bench/kernel_times.py "$csv" >"$stem.md"
+}
+
 # KvikIO (libkvikio and its needs from the wheels in .gpu-wheels/) and bench/kvikio_peer.cpp
 # against it; KvikIO's POSIX path, since this machine has no GPUDirect Storage. Earlier runs:
 # with the wheel's libcufile its FileHandle failed "Operation not permitted" unless in

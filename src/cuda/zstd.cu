@@ -223,9 +223,7 @@ __global__ void tsr_zs_entries_kernel(const struct tsr_zs_stream *ss, const uint
 	    f->nblocks < TSR_ZS_CELLS_MIN_BLOCKS)
 		return;
 	const struct tsr_zs_block *sb = blocks + ss[s].block_base;
-	uint64_t size = 0;
-	for (uint32_t k = 0; k < f->nblocks; k++)
-		size += sb[f->first_block + k].out_size;
+	uint64_t size = tsr_zs_frame_size(f, sb);
 	if (size >= ((uint64_t)1 << 31) || f->out_at + size > ss[s].cell_n)
 		return;
 	struct tsr_zs_entry *se = e + ss[s].block_base;
@@ -316,10 +314,7 @@ __global__ void tsr_zs_cells_sum_kernel(void *const *d_out, struct tsr_zs_stream
 	size_t s = tsr_zs_owner(frame_first, n, g);
 	if (ss[s].status != TSR_CUDA_ZSTD_OK)
 		return;
-	const struct tsr_zs_block *sb = blocks + ss[s].block_base + frames[g].first_block;
-	uint64_t size = 0;
-	for (uint32_t k = 0; k < frames[g].nblocks; k++)
-		size += sb[k].out_size;
+	uint64_t size = tsr_zs_frame_size(&frames[g], blocks + ss[s].block_base);
 	const uint8_t *o = (const uint8_t *)d_out[s] + frames[g].out_at;
 	if ((uint32_t)tsr_zs_xxh64(o, size) != frames[g].checksum)
 		atomicCAS(&ss[s].status, TSR_CUDA_ZSTD_OK, TSR_CUDA_ZSTD_E_CHECKSUM);

@@ -118,6 +118,15 @@ TSR_ZD void tsr_zs_frame_entries(const struct tsr_zs_frame *f, const struct tsr_
 	}
 }
 
+/* Frame f's decoded bytes (blocks: its stream's, phase b done). */
+TSR_ZD uint64_t tsr_zs_frame_size(const struct tsr_zs_frame *f, const struct tsr_zs_block *blocks)
+{
+	uint64_t size = 0;
+	for (uint32_t k = 0; k < f->nblocks; k++)
+		size += blocks[f->first_block + k].out_size;
+	return size;
+}
+
 /* The cell of a match byte whose source is frame position q (block: the first position of the
  * match's block): before the block, the position; else the source's cell (final: a match reads
  * only positions before it). */

@@ -150,12 +150,10 @@ static int lanes_cells(struct warp *w, const struct tsr_zs_frame *fr, uint32_t n
 	int st = TSR_CUDA_ZSTD_OK;
 	for (uint32_t f = 0; f < nframes && st == TSR_CUDA_ZSTD_OK; f++) {
 		const uint32_t b0 = fr[f].first_block, b1 = b0 + fr[f].nblocks;
-		uint64_t size = 0;
-		for (uint32_t k = b0; k < b1; k++) {
+		uint64_t size = tsr_zs_frame_size(&fr[f], w->bl);
+		for (uint32_t k = b0; k < b1; k++)
 			tsr_zs_block_reps(&w->bl[k], w->seqs + (w->bl[k].type == 2 ? w->bl[k].seq_at : 0),
 					  &reps[k]);
-			size += w->bl[k].out_size;
-		}
 		tsr_zs_frame_entries(&fr[f], w->bl, reps, e);
 		uint32_t *cells = malloc(size * sizeof *cells + 1);
 		if (!cells)
@@ -167,13 +165,7 @@ static int lanes_cells(struct warp *w, const struct tsr_zs_frame *fr, uint32_t n
 		w->cells = cells;
 		memset(w->status, 0, sizeof w->status);
 		run_lanes(w);
-		for (uint32_t k = b0; k < b1 && st == TSR_CUDA_ZSTD_OK; k++)
-			st = bst[k];
-		for (uint64_t p = 0; st == TSR_CUDA_ZSTD_OK && p < size; p++)
-			out[fr[f].out_at + p] = tsr_zs_cell_byte(cells, p);
-		if (st == TSR_CUDA_ZSTD_OK && fr[f].has_checksum &&
-		    (uint32_t)tsr_zs_xxh64(out + fr[f].out_at, size) != fr[f].checksum)
-			st = TSR_CUDA_ZSTD_E_CHECKSUM;
+		st = tsr_zstd_host_cells_out(cells, bst, &fr[f], size, out);
 		free(cells);
 	}
 	free(reps);

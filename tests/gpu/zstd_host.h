@@ -12,6 +12,33 @@
  * pointed into an earlier block, and the hops of the longest chain followed. */
 static unsigned long long tsr_zs_host_pointers, tsr_zs_host_max_hops;
 
+/* Frame f's bytes from its cells once each of its blocks wrote them (bst: their statuses,
+ * indexed as the stream's blocks): the first failing block's status, or every byte followed (in
+ * reverse order: no byte waits for another; counted in tsr_zs_host_pointers and _max_hops) and
+ * the checksum checked. */
+static int tsr_zstd_host_cells_out(const uint32_t *cells, const int32_t *bst,
+				   const struct tsr_zs_frame *f, uint64_t size, uint8_t *out)
+{
+	for (uint32_t k = f->first_block; k < f->first_block + f->nblocks; k++)
+		if (bst[k] != TSR_CUDA_ZSTD_OK)
+			return bst[k];
+	for (uint64_t p = size; p-- > 0;) {
+		uint32_t c = cells[p];
+		unsigned long long hops = 0;
+		tsr_zs_host_pointers += !(c & TSR_ZS_CELL_BYTE);
+		while (!(c & TSR_ZS_CELL_BYTE)) {
+			c = cells[c];
+			hops++;
+		}
+		if (hops > tsr_zs_host_max_hops)
+			tsr_zs_host_max_hops = hops;
+		out[f->out_at + p] = tsr_zs_cell_byte(cells, p);
+	}
+	if (f->has_checksum && (uint32_t)tsr_zs_xxh64(out + f->out_at, size) != f->checksum)
+		return TSR_CUDA_ZSTD_E_CHECKSUM;
+	return TSR_CUDA_ZSTD_OK;
+}
+
 /* Frame f by cells (zstd_cells_core.h) as a launcher would run it: every block's repeat
  * function, the frame's entries, every block's cells (in reverse order: no block waits for
  * another), the frame's first failing block's status, or every byte followed (in reverse
@@ -21,9 +48,7 @@ static int tsr_zstd_host_frame_cells(struct tsr_zs_xs *xs, const uint8_t *in,
 				     const uint8_t *lits, const struct tsr_zs_seq *seqs,
 				     uint8_t *out)
 {
-	uint64_t size = 0;
-	for (uint32_t k = 0; k < f->nblocks; k++)
-		size += bl[f->first_block + k].out_size;
+	uint64_t size = tsr_zs_frame_size(f, bl);
 	/* (reps, e and bst indexed as the stream's blocks) */
 	size_t nb = (size_t)f->first_block + f->nblocks + 1;
 	uint32_t *cells = malloc(size * sizeof *cells + 1);
@@ -39,25 +64,7 @@ static int tsr_zstd_host_frame_cells(struct tsr_zs_xs *xs, const uint8_t *in,
 	tsr_zs_frame_entries(f, bl, reps, e);
 	for (uint32_t k = b1; k-- > b0;)
 		bst[k] = tsr_zs_block_cells(xs, in, f, &bl[k], &e[k], lits, seqs, cells);
-	st = TSR_CUDA_ZSTD_OK;
-	for (uint32_t k = b0; k < b1 && st == TSR_CUDA_ZSTD_OK; k++)
-		st = bst[k];
-	if (st != TSR_CUDA_ZSTD_OK)
-		goto out;
-	for (uint64_t p = size; p-- > 0;) {
-		uint32_t c = cells[p];
-		unsigned long long hops = 0;
-		tsr_zs_host_pointers += !(c & TSR_ZS_CELL_BYTE);
-		while (!(c & TSR_ZS_CELL_BYTE)) {
-			c = cells[c];
-			hops++;
-		}
-		if (hops > tsr_zs_host_max_hops)
-			tsr_zs_host_max_hops = hops;
-		out[f->out_at + p] = tsr_zs_cell_byte(cells, p);
-	}
-	if (f->has_checksum && (uint32_t)tsr_zs_xxh64(out + f->out_at, size) != f->checksum)
-		st = TSR_CUDA_ZSTD_E_CHECKSUM;
+	st = tsr_zstd_host_cells_out(cells, bst, f, size, out);
 out:
 	free(cells);
 	free(reps);
