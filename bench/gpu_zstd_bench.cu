@@ -256,13 +256,14 @@ int main(int argc, char **argv)
 			level = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--count") && i + 1 < argc)
 			count = (size_t)strtoull(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--phase-c") && i + 1 < argc) {
+		else if (!strcmp(argv[i], "--phase-c") && i + 1 < argc &&
+			 (!strcmp(argv[i + 1], "auto") || !strcmp(argv[i + 1], "warps") ||
+			  !strcmp(argv[i + 1], "cells"))) {
 			const char *v = argv[++i];
 			phase_c = !strcmp(v, "warps")   ? TSR_CUDA_ZSTD_C_WARPS
 				  : !strcmp(v, "cells") ? TSR_CUDA_ZSTD_C_CELLS
 							: TSR_CUDA_ZSTD_C_AUTO;
-		}
-		else {
+		} else {
 			fprintf(stderr, "usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abc] "
 					"[--level L] [--count N] [--phase-c auto|warps|cells]\n");
 			return 2;
