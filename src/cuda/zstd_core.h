@@ -158,9 +158,12 @@ TSR_ZD uint32_t tsr_zs_fwd(const uint8_t *s, uint64_t n, uint64_t bp, unsigned n
  * runs past the start (those bits read as zero), which callers treat as corruption, as
  * libzstd does. c caches 64 bits starting at bit base.
  */
+/* A backward bit stream (RFC 8878 4.1) inside one block (under 128 KiB, phase a checks), so
+ * its bit positions are 32-bit: a GPU does 64-bit integer arithmetic in two or more
+ * instructions, and the literal loop takes one peek a symbol. */
 struct tsr_zs_br {
 	const uint8_t *s;
-	int64_t pos, base;
+	int32_t pos, base;
 	uint64_t c;
 };
 
@@ -168,9 +171,9 @@ TSR_ZD int tsr_zs_br_init(struct tsr_zs_br *b, const uint8_t *s, uint64_t n)
 {
 	b->s = s;
 	b->c = 0;
-	if (n == 0 || s[n - 1] == 0)
+	if (n == 0 || n > ((uint64_t)1 << 24) || s[n - 1] == 0)
 		return -1;
-	b->pos = (int64_t)(8 * (n - 1) + tsr_zs_highbit(s[n - 1]));
+	b->pos = (int32_t)(8 * (n - 1) + tsr_zs_highbit(s[n - 1]));
 	b->base = b->pos + 1; /* nothing cached */
 	return 0;
 }
@@ -180,24 +183,24 @@ TSR_ZD uint64_t tsr_zs_peek(struct tsr_zs_br *b, unsigned nb)
 {
 	if (nb == 0 || b->pos <= 0)
 		return 0;
-	int64_t lo = b->pos - (int64_t)nb;
+	int32_t lo = b->pos - (int32_t)nb;
 	if (lo < b->base || b->pos > b->base + 64) {
-		int64_t top = (b->pos - 1) >> 3; /* byte holding bit pos - 1 */
+		int32_t top = (b->pos - 1) >> 3; /* byte holding bit pos - 1 */
 		uint64_t c = 0;
 		for (int k = 7; k >= 0; k--) {
-			int64_t i = top - 7 + k;
+			int32_t i = top - 7 + k;
 			c = c << 8 | (i >= 0 ? b->s[i] : 0u);
 		}
 		b->c = c;
 		b->base = (top - 7) * 8;
 	}
-	return (b->c >> (lo - b->base)) & ((1ull << nb) - 1u);
+	return (b->c >> (unsigned)(lo - b->base)) & ((1ull << nb) - 1u);
 }
 
 TSR_ZD uint64_t tsr_zs_bits(struct tsr_zs_br *b, unsigned nb)
 {
 	uint64_t v = tsr_zs_peek(b, nb);
-	b->pos -= nb;
+	b->pos -= (int32_t)nb;
 	return v;
 }
 
