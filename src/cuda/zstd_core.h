@@ -686,12 +686,37 @@ TSR_ZD_INLINE uint32_t tsr_zs_hr_word(const struct tsr_zs_hr *h, int32_t i)
 #endif
 }
 
+/* The 32 bits of hi:lo from bit sh (0 to 31) up. */
+TSR_ZD_INLINE uint32_t tsr_zs_funnel(uint32_t lo, uint32_t hi, unsigned sh)
+{
+	return (uint32_t)(((uint64_t)hi << 32 | lo) >> sh);
+}
+
 /* The 32 bits below pos, bit pos - 1 the highest; bits before the stream read as zero. */
 TSR_ZD_INLINE uint32_t tsr_zs_hr_window(const struct tsr_zs_hr *h)
 {
 	int32_t q = h->pos + 8 * h->lead, i = q >> 5; /* q: bit of the words at pos */
-	uint64_t two = (uint64_t)tsr_zs_hr_word(h, i) << 32 | tsr_zs_hr_word(h, i - 1);
-	return (uint32_t)(two >> (q & 31));
+	return tsr_zs_funnel(tsr_zs_hr_word(h, i - 1), tsr_zs_hr_word(h, i), (unsigned)q & 31);
+}
+
+/* The 64 bits below pos, as tsr_zs_hr_window. */
+TSR_ZD_INLINE uint64_t tsr_zs_hr_window64(const struct tsr_zs_hr *h)
+{
+	int32_t q = h->pos + 8 * h->lead, i = q >> 5;
+	uint32_t w2 = tsr_zs_hr_word(h, i), w1 = tsr_zs_hr_word(h, i - 1), w0 = tsr_zs_hr_word(h, i - 2);
+	unsigned sh = (unsigned)q & 31;
+	return (uint64_t)tsr_zs_funnel(w1, w2, sh) << 32 | tsr_zs_funnel(w0, w1, sh);
+}
+
+/* The top nb (0 to 32) bits of window *v, consumed from it and from h. */
+TSR_ZD_INLINE uint32_t tsr_zs_hr_take(struct tsr_zs_hr *h, uint64_t *v, unsigned nb)
+{
+	if (nb == 0)
+		return 0;
+	uint32_t r = (uint32_t)(*v >> (64 - nb));
+	*v <<= nb;
+	h->pos -= (int32_t)nb;
+	return r;
 }
 
 /* Two symbols (or one: n == 1) of stream h into out; 11-bit codes at most, so one window
@@ -885,31 +910,35 @@ TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_work *w, const uint8_t *in,
 		if (b->fse_from[k] != (int32_t)bi &&
 		    tsr_zs_fse_from(w, in, &blocks[b->fse_from[k]], k, &e2))
 			return TSR_CUDA_ZSTD_E_SEQUENCES;
-	struct tsr_zs_br br;
-	if (tsr_zs_br_init(&br, p + end, b->in_size - end))
+	/* a sequence's extra bits (offset, match length, literal length: 63 at most) from one
+	 * 64-bit window, its three state updates (26 bits at most) from a second */
+	struct tsr_zs_hr br;
+	if (tsr_zs_hr_init(&br, p + end, b->in_size - end))
 		return TSR_CUDA_ZSTD_E_SEQUENCES;
-	unsigned sl = (unsigned)tsr_zs_bits(&br, w->ll_al);
-	unsigned so = (unsigned)tsr_zs_bits(&br, w->of_al);
-	unsigned sm = (unsigned)tsr_zs_bits(&br, w->ml_al);
+	uint64_t v = tsr_zs_hr_window64(&br);
+	unsigned sl = tsr_zs_hr_take(&br, &v, w->ll_al);
+	unsigned so = tsr_zs_hr_take(&br, &v, w->of_al);
+	unsigned sm = tsr_zs_hr_take(&br, &v, w->ml_al);
 	uint64_t litsum = 0;
 	for (uint32_t i = 0; i < b->nseq; i++) {
 		unsigned oc = w->of[so].sym, mc = w->ml[sm].sym, lc = w->ll[sl].sym, mb, lb;
 		if (oc > 31 || mc > 52 || lc > 35)
 			return TSR_CUDA_ZSTD_E_SEQUENCES;
-		uint32_t of = (uint32_t)((1ull << oc) + tsr_zs_bits(&br, oc));
-		uint32_t ml = tsr_zs_ml_base(mc, &mb);
-		ml += (uint32_t)tsr_zs_bits(&br, mb);
-		uint32_t ll = tsr_zs_ll_base(lc, &lb);
-		ll += (uint32_t)tsr_zs_bits(&br, lb);
+		uint32_t ml = tsr_zs_ml_base(mc, &mb), ll = tsr_zs_ll_base(lc, &lb);
+		v = tsr_zs_hr_window64(&br);
+		uint32_t of = (uint32_t)((1ull << oc) + tsr_zs_hr_take(&br, &v, oc));
+		ml += tsr_zs_hr_take(&br, &v, mb);
+		ll += tsr_zs_hr_take(&br, &v, lb);
 		seqs[i].ll = ll;
 		seqs[i].ml = ml;
 		seqs[i].of = of;
 		litsum += ll;
 		out += ml;
 		if (i + 1 < b->nseq) {
-			sl = w->ll[sl].base + (unsigned)tsr_zs_bits(&br, w->ll[sl].nbits);
-			sm = w->ml[sm].base + (unsigned)tsr_zs_bits(&br, w->ml[sm].nbits);
-			so = w->of[so].base + (unsigned)tsr_zs_bits(&br, w->of[so].nbits);
+			v = tsr_zs_hr_window64(&br);
+			sl = w->ll[sl].base + tsr_zs_hr_take(&br, &v, w->ll[sl].nbits);
+			sm = w->ml[sm].base + tsr_zs_hr_take(&br, &v, w->ml[sm].nbits);
+			so = w->of[so].base + tsr_zs_hr_take(&br, &v, w->of[so].nbits);
 		}
 		if (br.pos < 0)
 			return TSR_CUDA_ZSTD_E_SEQUENCES;
