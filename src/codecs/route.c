@@ -326,19 +326,25 @@ unsigned tsr_route_warp_factor(int kind)
 	 * a factor of 109 for 8 KiB tiles; quantized float32, 16 KiB tiles: 1.98 ms, 629 MB/s a
 	 * core, 76. 96: such files go to the CPU's threads, 4096^2 images of row tiles (4096 of
 	 * them) still to the GPU. */
-	/* zstd: a frame's blocks are entropy-decoded in parallel, but its sequences are executed
-	 * by one warp: H200, 64 frames of 32 MiB (256^3 uint16, level 3), 3.0 s a run, 11 MB/s a
-	 * frame (gpu_zstd_bench, before execution went 32 sequences at a time); libzstd decodes
-	 * the same data at 126 MB/s on a loaded core of the 2-core build box, several times that
-	 * on a free one. 40: such chunks go to the CPU's threads; 64^3 u16 inner chunks (512 KiB) go
-	 * to the GPU from 40 x the read's threads of them (640 on 16 threads), so a 512^3 sharded
-	 * read's 512 go to the CPU. (Since then a frame of several blocks runs all its blocks at
-	 * once while a batch has few such frames, zstd.cu; docs/design-notes.md has why 40 stays
-	 * until more rounds measure it.) */
+	/* zstd: 40 was measured when one warp executed a whole frame (H200, 64 frames of 32 MiB,
+	 * 11 MB/s a frame, against libzstd's 126 MB/s on a loaded build-box core). It now applies
+	 * to a block, not a frame (tsr_route_serial_bytes): 64^3 u16 inner chunks (512 KiB) go to
+	 * the GPU from 640 of them on 16 threads, as before, and 32 MiB chunks from the same 640
+	 * blocks' worth (80 MiB). docs/design-notes.md has the rows that measured it. */
 	return kind / TSR_VARIANTS == TSR_FAM_INFLATE ? 40
 	       : kind / TSR_VARIANTS == TSR_FAM_RICE  ? 96
 	       : kind / TSR_VARIANTS == TSR_FAM_ZSTD  ? 40
 						      : 8;
+}
+
+uint64_t tsr_route_serial_bytes(int kind, uint64_t n)
+{
+	/* zstd (RFC 8878 3.1.1.2.4): a block decodes to 128 KiB at most; phase b decodes a
+	 * frame's blocks a warp each, and phase c by cells (zstd.cu) executes them all at once
+	 * while a batch has fewer multi-block frames than the GPU holds warps (about 1,056 on an
+	 * H200), as a read of few large frames has */
+	const uint64_t zblock = (uint64_t)128 << 10;
+	return kind / TSR_VARIANTS == TSR_FAM_ZSTD && n > zblock ? zblock : n;
 }
 
 const char *tsr_route_blosc_name(int codec)

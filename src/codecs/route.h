@@ -140,6 +140,11 @@ int tsr_route_blocked(const struct tsr_chunk_ref *r);
  * (for decoder auto: a few large streams go to the CPU). */
 unsigned tsr_route_warp_factor(int kind);
 
+/* Of a stream of this kind that decodes to n bytes, the bytes one warp decodes in turn: all of
+ * them, except a zstd frame's, whose blocks (128 KiB of output at most) the GPU decodes side
+ * by side while a read has few frames. */
+uint64_t tsr_route_serial_bytes(int kind, uint64_t n);
+
 /* Receipt names: "blosc/lz4" for a blosc codec (enum tsr_blosc_codec); a family's kernel
  * ("inflate"); a reason's text. Never NULL. */
 const char *tsr_route_blosc_name(int codec);

@@ -49,7 +49,7 @@ void tsr_cuda_layout(const struct tsr_array *array, const struct tsr_plan *plan,
 			uint64_t n = (uint64_t)ti->npix * ti->elem_nbytes;
 			L->n_dequant += ti->values.kind == TSR_VALUES_DEQUANT;
 			L->gpu_decoded += n;
-			uint64_t slow = n * tsr_route_warp_factor(rt->kind);
+			uint64_t slow = tsr_route_serial_bytes(rt->kind, n) * tsr_route_warp_factor(rt->kind);
 			max_stream = slow > max_stream ? slow : max_stream;
 			int f = rt->kind / TSR_VARIANTS;
 			if (!L->n_gpu[f]++)
@@ -62,7 +62,8 @@ void tsr_cuda_layout(const struct tsr_array *array, const struct tsr_plan *plan,
 	}
 	/* decoder auto, a single read: one warp decodes a stream many times slower than a CPU
 	 * core does (inflate about 40 times: H200 ~8 MB/s a warp on 4 MiB gzip chunks, libdeflate
-	 * ~300 MB/s a core; route.c has each family's factor), so when the largest stream alone
+	 * ~300 MB/s a core; route.c has each family's factor, and a zstd frame is decoded a
+	 * block at a time side by side: tsr_route_serial_bytes), so when the largest stream alone
 	 * outlasts the CPU's threads decoding them all, the CPU decodes them. (Batch and stream
 	 * reads gather many files' streams in a slot; their last file, which does not defer,
 	 * joins the earlier files' streams too.) */
