@@ -154,55 +154,100 @@ TSR_ZD uint32_t tsr_zs_fwd(const uint8_t *s, uint64_t n, uint64_t bp, unsigned n
 }
 
 /*
- * Backward bit stream (Huffman and FSE streams): the bytes as one little-endian number, read
- * from its highest set bit (the end mark) down. pos: bits left; it goes negative when a read
- * runs past the start (those bits read as zero), which callers treat as corruption, as
- * libzstd does. c caches 64 bits starting at bit base.
+ * Backward bit stream (RFC 8878 4.1: Huffman and FSE streams): the bytes as one little-endian
+ * number, read from its highest set bit (the end mark) down. pos: bits left; it goes negative
+ * when a read runs past the start (those bits read as zero), which callers treat as
+ * corruption, as libzstd does. A stream lies inside one block (under 128 KiB, phase a
+ * checks), so positions are 32-bit (a GPU does 64-bit integer arithmetic in two or more
+ * instructions). The stream is read through the aligned 32-bit words that hold it, 32 or 64
+ * bits below the position at a time, by loads and funnel shifts with no branch, so the
+ * literal loop's lanes do not diverge to refill a cache (refills were 41% of that loop's
+ * iterations and half its instructions, each run by one lane of four). The first and last
+ * words, which hold bytes outside the stream, are read byte by byte once at the start with
+ * those bytes as zero; only words wholly inside the stream are loaded later, so no byte
+ * outside it is ever read.
  */
-/* A backward bit stream (RFC 8878 4.1) inside one block (under 128 KiB, phase a checks), so
- * its bit positions are 32-bit: a GPU does 64-bit integer arithmetic in two or more
- * instructions, and the literal loop takes one peek a symbol. */
-struct tsr_zs_br {
+struct tsr_zs_hr {
 	const uint8_t *s;
-	int32_t pos, base;
-	uint64_t c;
+	int32_t pos;    /* bits left */
+	int32_t lead;   /* bytes from the aligned word holding s[0] to s[0] (0 to 3) */
+	int32_t last;   /* index of the word holding s[n - 1] */
+	uint32_t w0, wl; /* words 0 and last, bytes outside the stream as zero */
 };
 
-TSR_ZD int tsr_zs_br_init(struct tsr_zs_br *b, const uint8_t *s, uint64_t n)
+TSR_ZD int tsr_zs_hr_init(struct tsr_zs_hr *h, const uint8_t *s, uint64_t n)
 {
-	b->s = s;
-	b->c = 0;
 	if (n == 0 || n > ((uint64_t)1 << 24) || s[n - 1] == 0)
 		return -1;
-	b->pos = (int32_t)(8 * (n - 1) + tsr_zs_highbit(s[n - 1]));
-	b->base = b->pos + 1; /* nothing cached */
+	int32_t lead = (int32_t)((uintptr_t)s & 3u);
+	h->s = s;
+	h->lead = lead;
+	h->last = (int32_t)((lead + n - 1) >> 2);
+	h->pos = (int32_t)(8 * (n - 1) + tsr_zs_highbit(s[n - 1]));
+	h->w0 = h->wl = 0;
+	for (int32_t k = 0; k < 4; k++) {
+		int64_t i0 = k - lead, il = 4 * (int64_t)h->last + k - lead;
+		if (i0 >= 0 && (uint64_t)i0 < n)
+			h->w0 |= (uint32_t)s[i0] << (8 * k);
+		if (il >= 0 && (uint64_t)il < n)
+			h->wl |= (uint32_t)s[il] << (8 * k);
+	}
 	return 0;
 }
 
-/* The nb (<= 56) bits below pos, without consuming them. */
-TSR_ZD uint64_t tsr_zs_peek(struct tsr_zs_br *b, unsigned nb)
+/* Word i of the stream's words (0 to last); below 0, zero. */
+TSR_ZD_INLINE uint32_t tsr_zs_hr_word(const struct tsr_zs_hr *h, int32_t i)
 {
-	if (nb == 0 || b->pos <= 0)
-		return 0;
-	int32_t lo = b->pos - (int32_t)nb;
-	if (lo < b->base || b->pos > b->base + 64) {
-		int32_t top = (b->pos - 1) >> 3; /* byte holding bit pos - 1 */
-		uint64_t c = 0;
-		for (int k = 7; k >= 0; k--) {
-			int32_t i = top - 7 + k;
-			c = c << 8 | (i >= 0 ? b->s[i] : 0u);
-		}
-		b->c = c;
-		b->base = (top - 7) * 8;
-	}
-	return (b->c >> (unsigned)(lo - b->base)) & ((1ull << nb) - 1u);
+	if (i <= 0 || i >= h->last)
+		return i == h->last ? h->wl : i == 0 ? h->w0 : 0u;
+	const uint8_t *p = h->s + (4 * (int64_t)i - h->lead); /* wholly inside the stream */
+#ifdef TSR_ZSTD_EMU
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+#else
+	return *(const uint32_t *)p; /* (aligned) */
+#endif
 }
 
-TSR_ZD uint64_t tsr_zs_bits(struct tsr_zs_br *b, unsigned nb)
+/* The 32 bits of hi:lo from bit sh (0 to 31) up. */
+TSR_ZD_INLINE uint32_t tsr_zs_funnel(uint32_t lo, uint32_t hi, unsigned sh)
 {
-	uint64_t v = tsr_zs_peek(b, nb);
-	b->pos -= (int32_t)nb;
-	return v;
+	return (uint32_t)(((uint64_t)hi << 32 | lo) >> sh);
+}
+
+/* The 32 bits below pos, bit pos - 1 the highest; bits before the stream read as zero. */
+TSR_ZD_INLINE uint32_t tsr_zs_hr_window(const struct tsr_zs_hr *h)
+{
+	int32_t q = h->pos + 8 * h->lead, i = q >> 5; /* q: bit of the words at pos */
+	return tsr_zs_funnel(tsr_zs_hr_word(h, i - 1), tsr_zs_hr_word(h, i), (unsigned)q & 31);
+}
+
+/* The 64 bits below pos, as tsr_zs_hr_window. */
+TSR_ZD_INLINE uint64_t tsr_zs_hr_window64(const struct tsr_zs_hr *h)
+{
+	int32_t q = h->pos + 8 * h->lead, i = q >> 5;
+	uint32_t w2 = tsr_zs_hr_word(h, i), w1 = tsr_zs_hr_word(h, i - 1), w0 = tsr_zs_hr_word(h, i - 2);
+	unsigned sh = (unsigned)q & 31;
+	return (uint64_t)tsr_zs_funnel(w1, w2, sh) << 32 | tsr_zs_funnel(w0, w1, sh);
+}
+
+/* The top nb (0 to 32) bits of window *v, consumed from it and from h. */
+TSR_ZD_INLINE uint32_t tsr_zs_hr_take(struct tsr_zs_hr *h, uint64_t *v, unsigned nb)
+{
+	if (nb == 0)
+		return 0;
+	uint32_t r = (uint32_t)(*v >> (64 - nb));
+	*v <<= nb;
+	h->pos -= (int32_t)nb;
+	return r;
+}
+
+/* The next nb (0 to 32) bits of h, consumed. */
+TSR_ZD uint32_t tsr_zs_hr_bits(struct tsr_zs_hr *h, unsigned nb)
+{
+	uint64_t v = tsr_zs_hr_window64(h);
+	return tsr_zs_hr_take(h, &v, nb);
 }
 
 /* ---- FSE tables ------------------------------------------------------------------------ */
@@ -572,17 +617,17 @@ TSR_ZD int tsr_zs_huf_tree(struct tsr_zs_work *w, const uint8_t *p, uint64_t ava
 		if (tsr_zs_ncount(w, p + 1, h, 15, 6, &al, &nsym, &hu) ||
 		    tsr_zs_fse_build(w, w->wt, nsym, al))
 			return -1;
-		struct tsr_zs_br br;
-		if (tsr_zs_br_init(&br, p + 1 + hu, h - hu))
+		struct tsr_zs_hr br;
+		if (tsr_zs_hr_init(&br, p + 1 + hu, h - hu))
 			return -1;
-		unsigned s1 = (unsigned)tsr_zs_bits(&br, al), s2 = (unsigned)tsr_zs_bits(&br, al);
+		unsigned s1 = tsr_zs_hr_bits(&br, al), s2 = tsr_zs_hr_bits(&br, al);
 		/* two states take turns; when a state's update runs past the stream's start, the
 		 * other state's symbol is the last weight (as libzstd's FSE decoder) */
 		for (;;) {
 			if (nw > 253)
 				return -1;
 			w->weights[nw++] = w->wt[s1].sym;
-			s1 = w->wt[s1].base + (unsigned)tsr_zs_bits(&br, w->wt[s1].nbits);
+			s1 = w->wt[s1].base + tsr_zs_hr_bits(&br, w->wt[s1].nbits);
 			if (br.pos < 0) {
 				w->weights[nw++] = w->wt[s2].sym;
 				break;
@@ -590,7 +635,7 @@ TSR_ZD int tsr_zs_huf_tree(struct tsr_zs_work *w, const uint8_t *p, uint64_t ava
 			if (nw > 253)
 				return -1;
 			w->weights[nw++] = w->wt[s2].sym;
-			s2 = w->wt[s2].base + (unsigned)tsr_zs_bits(&br, w->wt[s2].nbits);
+			s2 = w->wt[s2].base + tsr_zs_hr_bits(&br, w->wt[s2].nbits);
 			if (br.pos < 0) {
 				w->weights[nw++] = w->wt[s1].sym;
 				break;
@@ -632,91 +677,6 @@ TSR_ZD int tsr_zs_huf_tree(struct tsr_zs_work *w, const uint8_t *p, uint64_t ava
 	}
 	w->huf_bits = maxbits;
 	return 0;
-}
-
-/*
- * A Huffman stream's reader: the stream read through the aligned 32-bit words that hold it,
- * 32 bits below the position at a time, two loads and a funnel shift with no branch, so the
- * literal loop's lanes do not diverge to refill a cache (refills were 41% of the loop's
- * iterations and half its instructions, each run by one lane of four). The first and last
- * words, which hold bytes outside the stream, are read byte by byte once at the start with
- * those bytes as zero; only words wholly inside the stream are loaded in the loop, so no
- * byte outside it is ever read.
- */
-struct tsr_zs_hr {
-	const uint8_t *s;
-	int32_t pos;    /* bits left */
-	int32_t lead;   /* bytes from the aligned word holding s[0] to s[0] (0 to 3) */
-	int32_t last;   /* index of the word holding s[n - 1] */
-	uint32_t w0, wl; /* words 0 and last, bytes outside the stream as zero */
-};
-
-TSR_ZD int tsr_zs_hr_init(struct tsr_zs_hr *h, const uint8_t *s, uint64_t n)
-{
-	if (n == 0 || n > ((uint64_t)1 << 24) || s[n - 1] == 0)
-		return -1;
-	int32_t lead = (int32_t)((uintptr_t)s & 3u);
-	h->s = s;
-	h->lead = lead;
-	h->last = (int32_t)((lead + n - 1) >> 2);
-	h->pos = (int32_t)(8 * (n - 1) + tsr_zs_highbit(s[n - 1]));
-	h->w0 = h->wl = 0;
-	for (int32_t k = 0; k < 4; k++) {
-		int64_t i0 = k - lead, il = 4 * (int64_t)h->last + k - lead;
-		if (i0 >= 0 && (uint64_t)i0 < n)
-			h->w0 |= (uint32_t)s[i0] << (8 * k);
-		if (il >= 0 && (uint64_t)il < n)
-			h->wl |= (uint32_t)s[il] << (8 * k);
-	}
-	return 0;
-}
-
-/* Word i of the stream's words (0 to last); below 0, zero. */
-TSR_ZD_INLINE uint32_t tsr_zs_hr_word(const struct tsr_zs_hr *h, int32_t i)
-{
-	if (i <= 0 || i >= h->last)
-		return i == h->last ? h->wl : i == 0 ? h->w0 : 0u;
-	const uint8_t *p = h->s + (4 * (int64_t)i - h->lead); /* wholly inside the stream */
-#ifdef TSR_ZSTD_EMU
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-#else
-	return *(const uint32_t *)p; /* (aligned) */
-#endif
-}
-
-/* The 32 bits of hi:lo from bit sh (0 to 31) up. */
-TSR_ZD_INLINE uint32_t tsr_zs_funnel(uint32_t lo, uint32_t hi, unsigned sh)
-{
-	return (uint32_t)(((uint64_t)hi << 32 | lo) >> sh);
-}
-
-/* The 32 bits below pos, bit pos - 1 the highest; bits before the stream read as zero. */
-TSR_ZD_INLINE uint32_t tsr_zs_hr_window(const struct tsr_zs_hr *h)
-{
-	int32_t q = h->pos + 8 * h->lead, i = q >> 5; /* q: bit of the words at pos */
-	return tsr_zs_funnel(tsr_zs_hr_word(h, i - 1), tsr_zs_hr_word(h, i), (unsigned)q & 31);
-}
-
-/* The 64 bits below pos, as tsr_zs_hr_window. */
-TSR_ZD_INLINE uint64_t tsr_zs_hr_window64(const struct tsr_zs_hr *h)
-{
-	int32_t q = h->pos + 8 * h->lead, i = q >> 5;
-	uint32_t w2 = tsr_zs_hr_word(h, i), w1 = tsr_zs_hr_word(h, i - 1), w0 = tsr_zs_hr_word(h, i - 2);
-	unsigned sh = (unsigned)q & 31;
-	return (uint64_t)tsr_zs_funnel(w1, w2, sh) << 32 | tsr_zs_funnel(w0, w1, sh);
-}
-
-/* The top nb (0 to 32) bits of window *v, consumed from it and from h. */
-TSR_ZD_INLINE uint32_t tsr_zs_hr_take(struct tsr_zs_hr *h, uint64_t *v, unsigned nb)
-{
-	if (nb == 0)
-		return 0;
-	uint32_t r = (uint32_t)(*v >> (64 - nb));
-	*v <<= nb;
-	h->pos -= (int32_t)nb;
-	return r;
 }
 
 /* Two symbols (or one: n == 1) of stream h into out; 11-bit codes at most, so one window
