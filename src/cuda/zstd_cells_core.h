@@ -31,7 +31,6 @@
  * but a failed frame's later blocks are not reported, and their cells are never followed).
  */
 
-#define TSR_ZS_CELL_BYTE 0x80000000u
 
 /* A block's repeat offsets on exit as a function of those on entry: offset i is v[i] itself
  * (src[i] < 0) or entry offset src[i] minus v[i]. */
@@ -127,30 +126,6 @@ TSR_ZD uint64_t tsr_zs_frame_size(const struct tsr_zs_frame *f, const struct tsr
 	return size;
 }
 
-/* The cell of a match byte whose source is frame position q (block: the first position of the
- * match's block): before the block, the position; else the source's cell (final: a match reads
- * only positions before it). */
-TSR_ZD uint32_t tsr_zs_cell_from(const uint32_t *cells, uint64_t q, uint64_t block)
-{
-	return q < block ? (uint32_t)q : cells[q];
-}
-
-/* Lanes write the match of length ml at distance off to cells d..: byte j's source is
- * d - off + j % off. */
-TSR_ZD void tsr_zs_match_cells(uint32_t *cells, uint64_t d, uint64_t off, uint64_t ml,
-			       uint64_t block)
-{
-	for (uint64_t j = TSR_ZS_LANE; j < ml; j += TSR_ZS_NLANES)
-		cells[d + j] = tsr_zs_cell_from(cells, d - off + (off >= ml ? j : j % off), block);
-}
-
-/* Lanes write n literal bytes src[0..n) as cells from d. */
-TSR_ZD void tsr_zs_lit_cells(uint32_t *cells, uint64_t d, const uint8_t *src, uint64_t n)
-{
-	for (uint64_t i = TSR_ZS_LANE; i < n; i += TSR_ZS_NLANES)
-		cells[d + i] = TSR_ZS_CELL_BYTE | src[i];
-}
-
 /*
  * Block k of frame f (decoded by phase b; e: its entry) executed into the frame's cells by
  * the lanes of one warp (x: the warp's shared batch), 32 sequences at a time as
@@ -161,7 +136,7 @@ TSR_ZD int tsr_zs_block_cells(struct tsr_zs_xs *x, const uint8_t *in, const stru
 			      const struct tsr_zs_block *b, const struct tsr_zs_entry *e,
 			      const uint8_t *lits, const struct tsr_zs_seq *seqs, uint32_t *cells)
 {
-	uint64_t op = e->at, bend = e->at + b->out_size;
+	uint64_t op = e->at;
 	if (b->type == 0) {
 		tsr_zs_lit_cells(cells, op, in + b->in_at, b->out_size);
 		return TSR_CUDA_ZSTD_OK;
@@ -172,44 +147,8 @@ TSR_ZD int tsr_zs_block_cells(struct tsr_zs_xs *x, const uint8_t *in, const stru
 			cells[op + i] = v;
 		return TSR_CUDA_ZSTD_OK;
 	}
-	const uint8_t *lp = lits + b->lit_at;
-	const struct tsr_zs_seq *sq = seqs + b->seq_at;
-	uint64_t lit = 0, r[3] = {e->rep[0], e->rep[1], e->rep[2]};
-	for (uint32_t base = 0; base < b->nseq; base += TSR_ZS_BATCH) {
-		uint32_t cnt = tsr_zs_batch_load(x, sq, base, b->nseq);
-		if (TSR_ZS_LANE == 0)
-			tsr_zs_place(x, cnt, b->nlit, 0, f->window, bend, &op, &lit, r);
-		TSR_ZS_SYNC();
-		uint32_t nok = x->nok;
-		int st = x->status;
-		for (uint32_t i = 0; i < nok; i++)
-			tsr_zs_lit_cells(cells, x->dst[i] - x->ll[i], lp + x->lsrc[i], x->ll[i]);
-		TSR_ZS_SYNC();
-		/* matches whose sources all precede the batch's first match: a lane each */
-		uint64_t first = nok ? x->dst[0] : 0;
-		for (uint32_t i = TSR_ZS_LANE; i < nok; i += TSR_ZS_NLANES) {
-			uint64_t d = x->dst[i], off = x->off[i], ml = x->ml[i];
-			if (ml <= 64 && d - off + ml <= first)
-				for (uint64_t j = 0; j < ml; j++)
-					cells[d + j] = tsr_zs_cell_from(cells, d - off + j, e->at);
-		}
-		for (uint32_t i = 0; i < nok; i++) {
-			uint64_t d = x->dst[i], off = x->off[i], ml = x->ml[i];
-			if (ml <= 64 && d - off + ml <= first)
-				continue;
-			TSR_ZS_SYNC();
-			tsr_zs_match_cells(cells, d, off, ml, e->at);
-		}
-		TSR_ZS_SYNC();
-		if (st != TSR_CUDA_ZSTD_OK)
-			return st;
-	}
-	op = TSR_ZS_BCAST(op); /* (lane 0 placed the sequences) */
-	lit = TSR_ZS_BCAST(lit);
-	if (b->nlit - lit != bend - op)
-		return TSR_CUDA_ZSTD_E_SEQUENCES;
-	tsr_zs_lit_cells(cells, op, lp + lit, b->nlit - lit);
-	return TSR_CUDA_ZSTD_OK;
+	uint64_t r[3] = {e->rep[0], e->rep[1], e->rep[2]};
+	return tsr_zs_block_run(x, b, lits, seqs, 0, f->window, &op, r, NULL, cells, e->at, 1);
 }
 
 /* The byte at frame position p, once every block of its frame wrote its cells without

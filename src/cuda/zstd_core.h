@@ -1159,6 +1159,104 @@ TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit
 	*lit_ = lit;
 }
 
+/* Phase c by cells writes a frame's output as 32-bit cells instead of bytes
+ * (zstd_cells_core.h): a literal byte is TSR_ZS_CELL_BYTE | byte, a match byte whose source
+ * lies before its block is the source's frame position. */
+#define TSR_ZS_CELL_BYTE 0x80000000u
+
+/* The cell of a match byte whose source is frame position q (block: the first position of the
+ * match's block): before the block, the position; else the source's cell (final: a match reads
+ * only positions before it). */
+TSR_ZD uint32_t tsr_zs_cell_from(const uint32_t *cells, uint64_t q, uint64_t block)
+{
+	return q < block ? (uint32_t)q : cells[q];
+}
+
+/* Lanes write the match of length ml at distance off to cells d..: byte j's source is
+ * d - off + j % off. */
+TSR_ZD void tsr_zs_match_cells(uint32_t *cells, uint64_t d, uint64_t off, uint64_t ml,
+			       uint64_t block)
+{
+	for (uint64_t j = TSR_ZS_LANE; j < ml; j += TSR_ZS_NLANES)
+		cells[d + j] = tsr_zs_cell_from(cells, d - off + (off >= ml ? j : j % off), block);
+}
+
+/* Lanes write n literal bytes src[0..n) as cells from d. */
+TSR_ZD void tsr_zs_lit_cells(uint32_t *cells, uint64_t d, const uint8_t *src, uint64_t n)
+{
+	for (uint64_t i = TSR_ZS_LANE; i < n; i += TSR_ZS_NLANES)
+		cells[d + i] = TSR_ZS_CELL_BYTE | src[i];
+}
+
+/*
+ * Compressed block b's sequences executed by the lanes of one warp, 32 at a time, in the steps
+ * tsr_zs_frame_exec lists (x: the warp's shared batch; lits, seqs: phase b's scratch; r: the
+ * repeat offsets on entry, lane 0's, updated; *op: the block's first output position, then the
+ * one after it; start: the first position offsets may reach back to; window: the frame's).
+ * Into bytes at out, or with to_cells into cells (block: the block's first position). Both
+ * callers pass to_cells as a constant, so each gets its own copy of the loop. Returns a status.
+ */
+TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_block *b,
+				   const uint8_t *lits, const struct tsr_zs_seq *seqs,
+				   uint64_t start, uint64_t window, uint64_t *op_, uint64_t r[3],
+				   uint8_t *out, uint32_t *cells, uint64_t block, int to_cells)
+{
+	const uint8_t *lp = lits + b->lit_at;
+	const struct tsr_zs_seq *sq = seqs + b->seq_at;
+	uint64_t op = *op_, lit = 0, bend = op + b->out_size;
+	for (uint32_t base = 0; base < b->nseq; base += TSR_ZS_BATCH) {
+		uint32_t cnt = tsr_zs_batch_load(x, sq, base, b->nseq);
+		if (TSR_ZS_LANE == 0)
+			tsr_zs_place(x, cnt, b->nlit, start, window, bend, &op, &lit, r);
+		TSR_ZS_SYNC();
+		uint32_t nok = x->nok;
+		int st = x->status;
+		for (uint32_t i = 0; i < nok; i++) {
+			uint64_t d = x->dst[i] - x->ll[i];
+			if (to_cells)
+				tsr_zs_lit_cells(cells, d, lp + x->lsrc[i], x->ll[i]);
+			else
+				tsr_zs_copy(out + d, lp + x->lsrc[i], x->ll[i]);
+		}
+		TSR_ZS_SYNC();
+		/* matches whose sources all precede the batch's first match: a lane each */
+		uint64_t first = nok ? x->dst[0] : 0;
+		for (uint32_t i = TSR_ZS_LANE; i < nok; i += TSR_ZS_NLANES) {
+			uint64_t d = x->dst[i], off = x->off[i], ml = x->ml[i];
+			if (ml <= 64 && d - off + ml <= first)
+				for (uint64_t j = 0; j < ml; j++) {
+					if (to_cells)
+						cells[d + j] = tsr_zs_cell_from(cells, d - off + j, block);
+					else
+						out[d + j] = out[d - off + j];
+				}
+		}
+		for (uint32_t i = 0; i < nok; i++) {
+			uint64_t d = x->dst[i], off = x->off[i], ml = x->ml[i];
+			if (ml <= 64 && d - off + ml <= first)
+				continue;
+			TSR_ZS_SYNC();
+			if (to_cells)
+				tsr_zs_match_cells(cells, d, off, ml, block);
+			else
+				tsr_zs_match(out, d, off, ml);
+		}
+		TSR_ZS_SYNC();
+		if (st != TSR_CUDA_ZSTD_OK)
+			return st;
+	}
+	op = TSR_ZS_BCAST(op); /* (lane 0 placed the sequences) */
+	lit = TSR_ZS_BCAST(lit);
+	if (b->nlit - lit != bend - op)
+		return TSR_CUDA_ZSTD_E_SEQUENCES;
+	if (to_cells)
+		tsr_zs_lit_cells(cells, op, lp + lit, b->nlit - lit);
+	else
+		tsr_zs_copy(out + op, lp + lit, b->nlit - lit);
+	*op_ = op + (b->nlit - lit);
+	return TSR_CUDA_ZSTD_OK;
+}
+
 /*
  * Phase c: executes frame f of a stream (blocks decoded by phase b, placed by tsr_zs_layout)
  * into out, by the lanes of one warp (x: the warp's shared batch), 32 sequences at a time:
@@ -1194,43 +1292,9 @@ TSR_ZD int tsr_zs_frame_exec(struct tsr_zs_xs *x, const uint8_t *in,
 			op += b->out_size;
 			continue;
 		}
-		const uint8_t *lp = lits + b->lit_at;
-		const struct tsr_zs_seq *sq = seqs + b->seq_at;
-		uint64_t lit = 0, bend = op + b->out_size;
-		for (uint32_t base = 0; base < b->nseq; base += TSR_ZS_BATCH) {
-			uint32_t cnt = tsr_zs_batch_load(x, sq, base, b->nseq);
-			if (TSR_ZS_LANE == 0)
-				tsr_zs_place(x, cnt, b->nlit, start, f->window, bend, &op, &lit, r);
-			TSR_ZS_SYNC();
-			uint32_t nok = x->nok;
-			int st = x->status;
-			for (uint32_t i = 0; i < nok; i++)
-				tsr_zs_copy(out + x->dst[i] - x->ll[i], lp + x->lsrc[i], x->ll[i]);
-			TSR_ZS_SYNC();
-			uint64_t first = nok ? x->dst[0] : 0;
-			for (uint32_t i = TSR_ZS_LANE; i < nok; i += TSR_ZS_NLANES) {
-				uint64_t d = x->dst[i], off = x->off[i], ml = x->ml[i];
-				if (ml <= 64 && d - off + ml <= first)
-					for (uint64_t j = 0; j < ml; j++)
-						out[d + j] = out[d - off + j];
-			}
-			for (uint32_t i = 0; i < nok; i++) {
-				uint64_t d = x->dst[i], off = x->off[i], ml = x->ml[i];
-				if (ml <= 64 && d - off + ml <= first)
-					continue;
-				TSR_ZS_SYNC();
-				tsr_zs_match(out, d, off, ml);
-			}
-			TSR_ZS_SYNC();
-			if (st != TSR_CUDA_ZSTD_OK)
-				return st;
-		}
-		op = TSR_ZS_BCAST(op); /* (lane 0 placed the sequences) */
-		lit = TSR_ZS_BCAST(lit);
-		if (b->nlit - lit != bend - op)
-			return TSR_CUDA_ZSTD_E_SEQUENCES;
-		tsr_zs_copy(out + op, lp + lit, b->nlit - lit);
-		op += b->nlit - lit;
+		int st = tsr_zs_block_run(x, b, lits, seqs, start, f->window, &op, r, out, NULL, 0, 0);
+		if (st != TSR_CUDA_ZSTD_OK)
+			return st;
 	}
 	if (f->has_checksum) {
 		TSR_ZS_SYNC();
