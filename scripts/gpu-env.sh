@@ -62,12 +62,18 @@ PY
 # (gpu__time_duration.sum, clocks left alone) and grid into the CSV file $1 (NAME.csv; ncu's
 # messages to NAME.log), then sums them by kernel into NAME.md (bench/kernel_times.py).
 # NCU_KERNEL: a kernel-name regex to profile alone.
+# Nsight Compute's ncu, on the PATH or where the CUDA toolkit puts it; empty when absent.
+tsr_ncu_bin()
+{
+	command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1
+}
+
 tsr_ncu_times()
 {
 	local csv=$1 ncu
 	local stem=${csv%.csv}
 	shift
-	ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+	ncu=$(tsr_ncu_bin)
 	[ -n "$ncu" ] || { echo "no ncu here" >&2; return 2; }
 	"$ncu" --clock-control none --metrics gpu__time_duration.sum,launch__grid_size --csv \
 		--print-units base ${NCU_KERNEL:+-k "regex:$NCU_KERNEL"} "$@" >"$csv" 2>"$stem.log" ||
