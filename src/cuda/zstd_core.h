@@ -159,8 +159,8 @@ TSR_ZD uint32_t tsr_zs_fwd(const uint8_t *s, uint64_t n, uint64_t bp, unsigned n
  * when a read runs past the start (those bits read as zero), which callers treat as
  * corruption, as libzstd does. A stream lies inside one block (under 128 KiB, phase a
  * checks), so positions are 32-bit (a GPU does 64-bit integer arithmetic in two or more
- * instructions). The stream is read through the aligned 32-bit words that hold it, 32 or 64
- * bits below the position at a time, by loads and funnel shifts with no branch, so the
+ * instructions). The stream is read through the aligned 32-bit words that hold it, 64 bits
+ * below the position at a time, by three loads and two funnel shifts with no branch, so the
  * literal loop's lanes do not diverge to refill a cache (refills were 41% of that loop's
  * iterations and half its instructions, each run by one lane of four). The first and last
  * words, which hold bytes outside the stream, are read byte by byte once at the start with
@@ -216,14 +216,7 @@ TSR_ZD_INLINE uint32_t tsr_zs_funnel(uint32_t lo, uint32_t hi, unsigned sh)
 	return (uint32_t)(((uint64_t)hi << 32 | lo) >> sh);
 }
 
-/* The 32 bits below pos, bit pos - 1 the highest; bits before the stream read as zero. */
-TSR_ZD_INLINE uint32_t tsr_zs_hr_window(const struct tsr_zs_hr *h)
-{
-	int32_t q = h->pos + 8 * h->lead, i = q >> 5; /* q: bit of the words at pos */
-	return tsr_zs_funnel(tsr_zs_hr_word(h, i - 1), tsr_zs_hr_word(h, i), (unsigned)q & 31);
-}
-
-/* The 64 bits below pos, as tsr_zs_hr_window. */
+/* The 64 bits below pos, bit pos - 1 the highest; bits before the stream read as zero. */
 TSR_ZD_INLINE uint64_t tsr_zs_hr_window64(const struct tsr_zs_hr *h)
 {
 	int32_t q = h->pos + 8 * h->lead, i = q >> 5;
@@ -679,19 +672,19 @@ TSR_ZD int tsr_zs_huf_tree(struct tsr_zs_work *w, const uint8_t *p, uint64_t ava
 	return 0;
 }
 
-/* Two symbols (or one: n == 1) of stream h into out; 11-bit codes at most, so one window
- * holds both. */
-TSR_ZD_INLINE void tsr_zs_hr_two(struct tsr_zs_hr *h, const uint16_t *huf, unsigned mb,
-				 uint8_t *out, int n)
+/* n (1 to 5) symbols of stream h into out: codes are 11 bits at most, so one 64-bit window
+ * holds five (three loads and two funnel shifts for five symbols, where a 32-bit window took
+ * two loads and a funnel shift for two). */
+#define TSR_ZS_HUF_RUN 5u
+TSR_ZD_INLINE void tsr_zs_hr_syms(struct tsr_zs_hr *h, const uint16_t *huf, unsigned mb,
+				  uint8_t *out, uint32_t n)
 {
-	uint32_t v = tsr_zs_hr_window(h);
-	uint16_t e1 = huf[v >> (32 - mb)];
-	out[0] = (uint8_t)e1;
-	h->pos -= e1 >> 8;
-	if (n == 2) {
-		uint16_t e2 = huf[(v << (e1 >> 8)) >> (32 - mb)];
-		out[1] = (uint8_t)e2;
-		h->pos -= e2 >> 8;
+	uint64_t v = tsr_zs_hr_window64(h);
+	for (uint32_t k = 0; k < n; k++) {
+		uint16_t e = huf[v >> (64 - mb)];
+		out[k] = (uint8_t)e;
+		v <<= e >> 8;
+		h->pos -= e >> 8;
 	}
 }
 
@@ -704,19 +697,19 @@ TSR_ZD int tsr_zs_huf_stream(const struct tsr_zs_work *w, const uint8_t *s, uint
 	if (tsr_zs_hr_init(&h, s, n) || mb == 0 || mb > TSR_ZS_HUF_MAXBITS)
 		return -1;
 	uint32_t i = 0;
-	for (; i + 2 <= cnt; i += 2) {
-		tsr_zs_hr_two(&h, w->huf, mb, out + i, 2);
+	for (; i + TSR_ZS_HUF_RUN <= cnt; i += TSR_ZS_HUF_RUN) {
+		tsr_zs_hr_syms(&h, w->huf, mb, out + i, TSR_ZS_HUF_RUN);
 		if (h.pos < 0) /* (a symbol past the start: the rest read zeros) */
 			return -1;
 	}
 	if (i < cnt)
-		tsr_zs_hr_two(&h, w->huf, mb, out + i, 1);
+		tsr_zs_hr_syms(&h, w->huf, mb, out + i, cnt - i);
 	return h.pos == 0 ? 0 : -1;
 }
 
 /* The four Huffman streams (lengths l1..l4, one after another at s) decoded into cnt bytes at
- * out, two symbols of each stream in turn: four independent chains of loads in flight instead
- * of one (a lone thread waits on each table lookup). The same checks as one stream at a time. */
+ * out, five symbols of each stream in turn: four independent chains of loads in flight
+ * instead of one (a lone thread waits on each table lookup). The same checks as one stream at a time. */
 TSR_ZD int tsr_zs_huf_4streams(const struct tsr_zs_work *w, const uint8_t *s, uint64_t l1,
 			       uint64_t l2, uint64_t l3, uint64_t l4, uint8_t *out, uint32_t cnt)
 {
@@ -727,13 +720,13 @@ TSR_ZD int tsr_zs_huf_4streams(const struct tsr_zs_work *w, const uint8_t *s, ui
 	    tsr_zs_hr_init(&h[2], s + l1 + l2, l3) || tsr_zs_hr_init(&h[3], s + l1 + l2 + l3, l4) ||
 	    mb == 0 || mb > TSR_ZS_HUF_MAXBITS)
 		return -1;
-	for (uint32_t i = 0; i < seg; i += 2) {
+	for (uint32_t i = 0; i < seg; i += TSR_ZS_HUF_RUN) {
 		int32_t low = 0;
 		for (int k = 0; k < 4; k++) {
 			uint32_t len = k < 3 ? seg : n4;
 			if (i < len) {
-				tsr_zs_hr_two(&h[k], w->huf, mb, out + (uint64_t)k * seg + i,
-					      len - i >= 2 ? 2 : 1);
+				tsr_zs_hr_syms(&h[k], w->huf, mb, out + (uint64_t)k * seg + i,
+					       len - i < TSR_ZS_HUF_RUN ? len - i : TSR_ZS_HUF_RUN);
 				low = h[k].pos < low ? h[k].pos : low;
 			}
 		}
