@@ -863,12 +863,15 @@ TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_work *w, const uint8_t *in,
 		if (b->fse_from[k] != (int32_t)bi &&
 		    tsr_zs_fse_from(w, in, &blocks[b->fse_from[k]], k, &e2))
 			return TSR_CUDA_ZSTD_E_SEQUENCES;
-	/* a sequence's extra bits (offset, match length, literal length: 63 at most) from one
-	 * 64-bit window, its three state updates (26 bits at most) from a second */
+	/* bits from a 64-bit window while it holds them (avail: its bits not yet taken), a new
+	 * window when it does not: a sequence's extra bits (offset, match length, literal length)
+	 * are 63 at most, its three state updates 26 at most, and most sequences take both from
+	 * one window */
 	struct tsr_zs_hr br;
 	if (tsr_zs_hr_init(&br, p + end, b->in_size - end))
 		return TSR_CUDA_ZSTD_E_SEQUENCES;
 	uint64_t v = tsr_zs_hr_window64(&br);
+	unsigned avail = 64 - w->ll_al - w->of_al - w->ml_al;
 	unsigned sl = tsr_zs_hr_take(&br, &v, w->ll_al);
 	unsigned so = tsr_zs_hr_take(&br, &v, w->of_al);
 	unsigned sm = tsr_zs_hr_take(&br, &v, w->ml_al);
@@ -878,7 +881,12 @@ TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_work *w, const uint8_t *in,
 		if (oc > 31 || mc > 52 || lc > 35)
 			return TSR_CUDA_ZSTD_E_SEQUENCES;
 		uint32_t ml = tsr_zs_ml_base(mc, &mb), ll = tsr_zs_ll_base(lc, &lb);
-		v = tsr_zs_hr_window64(&br);
+		unsigned need = oc + mb + lb;
+		if (need > avail) {
+			v = tsr_zs_hr_window64(&br);
+			avail = 64;
+		}
+		avail -= need;
 		uint32_t of = (uint32_t)((1ull << oc) + tsr_zs_hr_take(&br, &v, oc));
 		ml += tsr_zs_hr_take(&br, &v, mb);
 		ll += tsr_zs_hr_take(&br, &v, lb);
@@ -888,10 +896,16 @@ TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_work *w, const uint8_t *in,
 		litsum += ll;
 		out += ml;
 		if (i + 1 < b->nseq) {
-			v = tsr_zs_hr_window64(&br);
-			sl = w->ll[sl].base + tsr_zs_hr_take(&br, &v, w->ll[sl].nbits);
-			sm = w->ml[sm].base + tsr_zs_hr_take(&br, &v, w->ml[sm].nbits);
-			so = w->of[so].base + tsr_zs_hr_take(&br, &v, w->of[so].nbits);
+			struct tsr_zs_fse el = w->ll[sl], em = w->ml[sm], eo = w->of[so];
+			need = (unsigned)el.nbits + em.nbits + eo.nbits;
+			if (need > avail) {
+				v = tsr_zs_hr_window64(&br);
+				avail = 64;
+			}
+			avail -= need;
+			sl = el.base + tsr_zs_hr_take(&br, &v, el.nbits);
+			sm = em.base + tsr_zs_hr_take(&br, &v, em.nbits);
+			so = eo.base + tsr_zs_hr_take(&br, &v, eo.nbits);
 		}
 		if (br.pos < 0)
 			return TSR_CUDA_ZSTD_E_SEQUENCES;
