@@ -1079,14 +1079,24 @@ TSR_ZD void tsr_zs_match(uint8_t *out, uint64_t d, uint64_t off, uint64_t ml)
 {
 	uint8_t *dp = out + d;
 	const uint8_t *sp = dp - off;
+	uint32_t n = (uint32_t)ml; /* (a placed match lies inside its block: tsr_zs_place) */
 	if (off >= ml) {
-		for (uint64_t j = TSR_ZS_LANE; j < ml; j += TSR_ZS_NLANES)
+		for (uint32_t j = TSR_ZS_LANE; j < n; j += TSR_ZS_NLANES)
 			dp[j] = sp[j];
 	} else {
-		for (uint64_t j = TSR_ZS_LANE; j < ml; j += TSR_ZS_NLANES)
-			dp[j] = sp[j % off];
+		uint32_t o = (uint32_t)off, k = TSR_ZS_LANE % o, step = TSR_ZS_NLANES % o;
+		for (uint32_t j = TSR_ZS_LANE; j < n; j += TSR_ZS_NLANES) {
+			dp[j] = sp[k]; /* k = j % off, kept by a step instead of a division */
+			k += step;
+			k -= k >= o ? o : 0;
+		}
 	}
 }
+
+/* The longest literal run a lane copies alone: the runs of a batch of sequences go to
+ * disjoint places from the scratch, so short ones are copied a lane each, all at once (most
+ * runs are a few bytes; lanes sharing each in turn left most lanes idle). */
+#define TSR_ZS_LANE_RUN 32u
 
 /* Lanes load the records of sequences [base, base + 32) of a block's nseq into x (then a
  * sync); returns how many there are. */
@@ -1184,8 +1194,18 @@ TSR_ZD uint32_t tsr_zs_cell_from(const uint32_t *cells, uint64_t q, uint64_t blo
 TSR_ZD void tsr_zs_match_cells(uint32_t *cells, uint64_t d, uint64_t off, uint64_t ml,
 			       uint64_t block)
 {
-	for (uint64_t j = TSR_ZS_LANE; j < ml; j += TSR_ZS_NLANES)
-		cells[d + j] = tsr_zs_cell_from(cells, d - off + (off >= ml ? j : j % off), block);
+	uint32_t n = (uint32_t)ml; /* (a placed match lies inside its block: tsr_zs_place) */
+	if (off >= ml) {
+		for (uint32_t j = TSR_ZS_LANE; j < n; j += TSR_ZS_NLANES)
+			cells[d + j] = tsr_zs_cell_from(cells, d - off + j, block);
+		return;
+	}
+	uint32_t o = (uint32_t)off, k = TSR_ZS_LANE % o, step = TSR_ZS_NLANES % o;
+	for (uint32_t j = TSR_ZS_LANE; j < n; j += TSR_ZS_NLANES) {
+		cells[d + j] = tsr_zs_cell_from(cells, d - off + k, block); /* k = j % off */
+		k += step;
+		k -= k >= o ? o : 0;
+	}
 }
 
 /* Lanes write n literal bytes src[0..n) as cells from d. */
@@ -1218,8 +1238,23 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
 		TSR_ZS_SYNC();
 		uint32_t nok = x->nok;
 		int st = x->status;
+		/* literal runs: short ones a lane each, all at once; long ones in turn, shared */
+		for (uint32_t i = TSR_ZS_LANE; i < nok; i += TSR_ZS_NLANES) {
+			uint32_t ll = x->ll[i];
+			uint64_t d = x->dst[i] - ll;
+			const uint8_t *sp = lp + x->lsrc[i];
+			if (ll <= TSR_ZS_LANE_RUN)
+				for (uint32_t j = 0; j < ll; j++) {
+					if (to_cells)
+						cells[d + j] = TSR_ZS_CELL_BYTE | sp[j];
+					else
+						out[d + j] = sp[j];
+				}
+		}
 		for (uint32_t i = 0; i < nok; i++) {
 			uint64_t d = x->dst[i] - x->ll[i];
+			if (x->ll[i] <= TSR_ZS_LANE_RUN)
+				continue;
 			if (to_cells)
 				tsr_zs_lit_cells(cells, d, lp + x->lsrc[i], x->ll[i]);
 			else
@@ -1270,8 +1305,9 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
  *  1. lanes load the batch's records (one each: no load waits on another);
  *  2. lane 0 resolves repeat offsets and places and checks every sequence, in order (cheap
  *     arithmetic on shared memory: the only serial step);
- *  3. the literal runs of the batch are copied (lanes share each run; no run waits on
- *     another: literals come from the scratch, and runs go to disjoint places);
+ *  3. the literal runs of the batch are copied (no run waits on another: literals come from
+ *     the scratch, and runs go to disjoint places): short ones a lane each, all at once, long
+ *     ones in turn, lanes sharing each;
  *  4. matches that read only bytes final before the batch's first match (their source ends at
  *     or before it) and are short are copied a lane each, all at once; the others go in order,
  *     lanes sharing each one (byte j of a match is out[d - off + j % off], so a match only
