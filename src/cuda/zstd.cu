@@ -190,19 +190,22 @@ tsr_zs_exec_kernel(const void *const *d_in, void *const *d_out, struct tsr_zs_st
 		atomicCAS(&ss[s].status, TSR_CUDA_ZSTD_OK, st);
 }
 
-/* phase c by cells, 1: a thread a block of a stream that has cells: its repeat function */
-__global__ void tsr_zs_reps_kernel(const struct tsr_zs_stream *ss, const uint64_t *block_first,
-				   size_t n, const struct tsr_zs_block *blocks, uint64_t nblocks,
-				   const struct tsr_zs_seq *seqs, struct tsr_zs_reps *reps)
+/* phase c by cells, 1: a warp a block of a stream that has cells: its repeat function, each
+ * lane a run of its sequences (tsr_zs_block_reps_lanes) */
+__global__ void __launch_bounds__(TSR_ZS_THREADS)
+tsr_zs_reps_kernel(const struct tsr_zs_stream *ss, const uint64_t *block_first, size_t n,
+		   const struct tsr_zs_block *blocks, uint64_t nblocks,
+		   const struct tsr_zs_seq *seqs, struct tsr_zs_reps *reps)
 {
-	uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-	if (g >= nblocks)
+	__shared__ struct tsr_zs_reps part[TSR_ZS_THREADS / 32][32];
+	uint64_t g = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	if (g >= nblocks) /* (g, and so every return here, is the whole warp's) */
 		return;
 	size_t s = tsr_zs_owner(block_first, n, g);
 	if (ss[s].status != TSR_CUDA_ZSTD_OK || ss[s].cell_n == 0)
 		return;
-	tsr_zs_block_reps(&blocks[g], seqs + (blocks[g].type == 2 ? blocks[g].seq_at : 0),
-			  &reps[g]);
+	tsr_zs_block_reps_lanes(&blocks[g], seqs + (blocks[g].type == 2 ? blocks[g].seq_at : 0),
+				part[threadIdx.x / 32], &reps[g]);
 }
 
 /* 2: a thread a frame: whether it runs by cells (fcell: several blocks, under 2 GiB, inside its
@@ -508,7 +511,7 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 				/* phase c by cells (zstd.cu's opening comment) */
 				const uint64_t *bfirst = first + nstreams + 1;
 				uint64_t ncw = nb < TSR_ZS_MAX_DECODERS ? nb : TSR_ZS_MAX_DECODERS;
-				tsr_zs_reps_kernel<<<tsr_zs_grid(nb, T), T, 0, cs>>>(
+				tsr_zs_reps_kernel<<<tsr_zs_grid(nb * 32, T), T, 0, cs>>>(
 					ss, bfirst, nstreams, bl, nb, seqs, reps);
 				tsr_zs_entries_kernel<<<tsr_zs_grid(nf, T), T, 0, cs>>>(
 					ss, first, nstreams, fr, nf, bl, reps, ent, fcell);

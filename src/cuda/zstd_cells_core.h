@@ -47,19 +47,21 @@ struct tsr_zs_entry {
 	uint32_t frame, use;
 };
 
-/* The function of block b's sequences (sq: its records; a raw or RLE block: the identity).
- * Follows tsr_zs_place's updates; an offset it would refuse (0) is carried as a value, and
- * the block's execution refuses it. */
-TSR_ZD void tsr_zs_block_reps(const struct tsr_zs_block *b, const struct tsr_zs_seq *sq,
-			      struct tsr_zs_reps *r)
+/* The identity: every offset its entry one. */
+TSR_ZD void tsr_zs_reps_identity(struct tsr_zs_reps *r)
 {
 	for (int i = 0; i < 3; i++) {
 		r->v[i] = 0;
 		r->src[i] = i;
 	}
-	if (b->type != 2)
-		return;
-	for (uint32_t k = 0; k < b->nseq; k++) {
+}
+
+/* r, then sequences [from, to) of sq. Follows tsr_zs_place's updates; an offset it would
+ * refuse (0) is carried as a value, and the block's execution refuses it. */
+TSR_ZD void tsr_zs_reps_run(struct tsr_zs_reps *r, const struct tsr_zs_seq *sq, uint32_t from,
+			    uint32_t to)
+{
+	for (uint32_t k = from; k < to; k++) {
 		uint64_t ov = sq[k].of;
 		uint64_t nv;
 		int32_t ns;
@@ -94,6 +96,58 @@ TSR_ZD void tsr_zs_block_reps(const struct tsr_zs_block *b, const struct tsr_zs_
 		r->v[0] = nv;
 		r->src[0] = ns;
 	}
+}
+
+/* *f, then g, into *f: offset i of g is its own value, or offset src of f less g's value
+ * (itself f's value, or f's entry offset less f's value). Arithmetic is modulo 2^64, as the
+ * updates one by one are, so the result is theirs whatever the grouping. */
+TSR_ZD void tsr_zs_reps_then(struct tsr_zs_reps *f, const struct tsr_zs_reps *g)
+{
+	struct tsr_zs_reps h;
+	for (int i = 0; i < 3; i++) {
+		int32_t j = g->src[i];
+		if (j < 0) {
+			h.v[i] = g->v[i];
+			h.src[i] = -1;
+		} else if (f->src[j] < 0) {
+			h.v[i] = f->v[j] - g->v[i];
+			h.src[i] = -1;
+		} else {
+			h.v[i] = f->v[j] + g->v[i];
+			h.src[i] = f->src[j];
+		}
+	}
+	*f = h;
+}
+
+/* The function of block b's sequences (sq: its records; a raw or RLE block: the identity). */
+TSR_ZD void tsr_zs_block_reps(const struct tsr_zs_block *b, const struct tsr_zs_seq *sq,
+			      struct tsr_zs_reps *r)
+{
+	tsr_zs_reps_identity(r);
+	if (b->type == 2)
+		tsr_zs_reps_run(r, sq, 0, b->nseq);
+}
+
+/* tsr_zs_block_reps by the lanes of a warp: each lane the function of a run of the block's
+ * sequences into part[lane] (part: TSR_ZS_NLANES of them, shared memory on the GPU), then
+ * lane 0 those functions one after another into *r (a lone thread walked every sequence). */
+TSR_ZD void tsr_zs_block_reps_lanes(const struct tsr_zs_block *b, const struct tsr_zs_seq *sq,
+				    struct tsr_zs_reps *part, struct tsr_zs_reps *r)
+{
+	uint32_t n = b->type == 2 ? b->nseq : 0, each = (n + TSR_ZS_NLANES - 1) / TSR_ZS_NLANES;
+	uint32_t from = TSR_ZS_LANE * each < n ? TSR_ZS_LANE * each : n;
+	uint32_t to = n - from < each ? n : from + each;
+	tsr_zs_reps_identity(&part[TSR_ZS_LANE]);
+	tsr_zs_reps_run(&part[TSR_ZS_LANE], sq, from, to);
+	TSR_ZS_SYNC();
+	if (TSR_ZS_LANE == 0) {
+		struct tsr_zs_reps acc = part[0];
+		for (uint32_t l = 1; l < TSR_ZS_NLANES; l++)
+			tsr_zs_reps_then(&acc, &part[l]);
+		*r = acc;
+	}
+	TSR_ZS_SYNC(); /* (before the lanes write part again) */
 }
 
 /* Frame f's blocks' entries (e, one a block), from their functions (reps, one a block), in

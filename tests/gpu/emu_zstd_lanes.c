@@ -15,7 +15,9 @@
  * (a warp a frame, or a warp a block's cells: zstd_cells_core.h) run on the 32 threads; phase a
  * on one, as in the launcher. Frames: every lz_profiles.h profile at three
  * sizes and five levels, a checksummed one, three frames in one stream, and damaged copies
- * (their status and bytes must be the one-lane emulation's).
+ * (their status and bytes must be the one-lane emulation's); and the blocks' repeat functions
+ * by the lanes (tsr_zs_block_reps_lanes), on those frames and on made-up blocks of random
+ * sequences, against one lane's walk.
  */
 
 /* lanes in the warp: 32 while the lane threads run, 1 for the one-lane reference (the same
@@ -53,7 +55,7 @@ static uint64_t emu_bcast(uint64_t v)
 
 struct warp {
 	int phase;              /* 0: blocks (phase b), 1: frames (phase c), 2: a frame's blocks'
-				   cells (phase c by cells) */
+				   cells (phase c by cells), 3: their repeat functions */
 	struct tsr_zs_block *blocks;
 	uint32_t nblocks;
 	uint8_t *lits_w;
@@ -73,6 +75,8 @@ struct warp {
 	const struct tsr_zs_entry *e;
 	int32_t *bst;
 	uint32_t *cells;
+	struct tsr_zs_reps part[32], *reps; /* phase 3: the lanes' parts (shared memory on the
+					       GPU); the blocks' functions */
 };
 
 struct lane {
@@ -97,6 +101,13 @@ static void *lane_main(void *arg)
 				w->blocks[i].status = bs;
 			w->status[l->id] = w->status[l->id] * 31 + bs + 1; /* (every lane's the same) */
 		}
+		return NULL;
+	}
+	if (w->phase == 3) {
+		for (uint32_t k = w->cf->first_block; k < w->cf->first_block + w->cf->nblocks; k++)
+			tsr_zs_block_reps_lanes(&w->bl[k],
+						w->seqs + (w->bl[k].type == 2 ? w->bl[k].seq_at : 0),
+						w->part, &w->reps[k]);
 		return NULL;
 	}
 	if (w->phase == 2) {
@@ -137,6 +148,56 @@ static void run_lanes(struct warp *w)
 		}
 }
 
+/* The lanes' repeat functions (phase 3) of one made-up frame against one lane's walk: blocks
+ * of random sequences with every repeat code, with and without literals, where a lane's run
+ * may begin on any of them (lanes_cells checks the same on the frames it decodes, whose data
+ * seldom has "offset 1 minus one" at a run's start). */
+static void reps_random(uint64_t *seed)
+{
+	static const uint32_t counts[] = {0, 1, 5, 31, 32, 33, 64, 100, 1000, 4099};
+	const uint32_t nb = sizeof counts / sizeof counts[0];
+	uint32_t total = 0;
+	for (uint32_t k = 0; k < nb; k++)
+		total += counts[k];
+	struct tsr_zs_block *bl = calloc(nb, sizeof *bl);
+	struct tsr_zs_seq *sq = malloc(total * sizeof *sq);
+	struct tsr_zs_reps *reps = malloc(nb * sizeof *reps);
+	struct warp *w = calloc(1, sizeof *w);
+	if (!bl || !sq || !reps || !w)
+		exit(2);
+	for (uint32_t k = 0, at = 0; k < nb; at += counts[k++]) {
+		bl[k].type = 2;
+		bl[k].nseq = counts[k];
+		bl[k].seq_at = at;
+	}
+	for (uint32_t i = 0; i < total; i++) {
+		uint64_t r = lzp_rand(seed);
+		sq[i].ll = r % 3 == 0 ? 0 : (uint32_t)(r >> 8) % 20;
+		sq[i].of = r % 5 < 3 ? 1 + (uint32_t)(r >> 16) % 3 : 4 + (uint32_t)(r >> 24) % 5000;
+	}
+	struct tsr_zs_frame fr = {.first_block = 0, .nblocks = nb};
+	w->phase = 3;
+	w->cf = &fr;
+	w->bl = bl;
+	w->seqs = sq;
+	w->reps = reps;
+	run_lanes(w);
+	for (uint32_t k = 0; k < nb; k++) {
+		struct tsr_zs_reps one;
+		tsr_zs_block_reps(&bl[k], sq + bl[k].seq_at, &one);
+		for (int i = 0; i < 3; i++)
+			if (one.v[i] != reps[k].v[i] || one.src[i] != reps[k].src[i]) {
+				fprintf(stderr, "made-up block of %u sequences: offset %d's function by "
+						"lanes differs\n", counts[k], i);
+				check_failures++;
+			}
+	}
+	free(bl);
+	free(sq);
+	free(reps);
+	free(w);
+}
+
 /* Phase c of the frames by cells: each frame's blocks' cells by the 32 lanes of w (from phase
  * b), the rest as zstd_host.h's tsr_zstd_host_frame_cells. */
 static int lanes_cells(struct warp *w, const struct tsr_zs_frame *fr, uint32_t nframes,
@@ -151,9 +212,23 @@ static int lanes_cells(struct warp *w, const struct tsr_zs_frame *fr, uint32_t n
 	for (uint32_t f = 0; f < nframes && st == TSR_CUDA_ZSTD_OK; f++) {
 		const uint32_t b0 = fr[f].first_block, b1 = b0 + fr[f].nblocks;
 		uint64_t size = tsr_zs_frame_size(&fr[f], w->bl);
-		for (uint32_t k = b0; k < b1; k++)
+		/* the blocks' repeat functions by the lanes, each equal to one lane's walk */
+		w->phase = 3;
+		w->cf = &fr[f];
+		w->reps = reps;
+		memset(w->status, 0, sizeof w->status);
+		run_lanes(w);
+		for (uint32_t k = b0; k < b1; k++) {
+			struct tsr_zs_reps one;
 			tsr_zs_block_reps(&w->bl[k], w->seqs + (w->bl[k].type == 2 ? w->bl[k].seq_at : 0),
-					  &reps[k]);
+					  &one);
+			for (int i = 0; i < 3; i++)
+				if (one.v[i] != reps[k].v[i] || one.src[i] != reps[k].src[i]) {
+					fprintf(stderr, "block %u: offset %d's function by lanes differs\n",
+						k, i);
+					check_failures++;
+				}
+		}
 		tsr_zs_frame_entries(&fr[f], w->bl, reps, e);
 		uint32_t *cells = malloc(size * sizeof *cells + 1);
 		if (!cells)
@@ -287,6 +362,8 @@ int main(void)
 	static const int levels[] = {-3, 1, 3, 9, 19};
 	ZSTD_CCtx *cc = ZSTD_createCCtx();
 	uint64_t seed = 7;
+	for (int t = 0; t < 20; t++)
+		reps_random(&seed);
 	char what[96];
 	int combo = 0;
 	for (int p = 0; p < LZP_N; p++)
