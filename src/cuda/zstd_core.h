@@ -45,8 +45,10 @@
 #define TSR_ZS_BCAST(v) (v)
 #endif
 #define TSR_ZTABLE static const
+#define TSR_ZS_ALIGN4 _Alignas(4)
 #else
-#define TSR_ZTABLE static __device__ const
+#define TSR_ZS_ALIGN4 alignas(4)
+#define TSR_ZTABLE static __constant__ const
 #define TSR_ZD static __device__
 /* (a step of a loop whose locals must stay in registers) */
 #define TSR_ZD_INLINE static __device__ __forceinline__
@@ -55,6 +57,11 @@
 #define TSR_ZS_SYNC() __syncwarp()
 /* lane 0's value of v, to every lane */
 #define TSR_ZS_BCAST(v) __shfl_sync(0xffffffffu, (v), 0)
+#endif
+
+/* (a test counts the sequences that took more than 64 bits: emu_zstd_wide.c) */
+#ifndef TSR_ZS_NOTE_SPLIT
+#define TSR_ZS_NOTE_SPLIT() ((void)0)
 #endif
 
 #define TSR_ZS_BLOCK_MAX (128u << 10)
@@ -104,11 +111,25 @@ struct tsr_zs_count {
 	uint64_t nlit, nseq;    /* scratch the stream's compressed blocks need */
 };
 
+/* An FSE decoding table's entry; 4-aligned, so that a sequence's step loads it as one word
+ * (tsr_zs_fse_word). */
 struct tsr_zs_fse {
-	uint16_t base;          /* next state before the bits read */
+	TSR_ZS_ALIGN4 uint16_t base; /* next state before the bits read */
 	uint8_t nbits;
 	uint8_t sym;
 };
+
+/* Entry s of table t as one word, base | nbits << 16 | sym << 24 (its bytes, little-endian). */
+TSR_ZD_INLINE uint32_t tsr_zs_fse_word(const struct tsr_zs_fse *t, unsigned s)
+{
+#ifdef TSR_ZSTD_EMU
+	uint32_t e;
+	memcpy(&e, &t[s], 4);
+	return e;
+#else
+	return *(const uint32_t *)(const void *)&t[s];
+#endif
+}
 
 /* A block decoder's tables and temporaries (about 10 KiB). */
 struct tsr_zs_work {
@@ -241,6 +262,33 @@ TSR_ZD uint32_t tsr_zs_hr_bits(struct tsr_zs_hr *h, unsigned nb)
 {
 	uint64_t v = tsr_zs_hr_window64(h);
 	return tsr_zs_hr_take(h, &v, nb);
+}
+
+/* The n (0 to 32) bits of v from bit o (0 to 64) down from its top, o + n <= 64; 0 when n is
+ * 0. */
+TSR_ZD_INLINE uint32_t tsr_zs_field(uint64_t v, unsigned o, unsigned n)
+{
+#ifdef TSR_ZSTD_EMU
+	return n == 0 ? 0u : (uint32_t)((v << o) >> (64 - n));
+#else
+	/* (PTX shifts by 64 give 0: no test for n == 0 or o == 64) */
+	uint64_t r;
+	asm("shl.b64 %0, %1, %2;" : "=l"(r) : "l"(v), "r"(o));
+	asm("shr.b64 %0, %0, %1;" : "+l"(r) : "r"(64 - n));
+	return (uint32_t)r;
+#endif
+}
+
+/* v << n, n 0 to 64. */
+TSR_ZD_INLINE uint64_t tsr_zs_shl(uint64_t v, unsigned n)
+{
+#ifdef TSR_ZSTD_EMU
+	return n >= 64 ? 0 : v << n;
+#else
+	uint64_t r;
+	asm("shl.b64 %0, %1, %2;" : "=l"(r) : "l"(v), "r"(n));
+	return r;
+#endif
 }
 
 /* ---- FSE tables ------------------------------------------------------------------------ */
@@ -864,9 +912,11 @@ TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_work *w, const uint8_t *in,
 		    tsr_zs_fse_from(w, in, &blocks[b->fse_from[k]], k, &e2))
 			return TSR_CUDA_ZSTD_E_SEQUENCES;
 	/* bits from a 64-bit window while it holds them (avail: its bits not yet taken), a new
-	 * window when it does not: a sequence's extra bits (offset, match length, literal length)
-	 * are 63 at most, its three state updates 26 at most, and most sequences take both from
-	 * one window */
+	 * window when it does not. A sequence takes its extra bits (offset, match length, literal
+	 * length: 63 at most) and its three state updates (26 at most) in one step: the six
+	 * fields' places in the window are sums of their sizes, so each is taken on its own rather
+	 * than after the one before (the step is one serial chain through the states and the bit
+	 * position, and its length is the time of a lane) */
 	struct tsr_zs_hr br;
 	if (tsr_zs_hr_init(&br, p + end, b->in_size - end))
 		return TSR_CUDA_ZSTD_E_SEQUENCES;
@@ -876,37 +926,46 @@ TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_work *w, const uint8_t *in,
 	unsigned so = tsr_zs_hr_take(&br, &v, w->of_al);
 	unsigned sm = tsr_zs_hr_take(&br, &v, w->ml_al);
 	uint64_t litsum = 0;
-	for (uint32_t i = 0; i < b->nseq; i++) {
-		unsigned oc = w->of[so].sym, mc = w->ml[sm].sym, lc = w->ll[sl].sym, mb, lb;
+	const uint32_t nseq = b->nseq;
+	struct tsr_zs_seq *sq = seqs;
+	for (uint32_t i = 0; i < nseq; i++, sq++) {
+		uint32_t el = tsr_zs_fse_word(w->ll, sl), eo = tsr_zs_fse_word(w->of, so),
+			 em = tsr_zs_fse_word(w->ml, sm);
+		unsigned lc = el >> 24, oc = eo >> 24, mc = em >> 24, mb, lb;
 		if (oc > 31 || mc > 52 || lc > 35)
 			return TSR_CUDA_ZSTD_E_SEQUENCES;
 		uint32_t ml = tsr_zs_ml_base(mc, &mb), ll = tsr_zs_ll_base(lc, &lb);
-		unsigned need = oc + mb + lb;
-		if (need > avail) {
+		/* the state updates' sizes (none after the last sequence) */
+		unsigned more = i + 1 < nseq;
+		unsigned nl = more ? el >> 16 & 255 : 0, nm = more ? em >> 16 & 255 : 0,
+			 no = more ? eo >> 16 & 255 : 0;
+		unsigned x = oc + mb + lb, y = nl + nm + no;
+		if (x + y > avail) {
 			v = tsr_zs_hr_window64(&br);
 			avail = 64;
 		}
-		avail -= need;
-		uint32_t of = (uint32_t)((1ull << oc) + tsr_zs_hr_take(&br, &v, oc));
-		ml += tsr_zs_hr_take(&br, &v, mb);
-		ll += tsr_zs_hr_take(&br, &v, lb);
-		seqs[i].ll = ll;
-		seqs[i].ml = ml;
-		seqs[i].of = of;
+		/* the updates from window u, from its bit at */
+		unsigned split = x + y > 64, at = split ? 0 : x;
+		uint64_t u = v;
+		if (split) { /* (65 to 89 bits: u is the window after the extra bits) */
+			TSR_ZS_NOTE_SPLIT();
+			br.pos -= (int32_t)x;
+			u = tsr_zs_hr_window64(&br);
+			br.pos += (int32_t)x;
+		}
+		ml += tsr_zs_field(v, oc, mb);
+		ll += tsr_zs_field(v, oc + mb, lb);
+		sq->of = (1u << oc) + tsr_zs_field(v, 0, oc);
+		sq->ml = ml;
+		sq->ll = ll;
+		sl = (el & 0xffffu) + tsr_zs_field(u, at, nl);
+		sm = (em & 0xffffu) + tsr_zs_field(u, at + nl, nm);
+		so = (eo & 0xffffu) + tsr_zs_field(u, at + nl + nm, no);
 		litsum += ll;
 		out += ml;
-		if (i + 1 < b->nseq) {
-			struct tsr_zs_fse el = w->ll[sl], em = w->ml[sm], eo = w->of[so];
-			need = (unsigned)el.nbits + em.nbits + eo.nbits;
-			if (need > avail) {
-				v = tsr_zs_hr_window64(&br);
-				avail = 64;
-			}
-			avail -= need;
-			sl = el.base + tsr_zs_hr_take(&br, &v, el.nbits);
-			sm = em.base + tsr_zs_hr_take(&br, &v, em.nbits);
-			so = eo.base + tsr_zs_hr_take(&br, &v, eo.nbits);
-		}
+		br.pos -= (int32_t)(x + y);
+		v = tsr_zs_shl(u, at + y);
+		avail = split ? 64 - y : avail - x - y;
 		if (br.pos < 0)
 			return TSR_CUDA_ZSTD_E_SEQUENCES;
 	}
