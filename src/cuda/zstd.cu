@@ -46,6 +46,12 @@
  * H200. (H200, 64 x 32 MiB chunks, one thread a block with its tables in global memory: the
  * tables of all decoders far outgrew the L2 cache.) */
 #define TSR_ZS_MAX_DECODERS 16384
+/* threads a CTA of the sequences kernel at most, each with its tables (5.3 KB) in shared
+ * memory: 32 take 170 KB, so an H200 SM keeps one such CTA (fewer threads where a CTA may not
+ * have that much; a build may set another number to measure it) */
+#ifndef TSR_ZS_SEQ_THREADS
+#define TSR_ZS_SEQ_THREADS 32
+#endif
 /* Frames of this many blocks or more run phase c by cells (a build may set another to measure
  * it; a huge value: never). A frame of one block gains nothing from it. */
 #ifndef TSR_ZS_CELLS_MIN_BLOCKS
@@ -129,11 +135,11 @@ __global__ void tsr_zs_scan_kernel(const void *const *d_in, const size_t *d_in_n
 	}
 }
 
-/* phase b: a warp a block, grid-stride; each warp's tables in shared memory */
+/* phase b, literals: a warp a block, grid-stride; each warp's tables in shared memory */
 __global__ void __launch_bounds__(TSR_ZS_THREADS)
 tsr_zs_block_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
 		    const uint64_t *block_first, size_t n, struct tsr_zs_block *blocks,
-		    uint64_t nblocks, uint8_t *lits, struct tsr_zs_seq *seqs)
+		    uint64_t nblocks, uint8_t *lits)
 {
 	__shared__ struct tsr_zs_work ws[TSR_ZS_THREADS / 32];
 	struct tsr_zs_work *w = &ws[threadIdx.x / 32];
@@ -147,10 +153,33 @@ tsr_zs_block_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
 			continue;
 		struct tsr_zs_block *sb = blocks + ss[s].block_base;
 		uint32_t bi = (uint32_t)(g - ss[s].block_base);
-		int st = tsr_zs_block_decode(w, (const uint8_t *)d_in[s], sb, bi, lits + sb[bi].lit_at,
-					     seqs + sb[bi].seq_at);
+		int st = tsr_zs_block_lits(w, (const uint8_t *)d_in[s], sb, bi, lits + sb[bi].lit_at);
 		if (TSR_ZS_LANE == 0)
 			sb[bi].status = st;
+	}
+}
+
+/* phase b, sequences: a thread a block, grid-stride; each thread's tables in shared memory
+ * (dynamic: TSR_ZS_SEQ_THREADS of them a CTA) */
+__global__ void __launch_bounds__(TSR_ZS_SEQ_THREADS)
+tsr_zs_seqs_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
+		   const uint64_t *block_first, size_t n, struct tsr_zs_block *blocks,
+		   uint64_t nblocks, struct tsr_zs_seq *seqs)
+{
+	extern __shared__ struct tsr_zs_seqw qs[];
+	struct tsr_zs_seqw *q = &qs[threadIdx.x];
+	uint64_t nt = (uint64_t)gridDim.x * blockDim.x;
+	for (uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; g < nblocks; g += nt) {
+		if (blocks[g].type != 2)
+			continue;
+		size_t s = tsr_zs_owner(block_first, n, g);
+		if (ss[s].status != TSR_CUDA_ZSTD_OK)
+			continue;
+		struct tsr_zs_block *sb = blocks + ss[s].block_base;
+		uint32_t bi = (uint32_t)(g - ss[s].block_base);
+		if (sb[bi].status == TSR_CUDA_ZSTD_OK)
+			sb[bi].status = tsr_zs_block_seqs(q, (const uint8_t *)d_in[s], sb, bi,
+							  seqs + sb[bi].seq_at);
 	}
 }
 
@@ -356,6 +385,26 @@ static size_t tsr_zs_align(size_t v)
  * / 1.3. The crossing is near a quarter of the resident warps, so that is the bound. When the
  * device cannot be asked: by cells.
  */
+/* The sequences kernel's threads a CTA, *qt (as many of TSR_ZS_SEQ_THREADS as the device's
+ * shared memory a CTA holds tables for), with its shared memory allowed for. */
+static cudaError_t tsr_zs_seq_threads(unsigned *qt)
+{
+	int dev = 0, optin = 0;
+	cudaError_t e = cudaGetDevice(&dev);
+	if (e == cudaSuccess)
+		e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+	if (e != cudaSuccess)
+		return e;
+	size_t t = (size_t)optin / sizeof(struct tsr_zs_seqw);
+	if (t > TSR_ZS_SEQ_THREADS)
+		t = TSR_ZS_SEQ_THREADS;
+	if (t == 0)
+		return cudaErrorInvalidConfiguration;
+	*qt = (unsigned)t;
+	return cudaFuncSetAttribute(tsr_zs_seqs_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+				    (int)(t * sizeof(struct tsr_zs_seqw)));
+}
+
 static int tsr_zs_cells_pay(uint64_t frames)
 {
 	int dev = 0, sms = 0, ctas = 0;
@@ -395,12 +444,16 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 		return TSR_E_INVALID_ARG;
 	cudaStream_t cs = (cudaStream_t)cuda_stream;
 	const unsigned T = TSR_ZS_THREADS;
+	unsigned qt = 0;
+	cudaError_t e = tsr_zs_seq_threads(&qt);
+	if (e != cudaSuccess)
+		return tsr_cuda_status(e, TSR_E_INTERNAL);
 	/* counts: per stream a tsr_zs_count, a status and its cells' bound */
 	size_t cnt_nbytes = tsr_zs_align(nstreams * sizeof(struct tsr_zs_count));
 	size_t cst_nbytes = tsr_zs_align(nstreams * sizeof(int));
 	void *d_cnt = NULL;
 	uint32_t *cells = NULL;
-	cudaError_t e = cudaMallocAsync(&d_cnt, cnt_nbytes + cst_nbytes +
+	e = cudaMallocAsync(&d_cnt, cnt_nbytes + cst_nbytes +
 						nstreams * sizeof(uint64_t), cs);
 	if (e != cudaSuccess)
 		return tsr_cuda_status(e, TSR_E_INTERNAL);
@@ -502,9 +555,13 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 		if (e == cudaSuccess) {
 			unsigned g = tsr_zs_grid(nstreams, T);
 			tsr_zs_scan_kernel<<<g, T, 0, cs>>>(d_in, d_in_nbytes, ss, fr, bl, nstreams);
-			if (nb)
+			if (nb) {
 				tsr_zs_block_kernel<<<tsr_zs_grid(ndec * 32, T), T, 0, cs>>>(
-					d_in, ss, first + nstreams + 1, nstreams, bl, nb, lits, seqs);
+					d_in, ss, first + nstreams + 1, nstreams, bl, nb, lits);
+				tsr_zs_seqs_kernel<<<tsr_zs_grid(nb, qt), qt,
+						     qt * sizeof(struct tsr_zs_seqw), cs>>>(
+					d_in, ss, first + nstreams + 1, nstreams, bl, nb, seqs);
+			}
 			tsr_zs_layout_kernel<<<g, T, 0, cs>>>(d_out_cap, d_out_nbytes, ss, fr, bl,
 							      nstreams);
 			if (cells && nf) {

@@ -131,18 +131,31 @@ TSR_ZD_INLINE uint32_t tsr_zs_fse_word(const struct tsr_zs_fse *t, unsigned s)
 #endif
 }
 
-/* A block decoder's tables and temporaries (about 10 KiB). */
-struct tsr_zs_work {
-	struct tsr_zs_fse ll[512], ml[512], of[256], wt[64];
-	uint16_t huf[1u << TSR_ZS_HUF_MAXBITS]; /* symbol | bits << 8 */
-	uint8_t weights[256];
+/* An FSE table's build temporaries: the normalised counts, then each symbol's next state. */
+struct tsr_zs_norm {
 	int16_t norm[64];
 	uint16_t next[64];
-	uint32_t ll_al, ml_al, of_al, huf_bits;
+};
+
+/* A block decoder's literals tables and temporaries (about 5 KiB; a warp's, in shared memory
+ * on the GPU). */
+struct tsr_zs_work {
+	struct tsr_zs_fse wt[64];
+	uint16_t huf[1u << TSR_ZS_HUF_MAXBITS]; /* symbol | bits << 8 */
+	uint8_t weights[256];
+	struct tsr_zs_norm nm;
+	uint32_t huf_bits;
 	/* the literal streams of the block being decoded, for the lanes that decode them */
 	uint64_t s_at[4], s_len[4], s_out[4]; /* in the stream; bytes; in the block's literals */
 	uint32_t s_cnt[4], nstreams;
 	int32_t status, lit_bad;
+};
+
+/* A sequence decoder's FSE tables (about 5.3 KiB; a thread's, in shared memory on the GPU). */
+struct tsr_zs_seqw {
+	struct tsr_zs_fse ll[512], ml[512], of[256];
+	struct tsr_zs_norm nm;
+	uint32_t ll_al, ml_al, of_al;
 };
 
 /* ---- byte and bit access ------------------------------------------------------------- */
@@ -295,7 +308,7 @@ TSR_ZD_INLINE uint64_t tsr_zs_shl(uint64_t v, unsigned n)
 
 /* Reads an FSE table description (RFC 8878 4.1.1) from s[0..n): w->norm[0..*nsym), *al;
  * *used: its bytes. 0, or -1 when corrupt. */
-TSR_ZD int tsr_zs_ncount(struct tsr_zs_work *w, const uint8_t *s, uint64_t n, unsigned maxsym,
+TSR_ZD int tsr_zs_ncount(struct tsr_zs_norm *w, const uint8_t *s, uint64_t n, unsigned maxsym,
 			 unsigned maxlog, unsigned *al_ret, unsigned *nsym, uint64_t *used)
 {
 	if (n == 0)
@@ -353,7 +366,7 @@ TSR_ZD int tsr_zs_ncount(struct tsr_zs_work *w, const uint8_t *s, uint64_t n, un
 }
 
 /* Decoding table t (1 << al entries) of w->norm[0..nsym). 0, or -1 when the spread fails. */
-TSR_ZD int tsr_zs_fse_build(struct tsr_zs_work *w, struct tsr_zs_fse *t, unsigned nsym,
+TSR_ZD int tsr_zs_fse_build(struct tsr_zs_norm *w, struct tsr_zs_fse *t, unsigned nsym,
 			    unsigned al)
 {
 	unsigned size = 1u << al, high = size - 1, mask = size - 1;
@@ -405,7 +418,7 @@ TSR_ZTABLE uint32_t tsr_zs_maxsym[3] = {35, 31, 52};
 TSR_ZTABLE uint32_t tsr_zs_maxlog[3] = {9, 8, 9};
 
 /* A predefined table (k: 0 LL, 1 OF, 2 ML). */
-TSR_ZD int tsr_zs_predefined(struct tsr_zs_work *w, int k, struct tsr_zs_fse *t, unsigned *al)
+TSR_ZD int tsr_zs_predefined(struct tsr_zs_norm *w, int k, struct tsr_zs_fse *t, unsigned *al)
 {
 	const int8_t *d = k == 0 ? tsr_zs_pre_ll : k == 1 ? tsr_zs_pre_of : tsr_zs_pre_ml;
 	unsigned nsym = k == 0 ? 36 : k == 1 ? 29 : 53;
@@ -655,8 +668,8 @@ TSR_ZD int tsr_zs_huf_tree(struct tsr_zs_work *w, const uint8_t *p, uint64_t ava
 			return -1;
 		unsigned al, nsym;
 		uint64_t hu;
-		if (tsr_zs_ncount(w, p + 1, h, 15, 6, &al, &nsym, &hu) ||
-		    tsr_zs_fse_build(w, w->wt, nsym, al))
+		if (tsr_zs_ncount(&w->nm, p + 1, h, 15, 6, &al, &nsym, &hu) ||
+		    tsr_zs_fse_build(&w->nm, w->wt, nsym, al))
 			return -1;
 		struct tsr_zs_hr br;
 		if (tsr_zs_hr_init(&br, p + 1 + hu, h - hu))
@@ -788,7 +801,7 @@ TSR_ZD int tsr_zs_huf_4streams(const struct tsr_zs_work *w, const uint8_t *s, ui
 }
 
 /* The FSE table of kind k (0 LL, 1 OF, 2 ML) as block f's sequences header describes it. */
-TSR_ZD int tsr_zs_fse_from(struct tsr_zs_work *w, const uint8_t *in,
+TSR_ZD int tsr_zs_fse_from(struct tsr_zs_seqw *w, const uint8_t *in,
 			   const struct tsr_zs_block *f, int k, uint64_t *end)
 {
 	const uint8_t *p = in + f->in_at;
@@ -815,14 +828,14 @@ TSR_ZD int tsr_zs_fse_from(struct tsr_zs_work *w, const uint8_t *in,
 		} else if (m == 2) {
 			unsigned nsym;
 			uint64_t used;
-			if (tsr_zs_ncount(w, p + at, size - at, tsr_zs_maxsym[j], tsr_zs_maxlog[j], &al, &nsym,
+			if (tsr_zs_ncount(&w->nm, p + at, size - at, tsr_zs_maxsym[j], tsr_zs_maxlog[j], &al, &nsym,
 					  &used))
 				return -1;
-			if (build && tsr_zs_fse_build(w, t, nsym, al))
+			if (build && tsr_zs_fse_build(&w->nm, t, nsym, al))
 				return -1;
 			at += used;
 		} else if (m == 0 && build) {
-			if (tsr_zs_predefined(w, j, t, &al))
+			if (tsr_zs_predefined(&w->nm, j, t, &al))
 				return -1;
 		}
 		if (build && m != 3) {
@@ -890,8 +903,12 @@ TSR_ZD int tsr_zs_lit_prep(struct tsr_zs_work *w, const uint8_t *in,
 	return TSR_CUDA_ZSTD_OK;
 }
 
-/* Lane 0's part: the sequences of block bi, once its literals are decoded. A status. */
-TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_work *w, const uint8_t *in,
+/*
+ * Phase b, sequences: decodes compressed block bi's sequences into seqs (nseq records) and sets
+ * its out_size, once its literals are decoded; one thread (w: its tables, in shared memory on
+ * the GPU). A status.
+ */
+TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_seqw *w, const uint8_t *in,
 			     struct tsr_zs_block *blocks, uint32_t bi, struct tsr_zs_seq *seqs)
 {
 	struct tsr_zs_block *b = &blocks[bi];
@@ -980,52 +997,43 @@ TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_work *w, const uint8_t *in,
 }
 
 /*
- * Phase b: decodes compressed block bi of a stream (blocks: the stream's blocks, as phase a
- * left them) into its literals (lits: nlit bytes) and sequences (seqs: nseq records) and sets
- * blocks[bi].out_size, by the lanes of a warp (w: the warp's tables, in shared memory on the
- * GPU): lane 0 builds the Huffman table, the lanes decode the literal streams (four streams:
- * lanes 0 to 3, one each; one lane alone takes a symbol of each in turn), lane 0 decodes the
- * sequences. Every lane returns the block's status.
+ * Phase b, literals: decodes compressed block bi's literals (blocks: the stream's blocks, as
+ * phase a left them) into lits (nlit bytes), by the lanes of a warp (w: the warp's tables, in
+ * shared memory on the GPU): lane 0 builds the Huffman table, the lanes decode the literal
+ * streams (four streams: lanes 0 to 3, one each; one lane alone takes a symbol of each in
+ * turn). Every lane returns the literals' status; the sequences follow (tsr_zs_block_seqs).
  */
-TSR_ZD int tsr_zs_block_decode(struct tsr_zs_work *w, const uint8_t *in,
-			       struct tsr_zs_block *blocks, uint32_t bi, uint8_t *lits,
-			       struct tsr_zs_seq *seqs)
+TSR_ZD int tsr_zs_block_lits(struct tsr_zs_work *w, const uint8_t *in,
+			     const struct tsr_zs_block *blocks, uint32_t bi, uint8_t *lits)
 {
-	struct tsr_zs_block *b = &blocks[bi];
+	const struct tsr_zs_block *b = &blocks[bi];
 	const uint8_t *ls = in + b->in_at + b->lit_hdr;
 	if (b->lit_type <= 1) {
 		for (uint32_t i = TSR_ZS_LANE; i < b->nlit; i += TSR_ZS_NLANES)
 			lits[i] = b->lit_type == 0 ? ls[i] : ls[0];
-	} else {
-		if (TSR_ZS_LANE == 0)
-			w->status = tsr_zs_lit_prep(w, in, blocks, b);
-		TSR_ZS_SYNC();
-		int st = w->status;
-		if (st != TSR_CUDA_ZSTD_OK) {
-			TSR_ZS_SYNC(); /* (every lane has read it) */
-			return st;
-		}
-		if (w->nstreams == 1 || TSR_ZS_NLANES >= 4) {
-			for (uint32_t k = TSR_ZS_LANE; k < w->nstreams; k += TSR_ZS_NLANES)
-				if (tsr_zs_huf_stream(w, in + w->s_at[k], w->s_len[k], lits + w->s_out[k],
-						      w->s_cnt[k]))
-					w->lit_bad = 1;
-		} else if (tsr_zs_huf_4streams(w, in + w->s_at[0], w->s_len[0], w->s_len[1],
-					       w->s_len[2], w->s_len[3], lits, b->nlit)) {
-			w->lit_bad = 1;
-		}
-		TSR_ZS_SYNC();
-		int bad = w->lit_bad;
-		TSR_ZS_SYNC();
-		if (bad)
-			return TSR_CUDA_ZSTD_E_LITERALS;
+		return TSR_CUDA_ZSTD_OK;
 	}
 	if (TSR_ZS_LANE == 0)
-		w->status = tsr_zs_block_seqs(w, in, blocks, bi, seqs);
+		w->status = tsr_zs_lit_prep(w, in, blocks, b);
 	TSR_ZS_SYNC();
 	int st = w->status;
+	if (st != TSR_CUDA_ZSTD_OK) {
+		TSR_ZS_SYNC(); /* (every lane has read it) */
+		return st;
+	}
+	if (w->nstreams == 1 || TSR_ZS_NLANES >= 4) {
+		for (uint32_t k = TSR_ZS_LANE; k < w->nstreams; k += TSR_ZS_NLANES)
+			if (tsr_zs_huf_stream(w, in + w->s_at[k], w->s_len[k], lits + w->s_out[k],
+					      w->s_cnt[k]))
+				w->lit_bad = 1;
+	} else if (tsr_zs_huf_4streams(w, in + w->s_at[0], w->s_len[0], w->s_len[1], w->s_len[2],
+				       w->s_len[3], lits, b->nlit)) {
+		w->lit_bad = 1;
+	}
+	TSR_ZS_SYNC();
+	int bad = w->lit_bad;
 	TSR_ZS_SYNC(); /* (before lane 0 writes the next block's) */
-	return st;
+	return bad ? TSR_CUDA_ZSTD_E_LITERALS : TSR_CUDA_ZSTD_OK;
 }
 
 /* ---- phase c: layout, execution, checksum --------------------------------------------- */

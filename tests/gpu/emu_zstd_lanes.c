@@ -60,7 +60,8 @@ struct warp {
 	uint32_t nblocks;
 	uint8_t *lits_w;
 	struct tsr_zs_seq *seqs_w;
-	struct tsr_zs_work wk;  /* the warp's tables (shared memory on the GPU) */
+	struct tsr_zs_work wk;  /* the warp's literals tables (shared memory on the GPU) */
+	struct tsr_zs_seqw qs[32]; /* each lane's sequence tables (shared memory on the GPU) */
 	const uint8_t *in;
 	struct tsr_zs_frame *fr;
 	uint32_t nframes;
@@ -94,13 +95,18 @@ static void *lane_main(void *arg)
 		for (uint32_t i = 0; i < w->nblocks; i++) {
 			if (w->blocks[i].type != 2)
 				continue;
-			int bs = tsr_zs_block_decode(&w->wk, w->in, w->blocks, i,
-						     w->lits_w + w->blocks[i].lit_at,
-						     w->seqs_w + w->blocks[i].seq_at);
+			int bs = tsr_zs_block_lits(&w->wk, w->in, w->blocks, i,
+						   w->lits_w + w->blocks[i].lit_at);
 			if (emu_lane == 0)
 				w->blocks[i].status = bs;
 			w->status[l->id] = w->status[l->id] * 31 + bs + 1; /* (every lane's the same) */
 		}
+		emu_sync();
+		/* the sequences: a lane a block, as the sequences kernel's threads */
+		for (uint32_t i = l->id; i < w->nblocks; i += 32)
+			if (w->blocks[i].type == 2 && w->blocks[i].status == TSR_CUDA_ZSTD_OK)
+				w->blocks[i].status = tsr_zs_block_seqs(&w->qs[l->id], w->in, w->blocks,
+									i, w->seqs_w + w->blocks[i].seq_at);
 		return NULL;
 	}
 	if (w->phase == 3) {

@@ -93,7 +93,8 @@ static int tsr_zstd_host_run(const uint8_t *in, size_t n, uint8_t *out, size_t c
 	uint8_t *lits = malloc(c.nlit + 1);
 	struct tsr_zs_seq *seqs = malloc((c.nseq + 1) * sizeof *seqs);
 	struct tsr_zs_work *w = malloc(sizeof *w);
-	if (!fr || !bl || !lits || !seqs || !w) {
+	struct tsr_zs_seqw *q = malloc(sizeof *q);
+	if (!fr || !bl || !lits || !seqs || !w || !q) {
 		st = -1;
 		goto out;
 	}
@@ -101,9 +102,10 @@ static int tsr_zstd_host_run(const uint8_t *in, size_t n, uint8_t *out, size_t c
 	if (st != TSR_CUDA_ZSTD_OK)
 		goto out;
 	for (uint32_t i = c.nblocks; i-- > 0;)
-		if (bl[i].type == 2)
-			bl[i].status = tsr_zs_block_decode(w, in, bl, i, lits + bl[i].lit_at,
-							   seqs + bl[i].seq_at);
+		if (bl[i].type == 2 &&
+		    (bl[i].status = tsr_zs_block_lits(w, in, bl, i, lits + bl[i].lit_at)) ==
+			    TSR_CUDA_ZSTD_OK)
+			bl[i].status = tsr_zs_block_seqs(q, in, bl, i, seqs + bl[i].seq_at);
 	uint64_t total;
 	st = tsr_zs_layout(fr, c.nframes, bl, cap, &total);
 	for (uint32_t f = 0; f < c.nframes && st == TSR_CUDA_ZSTD_OK; f++)
@@ -117,6 +119,7 @@ out:
 	free(lits);
 	free(seqs);
 	free(w);
+	free(q);
 	return st;
 }
 
