@@ -14,11 +14,17 @@
  *   warp a stream would leave most of the GPU idle on a store of 64 such chunks. Entropy
  *   decoding is the costly, serial part of zstd, and it is independent between blocks once a
  *   block knows where the tables it repeats were described (phase a records that), so phase b
- *   runs one WARP per block, every block of every frame of the batch side by side (a batch of
- *   64 chunks of 32 MiB is 16 384 blocks). A warp, not a thread, because its tables (Huffman
- *   4 KiB, FSE 5 KiB) then fit in shared memory: a table lookup is the step every symbol
- *   waits on. Huffman and FSE streams are serial bit streams; the four literal streams of a
- *   block go to lanes 0 to 3, the rest is lane 0's.
+ *   decodes every block of every frame of the batch side by side (a batch of 64 chunks of 32
+ *   MiB is 16 384 blocks), its tables in shared memory: a table lookup is the step every
+ *   symbol waits on. Huffman and FSE streams are serial bit streams. The literals take one
+ *   WARP a block (the block kernel): lane 0 builds the Huffman table (4 KiB), lanes 0 to 3 take
+ *   the four literal streams. The sequences take one THREAD a block (the sequences kernel),
+ *   each thread with its FSE tables (5.3 KiB): a block's sequences are one serial chain, so
+ *   lane 0 of a block's warp decoded them while 31 lanes idled, and 20 such warps an SM ran
+ *   the same sequences a cycle as 32 threads of one warp (the most tables an SM holds). Both
+ *   wait out a chain of dependent steps, which the threads do with fewer issue slots; with the
+ *   step shortened (zstd_core.h, tsr_zs_block_seqs) the threads took 38 and 43 ms where the
+ *   warps' lane 0 took about 41 and 47 (H200, 2026-12-03, docs/design-notes.md).
  * - Executing sequences must go in order inside a frame (matches read output of earlier
  *   blocks; repeat offsets run through the frame), and it is copying: so phase c gives each
  *   frame a WARP, 32 sequences at a time: literal runs and the matches that read only final
@@ -42,9 +48,9 @@
 
 #define TSR_ZS_THREADS 128
 /* warps of the block kernel at most (a grid-stride loop beyond): each holds its tables
- * (about 10 KB) in shared memory, so an SM keeps 20 of them; 16384 is six such waves on an
- * H200. (H200, 64 x 32 MiB chunks, one thread a block with its tables in global memory: the
- * tables of all decoders far outgrew the L2 cache.) */
+ * (about 5 KB) in shared memory. (H200, 64 x 32 MiB chunks, one thread a block with all its
+ * tables in global memory: the tables of all decoders far outgrew the L2 cache; hence the
+ * sequences kernel's tables in shared memory, as many threads a CTA as it holds.) */
 #define TSR_ZS_MAX_DECODERS 16384
 /* threads a CTA of the sequences kernel at most, each with its tables (5.3 KB) in shared
  * memory: 32 take 170 KB, so an H200 SM keeps one such CTA (fewer threads where a CTA may not

@@ -13,9 +13,10 @@
  *   (a) tsr_zs_scan: walk a stream's frame and block headers, and of each compressed block the
  *       literals and sequences headers (a few bytes each): sizes, the scratch each block needs,
  *       and for every "repeat" table the block whose header describes it. Cheap, one pass.
- *   (b) tsr_zs_block_decode: one block's tables, literals (into a scratch literal buffer) and
- *       sequences (into a scratch sequence buffer, offsets still as coded: repeat codes are
- *       resolved later because they depend on earlier blocks). Blocks run in any order.
+ *   (b) tsr_zs_block_lits, then tsr_zs_block_seqs: one block's tables, literals (into a
+ *       scratch literal buffer; a warp) and sequences (into a scratch sequence buffer, offsets
+ *       still as coded: repeat codes are resolved later because they depend on earlier
+ *       blocks; a thread). Blocks run in any order.
  *   (c) tsr_zs_layout then tsr_zs_frame_exec: output places of frames (sizes are known after
  *       (b)), then one frame's blocks executed in order, resolving repeat offsets and checking
  *       offsets against the frame's start and window, then its XXH64 checksum.
