@@ -52,11 +52,12 @@
  * tables in global memory: the tables of all decoders far outgrew the L2 cache; hence the
  * sequences kernel's tables in shared memory, as many threads a CTA as it holds.) */
 #define TSR_ZS_MAX_DECODERS 16384
-/* threads a CTA of the sequences kernel at most, each with its tables (5.3 KB) in shared
- * memory: 32 take 170 KB, so an H200 SM keeps one such CTA (fewer threads where a CTA may not
- * have that much; a build may set another number to measure it) */
+/* threads a CTA of the sequences kernel at most: each holds its tables (5.3 KB) in shared
+ * memory and waits out its chain of steps, so a CTA takes as many as its shared memory holds
+ * (tsr_zs_seq_threads): 43 on an H200 (227 KB a CTA, one CTA an SM). A build may set another
+ * number to measure it. */
 #ifndef TSR_ZS_SEQ_THREADS
-#define TSR_ZS_SEQ_THREADS 32
+#define TSR_ZS_SEQ_THREADS 64
 #endif
 /* Frames of this many blocks or more run phase c by cells (a build may set another to measure
  * it; a huge value: never). A frame of one block gains nothing from it. */
