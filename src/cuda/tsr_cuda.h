@@ -205,10 +205,11 @@ int tsr_cuda_blosclz_batch(const void *const *d_in, const size_t *d_in_nbytes,
  * read the totals, then takes its scratch from the stream-ordered allocator (cudaMallocAsync,
  * freed in order after the last kernel); d_scratch is not used (the families' fixed scratch is
  * far too small): 40 bytes a frame, 80 a block, the streams' literal bytes (at most their
- * capacities), 12 bytes a sequence (at most a third of the capacities), and 10 000 bytes for
- * each block decoder in flight (one a block, at most 32 768: 328 MB). Frames of several blocks
- * executed by cells (tsr_cuda_zstd_batch_c) take a second allocation of 4 bytes an output byte
- * of their streams (up to 16 GiB); without it they run a warp a frame.
+ * capacities) and 12 bytes a sequence (at most a third of the capacities); by cells, 80 bytes
+ * more a block and one a frame. The block decoders' tables live in shared memory (5,000 bytes a
+ * warp for the literals, 5,388 a thread for the sequences), not in scratch. Frames of several
+ * blocks executed by cells (tsr_cuda_zstd_batch_c) take a second allocation of 4 bytes an
+ * output byte of their streams (up to 16 GiB); without it they run a warp a frame.
  */
 enum {
 	TSR_CUDA_ZSTD_OK = 0,
