@@ -382,16 +382,6 @@ static size_t tsr_zs_align(size_t v)
 	return (v + 255) & ~(size_t)255;
 }
 
-/*
- * Whether a batch whose streams with a frame of several blocks hold `frames` frames runs them
- * by cells: while a warp a frame leaves the GPU short of warps. Measured on the H200 (132 SMs,
- * tsr_zs_exec_kernel 32 warps an SM resident, 4,224 in all; gpu_zstd_bench --sets c --count N
- * --phase-c, frames of 512 KiB in 4 blocks, GB/s by cells / a warp a frame, two runs where
- * two): 256 frames 4.0 / 3.4, 512 6.8 / 6.2, 768 7.5 / 7.2, 1024 8.4 / 7.5 and 8.3 / 9.1,
- * 2048 9.9 / 10.1 and 9.8 / 11.7, 4096 11.2 / 12.0 and 11.0 / 13.2; 64 frames of 32 MiB 10.2
- * / 1.3. The crossing is near a quarter of the resident warps, so that is the bound. When the
- * device cannot be asked: by cells.
- */
 /* The sequences kernel's threads a CTA, *qt (as many of TSR_ZS_SEQ_THREADS as the device's
  * shared memory a CTA holds tables for), with its shared memory allowed for. */
 static cudaError_t tsr_zs_seq_threads(unsigned *qt)
@@ -412,6 +402,16 @@ static cudaError_t tsr_zs_seq_threads(unsigned *qt)
 				    (int)(t * sizeof(struct tsr_zs_seqw)));
 }
 
+/*
+ * Whether a batch whose streams with a frame of several blocks hold `frames` frames runs them
+ * by cells: while a warp a frame leaves the GPU short of warps. Measured on the H200 (132 SMs,
+ * tsr_zs_exec_kernel 32 warps an SM resident, 4,224 in all; gpu_zstd_bench --sets c --count N
+ * --phase-c, frames of 512 KiB in 4 blocks, GB/s by cells / a warp a frame, two runs where
+ * two): 256 frames 4.0 / 3.4, 512 6.8 / 6.2, 768 7.5 / 7.2, 1024 8.4 / 7.5 and 8.3 / 9.1,
+ * 2048 9.9 / 10.1 and 9.8 / 11.7, 4096 11.2 / 12.0 and 11.0 / 13.2; 64 frames of 32 MiB 10.2
+ * / 1.3. The crossing is near a quarter of the resident warps, so that is the bound. When the
+ * device cannot be asked: by cells.
+ */
 static int tsr_zs_cells_pay(uint64_t frames)
 {
 	int dev = 0, sms = 0, ctas = 0;
