@@ -154,6 +154,20 @@ static void run_lanes(struct warp *w)
 		}
 }
 
+/* Block b's repeat function by the lanes (got) against one lane's walk of its sequences; a
+ * difference is reported under what. */
+static void reps_check(const struct tsr_zs_block *b, const struct tsr_zs_seq *seqs,
+		       const struct tsr_zs_reps *got, const char *what)
+{
+	struct tsr_zs_reps one;
+	tsr_zs_block_reps(b, seqs + (b->type == 2 ? b->seq_at : 0), &one);
+	for (int i = 0; i < 3; i++)
+		if (one.v[i] != got->v[i] || one.src[i] != got->src[i]) {
+			fprintf(stderr, "%s: offset %d's function by lanes differs\n", what, i);
+			check_failures++;
+		}
+}
+
 /* The lanes' repeat functions (phase 3) of one made-up frame against one lane's walk: blocks
  * of random sequences with every repeat code, with and without literals, where a lane's run
  * may begin on any of them (lanes_cells checks the same on the frames it decodes, whose data
@@ -189,14 +203,9 @@ static void reps_random(uint64_t *seed)
 	w->reps = reps;
 	run_lanes(w);
 	for (uint32_t k = 0; k < nb; k++) {
-		struct tsr_zs_reps one;
-		tsr_zs_block_reps(&bl[k], sq + bl[k].seq_at, &one);
-		for (int i = 0; i < 3; i++)
-			if (one.v[i] != reps[k].v[i] || one.src[i] != reps[k].src[i]) {
-				fprintf(stderr, "made-up block of %u sequences: offset %d's function by "
-						"lanes differs\n", counts[k], i);
-				check_failures++;
-			}
+		char what[64];
+		snprintf(what, sizeof what, "made-up block of %u sequences", counts[k]);
+		reps_check(&bl[k], sq, &reps[k], what);
 	}
 	free(bl);
 	free(sq);
@@ -225,15 +234,9 @@ static int lanes_cells(struct warp *w, const struct tsr_zs_frame *fr, uint32_t n
 		memset(w->status, 0, sizeof w->status);
 		run_lanes(w);
 		for (uint32_t k = b0; k < b1; k++) {
-			struct tsr_zs_reps one;
-			tsr_zs_block_reps(&w->bl[k], w->seqs + (w->bl[k].type == 2 ? w->bl[k].seq_at : 0),
-					  &one);
-			for (int i = 0; i < 3; i++)
-				if (one.v[i] != reps[k].v[i] || one.src[i] != reps[k].src[i]) {
-					fprintf(stderr, "block %u: offset %d's function by lanes differs\n",
-						k, i);
-					check_failures++;
-				}
+			char what[32];
+			snprintf(what, sizeof what, "block %u", k);
+			reps_check(&w->bl[k], w->seqs, &reps[k], what);
 		}
 		tsr_zs_frame_entries(&fr[f], w->bl, reps, e);
 		uint32_t *cells = malloc(size * sizeof *cells + 1);
@@ -271,9 +274,8 @@ static int lanes_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap, s
 	struct tsr_zs_block *bl = malloc((c.nblocks + 1) * sizeof *bl);
 	uint8_t *lits = malloc(c.nlit + 1);
 	struct tsr_zs_seq *seqs = malloc((c.nseq + 1) * sizeof *seqs);
-	struct tsr_zs_work *wk = malloc(sizeof *wk);
 	struct warp *w = malloc(sizeof *w);
-	if (!fr || !bl || !lits || !seqs || !wk || !w)
+	if (!fr || !bl || !lits || !seqs || !w)
 		exit(2);
 	st = tsr_zs_scan(in, n, fr, c.nframes, bl, c.nblocks, &c2);
 	if (st == TSR_CUDA_ZSTD_OK) {
@@ -286,7 +288,6 @@ static int lanes_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap, s
 		w->seqs_w = seqs;
 		w->in = in;
 		run_lanes(w);
-		(void)wk;
 		uint64_t total;
 		st = tsr_zs_layout(fr, c.nframes, bl, cap, &total);
 		if (st == TSR_CUDA_ZSTD_OK) {
@@ -319,7 +320,6 @@ static int lanes_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap, s
 	free(bl);
 	free(lits);
 	free(seqs);
-	free(wk);
 	free(w);
 	return st;
 }
