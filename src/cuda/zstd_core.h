@@ -47,8 +47,11 @@
 #endif
 #define TSR_ZTABLE static const
 #define TSR_ZS_ALIGN4 _Alignas(4)
+#define TSR_ZS_UNROLL4
 #else
 #define TSR_ZS_ALIGN4 alignas(4)
+/* (a loop over a batch's 32 records: unrolled whole, its loads took a register each) */
+#define TSR_ZS_UNROLL4 _Pragma("unroll 4")
 #define TSR_ZTABLE static __constant__ const
 #define TSR_ZD static __device__
 /* (a step of a loop whose locals must stay in registers) */
@@ -1137,6 +1140,9 @@ struct tsr_zs_xs {
 	uint64_t off[TSR_ZS_BATCH];  /* offset value as coded, then the resolved offset */
 	uint64_t lsrc[TSR_ZS_BATCH]; /* its literals' place in the block's literals */
 	uint32_t ll[TSR_ZS_BATCH], ml[TSR_ZS_BATCH];
+	uint32_t part_l[TSR_ZS_BATCH], part_o[TSR_ZS_BATCH]; /* each lane's run: literal and
+								 output bytes */
+	int32_t st[TSR_ZS_BATCH];    /* each sequence's checks */
 	uint32_t nok;                /* sequences of the batch that passed the checks */
 	int32_t status;
 };
@@ -1181,67 +1187,97 @@ TSR_ZD_INLINE uint32_t tsr_zs_batch_load(struct tsr_zs_xs *x, const struct tsr_z
 	return cnt;
 }
 
-/* Lane 0's part of a batch of cnt sequences of a block (x's ll, ml and off loaded): in order,
- * each one's repeat offset resolved (r: the repeat offsets, updated), its literals placed at
- * *lit (x->lsrc; nlit: the block's literal bytes) and its match at *op (x->dst; both advanced),
- * checked against the frame's first output byte (start), its window and the block's end (bend).
- * x->nok: the sequences that passed; x->status: the first failure's. */
+/*
+ * A batch of cnt sequences of a block (x's ll, ml and off loaded), placed by the lanes: each
+ * one's repeat offset resolved (r: the repeat offsets, lane 0's, updated), its literals placed
+ * at *lit (x->lsrc; nlit: the block's literal bytes) and its match at *op (x->dst; both
+ * advanced), checked against the frame's first output byte (start), its window and the block's
+ * end (bend) as if one lane took them in order. x->nok: the sequences before the first that
+ * fails; x->status: its failure. Every lane returns with *op and *lit advanced (the same on
+ * each). Places are sums of the lengths before, so each lane sums a run of the batch (one
+ * sequence when the warp has 32 lanes), learns the runs before its own from x, and places and
+ * checks its run; only the repeat offsets, a chain through the batch, are lane 0's (a few
+ * steps a sequence, where it once placed and checked every sequence alone: most of the
+ * execution's time on uint16 volumes).
+ */
 TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit, uint64_t start,
-			 uint64_t window, uint64_t bend, uint64_t *op_, uint64_t *lit_, uint64_t r[3])
+				uint64_t window, uint64_t bend, uint64_t *op_, uint64_t *lit_,
+				uint64_t r[3])
 {
-	int st = TSR_CUDA_ZSTD_OK;
-	uint64_t op = *op_, lit = *lit_;
-	uint32_t i = 0;
-	for (; i < cnt; i++) {
-		uint32_t ll = x->ll[i], ml = x->ml[i];
-		uint64_t ov = x->off[i], off;
-		if (ll > nlit - lit || ll > bend - op) {
-			st = TSR_CUDA_ZSTD_E_SEQUENCES;
-			break;
-		}
-		x->lsrc[i] = lit;
-		lit += ll;
-		op += ll;
-		if (ov > 3) {
-			off = ov - 3;
-			r[2] = r[1];
-			r[1] = r[0];
-			r[0] = off;
-		} else {
-			unsigned idx = (unsigned)ov - 1 + (ll == 0);
-			if (idx == 0) {
-				off = r[0];
-			} else if (idx == 1) {
-				off = r[1];
-				r[1] = r[0];
-				r[0] = off;
-			} else {
-				off = idx == 2 ? r[2] : r[0] - 1;
-				if (off == 0) {
-					st = TSR_CUDA_ZSTD_E_OFFSET;
-					break;
-				}
+	const uint32_t lane = TSR_ZS_LANE, nl = TSR_ZS_NLANES, per = (cnt + nl - 1) / nl;
+	const uint32_t lo = lane * per < cnt ? lane * per : cnt, hi = lo + per < cnt ? lo + per : cnt;
+	uint32_t sl = 0, so = 0; /* (a batch's sums fit: 32 sequences of at most 2^18 bytes) */
+	for (uint32_t i = lo; i < hi; i++) {
+		sl += x->ll[i];
+		so += x->ll[i] + x->ml[i];
+	}
+	x->part_l[lane] = sl;
+	x->part_o[lane] = so;
+	/* the repeat offsets, in order; 0 where a repeat code resolves to none */
+	if (lane == 0)
+		for (uint32_t i = 0; i < cnt; i++) {
+			uint64_t ov = x->off[i], off;
+			if (ov > 3) {
+				off = ov - 3;
 				r[2] = r[1];
 				r[1] = r[0];
 				r[0] = off;
+			} else {
+				unsigned idx = (unsigned)ov - 1 + (x->ll[i] == 0);
+				if (idx == 0) {
+					off = r[0];
+				} else if (idx == 1) {
+					off = r[1];
+					r[1] = r[0];
+					r[0] = off;
+				} else {
+					off = idx == 2 ? r[2] : r[0] - 1;
+					r[2] = r[1];
+					r[1] = r[0];
+					r[0] = off;
+				}
 			}
+			x->off[i] = off;
 		}
-		if (off > op - start || off > window) {
-			st = TSR_CUDA_ZSTD_E_OFFSET;
-			break;
+	TSR_ZS_SYNC();
+	uint64_t lit = *lit_, op = *op_, tl = 0, to = 0;
+	TSR_ZS_UNROLL4
+	for (uint32_t k = 0; k < nl && k < TSR_ZS_BATCH; k++) {
+		if (k == lane) {
+			lit += tl;
+			op += to;
 		}
-		if (ml > bend - op) {
+		tl += x->part_l[k];
+		to += x->part_o[k];
+	}
+	for (uint32_t i = lo; i < hi; i++) {
+		uint32_t ll = x->ll[i], ml = x->ml[i];
+		uint64_t off = x->off[i];
+		int st = TSR_CUDA_ZSTD_OK;
+		if (ll > nlit - lit || ll > bend - op)
 			st = TSR_CUDA_ZSTD_E_SEQUENCES;
-			break;
-		}
-		x->off[i] = off;
+		x->lsrc[i] = lit;
+		lit += ll;
+		op += ll;
+		if (st == TSR_CUDA_ZSTD_OK && (off == 0 || off > op - start || off > window))
+			st = TSR_CUDA_ZSTD_E_OFFSET;
+		if (st == TSR_CUDA_ZSTD_OK && ml > bend - op)
+			st = TSR_CUDA_ZSTD_E_SEQUENCES;
 		x->dst[i] = op;
 		op += ml;
+		x->st[i] = st;
 	}
-	x->nok = i;
-	x->status = st;
-	*op_ = op;
-	*lit_ = lit;
+	TSR_ZS_SYNC();
+	if (lane == 0) { /* (the caller syncs before it reads them) */
+		uint32_t nok = 0;
+		TSR_ZS_UNROLL4
+		for (uint32_t i = 0; i < cnt; i++)
+			nok += nok == i && x->st[i] == TSR_CUDA_ZSTD_OK;
+		x->nok = nok;
+		x->status = nok < cnt ? x->st[nok] : TSR_CUDA_ZSTD_OK;
+	}
+	*op_ += to;
+	*lit_ += tl;
 }
 
 /* Phase c by cells writes a frame's output as 32-bit cells instead of bytes
@@ -1301,8 +1337,7 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
 	uint64_t op = *op_, lit = 0, bend = op + b->out_size;
 	for (uint32_t base = 0; base < b->nseq; base += TSR_ZS_BATCH) {
 		uint32_t cnt = tsr_zs_batch_load(x, sq, base, b->nseq);
-		if (TSR_ZS_LANE == 0)
-			tsr_zs_place(x, cnt, b->nlit, start, window, bend, &op, &lit, r);
+		tsr_zs_place(x, cnt, b->nlit, start, window, bend, &op, &lit, r);
 		TSR_ZS_SYNC();
 		uint32_t nok = x->nok;
 		int st = x->status;
@@ -1355,8 +1390,6 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
 		if (st != TSR_CUDA_ZSTD_OK)
 			return st;
 	}
-	op = TSR_ZS_BCAST(op); /* (lane 0 placed the sequences) */
-	lit = TSR_ZS_BCAST(lit);
 	if (b->nlit - lit != bend - op)
 		return TSR_CUDA_ZSTD_E_SEQUENCES;
 	if (to_cells)
@@ -1371,8 +1404,9 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
  * Phase c: executes frame f of a stream (blocks decoded by phase b, placed by tsr_zs_layout)
  * into out, by the lanes of one warp (x: the warp's shared batch), 32 sequences at a time:
  *  1. lanes load the batch's records (one each: no load waits on another);
- *  2. lane 0 resolves repeat offsets and places and checks every sequence, in order (cheap
- *     arithmetic on shared memory: the only serial step);
+ *  2. the lanes place and check the sequences, as one lane would in order; lane 0 resolves
+ *     the repeat offsets, a chain through the batch and the only serial step
+ *     (tsr_zs_place);
  *  3. the literal runs of the batch are copied (no run waits on another: literals come from
  *     the scratch, and runs go to disjoint places): short ones a lane each, all at once, long
  *     ones in turn, lanes sharing each;
