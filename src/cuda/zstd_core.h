@@ -1143,9 +1143,22 @@ struct tsr_zs_xs {
 	uint32_t part_l[TSR_ZS_BATCH], part_o[TSR_ZS_BATCH]; /* each lane's run: literal and
 								 output bytes */
 	int32_t st[TSR_ZS_BATCH];    /* each sequence's checks */
+	uint8_t turn[TSR_ZS_BATCH];  /* 1: its literal run is long; 2: its match reads bytes the
+					batch writes (each goes in turn, lanes sharing it) */
 	uint32_t nok;                /* sequences of the batch that passed the checks */
+	uint32_t lturn, mturn;       /* of those, the ones whose turn has 1, 2 (a bit each) */
 	int32_t status;
 };
+
+/* The lowest set bit of m (not 0). */
+TSR_ZD_INLINE uint32_t tsr_zs_ctz(uint32_t m)
+{
+#ifdef TSR_ZSTD_EMU
+	return (uint32_t)__builtin_ctz(m);
+#else
+	return (uint32_t)__ffs((int)m) - 1u;
+#endif
+}
 
 /* Lanes copy the match of length ml at distance off to out + d (bytes before d are final
  * where it reads): byte j of the match is out[d - off + j % off]. */
@@ -1193,7 +1206,7 @@ TSR_ZD_INLINE uint32_t tsr_zs_batch_load(struct tsr_zs_xs *x, const struct tsr_z
  * at *lit (x->lsrc; nlit: the block's literal bytes) and its match at *op (x->dst; both
  * advanced), checked against the frame's first output byte (start), its window and the block's
  * end (bend) as if one lane took them in order. x->nok: the sequences before the first that
- * fails; x->status: its failure. Every lane returns with *op and *lit advanced (the same on
+ * fails; x->status: its failure; x->turn, x->lturn, x->mturn: which of those go in turn. Every lane returns with *op and *lit advanced (the same on
  * each). Places are sums of the lengths before, so each lane sums a run of the batch (one
  * sequence when the warp has 32 lanes), learns the runs before its own from x, and places and
  * checks its run; only the repeat offsets, a chain through the batch, are lane 0's (a few
@@ -1241,6 +1254,7 @@ TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit
 		}
 	TSR_ZS_SYNC();
 	uint64_t lit = *lit_, op = *op_, tl = 0, to = 0;
+	uint64_t first = *op_ + (cnt ? x->ll[0] : 0); /* the batch's first match */
 	TSR_ZS_UNROLL4
 	for (uint32_t k = 0; k < nl && k < TSR_ZS_BATCH; k++) {
 		if (k == lane) {
@@ -1264,16 +1278,24 @@ TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit
 		if (st == TSR_CUDA_ZSTD_OK && ml > bend - op)
 			st = TSR_CUDA_ZSTD_E_SEQUENCES;
 		x->dst[i] = op;
+		x->turn[i] = (uint8_t)((ll > TSR_ZS_LANE_RUN) |
+				       !(ml <= 64 && op - off + ml <= first) << 1);
 		op += ml;
 		x->st[i] = st;
 	}
 	TSR_ZS_SYNC();
 	if (lane == 0) { /* (the caller syncs before it reads them) */
-		uint32_t nok = 0;
+		uint32_t nok = 0, lt = 0, mt = 0;
 		TSR_ZS_UNROLL4
-		for (uint32_t i = 0; i < cnt; i++)
-			nok += nok == i && x->st[i] == TSR_CUDA_ZSTD_OK;
+		for (uint32_t i = 0; i < cnt; i++) {
+			uint32_t ok = nok == i && x->st[i] == TSR_CUDA_ZSTD_OK;
+			nok += ok;
+			lt |= (uint32_t)(ok && (x->turn[i] & 1)) << i;
+			mt |= (uint32_t)(ok && (x->turn[i] & 2)) << i;
+		}
 		x->nok = nok;
+		x->lturn = lt;
+		x->mturn = mt;
 		x->status = nok < cnt ? x->st[nok] : TSR_CUDA_ZSTD_OK;
 	}
 	*op_ += to;
@@ -1346,7 +1368,7 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
 			uint32_t ll = x->ll[i];
 			uint64_t d = x->dst[i] - ll;
 			const uint8_t *sp = lp + x->lsrc[i];
-			if (ll <= TSR_ZS_LANE_RUN)
+			if (!(x->turn[i] & 1))
 				for (uint32_t j = 0; j < ll; j++) {
 					if (to_cells)
 						cells[d + j] = TSR_ZS_CELL_BYTE | sp[j];
@@ -1354,10 +1376,9 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
 						out[d + j] = sp[j];
 				}
 		}
-		for (uint32_t i = 0; i < nok; i++) {
+		for (uint32_t m = x->lturn; m; m &= m - 1) {
+			uint32_t i = tsr_zs_ctz(m);
 			uint64_t d = x->dst[i] - x->ll[i];
-			if (x->ll[i] <= TSR_ZS_LANE_RUN)
-				continue;
 			if (to_cells)
 				tsr_zs_lit_cells(cells, d, lp + x->lsrc[i], x->ll[i]);
 			else
@@ -1365,10 +1386,9 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
 		}
 		TSR_ZS_SYNC();
 		/* matches whose sources all precede the batch's first match: a lane each */
-		uint64_t first = nok ? x->dst[0] : 0;
 		for (uint32_t i = TSR_ZS_LANE; i < nok; i += TSR_ZS_NLANES) {
 			uint64_t d = x->dst[i], off = x->off[i], ml = x->ml[i];
-			if (ml <= 64 && d - off + ml <= first)
+			if (!(x->turn[i] & 2))
 				for (uint64_t j = 0; j < ml; j++) {
 					if (to_cells)
 						cells[d + j] = tsr_zs_cell_from(cells, d - off + j, block);
@@ -1376,10 +1396,9 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
 						out[d + j] = out[d - off + j];
 				}
 		}
-		for (uint32_t i = 0; i < nok; i++) {
+		for (uint32_t m = x->mturn; m; m &= m - 1) {
+			uint32_t i = tsr_zs_ctz(m);
 			uint64_t d = x->dst[i], off = x->off[i], ml = x->ml[i];
-			if (ml <= 64 && d - off + ml <= first)
-				continue;
 			TSR_ZS_SYNC();
 			if (to_cells)
 				tsr_zs_match_cells(cells, d, off, ml, block);
