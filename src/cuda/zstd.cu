@@ -54,7 +54,8 @@
 #define TSR_ZS_MAX_DECODERS 16384
 /* threads a CTA of the sequences kernel at most: each holds its tables (5.3 KB) in shared
  * memory and waits out its chain of steps, so a CTA takes as many as its shared memory holds
- * (tsr_zs_seq_threads): 43 on an H200 (227 KB a CTA, one CTA an SM). A build may set another
+ * (tsr_zs_seq_threads): 43 on an H200 (227 KB a CTA, one CTA an SM); a batch of fewer blocks
+ * than that on every SM takes fewer a CTA, so that every SM has some. A build may set another
  * number to measure it. */
 #ifndef TSR_ZS_SEQ_THREADS
 #define TSR_ZS_SEQ_THREADS 64
@@ -382,22 +383,26 @@ static size_t tsr_zs_align(size_t v)
 	return (v + 255) & ~(size_t)255;
 }
 
-/* The sequences kernel's threads a CTA, *qt (as many of TSR_ZS_SEQ_THREADS as the device's
- * shared memory a CTA holds tables for), with its shared memory allowed for. */
-static cudaError_t tsr_zs_seq_threads(unsigned *qt)
+/* The sequences kernel's threads a CTA at most, *qt (as many of TSR_ZS_SEQ_THREADS as the
+ * device's shared memory a CTA holds tables for), with its shared memory allowed for; *sms: the
+ * device's SMs. */
+static cudaError_t tsr_zs_seq_threads(unsigned *qt, unsigned *sms)
 {
-	int dev = 0, optin = 0;
+	int dev = 0, optin = 0, n = 0;
 	cudaError_t e = cudaGetDevice(&dev);
 	if (e == cudaSuccess)
 		e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+	if (e == cudaSuccess)
+		e = cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev);
 	if (e != cudaSuccess)
 		return e;
 	size_t t = (size_t)optin / sizeof(struct tsr_zs_seqw);
 	if (t > TSR_ZS_SEQ_THREADS)
 		t = TSR_ZS_SEQ_THREADS;
-	if (t == 0)
+	if (t == 0 || n <= 0)
 		return cudaErrorInvalidConfiguration;
 	*qt = (unsigned)t;
+	*sms = (unsigned)n;
 	return cudaFuncSetAttribute(tsr_zs_seqs_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
 				    (int)(t * sizeof(struct tsr_zs_seqw)));
 }
@@ -451,8 +456,8 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 		return TSR_E_INVALID_ARG;
 	cudaStream_t cs = (cudaStream_t)cuda_stream;
 	const unsigned T = TSR_ZS_THREADS;
-	unsigned qt = 0;
-	cudaError_t e = tsr_zs_seq_threads(&qt);
+	unsigned qt = 0, sms = 0;
+	cudaError_t e = tsr_zs_seq_threads(&qt, &sms);
 	if (e != cudaSuccess)
 		return tsr_cuda_status(e, TSR_E_INTERNAL);
 	/* counts: per stream a tsr_zs_count, a status and its cells' bound */
@@ -565,8 +570,12 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 			if (nb) {
 				tsr_zs_block_kernel<<<tsr_zs_grid(ndec * 32, T), T, 0, cs>>>(
 					d_in, ss, first + nstreams + 1, nstreams, bl, nb, lits);
-				tsr_zs_seqs_kernel<<<tsr_zs_grid(nb, qt), qt,
-						     qt * sizeof(struct tsr_zs_seqw), cs>>>(
+				/* a batch of few blocks spreads them over every SM: a
+				 * thread's chain, not the SM, is what each waits on */
+				uint64_t spread = (nb + sms - 1) / sms;
+				unsigned q = spread < qt ? (unsigned)spread : qt;
+				tsr_zs_seqs_kernel<<<tsr_zs_grid(nb, q), q,
+						     q * sizeof(struct tsr_zs_seqw), cs>>>(
 					d_in, ss, first + nstreams + 1, nstreams, bl, nb, seqs);
 			}
 			tsr_zs_layout_kernel<<<g, T, 0, cs>>>(d_out_cap, d_out_nbytes, ss, fr, bl,
