@@ -206,8 +206,8 @@ int tsr_cuda_blosclz_batch(const void *const *d_in, const size_t *d_in_nbytes,
  * freed in order after the last kernel); d_scratch is not used (the families' fixed scratch is
  * far too small): 40 bytes a frame, 80 a block, the streams' literal bytes (at most their
  * capacities) and 12 bytes a sequence (at most a third of the capacities); by cells, 80 bytes
- * more a block and one a frame. The block decoders' tables live in shared memory (5,000 bytes a
- * warp for the literals, 5,388 a thread for the sequences), not in scratch. Frames of several
+ * more a block and one a frame. The block decoders' tables live in shared memory (4,872 bytes a
+ * warp for the literals, 2,828 a thread for the sequences), not in scratch. Frames of several
  * blocks executed by cells (tsr_cuda_zstd_batch_c) take a second allocation of 4 bytes an
  * output byte of their streams (up to 16 GiB); without it they run a warp a frame.
  */

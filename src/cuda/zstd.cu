@@ -19,7 +19,7 @@
  *   symbol waits on. Huffman and FSE streams are serial bit streams. The literals take one
  *   WARP a block (the block kernel): lane 0 builds the Huffman table (4 KiB), lanes 0 to 3 take
  *   the four literal streams. The sequences take one THREAD a block (the sequences kernel),
- *   each thread with its FSE tables (5.3 KiB): a block's sequences are one serial chain, so
+ *   each thread with its FSE tables (2.8 KiB, 16-bit entries): a block's sequences are one serial chain, so
  *   lane 0 of a block's warp decoded them while 31 lanes idled, and 20 such warps an SM ran
  *   the same sequences a cycle as 32 threads of one warp (the most tables an SM holds). Both
  *   wait out a chain of dependent steps, which the threads do with fewer issue slots; with the
@@ -52,13 +52,13 @@
  * tables in global memory: the tables of all decoders far outgrew the L2 cache; hence the
  * sequences kernel's tables in shared memory, as many threads a CTA as it holds.) */
 #define TSR_ZS_MAX_DECODERS 16384
-/* threads a CTA of the sequences kernel at most: each holds its tables (5.3 KB) in shared
+/* threads a CTA of the sequences kernel at most: each holds its tables (2.8 KB) in shared
  * memory and waits out its chain of steps, so a CTA takes as many as its shared memory holds
- * (tsr_zs_seq_threads): 43 on an H200 (227 KB a CTA, one CTA an SM); a batch of fewer blocks
+ * (tsr_zs_seq_threads): 82 on an H200 (227 KB a CTA, one CTA an SM); a batch of fewer blocks
  * than that on every SM takes fewer a CTA, so that every SM has some. A build may set another
  * number to measure it. */
 #ifndef TSR_ZS_SEQ_THREADS
-#define TSR_ZS_SEQ_THREADS 64
+#define TSR_ZS_SEQ_THREADS 128
 #endif
 /* Frames of this many blocks or more run phase c by cells (a build may set another to measure
  * it; a huge value: never). A frame of one block gains nothing from it. */

@@ -46,10 +46,8 @@
 #define TSR_ZS_BCAST(v) (v)
 #endif
 #define TSR_ZTABLE static const
-#define TSR_ZS_ALIGN4 _Alignas(4)
 #define TSR_ZS_UNROLL4
 #else
-#define TSR_ZS_ALIGN4 alignas(4)
 /* (a loop over a batch's 32 records: unrolled whole, its loads took a register each) */
 #define TSR_ZS_UNROLL4 _Pragma("unroll 4")
 #define TSR_ZTABLE static __constant__ const
@@ -115,24 +113,31 @@ struct tsr_zs_count {
 	uint64_t nlit, nseq;    /* scratch the stream's compressed blocks need */
 };
 
-/* An FSE decoding table's entry; 4-aligned, so that a sequence's step loads it as one word
- * (tsr_zs_fse_word). */
-struct tsr_zs_fse {
-	TSR_ZS_ALIGN4 uint16_t base; /* next state before the bits read */
-	uint8_t nbits;
-	uint8_t sym;
-};
+/*
+ * An FSE decoding table's entry (tables of 1 << al entries, al <= 9): x | sym << 10, where x
+ * (1 to 1023) is the symbol's count-numbered state of RFC 8878 4.1.1 (its normalised count, plus
+ * how many of its states come before this one; 1 for a "less than 1" symbol). The bits the
+ * next state reads and its base follow from x (tsr_zs_fse_bits, tsr_zs_fse_base), so an entry
+ * is 16 bits where storing them took 32: a sequences thread's three tables in 2.5 KB of shared
+ * memory, not 5, and twice the threads an SM (each waits out a serial chain).
+ */
+typedef uint16_t tsr_zs_fse;
 
-/* Entry s of table t as one word, base | nbits << 16 | sym << 24 (its bytes, little-endian). */
-TSR_ZD_INLINE uint32_t tsr_zs_fse_word(const struct tsr_zs_fse *t, unsigned s)
+/* The bits entry e of a table of 1 << al entries reads for the next state: al - highbit(x). */
+TSR_ZD_INLINE unsigned tsr_zs_fse_bits(uint32_t e, unsigned al)
 {
+	uint32_t x = e & 1023u;
 #ifdef TSR_ZSTD_EMU
-	uint32_t e;
-	memcpy(&e, &t[s], 4);
-	return e;
+	return al - (31u - (unsigned)__builtin_clz(x));
 #else
-	return *(const uint32_t *)(const void *)&t[s];
+	return al - (31u - (unsigned)__clz(x));
 #endif
+}
+
+/* The next state before the nbits read (tsr_zs_fse_bits), of entry e: (x << nbits) - 2^al. */
+TSR_ZD_INLINE uint32_t tsr_zs_fse_base(uint32_t e, unsigned al, unsigned nbits)
+{
+	return ((e & 1023u) << nbits) - (1u << al);
 }
 
 /* An FSE table's build temporaries: the normalised counts, then each symbol's next state. */
@@ -144,7 +149,7 @@ struct tsr_zs_norm {
 /* A block decoder's literals tables and temporaries (about 5 KiB; a warp's, in shared memory
  * on the GPU). */
 struct tsr_zs_work {
-	struct tsr_zs_fse wt[64];
+	tsr_zs_fse wt[64];
 	uint16_t huf[1u << TSR_ZS_HUF_MAXBITS]; /* symbol | bits << 8 */
 	uint8_t weights[256];
 	struct tsr_zs_norm nm;
@@ -155,9 +160,9 @@ struct tsr_zs_work {
 	int32_t status, lit_bad;
 };
 
-/* A sequence decoder's FSE tables (about 5.3 KiB; a thread's, in shared memory on the GPU). */
+/* A sequence decoder's FSE tables (about 2.8 KiB; a thread's, in shared memory on the GPU). */
 struct tsr_zs_seqw {
-	struct tsr_zs_fse ll[512], ml[512], of[256];
+	tsr_zs_fse ll[512], ml[512], of[256];
 	struct tsr_zs_norm nm;
 	uint32_t ll_al, ml_al, of_al;
 };
@@ -281,6 +286,13 @@ TSR_ZD uint32_t tsr_zs_hr_bits(struct tsr_zs_hr *h, unsigned nb)
 	return tsr_zs_hr_take(h, &v, nb);
 }
 
+/* The state after entry e of a table of 1 << al entries, its bits read from h. */
+TSR_ZD uint32_t tsr_zs_fse_next(uint32_t e, unsigned al, struct tsr_zs_hr *h)
+{
+	unsigned nb = tsr_zs_fse_bits(e, al);
+	return tsr_zs_fse_base(e, al, nb) + tsr_zs_hr_bits(h, nb);
+}
+
 /* The n (0 to 32) bits of v from bit o (0 to 64) down from its top, o + n <= 64; 0 when n is
  * 0. */
 TSR_ZD_INLINE uint32_t tsr_zs_field(uint64_t v, unsigned o, unsigned n)
@@ -370,13 +382,12 @@ TSR_ZD int tsr_zs_ncount(struct tsr_zs_norm *w, const uint8_t *s, uint64_t n, un
 }
 
 /* Decoding table t (1 << al entries) of w->norm[0..nsym). 0, or -1 when the spread fails. */
-TSR_ZD int tsr_zs_fse_build(struct tsr_zs_norm *w, struct tsr_zs_fse *t, unsigned nsym,
-			    unsigned al)
+TSR_ZD int tsr_zs_fse_build(struct tsr_zs_norm *w, tsr_zs_fse *t, unsigned nsym, unsigned al)
 {
 	unsigned size = 1u << al, high = size - 1, mask = size - 1;
 	for (unsigned s = 0; s < nsym; s++) {
 		if (w->norm[s] == -1) {
-			t[high--].sym = (uint8_t)s;
+			t[high--] = (tsr_zs_fse)(s << 10);
 			w->next[s] = 1;
 		} else {
 			w->next[s] = (uint16_t)w->norm[s];
@@ -385,19 +396,15 @@ TSR_ZD int tsr_zs_fse_build(struct tsr_zs_norm *w, struct tsr_zs_fse *t, unsigne
 	unsigned step = (size >> 1) + (size >> 3) + 3, pos = 0;
 	for (unsigned s = 0; s < nsym; s++)
 		for (int i = 0; i < w->norm[s]; i++) {
-			t[pos].sym = (uint8_t)s;
+			t[pos] = (tsr_zs_fse)(s << 10);
 			do
 				pos = (pos + step) & mask;
 			while (pos > high);
 		}
 	if (pos != 0)
 		return -1;
-	for (unsigned u = 0; u < size; u++) {
-		unsigned s = t[u].sym, x = w->next[s]++;
-		unsigned nbits = al - tsr_zs_highbit(x);
-		t[u].nbits = (uint8_t)nbits;
-		t[u].base = (uint16_t)((x << nbits) - size);
-	}
+	for (unsigned u = 0; u < size; u++)
+		t[u] = (tsr_zs_fse)(t[u] | w->next[t[u] >> 10]++);
 	return 0;
 }
 
@@ -422,7 +429,7 @@ TSR_ZTABLE uint32_t tsr_zs_maxsym[3] = {35, 31, 52};
 TSR_ZTABLE uint32_t tsr_zs_maxlog[3] = {9, 8, 9};
 
 /* A predefined table (k: 0 LL, 1 OF, 2 ML). */
-TSR_ZD int tsr_zs_predefined(struct tsr_zs_norm *w, int k, struct tsr_zs_fse *t, unsigned *al)
+TSR_ZD int tsr_zs_predefined(struct tsr_zs_norm *w, int k, tsr_zs_fse *t, unsigned *al)
 {
 	const int8_t *d = k == 0 ? tsr_zs_pre_ll : k == 1 ? tsr_zs_pre_of : tsr_zs_pre_ml;
 	unsigned nsym = k == 0 ? 36 : k == 1 ? 29 : 53;
@@ -684,18 +691,18 @@ TSR_ZD int tsr_zs_huf_tree(struct tsr_zs_work *w, const uint8_t *p, uint64_t ava
 		for (;;) {
 			if (nw > 253)
 				return -1;
-			w->weights[nw++] = w->wt[s1].sym;
-			s1 = w->wt[s1].base + tsr_zs_hr_bits(&br, w->wt[s1].nbits);
+			w->weights[nw++] = (uint8_t)(w->wt[s1] >> 10);
+			s1 = tsr_zs_fse_next(w->wt[s1], al, &br);
 			if (br.pos < 0) {
-				w->weights[nw++] = w->wt[s2].sym;
+				w->weights[nw++] = (uint8_t)(w->wt[s2] >> 10);
 				break;
 			}
 			if (nw > 253)
 				return -1;
-			w->weights[nw++] = w->wt[s2].sym;
-			s2 = w->wt[s2].base + tsr_zs_hr_bits(&br, w->wt[s2].nbits);
+			w->weights[nw++] = (uint8_t)(w->wt[s2] >> 10);
+			s2 = tsr_zs_fse_next(w->wt[s2], al, &br);
 			if (br.pos < 0) {
-				w->weights[nw++] = w->wt[s1].sym;
+				w->weights[nw++] = (uint8_t)(w->wt[s1] >> 10);
 				break;
 			}
 		}
@@ -818,16 +825,13 @@ TSR_ZD int tsr_zs_fse_from(struct tsr_zs_seqw *w, const uint8_t *in,
 	at += sh;
 	for (int j = 0; j < 3; j++) {
 		unsigned m = (unsigned)modes >> (6 - 2 * j) & 3, al = 0;
-		struct tsr_zs_fse *t = j == 0 ? w->ll : j == 1 ? w->of : w->ml;
+		tsr_zs_fse *t = j == 0 ? w->ll : j == 1 ? w->of : w->ml;
 		int build = k == j || k < 0;
 		if (m == 1) {
 			if (at >= size || p[at] > tsr_zs_maxsym[j])
 				return -1;
-			if (build) {
-				t[0].sym = p[at];
-				t[0].nbits = 0;
-				t[0].base = 0;
-			}
+			if (build) /* one state: x 1, no bits, base 0 */
+				t[0] = (tsr_zs_fse)(1u | (unsigned)p[at] << 10);
 			at++;
 		} else if (m == 2) {
 			unsigned nsym;
@@ -942,24 +946,25 @@ TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_seqw *w, const uint8_t *in,
 	if (tsr_zs_hr_init(&br, p + end, b->in_size - end))
 		return TSR_CUDA_ZSTD_E_SEQUENCES;
 	uint64_t v = tsr_zs_hr_window64(&br);
-	unsigned avail = 64 - w->ll_al - w->of_al - w->ml_al;
-	unsigned sl = tsr_zs_hr_take(&br, &v, w->ll_al);
-	unsigned so = tsr_zs_hr_take(&br, &v, w->of_al);
-	unsigned sm = tsr_zs_hr_take(&br, &v, w->ml_al);
+	const unsigned la = w->ll_al, oa = w->of_al, ma = w->ml_al;
+	unsigned avail = 64 - la - oa - ma;
+	unsigned sl = tsr_zs_hr_take(&br, &v, la);
+	unsigned so = tsr_zs_hr_take(&br, &v, oa);
+	unsigned sm = tsr_zs_hr_take(&br, &v, ma);
 	uint64_t litsum = 0;
 	const uint32_t nseq = b->nseq;
 	struct tsr_zs_seq *sq = seqs;
 	for (uint32_t i = 0; i < nseq; i++, sq++) {
-		uint32_t el = tsr_zs_fse_word(w->ll, sl), eo = tsr_zs_fse_word(w->of, so),
-			 em = tsr_zs_fse_word(w->ml, sm);
-		unsigned lc = el >> 24, oc = eo >> 24, mc = em >> 24, mb, lb;
+		uint32_t el = w->ll[sl], eo = w->of[so], em = w->ml[sm];
+		unsigned lc = el >> 10, oc = eo >> 10, mc = em >> 10, mb, lb;
 		if (oc > 31 || mc > 52 || lc > 35)
 			return TSR_CUDA_ZSTD_E_SEQUENCES;
 		uint32_t ml = tsr_zs_ml_base(mc, &mb), ll = tsr_zs_ll_base(lc, &lb);
 		/* the state updates' sizes (none after the last sequence) */
 		unsigned more = i + 1 < nseq;
-		unsigned nl = more ? el >> 16 & 255 : 0, nm = more ? em >> 16 & 255 : 0,
-			 no = more ? eo >> 16 & 255 : 0;
+		unsigned nl = more ? tsr_zs_fse_bits(el, la) : 0,
+			 nm = more ? tsr_zs_fse_bits(em, ma) : 0,
+			 no = more ? tsr_zs_fse_bits(eo, oa) : 0;
 		unsigned x = oc + mb + lb, y = nl + nm + no;
 		if (x + y > avail) {
 			v = tsr_zs_hr_window64(&br);
@@ -979,9 +984,9 @@ TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_seqw *w, const uint8_t *in,
 		sq->of = (1u << oc) + tsr_zs_field(v, 0, oc);
 		sq->ml = ml;
 		sq->ll = ll;
-		sl = (el & 0xffffu) + tsr_zs_field(u, at, nl);
-		sm = (em & 0xffffu) + tsr_zs_field(u, at + nl, nm);
-		so = (eo & 0xffffu) + tsr_zs_field(u, at + nl + nm, no);
+		sl = tsr_zs_fse_base(el, la, nl) + tsr_zs_field(u, at, nl);
+		sm = tsr_zs_fse_base(em, ma, nm) + tsr_zs_field(u, at + nl, nm);
+		so = tsr_zs_fse_base(eo, oa, no) + tsr_zs_field(u, at + nl + nm, no);
 		litsum += ll;
 		out += ml;
 		br.pos -= (int32_t)(x + y);
