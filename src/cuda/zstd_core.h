@@ -268,6 +268,54 @@ TSR_ZD_INLINE uint64_t tsr_zs_hr_window64(const struct tsr_zs_hr *h)
 	return (uint64_t)tsr_zs_funnel(w1, w2, sh) << 32 | tsr_zs_funnel(w0, w1, sh);
 }
 
+/*
+ * Five words of a stream, w[j] word k - j, for a reader that takes 64-bit windows as it goes
+ * down (the sequences: tsr_zs_block_seqs). A window at most 64 bits below the last one lies in
+ * words k to k - 4, and each window loads the two below its own, so a window waits on no load
+ * of its own: the loads of the last window. Where each window loaded its three words, the
+ * sequences kernel spent 44% of its stall samples waiting for them (H200, a batch of 512 frames
+ * of 512 KiB; docs/design-notes.md).
+ */
+struct tsr_zs_hrc {
+	int32_t k;
+	uint32_t w0, w1, w2, w3, w4;
+};
+
+/* The 64 bits below h->pos (as tsr_zs_hr_window64), with c loaded for the windows after. */
+TSR_ZD_INLINE uint64_t tsr_zs_hrc_fill(const struct tsr_zs_hr *h, struct tsr_zs_hrc *c)
+{
+	int32_t q = h->pos + 8 * h->lead, i = q >> 5;
+	unsigned sh = (unsigned)q & 31;
+	c->k = i;
+	c->w0 = tsr_zs_hr_word(h, i);
+	c->w1 = tsr_zs_hr_word(h, i - 1);
+	c->w2 = tsr_zs_hr_word(h, i - 2);
+	c->w3 = tsr_zs_hr_word(h, i - 3);
+	c->w4 = tsr_zs_hr_word(h, i - 4);
+	return (uint64_t)tsr_zs_funnel(c->w1, c->w0, sh) << 32 | tsr_zs_funnel(c->w2, c->w1, sh);
+}
+
+/* The 64 bits below h->pos, from c's words where h->pos is at most 64 bits below the last
+ * window's of c (else from a fill); c then holds this window's three words and the two below
+ * (loaded now, used by the next window). */
+TSR_ZD_INLINE uint64_t tsr_zs_hrc_window(const struct tsr_zs_hr *h, struct tsr_zs_hrc *c)
+{
+	int32_t q = h->pos + 8 * h->lead, i = q >> 5, d = c->k - i;
+	if ((uint32_t)d > 2u)
+		return tsr_zs_hrc_fill(h, c);
+	unsigned sh = (unsigned)q & 31;
+	uint32_t a = d == 0 ? c->w0 : d == 1 ? c->w1 : c->w2;
+	uint32_t b = d == 0 ? c->w1 : d == 1 ? c->w2 : c->w3;
+	uint32_t e = d == 0 ? c->w2 : d == 1 ? c->w3 : c->w4;
+	c->k = i;
+	c->w0 = a;
+	c->w1 = b;
+	c->w2 = e;
+	c->w3 = tsr_zs_hr_word(h, i - 3);
+	c->w4 = tsr_zs_hr_word(h, i - 4);
+	return (uint64_t)tsr_zs_funnel(b, a, sh) << 32 | tsr_zs_funnel(e, b, sh);
+}
+
 /* The top nb (0 to 32) bits of window *v, consumed from it and from h. */
 TSR_ZD_INLINE uint32_t tsr_zs_hr_take(struct tsr_zs_hr *h, uint64_t *v, unsigned nb)
 {
@@ -943,9 +991,10 @@ TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_seqw *w, const uint8_t *in,
 	 * than after the one before (the step is one serial chain through the states and the bit
 	 * position, and its length is the time of a lane) */
 	struct tsr_zs_hr br;
+	struct tsr_zs_hrc bc;
 	if (tsr_zs_hr_init(&br, p + end, b->in_size - end))
 		return TSR_CUDA_ZSTD_E_SEQUENCES;
-	uint64_t v = tsr_zs_hr_window64(&br);
+	uint64_t v = tsr_zs_hrc_fill(&br, &bc);
 	const unsigned la = w->ll_al, oa = w->of_al, ma = w->ml_al;
 	unsigned avail = 64 - la - oa - ma;
 	unsigned sl = tsr_zs_hr_take(&br, &v, la);
@@ -966,8 +1015,8 @@ TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_seqw *w, const uint8_t *in,
 			 nm = more ? tsr_zs_fse_bits(em, ma) : 0,
 			 no = more ? tsr_zs_fse_bits(eo, oa) : 0;
 		unsigned x = oc + mb + lb, y = nl + nm + no;
-		if (x + y > avail) {
-			v = tsr_zs_hr_window64(&br);
+		if (x + y > avail) { /* (pos is at most 64 bits below the last window) */
+			v = tsr_zs_hrc_window(&br, &bc);
 			avail = 64;
 		}
 		/* the updates from window u, from its bit at */
@@ -976,7 +1025,7 @@ TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_seqw *w, const uint8_t *in,
 		if (split) { /* (65 to 89 bits: u is the window after the extra bits) */
 			TSR_ZS_NOTE_SPLIT();
 			br.pos -= (int32_t)x;
-			u = tsr_zs_hr_window64(&br);
+			u = tsr_zs_hrc_fill(&br, &bc); /* (the next window is at most 64 below) */
 			br.pos += (int32_t)x;
 		}
 		ml += tsr_zs_field(v, oc, mb);

@@ -1,0 +1,54 @@
+/* emu_zstd_hrc.c - the zstd sequences' bit reader with its five cached words (tsr_zs_hrc, zstd_core.h, run on the CPU): every window it gives equals the uncached reader's, for steps down of 0 to 200 bits from streams of every alignment and length, near both ends. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#define TSR_ZSTD_EMU 1
+#include "cuda/zstd_core.h"
+
+int main(void)
+{
+	static uint8_t buf[4096 + 8];
+	uint64_t s = 12345;
+	for (size_t i = 0; i < sizeof buf; i++) {
+		s = s * 6364136223846793005ull + 1442695040888963407ull;
+		buf[i] = (uint8_t)(s >> 56);
+	}
+	unsigned long long windows = 0, fills = 0, bad = 0;
+	for (unsigned lead = 0; lead < 4; lead++)
+		for (uint64_t n = 1; n <= 1200; n += (n < 40 ? 1 : 7)) {
+			uint8_t *p = buf + 4 + lead;
+			uint8_t keep = p[n - 1];
+			p[n - 1] |= 0x80; /* the end mark */
+			struct tsr_zs_hr h, g;
+			struct tsr_zs_hrc c;
+			CHECK(tsr_zs_hr_init(&h, p, n) == 0);
+			g = h;
+			uint64_t v = tsr_zs_hrc_fill(&h, &c);
+			if (v != tsr_zs_hr_window64(&g))
+				bad++;
+			/* steps down from the top, past the start (bits before it read as zero) */
+			while (h.pos > -64) {
+				s = s * 6364136223846793005ull + 1442695040888963407ull;
+				/* mostly steps a window holds; one in eight up to 200 bits (a fill) */
+				int32_t step = (int32_t)((s >> 33) % ((s >> 60) < 2 ? 201 : 65));
+				fills += step > 64;
+				h.pos -= step;
+				g.pos = h.pos;
+				v = tsr_zs_hrc_window(&h, &c);
+				windows++;
+				if (v != tsr_zs_hr_window64(&g)) {
+					if (bad++ < 5)
+						fprintf(stderr, "lead %u n %llu pos %d: window differs\n", lead,
+							(unsigned long long)n, (int)h.pos);
+				}
+			}
+			p[n - 1] = keep;
+		}
+	printf("%llu windows (%llu after steps of more than 64 bits), %llu differ\n", windows,
+	       fills, bad);
+	CHECK(windows > 10000 && fills > 100);
+	CHECK(bad == 0);
+	CHECK_DONE();
+}
