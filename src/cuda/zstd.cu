@@ -19,12 +19,14 @@
  *   symbol waits on. Huffman and FSE streams are serial bit streams. The literals take one
  *   WARP a block (the block kernel): lane 0 builds the Huffman table (4 KiB), lanes 0 to 3 take
  *   the four literal streams. The sequences take one THREAD a block (the sequences kernel),
- *   each thread with its FSE tables (2.8 KiB, 16-bit entries): a block's sequences are one serial chain, so
- *   lane 0 of a block's warp decoded them while 31 lanes idled, and 20 such warps an SM ran
- *   the same sequences a cycle as 32 threads of one warp (the most tables an SM holds). Both
- *   wait out a chain of dependent steps, which the threads do with fewer issue slots; with the
- *   step shortened (zstd_core.h, tsr_zs_block_seqs) the threads took 38 and 43 ms where the
- *   warps' lane 0 took about 41 and 47 (H200, 2026-12-03, docs/design-notes.md).
+ *   each thread with its FSE tables (2.8 KiB, 16-bit entries): a block's sequences are one
+ *   serial chain, so lane 0 of a block's warp decoded them while 31 lanes idled, and 20 such
+ *   warps an SM ran the same sequences a cycle as 32 threads of one warp. Both wait out a
+ *   chain of dependent steps, which the threads do with fewer issue slots; with the step
+ *   shortened (zstd_core.h, tsr_zs_block_seqs) the threads took 38 and 43 ms where the warps'
+ *   lane 0 took about 41 and 47 (H200, 2026-12-03, docs/design-notes.md). So the threads an SM
+ *   are what its shared memory holds tables for (hence 16-bit entries: 82 where 43), and a
+ *   thread's bit stream is read a window ahead (tsr_zs_hrc), so no step waits on its own load.
  * - Executing sequences must go in order inside a frame (matches read output of earlier
  *   blocks; repeat offsets run through the frame), and it is copying: so phase c gives each
  *   frame a WARP, 32 sequences at a time: literal runs and the matches that read only final

@@ -1260,12 +1260,13 @@ TSR_ZD_INLINE uint32_t tsr_zs_batch_load(struct tsr_zs_xs *x, const struct tsr_z
  * at *lit (x->lsrc; nlit: the block's literal bytes) and its match at *op (x->dst; both
  * advanced), checked against the frame's first output byte (start), its window and the block's
  * end (bend) as if one lane took them in order. x->nok: the sequences before the first that
- * fails; x->status: its failure; x->turn, x->lturn, x->mturn: which of those go in turn. Every lane returns with *op and *lit advanced (the same on
- * each). Places are sums of the lengths before, so each lane sums a run of the batch (one
- * sequence when the warp has 32 lanes), learns the runs before its own from x, and places and
- * checks its run; only the repeat offsets, a chain through the batch, are lane 0's (a few
- * steps a sequence, where it once placed and checked every sequence alone: most of the
- * execution's time on uint16 volumes).
+ * fails; x->status: its failure; x->turn, x->lturn, x->mturn: which of those go in turn.
+ * Every lane returns with *op and *lit advanced (the same on each). Places are sums of the
+ * lengths before, so each lane sums a run of the batch (one sequence when the warp has 32
+ * lanes), learns the runs before its own from x, and places and checks its run; only the
+ * repeat offsets, a chain through the batch, are lane 0's (a few steps a sequence, where it
+ * once placed and checked every sequence alone: most of the execution's time on uint16
+ * volumes).
  */
 TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit, uint64_t start,
 				uint64_t window, uint64_t bend, uint64_t *op_, uint64_t *lit_,
