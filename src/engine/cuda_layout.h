@@ -16,7 +16,9 @@
  * as many slots at once as the ring has: one warp inflates a stream, so large tiles (FITS tiles
  * of 16 rows: 256 KiB, about 650 to a slot) need several slots in flight to fill the GPU. Slots
  * are allocated as the ring first reaches them: a small read takes one. */
+#ifndef TSR_SLOT_NBYTES /* (a build may set other sizes, here and below, to measure them) */
 #define TSR_SLOT_NBYTES ((size_t)128 << 20)
+#endif
 #define TSR_NSLOTS 6
 #define TSR_SLOT_PLACES 16384
 /* Inflate streams a slot holds: a chunk's one, or a blosc chunk's many (a stream per block, or
@@ -25,7 +27,9 @@
 /* A slot's decode buffer holds what its compressed bytes inflate to: float images compress 1.2
  * to 3 times, so 64 MiB of staged tiles need up to about 200 MiB; a batch ends early when it
  * fills. Reads that need less allocate less. */
+#ifndef TSR_DEC_NBYTES
 #define TSR_DEC_NBYTES ((size_t)192 << 20)
+#endif
 /* A slot grows past TSR_SLOT_NBYTES, up to this, to hold one chunk decoded whole on the CPU for
  * each of the read's threads: the pool fills a slot at a time, so a 128 MiB slot of 32 MiB zstd
  * chunks kept 4 of 16 threads busy (a 1024^3 uint16 Zarr v3 store of 256^3 chunks read into
