@@ -1,4 +1,4 @@
-/* zstd.cu - batched GPU Zstandard decoding: blocks of every frame decoded in parallel, frames executed by a warp each or, a frame of many blocks, by cells (see zstd_core.h, zstd_cells_core.h). */
+/* zstd.cu - batched GPU Zstandard decoding: blocks of every frame decoded in parallel, frames executed by a warp each or, a frame of many blocks, by cells (see zstd_core.h, zstd_exec_core.h, zstd_cells_core.h). */
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -6,6 +6,7 @@
 #include "tessera.h"
 #include "tsr_cuda.h"
 #include "zstd_core.h"
+#include "zstd_exec_core.h"
 #include "zstd_cells_core.h"
 
 /*
@@ -30,7 +31,7 @@
  * - Executing sequences must go in order inside a frame (matches read output of earlier
  *   blocks; repeat offsets run through the frame), and it is copying: so phase c gives each
  *   frame a WARP, 32 sequences at a time: literal runs and the matches that read only final
- *   bytes go in parallel, the rest in order with lanes sharing each copy (zstd_core.h,
+ *   bytes go in parallel, the rest in order with lanes sharing each copy (zstd_exec_core.h,
  *   tsr_zs_frame_exec). Frames of a batch run side by side. A batch of few large frames
  *   (64 chunks of 32 MiB) would leave most of the GPU idle in this phase: hence the cells.
  * - Phase a (header walk) and the layout are a thread per stream: a few bytes per block.

@@ -2,7 +2,7 @@
 #ifndef TSR_ZSTD_CELLS_CORE_H
 #define TSR_ZSTD_CELLS_CORE_H
 
-#include "zstd_core.h"
+#include "zstd_exec_core.h"
 
 /*
  * tsr_zs_frame_exec runs a frame's sequences in order on one warp: a frame of 32 MiB (256

@@ -1,4 +1,4 @@
-/* emu_zstd.c - the GPU zstd decoder's code (zstd_core.h), its three phases run on the CPU, against libzstd on frames libzstd made (levels -5..19, every frame option, many block kinds) and on corrupt ones; phase c by cells too (zstd_cells_core.h), to the same statuses and bytes. */
+/* emu_zstd.c - the GPU zstd decoder's code (zstd_core.h, zstd_exec_core.h), its three phases run on the CPU, against libzstd on frames libzstd made (levels -5..19, every frame option, many block kinds) and on corrupt ones; phase c by cells too (zstd_cells_core.h), to the same statuses and bytes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

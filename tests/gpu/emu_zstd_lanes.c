@@ -6,7 +6,7 @@
 #include <string.h>
 
 /*
- * zstd_core.h's tsr_zs_frame_exec splits a batch of 32 sequences between the lanes of a warp
+ * zstd_exec_core.h's tsr_zs_frame_exec splits a batch of 32 sequences between the lanes of a warp
  * and orders them with __syncwarp; the one-lane emulation (test_gpu_zstd_emu) cannot show
  * a lane reading a byte another lane has not written yet. Here 32 threads are the lanes,
  * TSR_ZS_SYNC is a barrier of the 32 and TSR_ZS_BCAST goes through memory between two

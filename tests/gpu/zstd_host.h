@@ -6,6 +6,7 @@
 
 #define TSR_ZSTD_EMU 1
 #include "cuda/zstd_core.h"
+#include "cuda/zstd_exec_core.h"
 #include "cuda/zstd_cells_core.h"
 
 /* What the cells' phase c did over a process (tsr_zstd_host_decode_cells): cells that

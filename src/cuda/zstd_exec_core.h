@@ -1,0 +1,438 @@
+/* zstd_exec_core.h - phase c of the GPU zstd decoder: frames laid out in their outputs, each frame's sequences executed by a warp's lanes, 32 at a time, and its checksum; also builds as C for the CPU (the phases before: zstd_core.h). */
+#ifndef TSR_ZSTD_EXEC_CORE_H
+#define TSR_ZSTD_EXEC_CORE_H
+
+#include "zstd_core.h"
+
+/* Places the stream's frames in its output (cap bytes) once every block's size is known;
+ * *total: the stream's decoded bytes. A status (the first failing block's, in order). */
+TSR_ZD int tsr_zs_layout(struct tsr_zs_frame *frames, uint32_t nframes,
+			 const struct tsr_zs_block *blocks, uint64_t cap, uint64_t *total)
+{
+	uint64_t at = 0;
+	*total = 0;
+	for (uint32_t f = 0; f < nframes; f++) {
+		uint64_t sum = 0;
+		for (uint32_t k = 0; k < frames[f].nblocks; k++) {
+			const struct tsr_zs_block *b = &blocks[frames[f].first_block + k];
+			if (b->status != TSR_CUDA_ZSTD_OK)
+				return b->status;
+			sum += b->out_size;
+		}
+		if (frames[f].has_size && sum != frames[f].content_size)
+			return TSR_CUDA_ZSTD_E_SIZE;
+		frames[f].out_at = at;
+		if (sum > cap - at)
+			return TSR_CUDA_ZSTD_E_OVERFLOW;
+		at += sum;
+	}
+	*total = at;
+	return TSR_CUDA_ZSTD_OK;
+}
+
+#define TSR_ZS_P1 0x9E3779B185EBCA87ull
+#define TSR_ZS_P2 0xC2B2AE3D27D4EB4Full
+#define TSR_ZS_P3 0x165667B19E3779F9ull
+#define TSR_ZS_P4 0x85EBCA77C2B2AE63ull
+#define TSR_ZS_P5 0x27D4EB2F165667C5ull
+
+TSR_ZD uint64_t tsr_zs_rotl(uint64_t x, unsigned r)
+{
+	return x << r | x >> (64 - r);
+}
+
+TSR_ZD uint64_t tsr_zs_rd64(const uint8_t *p)
+{
+	return tsr_zs_le(p, 4) | (uint64_t)tsr_zs_le(p + 4, 4) << 32;
+}
+
+TSR_ZD uint64_t tsr_zs_round(uint64_t acc, uint64_t v)
+{
+	return tsr_zs_rotl(acc + v * TSR_ZS_P2, 31) * TSR_ZS_P1;
+}
+
+/* XXH64 with seed 0 (the frame checksum is its low 32 bits). */
+TSR_ZD uint64_t tsr_zs_xxh64(const uint8_t *p, uint64_t n)
+{
+	uint64_t h, i = 0;
+	if (n >= 32) {
+		uint64_t v1 = TSR_ZS_P1 + TSR_ZS_P2, v2 = TSR_ZS_P2, v3 = 0, v4 = 0 - TSR_ZS_P1;
+		for (; i + 32 <= n; i += 32) {
+			v1 = tsr_zs_round(v1, tsr_zs_rd64(p + i));
+			v2 = tsr_zs_round(v2, tsr_zs_rd64(p + i + 8));
+			v3 = tsr_zs_round(v3, tsr_zs_rd64(p + i + 16));
+			v4 = tsr_zs_round(v4, tsr_zs_rd64(p + i + 24));
+		}
+		h = tsr_zs_rotl(v1, 1) + tsr_zs_rotl(v2, 7) + tsr_zs_rotl(v3, 12) + tsr_zs_rotl(v4, 18);
+		uint64_t v[4] = {v1, v2, v3, v4};
+		for (int k = 0; k < 4; k++)
+			h = (h ^ tsr_zs_round(0, v[k])) * TSR_ZS_P1 + TSR_ZS_P4;
+	} else {
+		h = TSR_ZS_P5;
+	}
+	h += n;
+	for (; i + 8 <= n; i += 8)
+		h = tsr_zs_rotl(h ^ tsr_zs_round(0, tsr_zs_rd64(p + i)), 27) * TSR_ZS_P1 + TSR_ZS_P4;
+	if (i + 4 <= n) {
+		h = tsr_zs_rotl(h ^ (uint64_t)tsr_zs_le(p + i, 4) * TSR_ZS_P1, 23) * TSR_ZS_P2 +
+		    TSR_ZS_P3;
+		i += 4;
+	}
+	for (; i < n; i++)
+		h = tsr_zs_rotl(h ^ p[i] * TSR_ZS_P5, 11) * TSR_ZS_P1;
+	h ^= h >> 33;
+	h *= TSR_ZS_P2;
+	h ^= h >> 29;
+	h *= TSR_ZS_P3;
+	h ^= h >> 32;
+	return h;
+}
+
+/* Lanes copy n bytes (src and dst do not overlap). */
+TSR_ZD void tsr_zs_copy(uint8_t *dst, const uint8_t *src, uint64_t n)
+{
+	for (uint64_t i = TSR_ZS_LANE; i < n; i += TSR_ZS_NLANES)
+		dst[i] = src[i];
+}
+
+/* A warp's batch of up to 32 sequences in execution (shared memory on the GPU). */
+#define TSR_ZS_BATCH 32u
+struct tsr_zs_xs {
+	uint64_t dst[TSR_ZS_BATCH];  /* where the match goes (after its literals) */
+	uint64_t off[TSR_ZS_BATCH];  /* offset value as coded, then the resolved offset */
+	uint64_t lsrc[TSR_ZS_BATCH]; /* its literals' place in the block's literals */
+	uint32_t ll[TSR_ZS_BATCH], ml[TSR_ZS_BATCH];
+	uint32_t part_l[TSR_ZS_BATCH], part_o[TSR_ZS_BATCH]; /* each lane's run: literal and
+								 output bytes */
+	int32_t st[TSR_ZS_BATCH];    /* each sequence's checks */
+	uint8_t turn[TSR_ZS_BATCH];  /* 1: its literal run is long; 2: its match reads bytes the
+					batch writes (each goes in turn, lanes sharing it) */
+	uint32_t nok;                /* sequences of the batch that passed the checks */
+	uint32_t lturn, mturn;       /* of those, the ones whose turn has 1, 2 (a bit each) */
+	int32_t status;
+};
+
+/* The lowest set bit of m (not 0). */
+TSR_ZD_INLINE uint32_t tsr_zs_ctz(uint32_t m)
+{
+#ifdef TSR_ZSTD_EMU
+	return (uint32_t)__builtin_ctz(m);
+#else
+	return (uint32_t)__ffs((int)m) - 1u;
+#endif
+}
+
+/* Lanes copy the match of length ml at distance off to out + d (bytes before d are final
+ * where it reads): byte j of the match is out[d - off + j % off]. */
+TSR_ZD void tsr_zs_match(uint8_t *out, uint64_t d, uint64_t off, uint64_t ml)
+{
+	uint8_t *dp = out + d;
+	const uint8_t *sp = dp - off;
+	uint32_t n = (uint32_t)ml; /* (a placed match lies inside its block: tsr_zs_place) */
+	if (off >= ml) {
+		for (uint32_t j = TSR_ZS_LANE; j < n; j += TSR_ZS_NLANES)
+			dp[j] = sp[j];
+	} else {
+		uint32_t o = (uint32_t)off, k = TSR_ZS_LANE % o, step = TSR_ZS_NLANES % o;
+		for (uint32_t j = TSR_ZS_LANE; j < n; j += TSR_ZS_NLANES) {
+			dp[j] = sp[k]; /* k = j % off, kept by a step instead of a division */
+			k += step;
+			k -= k >= o ? o : 0;
+		}
+	}
+}
+
+/* The longest literal run a lane copies alone: the runs of a batch of sequences go to
+ * disjoint places from the scratch, so short ones are copied a lane each, all at once (most
+ * runs are a few bytes; lanes sharing each in turn left most lanes idle). */
+#define TSR_ZS_LANE_RUN 32u
+
+/* Lanes load the records of sequences [base, base + 32) of a block's nseq into x (then a
+ * sync); returns how many there are. */
+TSR_ZD_INLINE uint32_t tsr_zs_batch_load(struct tsr_zs_xs *x, const struct tsr_zs_seq *sq,
+					 uint32_t base, uint32_t nseq)
+{
+	uint32_t cnt = nseq - base < TSR_ZS_BATCH ? nseq - base : TSR_ZS_BATCH;
+	for (uint32_t i = TSR_ZS_LANE; i < cnt; i += TSR_ZS_NLANES) {
+		x->ll[i] = sq[base + i].ll;
+		x->ml[i] = sq[base + i].ml;
+		x->off[i] = sq[base + i].of;
+	}
+	TSR_ZS_SYNC();
+	return cnt;
+}
+
+/*
+ * A batch of cnt sequences of a block (x's ll, ml and off loaded), placed by the lanes: each
+ * one's repeat offset resolved (r: the repeat offsets, lane 0's, updated), its literals placed
+ * at *lit (x->lsrc; nlit: the block's literal bytes) and its match at *op (x->dst; both
+ * advanced), checked against the frame's first output byte (start), its window and the block's
+ * end (bend) as if one lane took them in order. x->nok: the sequences before the first that
+ * fails; x->status: its failure; x->turn, x->lturn, x->mturn: which of those go in turn.
+ * Every lane returns with *op and *lit advanced (the same on each). Places are sums of the
+ * lengths before, so each lane sums a run of the batch (one sequence when the warp has 32
+ * lanes), learns the runs before its own from x, and places and checks its run; only the
+ * repeat offsets, a chain through the batch, are lane 0's (a few steps a sequence, where it
+ * once placed and checked every sequence alone: most of the execution's time on uint16
+ * volumes).
+ */
+TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit, uint64_t start,
+				uint64_t window, uint64_t bend, uint64_t *op_, uint64_t *lit_,
+				uint64_t r[3])
+{
+	const uint32_t lane = TSR_ZS_LANE, nl = TSR_ZS_NLANES, per = (cnt + nl - 1) / nl;
+	const uint32_t lo = lane * per < cnt ? lane * per : cnt, hi = lo + per < cnt ? lo + per : cnt;
+	uint32_t sl = 0, so = 0; /* (a batch's sums fit: 32 sequences of at most 2^18 bytes) */
+	for (uint32_t i = lo; i < hi; i++) {
+		sl += x->ll[i];
+		so += x->ll[i] + x->ml[i];
+	}
+	x->part_l[lane] = sl;
+	x->part_o[lane] = so;
+	/* the repeat offsets, in order; 0 where a repeat code resolves to none */
+	if (lane == 0)
+		for (uint32_t i = 0; i < cnt; i++) {
+			uint64_t ov = x->off[i], off;
+			if (ov > 3) {
+				off = ov - 3;
+				r[2] = r[1];
+				r[1] = r[0];
+				r[0] = off;
+			} else {
+				unsigned idx = (unsigned)ov - 1 + (x->ll[i] == 0);
+				if (idx == 0) {
+					off = r[0];
+				} else if (idx == 1) {
+					off = r[1];
+					r[1] = r[0];
+					r[0] = off;
+				} else {
+					off = idx == 2 ? r[2] : r[0] - 1;
+					r[2] = r[1];
+					r[1] = r[0];
+					r[0] = off;
+				}
+			}
+			x->off[i] = off;
+		}
+	TSR_ZS_SYNC();
+	uint64_t lit = *lit_, op = *op_, tl = 0, to = 0;
+	uint64_t first = *op_ + (cnt ? x->ll[0] : 0); /* the batch's first match */
+	TSR_ZS_UNROLL4
+	for (uint32_t k = 0; k < nl && k < TSR_ZS_BATCH; k++) {
+		if (k == lane) {
+			lit += tl;
+			op += to;
+		}
+		tl += x->part_l[k];
+		to += x->part_o[k];
+	}
+	for (uint32_t i = lo; i < hi; i++) {
+		uint32_t ll = x->ll[i], ml = x->ml[i];
+		uint64_t off = x->off[i];
+		int st = TSR_CUDA_ZSTD_OK;
+		if (ll > nlit - lit || ll > bend - op)
+			st = TSR_CUDA_ZSTD_E_SEQUENCES;
+		x->lsrc[i] = lit;
+		lit += ll;
+		op += ll;
+		if (st == TSR_CUDA_ZSTD_OK && (off == 0 || off > op - start || off > window))
+			st = TSR_CUDA_ZSTD_E_OFFSET;
+		if (st == TSR_CUDA_ZSTD_OK && ml > bend - op)
+			st = TSR_CUDA_ZSTD_E_SEQUENCES;
+		x->dst[i] = op;
+		x->turn[i] = (uint8_t)((ll > TSR_ZS_LANE_RUN) |
+				       !(ml <= 64 && op - off + ml <= first) << 1);
+		op += ml;
+		x->st[i] = st;
+	}
+	TSR_ZS_SYNC();
+	if (lane == 0) { /* (the caller syncs before it reads them) */
+		uint32_t nok = 0, lt = 0, mt = 0;
+		TSR_ZS_UNROLL4
+		for (uint32_t i = 0; i < cnt; i++) {
+			uint32_t ok = nok == i && x->st[i] == TSR_CUDA_ZSTD_OK;
+			nok += ok;
+			lt |= (uint32_t)(ok && (x->turn[i] & 1)) << i;
+			mt |= (uint32_t)(ok && (x->turn[i] & 2)) << i;
+		}
+		x->nok = nok;
+		x->lturn = lt;
+		x->mturn = mt;
+		x->status = nok < cnt ? x->st[nok] : TSR_CUDA_ZSTD_OK;
+	}
+	*op_ += to;
+	*lit_ += tl;
+}
+
+/* Phase c by cells writes a frame's output as 32-bit cells instead of bytes
+ * (zstd_cells_core.h): a literal byte is TSR_ZS_CELL_BYTE | byte, a match byte whose source
+ * lies before its block is the source's frame position. */
+#define TSR_ZS_CELL_BYTE 0x80000000u
+
+/* The cell of a match byte whose source is frame position q (block: the first position of the
+ * match's block): before the block, the position; else the source's cell (final: a match reads
+ * only positions before it). */
+TSR_ZD uint32_t tsr_zs_cell_from(const uint32_t *cells, uint64_t q, uint64_t block)
+{
+	return q < block ? (uint32_t)q : cells[q];
+}
+
+/* Lanes write the match of length ml at distance off to cells d..: byte j's source is
+ * d - off + j % off. */
+TSR_ZD void tsr_zs_match_cells(uint32_t *cells, uint64_t d, uint64_t off, uint64_t ml,
+			       uint64_t block)
+{
+	uint32_t n = (uint32_t)ml; /* (a placed match lies inside its block: tsr_zs_place) */
+	if (off >= ml) {
+		for (uint32_t j = TSR_ZS_LANE; j < n; j += TSR_ZS_NLANES)
+			cells[d + j] = tsr_zs_cell_from(cells, d - off + j, block);
+		return;
+	}
+	uint32_t o = (uint32_t)off, k = TSR_ZS_LANE % o, step = TSR_ZS_NLANES % o;
+	for (uint32_t j = TSR_ZS_LANE; j < n; j += TSR_ZS_NLANES) {
+		cells[d + j] = tsr_zs_cell_from(cells, d - off + k, block); /* k = j % off */
+		k += step;
+		k -= k >= o ? o : 0;
+	}
+}
+
+/* Lanes write n literal bytes src[0..n) as cells from d. */
+TSR_ZD void tsr_zs_lit_cells(uint32_t *cells, uint64_t d, const uint8_t *src, uint64_t n)
+{
+	for (uint64_t i = TSR_ZS_LANE; i < n; i += TSR_ZS_NLANES)
+		cells[d + i] = TSR_ZS_CELL_BYTE | src[i];
+}
+
+/*
+ * Compressed block b's sequences executed by the lanes of one warp, 32 at a time, in the steps
+ * tsr_zs_frame_exec lists (x: the warp's shared batch; lits, seqs: phase b's scratch; r: the
+ * repeat offsets on entry, lane 0's, updated; *op: the block's first output position, then the
+ * one after it; start: the first position offsets may reach back to; window: the frame's).
+ * Into bytes at out, or with to_cells into cells (block: the block's first position). Both
+ * callers pass to_cells as a constant, so each gets its own copy of the loop. Returns a status.
+ */
+TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_block *b,
+				   const uint8_t *lits, const struct tsr_zs_seq *seqs,
+				   uint64_t start, uint64_t window, uint64_t *op_, uint64_t r[3],
+				   uint8_t *out, uint32_t *cells, uint64_t block, int to_cells)
+{
+	const uint8_t *lp = lits + b->lit_at;
+	const struct tsr_zs_seq *sq = seqs + b->seq_at;
+	uint64_t op = *op_, lit = 0, bend = op + b->out_size;
+	for (uint32_t base = 0; base < b->nseq; base += TSR_ZS_BATCH) {
+		uint32_t cnt = tsr_zs_batch_load(x, sq, base, b->nseq);
+		tsr_zs_place(x, cnt, b->nlit, start, window, bend, &op, &lit, r);
+		TSR_ZS_SYNC();
+		uint32_t nok = x->nok;
+		int st = x->status;
+		/* literal runs: short ones a lane each, all at once; long ones in turn, shared */
+		for (uint32_t i = TSR_ZS_LANE; i < nok; i += TSR_ZS_NLANES) {
+			uint32_t ll = x->ll[i];
+			uint64_t d = x->dst[i] - ll;
+			const uint8_t *sp = lp + x->lsrc[i];
+			if (!(x->turn[i] & 1))
+				for (uint32_t j = 0; j < ll; j++) {
+					if (to_cells)
+						cells[d + j] = TSR_ZS_CELL_BYTE | sp[j];
+					else
+						out[d + j] = sp[j];
+				}
+		}
+		for (uint32_t m = x->lturn; m; m &= m - 1) {
+			uint32_t i = tsr_zs_ctz(m);
+			uint64_t d = x->dst[i] - x->ll[i];
+			if (to_cells)
+				tsr_zs_lit_cells(cells, d, lp + x->lsrc[i], x->ll[i]);
+			else
+				tsr_zs_copy(out + d, lp + x->lsrc[i], x->ll[i]);
+		}
+		TSR_ZS_SYNC();
+		/* matches whose sources all precede the batch's first match: a lane each */
+		for (uint32_t i = TSR_ZS_LANE; i < nok; i += TSR_ZS_NLANES) {
+			uint64_t d = x->dst[i], off = x->off[i], ml = x->ml[i];
+			if (!(x->turn[i] & 2))
+				for (uint64_t j = 0; j < ml; j++) {
+					if (to_cells)
+						cells[d + j] = tsr_zs_cell_from(cells, d - off + j, block);
+					else
+						out[d + j] = out[d - off + j];
+				}
+		}
+		for (uint32_t m = x->mturn; m; m &= m - 1) {
+			uint32_t i = tsr_zs_ctz(m);
+			uint64_t d = x->dst[i], off = x->off[i], ml = x->ml[i];
+			TSR_ZS_SYNC();
+			if (to_cells)
+				tsr_zs_match_cells(cells, d, off, ml, block);
+			else
+				tsr_zs_match(out, d, off, ml);
+		}
+		TSR_ZS_SYNC();
+		if (st != TSR_CUDA_ZSTD_OK)
+			return st;
+	}
+	if (b->nlit - lit != bend - op)
+		return TSR_CUDA_ZSTD_E_SEQUENCES;
+	if (to_cells)
+		tsr_zs_lit_cells(cells, op, lp + lit, b->nlit - lit);
+	else
+		tsr_zs_copy(out + op, lp + lit, b->nlit - lit);
+	*op_ = op + (b->nlit - lit);
+	return TSR_CUDA_ZSTD_OK;
+}
+
+/*
+ * Phase c: executes frame f of a stream (blocks decoded by phase b, placed by tsr_zs_layout)
+ * into out, by the lanes of one warp (x: the warp's shared batch), 32 sequences at a time:
+ *  1. lanes load the batch's records (one each: no load waits on another);
+ *  2. the lanes place and check the sequences, as one lane would in order; lane 0 resolves
+ *     the repeat offsets, a chain through the batch and the only serial step
+ *     (tsr_zs_place);
+ *  3. the literal runs of the batch are copied (no run waits on another: literals come from
+ *     the scratch, and runs go to disjoint places): short ones a lane each, all at once, long
+ *     ones in turn, lanes sharing each;
+ *  4. matches that read only bytes final before the batch's first match (their source ends at
+ *     or before it) and are short are copied a lane each, all at once; the others go in order,
+ *     lanes sharing each one (byte j of a match is out[d - off + j % off], so a match only
+ *     reads bytes written before it), with a __syncwarp before each to make the lanes'
+ *     earlier writes visible.
+ * Then the frame's XXH64 by lane 0. Returns a status.
+ */
+TSR_ZD int tsr_zs_frame_exec(struct tsr_zs_xs *x, const uint8_t *in,
+			     const struct tsr_zs_frame *f, const struct tsr_zs_block *blocks,
+			     const uint8_t *lits, const struct tsr_zs_seq *seqs, uint8_t *out)
+{
+	uint64_t start = f->out_at, op = start;
+	uint64_t r[3] = {1, 4, 8}; /* repeat offsets (lane 0's; the others' go unused) */
+	for (uint32_t k = 0; k < f->nblocks; k++) {
+		const struct tsr_zs_block *b = &blocks[f->first_block + k];
+		if (b->type == 0) {
+			tsr_zs_copy(out + op, in + b->in_at, b->out_size);
+			op += b->out_size;
+			continue;
+		}
+		if (b->type == 1) {
+			uint8_t v = in[b->in_at];
+			for (uint64_t i = TSR_ZS_LANE; i < b->out_size; i += TSR_ZS_NLANES)
+				out[op + i] = v;
+			op += b->out_size;
+			continue;
+		}
+		int st = tsr_zs_block_run(x, b, lits, seqs, start, f->window, &op, r, out, NULL, 0, 0);
+		if (st != TSR_CUDA_ZSTD_OK)
+			return st;
+	}
+	if (f->has_checksum) {
+		TSR_ZS_SYNC();
+		int bad = 0;
+		if (TSR_ZS_LANE == 0)
+			bad = (uint32_t)tsr_zs_xxh64(out + start, op - start) != f->checksum;
+		bad = TSR_ZS_BCAST(bad);
+		if (bad)
+			return TSR_CUDA_ZSTD_E_CHECKSUM;
+	}
+	return TSR_CUDA_ZSTD_OK;
+}
+
+#endif /* TSR_ZSTD_EXEC_CORE_H */
