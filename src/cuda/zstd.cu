@@ -171,14 +171,16 @@ tsr_zs_block_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
 }
 
 /* phase b, sequences: a thread a block, grid-stride; each thread's tables in shared memory
- * (dynamic: TSR_ZS_SEQ_THREADS of them a CTA) */
+ * (dynamic: TSR_ZS_SEQ_THREADS of them a CTA), with wide their 32-bit entries after them */
 __global__ void __launch_bounds__(TSR_ZS_SEQ_THREADS)
 tsr_zs_seqs_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
 		   const uint64_t *block_first, size_t n, struct tsr_zs_block *blocks,
-		   uint64_t nblocks, struct tsr_zs_seq *seqs)
+		   uint64_t nblocks, struct tsr_zs_seq *seqs, int wide)
 {
-	extern __shared__ struct tsr_zs_seqw qs[];
-	struct tsr_zs_seqw *q = &qs[threadIdx.x];
+	extern __shared__ uint32_t qsm[];
+	const size_t per = sizeof(struct tsr_zs_seqw) + (wide ? sizeof(struct tsr_zs_seqx) : 0);
+	struct tsr_zs_seqw *q = (struct tsr_zs_seqw *)((char *)qsm + threadIdx.x * per);
+	struct tsr_zs_seqx *qx = wide ? (struct tsr_zs_seqx *)(q + 1) : NULL;
 	uint64_t nt = (uint64_t)gridDim.x * blockDim.x;
 	for (uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; g < nblocks; g += nt) {
 		if (blocks[g].type != 2)
@@ -189,7 +191,7 @@ tsr_zs_seqs_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
 		struct tsr_zs_block *sb = blocks + ss[s].block_base;
 		uint32_t bi = (uint32_t)(g - ss[s].block_base);
 		if (sb[bi].status == TSR_CUDA_ZSTD_OK)
-			sb[bi].status = tsr_zs_block_seqs(q, (const uint8_t *)d_in[s], sb, bi,
+			sb[bi].status = tsr_zs_block_seqs(q, qx, (const uint8_t *)d_in[s], sb, bi,
 							  seqs + sb[bi].seq_at);
 	}
 }
@@ -387,10 +389,11 @@ static size_t tsr_zs_align(size_t v)
 }
 
 /* The sequences kernel's threads a CTA at most, *qt (as many of TSR_ZS_SEQ_THREADS as the
- * device's shared memory a CTA holds tables for), with its shared memory allowed for; *sms: the
- * device's SMs. */
-static cudaError_t tsr_zs_seq_threads(unsigned *qt, unsigned *sms)
+ * device's shared memory a CTA holds tables for), and *qw, as many with their 32-bit tables too,
+ * with its shared memory allowed for; *sms: the device's SMs. */
+static cudaError_t tsr_zs_seq_threads(unsigned *qt, unsigned *qw, unsigned *sms)
 {
+	const size_t wide = sizeof(struct tsr_zs_seqw) + sizeof(struct tsr_zs_seqx);
 	int dev = 0, optin = 0, n = 0;
 	cudaError_t e = cudaGetDevice(&dev);
 	if (e == cudaSuccess)
@@ -404,10 +407,15 @@ static cudaError_t tsr_zs_seq_threads(unsigned *qt, unsigned *sms)
 		t = TSR_ZS_SEQ_THREADS;
 	if (t == 0 || n <= 0)
 		return cudaErrorInvalidConfiguration;
+	size_t tw = (size_t)optin / wide;
+	tw = tw < t ? tw : t;
 	*qt = (unsigned)t;
+	*qw = (unsigned)tw;
 	*sms = (unsigned)n;
+	size_t most = t * sizeof(struct tsr_zs_seqw);
+	most = tw * wide > most ? tw * wide : most;
 	return cudaFuncSetAttribute(tsr_zs_seqs_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-				    (int)(t * sizeof(struct tsr_zs_seqw)));
+				    (int)most);
 }
 
 /*
@@ -459,8 +467,8 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 		return TSR_E_INVALID_ARG;
 	cudaStream_t cs = (cudaStream_t)cuda_stream;
 	const unsigned T = TSR_ZS_THREADS;
-	unsigned qt = 0, sms = 0;
-	cudaError_t e = tsr_zs_seq_threads(&qt, &sms);
+	unsigned qt = 0, qw = 0, sms = 0;
+	cudaError_t e = tsr_zs_seq_threads(&qt, &qw, &sms);
 	if (e != cudaSuccess)
 		return tsr_cuda_status(e, TSR_E_INTERNAL);
 	/* counts: per stream a tsr_zs_count, a status and its cells' bound */
@@ -574,12 +582,17 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 				tsr_zs_block_kernel<<<tsr_zs_grid(ndec * 32, T), T, 0, cs>>>(
 					d_in, ss, first + nstreams + 1, nstreams, bl, nb, lits);
 				/* a batch of few blocks spreads them over every SM: a
-				 * thread's chain, not the SM, is what each waits on */
+				 * thread's chain, not the SM, is what each waits on; and
+				 * where the threads leave room, their tables go wide too,
+				 * for a shorter chain */
 				uint64_t spread = (nb + sms - 1) / sms;
 				unsigned q = spread < qt ? (unsigned)spread : qt;
-				tsr_zs_seqs_kernel<<<tsr_zs_grid(nb, q), q,
-						     q * sizeof(struct tsr_zs_seqw), cs>>>(
-					d_in, ss, first + nstreams + 1, nstreams, bl, nb, seqs);
+				int wide = q <= qw;
+				size_t per = sizeof(struct tsr_zs_seqw) +
+					     (wide ? sizeof(struct tsr_zs_seqx) : 0);
+				tsr_zs_seqs_kernel<<<tsr_zs_grid(nb, q), q, q * per, cs>>>(
+					d_in, ss, first + nstreams + 1, nstreams, bl, nb, seqs,
+					wide);
 			}
 			tsr_zs_layout_kernel<<<g, T, 0, cs>>>(d_out_cap, d_out_nbytes, ss, fr, bl,
 							      nstreams);

@@ -168,6 +168,14 @@ struct tsr_zs_seqw {
 	uint32_t ll_al, ml_al, of_al;
 };
 
+/* The same tables as 32-bit entries, base | bits << 16 | symbol << 24 (tsr_zs_fse_wide): a
+ * step then takes its bits and base from the entry, not from highbit(x) in the chain. For a
+ * batch too small to fill the SMs' shared memory with 16-bit tables' threads, where the
+ * chain's length, not the threads an SM, is the time (5 KiB more a thread). */
+struct tsr_zs_seqx {
+	uint32_t ll[512], ml[512], of[256];
+};
+
 /* ---- byte and bit access ------------------------------------------------------------- */
 
 TSR_ZD uint32_t tsr_zs_le(const uint8_t *p, unsigned nb)
@@ -333,6 +341,16 @@ TSR_ZD uint32_t tsr_zs_hr_bits(struct tsr_zs_hr *h, unsigned nb)
 {
 	uint64_t v = tsr_zs_hr_window64(h);
 	return tsr_zs_hr_take(h, &v, nb);
+}
+
+/* Table t (1 << al 16-bit entries) as 32-bit entries into x (struct tsr_zs_seqx). */
+TSR_ZD void tsr_zs_fse_wide(const tsr_zs_fse *t, unsigned al, uint32_t *x)
+{
+	for (unsigned u = 0; u < 1u << al; u++) {
+		uint32_t e = t[u];
+		unsigned nb = tsr_zs_fse_bits(e, al);
+		x[u] = tsr_zs_fse_base(e, al, nb) | nb << 16 | (e >> 10) << 24;
+	}
 }
 
 /* The state after entry e of a table of 1 << al entries, its bits read from h. */
@@ -960,31 +978,30 @@ TSR_ZD int tsr_zs_lit_prep(struct tsr_zs_work *w, const uint8_t *in,
 	return TSR_CUDA_ZSTD_OK;
 }
 
-/*
- * Phase b, sequences: decodes compressed block bi's sequences into seqs (nseq records) and sets
- * its out_size, once its literals are decoded; one thread (w: its tables, in shared memory on
- * the GPU). A status.
- */
-TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_seqw *w, const uint8_t *in,
-			     struct tsr_zs_block *blocks, uint32_t bi, struct tsr_zs_seq *seqs)
+/* Entry e's symbol, the bits its next state reads, and that state's base, from a 16-bit entry
+ * (x | symbol << 10: tsr_zs_fse) or a 32-bit one (wide: tsr_zs_seqx). */
+TSR_ZD_INLINE unsigned tsr_zs_ent_sym(uint32_t e, int wide)
 {
-	struct tsr_zs_block *b = &blocks[bi];
-	const uint8_t *p = in + b->in_at;
-	/* sequences */
+	return wide ? e >> 24 : e >> 10;
+}
+
+TSR_ZD_INLINE unsigned tsr_zs_ent_bits(uint32_t e, unsigned al, int wide)
+{
+	return wide ? e >> 16 & 255 : tsr_zs_fse_bits(e, al);
+}
+
+TSR_ZD_INLINE uint32_t tsr_zs_ent_base(uint32_t e, unsigned al, unsigned nb, int wide)
+{
+	return wide ? e & 0xffffu : tsr_zs_fse_base(e, al, nb);
+}
+
+/* Block b's sequences (p: the block's bytes, its bit stream from end) by w's tables, or by wx's
+ * when wide (its caller passes a constant, so each gets its own copy of the loop). A status. */
+TSR_ZD_INLINE int tsr_zs_seqs_steps(const struct tsr_zs_seqw *w, const struct tsr_zs_seqx *wx,
+				    const int wide, struct tsr_zs_block *b, const uint8_t *p,
+				    uint64_t end, struct tsr_zs_seq *seqs)
+{
 	uint64_t out = b->nlit;
-	if (b->nseq == 0) {
-		b->out_size = (uint32_t)out;
-		return out > b->block_max ? TSR_CUDA_ZSTD_E_BLOCK : TSR_CUDA_ZSTD_OK;
-	}
-	uint64_t end = 0, e2;
-	if (tsr_zs_fse_from(w, in, b, -1, &end)) /* this block's own tables, and where its
-						     bit stream starts */
-		return TSR_CUDA_ZSTD_E_SEQUENCES;
-	/* tables in repeat mode: rebuilt from the header of the block that described them */
-	for (int k = 0; k < 3; k++)
-		if (b->fse_from[k] != (int32_t)bi &&
-		    tsr_zs_fse_from(w, in, &blocks[b->fse_from[k]], k, &e2))
-			return TSR_CUDA_ZSTD_E_SEQUENCES;
 	/* bits from a 64-bit window while it holds them (avail: its bits not yet taken), a new
 	 * window when it does not. A sequence takes its extra bits (offset, match length, literal
 	 * length: 63 at most) and its three state updates (26 at most) in one step: the six
@@ -1005,16 +1022,18 @@ TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_seqw *w, const uint8_t *in,
 	const uint32_t nseq = b->nseq;
 	struct tsr_zs_seq *sq = seqs;
 	for (uint32_t i = 0; i < nseq; i++, sq++) {
-		uint32_t el = w->ll[sl], eo = w->of[so], em = w->ml[sm];
-		unsigned lc = el >> 10, oc = eo >> 10, mc = em >> 10, mb, lb;
+		uint32_t el = wide ? wx->ll[sl] : w->ll[sl], eo = wide ? wx->of[so] : w->of[so],
+			 em = wide ? wx->ml[sm] : w->ml[sm];
+		unsigned lc = tsr_zs_ent_sym(el, wide), oc = tsr_zs_ent_sym(eo, wide),
+			 mc = tsr_zs_ent_sym(em, wide), mb, lb;
 		if (oc > 31 || mc > 52 || lc > 35)
 			return TSR_CUDA_ZSTD_E_SEQUENCES;
 		uint32_t ml = tsr_zs_ml_base(mc, &mb), ll = tsr_zs_ll_base(lc, &lb);
 		/* the state updates' sizes (none after the last sequence) */
 		unsigned more = i + 1 < nseq;
-		unsigned nl = more ? tsr_zs_fse_bits(el, la) : 0,
-			 nm = more ? tsr_zs_fse_bits(em, ma) : 0,
-			 no = more ? tsr_zs_fse_bits(eo, oa) : 0;
+		unsigned nl = more ? tsr_zs_ent_bits(el, la, wide) : 0,
+			 nm = more ? tsr_zs_ent_bits(em, ma, wide) : 0,
+			 no = more ? tsr_zs_ent_bits(eo, oa, wide) : 0;
 		unsigned x = oc + mb + lb, y = nl + nm + no;
 		if (x + y > avail) { /* (pos is at most 64 bits below the last window) */
 			v = tsr_zs_hrc_window(&br, &bc);
@@ -1034,9 +1053,9 @@ TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_seqw *w, const uint8_t *in,
 		sq->of = (1u << oc) + tsr_zs_field(v, 0, oc);
 		sq->ml = ml;
 		sq->ll = ll;
-		sl = tsr_zs_fse_base(el, la, nl) + tsr_zs_field(u, at, nl);
-		sm = tsr_zs_fse_base(em, ma, nm) + tsr_zs_field(u, at + nl, nm);
-		so = tsr_zs_fse_base(eo, oa, no) + tsr_zs_field(u, at + nl + nm, no);
+		sl = tsr_zs_ent_base(el, la, nl, wide) + tsr_zs_field(u, at, nl);
+		sm = tsr_zs_ent_base(em, ma, nm, wide) + tsr_zs_field(u, at + nl, nm);
+		so = tsr_zs_ent_base(eo, oa, no, wide) + tsr_zs_field(u, at + nl + nm, no);
 		litsum += ll;
 		out += ml;
 		br.pos -= (int32_t)(x + y);
@@ -1053,6 +1072,41 @@ TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_seqw *w, const uint8_t *in,
 		return TSR_CUDA_ZSTD_E_BLOCK;
 	b->out_size = (uint32_t)out;
 	return TSR_CUDA_ZSTD_OK;
+}
+
+/*
+ * Phase b, sequences: decodes compressed block bi's sequences into seqs (nseq records) and sets
+ * its out_size, once its literals are decoded; one thread (w: its tables, in shared memory on
+ * the GPU; wx, where not NULL: room for them as 32-bit entries, which the steps then read). A
+ * status.
+ */
+TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_seqw *w, struct tsr_zs_seqx *wx, const uint8_t *in,
+			     struct tsr_zs_block *blocks, uint32_t bi, struct tsr_zs_seq *seqs)
+{
+	struct tsr_zs_block *b = &blocks[bi];
+	const uint8_t *p = in + b->in_at;
+	/* sequences */
+	uint64_t out = b->nlit;
+	if (b->nseq == 0) {
+		b->out_size = (uint32_t)out;
+		return out > b->block_max ? TSR_CUDA_ZSTD_E_BLOCK : TSR_CUDA_ZSTD_OK;
+	}
+	uint64_t end = 0, e2;
+	if (tsr_zs_fse_from(w, in, b, -1, &end)) /* this block's own tables, and where its
+						     bit stream starts */
+		return TSR_CUDA_ZSTD_E_SEQUENCES;
+	/* tables in repeat mode: rebuilt from the header of the block that described them */
+	for (int k = 0; k < 3; k++)
+		if (b->fse_from[k] != (int32_t)bi &&
+		    tsr_zs_fse_from(w, in, &blocks[b->fse_from[k]], k, &e2))
+			return TSR_CUDA_ZSTD_E_SEQUENCES;
+	if (wx) {
+		tsr_zs_fse_wide(w->ll, w->ll_al, wx->ll);
+		tsr_zs_fse_wide(w->of, w->of_al, wx->of);
+		tsr_zs_fse_wide(w->ml, w->ml_al, wx->ml);
+		return tsr_zs_seqs_steps(w, wx, 1, b, p, end, seqs);
+	}
+	return tsr_zs_seqs_steps(w, wx, 0, b, p, end, seqs);
 }
 
 /*

@@ -62,6 +62,7 @@ struct warp {
 	struct tsr_zs_seq *seqs_w;
 	struct tsr_zs_work wk;  /* the warp's literals tables (shared memory on the GPU) */
 	struct tsr_zs_seqw qs[32]; /* each lane's sequence tables (shared memory on the GPU) */
+	struct tsr_zs_seqx qx[32]; /* the odd lanes' as 32-bit entries (a small batch's kernel) */
 	const uint8_t *in;
 	struct tsr_zs_frame *fr;
 	uint32_t nframes;
@@ -105,8 +106,9 @@ static void *lane_main(void *arg)
 		/* the sequences: a lane a block, as the sequences kernel's threads */
 		for (uint32_t i = l->id; i < w->nblocks; i += 32)
 			if (w->blocks[i].type == 2 && w->blocks[i].status == TSR_CUDA_ZSTD_OK)
-				w->blocks[i].status = tsr_zs_block_seqs(&w->qs[l->id], w->in, w->blocks,
-									i, w->seqs_w + w->blocks[i].seq_at);
+				w->blocks[i].status = tsr_zs_block_seqs(
+					&w->qs[l->id], l->id & 1 ? &w->qx[l->id] : NULL, w->in,
+					w->blocks, i, w->seqs_w + w->blocks[i].seq_at);
 		return NULL;
 	}
 	if (w->phase == 3) {

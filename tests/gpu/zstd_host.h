@@ -77,6 +77,8 @@ out:
 /* Decodes stream in[0..n) into out (cap bytes) as the launcher does: scan (count, then
  * store), every compressed block (in reverse order, to show blocks need no earlier block's
  * decoding), layout, frames (cells: by tsr_zstd_host_frame_cells, else tsr_zs_frame_exec).
+ * With cells the sequences take their 32-bit tables too (tsr_zs_seqx, a small batch's
+ * kernel), so a test comparing the two ways compares both table widths.
  * *got: decoded bytes (0 on failure). Returns a status, or -1 when malloc fails. */
 static int tsr_zstd_host_run(const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *got,
 			     int cells)
@@ -95,7 +97,8 @@ static int tsr_zstd_host_run(const uint8_t *in, size_t n, uint8_t *out, size_t c
 	struct tsr_zs_seq *seqs = malloc((c.nseq + 1) * sizeof *seqs);
 	struct tsr_zs_work *w = malloc(sizeof *w);
 	struct tsr_zs_seqw *q = malloc(sizeof *q);
-	if (!fr || !bl || !lits || !seqs || !w || !q) {
+	struct tsr_zs_seqx *qx = malloc(sizeof *qx);
+	if (!fr || !bl || !lits || !seqs || !w || !q || !qx) {
 		st = -1;
 		goto out;
 	}
@@ -106,7 +109,8 @@ static int tsr_zstd_host_run(const uint8_t *in, size_t n, uint8_t *out, size_t c
 		if (bl[i].type == 2 &&
 		    (bl[i].status = tsr_zs_block_lits(w, in, bl, i, lits + bl[i].lit_at)) ==
 			    TSR_CUDA_ZSTD_OK)
-			bl[i].status = tsr_zs_block_seqs(q, in, bl, i, seqs + bl[i].seq_at);
+			bl[i].status = tsr_zs_block_seqs(q, cells ? qx : NULL, in, bl, i,
+							 seqs + bl[i].seq_at);
 	uint64_t total;
 	st = tsr_zs_layout(fr, c.nframes, bl, cap, &total);
 	for (uint32_t f = 0; f < c.nframes && st == TSR_CUDA_ZSTD_OK; f++)
@@ -121,6 +125,7 @@ out:
 	free(seqs);
 	free(w);
 	free(q);
+	free(qx);
 	return st;
 }
 
