@@ -200,16 +200,16 @@ int tsr_cuda_blosclz_batch(const void *const *d_in, const size_t *d_in_nbytes,
  * [d_in[i], d_in[i] + d_in_nbytes[i]) and every write inside [d_out[i], d_out[i] + d_out_cap[i]).
  * Output is byte for byte libzstd's; frames that need a dictionary get
  * TSR_CUDA_ZSTD_E_DICTIONARY (the CPU decodes them). variant: 0.
- * Scratch: the per-block literal and sequence buffers depend on the streams' headers, which
- * are in device memory, so the launcher scans them first (one kernel), waits for the stream to
- * read the totals, then takes its scratch from the stream-ordered allocator (cudaMallocAsync,
- * freed in order after the last kernel); d_scratch is not used (the families' fixed scratch is
- * far too small): 40 bytes a frame, 80 a block, the streams' literal bytes (at most their
- * capacities) and 12 bytes a sequence (at most a third of the capacities); by cells, 80 bytes
- * more a block and one a frame. The block decoders' tables live in shared memory (4,872 bytes a
- * warp for the literals, 2,828 a thread for the sequences), not in scratch. Frames of several
- * blocks executed by cells (tsr_cuda_zstd_batch_c) take a second allocation of 4 bytes an
- * output byte of their streams (up to 16 GiB); without it they run a warp a frame.
+ * Scratch: the per-block literal and sequence buffers depend on the streams' headers, which are in
+ * device memory, so the launcher scans them first (one kernel), waits for the stream to read the
+ * totals, then takes its scratch from the stream-ordered allocator (tsr_cuda_scratch_alloc, freed
+ * in order after the last kernel); d_scratch is not used (the families' fixed scratch is far too
+ * small): 40 bytes a frame, 80 a block, the streams' literal bytes (at most their capacities) and
+ * 12 bytes a sequence (at most a third of the capacities); by cells, 80 bytes more a block and one
+ * a frame. The block decoders' tables live in shared memory (4,872 bytes a warp for the literals,
+ * 2,828 a thread for the sequences), not in scratch. Frames of several blocks executed by cells
+ * (tsr_cuda_zstd_batch_c) take a second allocation of 4 bytes an output byte of their streams (up
+ * to 16 GiB); without it they run a warp a frame.
  */
 enum {
 	TSR_CUDA_ZSTD_OK = 0,
@@ -227,6 +227,16 @@ enum {
 	TSR_CUDA_ZSTD_E_ARGUMENT = 12,  /* NULL input or output pointer with a nonzero size */
 	TSR_CUDA_ZSTD_E_MEMORY = 13     /* the launcher could not get scratch for this stream */
 };
+
+/*
+ * Stream-ordered device scratch for the launchers (the zstd one sizes its scratch by the
+ * batch): from a pool a device that keeps freed memory for the next batch instead of
+ * returning it to the driver at each synchronisation. Returns a cudaError_t value (0: done);
+ * free with cudaFreeAsync. tsr_cuda_scratch_trim returns the device pool's unused memory to
+ * the driver (the engine does when a context lets go of the device).
+ */
+int tsr_cuda_scratch_alloc(void **ptr, size_t nbytes, void *cuda_stream);
+void tsr_cuda_scratch_trim(int device);
 
 /* Name of a zstd status code ("checksum mismatch", ...); never NULL. */
 const char *tsr_cuda_zstd_status_name(int status);

@@ -43,7 +43,8 @@
  *   and its checksum. A batch of 64 such frames is then 16 384 warps' work, not 64.
  * Scratch: phase a counts what each stream needs (frames, blocks, literal bytes, sequences);
  * the launcher waits for those counts (the one synchronisation: sizes live in device memory),
- * then takes one allocation from the stream-ordered pool for the batch and frees it in order.
+ * then takes one allocation for the batch from the launchers' stream-ordered scratch pool
+ * (scratch.cu: it keeps its memory between batches) and frees it in order.
  * The cells are a second allocation, 4 bytes an output byte of the streams that have a frame
  * of several blocks (bounded by their capacity and by 128 KiB a block); when it cannot be had
  * (or passes TSR_ZS_CELLS_MAX_NBYTES), every frame runs a warp a frame as before.
@@ -383,6 +384,12 @@ static unsigned tsr_zs_grid(uint64_t items, unsigned per)
 	return (unsigned)(g ? g : 1);
 }
 
+/* the launcher's scratch (scratch.cu: memory kept between batches) */
+static cudaError_t tsr_zs_malloc(void **p, size_t n, cudaStream_t cs)
+{
+	return (cudaError_t)tsr_cuda_scratch_alloc(p, n, cs);
+}
+
 static size_t tsr_zs_align(size_t v)
 {
 	return (v + 255) & ~(size_t)255;
@@ -476,7 +483,7 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 	size_t cst_nbytes = tsr_zs_align(nstreams * sizeof(int));
 	void *d_cnt = NULL;
 	uint32_t *cells = NULL;
-	e = cudaMallocAsync(&d_cnt, cnt_nbytes + cst_nbytes +
+	e = tsr_zs_malloc(&d_cnt, cnt_nbytes + cst_nbytes +
 						nstreams * sizeof(uint64_t), cs);
 	if (e != cudaSuccess)
 		return tsr_cuda_status(e, TSR_E_INTERNAL);
@@ -534,7 +541,7 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 		/* the cells, when some frame has several blocks and they can be had; else every
 		 * frame a warp (an allocation that fails is not an error of the batch) */
 		if (nc && nc <= TSR_ZS_CELLS_MAX_NBYTES / sizeof(uint32_t) &&
-		    cudaMallocAsync((void **)&cells, nc * sizeof(uint32_t), cs) != cudaSuccess) {
+		    tsr_zs_malloc((void **)&cells, nc * sizeof(uint32_t), cs) != cudaSuccess) {
 			(void)cudaGetLastError();
 			cells = NULL;
 		}
@@ -555,7 +562,7 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 		size_t o_fcell = o_ent + (cells ? tsr_zs_align(nb * sizeof(struct tsr_zs_entry)) : 0);
 		size_t total = o_fcell + (cells ? tsr_zs_align(nf) : 0);
 		char *sc = NULL;
-		if ((e = cudaMallocAsync((void **)&sc, total, cs)) != cudaSuccess) {
+		if ((e = tsr_zs_malloc((void **)&sc, total, cs)) != cudaSuccess) {
 			rc = tsr_cuda_status(e, TSR_E_INTERNAL);
 			goto fail_cnt;
 		}

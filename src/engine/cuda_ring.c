@@ -320,6 +320,8 @@ static void tsr_cuda_state_free(struct tsr_cuda_state *cs)
 	if (cs->aid)
 		tsr_pool_free(cs->aid);
 	cudaEventDestroy(cs->entry);
+	/* (the launchers' scratch pool keeps memory between batches: it goes with the context) */
+	tsr_cuda_scratch_trim(cs->device);
 	pthread_mutex_destroy(&cs->lock);
 	free(cs);
 }
