@@ -9,7 +9,7 @@
  * Why a pool of our own: the device's default pool returns its free memory to the driver at
  * every synchronisation (release threshold 0), and the zstd launcher synchronises once a batch
  * (it reads the frames' counts back), so each batch mapped its scratch anew (hundreds of MiB).
- * On the H200 a 1 GiB uint16 Zarr v3 store of 256^3 zstd chunks read into the device at 32.5 to
+ * On the H200 an 800^3 uint16 Zarr v3 store of 200^3 zstd chunks read into the device at 32.5 to
  * 35.9 GB/s from the default pool and 45.1 to 47.0 from this one (scripts/gpu-zstd-rows, two
  * rounds). Changing the default pool's threshold instead would change the application's
  * allocator under it.
