@@ -118,7 +118,10 @@ TSR_API const char *tsr_dtype_npy_descr(enum tsr_dtype dtype);
  * one chunk runs on its caller alone); GPU reads through one context are serialised. Host
  * memory a context keeps from read to read, until tsr_context_free: its workers' codec states
  * and small buffers, and the stored bytes' buffers of the large blosc chunks a read split over
- * its threads (at most 256 MiB of them). */
+ * its threads (at most 256 MiB of them). On each CUDA device it has read into it keeps its
+ * staging ring (six slots of pinned host and device buffers, sized by the largest reads), and
+ * the GPU decoders keep their scratch in a pool of the device's that every context shares;
+ * tsr_context_free releases the ring and returns the pool's unused memory to the driver. */
 
 struct tsr_context;
 
