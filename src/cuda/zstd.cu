@@ -171,6 +171,13 @@ tsr_zs_block_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
 	}
 }
 
+/* A sequences thread's shared memory: its tables, and when wide their 32-bit entries after them
+ * (the kernel's layout; the launcher sizes CTAs by it). */
+__host__ __device__ static inline size_t tsr_zs_seq_nbytes(int wide)
+{
+	return sizeof(struct tsr_zs_seqw) + (wide ? sizeof(struct tsr_zs_seqx) : 0);
+}
+
 /* phase b, sequences: a thread a block, grid-stride; each thread's tables in shared memory
  * (dynamic: TSR_ZS_SEQ_THREADS of them a CTA), with wide their 32-bit entries after them */
 __global__ void __launch_bounds__(TSR_ZS_SEQ_THREADS)
@@ -179,7 +186,7 @@ tsr_zs_seqs_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
 		   uint64_t nblocks, struct tsr_zs_seq *seqs, int wide)
 {
 	extern __shared__ uint32_t qsm[];
-	const size_t per = sizeof(struct tsr_zs_seqw) + (wide ? sizeof(struct tsr_zs_seqx) : 0);
+	const size_t per = tsr_zs_seq_nbytes(wide);
 	struct tsr_zs_seqw *q = (struct tsr_zs_seqw *)((char *)qsm + threadIdx.x * per);
 	struct tsr_zs_seqx *qx = wide ? (struct tsr_zs_seqx *)(q + 1) : NULL;
 	uint64_t nt = (uint64_t)gridDim.x * blockDim.x;
@@ -400,7 +407,6 @@ static size_t tsr_zs_align(size_t v)
  * with its shared memory allowed for; *sms: the device's SMs. */
 static cudaError_t tsr_zs_seq_threads(unsigned *qt, unsigned *qw, unsigned *sms)
 {
-	const size_t wide = sizeof(struct tsr_zs_seqw) + sizeof(struct tsr_zs_seqx);
 	int dev = 0, optin = 0, n = 0;
 	cudaError_t e = cudaGetDevice(&dev);
 	if (e == cudaSuccess)
@@ -409,18 +415,18 @@ static cudaError_t tsr_zs_seq_threads(unsigned *qt, unsigned *qw, unsigned *sms)
 		e = cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev);
 	if (e != cudaSuccess)
 		return e;
-	size_t t = (size_t)optin / sizeof(struct tsr_zs_seqw);
+	size_t t = (size_t)optin / tsr_zs_seq_nbytes(0);
 	if (t > TSR_ZS_SEQ_THREADS)
 		t = TSR_ZS_SEQ_THREADS;
 	if (t == 0 || n <= 0)
 		return cudaErrorInvalidConfiguration;
-	size_t tw = (size_t)optin / wide;
+	size_t tw = (size_t)optin / tsr_zs_seq_nbytes(1);
 	tw = tw < t ? tw : t;
 	*qt = (unsigned)t;
 	*qw = (unsigned)tw;
 	*sms = (unsigned)n;
-	size_t most = t * sizeof(struct tsr_zs_seqw);
-	most = tw * wide > most ? tw * wide : most;
+	size_t most = t * tsr_zs_seq_nbytes(0);
+	most = tw * tsr_zs_seq_nbytes(1) > most ? tw * tsr_zs_seq_nbytes(1) : most;
 	return cudaFuncSetAttribute(tsr_zs_seqs_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
 				    (int)most);
 }
@@ -595,9 +601,8 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 				uint64_t spread = (nb + sms - 1) / sms;
 				unsigned q = spread < qt ? (unsigned)spread : qt;
 				int wide = q <= qw;
-				size_t per = sizeof(struct tsr_zs_seqw) +
-					     (wide ? sizeof(struct tsr_zs_seqx) : 0);
-				tsr_zs_seqs_kernel<<<tsr_zs_grid(nb, q), q, q * per, cs>>>(
+				tsr_zs_seqs_kernel<<<tsr_zs_grid(nb, q), q,
+						     q * tsr_zs_seq_nbytes(wide), cs>>>(
 					d_in, ss, first + nstreams + 1, nstreams, bl, nb, seqs,
 					wide);
 			}
