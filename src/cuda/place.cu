@@ -207,14 +207,16 @@ __device__ static uint4 tsr_vec_transform(uint4 v, int w, int be, int add, uint6
 	return make_uint4(x[0], x[1], x[2], x[3]);
 }
 
-/* blockIdx.x: the chunk task; blockIdx.y strides over the box's rows; threads walk a row.
+/* blockIdx.x: the chunk task; blockIdx.y strides over the box's rows, a CTA taking several
+ * short rows at once (tsr_pc_share_of); a row's threads walk it.
  * General: places may gather or read blocked sources; without, every place is a box of a
- * C-order source, and those paths are compiled out (H200, sm_90: 84 registers with them, 56
- * without, so twice the resident blocks for a slot of many short rows). */
+ * C-order source, and those paths are compiled out (sm_90: 64 registers, 4 CTAs an SM; with
+ * them 92, which the bound holds to 80 with a few bytes of spills, so 3 CTAs an SM, not 2). */
 template <bool General>
-__global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *dec,
-				 const struct tsr_cuda_place *places, const int *status,
-				 const size_t *sizes)
+__global__ void __launch_bounds__(TSR_PC_THREADS, General ? 3 : 4)
+	tsr_place_kernel(const unsigned char *src, const unsigned char *dec,
+			 const struct tsr_cuda_place *places, const int *status,
+			 const size_t *sizes)
 {
 	const struct tsr_cuda_place *pl = &places[blockIdx.x];
 	unsigned char *out = (unsigned char *)(uintptr_t)pl->out;
@@ -243,7 +245,8 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 	}
 	int wi = tsr_width(in_type), wo = tsr_width(pl->out_type);
 	int64_t nmax, rows = tsr_pc_rows(pl, &nmax);
-	(void)nmax;
+	/* short rows: several a CTA, each on a group of its threads (place.h) */
+	const struct tsr_pc_share sh = tsr_pc_share_of(nmax, blockIdx.y, gridDim.y, threadIdx.x);
 	/* In integers: a mock-device batch has no staging buffer (src NULL) and its offsets are
 	 * device addresses. */
 	/* Rows that are plain copies (a byte swap and an offset at most) may go 16 bytes at a
@@ -255,7 +258,7 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 	const int64_t nsrc = pl->src_npix > 0 ? pl->src_npix : npix;
 	const unsigned char *base =
 		(const unsigned char *)((uintptr_t)(pl->src_dec ? dec : src) + pl->src_offset);
-	for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
+	for (int64_t r = sh.r0; r < rows; r += sh.rstep) {
 		/* Row r of the task: its chunk-local start and output start. */
 		struct tsr_pc_row row;
 		if (General)
@@ -270,20 +273,16 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 			 * common case: staged chunks and outputs start 16-byte aligned), after a
 			 * scalar head that aligns the output. */
 			uintptr_t sp = (uintptr_t)(base + sidx * wi), dp = (uintptr_t)(out + didx * wo);
-			if (((sp - dp) & 15) == 0) {
-				int64_t head = (int64_t)(((16 - (dp & 15)) & 15) / (uintptr_t)wi);
-				if ((dp & 15) % (uintptr_t)wi)
-					head = n; /* elements straddle 16-byte lines: all scalar */
-				head = head < n ? head : n;
-				int64_t nvec = (n - head) * wi / 16;
+			int64_t head, nvec;
+			if (tsr_pc_vec_split(sp, dp, wi, n, &head, &nvec)) {
 				const uint4 *vs = (const uint4 *)(sp + (uintptr_t)(head * wi));
 				uint4 *vd = (uint4 *)(dp + (uintptr_t)(head * wi));
-				for (int64_t k = threadIdx.x; k < nvec; k += blockDim.x)
+				for (int64_t k = sh.lane; k < nvec; k += sh.lanes)
 					vd[k] = tsr_vec_transform(vs[k], wi, pl->in_be,
 								  pl->kind == TSR_CUDA_OFFSET, pl->offset);
 				/* the head, then the tail, go through the loop below */
 				int64_t tail = head + nvec * 16 / wi;
-				for (int64_t j = threadIdx.x; j < head; j += blockDim.x) {
+				for (int64_t j = sh.lane; j < head; j += sh.lanes) {
 					uint64_t bits = tsr_load_bits(base + (sidx + j) * wi, wi, pl->in_be);
 					tsr_store_bits(out + (didx + j) * wo, wo,
 						       pl->kind == TSR_CUDA_OFFSET ? bits + pl->offset : bits);
@@ -291,7 +290,7 @@ __global__ void tsr_place_kernel(const unsigned char *src, const unsigned char *
 				j0 = tail;
 			}
 		}
-		for (int64_t j = j0 + threadIdx.x; j < n; j += blockDim.x) {
+		for (int64_t j = j0 + sh.lane; j < n; j += sh.lanes) {
 			int64_t e, o;
 			if (General) {
 				tsr_pc_at(&row, j, &e, &o);
@@ -346,11 +345,11 @@ extern "C" int tsr_cuda_place_launch(const void *d_src, const void *d_dec,
 	unsigned int gy = (unsigned int)(max_rows < 1 ? 1 : max_rows > 4096 ? 4096 : max_rows);
 	dim3 grid((unsigned int)n, gy);
 	if (general)
-		tsr_place_kernel<true><<<grid, 256, 0, (cudaStream_t)stream>>>(
+		tsr_place_kernel<true><<<grid, TSR_PC_THREADS, 0, (cudaStream_t)stream>>>(
 			(const unsigned char *)d_src, (const unsigned char *)d_dec, d_places,
 			d_status, d_sizes);
 	else
-		tsr_place_kernel<false><<<grid, 256, 0, (cudaStream_t)stream>>>(
+		tsr_place_kernel<false><<<grid, TSR_PC_THREADS, 0, (cudaStream_t)stream>>>(
 			(const unsigned char *)d_src, (const unsigned char *)d_dec, d_places,
 			d_status, d_sizes);
 	return (int)cudaGetLastError();

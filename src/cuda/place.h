@@ -17,6 +17,26 @@ extern "C" {
 #define TSR_PC_SEG 4096
 #endif
 
+/* The place kernel's threads a CTA. A CTA places rows of one task; rows of n elements take
+ * tsr_pc_row_lanes(n) of its threads each (a power of two, 8 to TSR_PC_THREADS: about 8
+ * elements a thread), so a CTA takes TSR_PC_THREADS / lanes rows at once. A CTA a row left
+ * most of its 256 threads idle on the rows of 50 uint16 (100 bytes: 7 vectors of 16) of a Zarr
+ * shard's 50^3 inner chunks: on the H200 each slot's place kernel (805 such chunks, 201 MB)
+ * took 12.5 ms, the sharded row's bound. */
+#define TSR_PC_THREADS 256
+#ifdef __CUDACC__
+#define TSR_PC_HD __host__ __device__
+#else
+#define TSR_PC_HD
+#endif
+static inline TSR_PC_HD int tsr_pc_row_lanes(int64_t n)
+{
+	int lanes = 8;
+	while (lanes < TSR_PC_THREADS && (int64_t)lanes * 8 < n)
+		lanes *= 2;
+	return lanes;
+}
+
 /* Value transforms the kernel applies (mirrors enum tsr_xform_kind). */
 enum { TSR_CUDA_COPY = 0, TSR_CUDA_OFFSET = 1, TSR_CUDA_SCALE = 2, TSR_CUDA_DEQUANT = 3 };
 
@@ -82,8 +102,9 @@ struct tsr_cuda_place {
  * of n places; d_src: the batch's staging buffer on the device (NULL: the src_offsets are
  * device addresses, as in mock-device batches); d_dec: its decode buffer (NULL when no place
  * has src_dec). d_status / d_sizes: the batch's inflate results, indexed by a place's `stream`
- * (NULL when no place has one). max_rows: a row count to size the grid by. Returns 0 or a
- * CUDA error code.
+ * (NULL when no place has one). max_rows: the CTAs a task's rows need at most (its rows over
+ * the rows a CTA takes, tsr_pc_row_lanes), to size the grid by: fewer are correct too (each
+ * CTA strides over the rows), only slower. Returns 0 or a CUDA error code.
  */
 /* Puts the FITS dither table (TSR_CUDA_N_RANDOM floats, src/codecs/dequantize.c) on the
  * current device, where DEQUANT places read it (the CUDA engine does it once per context).

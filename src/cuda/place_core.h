@@ -34,6 +34,43 @@ struct tsr_pc_row {
 	const struct tsr_cuda_place *bpl;
 };
 
+/* The rows and elements thread t of CTA y (of gy along the grid's y) takes of a task whose rows
+ * have at most nmax elements: rows r0, r0 + rstep, ... and of each row the elements (or 16-byte
+ * vectors) lane, lane + lanes, ... (place.h: tsr_pc_row_lanes). */
+struct tsr_pc_share {
+	int r0, rstep; /* (a grid's y is at most 65,535 CTAs of at most 32 rows) */
+	int lane, lanes;
+};
+
+TSR_PC struct tsr_pc_share tsr_pc_share_of(int64_t nmax, unsigned y, unsigned gy, unsigned t)
+{
+	struct tsr_pc_share sh;
+	sh.lanes = tsr_pc_row_lanes(nmax);
+	int per = TSR_PC_THREADS / sh.lanes;
+	sh.lane = (int)(t % (unsigned)sh.lanes);
+	sh.r0 = (int)y * per + (int)(t / (unsigned)sh.lanes);
+	sh.rstep = (int)gy * per;
+	return sh;
+}
+
+/* A contiguous row of n elements of wi bytes from source address sp to output address dp, when
+ * both share their alignment (returns 1): its first *head elements one at a time (they align
+ * the output), then *nvec 16-byte vectors, then the rest one at a time; an output whose
+ * elements straddle 16-byte lines goes all one at a time (*head = n). Returns 0 otherwise. */
+TSR_PC int tsr_pc_vec_split(uintptr_t sp, uintptr_t dp, int wi, int64_t n, int64_t *head,
+			    int64_t *nvec)
+{
+	if ((sp - dp) & 15)
+		return 0;
+	int64_t h = (int64_t)(((16 - (dp & 15)) & 15) / (uintptr_t)wi);
+	if ((dp & 15) % (uintptr_t)wi)
+		h = n;
+	h = h < n ? h : n;
+	*head = h;
+	*nvec = (n - h) * wi / 16;
+	return 1;
+}
+
 /* Elements of a block of a blocked source. */
 TSR_PC int64_t tsr_pc_block_nelem(const struct tsr_cuda_place *pl)
 {

@@ -177,7 +177,7 @@ int64_t tsr_cuda_fill_slot(const struct tsr_plan *plan, struct tsr_cuda_task *ta
 		}
 		ct->dec_offset = dec_used;
 		dec_used += ct->dec_cap;
-		int64_t rows = 1;
+		int64_t rows = 1, n = 1; /* the task's rows and a row's elements at most */
 		const int64_t *k0 = tsr_task_k0(plan, t1), *k1 = tsr_task_k1(plan, t1);
 		if (gather_at) {
 			/* a gather's rows: all its units but the last, and the last's segments
@@ -187,12 +187,20 @@ int64_t tsr_cuda_fill_slot(const struct tsr_plan *plan, struct tsr_cuda_task *ta
 			int nu = tsr_plan_units(plan, k0, k1, axis, cnt, &total);
 			for (int u = 0; u < nu - 1; u++)
 				rows *= cnt[u];
-			if (nu)
+			if (nu) {
 				rows *= (cnt[nu - 1] + TSR_PC_SEG - 1) / TSR_PC_SEG;
+				n = cnt[nu - 1] < TSR_PC_SEG ? cnt[nu - 1] : TSR_PC_SEG;
+			}
 		} else {
 			for (int i = 0; i < plan->ndim - 1; i++)
 				rows *= k1[i] - k0[i];
+			if (plan->ndim)
+				n = k1[plan->ndim - 1] - k0[plan->ndim - 1];
 		}
+		/* short rows go several a CTA (place.h): the CTAs the task needs (fewer would be
+		 * correct too: a CTA strides over the rows) */
+		int64_t per = TSR_PC_THREADS / tsr_pc_row_lanes(n);
+		rows = (rows + per - 1) / per;
 		if (rows > max_rows)
 			max_rows = rows;
 		t1++;
