@@ -46,6 +46,8 @@ struct ring {
 	int64_t *span_task;
 	struct tsr_piece *pieces;
 	size_t pieces_cap;
+	size_t nplaces; /* in the slot */
+	int64_t made;   /* places made in all */
 	int sum; /* the checksum's rep (the first: not timed against the others) */
 	struct tsr_pool *pool; /* the places' threads (-t), as the engine's planning helpers */
 	int nthreads;
@@ -83,10 +85,10 @@ static int64_t lay_out(const struct tsr_plan *plan, const struct tsr_plan_descs 
 {
 	int64_t t0 = 0, npieces_all = 0;
 	while (t0 < plan->ntasks) {
-		int64_t t1 = tsr_cuda_fill_slot(plan, tasks, plan->ntasks, t0, NULL, &r->fill);
+		int64_t t1 = tsr_cuda_fill_slot(tasks, plan->ntasks, t0, &r->fill);
 		if (t1 == t0) { /* full: the ring's next slot */
-			r->fill.used = r->fill.dec_used = r->fill.nplaces = 0;
-			r->fill.max_rows = 0;
+			r->fill.used = r->fill.dec_used = r->fill.ntasks = 0;
+			r->nplaces = 0;
 			r->nstreams = 0;
 			continue;
 		}
@@ -110,14 +112,24 @@ static int64_t lay_out(const struct tsr_plan *plan, const struct tsr_plan_descs 
 		}
 		const struct tsr_cuda_stream_out so = {.io = r->io, .cap = TSR_SLOT_STREAMS,
 						       .checks = r->checks};
-		tsr_cuda_describe_on(plan, ds, tasks + t0, n, 0, 0, NULL,
-				     &r->places[r->fill.nplaces], &so, r->pool, r->nthreads);
+		struct tsr_cuda_described made;
+		tsr_cuda_describe_on(plan, ds, tasks + t0, n, 0, 0, NULL, &r->places[r->nplaces],
+				     &so, r->pool, r->nthreads, &made);
 		for (size_t k = k0; k < r->nstreams && r->sum; k++)
 			for (int j = 0; j < 4; j++)
 				SUM(r->io[(size_t)j * TSR_SLOT_STREAMS + k]);
-		for (int64_t i = t0; i < t1 && r->sum; i++)
-			sum_place(&r->places[r->fill.nplaces + (size_t)(i - t0)]);
-		r->fill.nplaces += (size_t)n;
+		/* each task's place (a run's tasks one by one: the checksum of a slot of a
+		 * place a task is the same) */
+		for (size_t i = 0; i < made.nplaces && r->sum; i++) {
+			const struct tsr_cuda_place *pl = &r->places[r->nplaces + i];
+			for (int k = 0; k < pl->run; k++) {
+				struct tsr_cuda_place one;
+				tsr_cuda_place_task(pl, k, &one);
+				sum_place(&one);
+			}
+		}
+		r->nplaces += made.nplaces;
+		r->made += made.nplaces;
 		t0 = t1;
 	}
 	return npieces_all;
@@ -172,7 +184,8 @@ int main(int argc, char **argv)
 		double ph[PH_N] = {0};
 		ntiles = npieces = 0;
 		r.fill = (struct tsr_cuda_fill){.nbytes = TSR_SLOT_NBYTES, .dec_nbytes = TSR_DEC_NBYTES};
-		r.nstreams = 0;
+		r.nstreams = r.nplaces = 0;
+		r.made = 0;
 		for (int f = 0; f < nfiles; f++) {
 			struct tsr_array *a = NULL;
 			struct tsr_norm_sel ns;
@@ -239,6 +252,8 @@ int main(int argc, char **argv)
 		printf("  %-40s %8.1f\n", ph_name[p], 1e9 * best[p] / (double)ntiles);
 	printf("  %-40s %8.1f\n", "total", 1e9 * best_total / (double)ntiles);
 	printf("  %-40s %8.1f\n", "total but open", 1e9 * (best_total - best[PH_OPEN]) / (double)ntiles);
+	printf("places: %lld for the %lld tasks (a run of tasks is one)\n", (long long)r.made,
+	       (long long)ntiles);
 	printf("places and stream arguments: checksum %016llx\n", (unsigned long long)sum_h);
 	free(tasks);
 	free(r.places);

@@ -1,4 +1,4 @@
-/* test_cuda_describe_on.c - a CUDA read's places and stream arguments made on several threads (tsr_cuda_describe_on) are the ones one thread makes, byte for byte, and each stream's what tsr_cuda_stream_args gives it, whatever the thread count, part boundaries and selection; fewer tasks than a part stay on the caller's thread. */
+/* test_cuda_describe_on.c - a CUDA read's places and stream arguments made on several threads (tsr_cuda_describe_on) give each task the place one thread gives it and tsr_cuda_describe makes for it alone, byte for byte, runs of tasks unfolded (tsr_cuda_place_task), and each stream what tsr_cuda_stream_args gives it, whatever the thread count, part boundaries and selection; a whole store's chunks are one place; fewer tasks than a part stay on the caller's thread. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,12 +55,12 @@ static int64_t check_same(struct tsr_context *ctx, const char *dir, const char *
 	}
 	size_t nb = (size_t)n * sizeof(struct tsr_cuda_place);
 	size_t nio = 4 * (size_t)n * sizeof(uint64_t), nck = (size_t)n * sizeof(struct tsr_cuda_check);
-	struct tsr_cuda_place *one = malloc(nb), *many = malloc(nb);
+	struct tsr_cuda_place *one = malloc(nb), *many = malloc(nb), *ref = malloc(nb);
 	uint64_t *io1 = malloc(nio), *ion = malloc(nio);
 	struct tsr_cuda_check *ck1 = malloc(nck), *ckn = malloc(nck);
-	CHECK(one && many && io1 && ion && ck1 && ckn);
-	if (one && many && io1 && ion && ck1 && ckn) {
-		memset(one, 0xa5, nb), memset(many, 0xa5, nb);
+	CHECK(one && many && ref && io1 && ion && ck1 && ckn);
+	if (one && many && ref && io1 && ion && ck1 && ckn) {
+		memset(one, 0xa5, nb), memset(many, 0xa5, nb), memset(ref, 0xa5, nb);
 		memset(io1, 0xa5, nio), memset(ion, 0xa5, nio);
 		memset(ck1, 0xa5, nck), memset(ckn, 0xa5, nck);
 		/* with them, the stream arguments: each task's at its stream index */
@@ -68,24 +68,49 @@ static int64_t check_same(struct tsr_context *ctx, const char *dir, const char *
 						  .prefix_at = 77};
 		struct tsr_cuda_stream_out son = so1;
 		son.io = ion, son.checks = ckn;
-		int g1 = tsr_cuda_describe_on(&lr.plan, lr.ds, lr.tasks, n, 0x7000000000ull, 0, NULL,
-					      one, &so1, NULL, 1);
-		int gn = tsr_cuda_describe_on(&lr.plan, lr.ds, lr.tasks, n, 0x7000000000ull, 0, NULL,
-					      many, &son, pool, nthreads);
-		CHECK_EQ_INT(gn, g1);
-		CHECK_EQ_INT(g1, 0); /* (boxes of Zarr chunks: no gather, no blocked source) */
+		struct tsr_cuda_described r1, rn;
+		tsr_cuda_describe_on(&lr.plan, lr.ds, lr.tasks, n, 0x7000000000ull, 0, NULL, one,
+				     &so1, NULL, 1, &r1);
+		tsr_cuda_describe_on(&lr.plan, lr.ds, lr.tasks, n, 0x7000000000ull, 0, NULL, many,
+				     &son, pool, nthreads, &rn);
+		for (int64_t t = 0; t < n; t++) /* each task's own place */
+			tsr_cuda_describe(&lr.plan, lr.ds, &lr.tasks[t], 0x7000000000ull, 0, NULL,
+					  &ref[t]);
+		CHECK_EQ_INT(rn.general, r1.general);
+		CHECK_EQ_INT(r1.general, 0); /* (boxes of Zarr chunks: no gather, no blocked source) */
+		CHECK(r1.nplaces >= 1 && r1.nplaces <= (size_t)n && rn.nplaces >= r1.nplaces);
+		if (!spec) {
+			/* every chunk whole, one after another in the output and the buffers: one
+			 * run, whose 5,003 rows of 64 take 32 a CTA (8 lanes a row) */
+			CHECK_EQ_INT((int64_t)r1.nplaces, 1);
+			CHECK_EQ_INT(r1.max_rows, (n + 31) / 32);
+			CHECK(rn.nplaces <= (size_t)nthreads);
+		}
+		/* unfolded, both give each task what tsr_cuda_describe gives it */
 		int64_t bad = -1;
-		for (int64_t t = 0; t < n && bad < 0; t++)
-			if (memcmp(&one[t], &many[t], sizeof(*one)))
+		for (int m = 0; m < 2; m++) {
+			const struct tsr_cuda_place *pls = m ? many : one;
+			size_t np = m ? rn.nplaces : r1.nplaces;
+			int64_t t = 0;
+			for (size_t i = 0; i < np && bad < 0; i++)
+				for (int k = 0; k < pls[i].run && bad < 0; k++, t++) {
+					struct tsr_cuda_place p1;
+					memset(&p1, 0x5a, sizeof(p1));
+					tsr_cuda_place_task(&pls[i], k, &p1);
+					if (t >= n || memcmp(&p1, &ref[t], sizeof(p1)))
+						bad = t;
+				}
+			if (bad < 0 && t != n)
 				bad = t;
-		if (bad >= 0)
-			fprintf(stderr, "%s %s on %d threads: place %lld differs\n", dir,
-				spec ? spec : "(all)", nthreads, (long long)bad);
+			if (bad >= 0)
+				fprintf(stderr, "%s %s on %d threads: the place of task %lld differs\n",
+					dir, spec ? spec : "(all)", m ? nthreads : 1, (long long)bad);
+		}
 		CHECK_EQ_INT((int)bad, -1);
 		/* the places were made: each task's own source offset (stream tasks: the decode
 		 * buffer's) */
 		const int dec = lr.tasks[n - 1].how == TSR_HOW_STREAM;
-		CHECK(one[n - 1].src_offset ==
+		CHECK(ref[n - 1].src_offset ==
 		      (dec ? 128 * (uint64_t)(n - 1) + 16 : 64 * (uint64_t)(n - 1)));
 		/* every stream task's arguments and check, on one thread and on many, are what
 		 * tsr_cuda_stream_args gives it, with the prefix and its name's index */
@@ -117,7 +142,7 @@ static int64_t check_same(struct tsr_context *ctx, const char *dir, const char *
 				spec ? spec : "(all)", nthreads, (long long)sbad);
 		CHECK_EQ_INT((int)sbad, -1);
 	}
-	free(one), free(many), free(io1), free(ion), free(ck1), free(ckn);
+	free(one), free(many), free(ref), free(io1), free(ion), free(ck1), free(ckn);
 	layout_read_free(&lr);
 	return nstream;
 }

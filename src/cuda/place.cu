@@ -207,8 +207,33 @@ __device__ static uint4 tsr_vec_transform(uint4 v, int w, int be, int add, uint6
 	return make_uint4(x[0], x[1], x[2], x[3]);
 }
 
-/* blockIdx.x: the chunk task; blockIdx.y strides over the box's rows, a CTA taking several
- * short rows at once (tsr_pc_share_of); a row's threads walk it.
+/* The stored element type of task k of place pl (npix elements a task), or 0 when it is left
+ * alone: its stream failed, or decoded to a size no rule accepts (the host reports it before the
+ * read returns). */
+__device__ static int tsr_task_type(const struct tsr_cuda_place *pl, int64_t npix, int64_t k,
+				    const int *status, const size_t *sizes)
+{
+	int in_type = pl->in_type;
+	if (pl->stream < 0)
+		return in_type;
+	int64_t st = pl->stream + k;
+	if (status[st] != 0)
+		return 0;
+	uint64_t got = sizes[st];
+	if (got != (uint64_t)npix * tsr_width(in_type)) {
+		uint64_t ew = npix ? got / (uint64_t)npix : 0;
+		if (!pl->alt_width || ew * (uint64_t)npix != got ||
+		    !(ew == 1 || ew == 2 || ew == 4 || ew == 8) ||
+		    (pl->kind == TSR_CUDA_DEQUANT && ew == 8))
+			return 0;
+		in_type = ew == 1 ? D_U8 : ew == 2 ? D_I16 : ew == 4 ? D_I32 : D_I64;
+	}
+	return in_type;
+}
+
+/* blockIdx.x: the place (a chunk task, or a run of them); blockIdx.y strides over its rows (a
+ * run's tasks' rows one task after another), a CTA taking several short rows at once
+ * (tsr_pc_share_of); a row's threads walk it.
  * General: places may gather or read blocked sources; without, every place is a box of a
  * C-order source, and those paths are compiled out (sm_90: 64 registers, 4 CTAs an SM; with
  * them 92, which the bound holds to 80 with a few bytes of spills, so 3 CTAs an SM, not 2). */
@@ -227,44 +252,43 @@ __global__ void __launch_bounds__(TSR_PC_THREADS, General ? 3 : 4)
 		cstride[d] = npix;
 		npix *= pl->extent[d];
 	}
-	int in_type = pl->in_type;
-	if (pl->stream >= 0) {
-		/* A stream that failed, or decoded to a size no rule accepts, is left alone: the
-		 * host reports it before the read returns. The whole block leaves together. */
-		if (status[pl->stream] != 0)
-			return;
-		uint64_t got = sizes[pl->stream];
-		if (got != (uint64_t)npix * tsr_width(in_type)) {
-			uint64_t ew = npix ? got / (uint64_t)npix : 0;
-			if (!pl->alt_width || ew * (uint64_t)npix != got ||
-			    !(ew == 1 || ew == 2 || ew == 4 || ew == 8) ||
-			    (pl->kind == TSR_CUDA_DEQUANT && ew == 8))
-				return;
-			in_type = ew == 1 ? D_U8 : ew == 2 ? D_I16 : ew == 4 ? D_I32 : D_I64;
-		}
-	}
-	int wi = tsr_width(in_type), wo = tsr_width(pl->out_type);
-	int64_t nmax, rows = tsr_pc_rows(pl, &nmax);
+	const int wo = tsr_width(pl->out_type);
+	const int run = pl->run > 1 ? pl->run : 1;
+	int64_t nmax, trows = tsr_pc_rows(pl, &nmax), rows = trows * run;
 	/* short rows: several a CTA, each on a group of its threads (place.h) */
 	const struct tsr_pc_share sh = tsr_pc_share_of(nmax, blockIdx.y, gridDim.y, threadIdx.x);
-	/* In integers: a mock-device batch has no staging buffer (src NULL) and its offsets are
-	 * device addresses. */
-	/* Rows that are plain copies (a byte swap and an offset at most) may go 16 bytes at a
-	 * time (boxes only: a gather's points have no stride). */
-	const int vec = !pl->planes && wi == wo && in_type != D_C64 && in_type != D_C128 &&
-			(pl->kind == TSR_CUDA_COPY || pl->kind == TSR_CUDA_OFFSET) &&
-			(!General || (pl->nunits <= 0 && !pl->blocked));
 	/* the source's elements (a b2nd chunk's padded ones): its byte planes' sizes */
 	const int64_t nsrc = pl->src_npix > 0 ? pl->src_npix : npix;
-	const unsigned char *base =
-		(const unsigned char *)((uintptr_t)(pl->src_dec ? dec : src) + pl->src_offset);
+	/* The task of the thread's last row, its element type and its values: a thread's rows of
+	 * one task share them. */
+	int64_t kcur = -1;
+	int in_type = 0;
+	const unsigned char *base = NULL;
 	for (int64_t r = sh.r0; r < rows; r += sh.rstep) {
-		/* Row r of the task: its chunk-local start and output start. */
+		int64_t rr, k = tsr_pc_run_row(r, trows, run, &rr);
+		if (k != kcur) {
+			kcur = k;
+			in_type = tsr_task_type(pl, npix, k, status, sizes);
+			/* In integers: a mock-device batch has no staging buffer (src NULL) and its
+			 * offsets are device addresses. */
+			base = (const unsigned char *)((uintptr_t)(pl->src_dec ? dec : src) +
+						       pl->src_offset + (uint64_t)(k * pl->run_src));
+		}
+		if (!in_type)
+			continue;
+		const int wi = tsr_width(in_type);
+		/* Rows that are plain copies (a byte swap and an offset at most) may go 16 bytes
+		 * at a time (boxes only: a gather's points have no stride). */
+		const int vec = !pl->planes && wi == wo && in_type != D_C64 && in_type != D_C128 &&
+				(pl->kind == TSR_CUDA_COPY || pl->kind == TSR_CUDA_OFFSET) &&
+				(!General || (pl->nunits <= 0 && !pl->blocked));
+		/* Row rr of task k: its chunk-local start and output start. */
 		struct tsr_pc_row row;
 		if (General)
-			tsr_pc_row(pl, cstride, r, &row);
+			tsr_pc_row(pl, cstride, rr, &row);
 		else
-			tsr_pc_row_box(pl, cstride, r, &row);
+			tsr_pc_row_box(pl, cstride, rr, &row);
+		row.d += k * pl->run_out;
 		int64_t sidx = row.s, didx = row.d, sstep = row.sstep, dstep = row.dstep, n = row.n;
 		int64_t j0 = 0;
 		if (vec && sstep == 1 && dstep == 1) {

@@ -37,6 +37,14 @@ static inline TSR_PC_HD int tsr_pc_row_lanes(int64_t n)
 	return lanes;
 }
 
+/* The CTAs rows of at most n elements need (fewer are correct too: a CTA strides over the
+ * rows), to size the grid's y by (tsr_cuda_place_launch's max_rows). */
+static inline TSR_PC_HD int64_t tsr_pc_ctas(int64_t rows, int64_t n)
+{
+	int64_t per = TSR_PC_THREADS / tsr_pc_row_lanes(n);
+	return (rows + per - 1) / per;
+}
+
 /* Value transforms the kernel applies (mirrors enum tsr_xform_kind). */
 enum { TSR_CUDA_COPY = 0, TSR_CUDA_OFFSET = 1, TSR_CUDA_SCALE = 2, TSR_CUDA_DEQUANT = 3 };
 
@@ -59,7 +67,11 @@ struct tsr_cuda_place {
 	int32_t has_blank, ndim;
 	int64_t blank;
 	int32_t dither;         /* DEQUANT: 0 none (linear), 1 SUBTRACTIVE_DITHER_1, 2 _2 */
-	int32_t pad0;
+	int32_t run;            /* the tasks this place stands for (1: one): task k's values at
+				   src_offset + k x run_src bytes, its box at out_first + k x run_out
+				   output elements, its stream (if any) stream + k; all else equal.
+				   A file's row tiles are one place, not one a tile (the int16
+				   RICE batch's host made 600 bytes a tile) */
 	int64_t dither_row;     /* DEQUANT: 1-based tile row + ZDITHER0 - 1 (seeds the walk) */
 	int32_t src_dec;        /* 1: read the decode buffer; 0: the staging buffer */
 	int32_t planes;         /* byte b of element i is at byte b * npix + i: FITS GZIP_2's byte
@@ -78,6 +90,7 @@ struct tsr_cuda_place {
 	int64_t step[TSR_CUDA_MAX_DIM];     /* selection step */
 	int64_t count[TSR_CUDA_MAX_DIM];    /* k1 - k0 */
 	int64_t out_first;                  /* output element index of position k0 */
+	int64_t run_src, run_out;           /* run > 1: one task's move (above) */
 	int64_t out_stride[TSR_CUDA_MAX_DIM];
 	/* Gather (a task of an advanced selection, tsr_gather_place): nunits > 0 units, unit u
 	 * with count[u] positions, and their tables at device address units: per unit, count[u]
@@ -102,9 +115,9 @@ struct tsr_cuda_place {
  * of n places; d_src: the batch's staging buffer on the device (NULL: the src_offsets are
  * device addresses, as in mock-device batches); d_dec: its decode buffer (NULL when no place
  * has src_dec). d_status / d_sizes: the batch's inflate results, indexed by a place's `stream`
- * (NULL when no place has one). max_rows: the CTAs a task's rows need at most (its rows over
- * the rows a CTA takes, tsr_pc_row_lanes), to size the grid by: fewer are correct too (each
- * CTA strides over the rows), only slower. Returns 0 or a CUDA error code.
+ * (NULL when no place has one). max_rows: the CTAs a place's rows need at most (tsr_pc_ctas of
+ * its tasks' rows), to size the grid by: fewer are correct too (each CTA strides over the
+ * rows), only slower. Returns 0 or a CUDA error code.
  */
 /* Puts the FITS dither table (TSR_CUDA_N_RANDOM floats, src/codecs/dequantize.c) on the
  * current device, where DEQUANT places read it (the CUDA engine does it once per context).

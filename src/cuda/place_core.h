@@ -111,6 +111,21 @@ TSR_PC int64_t tsr_pc_rows(const struct tsr_cuda_place *pl, int64_t *n_ret)
 	return rows;
 }
 
+/* Row r of a place's rows (a run's: its tasks' rows one task after another, trows each): the
+ * task k it is of (returned) and its row *rr of that task. */
+TSR_PC int64_t tsr_pc_run_row(int64_t r, int64_t trows, int run, int64_t *rr)
+{
+	if (run <= 1) {
+		*rr = r;
+		return 0;
+	}
+	/* in 32 bits where both fit (a slot's rows do): a 64-bit division costs a GPU thread
+	 * several times more */
+	int64_t k = (r | trows) >> 31 ? r / trows : (int64_t)((uint32_t)r / (uint32_t)trows);
+	*rr = r - k * trows;
+	return k;
+}
+
 /* Row r of a box of a C-order source (neither gather nor blocked source); cstride: the
  * chunk's C-order strides. The place kernel's variant without the general paths uses it
  * alone. */

@@ -598,9 +598,8 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		 * buffer (streams of several kinds are grouped at dispatch). */
 		struct tsr_cuda_fill fill = {
 			.nbytes = s->nbytes, .dec_nbytes = s->dec_nbytes, .used = s->used,
-			.dec_used = s->dec_used, .nplaces = s->nplaces, .max_rows = s->max_rows,
-			.replay = replay};
-		int64_t t1 = tsr_cuda_fill_slot(plan, tasks, plan->ntasks, t0, gather_at, &fill);
+			.dec_used = s->dec_used, .ntasks = s->ntasks, .replay = replay};
+		int64_t t1 = tsr_cuda_fill_slot(tasks, plan->ntasks, t0, &fill);
 		if (t1 == t0) {
 			/* Full with earlier files' chunks (or of smaller buffers than this read
 			 * needs): on to a fresh slot. A fresh one was sized for the largest chunk. */
@@ -655,15 +654,17 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		const int so_on = tsr_cuda_streams_ordered(&job, s, seq, prefix, &so);
 		if (!so_on && (st = tsr_cuda_streams(&job, s, seq, prefix)))
 			break;
-		s->general |= tsr_cuda_describe_on(plan, descs, job.tasks, job.ntasks,
-						   (uint64_t)(uintptr_t)out, job.gather_dev,
-						   gather_at, &s->host_places[s->nplaces],
-						   so_on ? &so : NULL, aid, naid);
+		struct tsr_cuda_described made;
+		tsr_cuda_describe_on(plan, descs, job.tasks, job.ntasks, (uint64_t)(uintptr_t)out,
+				     job.gather_dev, gather_at, &s->host_places[s->nplaces],
+				     so_on ? &so : NULL, aid, naid, &made);
 		t_plan += tsr_now() - tp0;
-		s->nplaces += (size_t)job.ntasks;
+		s->nplaces += made.nplaces;
+		s->general |= made.general;
+		s->max_rows = made.max_rows > s->max_rows ? made.max_rows : s->max_rows;
+		s->ntasks = fill.ntasks;
 		s->used = fill.used;
 		s->dec_used = fill.dec_used;
-		s->max_rows = fill.max_rows;
 		t0 = t1;
 		/* A full slot goes to the GPU now; the last, part-filled one waits for the next
 		 * file of a batch read, or for the end of the read. */

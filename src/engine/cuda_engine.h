@@ -61,6 +61,7 @@ struct tsr_cuda_slot {
 	cudaStream_t cstream;           /* the caller's stream its batch follows */
 	pthread_t owner;                /* the thread whose reads fill the open slot */
 	size_t used, dec_used, nplaces, nstreams;
+	size_t ntasks;                  /* tasks its places stand for (a run is one place) */
 	int replay;                     /* mock-device: places and inflate inputs hold device
 					   addresses of the handle's cache; nothing is staged */
 	int on_dev;                     /* stored bytes are on dev already (cuFile read them
@@ -77,7 +78,7 @@ struct tsr_cuda_slot {
 	size_t nbf;
 	uint64_t bf_blocks;             /* their blocks */
 	int bf_passes;                  /* the most passes one needs */
-	int64_t max_rows;
+	int64_t max_rows;               /* the CTAs a place's rows need at most */
 	int general;                    /* a place gathers or reads a blocked source */
 	int pending;                    /* dispatched results not judged yet */
 	char names[TSR_NAMES][32];      /* codec names of the batch's streams */

@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "../codecs/blosc_parts.h"
+/* (the place kernel's rows, built for the CPU: a place's CTAs) */
+#define TSR_PLACE_EMU 1
+#include "../cuda/place_core.h"
 #include "../core/internal.h"
 #include "cuda_layout.h"
 #include "gather.h"
@@ -157,13 +160,12 @@ void tsr_cuda_slot_sizes(const struct tsr_cuda_layout *L, int full, size_t *slot
 		*dec_want = want;
 }
 
-int64_t tsr_cuda_fill_slot(const struct tsr_plan *plan, struct tsr_cuda_task *tasks,
-			   int64_t ntasks, int64_t t0, const int64_t *gather_at,
+int64_t tsr_cuda_fill_slot(struct tsr_cuda_task *tasks, int64_t ntasks, int64_t t0,
 			   struct tsr_cuda_fill *f)
 {
 	size_t used = f->used, dec_used = f->dec_used;
-	int64_t max_rows = f->max_rows, t1 = t0;
-	while (t1 < ntasks && f->nplaces + (size_t)(t1 - t0) < TSR_SLOT_PLACES) {
+	int64_t t1 = t0;
+	while (t1 < ntasks && f->ntasks + (size_t)(t1 - t0) < TSR_SLOT_PLACES) {
 		struct tsr_cuda_task *ct = &tasks[t1];
 		if (ct->dec_cap && dec_used + ct->dec_cap > f->dec_nbytes)
 			break;
@@ -177,38 +179,12 @@ int64_t tsr_cuda_fill_slot(const struct tsr_plan *plan, struct tsr_cuda_task *ta
 		}
 		ct->dec_offset = dec_used;
 		dec_used += ct->dec_cap;
-		int64_t rows = 1, n = 1; /* the task's rows and a row's elements at most */
-		const int64_t *k0 = tsr_task_k0(plan, t1), *k1 = tsr_task_k1(plan, t1);
-		if (gather_at) {
-			/* a gather's rows: all its units but the last, and the last's segments
-			 * (place_core.h) */
-			int axis[TSR_MAX_DIM];
-			int64_t cnt[TSR_MAX_DIM], total;
-			int nu = tsr_plan_units(plan, k0, k1, axis, cnt, &total);
-			for (int u = 0; u < nu - 1; u++)
-				rows *= cnt[u];
-			if (nu) {
-				rows *= (cnt[nu - 1] + TSR_PC_SEG - 1) / TSR_PC_SEG;
-				n = cnt[nu - 1] < TSR_PC_SEG ? cnt[nu - 1] : TSR_PC_SEG;
-			}
-		} else {
-			for (int i = 0; i < plan->ndim - 1; i++)
-				rows *= k1[i] - k0[i];
-			if (plan->ndim)
-				n = k1[plan->ndim - 1] - k0[plan->ndim - 1];
-		}
-		/* short rows go several a CTA (place.h): the CTAs the task needs (fewer would be
-		 * correct too: a CTA strides over the rows) */
-		int64_t per = TSR_PC_THREADS / tsr_pc_row_lanes(n);
-		rows = (rows + per - 1) / per;
-		if (rows > max_rows)
-			max_rows = rows;
 		t1++;
 	}
 	if (t1 > t0) {
 		f->used = used;
 		f->dec_used = dec_used;
-		f->max_rows = max_rows;
+		f->ntasks += (size_t)(t1 - t0);
 	}
 	return t1;
 }
@@ -243,7 +219,7 @@ void tsr_cuda_describe(const struct tsr_plan *p, const struct tsr_plan_descs *ds
 	pl->has_blank = cpu ? 0 : v->has_blank;
 	pl->blank = cpu ? 0 : v->blank;
 	pl->dither = cpu ? 0 : v->dither;
-	pl->pad0 = 0;
+	pl->run = 1; /* (tsr_cuda_describe_on folds runs) */
 	pl->dither_row = cpu ? 0 : v->dither_row;
 	pl->src_dec = dec;
 	pl->planes = stream ? v->planes : blosc ? ct->plane_block > 0 : 0;
@@ -269,6 +245,7 @@ void tsr_cuda_describe(const struct tsr_plan *p, const struct tsr_plan_descs *ds
 	const int64_t *first = tsr_task_first(p, ct->t), *extent = tsr_task_extent(ds, ct->t);
 	pl->ndim = p->ndim;
 	pl->out_first = tsr_task_out_first(p, ct->t);
+	pl->run_src = pl->run_out = 0;
 	pl->units = 0;
 	pl->nunits = pl->pad1 = pl->pad2 = 0;
 	for (int i = 0; i < p->ndim; i++) {
@@ -296,7 +273,8 @@ struct tsr_places_job {
 	struct tsr_cuda_place *places;
 	const struct tsr_cuda_stream_out *so;
 	int nparts;
-	int general[TSR_PLACES_PARTS_MAX];
+	struct tsr_cuda_described res[TSR_PLACES_PARTS_MAX]; /* each part's, its places from
+								  its first task's index */
 };
 
 void tsr_cuda_stream_store(const struct tsr_cuda_stream_out *so, size_t k, const uint64_t io[4],
@@ -325,29 +303,89 @@ static void tsr_cuda_stream_put(const struct tsr_plan *p, const struct tsr_cuda_
 	tsr_cuda_stream_store(so, (size_t)ct->stream, io, c, ct->name);
 }
 
+/* Whether pl continues the run that h stands for (h->run tasks so far): every field the kernel
+ * reads the same but the three that move a task at a time, and those by h's strides (the
+ * first task after h's own sets them). Gathers never run: each task has tables of its own. */
+static int tsr_place_extends(struct tsr_cuda_place *h, const struct tsr_cuda_place *pl)
+{
+	const int64_t k = h->run;
+	const int64_t ds = (int64_t)(pl->src_offset - h->src_offset);
+	const int64_t dout = pl->out_first - h->out_first;
+	if (k >= INT32_MAX || h->nunits || pl->nunits ||
+	    (k > 1 && (ds != k * h->run_src || dout != k * h->run_out)) ||
+	    (h->stream >= 0 ? pl->stream != h->stream + k : pl->stream >= 0) ||
+	    h->out != pl->out || h->in_type != pl->in_type || h->out_type != pl->out_type ||
+	    h->in_be != pl->in_be || h->kind != pl->kind || memcmp(&h->scale, &pl->scale, 8) ||
+	    memcmp(&h->zero, &pl->zero, 8) || h->offset != pl->offset ||
+	    h->has_blank != pl->has_blank || h->ndim != pl->ndim || h->blank != pl->blank ||
+	    h->dither != pl->dither || h->dither_row != pl->dither_row ||
+	    h->src_dec != pl->src_dec || h->planes != pl->planes || h->alt_width != pl->alt_width ||
+	    h->plane_block != pl->plane_block || h->blocked != pl->blocked ||
+	    h->src_npix != pl->src_npix)
+		return 0;
+	for (int i = 0; i < pl->ndim; i++)
+		if (h->extent[i] != pl->extent[i] || h->first[i] != pl->first[i] ||
+		    h->step[i] != pl->step[i] || h->count[i] != pl->count[i] ||
+		    h->out_stride[i] != pl->out_stride[i] ||
+		    (pl->blocked && (h->block[i] != pl->block[i] || h->padded[i] != pl->padded[i])))
+			return 0;
+	if (k == 1) {
+		h->run_src = ds;
+		h->run_out = dout;
+	}
+	return 1;
+}
+
+void tsr_cuda_place_task(const struct tsr_cuda_place *pl, int k, struct tsr_cuda_place *one)
+{
+	*one = *pl;
+	one->src_offset += (uint64_t)(k * pl->run_src);
+	one->out_first += k * pl->run_out;
+	one->stream += pl->stream >= 0 ? k : 0;
+	one->run = 1;
+	one->run_src = one->run_out = 0;
+}
+
+/* A part's places from its first task's index: each task's described where the part's next
+ * place goes, and folded into the place before it when it continues that place's run (its
+ * stores then land on the lines the last task's did: a slot's tiles of one image cost a
+ * place's stores, not a tile's each). */
 static void tsr_places_worker(void *arg, int w)
 {
 	struct tsr_places_job *j = arg;
 	int64_t t0 = j->n * w / j->nparts, t1 = j->n * (w + 1) / j->nparts;
-	int general = 0;
+	struct tsr_cuda_place *places = j->places + t0;
+	struct tsr_cuda_described r = {0, 0, 1};
+	int head_kind = -1; /* the run's streams' kind: a run's streams stay one launch's */
 	for (int64_t i = t0; i < t1; i++) {
-		struct tsr_cuda_place *pl = &j->places[i];
+		struct tsr_cuda_place *pl = &places[r.nplaces];
 		const struct tsr_cuda_task *ct = &j->tasks[i];
 		tsr_cuda_describe(j->p, j->ds, ct, j->out, j->gather_dev, j->gather_at, pl);
-		general |= pl->nunits > 0 || pl->blocked;
 		if (j->so && ct->how == TSR_HOW_STREAM)
 			tsr_cuda_stream_put(j->p, ct, j->so);
+		if (r.nplaces && ct->kind == head_kind && tsr_place_extends(pl - 1, pl)) {
+			pl[-1].run++;
+			continue;
+		}
+		head_kind = ct->kind;
+		r.general |= pl->nunits > 0 || pl->blocked;
+		r.nplaces++;
 	}
-	j->general[w] = general;
+	for (size_t i = 0; i < r.nplaces; i++) {
+		int64_t nmax, rows = tsr_pc_rows(&places[i], &nmax) * places[i].run;
+		int64_t ctas = tsr_pc_ctas(rows, nmax);
+		r.max_rows = ctas > r.max_rows ? ctas : r.max_rows;
+	}
+	j->res[w] = r;
 }
 
-int tsr_cuda_describe_on(const struct tsr_plan *p, const struct tsr_plan_descs *ds,
-			 const struct tsr_cuda_task *tasks, int64_t n, uint64_t out,
-			 uint64_t gather_dev, const int64_t *gather_at,
-			 struct tsr_cuda_place *places, const struct tsr_cuda_stream_out *so,
-			 struct tsr_pool *pool, int nthreads)
+void tsr_cuda_describe_on(const struct tsr_plan *p, const struct tsr_plan_descs *ds,
+			  const struct tsr_cuda_task *tasks, int64_t n, uint64_t out,
+			  uint64_t gather_dev, const int64_t *gather_at,
+			  struct tsr_cuda_place *places, const struct tsr_cuda_stream_out *so,
+			  struct tsr_pool *pool, int nthreads, struct tsr_cuda_described *res)
 {
-	struct tsr_places_job j = {p, ds, tasks, n, out, gather_dev, gather_at, places, so, 1, {0}};
+	struct tsr_places_job j = {p, ds, tasks, n, out, gather_dev, gather_at, places, so, 1, {{0}}};
 	int64_t nparts = pool && nthreads > 1 ? n / TSR_PLACES_PART : 1;
 	nparts = nparts > nthreads ? nthreads : nparts;
 	nparts = nparts > TSR_PLACES_PARTS_MAX ? TSR_PLACES_PARTS_MAX : nparts;
@@ -356,10 +394,17 @@ int tsr_cuda_describe_on(const struct tsr_plan *p, const struct tsr_plan_descs *
 		tsr_pool_run(pool, j.nparts, tsr_places_worker, &j);
 	else
 		tsr_places_worker(&j, 0);
-	int general = 0;
-	for (int w = 0; w < j.nparts; w++)
-		general |= j.general[w];
-	return general;
+	/* the parts' places one after another (each began at its first task's index) */
+	*res = j.res[0];
+	for (int w = 1; w < j.nparts; w++) {
+		const struct tsr_cuda_described *r = &j.res[w];
+		struct tsr_cuda_place *from = places + n * w / j.nparts;
+		if (from != places + res->nplaces)
+			memmove(places + res->nplaces, from, r->nplaces * sizeof(*places));
+		res->nplaces += r->nplaces;
+		res->general |= r->general;
+		res->max_rows = r->max_rows > res->max_rows ? r->max_rows : res->max_rows;
+	}
 }
 
 void tsr_cuda_stream_args(const struct tsr_cuda_task *ct, int64_t chunk, uint64_t io[4],

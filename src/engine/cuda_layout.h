@@ -118,13 +118,12 @@ void tsr_cuda_slot_sizes(const struct tsr_cuda_layout *L, int full, size_t *slot
 /* A slot being filled: its room and what it holds so far. */
 struct tsr_cuda_fill {
 	size_t nbytes, dec_nbytes;      /* staging and decode buffer sizes */
-	size_t used, dec_used, nplaces;
-	int64_t max_rows;
+	size_t used, dec_used;
+	size_t ntasks;                  /* tasks laid in (TSR_SLOT_PLACES at most) */
 	int replay;                     /* slot_offset is the chunk's device address: none staged */
 };
 /* Lays tasks t0, t0 + 1, ... into the slot while they fit; returns one past the last. */
-int64_t tsr_cuda_fill_slot(const struct tsr_plan *plan, struct tsr_cuda_task *tasks,
-			   int64_t ntasks, int64_t t0, const int64_t *gather_at,
+int64_t tsr_cuda_fill_slot(struct tsr_cuda_task *tasks, int64_t ntasks, int64_t t0,
 			   struct tsr_cuda_fill *f);
 
 /* The place of a task: its box of the chunk, where it lands in the read's output (device
@@ -154,18 +153,31 @@ struct tsr_cuda_stream_out {
 void tsr_cuda_stream_store(const struct tsr_cuda_stream_out *so, size_t k, const uint64_t io[4],
 			   struct tsr_cuda_check c, int name);
 
-/* tsr_cuda_describe of tasks [0, n) into places[0, n), and with so (not NULL) their stream
- * arguments, on up to nthreads of pool's threads (the caller one of them; pool NULL or nthreads
- * 1: this thread alone), in parts of at least a thousand tasks; both are the same whatever the
- * threads. Returns whether any place is general (a gather or a blocked source: the slot's place
- * kernel takes its general path). */
+/* What tsr_cuda_describe_on made. */
+struct tsr_cuda_described {
+	size_t nplaces;   /* places (a run of tasks is one: place.h) */
+	int general;      /* some place gathers or reads a blocked source: the slot's place kernel
+			     takes its general path */
+	int64_t max_rows; /* the CTAs a place's rows need at most (tsr_pc_ctas) */
+};
+
+/* The places of tasks [0, n) from places[0] on (at most n: consecutive tasks whose places differ
+ * only by a stride in their values' place, their box's place in the output and their stream
+ * are one place, a run, place.h), and with so (not NULL) every task's stream arguments, on up to
+ * nthreads of pool's threads (the caller one of them; pool NULL or nthreads 1: this thread
+ * alone), in parts of at least a thousand tasks. A run ends at a part's end; its tasks' places
+ * (tsr_cuda_place_task) and the stream arguments are the same whatever the threads. */
 #define TSR_PLACES_PARTS_MAX 64
 struct tsr_pool;
-int tsr_cuda_describe_on(const struct tsr_plan *p, const struct tsr_plan_descs *ds,
-			 const struct tsr_cuda_task *tasks, int64_t n, uint64_t out,
-			 uint64_t gather_dev, const int64_t *gather_at,
-			 struct tsr_cuda_place *places, const struct tsr_cuda_stream_out *so,
-			 struct tsr_pool *pool, int nthreads);
+void tsr_cuda_describe_on(const struct tsr_plan *p, const struct tsr_plan_descs *ds,
+			  const struct tsr_cuda_task *tasks, int64_t n, uint64_t out,
+			  uint64_t gather_dev, const int64_t *gather_at,
+			  struct tsr_cuda_place *places, const struct tsr_cuda_stream_out *so,
+			  struct tsr_pool *pool, int nthreads, struct tsr_cuda_described *res);
+
+/* Task k (0 <= k < run) of place pl as a place of its own (run 1): what tsr_cuda_describe gave
+ * that task. */
+void tsr_cuda_place_task(const struct tsr_cuda_place *pl, int k, struct tsr_cuda_place *one);
 
 /* A STREAM task's decoder arguments (offsets into the slot: input, its size, output, capacity)
  * and what judging its result needs. */

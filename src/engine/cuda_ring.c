@@ -191,7 +191,7 @@ int tsr_cuda_slot_open(struct tsr_cuda_state *cs, struct tsr_cuda_slot **s_ret)
 			s->dec_nbytes = cs->dec_want;
 		}
 	}
-	s->used = s->dec_used = s->nplaces = s->nstreams = s->nbops = s->nbf = 0;
+	s->used = s->dec_used = s->nplaces = s->ntasks = s->nstreams = s->nbops = s->nbf = 0;
 	s->general = 0;
 	s->bf_blocks = 0;
 	s->bf_passes = 0;
