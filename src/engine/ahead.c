@@ -107,7 +107,7 @@ struct tsr_ahead *tsr_ahead_start(struct tsr_context *ctx, const char *const *pa
 	if (!ah)
 		return NULL;
 	*ah = (struct tsr_ahead){.ctx = ctx, .paths = paths, .npaths = npaths, .oo = oo,
-				 .sel = sel, .opts = opts, .naid = tsr_aid_count(nread),
+				 .sel = sel, .opts = opts, .naid = TSR_AHEAD_AID > 0 ? TSR_AHEAD_AID : tsr_aid_count(nread),
 				 .nread = nread};
 	if (tsr_pool_create(2, &ah->thread)) {
 		free(ah); /* (no thread to be had: the batch reads file by file) */

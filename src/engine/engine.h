@@ -145,6 +145,11 @@ int tsr_read_norm(struct tsr_array *array, const struct tsr_norm_sel *ns,
 #ifndef TSR_AHEAD_READ_EIGHTHS
 #define TSR_AHEAD_READ_EIGHTHS 3
 #endif
+/* The look-ahead's describing threads (ahead.c); 0: as many as each file's read has
+ * (tsr_aid_count of its share); a build may set another to measure it. */
+#ifndef TSR_AHEAD_AID
+#define TSR_AHEAD_AID 0
+#endif
 /* How many threads describe a CUDA read of nthreads threads: half of them, up to
  * TSR_CUDA_AID_MAX; under 2: the read's own thread alone. */
 static inline int tsr_aid_count(int nthreads)
