@@ -429,11 +429,21 @@ static int tsr_cuda_group_streams(struct tsr_cuda_slot *s, size_t *count)
 	memcpy(s->checks, ck, n * sizeof(*ck));
 	if (lb)
 		memcpy(s->labels, lb, n * TSR_LABEL_NBYTES);
-	for (size_t p = 0; p < s->nplaces; p++)
-		if (s->host_places[p].stream >= 0)
-			s->host_places[p].stream = (int32_t)pos[s->host_places[p].stream];
+	int st = TSR_OK;
+	for (size_t p = 0; p < s->nplaces; p++) {
+		struct tsr_cuda_place *pl = &s->host_places[p];
+		if (pl->stream < 0)
+			continue;
+		/* a run's streams are of one kind (tsr_cuda_describe_on), so they stay
+		 * consecutive; should one not, its place would read another task's results */
+		for (int k = 1; k < pl->run && st == TSR_OK; k++)
+			if (pos[pl->stream + k] != pos[pl->stream] + (uint32_t)k)
+				st = tsr_error(TSR_E_INTERNAL, "a run of places has streams of "
+					       "several kinds");
+		pl->stream = (int32_t)pos[pl->stream];
+	}
 	free(pos), free(io), free(ck), free(lb);
-	return TSR_OK;
+	return st;
 }
 
 /*
