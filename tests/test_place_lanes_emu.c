@@ -93,8 +93,7 @@ int main(void)
 		int vec = (int)(rng() & 1);
 		uintptr_t doff = (uintptr_t)rnd(16), soff = rng() & 1 ? doff : (uintptr_t)rnd(16);
 		/* the host's grid (cuda_layout.c), or any other */
-		int64_t per = TSR_PC_THREADS / tsr_pc_row_lanes(n);
-		int64_t want = (rows + per - 1) / per;
+		int64_t want = tsr_pc_ctas(rows, n);
 		unsigned gy = i % 3 ? (unsigned)(want < 4096 ? want : 4096) : 1 + (unsigned)rnd(9);
 		bad += one_task(rows, n, wi, gy, soff, doff, vec);
 		if (i % 3 && want <= 4096)

@@ -236,8 +236,8 @@ __device__ static int tsr_task_type(const struct tsr_cuda_place *pl, int64_t npi
  * (tsr_pc_share_of); a row's threads walk it.
  * General: places may gather or read blocked sources; without, every place is a box of a
  * C-order source, and those paths are compiled out (sm_90: 64 registers, 4 CTAs an SM; with
- * them 92, which the bound holds to 80, so 3 CTAs an SM, not 2; both spill a few words of the
- * row loop's state, 32 and 28 bytes, since a row's task moved into it). */
+ * them 92, which the bound holds to 80, so 3 CTAs an SM, not 2, with 36 bytes of spill stores
+ * of the row loop's state). */
 template <bool General>
 __global__ void __launch_bounds__(TSR_PC_THREADS, General ? 3 : 4)
 	tsr_place_kernel(const unsigned char *src, const unsigned char *dec,

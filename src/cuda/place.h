@@ -37,11 +37,17 @@ static inline TSR_PC_HD int tsr_pc_row_lanes(int64_t n)
 	return lanes;
 }
 
+/* The rows of at most n elements a CTA takes at once. */
+static inline TSR_PC_HD int tsr_pc_row_per(int64_t n)
+{
+	return TSR_PC_THREADS / tsr_pc_row_lanes(n);
+}
+
 /* The CTAs rows of at most n elements need (fewer are correct too: a CTA strides over the
  * rows), to size the grid's y by (tsr_cuda_place_launch's max_rows). */
 static inline TSR_PC_HD int64_t tsr_pc_ctas(int64_t rows, int64_t n)
 {
-	int64_t per = TSR_PC_THREADS / tsr_pc_row_lanes(n);
+	int64_t per = tsr_pc_row_per(n);
 	return (rows + per - 1) / per;
 }
 
@@ -109,6 +115,22 @@ struct tsr_cuda_place {
 	int64_t block[TSR_CUDA_MAX_DIM];
 	int64_t padded[TSR_CUDA_MAX_DIM];
 };
+
+/* A place's task's rows, and the most elements a row has (place_core.h says what a row is);
+ * the kernel's, and the host's to size the grid by. */
+static inline TSR_PC_HD int64_t tsr_pc_rows(const struct tsr_cuda_place *pl, int64_t *n_ret)
+{
+	int m = pl->nunits > 0 ? pl->nunits : pl->ndim;
+	int64_t rows = 1;
+	for (int d = 0; d < m - 1; d++)
+		rows *= pl->count[d];
+	*n_ret = m ? pl->count[m - 1] : 1;
+	if (pl->nunits > 0 && *n_ret > TSR_PC_SEG) {
+		rows *= (*n_ret + TSR_PC_SEG - 1) / TSR_PC_SEG;
+		*n_ret = TSR_PC_SEG;
+	}
+	return rows;
+}
 
 /*
  * Scatters a batch into each place's output (device memory) on stream. d_places: device array

@@ -46,7 +46,7 @@ TSR_PC struct tsr_pc_share tsr_pc_share_of(int64_t nmax, unsigned y, unsigned gy
 {
 	struct tsr_pc_share sh;
 	sh.lanes = tsr_pc_row_lanes(nmax);
-	int per = TSR_PC_THREADS / sh.lanes;
+	int per = tsr_pc_row_per(nmax);
 	sh.lane = (int)(t % (unsigned)sh.lanes);
 	sh.r0 = (int)y * per + (int)(t / (unsigned)sh.lanes);
 	sh.rstep = (int)gy * per;
@@ -94,21 +94,6 @@ TSR_PC int64_t tsr_pc_blocked_elem(const struct tsr_cuda_place *pl, int64_t e)
 		bs *= pl->block[d];
 	}
 	return s;
-}
-
-/* The task's rows, and the most elements a row has. */
-TSR_PC int64_t tsr_pc_rows(const struct tsr_cuda_place *pl, int64_t *n_ret)
-{
-	int m = pl->nunits > 0 ? pl->nunits : pl->ndim;
-	int64_t rows = 1;
-	for (int d = 0; d < m - 1; d++)
-		rows *= pl->count[d];
-	*n_ret = m ? pl->count[m - 1] : 1;
-	if (pl->nunits > 0 && *n_ret > TSR_PC_SEG) {
-		rows *= (*n_ret + TSR_PC_SEG - 1) / TSR_PC_SEG;
-		*n_ret = TSR_PC_SEG;
-	}
-	return rows;
 }
 
 /* Row r of a place's rows (a run's: its tasks' rows one task after another, trows each): the

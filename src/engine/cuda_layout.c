@@ -6,9 +6,6 @@
 #include <string.h>
 
 #include "../codecs/blosc_parts.h"
-/* (the place kernel's rows, built for the CPU: a place's CTAs) */
-#define TSR_PLACE_EMU 1
-#include "../cuda/place_core.h"
 #include "../core/internal.h"
 #include "cuda_layout.h"
 #include "gather.h"
