@@ -99,7 +99,7 @@ static size_t check_described(const struct tsr_array *a, const char *spec)
 
 int main(void)
 {
-	struct tsr_driver_ops shard_ops = {"shard", shard_chunk_ref, NULL};
+	struct tsr_driver_ops shard_ops = {.name = "shard", .chunk_ref = shard_chunk_ref};
 	struct tsr_array a;
 	make_array(&a, &shard_ops, 24, 40, 4, 5);
 	/* all 48 chunks: 3 x 2 shards; missing chunks described as fill */
@@ -160,7 +160,7 @@ int main(void)
 	}
 	fail_chunk = -1;
 	/* FITS tiles: 50 row tiles of one file, one path for all */
-	struct tsr_driver_ops fits_ops = {"fits", fits_chunk_ref, NULL};
+	struct tsr_driver_ops fits_ops = {.name = "fits", .chunk_ref = fits_chunk_ref};
 	make_array(&a, &fits_ops, 50, 40, 1, 40);
 	CHECK_EQ_INT(check_described(&a, ""), 1);
 	CHECK_EQ_INT(check_described(&a, "-2::-3,5:9"), 1);

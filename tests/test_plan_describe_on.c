@@ -105,7 +105,7 @@ int main(void)
 {
 	struct tsr_pool *pool = NULL;
 	CHECK_EQ_INT(tsr_pool_create(4, &pool), TSR_OK);
-	struct tsr_driver_ops ops = {"shard", shard_chunk_ref, NULL};
+	struct tsr_driver_ops ops = {.name = "shard", .chunk_ref = shard_chunk_ref};
 	struct tsr_array a;
 	make_array(&a, &ops);
 	const struct tsr_route_device gpu = {.gpu = 1, .families = ~0u};

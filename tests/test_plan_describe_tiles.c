@@ -80,7 +80,7 @@ static int check_tiles(const struct tsr_array *a, struct tsr_pool *pool, int nth
 
 int main(void)
 {
-	struct tsr_driver_ops ops = {"tiles", tile_ref, NULL};
+	struct tsr_driver_ops ops = {.name = "tiles", .chunk_ref = tile_ref};
 	struct tsr_array a;
 	tiles_array(&a, &ops, ROWS, 64);
 	struct tsr_pool *pool = NULL;

@@ -67,7 +67,7 @@ static int tile_ref(const struct tsr_array *a, int64_t chunk, struct tsr_chunk_r
 
 int main(void)
 {
-	struct tsr_driver_ops ops = {"tiles", tile_ref, NULL};
+	struct tsr_driver_ops ops = {.name = "tiles", .chunk_ref = tile_ref};
 	struct tsr_array a;
 	tiles_array(&a, &ops, 5 * K_N, 64);
 	snprintf(a.desc.codec, sizeof(a.desc.codec), "GZIP_2");

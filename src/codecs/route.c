@@ -181,6 +181,14 @@ void tsr_route_chunk(const struct tsr_chunk_ref *r, const struct tsr_route_devic
 	}
 }
 
+int tsr_route_size_class(const struct tsr_chunk_ref *r)
+{
+	/* (the size rules of tsr_route_raw_ok, tsr_route_blosc_ok and tsr_route_stream) */
+	if (r->nbytes == 0 || r->nbytes == TSR_WHOLE_FILE)
+		return r->nbytes == 0 ? 0 : 1;
+	return r->nbytes == (uint64_t)r->npix * tsr_dtype_size(r->codec.elem) ? 2 : 3;
+}
+
 _Static_assert(TSR_VALUES_COPY == (int)TSR_XF_COPY && TSR_VALUES_OFFSET == (int)TSR_XF_OFFSET &&
 		       TSR_VALUES_SCALE == (int)TSR_XF_SCALE &&
 		       TSR_VALUES_DEQUANT == (int)TSR_XF_DEQUANT,

@@ -78,6 +78,11 @@ struct tsr_route_device {
 void tsr_route_chunk(const struct tsr_chunk_ref *r, const struct tsr_route_device *dev,
 		     struct tsr_route *rt);
 
+/* What of a chunk's stored size its route depends on: chunks whose descriptions differ only in
+ * offset, nbytes and the xform's scale, zero and dither_row (a FITS image's tiles) route alike,
+ * with alike stream checks, where this is equal (their route values differ in those three). */
+int tsr_route_size_class(const struct tsr_chunk_ref *r);
+
 /* What the place kernel does with a chunk's elements on the device, mapped once from the
  * chunk's value transform, so that an engine copies it without naming a transform: kinds as
  * src/cuda/place.h's TSR_CUDA_COPY .. DEQUANT (mirroring enum tsr_xform_kind). A chunk the CPU

@@ -12,6 +12,13 @@ struct tsr_driver_ops {
 	const char *name;
 	/* Describes chunk number `chunk` (C order over the chunk grid). */
 	int (*chunk_ref)(const struct tsr_array *array, int64_t chunk, struct tsr_chunk_ref *ref_ret);
+	/* Optional (NULL: none), for chunks described one after another: given ref, chunk - 1's
+	 * description as chunk_ref made it but for its offset, nbytes and the xform's scale, zero
+	 * and dither_row (which need not hold chunk - 1's), writes those five of chunk's and
+	 * returns 1 when chunk's description differs from chunk - 1's in them alone; returns 0
+	 * when it may differ otherwise (the caller then asks chunk_ref, which also reports any
+	 * fault of the chunk's). The tiles of a FITS image are described so a few loads a tile. */
+	int (*chunk_next)(const struct tsr_array *array, int64_t chunk, struct tsr_chunk_ref *ref);
 	void (*free)(void *impl);
 };
 

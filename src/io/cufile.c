@@ -236,6 +236,7 @@ const struct tsr_backend tsr_storage_cufile = {
 	.name = "cufile",
 	.mems = TSR_MEMBIT(TSR_MEM_CUDA),
 	.chunk_ref = tsr_storage_file_chunk_ref,
+	.chunk_next = tsr_storage_file_chunk_next,
 	.open = tsr_cufile_source_open,
 	.open_path = tsr_cufile_open_path,
 	.read = tsr_cufile_source_read,

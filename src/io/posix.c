@@ -25,6 +25,16 @@ int tsr_storage_file_chunk_ref(const struct tsr_array *a, int64_t chunk, int set
 	return TSR_OK;
 }
 
+int tsr_storage_file_chunk_next(const struct tsr_array *a, int64_t chunk, int settle,
+				struct tsr_chunk_ref *ref)
+{
+	if (!a->ops->chunk_next || !a->ops->chunk_next(a, chunk, ref))
+		return 0;
+	if (settle)
+		tsr_io_chunk_settle(ref);
+	return 1;
+}
+
 static int tsr_posix_open(struct tsr_source *src, int64_t chunk, struct tsr_chunk_ref *ref)
 {
 	(void)chunk;
@@ -82,6 +92,7 @@ const struct tsr_backend tsr_storage_posix = {
 	.name = "posix",
 	.mems = TSR_MEMBIT(TSR_MEM_HOST) | TSR_MEMBIT(TSR_MEM_HOST_PINNED),
 	.chunk_ref = tsr_storage_file_chunk_ref,
+	.chunk_next = tsr_storage_file_chunk_next,
 	.open = tsr_posix_open,
 	.open_path = tsr_posix_open_path,
 	.read = tsr_posix_read,

@@ -51,6 +51,11 @@ struct tsr_backend {
 	 * the mock backends give the one their fill's real read settled. */
 	int (*chunk_ref)(const struct tsr_array *array, int64_t chunk, int settle,
 			 struct tsr_chunk_ref *ref);
+	/* Optional (NULL: none): chunk's description from ref, chunk - 1's as chunk_ref gave it,
+	 * where the two differ only in offset, nbytes and the xform's scale, zero and dither_row
+	 * (1), as the driver's chunk_next says (core/array.h); 0: ask chunk_ref. */
+	int (*chunk_next)(const struct tsr_array *array, int64_t chunk, int settle,
+			  struct tsr_chunk_ref *ref);
 	/* Opens a chunk's stored bytes for reads (a whole-file size settled); a chunk file that
 	 * does not exist is TSR_E_NOT_FOUND. */
 	int (*open)(struct tsr_source *src, int64_t chunk, struct tsr_chunk_ref *ref);
@@ -93,6 +98,9 @@ extern const struct tsr_backend tsr_storage_mock_device; /* mock_device.c */
 /* The format driver's description of a chunk, ndim set (posix.c): the file backends' chunk_ref. */
 int tsr_storage_file_chunk_ref(const struct tsr_array *array, int64_t chunk, int settle,
 			       struct tsr_chunk_ref *ref);
+/* The driver's chunk_next, settled: the file backends' chunk_next. */
+int tsr_storage_file_chunk_next(const struct tsr_array *array, int64_t chunk, int settle,
+				struct tsr_chunk_ref *ref);
 
 /* A read's backend (storage.c). */
 struct tsr_storage_choice {

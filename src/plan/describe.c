@@ -143,6 +143,49 @@ struct tsr_describe_job {
 	struct tsr_describe_part *parts;
 };
 
+/* A task's route, route values and stream check (its info's, zeroed before). */
+static void tsr_describe_route(const struct tsr_route_device *dev, const struct tsr_chunk_ref *ref,
+			       struct tsr_task_info *ti)
+{
+	tsr_route_chunk(ref, dev, &ti->route);
+	tsr_route_values(ref, &ti->route, &ti->values);
+	if (ti->route.how == TSR_ROUTE_STREAM)
+		tsr_route_stream_check(ref, &ti->route, &ti->check);
+}
+
+/*
+ * Task t, whose chunk follows task t - 1's and which the backend's chunk_next described from
+ * it in ref (offset, nbytes and its own values apart, the same description): task t - 1's
+ * description, path, extent and info, its route too where the size allows the same one
+ * (tsr_route_size_class, *size_class task t - 1's and then t's), its own values and bytes.
+ */
+static void tsr_describe_next(const struct tsr_describe_job *job, struct tsr_plan_descs *ds,
+			      int64_t t, const struct tsr_chunk_ref *ref, int *size_class)
+{
+	size_t nd = (size_t)ds->ndim;
+	memcpy(ds->extent + (size_t)t * nd, ds->extent + (size_t)(t - 1) * nd, nd * sizeof(int64_t));
+	struct tsr_task_info *ti = &ds->info[t];
+	*ti = ds->info[t - 1];
+	ti->offset = ref->offset;
+	ti->nbytes = ref->nbytes;
+	if (job->dev) {
+		int size = tsr_route_size_class(ref);
+		if (size != *size_class) {
+			memset(&ti->route, 0, sizeof(ti->route));
+			memset(&ti->values, 0, sizeof(ti->values));
+			memset(&ti->check, 0, sizeof(ti->check));
+			tsr_describe_route(job->dev, ref, ti);
+			*size_class = size;
+		} else {
+			tsr_route_values(ref, &ti->route, &ti->values);
+		}
+	}
+	ds->own[t] = (struct tsr_task_own){ref->xform.scale, ref->xform.zero,
+					   ref->xform.dither_row};
+	ds->path_id[t] = ds->path_id[t - 1];
+	ds->tail_id[t] = ds->tail_id[t - 1];
+}
+
 static int tsr_describe_range(const struct tsr_describe_job *job, struct tsr_describe_part *pt)
 {
 	const struct tsr_plan *p = job->p;
@@ -151,9 +194,19 @@ static int tsr_describe_range(const struct tsr_describe_job *job, struct tsr_des
 	size_t nd = (size_t)ds->ndim;
 	struct tsr_chunk_ref ref;
 	uint32_t last_id = UINT32_MAX;
+	/* the chunk of the task before, which ref describes (-2: none), and its route's size class */
+	int64_t last_chunk = -2;
+	int size_class = -1;
 	int st = TSR_OK;
 	for (int64_t t = pt->t0; t < pt->t1 && !st; t++) {
 		int64_t chunk = tsr_task_chunk(p, t);
+		if (chunk == last_chunk + 1 && job->be->chunk_next &&
+		    job->be->chunk_next(a, chunk, job->settle, &ref)) {
+			tsr_describe_next(job, ds, t, &ref, &size_class);
+			last_chunk = chunk;
+			continue;
+		}
+		last_chunk = -2;
 		st = job->be->chunk_ref(a, chunk, job->settle, &ref);
 		if (!st) {
 			/* (a FITS file's tiles, a shard's chunks: the path of the task before) */
@@ -180,10 +233,8 @@ static int tsr_describe_range(const struct tsr_describe_job *job, struct tsr_des
 		ti->elem_nbytes = (uint32_t)tsr_dtype_size(ref.codec.elem);
 		ti->out_nbytes = (uint32_t)tsr_dtype_size(ref.xform.out);
 		if (job->dev) {
-			tsr_route_chunk(&ref, job->dev, &ti->route);
-			tsr_route_values(&ref, &ti->route, &ti->values);
-			if (ti->route.how == TSR_ROUTE_STREAM)
-				tsr_route_stream_check(&ref, &ti->route, &ti->check);
+			tsr_describe_route(job->dev, &ref, ti);
+			size_class = tsr_route_size_class(&ref);
 		}
 		/* the description kept once a run of equal ones (offset and size: the info's; a
 		 * tile's own values: own's) */
@@ -205,6 +256,7 @@ static int tsr_describe_range(const struct tsr_describe_job *job, struct tsr_des
 			memcpy(loc->tails + loc->ntails++ * TSR_TAIL_NBYTES, tail, TSR_TAIL_NBYTES);
 		}
 		ds->tail_id[t] = (uint32_t)(loc->ntails - 1);
+		last_chunk = chunk;
 	}
 	return st;
 }

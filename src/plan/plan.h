@@ -76,7 +76,10 @@ int64_t tsr_task_needed(const struct tsr_plan *p, int64_t t, const int64_t *exte
  * place values mapped, once, here: a complete task an engine executes without reading its
  * description again. A failure names the chunk. The CUDA engine lays out its slots from them all
  * at once; the CPU engine asks per task, from its threads, as a driver may read to describe a
- * chunk (a shard's index), and those reads should not wait on one thread. */
+ * chunk (a shard's index), and those reads should not wait on one thread. A task whose chunk
+ * follows the task before's is described from that one where the backend's chunk_next can (a
+ * FITS image's tiles), its route kept where its size allows (tsr_route_size_class): the same
+ * descriptions, without describing 131,072 tiles whole for 32 images of 4096 row tiles. */
 struct tsr_plan_descs;
 struct tsr_backend;
 int tsr_plan_describe(const struct tsr_plan *p, const struct tsr_array *a,

@@ -165,7 +165,8 @@ static int tsr_b2_chunk_ref(const struct tsr_array *a, int64_t chunk, struct tsr
 	return TSR_OK;
 }
 
-static const struct tsr_driver_ops tsr_b2_ops = {"blosc2", tsr_b2_chunk_ref, tsr_b2_free};
+static const struct tsr_driver_ops tsr_b2_ops = {
+	.name = "blosc2", .chunk_ref = tsr_b2_chunk_ref, .free = tsr_b2_free};
 
 /* Reads n bytes at off of a metadata region into a new buffer. */
 static int read_new(int fd, uint64_t off, int64_t n, uint8_t **buf_ret)

@@ -116,7 +116,8 @@ static int tsr_fits_image_chunk(const struct tsr_array *a, int64_t chunk, struct
 	return TSR_OK;
 }
 
-static const struct tsr_driver_ops tsr_fits_image_ops = {"fits", tsr_fits_image_chunk, free};
+static const struct tsr_driver_ops tsr_fits_image_ops = {
+	.name = "fits", .chunk_ref = tsr_fits_image_chunk, .free = free};
 
 /* Describes an uncompressed IMAGE data unit. */
 static int tsr_fits_image_open(struct tsr_array *a, const struct tsr_fits_header *h, int bitpix,

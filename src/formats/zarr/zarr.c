@@ -89,7 +89,8 @@ static void tsr_zarr_chunk_label(const struct tsr_array *a, int64_t chunk, char 
 		snprintf(buf + n, cap - n, ")");
 }
 
-static const struct tsr_driver_ops tsr_zarr_ops = {"zarr", tsr_zarr_chunk_ref, tsr_zarr_free};
+static const struct tsr_driver_ops tsr_zarr_ops = {
+	.name = "zarr", .chunk_ref = tsr_zarr_chunk_ref, .free = tsr_zarr_free};
 
 /* "a, b, c" of the store's arrays, for messages. */
 static void tsr_zarr_array_names(const char *store, char *buf, size_t cap)
