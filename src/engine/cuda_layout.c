@@ -25,15 +25,15 @@ const struct tsr_coalesce_rule tsr_cuda_feed_rule = {
 	.start_max = TSR_PIECE_NBYTES, .join_max = UINT64_MAX, .run_max = TSR_BOUNCE_NBYTES,
 	.piece = TSR_BOUNCE_NBYTES};
 
-void tsr_cuda_layout(const struct tsr_array *array, const struct tsr_plan *plan,
-		     const struct tsr_plan_descs *ds, int decoder, int batch, int nthreads,
-		     struct tsr_cuda_task *tasks, struct tsr_cuda_layout *L)
+/* The first pass over tasks [t0, t1): each task's route into tasks[t], and the counts of each
+ * way into L; returns the slowest stream's warp time (in bytes of a CPU core's). */
+static uint64_t tsr_layout_routes(const struct tsr_array *array, const struct tsr_plan_descs *ds,
+				  int64_t t0, int64_t t1, struct tsr_cuda_task *tasks,
+				  struct tsr_cuda_layout *L)
 {
 	const struct tsr_desc *d = &array->desc;
-	memset(L, 0, sizeof(*L));
-	L->nthreads = nthreads > 0 ? nthreads : 1;
 	uint64_t max_stream = 0;
-	for (int64_t t = 0; t < plan->ntasks; t++) {
+	for (int64_t t = t0; t < t1; t++) {
 		struct tsr_cuda_task *ct = &tasks[t];
 		const struct tsr_task_info *ti = tsr_task_info(ds, t);
 		const struct tsr_route *rt = &ti->route;
@@ -60,27 +60,17 @@ void tsr_cuda_layout(const struct tsr_array *array, const struct tsr_plan *plan,
 				L->cpu_name[rt->why] = ti->codec_name ? ti->codec_name : d->codec;
 		}
 	}
-	/* decoder auto, a single read: one warp decodes a stream many times slower than a CPU
-	 * core does (inflate about 40 times: H200 ~8 MB/s a warp on 4 MiB gzip chunks, libdeflate
-	 * ~300 MB/s a core; route.c has each family's factor, and a zstd frame is decoded a
-	 * block at a time side by side: tsr_route_serial_bytes), so when the largest stream alone
-	 * outlasts the CPU's threads decoding them all, the CPU decodes them. (Batch and stream
-	 * reads gather many files' streams in a slot; their last file, which does not defer,
-	 * joins the earlier files' streams too.) */
-	int few = L->n_stream && decoder == TSR_DECODER_AUTO && !(batch & TSR_BATCH_MEMBER) &&
-		  max_stream * (uint64_t)(nthreads > 0 ? nthreads : 1) > L->gpu_decoded;
-	if (few) {
-		L->n_cpu[TSR_WHY_FEW] = L->n_stream;
-		for (int f = TSR_FAM_N - 1; f >= 0; f--)
-			if (L->n_gpu[f])
-				L->cpu_name[TSR_WHY_FEW] = L->gpu_name[f];
-		memset(L->n_gpu, 0, sizeof(L->n_gpu));
-		L->n_stream = L->n_dequant = 0;
-		L->gpu_decoded = 0;
-	}
+	return max_stream;
+}
+
+/* The second pass over tasks [t0, t1): what each stages and decodes (streams sent to the CPU
+ * where few), summed into L. */
+static void tsr_layout_sizes(const struct tsr_plan_descs *ds, int64_t t0, int64_t t1, int few,
+			     struct tsr_cuda_task *tasks, struct tsr_cuda_layout *L)
+{
 	uint32_t split_id = UINT32_MAX; /* the description last asked whether it splits */
 	int splits = 0;
-	for (int64_t t = 0; t < plan->ntasks; t++) {
+	for (int64_t t = t0; t < t1; t++) {
 		struct tsr_cuda_task *ct = &tasks[t];
 		const struct tsr_task_info *ti = ct->ti;
 		if (few && ct->how == TSR_HOW_STREAM) {
@@ -129,6 +119,112 @@ void tsr_cuda_layout(const struct tsr_array *array, const struct tsr_plan *plan,
 			L->biggest = ct->staged;
 		L->staged_total += ct->staged + 16;
 	}
+}
+
+void tsr_cuda_layout(const struct tsr_array *array, const struct tsr_plan *plan,
+		     const struct tsr_plan_descs *ds, int decoder, int batch, int nthreads,
+		     struct tsr_cuda_task *tasks, struct tsr_cuda_layout *L)
+{
+	memset(L, 0, sizeof(*L));
+	L->nthreads = nthreads > 0 ? nthreads : 1;
+	uint64_t max_stream = tsr_layout_routes(array, ds, 0, plan->ntasks, tasks, L);
+	/* decoder auto, a single read: one warp decodes a stream many times slower than a CPU
+	 * core does (inflate about 40 times: H200 ~8 MB/s a warp on 4 MiB gzip chunks, libdeflate
+	 * ~300 MB/s a core; route.c has each family's factor, and a zstd frame is decoded a
+	 * block at a time side by side: tsr_route_serial_bytes), so when the largest stream alone
+	 * outlasts the CPU's threads decoding them all, the CPU decodes them. (Batch and stream
+	 * reads gather many files' streams in a slot; their last file, which does not defer,
+	 * joins the earlier files' streams too.) */
+	int few = L->n_stream && decoder == TSR_DECODER_AUTO && !(batch & TSR_BATCH_MEMBER) &&
+		  max_stream * (uint64_t)(nthreads > 0 ? nthreads : 1) > L->gpu_decoded;
+	if (few) {
+		L->n_cpu[TSR_WHY_FEW] = L->n_stream;
+		for (int f = TSR_FAM_N - 1; f >= 0; f--)
+			if (L->n_gpu[f])
+				L->cpu_name[TSR_WHY_FEW] = L->gpu_name[f];
+		memset(L->n_gpu, 0, sizeof(L->n_gpu));
+		L->n_stream = L->n_dequant = 0;
+		L->gpu_decoded = 0;
+	}
+	tsr_layout_sizes(ds, 0, plan->ntasks, few, tasks, L);
+}
+
+/* A share of a batch member's layout: tasks [t0, t1), their counts and sizes in L. */
+struct tsr_layout_part {
+	int64_t t0, t1;
+	struct tsr_cuda_layout L;
+};
+
+struct tsr_layout_job {
+	const struct tsr_array *array;
+	const struct tsr_plan_descs *ds;
+	struct tsr_cuda_task *tasks;
+	struct tsr_layout_part *parts;
+};
+
+static void tsr_layout_worker(void *arg, int w)
+{
+	const struct tsr_layout_job *job = arg;
+	struct tsr_layout_part *pt = &job->parts[w];
+	tsr_layout_routes(job->array, job->ds, pt->t0, pt->t1, job->tasks, &pt->L);
+	tsr_layout_sizes(job->ds, pt->t0, pt->t1, 0, job->tasks, &pt->L);
+}
+
+/* Adds part q's counts and sizes to L's (L holds the tasks before q's: its names stay first). */
+static void tsr_layout_merge(struct tsr_cuda_layout *L, const struct tsr_cuda_layout *q)
+{
+	L->n_stream += q->n_stream;
+	L->n_raw += q->n_raw;
+	L->n_dequant += q->n_dequant;
+	L->n_blosc += q->n_blosc;
+	L->n_host += q->n_host;
+	for (int w = 0; w < TSR_WHY_N; w++) {
+		if (!L->n_cpu[w])
+			L->cpu_name[w] = q->cpu_name[w];
+		L->n_cpu[w] += q->n_cpu[w];
+	}
+	for (int f = 0; f < TSR_FAM_N; f++) {
+		if (!L->n_gpu[f])
+			L->gpu_name[f] = q->gpu_name[f];
+		L->n_gpu[f] += q->n_gpu[f];
+	}
+	L->biggest = q->biggest > L->biggest ? q->biggest : L->biggest;
+	L->dec_biggest = q->dec_biggest > L->dec_biggest ? q->dec_biggest : L->dec_biggest;
+	L->dec_total += q->dec_total;
+	L->staged_total += q->staged_total;
+	L->gpu_decoded += q->gpu_decoded;
+	L->n_cpu_whole += q->n_cpu_whole;
+	L->cpu_whole_biggest = q->cpu_whole_biggest > L->cpu_whole_biggest ? q->cpu_whole_biggest
+									      : L->cpu_whole_biggest;
+}
+
+void tsr_cuda_layout_on(const struct tsr_array *array, const struct tsr_plan *plan,
+			const struct tsr_plan_descs *ds, int decoder, int batch, int nthreads,
+			struct tsr_pool *pool, int naid, struct tsr_cuda_task *tasks,
+			struct tsr_cuda_layout *L)
+{
+	/* parts of TSR_LAYOUT_PART tasks at least, one a thread */
+	int64_t n = plan->ntasks;
+	int nparts = pool && naid > 1 ? (int)(n / TSR_LAYOUT_PART) : 1;
+	nparts = nparts > naid ? naid : nparts;
+	struct tsr_layout_part *parts = nparts > 1 && (batch & TSR_BATCH_MEMBER)
+						? calloc((size_t)nparts, sizeof(*parts))
+						: NULL;
+	if (!parts) {
+		tsr_cuda_layout(array, plan, ds, decoder, batch, nthreads, tasks, L);
+		return;
+	}
+	for (int k = 0; k < nparts; k++) {
+		parts[k].t0 = n * k / nparts;
+		parts[k].t1 = n * (k + 1) / nparts;
+	}
+	struct tsr_layout_job job = {array, ds, tasks, parts};
+	tsr_pool_run(pool, nparts, tsr_layout_worker, &job);
+	*L = parts[0].L;
+	for (int k = 1; k < nparts; k++)
+		tsr_layout_merge(L, &parts[k].L);
+	L->nthreads = nthreads > 0 ? nthreads : 1;
+	free(parts);
 }
 
 void tsr_cuda_slot_sizes(const struct tsr_cuda_layout *L, int full, size_t *slot_want,
