@@ -3,13 +3,13 @@
  * task: description, path, extent, stored bytes, description id, and with a route device the
  * route, place values and stream check; on one thread and on three, for whole reads and strided
  * sections of every tiled HDU of the FITS corpus. */
-#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
 #include "core/array.h"
 #include "core/internal.h"
+#include "corpus_fits.h"
 #include "io/storage.h"
 #include "plan/plan.h"
 
@@ -68,60 +68,48 @@ static long compare(const struct tsr_plan *plan, const struct tsr_array *a,
 	return n;
 }
 
+struct walk {
+	struct tsr_pool *pool;
+	struct tsr_backend whole; /* every chunk described whole */
+	long tasks, arrays;
+};
+
+static void each_array(struct tsr_array *a, const char *name, void *arg)
+{
+	struct walk *w = arg;
+	const struct tsr_route_device gpu = {.gpu = 1, .blosc = 1, .families = ~0u};
+	w->arrays += a->ops->chunk_next != NULL;
+	/* the whole image; every other tile row (tasks whose chunks do not follow) */
+	const char *sels[] = {"", "1::2"};
+	for (int k = 0; k < 2; k++) {
+		struct tsr_selection sel;
+		struct tsr_norm_sel ns;
+		struct tsr_plan plan;
+		if (tsr_selection_parse(sels[k], &sel) ||
+		    tsr_selection_normalize(&sel, a->desc.ndim, a->desc.shape, &ns))
+			continue;
+		if (!tsr_plan_build(&a->desc, &ns, &plan)) {
+			w->tasks += compare(&plan, a, &w->whole, NULL, NULL, 1, name);
+			w->tasks += compare(&plan, a, &w->whole, &gpu, NULL, 1, name);
+			w->tasks += compare(&plan, a, &w->whole, &gpu, w->pool, 3, name);
+			tsr_plan_free(&plan);
+		}
+		tsr_norm_sel_free(&ns);
+	}
+}
+
 int main(void)
 {
-	const char *corpus = getenv("TSR_CORPUS");
-	char dir[512], path[1024];
-	snprintf(dir, sizeof(dir), "%s/fits", corpus ? corpus : "../shared/corpus");
-	DIR *d = opendir(dir);
-	CHECK(d != NULL);
-	if (!d)
-		CHECK_DONE();
 	struct tsr_context *ctx = NULL;
-	struct tsr_pool *pool = NULL;
+	struct walk w = {.whole = tsr_storage_posix};
+	w.whole.chunk_next = NULL;
 	CHECK(tsr_context_create(NULL, &ctx) == TSR_OK);
-	CHECK(tsr_pool_create(3, &pool) == TSR_OK);
-	struct tsr_backend whole = tsr_storage_posix; /* every chunk described whole */
-	whole.chunk_next = NULL;
-	const struct tsr_route_device gpu = {.gpu = 1, .blosc = 1, .families = ~0u};
-	long tasks = 0, arrays = 0;
-	for (struct dirent *e; (e = readdir(d));) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		for (int hdu = 0; hdu < 8; hdu++) {
-			struct tsr_open_options oo = {.struct_size = sizeof(oo), .hdu = hdu};
-			struct tsr_array *a = NULL;
-			if (tsr_open(ctx, path, &oo, &a))
-				continue;
-			char name[1100];
-			snprintf(name, sizeof(name), "%s HDU %d", e->d_name, hdu);
-			arrays += a->ops->chunk_next != NULL;
-			/* the whole image; every other tile row (tasks whose chunks do not follow) */
-			const char *sels[] = {"", "1::2"};
-			for (int k = 0; k < 2; k++) {
-				struct tsr_selection sel;
-				struct tsr_norm_sel ns;
-				struct tsr_plan plan;
-				if (tsr_selection_parse(sels[k], &sel) ||
-				    tsr_selection_normalize(&sel, a->desc.ndim, a->desc.shape, &ns))
-					continue;
-				if (!tsr_plan_build(&a->desc, &ns, &plan)) {
-					tasks += compare(&plan, a, &whole, NULL, NULL, 1, name);
-					tasks += compare(&plan, a, &whole, &gpu, NULL, 1, name);
-					tasks += compare(&plan, a, &whole, &gpu, pool, 3, name);
-					tsr_plan_free(&plan);
-				}
-				tsr_norm_sel_free(&ns);
-			}
-			tsr_array_free(a);
-		}
-	}
-	closedir(d);
-	tsr_pool_free(pool);
+	CHECK(tsr_pool_create(3, &w.pool) == TSR_OK);
+	CHECK(corpus_fits_each(ctx, 0, each_array, &w) == 0);
+	tsr_pool_free(w.pool);
 	tsr_context_free(ctx);
-	printf("%ld tiled arrays, %ld tasks described both ways alike\n", arrays, tasks);
-	CHECK(arrays > 20);
-	CHECK(tasks > 10000);
+	printf("%ld tiled arrays, %ld tasks described both ways alike\n", w.arrays, w.tasks);
+	CHECK(w.arrays > 20);
+	CHECK(w.tasks > 10000);
 	CHECK_DONE();
 }
