@@ -51,8 +51,7 @@ static int64_t check_store(struct tsr_context *ctx, const char *dir, int decoder
 		memset(one, 0xa5, nb), memset(many, 0xa5, nb);
 		memset(&L1, 0x5a, sizeof(L1)), memset(&Ln, 0x5a, sizeof(Ln));
 		tsr_cuda_layout(lr.a, &lr.plan, lr.ds, decoder, TSR_BATCH_MEMBER, 16, one, &L1);
-		tsr_cuda_layout_on(lr.a, &lr.plan, lr.ds, decoder, TSR_BATCH_MEMBER, 16, pool,
-				   naid[k], many, &Ln);
+		tsr_cuda_layout_on(lr.a, &lr.plan, lr.ds, 16, pool, naid[k], many, &Ln);
 		if (memcmp(one, many, nb) || !same_layout(&L1, &Ln)) {
 			fprintf(stderr, "%s: laid out otherwise on %d threads\n", dir, naid[k]);
 			check_failures++;

@@ -32,13 +32,20 @@ static int tsr_route_xform_ok(const struct tsr_chunk_ref *r)
 	}
 }
 
+enum tsr_route_size tsr_route_size_class(const struct tsr_chunk_ref *r)
+{
+	if (r->nbytes == 0 || r->nbytes == TSR_WHOLE_FILE)
+		return r->nbytes == 0 ? TSR_SIZE_NONE : TSR_SIZE_WHOLE_FILE;
+	return r->nbytes == (uint64_t)r->npix * tsr_dtype_size(r->codec.elem) ? TSR_SIZE_ELEMENTS
+									       : TSR_SIZE_OTHER;
+}
+
 /* Can the place kernel apply this chunk's transform to its stored bytes? */
 static int tsr_route_raw_ok(const struct tsr_chunk_ref *r)
 {
 	return r->codec.id == TSR_CODEC_NONE && r->npre == 0 && !r->has_perm && !r->nfilter &&
 	       !r->codec.byte_shuffle && !r->codec.elem_from_size &&
-	       r->xform.kind != TSR_XF_DEQUANT && r->nbytes != TSR_WHOLE_FILE &&
-	       r->nbytes == (uint64_t)r->npix * tsr_dtype_size(r->codec.elem);
+	       r->xform.kind != TSR_XF_DEQUANT && tsr_route_size_class(r) == TSR_SIZE_ELEMENTS;
 }
 
 /* Is the b2nd layout of a Blosc2 chunk (a b2nd array's, or a plain super-chunk's one row) a
@@ -68,7 +75,7 @@ static int tsr_route_blosc_ok(const struct tsr_chunk_ref *r)
 	int b2 = r->npre == 0 && c->id == TSR_CODEC_BLOSC_B2ND && tsr_route_layout_ok(r);
 	return (zarr || b2) && !c->byte_shuffle && !c->elem_from_size && !r->has_perm &&
 	       !r->nfilter && (w == 1 || w == 2 || w == 4 || w == 8) && c->elem != TSR_COMPLEX64 &&
-	       r->npix > 0 && r->nbytes > 0 && r->nbytes != TSR_WHOLE_FILE && tsr_route_xform_ok(r);
+	       r->npix > 0 && tsr_route_size_class(r) >= TSR_SIZE_ELEMENTS && tsr_route_xform_ok(r);
 }
 
 int64_t tsr_route_decoded_npix(const struct tsr_chunk_ref *r)
@@ -136,8 +143,7 @@ static int tsr_route_stream(const struct tsr_chunk_ref *r, const struct tsr_rout
 	else if (dev->force_cpu)
 		*why = TSR_WHY_FORCED;
 	else if (r->has_perm || r->nfilter || w == 0 || r->npix <= 0 || !tsr_route_xform_ok(r) ||
-		 (c->byte_shuffle && (cplx || w > 8)) || r->nbytes == 0 ||
-		 r->nbytes == TSR_WHOLE_FILE)
+		 (c->byte_shuffle && (cplx || w > 8)) || tsr_route_size_class(r) < TSR_SIZE_ELEMENTS)
 		*why = TSR_WHY_STEPS;
 	else
 		return kind;
@@ -179,14 +185,6 @@ void tsr_route_chunk(const struct tsr_chunk_ref *r, const struct tsr_route_devic
 		rt->alt_width = r->codec.elem_from_size && !tsr_dtype_is_float(r->codec.elem) &&
 				(r->xform.kind == TSR_XF_SCALE || r->xform.kind == TSR_XF_DEQUANT);
 	}
-}
-
-int tsr_route_size_class(const struct tsr_chunk_ref *r)
-{
-	/* (the size rules of tsr_route_raw_ok, tsr_route_blosc_ok and tsr_route_stream) */
-	if (r->nbytes == 0 || r->nbytes == TSR_WHOLE_FILE)
-		return r->nbytes == 0 ? 0 : 1;
-	return r->nbytes == (uint64_t)r->npix * tsr_dtype_size(r->codec.elem) ? 2 : 3;
 }
 
 _Static_assert(TSR_VALUES_COPY == (int)TSR_XF_COPY && TSR_VALUES_OFFSET == (int)TSR_XF_OFFSET &&

@@ -78,10 +78,17 @@ struct tsr_route_device {
 void tsr_route_chunk(const struct tsr_chunk_ref *r, const struct tsr_route_device *dev,
 		     struct tsr_route *rt);
 
-/* What of a chunk's stored size its route depends on: chunks whose descriptions differ only in
- * offset, nbytes and the xform's scale, zero and dither_row (a FITS image's tiles) route alike,
- * with alike stream checks, where this is equal (their route values differ in those three). */
-int tsr_route_size_class(const struct tsr_chunk_ref *r);
+/* What of a chunk's stored size its route depends on (the route's size rules ask only this):
+ * chunks whose descriptions differ only in offset, nbytes and the xform's scale, zero and
+ * dither_row (a FITS image's tiles) route alike, with alike stream checks, where it is equal
+ * (their route values differ in those three). */
+enum tsr_route_size {
+	TSR_SIZE_NONE = 0,      /* no stored bytes */
+	TSR_SIZE_WHOLE_FILE,    /* to the end of its file, not settled */
+	TSR_SIZE_ELEMENTS,      /* exactly its elements' bytes as stored */
+	TSR_SIZE_OTHER,         /* any other size (compressed) */
+};
+enum tsr_route_size tsr_route_size_class(const struct tsr_chunk_ref *r);
 
 /* What the place kernel does with a chunk's elements on the device, mapped once from the
  * chunk's value transform, so that an engine copies it without naming a transform: kinds as

@@ -437,8 +437,7 @@ int tsr_cuda_describe_ahead(const struct tsr_array *array, const struct tsr_plan
 		if (!ld->tasks)
 			return TSR_OK;
 	}
-	tsr_cuda_layout_on(array, plan, *descs_ret, decoder, TSR_BATCH_MEMBER, nthreads, pool,
-			   naid, ld->tasks, &ld->L);
+	tsr_cuda_layout_on(array, plan, *descs_ret, nthreads, pool, naid, ld->tasks, &ld->L);
 	ld->ok = 1;
 	return TSR_OK;
 }

@@ -199,19 +199,17 @@ static void tsr_layout_merge(struct tsr_cuda_layout *L, const struct tsr_cuda_la
 }
 
 void tsr_cuda_layout_on(const struct tsr_array *array, const struct tsr_plan *plan,
-			const struct tsr_plan_descs *ds, int decoder, int batch, int nthreads,
-			struct tsr_pool *pool, int naid, struct tsr_cuda_task *tasks,
-			struct tsr_cuda_layout *L)
+			const struct tsr_plan_descs *ds, int nthreads, struct tsr_pool *pool,
+			int naid, struct tsr_cuda_task *tasks, struct tsr_cuda_layout *L)
 {
 	/* parts of TSR_LAYOUT_PART tasks at least, one a thread */
 	int64_t n = plan->ntasks;
 	int nparts = pool && naid > 1 ? (int)(n / TSR_LAYOUT_PART) : 1;
 	nparts = nparts > naid ? naid : nparts;
-	struct tsr_layout_part *parts = nparts > 1 && (batch & TSR_BATCH_MEMBER)
-						? calloc((size_t)nparts, sizeof(*parts))
-						: NULL;
-	if (!parts) {
-		tsr_cuda_layout(array, plan, ds, decoder, batch, nthreads, tasks, L);
+	struct tsr_layout_part *parts = nparts > 1 ? calloc((size_t)nparts, sizeof(*parts)) : NULL;
+	if (!parts) { /* (the decoder matters only to a read's few streams) */
+		tsr_cuda_layout(array, plan, ds, TSR_DECODER_AUTO, TSR_BATCH_MEMBER, nthreads, tasks,
+				L);
 		return;
 	}
 	for (int k = 0; k < nparts; k++) {

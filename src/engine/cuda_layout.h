@@ -108,16 +108,15 @@ struct tsr_cuda_layout {
 void tsr_cuda_layout(const struct tsr_array *array, const struct tsr_plan *plan,
 		     const struct tsr_plan_descs *ds, int decoder, int batch, int nthreads,
 		     struct tsr_cuda_task *tasks, struct tsr_cuda_layout *L);
-/* The same for a batch member (which never sends its streams to the CPU for being few, so
- * that each task's layout is its own) on up to naid of pool's threads, the caller one of them,
- * each laying out a run of at least TSR_LAYOUT_PART tasks; any other read, or with no pool,
- * tsr_cuda_layout. */
+/* tsr_cuda_layout of a batch member (which never sends its streams to the CPU for being few,
+ * whatever its decoder, so that each task's layout is its own) on up to naid of pool's threads,
+ * the caller one of them, each laying out a run of at least TSR_LAYOUT_PART tasks (pool NULL
+ * or naid 1: this thread alone). */
 #define TSR_LAYOUT_PART 1024
 struct tsr_pool;
 void tsr_cuda_layout_on(const struct tsr_array *array, const struct tsr_plan *plan,
-			const struct tsr_plan_descs *ds, int decoder, int batch, int nthreads,
-			struct tsr_pool *pool, int naid, struct tsr_cuda_task *tasks,
-			struct tsr_cuda_layout *L);
+			const struct tsr_plan_descs *ds, int nthreads, struct tsr_pool *pool,
+			int naid, struct tsr_cuda_task *tasks, struct tsr_cuda_layout *L);
 
 /* Grows the sizes the ring's slots open with (*slot_want: staging, *dec_want: decode buffer) to
  * what this read needs: its largest chunk, and all its chunks where they fit (full: a batch read

@@ -169,10 +169,9 @@ static void tsr_describe_next(const struct tsr_describe_job *job, struct tsr_pla
 	ti->offset = ref->offset;
 	ti->nbytes = ref->nbytes;
 	if (job->dev) {
-		int size = tsr_route_size_class(ref);
+		int size = (int)tsr_route_size_class(ref);
 		if (size != *size_class) {
-			memset(&ti->route, 0, sizeof(ti->route));
-			memset(&ti->values, 0, sizeof(ti->values));
+			/* (the route and its values are written whole; the check only for a stream) */
 			memset(&ti->check, 0, sizeof(ti->check));
 			tsr_describe_route(job->dev, ref, ti);
 			*size_class = size;
@@ -234,7 +233,7 @@ static int tsr_describe_range(const struct tsr_describe_job *job, struct tsr_des
 		ti->out_nbytes = (uint32_t)tsr_dtype_size(ref.xform.out);
 		if (job->dev) {
 			tsr_describe_route(job->dev, &ref, ti);
-			size_class = tsr_route_size_class(&ref);
+			size_class = (int)tsr_route_size_class(&ref);
 		}
 		/* the description kept once a run of equal ones (offset and size: the info's; a
 		 * tile's own values: own's) */

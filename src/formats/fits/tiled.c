@@ -296,9 +296,11 @@ static int tsr_tiled_next(const struct tsr_array *a, int64_t chunk, struct tsr_c
 	if (chunk < 1 || chunk >= t->nrows || t->zcmp == ZCMP_NONE)
 		return 0;
 	const unsigned char *row = t->table + chunk * t->row_nbytes, *prev = row - t->row_nbytes;
-	uint64_t nbytes = 0, offset = 0, prev_nbytes = 0, prev_offset = 0;
-	/* (a descriptor that fails here fails again where the tile is described whole) */
-	if (tsr_descriptor(t, &t->cdata, prev, &prev_nbytes, &prev_offset) || !prev_nbytes ||
+	uint64_t nbytes = 0, offset = 0;
+	/* The tile before in the compressed column (its codec name is the image's: a fallback
+	 * column's tile names its own), and this one too. (A descriptor that fails here fails
+	 * again where the tile is described whole.) */
+	if (ref->codec_name != t->zcmp_name ||
 	    tsr_descriptor(t, &t->cdata, row, &nbytes, &offset) || !nbytes)
 		return 0;
 	if (t->zblank.present && tsr_tile_blank(t, row) != tsr_tile_blank(t, prev))
