@@ -653,6 +653,8 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		const int so_on = tsr_cuda_streams_ordered(&job, s, seq, prefix, &so);
 		if (!so_on && (st = tsr_cuda_streams(&job, s, seq, prefix)))
 			break;
+		if (!on_dev && !replay && (st = tsr_cuda_staged_ranges(&job, s)))
+			break;
 		struct tsr_cuda_described made;
 		tsr_cuda_describe_on(plan, descs, job.tasks, job.ntasks, (uint64_t)(uintptr_t)out,
 				     job.gather_dev, gather_at, &s->host_places[s->nplaces],

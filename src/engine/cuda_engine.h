@@ -67,8 +67,13 @@ struct tsr_cuda_slot {
 	int on_dev;                     /* stored bytes are on dev already (cuFile read them
 					   there): only the host ranges below (CPU-decoded values)
 					   are copied at dispatch */
-	size_t (*ranges)[2];            /* on_dev: [start, end) of the host bytes to copy */
+	size_t (*ranges)[2];            /* [start, end) of the host bytes to copy: on_dev, the
+					   CPU's values; otherwise every task's bytes (none noted:
+					   all of used) */
 	size_t nranges, ranges_cap;
+	void **cp_dst;                  /* a batch copy's arguments, one a range */
+	const void **cp_src;
+	size_t *cp_size, cp_cap;
 	struct tsr_cuda_bop *bops;      /* blosc streams that are not coded (bops.h) */
 	size_t nbops, bops_cap;
 	struct tsr_cuda_bop *dev_bops;  /* their device copy, for the one launch that runs them */
@@ -306,6 +311,12 @@ void tsr_cuda_shares(struct tsr_cuda_job *job, int nthreads);
 void tsr_cuda_shares_free(struct tsr_cuda_job *job);
 /* on_dev: notes the host ranges (CPU-decoded values) the slot must still copy. */
 int tsr_cuda_host_ranges(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s);
+/* Not on_dev (the host staging holds the slot's bytes): notes the host byte ranges of the job's
+ * tasks that go to the device, each task's staging but for a blosc chunk the GPU decodes, of
+ * which only the stored bytes (a chunk of 1.6x compression stages its values' room too: the
+ * copy of all of it moved 1.6x the bytes). After its streams (a header may send a chunk to the
+ * CPU, which then stages its values). */
+int tsr_cuda_staged_ranges(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s);
 /* A device-keeping backend (be->kept: mock-device): what each task needs kept in device memory;
  * slot_offset = its address. */
 int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_backend *be,

@@ -320,6 +320,23 @@ int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_backend *be,
 	return st;
 }
 
+/* Notes [a, b) of the slot's host bytes as to copy, joined to the range before where it ends at a. */
+static int tsr_cuda_range_add(struct tsr_cuda_slot *s, size_t a, size_t b)
+{
+	if (s->nranges && s->ranges[s->nranges - 1][1] == a) {
+		s->ranges[s->nranges - 1][1] = b;
+		return TSR_OK;
+	}
+	int st = tsr_grow((void **)&s->ranges, &s->ranges_cap, s->nranges + 1, sizeof(*s->ranges),
+			  64);
+	if (st)
+		return st;
+	s->ranges[s->nranges][0] = a;
+	s->ranges[s->nranges][1] = b;
+	s->nranges++;
+	return TSR_OK;
+}
+
 /* on_dev: notes the host byte ranges of the job's CPU-decoded tasks, the only ones the slot
  * copies (cuFile put the stored bytes of the others on the device already). */
 int tsr_cuda_host_ranges(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s)
@@ -328,18 +345,23 @@ int tsr_cuda_host_ranges(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 		const struct tsr_cuda_task *ct = &job->tasks[i];
 		if ((ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC) || !ct->staged)
 			continue; /* (blosc: its stored bytes, read on the host for its header) */
-		size_t a = ct->slot_offset, b = a + ct->staged;
-		if (s->nranges && s->ranges[s->nranges - 1][1] == a) {
-			s->ranges[s->nranges - 1][1] = b;
-			continue;
-		}
-		int st = tsr_grow((void **)&s->ranges, &s->ranges_cap, s->nranges + 1,
-				  sizeof(*s->ranges), 64);
+		int st = tsr_cuda_range_add(s, ct->slot_offset, ct->slot_offset + ct->staged);
 		if (st)
 			return st;
-		s->ranges[s->nranges][0] = a;
-		s->ranges[s->nranges][1] = b;
-		s->nranges++;
+	}
+	return TSR_OK;
+}
+
+int tsr_cuda_staged_ranges(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s)
+{
+	for (int64_t i = 0; i < job->ntasks; i++) {
+		const struct tsr_cuda_task *ct = &job->tasks[i];
+		/* a blosc chunk the GPU decodes: its stored bytes; the rest of its staging is room
+		 * for values the CPU did not make (the filter pass's second buffer, on the device) */
+		size_t n = ct->how == TSR_HOW_BLOSC ? (size_t)ct->ti->nbytes : ct->staged;
+		int st = n ? tsr_cuda_range_add(s, ct->slot_offset, ct->slot_offset + n) : TSR_OK;
+		if (st)
+			return st;
 	}
 	return TSR_OK;
 }

@@ -302,6 +302,9 @@ static void tsr_cuda_state_free(struct tsr_cuda_state *cs)
 		free(s->labels);
 		free(s->ptext);
 		free(s->ranges);
+		free(s->cp_dst);
+		free(s->cp_src);
+		free(s->cp_size);
 		free(s->bops);
 		cudaFree(s->dev_bops);
 		if (s->made) {
@@ -378,6 +381,37 @@ static cudaError_t tsr_cuda_copy_ranges(const struct tsr_cuda_slot *s)
 				    s->ranges[k][1] - s->ranges[k][0], cudaMemcpyHostToDevice,
 				    s->stream);
 	return e;
+}
+
+/* Not on_dev: the slot's staging to the device, on its stream: its noted ranges in one batch
+ * copy (blosc chunks' rooms left out), or all of it used where one range or none is noted. */
+static cudaError_t tsr_cuda_copy_staged(struct tsr_cuda_slot *s)
+{
+	size_t n = s->nranges;
+	if (n <= 1) {
+		size_t a = n ? s->ranges[0][0] : 0, b = n ? s->ranges[0][1] : s->used;
+		return cudaMemcpyAsync(s->dev + a, s->host + a, b - a, cudaMemcpyHostToDevice,
+				       s->stream);
+	}
+	if (n > s->cp_cap) {
+		free(s->cp_dst), free(s->cp_src), free(s->cp_size);
+		s->cp_dst = malloc(n * sizeof(*s->cp_dst));
+		s->cp_src = malloc(n * sizeof(*s->cp_src));
+		s->cp_size = malloc(n * sizeof(*s->cp_size));
+		s->cp_cap = s->cp_dst && s->cp_src && s->cp_size ? n : 0;
+		if (!s->cp_cap) /* (no room for the arguments: the whole staging, as it was) */
+			return cudaMemcpyAsync(s->dev, s->host, s->used, cudaMemcpyHostToDevice,
+					       s->stream);
+	}
+	for (size_t k = 0; k < n; k++) {
+		s->cp_dst[k] = s->dev + s->ranges[k][0];
+		s->cp_src[k] = s->host + s->ranges[k][0];
+		s->cp_size[k] = s->ranges[k][1] - s->ranges[k][0];
+	}
+	/* (the host staging is pinned and written before the send: read in stream order) */
+	struct cudaMemcpyAttributes attr = {.srcAccessOrder = cudaMemcpySrcAccessOrderStream};
+	size_t at = 0;
+	return cudaMemcpyBatchAsync(s->cp_dst, s->cp_src, s->cp_size, n, &attr, &at, 1, s->stream);
 }
 
 void tsr_cuda_seal(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
@@ -481,8 +515,7 @@ int tsr_cuda_send(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 		return st;
 	if ((e = cudaEventRecord(cs->entry, s->cstream)) ||
 	    (e = cudaStreamWaitEvent(ss, cs->entry, 0)) ||
-	    (s->used && !s->on_dev &&
-	     (e = cudaMemcpyAsync(s->dev, s->host, s->used, cudaMemcpyHostToDevice, ss))) ||
+	    (s->used && !s->on_dev && (e = tsr_cuda_copy_staged(s))) ||
 	    (s->on_dev && (e = tsr_cuda_copy_ranges(s))) ||
 	    (e = cudaMemcpyAsync(s->dev_places, s->host_places,
 				 s->nplaces * sizeof(struct tsr_cuda_place), cudaMemcpyHostToDevice,
