@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +22,9 @@
  *   bounce    into 3 pinned buffers of 4 MiB a thread, reused (the feed), no copy
  *   bounce+h2d  the same, each piece copied to the device on the thread's own stream at once
  *   pieces+h2d  into the pinned region in pieces of 4 MiB, each copied to the device at once
+ *   bounce+h2d+host  bounce+h2d, each piece also copied from its bounce buffer into the region
+ *   map-touch  each file mapped and one byte of every 16 KiB read (a blosc header's walk over
+ *            its blocks' streams), unmapped; nothing copied
  * (a thread's stream, events and bounce buffers are made before the runs.)
  *   memcpy    no files: T threads memcpy the region's size between two touched regions
  * GB/s of file bytes (10^9) a second, median of R runs after one warm-up run. Table last.
@@ -68,9 +72,12 @@ static double now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-enum { STAGING, STAGING_COPY, PAGEABLE, BOUNCE_ONLY, BOUNCE_H2D, PIECES_H2D, MEMCPY, NMODES };
+enum { STAGING, STAGING_COPY, PAGEABLE, BOUNCE_ONLY, BOUNCE_H2D, PIECES_H2D, BOUNCE_HOST,
+       MAP_TOUCH, MEMCPY, NMODES };
 static const char *mode_name[NMODES] = {"staging", "+copy", "pageable", "bounce",
-					"bounce+h2d", "pieces+h2d", "memcpy"};
+					"bounce+h2d", "pieces+h2d", "bounce+h2d+host",
+					"map-touch", "memcpy"};
+static volatile unsigned sink;
 
 /* a thread's own stream, events and bounce buffers */
 struct lane {
@@ -117,7 +124,7 @@ static void *worker(void *arg)
 		memcpy(r->region2 + a, r->region + a, b - a);
 		return NULL;
 	}
-	int bounced = r->mode == BOUNCE_ONLY || r->mode == BOUNCE_H2D;
+	int bounced = r->mode == BOUNCE_ONLY || r->mode == BOUNCE_H2D || r->mode == BOUNCE_HOST;
 	int pieces = bounced || r->mode == PIECES_H2D;
 	struct lane *l = &lanes[__atomic_fetch_add(&r->lanes_taken, 1, __ATOMIC_RELAXED)];
 	for (;;) {
@@ -125,6 +132,22 @@ static void *worker(void *arg)
 		if (i >= nfiles)
 			break;
 		const struct file *f = &files[i];
+		if (r->mode == MAP_TOUCH) {
+			int fd = open(f->path, O_RDONLY);
+			const unsigned char *m = (const unsigned char *)mmap(
+				NULL, f->nbytes, PROT_READ, MAP_SHARED, fd, 0);
+			close(fd);
+			if (m == MAP_FAILED) {
+				perror(f->path);
+				exit(1);
+			}
+			unsigned acc = 0;
+			for (size_t at = 0; at < f->nbytes; at += 16384)
+				acc += m[at];
+			sink += acc;
+			munmap((void *)m, f->nbytes);
+			continue;
+		}
 		if (!pieces) {
 			read_file(f, r->region + f->at);
 			continue;
@@ -147,6 +170,8 @@ static void *worker(void *arg)
 						   cudaMemcpyHostToDevice, l->s));
 			if (bounced)
 				CK(cudaEventRecord(l->ev[k], l->s));
+			if (r->mode == BOUNCE_HOST)
+				memcpy(r->region + f->at + off, dst, n);
 		}
 		close(fd);
 	}
