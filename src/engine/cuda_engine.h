@@ -71,9 +71,9 @@ struct tsr_cuda_slot {
 					   CPU's values; otherwise every task's bytes (none noted:
 					   all of used) */
 	size_t nranges, ranges_cap;
-	void **cp_dst;                  /* a batch copy's arguments, one a range */
-	const void **cp_src;
-	size_t *cp_size, cp_cap;
+	void *cp_args;                  /* a batch copy's arguments (destinations, sources,
+					   sizes) for cp_cap ranges */
+	size_t cp_cap;
 	struct tsr_cuda_bop *bops;      /* blosc streams that are not coded (bops.h) */
 	size_t nbops, bops_cap;
 	struct tsr_cuda_bop *dev_bops;  /* their device copy, for the one launch that runs them */

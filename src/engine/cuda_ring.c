@@ -302,9 +302,7 @@ static void tsr_cuda_state_free(struct tsr_cuda_state *cs)
 		free(s->labels);
 		free(s->ptext);
 		free(s->ranges);
-		free(s->cp_dst);
-		free(s->cp_src);
-		free(s->cp_size);
+		free(s->cp_args);
 		free(s->bops);
 		cudaFree(s->dev_bops);
 		if (s->made) {
@@ -372,46 +370,45 @@ void tsr_cuda_quiesce(struct tsr_context *ctx, int device)
 		cudaSetDevice(prev);
 }
 
-/* on_dev: the slot's host ranges to the device, on its stream. */
-static cudaError_t tsr_cuda_copy_ranges(const struct tsr_cuda_slot *s)
+/*
+ * The slot's noted host ranges to the device, on its stream (on_dev: the CPU's values; else
+ * every task's bytes but the blosc chunks' rooms): several in one batch copy. None noted: on_dev
+ * nothing (the stored bytes are there), else all the staging used.
+ */
+static cudaError_t tsr_cuda_copy_noted(struct tsr_cuda_slot *s)
 {
-	cudaError_t e = cudaSuccess;
-	for (size_t k = 0; k < s->nranges && !e; k++)
-		e = cudaMemcpyAsync(s->dev + s->ranges[k][0], s->host + s->ranges[k][0],
-				    s->ranges[k][1] - s->ranges[k][0], cudaMemcpyHostToDevice,
-				    s->stream);
-	return e;
-}
-
-/* Not on_dev: the slot's staging to the device, on its stream: its noted ranges in one batch
- * copy (blosc chunks' rooms left out), or all of it used where one range or none is noted. */
-static cudaError_t tsr_cuda_copy_staged(struct tsr_cuda_slot *s)
-{
-	size_t n = s->nranges;
-	if (n <= 1) {
-		size_t a = n ? s->ranges[0][0] : 0, b = n ? s->ranges[0][1] : s->used;
-		return cudaMemcpyAsync(s->dev + a, s->host + a, b - a, cudaMemcpyHostToDevice,
-				       s->stream);
+	const size_t n = s->nranges;
+	if (n == 0)
+		return s->on_dev || !s->used ? cudaSuccess
+					     : cudaMemcpyAsync(s->dev, s->host, s->used,
+							       cudaMemcpyHostToDevice, s->stream);
+	/* the batch's arguments: n destinations, n sources and n sizes, in one block */
+	const size_t each = 2 * sizeof(void *) + sizeof(size_t);
+	if (n > 1 && n > s->cp_cap) {
+		free(s->cp_args);
+		s->cp_args = malloc(n * each);
+		s->cp_cap = s->cp_args ? n : 0;
 	}
-	if (n > s->cp_cap) {
-		free(s->cp_dst), free(s->cp_src), free(s->cp_size);
-		s->cp_dst = malloc(n * sizeof(*s->cp_dst));
-		s->cp_src = malloc(n * sizeof(*s->cp_src));
-		s->cp_size = malloc(n * sizeof(*s->cp_size));
-		s->cp_cap = s->cp_dst && s->cp_src && s->cp_size ? n : 0;
-		if (!s->cp_cap) /* (no room for the arguments: the whole staging, as it was) */
-			return cudaMemcpyAsync(s->dev, s->host, s->used, cudaMemcpyHostToDevice,
-					       s->stream);
+	if (n == 1 || !s->cp_args) { /* (one range, or no room for the arguments: a copy each) */
+		cudaError_t e = cudaSuccess;
+		for (size_t k = 0; k < n && !e; k++)
+			e = cudaMemcpyAsync(s->dev + s->ranges[k][0], s->host + s->ranges[k][0],
+					    s->ranges[k][1] - s->ranges[k][0],
+					    cudaMemcpyHostToDevice, s->stream);
+		return e;
 	}
+	void **dst = s->cp_args;
+	const void **src = (const void **)(dst + n);
+	size_t *size = (size_t *)(void *)(src + n);
 	for (size_t k = 0; k < n; k++) {
-		s->cp_dst[k] = s->dev + s->ranges[k][0];
-		s->cp_src[k] = s->host + s->ranges[k][0];
-		s->cp_size[k] = s->ranges[k][1] - s->ranges[k][0];
+		dst[k] = s->dev + s->ranges[k][0];
+		src[k] = s->host + s->ranges[k][0];
+		size[k] = s->ranges[k][1] - s->ranges[k][0];
 	}
 	/* (the host staging is pinned and written before the send: read in stream order) */
 	struct cudaMemcpyAttributes attr = {.srcAccessOrder = cudaMemcpySrcAccessOrderStream};
 	size_t at = 0;
-	return cudaMemcpyBatchAsync(s->cp_dst, s->cp_src, s->cp_size, n, &attr, &at, 1, s->stream);
+	return cudaMemcpyBatchAsync(dst, src, size, n, &attr, &at, 1, s->stream);
 }
 
 void tsr_cuda_seal(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
@@ -515,8 +512,7 @@ int tsr_cuda_send(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 		return st;
 	if ((e = cudaEventRecord(cs->entry, s->cstream)) ||
 	    (e = cudaStreamWaitEvent(ss, cs->entry, 0)) ||
-	    (s->used && !s->on_dev && (e = tsr_cuda_copy_staged(s))) ||
-	    (s->on_dev && (e = tsr_cuda_copy_ranges(s))) ||
+	    (e = tsr_cuda_copy_noted(s)) ||
 	    (e = cudaMemcpyAsync(s->dev_places, s->host_places,
 				 s->nplaces * sizeof(struct tsr_cuda_place), cudaMemcpyHostToDevice,
 				 ss)) ||
