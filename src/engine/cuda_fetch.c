@@ -134,12 +134,8 @@ void tsr_cuda_worker(void *arg, int w)
 			} else if (in_slot && ref.nbytes > 0) {
 				/* the CPU decodes it into the slot, where its stored bytes lie: from a
 				 * copy of them */
-				st = tsr_storage_room(&fetch, &cap, ref.nbytes);
-				if (st == TSR_OK) {
-					memcpy(fetch, dst, (size_t)ref.nbytes);
-					memset(fetch + ref.nbytes, 0, 64);
-					src = fetch;
-				}
+				st = tsr_storage_copy(&fetch, &cap, dst, ref.nbytes);
+				src = fetch;
 			}
 		}
 		if (st == TSR_OK && ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC) {

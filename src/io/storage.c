@@ -87,6 +87,16 @@ int tsr_storage_room(unsigned char **buf, size_t *cap, uint64_t n)
 		    : tsr_error(TSR_E_NOMEM, "out of memory for %llu bytes", (unsigned long long)n);
 }
 
+int tsr_storage_copy(unsigned char **buf, size_t *cap, const void *src, uint64_t n)
+{
+	int st = tsr_storage_room(buf, cap, n);
+	if (st == TSR_OK) {
+		memcpy(*buf, src, (size_t)n);
+		memset(*buf + n, 0, 64);
+	}
+	return st;
+}
+
 int tsr_storage_fetch(struct tsr_source *src, int64_t chunk, struct tsr_chunk_ref *ref,
 		      unsigned char **buf, size_t *cap, const unsigned char **bytes_ret)
 {

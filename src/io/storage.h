@@ -132,6 +132,11 @@ void tsr_source_close(struct tsr_source *src);
 int tsr_storage_fetch(struct tsr_source *src, int64_t chunk, struct tsr_chunk_ref *ref,
 		      unsigned char **buf, size_t *cap, const unsigned char **bytes_ret);
 
+/* Copies a chunk's n stored bytes from src into *buf (made to hold them by tsr_storage_room) and
+ * zeroes the 64 bytes of slack after them: for a decoder, from bytes with no slack of their own
+ * (a slot's staging, a mapping). TSR_E_NOMEM. */
+int tsr_storage_copy(unsigned char **buf, size_t *cap, const void *src, uint64_t n);
+
 /* Makes *buf (*cap bytes) hold n bytes and the 64 bytes of slack decoders may read past a
  * chunk's end (its old contents are not kept; *buf is made even for n 0). TSR_E_NOMEM. */
 int tsr_storage_room(unsigned char **buf, size_t *cap, uint64_t n);
