@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 
 #include "../codecs/codecs.h"
@@ -133,6 +134,41 @@ static int tsr_cuda_slot_alloc(struct tsr_cuda_slot *s, size_t nbytes)
 	return TSR_OK;
 }
 
+/* Whether a slot other than s is sealed and not yet sent. */
+static int tsr_cuda_unsent(const struct tsr_cuda_state *cs, const struct tsr_cuda_slot *s)
+{
+	for (int k = 0; k < TSR_NSLOTS; k++)
+		if (&cs->slot[k] != s && cs->slot[k].sealed)
+			return 1;
+	return 0;
+}
+
+/*
+ * Waits for s's last GPU work (*e: how it ended), sending meanwhile the newer slots whose feed
+ * reads land: where the feed reads ahead of slots the GPU decodes, they would otherwise wait
+ * unsent, the GPU busy with s alone, until the wait ended. With none left to send, it blocks.
+ */
+static int tsr_cuda_wait_placed(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s,
+				cudaError_t *e)
+{
+	for (;;) {
+		int st = tsr_cuda_send_landed(cs);
+		if (st)
+			return st;
+		*e = cudaEventQuery(s->placed);
+		if (*e != cudaErrorNotReady)
+			return TSR_OK;
+		if (cudaPeekAtLastError() == cudaErrorNotReady)
+			(void)cudaGetLastError(); /* (not a failure for a later launch's check) */
+		if (!tsr_cuda_unsent(cs, s)) {
+			*e = cudaEventSynchronize(s->placed);
+			return TSR_OK;
+		}
+		struct timespec ts = {0, 20000}; /* (a landed slot goes within 20 us) */
+		nanosleep(&ts, NULL);
+	}
+}
+
 /*
  * Opens the ring's next slot for filling (or returns the open one): its stream made, its last
  * batch copied and judged (an error there names that batch's file), its buffers as large as
@@ -167,8 +203,10 @@ int tsr_cuda_slot_open(struct tsr_cuda_state *cs, struct tsr_cuda_slot **s_ret)
 	 * staging from other streams, which the slot's kernels do not order. (Six slots back, it
 	 * is long done.) */
 	double t0 = tsr_now();
-	e = cudaEventSynchronize(s->placed);
+	st = tsr_cuda_wait_placed(cs, s, &e);
 	cs->t_wait += tsr_now() - t0;
+	if (st)
+		return st;
 	if (e)
 		return tsr_cuda_fail(e, "place kernel");
 	if ((st = tsr_cuda_slot_judge(s, 1)))
