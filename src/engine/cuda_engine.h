@@ -125,7 +125,10 @@ struct tsr_feed_item {
 struct tsr_feed_lane {
 	cudaStream_t stream;
 	cudaEvent_t ev[TSR_BOUNCES]; /* bounce buffer k free again */
-	cudaEvent_t mark;       /* recorded when a slot goes: its copies are done before */
+	cudaEvent_t mark[TSR_NSLOTS]; /* recorded after each copy into slot k: a slot's kernels
+				   wait for the last one, not for the copies of the slots after */
+	unsigned carried;       /* bit k: slot k's copies on this lane since it last went (under
+				   the feed's lock) */
 	unsigned char *bounce[TSR_BOUNCES];
 	int next, made;
 };
@@ -275,8 +278,9 @@ int tsr_feed_wait_slot(struct tsr_feed *f, int slot);
 int tsr_feed_landed(struct tsr_feed *f, int slot);
 /* Ends the feed (drop: reads not started are dropped); the first failure. */
 int tsr_feed_stop(struct tsr_feed *f, int drop);
-/* Makes stream ss wait for every copy the feed's threads have issued. */
-int tsr_feed_order(struct tsr_feed *f, cudaStream_t ss);
+/* Makes stream ss wait for every copy the feed's threads have issued into slot `slot` (the
+ * copies into later slots go on). */
+int tsr_feed_order(struct tsr_feed *f, int slot, cudaStream_t ss);
 /* Read seconds of landed items since the last call, added to *t_read. */
 void tsr_feed_take_time(struct tsr_feed *f, double *t_read);
 

@@ -41,7 +41,8 @@ void tsr_feed_destroy(struct tsr_feed *f)
 			cudaEventDestroy(l->ev[k]);
 			cudaFreeHost(l->bounce[k]);
 		}
-		cudaEventDestroy(l->mark);
+		for (int k = 0; k < TSR_NSLOTS; k++)
+			cudaEventDestroy(l->mark[k]);
 		cudaStreamDestroy(l->stream);
 	}
 	free(f->items);
@@ -76,7 +77,12 @@ static int tsr_feed_lane_make(struct tsr_feed *f, struct tsr_feed_lane *l)
 		e = cudaStreamCreateWithFlags(&l->stream, cudaStreamNonBlocking);
 	if (e)
 		return tsr_cuda_fail(e, "feed stream");
-	if ((e = cudaEventCreateWithFlags(&l->mark, cudaEventDisableTiming))) {
+	int m = 0;
+	while (m < TSR_NSLOTS && !(e = cudaEventCreateWithFlags(&l->mark[m], cudaEventDisableTiming)))
+		m++;
+	if (m < TSR_NSLOTS) {
+		while (m-- > 0)
+			cudaEventDestroy(l->mark[m]);
 		cudaStreamDestroy(l->stream);
 		return tsr_cuda_fail(e, "feed events");
 	}
@@ -94,11 +100,13 @@ static int tsr_feed_lane_make(struct tsr_feed *f, struct tsr_feed_lane *l)
 			cudaEventDestroy(l->ev[k]);
 			cudaFreeHost(l->bounce[k]);
 		}
-		cudaEventDestroy(l->mark);
+		for (m = 0; m < TSR_NSLOTS; m++)
+			cudaEventDestroy(l->mark[m]);
 		cudaStreamDestroy(l->stream);
 		return tsr_cuda_fail(e, "bounce buffers");
 	}
 	l->next = 0;
+	l->carried = 0;
 	l->made = 1;
 	return TSR_OK;
 }
@@ -125,19 +133,25 @@ static int tsr_feed_read_copy(struct tsr_feed *f, struct tsr_feed_lane *l, struc
 		    (e = cudaEventRecord(l->ev[k], l->stream)))
 			return tsr_cuda_fail(e, "bounce copy");
 	}
+	cudaError_t e;
+	if (st == TSR_OK && (e = cudaEventRecord(l->mark[it->slot], l->stream)))
+		return tsr_cuda_fail(e, "feed copies");
 	return st;
 }
 
-int tsr_feed_order(struct tsr_feed *f, cudaStream_t ss)
+int tsr_feed_order(struct tsr_feed *f, int slot, cudaStream_t ss)
 {
-	for (int w = 0; w < TSR_FEED_LANES; w++) {
+	cudaError_t e = cudaSuccess;
+	pthread_mutex_lock(&f->lock);
+	for (int w = 0; w < TSR_FEED_LANES && !e; w++) {
 		struct tsr_feed_lane *l = &f->lane[w];
-		cudaError_t e;
-		if (l->made && ((e = cudaEventRecord(l->mark, l->stream)) ||
-				(e = cudaStreamWaitEvent(ss, l->mark, 0))))
-			return tsr_cuda_fail(e, "feed copies");
+		if (!(l->carried & 1u << slot))
+			continue;
+		l->carried &= ~(1u << slot);
+		e = cudaStreamWaitEvent(ss, l->mark[slot], 0);
 	}
-	return TSR_OK;
+	pthread_mutex_unlock(&f->lock);
+	return e ? tsr_cuda_fail(e, "feed copies") : TSR_OK;
 }
 
 /* Appends s (with its NUL) to the feed's text; the offset, or UINT32_MAX without memory. */
@@ -184,6 +198,8 @@ static void tsr_feed_take(struct tsr_feed *f, struct tsr_feed_fd *fc)
 		if (st)
 			snprintf(msg, sizeof(msg), "%s", tsr_errmsg());
 		pthread_mutex_lock(&f->lock);
+		if (st == TSR_OK) /* (its mark is recorded on the lane) */
+			fc->lane->carried |= 1u << it.slot;
 		f->t_read += t;
 		if (st && !f->status) {
 			const struct tsr_feed_src *src = &f->srcs[it.src];

@@ -546,7 +546,7 @@ int tsr_cuda_send(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 	}
 	cudaStream_t ss = s->stream;
 	cudaError_t e;
-	if (s->on_dev && (st = tsr_feed_order(&cs->feed, ss)))
+	if (s->on_dev && (st = tsr_feed_order(&cs->feed, (int)(s - cs->slot), ss)))
 		return st;
 	if ((e = cudaEventRecord(cs->entry, s->cstream)) ||
 	    (e = cudaStreamWaitEvent(ss, cs->entry, 0)) ||
