@@ -208,6 +208,8 @@ struct tsr_cuda_job {
 				   their headers are read there, after a first pool run of the pieces
 				   alone (tsr_cuda_fill_run) */
 	int pieces_only;        /* that first run: workers read pieces, nothing else */
+	int blosc_mapped;       /* the feed takes BLOSC tasks' stored bytes to the device; their
+				   headers are read from a mapping of them (tsr_backend.map) */
 	size_t pieces_cap;
 	atomic_llong next_piece;
 	struct tsr_job_error err;
@@ -315,6 +317,8 @@ void tsr_cuda_shares(struct tsr_cuda_job *job, int nthreads);
 void tsr_cuda_shares_free(struct tsr_cuda_job *job);
 /* on_dev: notes the host ranges (CPU-decoded values) the slot must still copy. */
 int tsr_cuda_host_ranges(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s);
+/* Ends the mappings of tasks[0, n) (tsr_cuda_task.map). */
+void tsr_cuda_unmap(struct tsr_cuda_task *tasks, int64_t n);
 /* Not on_dev (the host staging holds the slot's bytes): notes the host byte ranges of the job's
  * tasks that go to the device, each task's staging but for a blosc chunk the GPU decodes, of
  * which only the stored bytes (a chunk of 1.6x compression stages its values' room too: the

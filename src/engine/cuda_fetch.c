@@ -109,11 +109,21 @@ void tsr_cuda_worker(void *arg, int w)
 		tsr_task_desc(job->descs, ct->t, &ref);
 		const unsigned char *src = NULL;
 		const int in_slot = job->blosc_in_slot && ct->how == TSR_HOW_BLOSC;
-		if (in_slot)
+		const int mapped = job->blosc_mapped && ct->how == TSR_HOW_BLOSC && ref.nbytes > 0;
+		if (in_slot) {
 			src = dst;
-		else if (ref.nbytes > 0)
+		} else if (mapped) {
+			/* (the feed reads its bytes: its headers are read from a mapping) */
+			st = host.be->open(&host, chunk, &ref);
+			if (st == TSR_OK) {
+				st = host.be->map(&host, ref.nbytes, &ct->map);
+				host.be->release(&host);
+			}
+			src = ct->map.bytes;
+		} else if (ref.nbytes > 0) {
 			st = tsr_storage_fetch(&host, chunk, &ref, &fetch, &cap, &src);
-		br += ct->ti->route.fill || in_slot ? 0 : ref.nbytes;
+		}
+		br += ct->ti->route.fill || in_slot || mapped ? 0 : ref.nbytes;
 		double t1 = tsr_now();
 		tf += t1 - t0;
 		if (st == TSR_OK && ct->how == TSR_HOW_BLOSC) {
@@ -129,8 +139,14 @@ void tsr_cuda_worker(void *arg, int w)
 				int64_t lo[TSR_MAX_DIM], hi[TSR_MAX_DIM];
 				tsr_task_bounds(job->plan, ct->t, lo, hi);
 				tsr_route_blosc_blocks(src, &ref, lo, hi, &ct->blocks);
-				if (!in_slot)
+				if (!in_slot && !mapped)
 					memcpy(dst, src, (size_t)ref.nbytes);
+			} else if (mapped) {
+				/* the CPU decodes it, past its end too (decoders' slack): from a
+				 * copy of its bytes, not read again */
+				st = tsr_storage_copy(&fetch, &cap, ct->map.bytes, ref.nbytes);
+				src = fetch;
+				tsr_storage_unmap(&ct->map);
 			} else if (in_slot && ref.nbytes > 0) {
 				/* the CPU decodes it into the slot, where its stored bytes lie: from a
 				 * copy of them */
@@ -316,6 +332,13 @@ int tsr_cuda_replay_fill(struct tsr_array *array, const struct tsr_backend *be,
 	return st;
 }
 
+void tsr_cuda_unmap(struct tsr_cuda_task *tasks, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		if (tasks[i].map.base)
+			tsr_storage_unmap(&tasks[i].map);
+}
+
 /* Notes [a, b) of the slot's host bytes as to copy, joined to the range before where it ends at a. */
 static int tsr_cuda_range_add(struct tsr_cuda_slot *s, size_t a, size_t b)
 {
@@ -339,8 +362,10 @@ int tsr_cuda_host_ranges(const struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 {
 	for (int64_t i = 0; i < job->ntasks; i++) {
 		const struct tsr_cuda_task *ct = &job->tasks[i];
-		if ((ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC) || !ct->staged)
-			continue; /* (blosc: its stored bytes, read on the host for its header) */
+		if ((ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC) || !ct->staged ||
+		    (ct->how == TSR_HOW_BLOSC && job->blosc_mapped))
+			continue; /* (blosc: its stored bytes, read on the host for its header,
+				     unless the feed took them to the device) */
 		int st = tsr_cuda_range_add(s, ct->slot_offset, ct->slot_offset + ct->staged);
 		if (st)
 			return st;

@@ -84,6 +84,9 @@ struct tsr_cuda_task {
 	int blosc_codec;        /* blosc: the header's codec (enum tsr_blosc_codec), -1: unread */
 	struct tsr_blosc_blocks blocks; /* BLOSC: the blocks its box needs, as the route chose
 				   them when its header was read (zeroed: every block) */
+	struct tsr_map map;     /* BLOSC whose bytes the feed takes to the device: its stored
+				   bytes mapped for its headers, from the header's read until its
+				   streams are listed (tsr_cuda_unmap) */
 };
 
 /* What a read's layout found over all its tasks: counts for the receipt, sizes for the slots. */

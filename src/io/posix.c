@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -74,6 +75,45 @@ static int tsr_posix_read(struct tsr_source *src, int mem, void *dst, size_t at,
 	return tsr_file_pread(src->fd, (unsigned char *)dst + at, nbytes, src->base + offset);
 }
 
+/* The open chunk's bytes mapped (storage.h: map). A file shorter than its chunk fails here, not
+ * with a fault at the first read past its end. (A file cut shorter while mapped still faults:
+ * the feed's reads and the mapping are of files that the read does not expect to change.) */
+static int tsr_posix_map(struct tsr_source *src, uint64_t nbytes, struct tsr_map *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (nbytes == 0) {
+		m->bytes = (const unsigned char *)"";
+		return TSR_OK;
+	}
+	struct stat sb;
+	if (fstat(src->fd, &sb) != 0)
+		return tsr_error(TSR_E_IO, "fstat: %s", strerror(errno));
+	if (sb.st_size < 0 || (uint64_t)sb.st_size < src->base ||
+	    (uint64_t)sb.st_size - src->base < nbytes)
+		return tsr_error(TSR_E_IO, "the file ends before the chunk's %llu bytes at offset %llu",
+				 (unsigned long long)nbytes, (unsigned long long)src->base);
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t lo = src->base - src->base % (uint64_t)(page > 0 ? page : 4096);
+	if (src->base + nbytes - lo > SIZE_MAX)
+		return tsr_error(TSR_E_IO, "a chunk of %llu bytes does not fit the address space",
+				 (unsigned long long)nbytes);
+	size_t len = (size_t)(src->base + nbytes - lo);
+	void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, src->fd, (off_t)lo);
+	if (p == MAP_FAILED)
+		return tsr_error(TSR_E_IO, "mmap: %s", strerror(errno));
+	m->base = p;
+	m->len = len;
+	m->bytes = (const unsigned char *)p + (src->base - lo);
+	return TSR_OK;
+}
+
+void tsr_storage_unmap(struct tsr_map *m)
+{
+	if (m->base)
+		munmap(m->base, m->len);
+	memset(m, 0, sizeof(*m));
+}
+
 static void tsr_posix_release(struct tsr_source *src)
 {
 	if (src->owned)
@@ -96,6 +136,7 @@ const struct tsr_backend tsr_storage_posix = {
 	.open = tsr_posix_open,
 	.open_path = tsr_posix_open_path,
 	.read = tsr_posix_read,
+	.map = tsr_posix_map,
 	.release = tsr_posix_release,
 	.close = tsr_posix_close,
 };

@@ -39,6 +39,13 @@ struct tsr_source {
 	uint64_t mem_nbytes;
 };
 
+/* A chunk's stored bytes mapped read-only into host memory (tsr_backend.map). */
+struct tsr_map {
+	void *base;             /* the mapping (NULL: none) */
+	size_t len;
+	const unsigned char *bytes; /* the chunk's first byte */
+};
+
 struct tsr_backend {
 	const char *name;       /* as receipts name it */
 	unsigned mems;          /* the memory kinds its reads write (TSR_MEMBIT) */
@@ -65,6 +72,12 @@ struct tsr_backend {
 	 * kind mem (one of mems); a source that ends early is TSR_E_IO. */
 	int (*read)(struct tsr_source *src, int mem, void *dst, size_t at, size_t nbytes,
 		    uint64_t offset);
+	/* Optional (NULL: none): the open chunk's nbytes stored bytes mapped read-only into host
+	 * memory, *m until tsr_storage_unmap, for a reader that looks at few of them while other
+	 * reads take them elsewhere (the CUDA feed's: a blosc chunk's headers on the host, its
+	 * bytes to the device). No slack past the chunk's end may be read. A file that ends before
+	 * the chunk's bytes is TSR_E_IO. */
+	int (*map)(struct tsr_source *src, uint64_t nbytes, struct tsr_map *m);
 	/* Done with the open chunk (files stay open for the next one). */
 	void (*release)(struct tsr_source *src);
 	/* Closes all the source holds. */
@@ -131,6 +144,9 @@ void tsr_source_close(struct tsr_source *src);
  * ref->missing_is_fill (nothing is read: ref->nbytes is 0). */
 int tsr_storage_fetch(struct tsr_source *src, int64_t chunk, struct tsr_chunk_ref *ref,
 		      unsigned char **buf, size_t *cap, const unsigned char **bytes_ret);
+
+/* Ends a mapping that tsr_backend.map made (posix.c); none (m->base NULL): nothing. m is zeroed. */
+void tsr_storage_unmap(struct tsr_map *m);
 
 /* Copies a chunk's n stored bytes from src into *buf (made to hold them by tsr_storage_room) and
  * zeroes the 64 bytes of slack after them: for a decoder, from bytes with no slack of their own
