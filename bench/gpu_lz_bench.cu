@@ -14,7 +14,8 @@
 /*
  * Usage: gpu_lz_bench [--streams N] [--kib K] [--runs R] [--nvcomp LIB]
  * N streams (default 10000) of K KiB (64) of float32 data: a smooth field with noise in its low
- * bits, as is (floats) and byte-shuffled as blosc stores it (shuffled); LZ4 fast and HC 9, and
+ * bits, as is (floats) and byte-shuffled as blosc stores it (shuffled), and the top byte plane of
+ * a Zarr v2 array's float field (what blosc codes of it: fill_profile); LZ4 fast and HC 9, and
  * BloscLZ (a greedy writer: tests/gpu/lz_blosclz_writer.h). 500 distinct streams repeat to N,
  * each copy in its own place on the device (N x K KiB of output, far past the L2). Each row:
  * one checked run (every byte against the input), then the median of R runs timed with CUDA
@@ -58,6 +59,41 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The bench's own profile beside lz_profiles.h's: the stream blosc codes of a Zarr v2 float32
+ * array written with lz4 and byte shuffle (bench/zarr_bench.py's field, 100 sin(row / 37)
+ * cos(col / 53) plus unit normal noise, rounded to 1/100, rows of 1024): a block's top byte plane
+ * (sign and exponent), the one of its four planes LZ4 compresses (blosc stores the other three
+ * as they are). Such streams are what a Zarr v2 blosc-lz4 slot's kernel decodes. */
+#define PROFILE_ZARR_PLANE LZP_N
+
+static const char *profile_name(int p)
+{
+	return p == PROFILE_ZARR_PLANE ? "zarr-f32-top-plane" : lzp_name[p];
+}
+
+/* Fills buf (n bytes) with profile p (seed: which part of the field, or lzp_fill's arg). */
+static void fill_profile(int p, unsigned char *buf, size_t n, uint64_t seed)
+{
+	if (p != PROFILE_ZARR_PLANE) {
+		lzp_fill(p, buf, n, seed);
+		return;
+	}
+	uint64_t s = seed * 0x9e3779b97f4a7c15ull + 777;
+	for (size_t i = 0; i < n; i++) {
+		size_t e = (size_t)seed * n + i; /* the element's place in the field */
+		double row = (double)(e / 1024), col = (double)(e % 1024);
+		/* Box-Muller: a unit normal from two uniform draws */
+		double u1 = ((double)(lzp_rand(&s) >> 11) + 1.0) / 9007199254740993.0;
+		double u2 = (double)(lzp_rand(&s) >> 11) / 9007199254740992.0;
+		double g = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+		float v = (float)(100.0 * sin(row / 37.0) * cos(col / 53.0) + g);
+		v = (float)(round((double)v * 100.0) / 100.0);
+		unsigned char b[4];
+		memcpy(b, &v, 4);
+		buf[i] = b[3];
+	}
+}
+
 /* codec 0: lz4 fast, 1: lz4 hc 9, 2: blosclz */
 static void make_set(struct set *s, int codec, int profile, size_t n, size_t each)
 {
@@ -68,7 +104,7 @@ static void make_set(struct set *s, int codec, int profile, size_t n, size_t eac
 	unsigned char *z = (unsigned char *)malloc(UNIQUE * bound);
 	size_t zn[UNIQUE], zoff[UNIQUE], total = 0;
 	for (size_t u = 0; u < UNIQUE; u++) {
-		lzp_fill(profile, s->ref + u * each, each, u + 1);
+		fill_profile(profile, s->ref + u * each, each, u + 1);
 		unsigned char *dst = z + total;
 		int r = codec == 0 ? LZ4_compress_default((const char *)s->ref + u * each, (char *)dst,
 							  (int)each, (int)bound)
@@ -225,7 +261,8 @@ int main(int argc, char **argv)
 	static const struct { int codec, profile; const char *name; } rows[] = {
 		{0, LZP_FLOATS_SHUFFLED, "lz4"}, {0, LZP_FLOATS, "lz4"},
 		{1, LZP_FLOATS_SHUFFLED, "lz4hc-9"}, {2, LZP_FLOATS_SHUFFLED, "blosclz"},
-		{2, LZP_FLOATS, "blosclz"}};
+		{2, LZP_FLOATS, "blosclz"}, {0, PROFILE_ZARR_PLANE, "lz4"},
+		{2, PROFILE_ZARR_PLANE, "blosclz"}};
 	char table[4096];
 	size_t tn = 0;
 	int bad = 0;
@@ -239,7 +276,7 @@ int main(int argc, char **argv)
 		double ms = timed(&s, rows[r].codec == 2, runs, scratch, NULL, NULL, 0, &wrong);
 		double gbs = (double)n * (double)s.each / (ms * 1e6), ngbs = 0;
 		printf("gpu_lz_bench: %s %s: tessera %.3f ms, %.1f GB/s, %zu wrong\n", rows[r].name,
-		       lzp_name[rows[r].profile], ms, gbs, wrong);
+		       profile_name(rows[r].profile), ms, gbs, wrong);
 		fflush(stdout);
 		bad |= wrong != 0;
 		if (nvc && rows[r].codec != 2) {
@@ -254,14 +291,14 @@ int main(int argc, char **argv)
 				double nms = timed(&s, 2, runs, NULL, nvc, tmp, tb, &nwrong);
 				ngbs = (double)n * (double)s.each / (nms * 1e6);
 				printf("gpu_lz_bench: %s %s: nvCOMP %.3f ms, %.1f GB/s, %zu wrong\n",
-				       rows[r].name, lzp_name[rows[r].profile], nms, ngbs, nwrong);
+				       rows[r].name, profile_name(rows[r].profile), nms, ngbs, nwrong);
 				cudaFree(tmp);
 			} else {
 				printf("gpu_lz_bench: nvCOMP temp size failed: %d\n", rc);
 			}
 		}
 		tn += (size_t)snprintf(table + tn, sizeof table - tn, "| %s | %s | %zu x %zu | %.2f | %.1f | ",
-				       rows[r].name, lzp_name[rows[r].profile], n, kib, s.ratio, gbs);
+				       rows[r].name, profile_name(rows[r].profile), n, kib, s.ratio, gbs);
 		if (ngbs > 0)
 			tn += (size_t)snprintf(table + tn, sizeof table - tn, "%.1f%s | %.2f |\n", ngbs,
 					       nwrong ? " (wrong)" : "", gbs / ngbs);
