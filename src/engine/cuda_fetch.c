@@ -127,11 +127,7 @@ void tsr_cuda_worker(void *arg, int w)
 			src = dst;
 		} else if (mapped) {
 			/* (the feed reads its bytes: its headers are read from a mapping) */
-			st = host.be->open(&host, chunk, &ref);
-			if (st == TSR_OK) {
-				st = host.be->map(&host, ref.nbytes, &ct->map);
-				host.be->release(&host);
-			}
+			st = tsr_storage_map(&host, chunk, &ref, &ct->map);
 			src = ct->map.bytes;
 		} else if (ref.nbytes > 0) {
 			st = tsr_storage_fetch(&host, chunk, &ref, &fetch, &cap, &src);

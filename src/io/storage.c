@@ -97,6 +97,21 @@ int tsr_storage_copy(unsigned char **buf, size_t *cap, const void *src, uint64_t
 	return st;
 }
 
+int tsr_storage_map(struct tsr_source *src, int64_t chunk, struct tsr_chunk_ref *ref,
+		    struct tsr_map *m)
+{
+	const struct tsr_backend *be = src->be;
+	memset(m, 0, sizeof(*m));
+	if (!be->map)
+		return tsr_error(TSR_E_UNSUPPORTED, "%s storage maps no chunks", be->name);
+	int st = be->open(src, chunk, ref);
+	if (st)
+		return st;
+	st = be->map(src, ref->nbytes, m);
+	be->release(src);
+	return st;
+}
+
 int tsr_storage_fetch(struct tsr_source *src, int64_t chunk, struct tsr_chunk_ref *ref,
 		      unsigned char **buf, size_t *cap, const unsigned char **bytes_ret)
 {

@@ -145,6 +145,11 @@ void tsr_source_close(struct tsr_source *src);
 int tsr_storage_fetch(struct tsr_source *src, int64_t chunk, struct tsr_chunk_ref *ref,
 		      unsigned char **buf, size_t *cap, const unsigned char **bytes_ret);
 
+/* Maps chunk's stored bytes (ref as tsr_storage_fetch's) into *m: the backend's open, map and
+ * release; TSR_E_UNSUPPORTED for a backend without map. Ended by tsr_storage_unmap. */
+int tsr_storage_map(struct tsr_source *src, int64_t chunk, struct tsr_chunk_ref *ref,
+		    struct tsr_map *m);
+
 /* Ends a mapping that tsr_backend.map made (posix.c); none (m->base NULL): nothing. m is zeroed. */
 void tsr_storage_unmap(struct tsr_map *m);
 
