@@ -24,27 +24,21 @@ def main():
                 continue
             gbps = p["bytes_out"] / (p["elapsed_ms"]["median"] / 1e3) / 1e9
             got.setdefault((m.group(1), p["id"]), {}).setdefault(m.group(2), []).append(gbps)
-    mid = any("mid" in v for v in got.values())
+    sides = ["old", "mid", "new"] if any("mid" in v for v in got.values()) else ["old", "new"]
+    pairs = [("mid", "old"), ("new", "old"), ("new", "mid")] if "mid" in sides else [("new", "old")]
     med = lambda xs: statistics.median(xs) if xs else None  # noqa: E731
     span = lambda xs: "%.2f-%.2f" % (min(xs), max(xs)) if xs else "-"  # noqa: E731
-    num = lambda x: "%.2f" % x if x else "-"  # noqa: E731
     ratio = lambda a, b: "%.2f" % (a / b) if a and b else "-"  # noqa: E731
-    if mid:
-        print("| workload | phase | old GB/s | mid GB/s | new GB/s | mid/old | new/old | new/mid "
-              "| old rounds | mid rounds | new rounds |")
-        print("|---|---|---:|---:|---:|---:|---:|---:|---|---|---|")
-    else:
-        print("| workload | phase | old GB/s | new GB/s | new/old | old rounds | new rounds |")
-        print("|---|---|---:|---:|---:|---|---|")
+    head = ["workload", "phase"] + ["%s GB/s" % x for x in sides] + \
+        ["%s/%s" % pr for pr in pairs] + ["%s rounds" % x for x in sides]
+    print("| " + " | ".join(head) + " |")
+    print("|---|---|" + "---:|" * (len(sides) + len(pairs)) + "---|" * len(sides))
     for (w, ph), v in sorted(got.items()):
-        o, m, n = med(v.get("old")), med(v.get("mid")), med(v.get("new"))
-        if mid:
-            print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                w, ph, num(o), num(m), num(n), ratio(m, o), ratio(n, o), ratio(n, m),
-                span(v.get("old")), span(v.get("mid")), span(v.get("new"))))
-        else:
-            print("| %s | %s | %s | %s | %s | %s | %s |" % (
-                w, ph, num(o), num(n), ratio(n, o), span(v.get("old")), span(v.get("new"))))
+        m = {x: med(v.get(x)) for x in sides}
+        row = [w, ph] + ["%.2f" % m[x] if m[x] else "-" for x in sides] + \
+            [ratio(m[a], m[b]) for a, b in pairs] + [span(v.get(x)) for x in sides]
+        print("| " + " | ".join(row) + " |")
+
 
 if __name__ == "__main__":
     main()
