@@ -36,7 +36,7 @@ TSR_LZ_D int tsr_blosclz_stream(struct tsr_lz_smem *m, const uint8_t *in, uint64
 				st = TSR_CUDA_LZ_E_OVERFLOW;
 				break;
 			}
-			tsr_lz_copy(out, op, in + ip, len);
+			tsr_lz_literals(&z, out, op, ip, len);
 			op += len;
 			ip += len;
 		} else {

@@ -53,7 +53,7 @@ TSR_LZ_D int tsr_lz4_block(struct tsr_lz *z, uint64_t ip, uint8_t *out, uint64_t
 			st = TSR_CUDA_LZ_E_OVERFLOW;
 			break;
 		}
-		tsr_lz_copy(out, op, z->in + ip, lit);
+		tsr_lz_literals(z, out, op, ip, lit);
 		ip += lit;
 		op += lit;
 		if (ip == n)

@@ -48,6 +48,11 @@
 #define TSR_LZ_SYNCWARP() __syncwarp(TSR_LZ_MASK)
 #endif
 
+/* Long literal runs read as words (tsr_lz_literals): the few-streams kernels set it. */
+#ifndef TSR_LZ_WIDE
+#define TSR_LZ_WIDE 0
+#endif
+
 #define TSR_LZ_WIN_WORDS 32u
 #define TSR_LZ_WIN_BYTES (4u * TSR_LZ_WIN_WORDS)
 
@@ -79,23 +84,26 @@ struct tsr_lz {
 	struct tsr_lz_smem *m;
 };
 
+/* The aligned input word at offset b (in + b aligned): its bytes outside [0, n) read as 0, and
+ * never read. */
+TSR_LZ_D uint32_t tsr_lz_word(const struct tsr_lz *z, int64_t b)
+{
+	if (b >= 0 && b + 4 <= (int64_t)z->n)
+		return *(const uint32_t *)(const void *)(z->in + b);
+	uint32_t w = 0;
+	for (int k = 0; k < 4; k++)
+		if (b + k >= 0 && b + k < (int64_t)z->n)
+			w |= (uint32_t)z->in[b + k] << (8 * k);
+	return w;
+}
+
 /* Fills the window with the aligned words from the one holding byte p on. */
 TSR_LZ_D void tsr_lz_fill(struct tsr_lz *z, uint64_t p)
 {
 	int64_t start = (int64_t)p - (int64_t)(((uintptr_t)z->in + p) & 3u);
 	TSR_LZ_SYNCWARP(); /* every lane has read the old window */
-	for (uint32_t i = TSR_LZ_LANE; i < TSR_LZ_WIN_WORDS; i += TSR_LZ_NLANES) {
-		int64_t b = start + 4 * (int64_t)i;
-		uint32_t w = 0;
-		if (b >= 0 && b + 4 <= (int64_t)z->n) {
-			w = *(const uint32_t *)(const void *)(z->in + b);
-		} else {
-			for (int k = 0; k < 4; k++)
-				if (b + k >= 0 && b + k < (int64_t)z->n)
-					w |= (uint32_t)z->in[b + k] << (8 * k);
-		}
-		z->m->w[i] = w;
-	}
+	for (uint32_t i = TSR_LZ_LANE; i < TSR_LZ_WIN_WORDS; i += TSR_LZ_NLANES)
+		z->m->w[i] = tsr_lz_word(z, start + 4 * (int64_t)i);
 	TSR_LZ_SYNCWARP();
 	z->wstart = start;
 }
@@ -133,6 +141,71 @@ TSR_LZ_D void tsr_lz_copy(uint8_t *out, uint64_t op, const uint8_t *src, uint64_
 				out[op + j] = v[u];
 		}
 	}
+}
+
+#if TSR_LZ_WIDE
+/* A long literal run (the few-streams kernels): out[op, op + len) = input [ip, ip + len), read
+ * as aligned words, 4 a lane in flight (4 times the bytes of byte loads: a long run's copy waits
+ * on its loads, H200 ncu), each word's bytes stored one at a time (input and output alignments
+ * differ). The kernels of many streams keep byte loads, whose fewer registers keep more
+ * streams resident. */
+TSR_LZ_D void tsr_lz_copy_words(struct tsr_lz *z, uint8_t *out, uint64_t op, uint64_t ip,
+				uint64_t len)
+{
+	/* in pieces of at most 1 GiB, so that a piece's offsets fit in 32 bits */
+	while (len) {
+		uint32_t piece = len < (1u << 30) ? (uint32_t)len : 1u << 30;
+		uint32_t d = (uint32_t)(((uintptr_t)z->in + ip) & 3u); /* ip's place in its word */
+		int64_t a = (int64_t)ip - d;
+		uint32_t nwords = (piece + d + 3u) / 4u;
+		uint8_t *dst = out + op;
+		for (uint32_t base = 0; base < nwords; base += 4 * TSR_LZ_NLANES) {
+			uint32_t v[4];
+#ifndef TSR_LZ_EMU
+#pragma unroll
+#endif
+			for (uint32_t u = 0; u < 4; u++) {
+				uint32_t i = base + u * TSR_LZ_NLANES + TSR_LZ_LANE;
+				v[u] = i < nwords ? tsr_lz_word(z, a + 4 * (int64_t)i) : 0;
+			}
+#ifndef TSR_LZ_EMU
+#pragma unroll
+#endif
+			for (uint32_t u = 0; u < 4; u++) {
+				uint32_t i = base + u * TSR_LZ_NLANES + TSR_LZ_LANE;
+				if (i >= nwords)
+					continue;
+				/* the word's byte k is the run's byte 4 i + k - d */
+#ifndef TSR_LZ_EMU
+#pragma unroll
+#endif
+				for (uint32_t k = 0; k < 4; k++) {
+					uint32_t j = 4 * i + k - d; /* (wraps below 0: skipped) */
+					if (j < piece)
+						dst[j] = (uint8_t)(v[u] >> (8 * k));
+				}
+			}
+		}
+		ip += piece;
+		op += piece;
+		len -= piece;
+	}
+}
+
+#endif
+
+/* A literal run: out[op, op + len) = input [ip, ip + len) (inside the input: the caller
+ * checked). */
+TSR_LZ_D void tsr_lz_literals(struct tsr_lz *z, uint8_t *out, uint64_t op, uint64_t ip,
+			      uint64_t len)
+{
+#if TSR_LZ_WIDE
+	if (len >= 4 * TSR_LZ_NLANES) {
+		tsr_lz_copy_words(z, out, op, ip, len);
+		return;
+	}
+#endif
+	tsr_lz_copy(out, op, z->in + ip, len);
 }
 
 /* A match: out[op, op + len) from dist bytes back (1 <= dist <= op; may overlap). */

@@ -1,14 +1,84 @@
-/* lz_launch.h - the launch of a one-warp-per-stream LZ decoding kernel (lz4.cu, blosclz.cu): grid size, work counter, errors. */
+/* lz_launch.h - the launch of an LZ decoding kernel (lz4.cu, blosclz.cu and their few-streams kernels): its stream loop, which kernel, grid size, work counter, errors. */
 #ifndef TSR_LZ_LAUNCH_H
 #define TSR_LZ_LAUNCH_H
 
 #include <cuda_runtime.h>
 
+#include "lz_core.h"
 #include "tessera.h"
 #include "tsr_cuda.h"
 
-/* 8 warps a block (16 streams): a stream needs only its 128-byte window of shared memory. */
+/* 8 warps a block (16 streams): a stream needs only its 128-byte window of shared memory. The
+ * few-streams kernels (lz4_few.cu, blosclz_few.cu) set 2, so that a launch of few streams
+ * spreads over the multiprocessors (on 16 a block, 256 streams ran on 16 of the H200's 132). */
+#ifndef TSR_LZ_WARPS
 #define TSR_LZ_WARPS 8
+#endif
+
+/* Streams a multiprocessor at most for the few-streams kernels (tsr_lz_pick_few). */
+#define TSR_LZ_FEW_PER_SM 8
+
+/* The kernel forced by tsr_cuda_lz_force (lz4.cu), TSR_CUDA_LZ_AUTO by default. */
+extern int tsr_cuda_lz_mode;
+
+/* The loop of every LZ kernel: each group takes the next stream, decodes it with
+ * dec(m, in, n, out, cap, &got), and writes its size and status. */
+template <typename F>
+static __device__ __forceinline__ void
+tsr_lz_streams(F dec, const void *const *d_in, const size_t *d_in_nbytes, void *const *d_out,
+	       const size_t *d_out_cap, size_t *d_out_nbytes, int *d_status, size_t nstreams,
+	       unsigned long long *next)
+{
+	__shared__ struct tsr_lz_smem sm[TSR_LZ_WARPS * 32 / TSR_LZ_GROUP];
+	struct tsr_lz_smem *m = &sm[threadIdx.x / TSR_LZ_GROUP];
+	for (;;) {
+		unsigned long long i = 0;
+		if (TSR_LZ_LANE == 0)
+			i = atomicAdd(next, 1ull);
+		i = __shfl_sync(TSR_LZ_MASK, i, 0, TSR_LZ_GROUP);
+		if (i >= nstreams)
+			break;
+		uint64_t got;
+		int st = dec(m, (const uint8_t *)d_in[i], (uint64_t)d_in_nbytes[i],
+			     (uint8_t *)d_out[i], (uint64_t)d_out_cap[i], &got);
+		if (TSR_LZ_LANE == 0) {
+			if (d_out_nbytes)
+				d_out_nbytes[i] = got;
+			if (d_status)
+				d_status[i] = st;
+		}
+		TSR_LZ_SYNCWARP();
+	}
+}
+
+/* Whether a launch of nstreams takes the few-streams kernel: forced, or at most
+ * TSR_LZ_FEW_PER_SM streams a multiprocessor of the current device (all of them resident at
+ * once, a warp each, every multiprocessor with work), where the many-streams kernel's groups
+ * of 16 lanes would sit on a few multiprocessors. */
+static inline int tsr_lz_pick_few(size_t nstreams, int *few_ret)
+{
+	static int sms_cache[64];
+	int mode = __atomic_load_n(&tsr_cuda_lz_mode, __ATOMIC_RELAXED);
+	if (mode != TSR_CUDA_LZ_AUTO) {
+		*few_ret = mode == TSR_CUDA_LZ_FEW;
+		return TSR_OK;
+	}
+	int dev, sms = 0;
+	cudaError_t e = cudaGetDevice(&dev);
+	if (e != cudaSuccess)
+		return tsr_cuda_status(e, TSR_E_INTERNAL);
+	if (dev >= 0 && dev < 64)
+		sms = __atomic_load_n(&sms_cache[dev], __ATOMIC_RELAXED);
+	if (sms <= 0) {
+		e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+		if (e != cudaSuccess)
+			return tsr_cuda_status(e, TSR_E_INTERNAL);
+		if (dev >= 0 && dev < 64)
+			__atomic_store_n(&sms_cache[dev], sms, __ATOMIC_RELAXED);
+	}
+	*few_ret = nstreams <= (size_t)sms * TSR_LZ_FEW_PER_SM;
+	return TSR_OK;
+}
 
 /* Resident blocks of kernel k on the current device (cached per device in grid[]). */
 template <typename K> static int tsr_lz_grid(K k, int *grid, int ngrid, int *blocks_ret)

@@ -149,8 +149,8 @@ int tsr_cuda_rice_streams(const void *const *d_in, const size_t *d_in_nbytes, vo
 const char *tsr_cuda_rice_status_name(int status);
 
 /*
- * Batched LZ4 (raw blocks) and BloscLZ decoders: one warp per stream, streams handed out to
- * warps as they finish. Arguments, results and errors as tsr_cuda_inflate_batch's (device
+ * Batched LZ4 (raw blocks) and BloscLZ decoders: a group of lanes per stream (below: which
+ * kernel), streams handed out to groups as they finish. Arguments, results and errors as tsr_cuda_inflate_batch's (device
  * arrays nstreams long; scratch of tsr_cuda_lz_scratch_nbytes(); the call only enqueues work;
  * per-stream problems land in d_status, never fail the call). Every read stays inside
  * [d_in[i], d_in[i] + d_in_nbytes[i]) and every write inside [d_out[i], d_out[i] + d_out_cap[i]).
@@ -190,6 +190,26 @@ int tsr_cuda_blosclz_batch(const void *const *d_in, const size_t *d_in_nbytes,
 			   void *const *d_out, const size_t *d_out_cap, size_t *d_out_nbytes,
 			   int *d_status, size_t nstreams, int variant, void *d_scratch,
 			   size_t scratch_nbytes, void *cuda_stream);
+
+/*
+ * Which LZ kernel a batch runs. TSR_CUDA_LZ_AUTO (the default): a batch of at most 8 streams a
+ * multiprocessor runs the few-streams kernel (a warp a stream, two a block, long LZ4 literal
+ * runs read as words), a larger one the many-streams kernel (16 lanes a stream, 16 a block).
+ * TSR_CUDA_LZ_MANY and TSR_CUDA_LZ_FEW force one, for tests and benchmarks; process-wide.
+ */
+enum { TSR_CUDA_LZ_AUTO = 0, TSR_CUDA_LZ_MANY = 1, TSR_CUDA_LZ_FEW = 2 };
+void tsr_cuda_lz_force(int mode);
+
+/* The few-streams kernels' launches (tsr_cuda_lz4_batch and tsr_cuda_blosclz_batch pick them),
+ * arguments as theirs. */
+int tsr_cuda_lz4_few_batch(const void *const *d_in, const size_t *d_in_nbytes,
+			   void *const *d_out, const size_t *d_out_cap, size_t *d_out_nbytes,
+			   int *d_status, size_t nstreams, int variant, void *d_scratch,
+			   size_t scratch_nbytes, void *cuda_stream);
+int tsr_cuda_blosclz_few_batch(const void *const *d_in, const size_t *d_in_nbytes,
+			       void *const *d_out, const size_t *d_out_cap, size_t *d_out_nbytes,
+			       int *d_status, size_t nstreams, int variant, void *d_scratch,
+			       size_t scratch_nbytes, void *cuda_stream);
 
 /*
  * Batched Zstandard (RFC 8878) decoder: any number of frames and skippable frames one after
