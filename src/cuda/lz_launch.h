@@ -15,8 +15,10 @@
 #define TSR_LZ_WARPS 8
 #endif
 
-/* Streams a multiprocessor at most for the few-streams kernels (tsr_lz_pick_few). */
-#define TSR_LZ_FEW_PER_SM 8
+/* Streams a multiprocessor at most for the few-streams kernels (tsr_lz_pick_few): on the H200
+ * (132 multiprocessors) they beat the many-streams kernels on 256, 1,024 and 2,048 streams of
+ * 128 KiB (15.5 a multiprocessor) and lost on 10,000 of 64 KiB (design-notes, "lzfew landed"). */
+#define TSR_LZ_FEW_PER_SM 16
 
 /* The kernel forced by tsr_cuda_lz_force (lz4.cu), TSR_CUDA_LZ_AUTO by default. */
 extern int tsr_cuda_lz_mode;

@@ -192,7 +192,7 @@ int tsr_cuda_blosclz_batch(const void *const *d_in, const size_t *d_in_nbytes,
 			   size_t scratch_nbytes, void *cuda_stream);
 
 /*
- * Which LZ kernel a batch runs. TSR_CUDA_LZ_AUTO (the default): a batch of at most 8 streams a
+ * Which LZ kernel a batch runs. TSR_CUDA_LZ_AUTO (the default): a batch of at most 16 streams a
  * multiprocessor runs the few-streams kernel (a warp a stream, two a block, long LZ4 literal
  * runs read as words), a larger one the many-streams kernel (16 lanes a stream, 16 a block).
  * TSR_CUDA_LZ_MANY and TSR_CUDA_LZ_FEW force one, for tests and benchmarks; process-wide.
