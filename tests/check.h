@@ -26,6 +26,17 @@ static int check_failures;
 		}                                                                        \
 	} while (0)
 
+/* malloc that ends the test (status 2) when memory runs out; n = 0 allocates one byte. */
+static inline void *check_malloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p) {
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
+	return p;
+}
+
 #define CHECK_DONE()                                                                     \
 	do {                                                                             \
 		if (check_failures) {                                                    \

@@ -29,16 +29,6 @@
  * positions here (TSR_PC_SEG), so the segments of a long last unit are tested too.
  */
 
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "out of memory\n");
-		exit(2);
-	}
-	return p;
-}
-
 static int64_t rnd(int64_t n) /* [0, n) */
 {
 	return n > 0 ? (int64_t)(rng() % (uint64_t)n) : 0;
@@ -104,7 +94,7 @@ static struct tsr_index *random_key(int nd, const int64_t *shape, int *mode_ret)
 			   shape[d] * shape[d + 1] <= 4096) {
 			/* a 2-D mask over this axis and the next: its nonzero() points */
 			int64_t ms[2] = {shape[d], shape[d + 1]};
-			unsigned char *m = xmalloc((size_t)(ms[0] * ms[1]));
+			unsigned char *m = check_malloc((size_t)(ms[0] * ms[1]));
 			int64_t set = 0;
 			for (int64_t i = 0; i < ms[0] * ms[1]; i++)
 				set += m[i] = rng() % 40 == 0;
@@ -130,7 +120,7 @@ static struct tsr_index *random_key(int nd, const int64_t *shape, int *mode_ret)
 				add_slice(ix, n);
 				continue;
 			}
-			unsigned char *m = xmalloc((size_t)n);
+			unsigned char *m = check_malloc((size_t)n);
 			int64_t set = 0;
 			for (int64_t i = 0; i < n; i++)
 				set += m[i] = rng() % 3 == 0;
@@ -151,7 +141,7 @@ static struct tsr_index *random_key(int nd, const int64_t *shape, int *mode_ret)
 			int and = mode == TSR_INDEX_NUMPY ? bnd : 1;
 			int64_t as[2] = {mode == TSR_INDEX_NUMPY ? bshape[0] : 1 + rnd(9), bshape[1]};
 			int64_t cnt = and == 2 ? as[0] * as[1] : as[0];
-			int64_t *v = xmalloc((size_t)cnt * sizeof(int64_t));
+			int64_t *v = check_malloc((size_t)cnt * sizeof(int64_t));
 			int64_t base = rnd_index(n);
 			for (int64_t i = 0; i < cnt; i++) /* clustered or scattered, repeats allowed */
 				v[i] = rng() & 1 ? rnd_index(n) : (base + n + rnd(3)) % n;
@@ -185,7 +175,7 @@ static void one_key(struct tsr_array *a, const unsigned char *whole, const struc
 		return;
 	}
 	size_t nout = (size_t)ns.out_count;
-	unsigned char *want = xmalloc(nout * es), *got = xmalloc(nout * es);
+	unsigned char *want = check_malloc(nout * es), *got = check_malloc(nout * es);
 	int *hits = calloc(nout + 1, sizeof(int));
 	struct tsr_buffer buf = {.data = want, .nbytes = nout * es, .mem = TSR_MEM_HOST};
 	st = tsr_read_index(a, ix, &buf, NULL, NULL);
@@ -211,7 +201,7 @@ static void one_key(struct tsr_array *a, const unsigned char *whole, const struc
 			cstride[i] = npix;
 			npix *= ref.extent[i];
 		}
-		unsigned char *vals = xmalloc((size_t)npix * es);
+		unsigned char *vals = check_malloc((size_t)npix * es);
 		for (int64_t e = 0; e < npix; e++) {
 			int64_t r = e, flat = 0, idx[TSR_MAX_DIM];
 			int in = 1;
@@ -229,7 +219,7 @@ static void one_key(struct tsr_array *a, const unsigned char *whole, const struc
 		}
 		/* the place as the CUDA engine describes it (its value fields: a plain copy) */
 		int64_t words = tsr_gather_words(&plan, t);
-		int64_t *tab = xmalloc((size_t)words * sizeof(int64_t));
+		int64_t *tab = check_malloc((size_t)words * sizeof(int64_t));
 		tsr_gather_table(&plan, t, ref.extent, tab);
 		struct tsr_cuda_place pl;
 		memset(&pl, 0, sizeof(pl));

@@ -28,16 +28,6 @@
 static struct tsr_lz_smem smem;
 #define GUARD 64
 
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "out of memory\n");
-		exit(2);
-	}
-	return p;
-}
-
 static size_t streams_ok, bytes_ok, corrupt_runs, corrupt_refused;
 
 /* The emulator and the CPU decoder on one stream (input exactly zn bytes at misalignment mis):
@@ -45,9 +35,9 @@ static size_t streams_ok, bytes_ok, corrupt_runs, corrupt_refused;
 static int compare(const unsigned char *z, size_t zn, unsigned mis, size_t cap,
 		   const unsigned char *want, size_t want_n, const char *what)
 {
-	unsigned char *mem = (unsigned char *)xmalloc(zn + mis);
-	unsigned char *out = (unsigned char *)xmalloc(cap + GUARD);
-	unsigned char *ref = (unsigned char *)xmalloc(cap + 1);
+	unsigned char *mem = (unsigned char *)check_malloc(zn + mis);
+	unsigned char *out = (unsigned char *)check_malloc(cap + GUARD);
+	unsigned char *ref = (unsigned char *)check_malloc(cap + 1);
 	memcpy(mem + mis, z, zn);
 	memset(out, 0xa5, cap + GUARD);
 	uint64_t got;
@@ -73,7 +63,7 @@ static int compare(const unsigned char *z, size_t zn, unsigned mis, size_t cap,
 
 static void corrupt(const unsigned char *z, size_t zn, size_t size, uint64_t seed, const char *what)
 {
-	unsigned char *bad = (unsigned char *)xmalloc(zn + 1);
+	unsigned char *bad = (unsigned char *)check_malloc(zn + 1);
 	uint64_t s = seed | 1;
 	for (int t = 0; t < 16; t++) {
 		size_t bn = zn;
@@ -154,8 +144,8 @@ static void put_match(struct writer *w, size_t len, size_t dist)
 
 static void written(uint64_t seed, size_t target)
 {
-	struct writer w = {(unsigned char *)xmalloc(2 * target + 4096),
-			   (unsigned char *)xmalloc(target + 80000), 0, 0, seed * 7919 + 1};
+	struct writer w = {(unsigned char *)check_malloc(2 * target + 4096),
+			   (unsigned char *)check_malloc(target + 80000), 0, 0, seed * 7919 + 1};
 	put_literals(&w, 1 + lzp_rand(&w.s) % 32, 1);
 	while (w.n < target) {
 		uint64_t r = lzp_rand(&w.s) % 10;
@@ -185,7 +175,8 @@ static size_t blosc_streams;
 static void from_libblosc(void)
 {
 	const size_t n = 1 << 18;
-	unsigned char *src = (unsigned char *)xmalloc(n), *chunk = (unsigned char *)xmalloc(n + 64);
+	unsigned char *src = (unsigned char *)check_malloc(n);
+	unsigned char *chunk = (unsigned char *)check_malloc(n + 64);
 	for (int p = 0; p < LZP_N; p++)
 		for (int clevel = 1; clevel <= 9; clevel += 2)
 			for (int shuffle = 0; shuffle <= 1; shuffle++) {
@@ -224,7 +215,8 @@ static void from_libblosc(void)
 static void from_writer(void)
 {
 	const size_t n = 100000;
-	unsigned char *src = (unsigned char *)xmalloc(n), *z = (unsigned char *)xmalloc(n + n / 32 + 16);
+	unsigned char *src = (unsigned char *)check_malloc(n);
+	unsigned char *z = (unsigned char *)check_malloc(n + n / 32 + 16);
 	for (int p = 0; p < LZP_N; p++) {
 		lzp_fill(p, src, n, p == LZP_PERIOD ? 5 : 1);
 		size_t zn = lzw_blosclz(src, n, z);

@@ -23,21 +23,11 @@
 static struct tsr_lz_smem smem;
 #define GUARD 64
 
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "out of memory\n");
-		exit(2);
-	}
-	return p;
-}
-
 /* Decodes z (copied to exactly zn bytes at a misalignment) into a poisoned buffer. */
 static int emu(const unsigned char *z, size_t zn, unsigned mis, unsigned char *out, size_t cap,
 	       int variant, uint64_t *got, int *guard_ok)
 {
-	unsigned char *mem = (unsigned char *)xmalloc(zn + mis);
+	unsigned char *mem = (unsigned char *)check_malloc(zn + mis);
 	memcpy(mem + mis, z, zn);
 	memset(out, 0xa5, cap + GUARD);
 	int st = tsr_lz4_stream(&smem, mem + mis, zn, out, cap, variant, got);
@@ -53,9 +43,9 @@ static size_t blocks_ok, bytes_ok, corrupt_runs, corrupt_refused, lenient, zero_
 /* Damaged copies of a good block: truncated, bytes changed, all judged against liblz4. */
 static void corrupt(const unsigned char *z, size_t zn, size_t size, uint64_t seed)
 {
-	unsigned char *bad = (unsigned char *)xmalloc(zn + 1);
-	unsigned char *out = (unsigned char *)xmalloc(size + GUARD + 16);
-	unsigned char *ref = (unsigned char *)xmalloc(size + 16);
+	unsigned char *bad = (unsigned char *)check_malloc(zn + 1);
+	unsigned char *out = (unsigned char *)check_malloc(size + GUARD + 16);
+	unsigned char *ref = (unsigned char *)check_malloc(size + 16);
 	uint64_t s = seed | 1;
 	for (int t = 0; t < 24; t++) {
 		size_t bn = zn;
@@ -99,7 +89,7 @@ static void corrupt(const unsigned char *z, size_t zn, size_t size, uint64_t see
 static void one(const unsigned char *src, size_t n, const char *what, int level, int hc, int do_corrupt)
 {
 	int bound = LZ4_compressBound((int)n);
-	unsigned char *z = (unsigned char *)xmalloc((size_t)bound + 4);
+	unsigned char *z = (unsigned char *)check_malloc((size_t)bound + 4);
 	int zn = hc ? LZ4_compress_HC((const char *)src, (char *)z + 4, (int)n, bound, level)
 		    : LZ4_compress_fast((const char *)src, (char *)z + 4, (int)n, bound, level);
 	if (zn <= 0 && n > 0) {
@@ -108,7 +98,7 @@ static void one(const unsigned char *src, size_t n, const char *what, int level,
 		free(z);
 		return;
 	}
-	unsigned char *out = (unsigned char *)xmalloc(n + GUARD + 64);
+	unsigned char *out = (unsigned char *)check_malloc(n + GUARD + 64);
 	for (unsigned mis = 0; mis < 4; mis++) {
 		uint64_t got;
 		int guard_ok;
@@ -155,7 +145,7 @@ int main(void)
 	static const size_t sizes[] = {0, 1, 5, 13, 31, 64, 100, 1000, 4096, 65536, 262144 + 7};
 	static const struct { int level, hc; } lv[] = {{1, 0}, {8, 0}, {1, 1}, {4, 1}, {9, 1}, {12, 1}};
 	char what[64];
-	unsigned char *buf = (unsigned char *)xmalloc(262144 + 64);
+	unsigned char *buf = (unsigned char *)check_malloc(262144 + 64);
 	for (int p = 0; p < LZP_N; p++) {
 		for (size_t si = 0; si < sizeof(sizes) / sizeof(*sizes); si++) {
 			size_t n = sizes[si];

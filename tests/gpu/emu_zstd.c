@@ -23,16 +23,6 @@
 
 #define GUARD 64
 
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "out of memory\n");
-		exit(2);
-	}
-	return p;
-}
-
 /* modes seen: block types, literal types, 4-stream literals, and per table (LL, OF, ML) the
  * sequence compression modes (predefined, RLE, FSE, repeat) */
 static long seen_block[3], seen_lit[4], seen_4streams, seen_mode[3][4], seen_frames;
@@ -42,8 +32,8 @@ static void count_modes(const uint8_t *z, size_t zn)
 	struct tsr_zs_count c;
 	if (tsr_zs_scan(z, zn, NULL, 0, NULL, 0, &c) != TSR_CUDA_ZSTD_OK)
 		return;
-	struct tsr_zs_frame *fr = xmalloc((c.nframes + 1) * sizeof *fr);
-	struct tsr_zs_block *bl = xmalloc((c.nblocks + 1) * sizeof *bl);
+	struct tsr_zs_frame *fr = check_malloc((c.nframes + 1) * sizeof *fr);
+	struct tsr_zs_block *bl = check_malloc((c.nblocks + 1) * sizeof *bl);
 	tsr_zs_scan(z, zn, fr, c.nframes, bl, c.nblocks, &c);
 	seen_frames += c.nframes;
 	for (uint32_t i = 0; i < c.nblocks; i++) {
@@ -72,15 +62,15 @@ static long ndecoded, ncorrupt_refused, ncorrupt_same;
 static void check_one(const uint8_t *z, size_t zn, size_t cap, const uint8_t *want, size_t wn,
 		      int must_ok, const char *what)
 {
-	uint8_t *in = xmalloc(zn);
+	uint8_t *in = check_malloc(zn);
 	memcpy(in, z, zn);
-	uint8_t *out = xmalloc(cap + GUARD), *ref = xmalloc(cap + 1);
+	uint8_t *out = check_malloc(cap + GUARD), *ref = check_malloc(cap + 1);
 	memset(out, 0xA5, cap + GUARD);
 	size_t got = 0, cgot = 0;
 	int st = tsr_zstd_host_decode(in, zn, out, cap, &got);
 	size_t r = ZSTD_decompress(ref, cap, in, zn);
 	/* phase c by cells (blocks in parallel): the same status and bytes */
-	uint8_t *cout = xmalloc(cap + GUARD);
+	uint8_t *cout = check_malloc(cap + GUARD);
 	memset(cout, 0xA5, cap + GUARD);
 	int cst = tsr_zstd_host_decode_cells(in, zn, cout, cap, &cgot);
 	if (cst != st || cgot != got || memcmp(cout, out, got) ||
@@ -170,7 +160,7 @@ static uint64_t seed = 0x1234567;
 /* Damages z in several ways (truncations, bit flips, byte changes) and checks each. */
 static void corrupt(const uint8_t *z, size_t zn, const uint8_t *src, size_t n, const char *what)
 {
-	uint8_t *d = xmalloc(zn);
+	uint8_t *d = check_malloc(zn);
 	size_t cap = n + 16;
 	for (int t = 0; t < 6 && zn > 1; t++) {
 		size_t cut = (size_t)(lzp_rand(&seed) % zn);
@@ -203,7 +193,7 @@ int main(void)
 				       1u << 20, 3u << 20};
 	const size_t nsizes = sizeof sizes / sizeof sizes[0];
 	size_t maxn = 3u << 20;
-	uint8_t *src = xmalloc(maxn), *z = xmalloc(ZSTD_compressBound(maxn) + 64);
+	uint8_t *src = check_malloc(maxn), *z = check_malloc(ZSTD_compressBound(maxn) + 64);
 	char what[160];
 	int combo = 0;
 	for (int p = 0; p < LZP_N; p++)
@@ -240,12 +230,12 @@ int main(void)
 	/* frames concatenated, with skippable frames between and after them: one output */
 	{
 		size_t n1 = 200000, n2 = 5000, n3 = 70000;
-		uint8_t *s = xmalloc(n1 + n2 + n3);
+		uint8_t *s = check_malloc(n1 + n2 + n3);
 		lzp_fill(LZP_TEXT, s, n1, 1);
 		lzp_fill(LZP_FLOATS, s + n1, n2, 2);
 		lzp_fill(LZP_PERIOD, s + n1 + n2, n3, 7);
 		size_t cap = ZSTD_compressBound(n1 + n2 + n3) + 200;
-		uint8_t *c = xmalloc(cap);
+		uint8_t *c = check_malloc(cap);
 		size_t at = compress(cc, c, cap, s, n1, 3, 1, 0, 0, 0, 0);
 		static const uint8_t skip[] = {0x53, 0x2a, 0x4d, 0x18, 5, 0, 0, 0, 1, 2, 3, 4, 5};
 		memcpy(c + at, skip, sizeof skip);

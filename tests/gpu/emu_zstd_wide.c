@@ -21,21 +21,11 @@ static unsigned long long split_steps; /* sequences that took more than 64 bits 
  * such steps occurred, then that every frame decodes to libzstd's bytes both ways.
  */
 
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "out of memory\n");
-		exit(2);
-	}
-	return p;
-}
-
 int main(void)
 {
 	const size_t base = (size_t)6 << 20, npat = 24;
 	size_t cap = base + npat * 140000;
-	uint8_t *src = xmalloc(cap);
+	uint8_t *src = check_malloc(cap);
 	uint64_t s = 99;
 	for (size_t i = 0; i < base; i++)
 		src[i] = (uint8_t)(lzp_rand(&s) >> 56);
@@ -53,7 +43,7 @@ int main(void)
 	}
 	ZSTD_CCtx *cc = ZSTD_createCCtx();
 	size_t zcap = ZSTD_compressBound(n);
-	uint8_t *z = xmalloc(zcap), *out = xmalloc(n + 64), *cout = xmalloc(n + 64);
+	uint8_t *z = check_malloc(zcap), *out = check_malloc(n + 64), *cout = check_malloc(n + 64);
 	const int levels[] = {1, 3, 9};
 	for (size_t li = 0; li < sizeof levels / sizeof levels[0]; li++) {
 		ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
@@ -67,7 +57,7 @@ int main(void)
 			return 2;
 		}
 		/* exactly zn bytes, so that ASan sees any read outside the input */
-		uint8_t *in = xmalloc(zn);
+		uint8_t *in = check_malloc(zn);
 		memcpy(in, z, zn);
 		unsigned long long before = split_steps;
 		size_t got = 0, cgot = 0;
