@@ -52,6 +52,11 @@
 #ifndef TSR_LZ_WIDE
 #define TSR_LZ_WIDE 0
 #endif
+/* The largest piece such a run is copied in: 1 GiB (emu_lz4_pieces.c sets a few bytes, so
+ * that runs of every length cross pieces at every alignment). */
+#ifndef TSR_LZ_PIECE
+#define TSR_LZ_PIECE (1u << 30)
+#endif
 
 #define TSR_LZ_WIN_WORDS 32u
 #define TSR_LZ_WIN_BYTES (4u * TSR_LZ_WIN_WORDS)
@@ -152,9 +157,9 @@ TSR_LZ_D void tsr_lz_copy(uint8_t *out, uint64_t op, const uint8_t *src, uint64_
 TSR_LZ_D void tsr_lz_copy_words(struct tsr_lz *z, uint8_t *out, uint64_t op, uint64_t ip,
 				uint64_t len)
 {
-	/* in pieces of at most 1 GiB, so that a piece's offsets fit in 32 bits */
+	/* in pieces of at most TSR_LZ_PIECE bytes, so that a piece's offsets fit in 32 bits */
 	while (len) {
-		uint32_t piece = len < (1u << 30) ? (uint32_t)len : 1u << 30;
+		uint32_t piece = len < TSR_LZ_PIECE ? (uint32_t)len : TSR_LZ_PIECE;
 		uint32_t d = (uint32_t)(((uintptr_t)z->in + ip) & 3u); /* ip's place in its word */
 		int64_t a = (int64_t)ip - d;
 		uint32_t nwords = (piece + d + 3u) / 4u;
