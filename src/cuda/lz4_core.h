@@ -16,6 +16,19 @@
  * breaks only those decodes to what its sequences say.)
  */
 
+/* Window bytes the fast path needs from a token on: the token, up to 14 literals and the
+ * 2-byte distance (17), with room to spare; the window moves to the token when fewer remain. */
+#define TSR_LZ4_AHEAD 24u
+
+/* The fast path on (1) or off (0: emu_lz4_fast.c compares the two); TSR_LZ4_FAST_SEEN() runs
+ * on each sequence it takes (that test counts them). */
+#ifndef TSR_LZ4_FAST
+#define TSR_LZ4_FAST 1
+#endif
+#ifndef TSR_LZ4_FAST_SEEN
+#define TSR_LZ4_FAST_SEEN() ((void)0)
+#endif
+
 /* Decodes z's block into out (cap bytes); *got: bytes written (on failure, so far). */
 TSR_LZ_D int tsr_lz4_block(struct tsr_lz *z, uint64_t ip, uint8_t *out, uint64_t cap,
 			   uint64_t *got)
@@ -28,12 +41,39 @@ TSR_LZ_D int tsr_lz4_block(struct tsr_lz *z, uint64_t ip, uint8_t *out, uint64_t
 		goto done;
 	}
 	for (;;) {
+		uint32_t tok;
+		uint64_t lit, dist; /* (declared before the fast path's jump past the parse) */
+#if TSR_LZ4_FAST
+		/* The common sequence, fewer than 15 literals with its distance inside the input
+		 * and its literals inside the output: token, literals and distance read from the
+		 * window after one check that it holds them, where the general parse below checks
+		 * each byte it reads (H200 ncu: the parse was half of a warp's instructions). Both
+		 * give the same statuses and bytes. */
+		uint64_t k = ip - (uint64_t)z->wstart;
+		if (k > TSR_LZ_WIN_BYTES - TSR_LZ4_AHEAD && ip < n) {
+			tsr_lz_fill(z, ip);
+			k = ip - (uint64_t)z->wstart;
+		}
+		if (ip < n) {
+			tok = tsr_lz_win(z, k);
+			uint64_t flit = tok >> 4;
+			if (flit < 15 && n - ip >= flit + 3 && cap - op >= flit) {
+				TSR_LZ4_FAST_SEEN();
+				for (uint64_t j = TSR_LZ_LANE; j < flit; j += TSR_LZ_NLANES)
+					out[op + j] = (uint8_t)tsr_lz_win(z, k + 1 + j);
+				op += flit;
+				dist = tsr_lz_win(z, k + 1 + flit) | tsr_lz_win(z, k + 2 + flit) << 8;
+				ip += flit + 3;
+				goto match;
+			}
+		}
+#endif
 		if (ip >= n) {
 			st = TSR_CUDA_LZ_E_TRUNCATED;
 			break;
 		}
-		uint32_t tok = tsr_lz_byte(z, ip++);
-		uint64_t lit = tok >> 4;
+		tok = tsr_lz_byte(z, ip++);
+		lit = tok >> 4;
 		if (lit == 15) {
 			uint32_t b;
 			do {
@@ -62,8 +102,11 @@ TSR_LZ_D int tsr_lz4_block(struct tsr_lz *z, uint64_t ip, uint8_t *out, uint64_t
 			st = TSR_CUDA_LZ_E_TRUNCATED;
 			break;
 		}
-		uint64_t dist = tsr_lz_byte(z, ip) | tsr_lz_byte(z, ip + 1) << 8;
+		dist = tsr_lz_byte(z, ip) | tsr_lz_byte(z, ip + 1) << 8;
 		ip += 2;
+#if TSR_LZ4_FAST
+match:;
+#endif
 		uint64_t len = tok & 15u;
 		if (len == 15) {
 			uint32_t b;

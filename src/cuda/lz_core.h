@@ -61,6 +61,10 @@
 #define TSR_LZ_WIN_WORDS 32u
 #define TSR_LZ_WIN_BYTES (4u * TSR_LZ_WIN_WORDS)
 
+/* A match of at most this many bytes is copied a byte a lane in one pass (tsr_lz_match); not
+ * tied to the lanes, so that the CPU emulator's one lane runs that path too. */
+#define TSR_LZ_SHORT 32u
+
 /* The text of a status code (host code: tsr_cuda_lz_status_name, and the CPU tests). */
 static inline const char *tsr_lz_status_text(int status)
 {
@@ -113,6 +117,12 @@ TSR_LZ_D void tsr_lz_fill(struct tsr_lz *z, uint64_t p)
 	z->wstart = start;
 }
 
+/* Window byte k (k < TSR_LZ_WIN_BYTES). */
+TSR_LZ_D uint32_t tsr_lz_win(const struct tsr_lz *z, uint64_t k)
+{
+	return z->m->w[k >> 2] >> (8 * (k & 3u)) & 0xffu;
+}
+
 /* Input byte p (p < n: the caller checks). */
 TSR_LZ_D uint32_t tsr_lz_byte(struct tsr_lz *z, uint64_t p)
 {
@@ -121,7 +131,7 @@ TSR_LZ_D uint32_t tsr_lz_byte(struct tsr_lz *z, uint64_t p)
 		tsr_lz_fill(z, p);
 		k = p - (uint64_t)z->wstart;
 	}
-	return z->m->w[k >> 2] >> (8 * (k & 3u)) & 0xffu;
+	return tsr_lz_win(z, k);
 }
 
 /* out[op, op + len) = src[0, len); src does not overlap the bytes written. */
@@ -218,6 +228,14 @@ TSR_LZ_D void tsr_lz_match(uint8_t *out, uint64_t op, uint64_t dist, uint64_t le
 {
 	TSR_LZ_SYNCWARP(); /* the warp's earlier writes, seen by every lane */
 	const uint8_t *src = out + op - dist;
+	if (dist >= len && len <= TSR_LZ_SHORT) {
+		/* a short match (most are): one load and one store a lane, where the copy loop's
+		 * four-deep unrolling costs four times the instructions (H200 ncu: a stream's time
+		 * is its warp's instructions, one sequence after another) */
+		for (uint64_t j = TSR_LZ_LANE; j < len; j += TSR_LZ_NLANES)
+			out[op + j] = src[j];
+		return;
+	}
 	if (dist >= len) {
 		tsr_lz_copy(out, op, src, len);
 		return;
