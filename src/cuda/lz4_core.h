@@ -49,12 +49,8 @@ TSR_LZ_D int tsr_lz4_block(struct tsr_lz *z, uint64_t ip, uint8_t *out, uint64_t
 		 * window after one check that it holds them, where the general parse below checks
 		 * each byte it reads (H200 ncu: the parse was half of a warp's instructions). Both
 		 * give the same statuses and bytes. */
-		uint64_t k = ip - (uint64_t)z->wstart;
-		if (k > TSR_LZ_WIN_BYTES - TSR_LZ4_AHEAD && ip < n) {
-			tsr_lz_fill(z, ip);
-			k = ip - (uint64_t)z->wstart;
-		}
 		if (ip < n) {
+			const uint64_t k = tsr_lz_at(z, ip, TSR_LZ4_AHEAD);
 			tok = tsr_lz_win(z, k);
 			uint64_t flit = tok >> 4;
 			if (flit < 15 && n - ip >= flit + 3 && cap - op >= flit) {

@@ -123,15 +123,22 @@ TSR_LZ_D uint32_t tsr_lz_win(const struct tsr_lz *z, uint64_t k)
 	return z->m->w[k >> 2] >> (8 * (k & 3u)) & 0xffu;
 }
 
-/* Input byte p (p < n: the caller checks). */
-TSR_LZ_D uint32_t tsr_lz_byte(struct tsr_lz *z, uint64_t p)
+/* Byte p's offset in the window, the window moved to p first unless it holds `need` bytes from
+ * p on (p < n: the caller checks; 1 <= need <= TSR_LZ_WIN_BYTES). */
+TSR_LZ_D uint64_t tsr_lz_at(struct tsr_lz *z, uint64_t p, uint32_t need)
 {
 	uint64_t k = p - (uint64_t)z->wstart; /* (p < wstart wraps to a huge k) */
-	if (k >= TSR_LZ_WIN_BYTES) {
+	if (k > TSR_LZ_WIN_BYTES - need) {
 		tsr_lz_fill(z, p);
 		k = p - (uint64_t)z->wstart;
 	}
-	return tsr_lz_win(z, k);
+	return k;
+}
+
+/* Input byte p (p < n: the caller checks). */
+TSR_LZ_D uint32_t tsr_lz_byte(struct tsr_lz *z, uint64_t p)
+{
+	return tsr_lz_win(z, tsr_lz_at(z, p, 1));
 }
 
 /* out[op, op + len) = src[0, len); src does not overlap the bytes written. */
@@ -228,16 +235,16 @@ TSR_LZ_D void tsr_lz_match(uint8_t *out, uint64_t op, uint64_t dist, uint64_t le
 {
 	TSR_LZ_SYNCWARP(); /* the warp's earlier writes, seen by every lane */
 	const uint8_t *src = out + op - dist;
-	if (dist >= len && len <= TSR_LZ_SHORT) {
-		/* a short match (most are): one load and one store a lane, where the copy loop's
-		 * four-deep unrolling costs four times the instructions (H200 ncu: a stream's time
-		 * is its warp's instructions, one sequence after another) */
-		for (uint64_t j = TSR_LZ_LANE; j < len; j += TSR_LZ_NLANES)
-			out[op + j] = src[j];
-		return;
-	}
 	if (dist >= len) {
-		tsr_lz_copy(out, op, src, len);
+		if (len <= TSR_LZ_SHORT) {
+			/* a short match (most are): one load and one store a lane, where the copy
+			 * loop's four-deep unrolling costs four times the instructions (H200 ncu: a
+			 * stream's time is its warp's instructions, one sequence after another) */
+			for (uint64_t j = TSR_LZ_LANE; j < len; j += TSR_LZ_NLANES)
+				out[op + j] = src[j];
+		} else {
+			tsr_lz_copy(out, op, src, len);
+		}
 		return;
 	}
 	/* byte j is src[j % dist]: lane l starts at l % dist and steps 32 % dist per round */
