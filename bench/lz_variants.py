@@ -1,6 +1,7 @@
-"""lz_variants.py - scripts/gpu-lz-kernels' table of several builds (VARIANTS): one row a kernel,
-codec, data and shape, a GB/s column a build, each build's ratio to the first, and nVCOMP's GB/s
-from the first build's run.
+"""lz_variants.py - scripts/gpu-lz-kernels' table of its builds (VARIANTS, or one): one row a
+kernel, codec, data and shape, a GB/s column a build, each later build's ratio to the first, and
+nVCOMP's GB/s and the first build's ratio to it (as its bench printed them) from the first
+build's run.
 
 Usage: python3 bench/lz_variants.py ROWS_DIR NAME... (ROWS_DIR/NAME: that build's bench rows,
 "| kernel | codec | data | streams x KiB | ratio | tessera GB/s | nVCOMP GB/s | ... |")."""
@@ -9,14 +10,15 @@ import sys
 
 
 def rows(path):
-    """The rows of one build: {(kernel, codec, data, shape): (ratio, gbps, nvcomp)}, in order."""
+    """The rows of one build: {(kernel, codec, data, shape): (ratio, gbps, nvcomp, gbps/nvcomp)},
+    in order."""
     out = {}
     with open(path) as f:
         for line in f:
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if len(cells) < 7:
+            if len(cells) < 8:
                 continue
-            out[tuple(cells[:4])] = (cells[4], cells[5], cells[6])
+            out[tuple(cells[:4])] = (cells[4], cells[5], cells[6], cells[7])
     return out
 
 
@@ -39,7 +41,7 @@ def main(argv):
         keys += [k for k in b if k not in keys]
     head = ["kernel", "codec", "data", "streams x KiB", "ratio"]
     head += ["%s GB/s" % n for n in names] + ["%s / %s" % (n, names[0]) for n in names[1:]]
-    head += ["nVCOMP GB/s"]
+    head += ["nVCOMP GB/s", "%s / nVCOMP" % names[0]]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for k in keys:
@@ -47,7 +49,7 @@ def main(argv):
         first = next(g for g in got if g)
         gbps = [g[1] if g else "-" for g in got]
         cells = list(k) + [first[0]] + gbps + [ratio(g, gbps[0]) for g in gbps[1:]]
-        cells += [got[0][2] if got[0] else "-"]
+        cells += [got[0][2], got[0][3]] if got[0] else ["-", "-"]
         print("| " + " | ".join(cells) + " |")
     return 0
 
