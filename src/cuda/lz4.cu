@@ -1,4 +1,7 @@
 /* lz4.cu - batched GPU LZ4 block decoding: one group of lanes (half a warp) per stream, or the few-streams kernel (lz4_few.cu) for a batch of few (see lz4_core.h and lz_core.h). */
+/* no batches of short sequences (lz4_core.h) here: their registers (80 against 40) halved the
+ * resident streams, and the kernel lost 37% on 10,000 x 64 KiB shuffled floats (H200) */
+#define TSR_LZ4_BATCHED 0
 #define TSR_LZ4_KERNEL tsr_lz4_kernel
 #define TSR_LZ4_LAUNCH tsr_lz4_launch_many
 #include "lz4_kernel.h"

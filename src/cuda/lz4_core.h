@@ -29,6 +29,198 @@
 #define TSR_LZ4_FAST_SEEN() ((void)0)
 #endif
 
+/* Short sequences decoded a lane each (1) or not (0: emu_lz4_fast.c compares the two);
+ * TSR_LZ4_BATCH_SEEN(k) runs on each batch of k it takes. */
+#ifndef TSR_LZ4_BATCHED
+#define TSR_LZ4_BATCHED 1
+#endif
+#ifndef TSR_LZ4_BATCH_SEEN
+#define TSR_LZ4_BATCH_SEEN(k) ((void)(k))
+#endif
+/* (the emulator runs TSR_LZ4_ROUND_SEEN() on each round of matches after a batch's first) */
+#ifndef TSR_LZ4_ROUND_SEEN
+#define TSR_LZ4_ROUND_SEEN() ((void)0)
+#endif
+
+#if TSR_LZ4_BATCHED
+/*
+ * A byte plane of shuffled floats is mostly short sequences (a few literals, a match of 4 to 18
+ * bytes), and the group decoding them one after another waits, for each, on its match's load of
+ * output just written (an L2 round trip) before the next. So the group parses up to
+ * TSR_LZ4_BATCH such sequences first (every lane the same parse, reading the window as the
+ * sequential path does), lane i keeping sequence i, and then runs them a lane each: all the
+ * literals, then the matches in rounds. A round runs the lowest pending match (everything
+ * before it is written) and every other whose source ends before that one's start (so inside
+ * output already written); most matches of such data reach further back than the batch, so most
+ * batches take one round. A sequence that is not short, or whose checks fail, ends the batch
+ * and goes through the sequential path, which gives its status.
+ */
+#ifdef TSR_LZ_EMU
+#ifndef TSR_LZ4_BATCH
+#define TSR_LZ4_BATCH 32u
+#endif
+#else
+#define TSR_LZ4_BATCH TSR_LZ_NLANES
+#endif
+
+/* A batch of fewer than TSR_LZ4_BATCH_MIN sequences, or of more than a round of matches for
+ * every TSR_LZ4_BATCH_MIN of them, is taken as a sign that batches do not pay here (H200, with
+ * a batch tried at every sequence: a float32 array's top byte plane, 2,048 streams of 128 KiB,
+ * 84.2 -> 72.5 GB/s, where shuffled floats gained 8%; with 16 sequential ones after each such
+ * batch, 84.3 -> 81.2); the sequences after it go the sequential way, TSR_LZ4_CALM of them
+ * after the first, twice as many after each next one in a row, at most TSR_LZ4_CALM_MAX. */
+#define TSR_LZ4_BATCH_MIN 4u
+#define TSR_LZ4_CALM 16u
+#define TSR_LZ4_CALM_MAX 1024u
+
+/* A short sequence: literals in[lip, lip + lit) to out[op, ...), then mlen bytes from dist back. */
+struct tsr_lz4_seq {
+	uint64_t lip, op;
+	uint32_t lit, mlen, dist;
+};
+
+/* One lane's literal run (at most 14 bytes): all loads, then all stores. */
+TSR_LZ_D void tsr_lz4_seq_lits(const uint8_t *in, uint8_t *out, const struct tsr_lz4_seq *s)
+{
+	uint8_t v[14];
+#ifndef TSR_LZ_EMU
+#pragma unroll
+#endif
+	for (uint32_t u = 0; u < 14; u++)
+		v[u] = u < s->lit ? in[s->lip + u] : 0;
+#ifndef TSR_LZ_EMU
+#pragma unroll
+#endif
+	for (uint32_t u = 0; u < 14; u++)
+		if (u < s->lit)
+			out[s->op + u] = v[u];
+}
+
+/* One lane's match (4 to 18 bytes) from output already written: byte u is src[u % dist], so
+ * that no load reads a byte this match writes and all loads go before the stores. */
+TSR_LZ_D void tsr_lz4_seq_match(uint8_t *out, const struct tsr_lz4_seq *s)
+{
+	const uint64_t d = s->op + s->lit;
+	const uint8_t *src = out + d - s->dist;
+	uint8_t v[18];
+	uint32_t r = 0;
+#ifndef TSR_LZ_EMU
+#pragma unroll
+#endif
+	for (uint32_t u = 0; u < 18; u++) {
+		v[u] = u < s->mlen ? src[r] : 0;
+		r = r + 1 == s->dist ? 0 : r + 1;
+	}
+#ifndef TSR_LZ_EMU
+#pragma unroll
+#endif
+	for (uint32_t u = 0; u < 18; u++)
+		if (u < s->mlen)
+			out[d + u] = v[u];
+}
+
+/* Where a batch's sequences are kept: lane i's own on the GPU, element i of an array in the
+ * emulator (which runs the lanes' part one lane after another). */
+#ifdef TSR_LZ_EMU
+#define TSR_LZ4_KEEP(seqs, i, s) ((seqs)[i] = (s))
+#else
+#define TSR_LZ4_KEEP(seqs, i, s)                                                          \
+	do {                                                                               \
+		if (TSR_LZ_LANE == (i))                                                    \
+			*(seqs) = (s);                                                     \
+	} while (0)
+#endif
+
+/* Parses up to TSR_LZ4_BATCH short sequences from *ip on (fewer than 15 literals, a match
+ * length code under 15, the distance inside the input, the match inside the output written
+ * by then and the sequence inside the capacity) into seqs; moves *ip and *op past them and
+ * returns how many. */
+TSR_LZ_D uint32_t tsr_lz4_parse(struct tsr_lz *z, uint64_t *ipp, uint64_t *opp, uint64_t cap,
+				struct tsr_lz4_seq *seqs)
+{
+	const uint64_t n = z->n;
+	uint64_t ip = *ipp, op = *opp;
+	uint32_t cnt = 0;
+	while (cnt < TSR_LZ4_BATCH && ip < n) {
+		const uint64_t k = tsr_lz_at(z, ip, TSR_LZ4_AHEAD);
+		const uint32_t tok = tsr_lz_win(z, k);
+		const uint32_t lit = tok >> 4, mlen = (tok & 15u) + 4;
+		if (lit >= 15 || mlen >= 19 || n - ip < lit + 3 || cap - op < lit + mlen)
+			break;
+		const uint32_t dist = tsr_lz_win(z, k + 1 + lit) | tsr_lz_win(z, k + 2 + lit) << 8;
+		if (dist == 0 || dist > op + lit)
+			break;
+		struct tsr_lz4_seq s = {ip + 1, op, lit, mlen, dist};
+		TSR_LZ4_KEEP(seqs, cnt, s);
+		ip += lit + 3;
+		op += lit + mlen;
+		cnt++;
+	}
+	*ipp = ip;
+	*opp = op;
+	return cnt;
+}
+
+#ifdef TSR_LZ_EMU
+/* The lanes' part, lane after lane: the literals, then rounds of matches, each round's lanes
+ * chosen before any runs and run from the highest down (a match that read another of its round
+ * would read bytes not yet written, and differ from the sequential decoder). */
+static inline uint32_t tsr_lz4_run(const uint8_t *in, uint8_t *out,
+				   const struct tsr_lz4_seq *seqs, uint32_t cnt)
+{
+	uint32_t rounds = 0;
+	for (uint32_t i = cnt; i-- > 0;)
+		tsr_lz4_seq_lits(in, out, &seqs[i]);
+	uint64_t pending = cnt >= 64 ? ~0ull : (1ull << cnt) - 1;
+	for (; pending; rounds++) {
+		if (rounds)
+			TSR_LZ4_ROUND_SEEN();
+		uint32_t low = 0;
+		while (!(pending >> low & 1))
+			low++;
+		const uint64_t start = seqs[low].op + seqs[low].lit, ready0 = pending;
+		uint64_t ready = 0;
+		for (uint32_t i = 0; i < cnt; i++) {
+			const struct tsr_lz4_seq *s = &seqs[i];
+			if ((ready0 >> i & 1) &&
+			    (i == low || s->op + s->lit - s->dist + s->mlen <= start))
+				ready |= 1ull << i;
+		}
+		for (uint32_t i = cnt; i-- > 0;)
+			if (ready >> i & 1)
+				tsr_lz4_seq_match(out, &seqs[i]);
+		pending &= ~ready;
+	}
+	return rounds;
+}
+#else
+/* The lanes' part: lane i runs sequence i (seqs: its own), as above; returns its rounds. */
+TSR_LZ_D uint32_t tsr_lz4_run(const uint8_t *in, uint8_t *out, const struct tsr_lz4_seq *seqs,
+			      uint32_t cnt)
+{
+	uint32_t rounds = 0;
+	const struct tsr_lz4_seq s = *seqs;
+	bool pending = TSR_LZ_LANE < cnt;
+	if (pending)
+		tsr_lz4_seq_lits(in, out, &s);
+	const uint64_t start = s.op + s.lit, end = start - s.dist + s.mlen;
+	for (;;) {
+		TSR_LZ_SYNCWARP(); /* the group's writes so far, seen by every lane */
+		const unsigned mask = __ballot_sync(TSR_LZ_MASK, pending) & TSR_LZ_MASK;
+		if (!mask)
+			return rounds;
+		rounds++;
+		const int low = (__ffs(mask) - 1) & (TSR_LZ_GROUP - 1);
+		const uint64_t first = __shfl_sync(TSR_LZ_MASK, start, low, TSR_LZ_GROUP);
+		if (pending && (TSR_LZ_LANE == (unsigned)low || end <= first)) {
+			tsr_lz4_seq_match(out, &s);
+			pending = false;
+		}
+	}
+}
+#endif
+#endif /* TSR_LZ4_BATCHED */
+
 /* Decodes z's block into out (cap bytes); *got: bytes written (on failure, so far). */
 TSR_LZ_D int tsr_lz4_block(struct tsr_lz *z, uint64_t ip, uint8_t *out, uint64_t cap,
 			   uint64_t *got)
@@ -36,6 +228,10 @@ TSR_LZ_D int tsr_lz4_block(struct tsr_lz *z, uint64_t ip, uint8_t *out, uint64_t
 	const uint64_t n = z->n;
 	uint64_t op = 0;
 	int st = TSR_CUDA_LZ_OK;
+#if TSR_LZ4_BATCHED
+	uint32_t calm = 0; /* sequences to go the sequential way before the next batch */
+	uint32_t calm_next = TSR_LZ4_CALM; /* after the next batch that does not pay */
+#endif
 	if (ip >= n) {
 		st = TSR_CUDA_LZ_E_TRUNCATED; /* (liblz4: an empty block is an error) */
 		goto done;
@@ -43,6 +239,32 @@ TSR_LZ_D int tsr_lz4_block(struct tsr_lz *z, uint64_t ip, uint8_t *out, uint64_t
 	for (;;) {
 		uint32_t tok;
 		uint64_t lit, dist; /* (declared before the fast path's jump past the parse) */
+#if TSR_LZ4_BATCHED
+		if (calm) {
+			calm--;
+		} else {
+#ifdef TSR_LZ_EMU
+			struct tsr_lz4_seq seqs[TSR_LZ4_BATCH];
+#else
+			struct tsr_lz4_seq seqs[1] = {};
+#endif
+			const uint32_t cnt = tsr_lz4_parse(z, &ip, &op, cap, seqs);
+			uint32_t rounds = 0;
+			if (cnt) {
+				TSR_LZ4_BATCH_SEEN(cnt);
+				rounds = tsr_lz4_run(z->in, out, seqs, cnt);
+			}
+			if (cnt < TSR_LZ4_BATCH_MIN || rounds * TSR_LZ4_BATCH_MIN > cnt) {
+				calm = calm_next;
+				calm_next = calm_next < TSR_LZ4_CALM_MAX ? 2 * calm_next
+									 : TSR_LZ4_CALM_MAX;
+			} else {
+				calm_next = TSR_LZ4_CALM;
+			}
+			if (cnt)
+				continue;
+		}
+#endif
 #if TSR_LZ4_FAST
 		/* The common sequence, fewer than 15 literals with its distance inside the input
 		 * and its literals inside the output: token, literals and distance read from the

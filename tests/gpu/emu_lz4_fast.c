@@ -1,8 +1,9 @@
-/* emu_lz4_fast.c - the LZ4 kernel's fast path (lz4_core.h, TSR_LZ4_FAST) against the same decoder without it: equal statuses, sizes and bytes on good, damaged and random blocks. */
+/* emu_lz4_fast.c - the LZ4 kernel's fast path (lz4_core.h, TSR_LZ4_FAST) against the same decoder without it: equal statuses, sizes and bytes on good, damaged and random blocks (emu_lz4_batch.c: the same with its batches of short sequences). */
 #define TSR_LZ_EMU 1
 
 /* the decoder without the fast path, under other names */
 #define TSR_LZ4_FAST 0
+#define TSR_LZ4_BATCHED 0
 #define tsr_lz4_block tsr_lz4_block_plain
 #define tsr_lz4_stream tsr_lz4_stream_plain
 #include "lz4_core.h"
@@ -10,12 +11,25 @@
 #undef tsr_lz4_stream
 #undef TSR_LZ4_CORE_H
 #undef TSR_LZ4_FAST
+#undef TSR_LZ4_BATCHED
 
-/* the decoder the kernels build, counting the sequences its fast path takes */
+/* the decoder the kernels build, counting the sequences its fast path takes (and, with
+ * EMU_BATCHED, as emu_lz4_batch.c builds it, those its batches take and their later rounds) */
+#ifndef EMU_BATCHED
+#define EMU_BATCHED 0
+#endif
 static unsigned long long fast_seen;
+#if EMU_BATCHED
+static unsigned long long batch_seen, rounds_seen;
+#endif
 #undef TSR_LZ4_FAST_SEEN
 #define TSR_LZ4_FAST_SEEN() (fast_seen++)
+#undef TSR_LZ4_BATCH_SEEN
+#define TSR_LZ4_BATCH_SEEN(k) (batch_seen += (k))
+#undef TSR_LZ4_ROUND_SEEN
+#define TSR_LZ4_ROUND_SEEN() (rounds_seen++)
 #define TSR_LZ4_FAST 1
+#define TSR_LZ4_BATCHED EMU_BATCHED
 #include "lz4_core.h"
 
 #include <lz4.h>
@@ -134,8 +148,16 @@ int main(void)
 		both(buf, zn, (unsigned)(t % 4), cap, TSR_CUDA_LZ4_RAW, "random block");
 	}
 	free(buf), free(z);
+#if EMU_BATCHED
+	printf("lz4 batches of %u: %zu decodes equal to the sequential decoder's (%zu failing), "
+	       "%llu sequences in batches, %llu rounds of matches after a batch's first, %llu "
+	       "sequences through the fast path\n", (unsigned)TSR_LZ4_BATCH, compared, failed_both,
+	       batch_seen, rounds_seen, fast_seen);
+	CHECK(compared > 10000 && failed_both > 1000 && batch_seen > 100000 && rounds_seen > 1000);
+#else
 	printf("lz4 fast path: %zu decodes equal with and without it (%zu failing), %llu "
 	       "sequences through it\n", compared, failed_both, fast_seen);
 	CHECK(compared > 10000 && failed_both > 1000 && fast_seen > 100000);
+#endif
 	CHECK_DONE();
 }
