@@ -69,9 +69,30 @@
  * 84.2 -> 72.5 GB/s, where shuffled floats gained 8%; with 16 sequential ones after each such
  * batch, 84.3 -> 81.2); the sequences after it go the sequential way, TSR_LZ4_CALM of them
  * after the first, twice as many after each next one in a row, at most TSR_LZ4_CALM_MAX. */
+#ifndef TSR_LZ4_BATCH_MIN
 #define TSR_LZ4_BATCH_MIN 4u
+#endif
+#ifndef TSR_LZ4_CALM
 #define TSR_LZ4_CALM 16u
+#endif
+#ifndef TSR_LZ4_CALM_MAX
 #define TSR_LZ4_CALM_MAX 1024u
+#endif
+/* (all three set at build time, for scripts/gpu-lz-kernels' VARIANTS; TSR_LZ4_CALM 0: a batch
+ * at every sequence) */
+
+/* The batch's step called (1: TSR_LZ4_BATCH_CALL) rather than inlined, so that the sequential
+ * path's code and registers stay as they are without batches (the many-streams kernel's halved
+ * residency above; the few-streams kernel lost 3-4% on incompressible floats with batches
+ * inlined, where batches were rarely tried). */
+#ifndef TSR_LZ4_BATCH_CALL
+#define TSR_LZ4_BATCH_CALL 0
+#endif
+#if TSR_LZ4_BATCH_CALL && !defined(TSR_LZ_EMU)
+#define TSR_LZ4_STEP_D static __device__ __noinline__
+#else
+#define TSR_LZ4_STEP_D TSR_LZ_D
+#endif
 
 /* A short sequence: literals in[lip, lip + lit) to out[op, ...), then mlen bytes from dist back. */
 struct tsr_lz4_seq {
@@ -219,6 +240,31 @@ TSR_LZ_D uint32_t tsr_lz4_run(const uint8_t *in, uint8_t *out, const struct tsr_
 	}
 }
 #endif
+
+/* A batch's step: its parse and its lanes' part, from and to values, not pointers, so that a
+ * called step leaves the caller's state in registers. */
+struct tsr_lz4_step {
+	uint64_t ip, op;
+	int64_t wstart;
+	uint32_t cnt, rounds;
+};
+
+TSR_LZ4_STEP_D struct tsr_lz4_step tsr_lz4_batch_step(struct tsr_lz z, uint64_t ip, uint64_t op,
+						      uint64_t cap, uint8_t *out)
+{
+#ifdef TSR_LZ_EMU
+	struct tsr_lz4_seq seqs[TSR_LZ4_BATCH];
+#else
+	struct tsr_lz4_seq seqs[1] = {};
+#endif
+	struct tsr_lz4_step r;
+	r.cnt = tsr_lz4_parse(&z, &ip, &op, cap, seqs);
+	r.rounds = r.cnt ? tsr_lz4_run(z.in, out, seqs, r.cnt) : 0;
+	r.ip = ip;
+	r.op = op;
+	r.wstart = z.wstart;
+	return r;
+}
 #endif /* TSR_LZ4_BATCHED */
 
 /* Decodes z's block into out (cap bytes); *got: bytes written (on failure, so far). */
@@ -243,17 +289,13 @@ TSR_LZ_D int tsr_lz4_block(struct tsr_lz *z, uint64_t ip, uint8_t *out, uint64_t
 		if (calm) {
 			calm--;
 		} else {
-#ifdef TSR_LZ_EMU
-			struct tsr_lz4_seq seqs[TSR_LZ4_BATCH];
-#else
-			struct tsr_lz4_seq seqs[1] = {};
-#endif
-			const uint32_t cnt = tsr_lz4_parse(z, &ip, &op, cap, seqs);
-			uint32_t rounds = 0;
-			if (cnt) {
+			const struct tsr_lz4_step r = tsr_lz4_batch_step(*z, ip, op, cap, out);
+			const uint32_t cnt = r.cnt, rounds = r.rounds;
+			ip = r.ip;
+			op = r.op;
+			z->wstart = r.wstart;
+			if (cnt)
 				TSR_LZ4_BATCH_SEEN(cnt);
-				rounds = tsr_lz4_run(z->in, out, seqs, cnt);
-			}
 			if (cnt < TSR_LZ4_BATCH_MIN || rounds * TSR_LZ4_BATCH_MIN > cnt) {
 				calm = calm_next;
 				calm_next = calm_next < TSR_LZ4_CALM_MAX ? 2 * calm_next
