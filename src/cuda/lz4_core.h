@@ -100,6 +100,12 @@ struct tsr_lz4_seq {
 	uint32_t lit, mlen, dist;
 };
 
+/* Where sequence s's match starts in the output. */
+TSR_LZ_D uint64_t tsr_lz4_match_at(const struct tsr_lz4_seq *s)
+{
+	return s->op + s->lit;
+}
+
 /* One lane's literal run (at most 14 bytes): all loads, then all stores. */
 TSR_LZ_D void tsr_lz4_seq_lits(const uint8_t *in, uint8_t *out, const struct tsr_lz4_seq *s)
 {
@@ -121,7 +127,7 @@ TSR_LZ_D void tsr_lz4_seq_lits(const uint8_t *in, uint8_t *out, const struct tsr
  * that no load reads a byte this match writes and all loads go before the stores. */
 TSR_LZ_D void tsr_lz4_seq_match(uint8_t *out, const struct tsr_lz4_seq *s)
 {
-	const uint64_t d = s->op + s->lit;
+	const uint64_t d = tsr_lz4_match_at(s);
 	const uint8_t *src = out + d - s->dist;
 	uint8_t v[18];
 	uint32_t r = 0;
@@ -182,6 +188,14 @@ TSR_LZ_D uint32_t tsr_lz4_parse(struct tsr_lz *z, uint64_t *ipp, uint64_t *opp, 
 	return cnt;
 }
 
+/* Whether s's match may run in a round whose lowest pending match starts at `first` (is_low: s
+ * is that one): all output before `first` is written, so a source that ends there is final. The
+ * one rule of both builds of tsr_lz4_run, so that the emulator tests the kernel's. */
+TSR_LZ_D int tsr_lz4_ready(const struct tsr_lz4_seq *s, uint64_t first, int is_low)
+{
+	return is_low || tsr_lz4_match_at(s) - s->dist + s->mlen <= first;
+}
+
 #ifdef TSR_LZ_EMU
 /* The lanes' part, lane after lane: the literals, then rounds of matches, each round's lanes
  * chosen before any runs and run from the highest down (a match that read another of its round
@@ -199,14 +213,11 @@ static inline uint32_t tsr_lz4_run(const uint8_t *in, uint8_t *out,
 		uint32_t low = 0;
 		while (!(pending >> low & 1))
 			low++;
-		const uint64_t start = seqs[low].op + seqs[low].lit, ready0 = pending;
+		const uint64_t first = tsr_lz4_match_at(&seqs[low]);
 		uint64_t ready = 0;
-		for (uint32_t i = 0; i < cnt; i++) {
-			const struct tsr_lz4_seq *s = &seqs[i];
-			if ((ready0 >> i & 1) &&
-			    (i == low || s->op + s->lit - s->dist + s->mlen <= start))
+		for (uint32_t i = 0; i < cnt; i++)
+			if ((pending >> i & 1) && tsr_lz4_ready(&seqs[i], first, i == low))
 				ready |= 1ull << i;
-		}
 		for (uint32_t i = cnt; i-- > 0;)
 			if (ready >> i & 1)
 				tsr_lz4_seq_match(out, &seqs[i]);
@@ -224,7 +235,6 @@ TSR_LZ_D uint32_t tsr_lz4_run(const uint8_t *in, uint8_t *out, const struct tsr_
 	bool pending = TSR_LZ_LANE < cnt;
 	if (pending)
 		tsr_lz4_seq_lits(in, out, &s);
-	const uint64_t start = s.op + s.lit, end = start - s.dist + s.mlen;
 	for (;;) {
 		TSR_LZ_SYNCWARP(); /* the group's writes so far, seen by every lane */
 		const unsigned mask = __ballot_sync(TSR_LZ_MASK, pending) & TSR_LZ_MASK;
@@ -232,8 +242,9 @@ TSR_LZ_D uint32_t tsr_lz4_run(const uint8_t *in, uint8_t *out, const struct tsr_
 			return rounds;
 		rounds++;
 		const int low = (__ffs(mask) - 1) & (TSR_LZ_GROUP - 1);
-		const uint64_t first = __shfl_sync(TSR_LZ_MASK, start, low, TSR_LZ_GROUP);
-		if (pending && (TSR_LZ_LANE == (unsigned)low || end <= first)) {
+		const uint64_t first =
+			__shfl_sync(TSR_LZ_MASK, tsr_lz4_match_at(&s), low, TSR_LZ_GROUP);
+		if (pending && tsr_lz4_ready(&s, first, TSR_LZ_LANE == (unsigned)low)) {
 			tsr_lz4_seq_match(out, &s);
 			pending = false;
 		}
