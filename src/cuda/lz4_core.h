@@ -81,12 +81,13 @@
 /* (all three set at build time, for scripts/gpu-lz-kernels' VARIANTS; TSR_LZ4_CALM 0: a batch
  * at every sequence) */
 
-/* The batch's step called (1: TSR_LZ4_BATCH_CALL) rather than inlined, so that the sequential
- * path's code and registers stay as they are without batches (the many-streams kernel's halved
- * residency above; the few-streams kernel lost 3-4% on incompressible floats with batches
- * inlined, where batches were rarely tried). */
+/* The batch's step called (TSR_LZ4_BATCH_CALL 1) rather than inlined (0), so that the
+ * sequential path's code stays as it is without batches: inlined, the few-streams kernel lost 2%
+ * on 2,048 streams of incompressible floats, where batches are rarely tried; called, it gained
+ * 3-10% on them, and no row of scripts/gpu-lz-kernels lost against the kernel without batches
+ * (H200; design-notes, "lzbatch landed"). */
 #ifndef TSR_LZ4_BATCH_CALL
-#define TSR_LZ4_BATCH_CALL 0
+#define TSR_LZ4_BATCH_CALL 1
 #endif
 #if TSR_LZ4_BATCH_CALL && !defined(TSR_LZ_EMU)
 #define TSR_LZ4_STEP_D static __device__ __noinline__
