@@ -1,4 +1,4 @@
-/* gpu_zstd_bench.cu - the GPU zstd decoder alone, device to device, on the issue's three shapes of Zarr zstd chunks, beside nvCOMP's batched zstd on the same frames. */
+/* gpu_zstd_bench.cu - the GPU zstd decoder alone, device to device, on the issue's three shapes of Zarr zstd chunks and a Blosc2 slot's streams, beside nVCOMP's batched zstd on the same frames. */
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <math.h>
@@ -11,14 +11,19 @@
 #include "tsr_cuda.h"
 
 /*
- * Usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abc] [--level L] [--count N]
+ * Usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abcd] [--level L] [--count N]
  *                       [--phase-c auto|warps|cells]
  * Sets (libzstd level L, default 3 = zarr-python's and numcodecs' default):
  *   a  10 000 frames of 64 KiB of float32 data (a smooth field with noise in its low bits);
  *   b  64 chunks of 32 MiB: 256^3 uint16 chunks of a 1024^3 volume (a smooth field plus
  *      noise), one frame each (8 distinct chunks, repeated);
  *   c  4096 inner chunks of 64^3 uint16 (512 KiB) of the same volume's sharded variant
- *      (256 distinct, repeated).
+ *      (256 distinct, repeated);
+ *   d  a Blosc2 slot's streams (not in the default sets): 4096 byte planes of 32 KiB, the 4
+ *      planes of 1,024 byte-shuffled blocks of 4 x 8192 float32 (python-blosc2's default
+ *      blocks of bench/blosc2_data.py's field, which bench/workloads.py's b2_zstd array holds),
+ *      each its own frame at level 9 (blosc's clevel 5, python-blosc2's default, is zstd's
+ *      2 x 5 - 1; --level sets it) (1,024 distinct, repeated).
  * Every copy has its own input and output place on the device. Each row: one checked run (every
  * output byte against its source), then the median of R runs (default 5) timed with CUDA
  * events around the launcher call (for tessera that includes its scan, its one wait and its
@@ -49,7 +54,7 @@ typedef int (*nvc_decomp_fn)(const void *const *, const size_t *, const size_t *
 			     void *, size_t, void *const *, nvc_opts, int *, cudaStream_t);
 
 struct set {
-	char name[64];
+	char name[96];
 	size_t n, uniq, each;       /* streams, distinct ones, decoded bytes each */
 	unsigned char **src, **z;   /* uniq sources and frames */
 	size_t *zn;
@@ -76,6 +81,24 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Set d's block u: rows 32u to 32u + 3 of an 8192-wide field (bench/blosc2_data.py's: a smooth
+ * field plus normal noise of 0.01), its 4 byte planes one after another (blosc's shuffle). */
+static void blosc2_planes(unsigned char *out, size_t u, uint64_t *s)
+{
+	const size_t w = 8192, rows = 4, n = rows * w;
+	for (size_t i = 0; i < n; i++) {
+		double y = (double)(u * 32 + i / w), x = (double)(i % w);
+		double u1 = ((double)(lzp_rand(s) >> 11) + 1.0) / 9007199254740993.0;
+		double u2 = (double)(lzp_rand(s) >> 11) / 9007199254740992.0;
+		double noise = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+		float v = (float)(sin(y / 300.0) * cos(x / 200.0) * 1000.0 + noise * 0.01);
+		unsigned char b[4];
+		memcpy(b, &v, 4);
+		for (int k = 0; k < 4; k++)
+			out[(size_t)k * n + i] = b[k];
+	}
+}
+
 /* a 1024^3 uint16 volume: a smooth field plus a little noise, sampled in a block */
 static void volume_block(uint16_t *out, size_t edge, size_t x0, size_t y0, size_t z0, uint64_t *s)
 {
@@ -91,6 +114,7 @@ static void volume_block(uint16_t *out, size_t edge, size_t x0, size_t y0, size_
 
 static void make_set(struct set *t, char which, int level, size_t count)
 {
+	unsigned char *planes = NULL; /* set d: a block's 4 planes, made a block at a time */
 	memset(t, 0, sizeof *t);
 	size_t edge = 0;
 	const char *what;
@@ -100,9 +124,14 @@ static void make_set(struct set *t, char which, int level, size_t count)
 	} else if (which == 'b') {
 		what = "32 MiB uint16 (256^3)";
 		t->n = 64, t->uniq = 8, t->each = (size_t)32 << 20, edge = 256;
-	} else {
+	} else if (which == 'c') {
 		what = "512 KiB uint16 (64^3)";
 		t->n = 4096, t->uniq = 256, t->each = 512 << 10, edge = 64;
+	} else {
+		what = level == 9 ? "32 KiB planes of float32 (Blosc2, level 9)"
+				  : "32 KiB planes of float32 (Blosc2)";
+		t->n = 4096, t->uniq = 1024, t->each = 32 << 10;
+		planes = (unsigned char *)xmalloc(4 * t->each);
 	}
 	if (count) {
 		t->n = count;
@@ -118,7 +147,11 @@ static void make_set(struct set *t, char which, int level, size_t count)
 		t->src[u] = (unsigned char *)xmalloc(t->each);
 		if (which == 'a')
 			lzp_fill(LZP_FLOATS, t->src[u], t->each, u + 1);
-		else
+		else if (which == 'd') {
+			if (u % 4 == 0)
+				blosc2_planes(planes, u / 4, &s);
+			memcpy(t->src[u], planes + (u % 4) * t->each, t->each);
+		} else
 			volume_block((uint16_t *)t->src[u], edge, (u % 4) * edge, (u / 4 % 4) * edge,
 				     u / 16 * edge, &s);
 		size_t cap = ZSTD_compressBound(t->each);
@@ -130,6 +163,7 @@ static void make_set(struct set *t, char which, int level, size_t count)
 		}
 	}
 	ZSTD_freeCCtx(cc);
+	free(planes);
 	size_t *off = (size_t *)xmalloc(t->n * sizeof(size_t));
 	for (size_t i = 0; i < t->n; i++) {
 		off[i] = t->in_total;
@@ -242,7 +276,7 @@ static double run(struct set *t, int who, void *temp, size_t temp_n, cudaStream_
 
 int main(int argc, char **argv)
 {
-	int runs = 5, level = 3;
+	int runs = 5, level = 3, level_given = 0;
 	const char *nvlib = NULL, *sets = "abc";
 	size_t count = 0;
 	for (int i = 1; i < argc; i++) {
@@ -253,7 +287,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--sets") && i + 1 < argc)
 			sets = argv[++i];
 		else if (!strcmp(argv[i], "--level") && i + 1 < argc)
-			level = atoi(argv[++i]);
+			level = atoi(argv[++i]), level_given = 1;
 		else if (!strcmp(argv[i], "--count") && i + 1 < argc)
 			count = (size_t)strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--phase-c") && i + 1 < argc &&
@@ -264,7 +298,7 @@ int main(int argc, char **argv)
 				  : !strcmp(v, "cells") ? TSR_CUDA_ZSTD_C_CELLS
 							: TSR_CUDA_ZSTD_C_AUTO;
 		} else {
-			fprintf(stderr, "usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abc] "
+			fprintf(stderr, "usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abcd] "
 					"[--level L] [--count N] [--phase-c auto|warps|cells]\n");
 			return 2;
 		}
@@ -299,7 +333,7 @@ int main(int argc, char **argv)
 	double *ms = (double *)xmalloc((size_t)runs * sizeof(double));
 	for (const char *c = sets; *c; c++) {
 		struct set t;
-		make_set(&t, *c, level, count);
+		make_set(&t, *c, *c == 'd' && !level_given ? 9 : level, count);
 		double bytes = (double)t.n * (double)t.each, zbytes = 0;
 		for (size_t i = 0; i < t.n; i++)
 			zbytes += (double)t.zn[i % t.uniq];
