@@ -11,7 +11,7 @@
 #include "tsr_cuda.h"
 
 /*
- * Usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abcd] [--level L] [--count N]
+ * Usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abcde] [--level L] [--count N]
  *                       [--phase-c auto|warps|cells]
  * Sets (libzstd level L, default 3 = zarr-python's and numcodecs' default):
  *   a  10 000 frames of 64 KiB of float32 data (a smooth field with noise in its low bits);
@@ -21,9 +21,13 @@
  *      (256 distinct, repeated);
  *   d  a Blosc2 slot's streams (not in the default sets): 4096 byte planes of 32 KiB, the 4
  *      planes of 1,024 byte-shuffled blocks of 4 x 8192 float32 (python-blosc2's default
- *      blocks of bench/blosc2_data.py's field, which bench/workloads.py's b2_zstd array holds),
- *      each its own frame at level 9 (blosc's clevel 5, python-blosc2's default, is zstd's
- *      2 x 5 - 1; --level sets it) (1,024 distinct, repeated).
+ *      blocks of an 8192-wide array), each its own frame at level 9 (blosc's clevel 5,
+ *      python-blosc2's default, is zstd's 2 x 5 - 1; --level sets it) (1,024 distinct,
+ *      repeated); the field of bench/blosc2_data.py (gpu-profile-rows' and blosc2_bench's
+ *      arrays): its two low planes are all literals;
+ *   e  the same of bench/zarr_bench.py's f32_block field (bench/workloads.py's b2_zstd array,
+ *      gpu-ab's row): every plane has sequences (parsed from that array's file: about 1,000,
+ *      560, 700 and 720 a frame, the top plane up to 3,900).
  * Every copy has its own input and output place on the device. Each row: one checked run (every
  * output byte against its source), then the median of R runs (default 5) timed with CUDA
  * events around the launcher call (for tessera that includes its scan, its one wait and its
@@ -81,17 +85,26 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Set d's block u: rows 32u to 32u + 3 of an 8192-wide field (bench/blosc2_data.py's: a smooth
- * field plus normal noise of 0.01), its 4 byte planes one after another (blosc's shuffle). */
-static void blosc2_planes(unsigned char *out, size_t u, uint64_t *s)
+/* Block u of an 8192-wide float32 field, its 4 byte planes one after another (blosc's shuffle).
+ * Set d: rows 32u to 32u + 3 of bench/blosc2_data.py's field (a smooth field plus normal noise
+ * of 0.01); set e: rows 4u to 4u + 3 of bench/zarr_bench.py's f32_block (100 sin(y/37)
+ * cos(x/53) plus normal noise of 1, rounded to 1/100). */
+static void blosc2_planes(unsigned char *out, size_t u, char which, uint64_t *s)
 {
 	const size_t w = 8192, rows = 4, n = rows * w;
 	for (size_t i = 0; i < n; i++) {
-		double y = (double)(u * 32 + i / w), x = (double)(i % w);
 		double u1 = ((double)(lzp_rand(s) >> 11) + 1.0) / 9007199254740993.0;
 		double u2 = (double)(lzp_rand(s) >> 11) / 9007199254740992.0;
 		double noise = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-		float v = (float)(sin(y / 300.0) * cos(x / 200.0) * 1000.0 + noise * 0.01);
+		float v;
+		if (which == 'd') {
+			double y = (double)(u * 32 + i / w), x = (double)(i % w);
+			v = (float)(sin(y / 300.0) * cos(x / 200.0) * 1000.0 + noise * 0.01);
+		} else {
+			float y = (float)(u * rows + i / w), x = (float)(i % w);
+			v = 100.0f * sinf(y / 37.0f) * cosf(x / 53.0f) + (float)noise;
+			v = rintf(v * 100.0f) / 100.0f;
+		}
 		unsigned char b[4];
 		memcpy(b, &v, 4);
 		for (int k = 0; k < 4; k++)
@@ -128,8 +141,12 @@ static void make_set(struct set *t, char which, int level, size_t count)
 		what = "512 KiB uint16 (64^3)";
 		t->n = 4096, t->uniq = 256, t->each = 512 << 10, edge = 64;
 	} else {
-		what = level == 9 ? "32 KiB planes of float32 (Blosc2, level 9)"
-				  : "32 KiB planes of float32 (Blosc2)";
+		if (which == 'd')
+			what = level == 9 ? "32 KiB planes of float32 (Blosc2, level 9)"
+					  : "32 KiB planes of float32 (Blosc2)";
+		else
+			what = level == 9 ? "32 KiB planes of float32 (Blosc2 b2_zstd, level 9)"
+					  : "32 KiB planes of float32 (Blosc2 b2_zstd)";
 		t->n = 4096, t->uniq = 1024, t->each = 32 << 10;
 		planes = (unsigned char *)xmalloc(4 * t->each);
 	}
@@ -147,9 +164,9 @@ static void make_set(struct set *t, char which, int level, size_t count)
 		t->src[u] = (unsigned char *)xmalloc(t->each);
 		if (which == 'a')
 			lzp_fill(LZP_FLOATS, t->src[u], t->each, u + 1);
-		else if (which == 'd') {
+		else if (which == 'd' || which == 'e') {
 			if (u % 4 == 0)
-				blosc2_planes(planes, u / 4, &s);
+				blosc2_planes(planes, u / 4, which, &s);
 			memcpy(t->src[u], planes + (u % 4) * t->each, t->each);
 		} else
 			volume_block((uint16_t *)t->src[u], edge, (u % 4) * edge, (u / 4 % 4) * edge,
@@ -298,7 +315,7 @@ int main(int argc, char **argv)
 				  : !strcmp(v, "cells") ? TSR_CUDA_ZSTD_C_CELLS
 							: TSR_CUDA_ZSTD_C_AUTO;
 		} else {
-			fprintf(stderr, "usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abcd] "
+			fprintf(stderr, "usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abcde] "
 					"[--level L] [--count N] [--phase-c auto|warps|cells]\n");
 			return 2;
 		}
@@ -333,7 +350,7 @@ int main(int argc, char **argv)
 	double *ms = (double *)xmalloc((size_t)runs * sizeof(double));
 	for (const char *c = sets; *c; c++) {
 		struct set t;
-		make_set(&t, *c, *c == 'd' && !level_given ? 9 : level, count);
+		make_set(&t, *c, (*c == 'd' || *c == 'e') && !level_given ? 9 : level, count);
 		double bytes = (double)t.n * (double)t.each, zbytes = 0;
 		for (size_t i = 0; i < t.n; i++)
 			zbytes += (double)t.zn[i % t.uniq];
