@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpu_check.h"
+
 /*
  * Usage: gpu_host_read_bench [--threads "1 8 16"] [--runs R] DIR
  * Every regular file under DIR (a Zarr store's chunk files), each opened, read whole with pread
@@ -29,16 +31,6 @@
  *   memcpy    no files: T threads memcpy the region's size between two touched regions
  * GB/s of file bytes (10^9) a second, median of R runs after one warm-up run. Table last.
  */
-
-#define CK(x)                                                                            \
-	do {                                                                             \
-		cudaError_t e_ = (x);                                                    \
-		if (e_ != cudaSuccess) {                                                 \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,               \
-				cudaGetErrorString(e_));                                 \
-			exit(1);                                                         \
-		}                                                                        \
-	} while (0)
 
 #define BOUNCE (4u << 20)
 #define NBOUNCE 3

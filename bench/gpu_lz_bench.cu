@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_check.h"
 #include "lz_blosclz_writer.h"
 #include "lz_profiles.h"
 #include "tsr_cuda.h"
@@ -23,16 +24,6 @@
  * decodes the same LZ4 streams the same way. --kernel forces our many-streams or few-streams
  * kernel (tsr_cuda_lz_force; auto: the batch's size picks). Table last.
  */
-
-#define CK(x)                                                                            \
-	do {                                                                             \
-		cudaError_t e_ = (x);                                                    \
-		if (e_ != cudaSuccess) {                                                 \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,       \
-				cudaGetErrorString(e_));                                 \
-			exit(1);                                                         \
-		}                                                                        \
-	} while (0)
 
 #define UNIQUE 500
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "gpu_check.h"
 #include "lz_profiles.h"
 #include "tsr_cuda.h"
 
@@ -39,16 +40,6 @@
  * launcher's choice, as the engine calls it).
  */
 
-#define CK(x)                                                                            \
-	do {                                                                             \
-		cudaError_t e_ = (x);                                                    \
-		if (e_ != cudaSuccess) {                                                 \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,       \
-				cudaGetErrorString(e_));                                 \
-			exit(1);                                                         \
-		}                                                                        \
-	} while (0)
-
 typedef struct {
 	int backend;
 	char reserved[60];
@@ -68,16 +59,6 @@ struct set {
 	int *d_st;
 	size_t in_total;
 };
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "out of memory\n");
-		exit(2);
-	}
-	return p;
-}
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -148,20 +129,20 @@ static void make_set(struct set *t, char which, int level, size_t count)
 			what = level == 9 ? "32 KiB planes of float32 (Blosc2 b2_zstd, level 9)"
 					  : "32 KiB planes of float32 (Blosc2 b2_zstd)";
 		t->n = 4096, t->uniq = 1024, t->each = 32 << 10;
-		planes = (unsigned char *)xmalloc(4 * t->each);
+		planes = (unsigned char *)tu_xmalloc(4 * t->each);
 	}
 	if (count) {
 		t->n = count;
 		t->uniq = t->uniq < count ? t->uniq : count;
 	}
 	snprintf(t->name, sizeof t->name, "%zu x %s", t->n, what);
-	t->src = (unsigned char **)xmalloc(t->uniq * sizeof(void *));
-	t->z = (unsigned char **)xmalloc(t->uniq * sizeof(void *));
-	t->zn = (size_t *)xmalloc(t->uniq * sizeof(size_t));
+	t->src = (unsigned char **)tu_xmalloc(t->uniq * sizeof(void *));
+	t->z = (unsigned char **)tu_xmalloc(t->uniq * sizeof(void *));
+	t->zn = (size_t *)tu_xmalloc(t->uniq * sizeof(size_t));
 	uint64_t s = 42;
 	ZSTD_CCtx *cc = ZSTD_createCCtx();
 	for (size_t u = 0; u < t->uniq; u++) {
-		t->src[u] = (unsigned char *)xmalloc(t->each);
+		t->src[u] = (unsigned char *)tu_xmalloc(t->each);
 		if (which == 'a')
 			lzp_fill(LZP_FLOATS, t->src[u], t->each, u + 1);
 		else if (which == 'd' || which == 'e') {
@@ -172,7 +153,7 @@ static void make_set(struct set *t, char which, int level, size_t count)
 			volume_block((uint16_t *)t->src[u], edge, (u % 4) * edge, (u / 4 % 4) * edge,
 				     u / 16 * edge, &s);
 		size_t cap = ZSTD_compressBound(t->each);
-		t->z[u] = (unsigned char *)xmalloc(cap);
+		t->z[u] = (unsigned char *)tu_xmalloc(cap);
 		t->zn[u] = ZSTD_compressCCtx(cc, t->z[u], cap, t->src[u], t->each, level);
 		if (ZSTD_isError(t->zn[u])) {
 			fprintf(stderr, "libzstd: %s\n", ZSTD_getErrorName(t->zn[u]));
@@ -181,15 +162,15 @@ static void make_set(struct set *t, char which, int level, size_t count)
 	}
 	ZSTD_freeCCtx(cc);
 	free(planes);
-	size_t *off = (size_t *)xmalloc(t->n * sizeof(size_t));
+	size_t *off = (size_t *)tu_xmalloc(t->n * sizeof(size_t));
 	for (size_t i = 0; i < t->n; i++) {
 		off[i] = t->in_total;
 		t->in_total += (t->zn[i % t->uniq] + 255) & ~(size_t)255;
 	}
 	CK(cudaMalloc((void **)&t->d_in, t->in_total));
 	CK(cudaMalloc((void **)&t->d_out, t->n * t->each));
-	void **inp = (void **)xmalloc(t->n * sizeof(void *)), **outp = (void **)xmalloc(t->n * sizeof(void *));
-	size_t *inn = (size_t *)xmalloc(t->n * sizeof(size_t)), *cap = (size_t *)xmalloc(t->n * sizeof(size_t));
+	void **inp = (void **)tu_xmalloc(t->n * sizeof(void *)), **outp = (void **)tu_xmalloc(t->n * sizeof(void *));
+	size_t *inn = (size_t *)tu_xmalloc(t->n * sizeof(size_t)), *cap = (size_t *)tu_xmalloc(t->n * sizeof(size_t));
 	for (size_t i = 0; i < t->n; i++) {
 		size_t u = i % t->uniq;
 		CK(cudaMemcpy(t->d_in + off[i], t->z[u], t->zn[u], cudaMemcpyHostToDevice));
@@ -238,9 +219,9 @@ static void free_set(struct set *t)
 static size_t wrong(const struct set *t)
 {
 	size_t bad = 0;
-	size_t *got = (size_t *)xmalloc(t->n * sizeof(size_t));
-	int *st = (int *)xmalloc(t->n * sizeof(int));
-	unsigned char *o = (unsigned char *)xmalloc(t->each);
+	size_t *got = (size_t *)tu_xmalloc(t->n * sizeof(size_t));
+	int *st = (int *)tu_xmalloc(t->n * sizeof(int));
+	unsigned char *o = (unsigned char *)tu_xmalloc(t->each);
 	CK(cudaMemcpy(got, t->d_got, t->n * sizeof(size_t), cudaMemcpyDeviceToHost));
 	CK(cudaMemcpy(st, t->d_st, t->n * sizeof(int), cudaMemcpyDeviceToHost));
 	for (size_t i = 0; i < t->n; i++) {
@@ -347,7 +328,7 @@ int main(int argc, char **argv)
 			       "| set (zstd level %d) | ratio | tessera GB/s | nvCOMP GB/s | tessera / nvCOMP |\n"
 			       "|---|---|---|---|---|\n", level);
 	int fail = 0;
-	double *ms = (double *)xmalloc((size_t)runs * sizeof(double));
+	double *ms = (double *)tu_xmalloc((size_t)runs * sizeof(double));
 	for (const char *c = sets; *c; c++) {
 		struct set t;
 		make_set(&t, *c, (*c == 'd' || *c == 'e') && !level_given ? 9 : level, count);

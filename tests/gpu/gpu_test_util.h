@@ -15,28 +15,7 @@
 #include <libdeflate.h>
 #include <zlib.h>
 
-#ifdef CUDART_VERSION /* the CUDA runtime's header came first: the GPU test and benchmark */
-/* Exits on a CUDA error, naming the call. */
-#define CK(x)                                                                                    \
-	do {                                                                                     \
-		cudaError_t e_ = (x);                                                            \
-		if (e_ != cudaSuccess) {                                                         \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,               \
-				cudaGetErrorString(e_));                                         \
-			exit(1);                                                                 \
-		}                                                                                \
-	} while (0)
-#endif
-
-static inline void *tu_xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "out of memory (%zu bytes)\n", n);
-		exit(2);
-	}
-	return p;
-}
+#include "gpu_check.h"
 
 static inline double tu_now(void)
 {

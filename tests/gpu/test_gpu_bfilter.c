@@ -11,6 +11,7 @@
 #include "bfilter.h"
 #include "codecs/blosc.h"
 #include "core/internal.h"
+#include "gpu_check.h"
 
 /*
  * Each chunk of tests/data/blosc and tests/data/blosc-filters with filters or a fill (as the
@@ -27,15 +28,6 @@
  * Prints "skipped: no CUDA device" and passes where there is no GPU.
  */
 
-#define CK(x)                                                                            \
-	do {                                                                             \
-		cudaError_t e_ = (x);                                                    \
-		if (e_ != cudaSuccess) {                                                 \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,       \
-				cudaGetErrorString(e_));                                 \
-			exit(1);                                                         \
-		}                                                                        \
-	} while (0)
 #define GUARD 4096
 
 struct chunk {
@@ -46,14 +38,6 @@ struct chunk {
 	int in_stage;           /* the result is at stage */
 };
 
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		exit(2);
-	return p;
-}
-
 static uint8_t *slurp(const char *path, size_t *n_ret)
 {
 	FILE *f = fopen(path, "rb");
@@ -62,7 +46,7 @@ static uint8_t *slurp(const char *path, size_t *n_ret)
 	fseek(f, 0, SEEK_END);
 	long n = ftell(f);
 	fseek(f, 0, SEEK_SET);
-	uint8_t *b = (uint8_t *)xmalloc((size_t)n);
+	uint8_t *b = (uint8_t *)tu_xmalloc((size_t)n);
 	*n_ret = fread(b, 1, (size_t)n, f);
 	fclose(f);
 	return b;
@@ -117,7 +101,7 @@ int main(int argc, char **argv)
 	snprintf(dir, sizeof(dir), "%s", __FILE__);
 	*strrchr(dir, '/') = 0;
 	size_t cap = 1024, nk = 0, dec_total = 0, stage_total = 0, n_dict = 0;
-	struct chunk *ks = (struct chunk *)xmalloc(cap * sizeof(*ks));
+	struct chunk *ks = (struct chunk *)tu_xmalloc(cap * sizeof(*ks));
 	static const char *const sets[] = {"blosc", "blosc-filters"};
 	for (int set = 0; set < 2; set++) {
 		snprintf(path, sizeof(path), "%s/../data/%s/index.tsv", dir, sets[set]);
@@ -147,7 +131,7 @@ int main(int argc, char **argv)
 				continue;
 			}
 			k.n = (size_t)in.nbytes;
-			k.want = (uint8_t *)xmalloc(k.n);
+			k.want = (uint8_t *)tu_xmalloc(k.n);
 			size_t got = 0;
 			if (tsr_blosc_decode(k.want, k.n, k.c, k.cn, NULL, &got) != TSR_OK) {
 				free(k.c);
@@ -165,10 +149,10 @@ int main(int argc, char **argv)
 		}
 		fclose(ix);
 	}
-	uint8_t *hdec = (uint8_t *)xmalloc(dec_total), *hstage = (uint8_t *)xmalloc(stage_total + GUARD);
+	uint8_t *hdec = (uint8_t *)tu_xmalloc(dec_total), *hstage = (uint8_t *)tu_xmalloc(stage_total + GUARD);
 	memset(hdec, 0xa5, dec_total);
 	memset(hstage, 0x5a, stage_total + GUARD);
-	struct tsr_cuda_bfilter *desc = (struct tsr_cuda_bfilter *)xmalloc(nk * sizeof(*desc));
+	struct tsr_cuda_bfilter *desc = (struct tsr_cuda_bfilter *)tu_xmalloc(nk * sizeof(*desc));
 	struct libdeflate_decompressor *dd = libdeflate_alloc_decompressor();
 	size_t nd = 0, with_delta = 0, fills = 0;
 	uint64_t blocks = 0;
@@ -214,7 +198,7 @@ int main(int argc, char **argv)
 	CK(cudaDeviceSynchronize());
 	CK(cudaMemcpy(hdec, ddec, dec_total, cudaMemcpyDeviceToHost));
 	CK(cudaMemcpy(hstage, dstage, stage_total, cudaMemcpyDeviceToHost));
-	uint8_t *guard = (uint8_t *)xmalloc(GUARD);
+	uint8_t *guard = (uint8_t *)tu_xmalloc(GUARD);
 	CK(cudaMemcpy(guard, dstage + stage_total, GUARD, cudaMemcpyDeviceToHost));
 	for (size_t j = 0; j < GUARD; j++)
 		if (guard[j] != 0x5a) {

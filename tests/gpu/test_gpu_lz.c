@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_check.h"
+
 #define TSR_LZ_EMU 1
 #include "blosclz_core.h"
 #include "lz4_core.h"
@@ -22,15 +24,6 @@
  * CUDA device" and passes where there is no GPU.
  */
 
-#define CK(x)                                                                            \
-	do {                                                                             \
-		cudaError_t e_ = (x);                                                    \
-		if (e_ != cudaSuccess) {                                                 \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,       \
-				cudaGetErrorString(e_));                                 \
-			exit(1);                                                         \
-		}                                                                        \
-	} while (0)
 #define GUARD 64
 
 struct item {
@@ -41,14 +34,6 @@ struct item {
 
 static struct item *items;
 static size_t nitems, items_cap;
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		exit(2);
-	return p;
-}
 
 static void add(unsigned char *z, size_t zn, unsigned char *raw, size_t n, size_t cap, int fam,
 		int variant)
@@ -64,7 +49,7 @@ static void add(unsigned char *z, size_t zn, unsigned char *raw, size_t n, size_
 
 static unsigned char *dup(const unsigned char *p, size_t n)
 {
-	unsigned char *q = (unsigned char *)xmalloc(n);
+	unsigned char *q = (unsigned char *)tu_xmalloc(n);
 	memcpy(q, p, n);
 	return q;
 }
@@ -72,7 +57,7 @@ static unsigned char *dup(const unsigned char *p, size_t n)
 static void make_lz4(const unsigned char *src, size_t n, int hc, int level, int sized)
 {
 	int bound = LZ4_compressBound((int)n);
-	unsigned char *z = (unsigned char *)xmalloc((size_t)bound + 4);
+	unsigned char *z = (unsigned char *)tu_xmalloc((size_t)bound + 4);
 	int zn = hc ? LZ4_compress_HC((const char *)src, (char *)z + 4, (int)n, bound, level)
 		    : LZ4_compress_fast((const char *)src, (char *)z + 4, (int)n, bound, level);
 	if (sized) {
@@ -87,7 +72,7 @@ static void make_lz4(const unsigned char *src, size_t n, int hc, int level, int 
 
 static void make_blosclz(const unsigned char *src, size_t n)
 {
-	unsigned char *z = (unsigned char *)xmalloc(n + n / 32 + 16);
+	unsigned char *z = (unsigned char *)tu_xmalloc(n + n / 32 + 16);
 	size_t zn = lzw_blosclz(src, n, z);
 	add(z, zn, dup(src, n), n, n, 1, 0);
 }
@@ -126,10 +111,10 @@ static int run(int fam, int v, int separate, size_t *checked)
 		n += items[i].fam == fam && items[i].variant == v;
 	if (!n)
 		return 0;
-	void **hin = (void **)xmalloc(n * sizeof(void *)), **hout = (void **)xmalloc(n * sizeof(void *));
-	size_t *hin_n = (size_t *)xmalloc(n * 8), *hcap = (size_t *)xmalloc(n * 8);
-	size_t *hgot = (size_t *)xmalloc(n * 8), *idx = (size_t *)xmalloc(n * 8);
-	int *hst = (int *)xmalloc(n * sizeof(int));
+	void **hin = (void **)tu_xmalloc(n * sizeof(void *)), **hout = (void **)tu_xmalloc(n * sizeof(void *));
+	size_t *hin_n = (size_t *)tu_xmalloc(n * 8), *hcap = (size_t *)tu_xmalloc(n * 8);
+	size_t *hgot = (size_t *)tu_xmalloc(n * 8), *idx = (size_t *)tu_xmalloc(n * 8);
+	int *hst = (int *)tu_xmalloc(n * sizeof(int));
 	size_t k = 0, in_total = 0, out_total = 0;
 	for (size_t i = 0; i < nitems; i++) {
 		if (items[i].fam != fam || items[i].variant != v)
@@ -186,7 +171,7 @@ static int run(int fam, int v, int separate, size_t *checked)
 	CK(cudaDeviceSynchronize());
 	CK(cudaMemcpy(hgot, dgot, n * 8, cudaMemcpyDeviceToHost));
 	CK(cudaMemcpy(hst, dst, n * sizeof(int), cudaMemcpyDeviceToHost));
-	unsigned char *hout_all = (unsigned char *)xmalloc(out_total);
+	unsigned char *hout_all = (unsigned char *)tu_xmalloc(out_total);
 	CK(cudaMemcpy(hout_all, dout, out_total, cudaMemcpyDeviceToHost));
 	int fails = 0;
 	static struct tsr_lz_smem m;
@@ -203,7 +188,7 @@ static int run(int fam, int v, int separate, size_t *checked)
 		int want_st = TSR_CUDA_LZ_OK;
 		unsigned char *cpu = NULL;
 		if (!want) { /* the same code on the CPU */
-			cpu = (unsigned char *)xmalloc(it->cap + 1);
+			cpu = (unsigned char *)tu_xmalloc(it->cap + 1);
 			uint64_t g;
 			want_st = fam == 0 ? tsr_lz4_stream(&m, it->z, it->zn, cpu, it->cap, v, &g)
 					   : tsr_blosclz_stream(&m, it->z, it->zn, cpu, it->cap, &g);
@@ -239,7 +224,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	static const size_t sizes[] = {1, 7, 100, 4096, 65536, 262151};
-	unsigned char *buf = (unsigned char *)xmalloc(262151 + 64);
+	unsigned char *buf = (unsigned char *)tu_xmalloc(262151 + 64);
 	for (int p = 0; p < LZP_N; p++)
 		for (size_t si = 0; si < sizeof(sizes) / sizeof(*sizes); si++) {
 			size_t n = sizes[si];

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "gpu_check.h"
 #include "lz_profiles.h"
 #include "zstd_host.h"
 
@@ -22,15 +23,6 @@
  * also as the launcher picks. Prints "skipped: no CUDA device" and passes where there is no GPU.
  */
 
-#define CK(x)                                                                            \
-	do {                                                                             \
-		cudaError_t e_ = (x);                                                    \
-		if (e_ != cudaSuccess) {                                                 \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,       \
-				cudaGetErrorString(e_));                                 \
-			exit(1);                                                         \
-		}                                                                        \
-	} while (0)
 #define GUARD 64
 
 struct item {
@@ -40,14 +32,6 @@ struct item {
 static struct item *items;
 static size_t nitems, items_cap;
 static int failures;
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		exit(2);
-	return p;
-}
 
 static void add(uint8_t *z, size_t zn, uint8_t *raw, size_t n, size_t cap)
 {
@@ -103,22 +87,22 @@ static void make_valid(void)
 				if (n == (1u << 20) && level > 9)
 					continue;
 				combo++;
-				uint8_t *raw = (uint8_t *)xmalloc(n);
+				uint8_t *raw = (uint8_t *)tu_xmalloc(n);
 				lzp_fill(p, raw, n, (uint64_t)(combo % 64 + 1));
 				size_t zc = ZSTD_compressBound(n);
-				uint8_t *z = (uint8_t *)xmalloc(zc);
+				uint8_t *z = (uint8_t *)tu_xmalloc(zc);
 				size_t zn = compress(cc, z, zc, raw, n, level, combo % 2,
 						     combo % 5 == 2 ? 12 + combo % 6 : 0, combo % 3 == 1);
 				add(z, zn, raw, n, n);
 			}
 	/* three frames and two skippable frames in one stream */
 	size_t n1 = 300000, n2 = 4000, n3 = 90000, n = n1 + n2 + n3;
-	uint8_t *raw = (uint8_t *)xmalloc(n);
+	uint8_t *raw = (uint8_t *)tu_xmalloc(n);
 	lzp_fill(LZP_TEXT, raw, n1, 3);
 	lzp_fill(LZP_FLOATS, raw + n1, n2, 4);
 	lzp_fill(LZP_SPARSE, raw + n1 + n2, n3, 5);
 	size_t zc = ZSTD_compressBound(n) + 100;
-	uint8_t *z = (uint8_t *)xmalloc(zc);
+	uint8_t *z = (uint8_t *)tu_xmalloc(zc);
 	size_t at = compress(cc, z, zc, raw, n1, 3, 1, 0, 0);
 	static const uint8_t skip[] = {0x5e, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 9, 9, 9};
 	memcpy(z + at, skip, sizeof skip);
@@ -147,14 +131,14 @@ static int batch(const void *const *d_in, const size_t *d_inn, void *const *d_ou
 static void run_valid(size_t cap_less, int phase_c)
 {
 	size_t n = nitems, in_total = 0, out_total = 0;
-	size_t *in_off = (size_t *)xmalloc(n * sizeof(size_t)), *out_off = (size_t *)xmalloc(n * sizeof(size_t));
+	size_t *in_off = (size_t *)tu_xmalloc(n * sizeof(size_t)), *out_off = (size_t *)tu_xmalloc(n * sizeof(size_t));
 	for (size_t i = 0; i < n; i++) {
 		in_off[i] = in_total + 1;
 		in_total += items[i].zn + 3;
 		out_off[i] = out_total;
 		out_total += items[i].cap + GUARD;
 	}
-	uint8_t *h_in = (uint8_t *)xmalloc(in_total), *h_out = (uint8_t *)xmalloc(out_total);
+	uint8_t *h_in = (uint8_t *)tu_xmalloc(in_total), *h_out = (uint8_t *)tu_xmalloc(out_total);
 	for (size_t i = 0; i < n; i++)
 		memcpy(h_in + in_off[i], items[i].z, items[i].zn);
 	uint8_t *d_in, *d_out;
@@ -162,8 +146,8 @@ static void run_valid(size_t cap_less, int phase_c)
 	CK(cudaMalloc((void **)&d_out, out_total));
 	CK(cudaMemcpy(d_in, h_in, in_total, cudaMemcpyHostToDevice));
 	CK(cudaMemset(d_out, 0xA5, out_total));
-	void **inp = (void **)xmalloc(n * sizeof(void *)), **outp = (void **)xmalloc(n * sizeof(void *));
-	size_t *inn = (size_t *)xmalloc(n * sizeof(size_t)), *cap = (size_t *)xmalloc(n * sizeof(size_t));
+	void **inp = (void **)tu_xmalloc(n * sizeof(void *)), **outp = (void **)tu_xmalloc(n * sizeof(void *));
+	size_t *inn = (size_t *)tu_xmalloc(n * sizeof(size_t)), *cap = (size_t *)tu_xmalloc(n * sizeof(size_t));
 	for (size_t i = 0; i < n; i++) {
 		inp[i] = d_in + in_off[i];
 		outp[i] = d_out + out_off[i];
@@ -189,8 +173,8 @@ static void run_valid(size_t cap_less, int phase_c)
 		exit(1);
 	}
 	CK(cudaDeviceSynchronize());
-	size_t *got = (size_t *)xmalloc(n * sizeof(size_t));
-	int *st = (int *)xmalloc(n * sizeof(int));
+	size_t *got = (size_t *)tu_xmalloc(n * sizeof(size_t));
+	int *st = (int *)tu_xmalloc(n * sizeof(int));
 	CK(cudaMemcpy(got, d_got, n * sizeof(size_t), cudaMemcpyDeviceToHost));
 	CK(cudaMemcpy(st, d_st, n * sizeof(int), cudaMemcpyDeviceToHost));
 	CK(cudaMemcpy(h_out, d_out, out_total, cudaMemcpyDeviceToHost));
@@ -241,13 +225,13 @@ static void run_corrupt(int phase_c)
 {
 	uint64_t seed = 99;
 	size_t cap_b = 4096, nb = 0;
-	struct item *b = (struct item *)xmalloc(cap_b * sizeof *b);
+	struct item *b = (struct item *)tu_xmalloc(cap_b * sizeof *b);
 	for (size_t i = 0; i + 1 < nitems && nb + 8 < cap_b; i += 3) {
 		const struct item *it = &items[i];
 		if (it->n > 300000)
 			continue;
 		for (int v = 0; v < 6; v++) {
-			uint8_t *z = (uint8_t *)xmalloc(it->zn);
+			uint8_t *z = (uint8_t *)tu_xmalloc(it->zn);
 			memcpy(z, it->z, it->zn);
 			size_t zn = it->zn, cap = it->cap;
 			if (v == 0)
@@ -263,8 +247,8 @@ static void run_corrupt(int phase_c)
 		}
 	}
 	size_t n = nb;
-	void **inp = (void **)xmalloc(n * sizeof(void *)), **outp = (void **)xmalloc(n * sizeof(void *));
-	size_t *inn = (size_t *)xmalloc(n * sizeof(size_t)), *cap = (size_t *)xmalloc(n * sizeof(size_t));
+	void **inp = (void **)tu_xmalloc(n * sizeof(void *)), **outp = (void **)tu_xmalloc(n * sizeof(void *));
+	size_t *inn = (size_t *)tu_xmalloc(n * sizeof(size_t)), *cap = (size_t *)tu_xmalloc(n * sizeof(size_t));
 	for (size_t i = 0; i < n; i++) {
 		CK(cudaMalloc(&inp[i], b[i].zn ? b[i].zn : 1));
 		CK(cudaMalloc(&outp[i], b[i].cap ? b[i].cap : 1));
@@ -292,13 +276,13 @@ static void run_corrupt(int phase_c)
 		exit(1);
 	}
 	CK(cudaDeviceSynchronize());
-	size_t *got = (size_t *)xmalloc(n * sizeof(size_t));
-	int *st = (int *)xmalloc(n * sizeof(int));
+	size_t *got = (size_t *)tu_xmalloc(n * sizeof(size_t));
+	int *st = (int *)tu_xmalloc(n * sizeof(int));
 	CK(cudaMemcpy(got, d_got, n * sizeof(size_t), cudaMemcpyDeviceToHost));
 	CK(cudaMemcpy(st, d_st, n * sizeof(int), cudaMemcpyDeviceToHost));
 	size_t bad = 0, refused = 0;
 	for (size_t i = 0; i < n; i++) {
-		uint8_t *o = (uint8_t *)xmalloc(b[i].cap), *e = (uint8_t *)xmalloc(b[i].cap);
+		uint8_t *o = (uint8_t *)tu_xmalloc(b[i].cap), *e = (uint8_t *)tu_xmalloc(b[i].cap);
 		size_t eg = 0;
 		int est = tsr_zstd_host_decode(b[i].z, b[i].zn, e, b[i].cap, &eg);
 		if (b[i].cap)
