@@ -108,26 +108,22 @@ static void volume_block(uint16_t *out, size_t edge, size_t x0, size_t y0, size_
 
 static void make_set(struct set *t, char which, int level, size_t count)
 {
-	unsigned char *planes = NULL; /* set d: a block's 4 planes, made a block at a time */
+	unsigned char *planes = NULL; /* sets d and e: a block's 4 planes, made a block at a time */
 	memset(t, 0, sizeof *t);
 	size_t edge = 0;
-	const char *what;
+	char what[64];
 	if (which == 'a') {
-		what = "64 KiB float32";
+		snprintf(what, sizeof what, "64 KiB float32");
 		t->n = 10000, t->uniq = 500, t->each = 64 << 10;
 	} else if (which == 'b') {
-		what = "32 MiB uint16 (256^3)";
+		snprintf(what, sizeof what, "32 MiB uint16 (256^3)");
 		t->n = 64, t->uniq = 8, t->each = (size_t)32 << 20, edge = 256;
 	} else if (which == 'c') {
-		what = "512 KiB uint16 (64^3)";
+		snprintf(what, sizeof what, "512 KiB uint16 (64^3)");
 		t->n = 4096, t->uniq = 256, t->each = 512 << 10, edge = 64;
 	} else {
-		if (which == 'd')
-			what = level == 9 ? "32 KiB planes of float32 (Blosc2, level 9)"
-					  : "32 KiB planes of float32 (Blosc2)";
-		else
-			what = level == 9 ? "32 KiB planes of float32 (Blosc2 b2_zstd, level 9)"
-					  : "32 KiB planes of float32 (Blosc2 b2_zstd)";
+		snprintf(what, sizeof what, "32 KiB planes of float32 (Blosc2%s, level %d)",
+			 which == 'd' ? "" : " b2_zstd", level);
 		t->n = 4096, t->uniq = 1024, t->each = 32 << 10;
 		planes = (unsigned char *)tu_xmalloc(4 * t->each);
 	}
