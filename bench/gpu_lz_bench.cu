@@ -74,10 +74,7 @@ static void fill_profile(int p, unsigned char *buf, size_t n, uint64_t seed)
 	for (size_t i = 0; i < n; i++) {
 		size_t e = (size_t)seed * n + i; /* the element's place in the field */
 		double row = (double)(e / 1024), col = (double)(e % 1024);
-		/* Box-Muller: a unit normal from two uniform draws */
-		double u1 = ((double)(lzp_rand(&s) >> 11) + 1.0) / 9007199254740993.0;
-		double u2 = (double)(lzp_rand(&s) >> 11) / 9007199254740992.0;
-		double g = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+		double g = lzp_gauss(&s);
 		float v = (float)(100.0 * sin(row / 37.0) * cos(col / 53.0) + g);
 		v = (float)(round((double)v * 100.0) / 100.0);
 		unsigned char b[4];

@@ -74,9 +74,7 @@ static void blosc2_planes(unsigned char *out, size_t u, char which, uint64_t *s)
 {
 	const size_t w = 8192, rows = 4, n = rows * w;
 	for (size_t i = 0; i < n; i++) {
-		double u1 = ((double)(lzp_rand(s) >> 11) + 1.0) / 9007199254740993.0;
-		double u2 = (double)(lzp_rand(s) >> 11) / 9007199254740992.0;
-		double noise = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+		double noise = lzp_gauss(s);
 		float v;
 		if (which == 'd') {
 			double y = (double)(u * 32 + i / w), x = (double)(i % w);

@@ -247,19 +247,31 @@ TSR_ZD int tsr_zs_hr_init(struct tsr_zs_hr *h, const uint8_t *s, uint64_t n)
 	return 0;
 }
 
-/* Word i of the stream's words (0 to last); below 0, zero. */
-TSR_ZD_INLINE uint32_t tsr_zs_hr_word(const struct tsr_zs_hr *h, int32_t i)
+/* (a test notes the words the exec kernel's copies read: emu_zstd_copy.c) */
+#ifndef TSR_ZS_NOTE_READ
+#define TSR_ZS_NOTE_READ(p, n) ((void)0)
+#endif
+
+/* The aligned 32-bit word at p. */
+TSR_ZD_INLINE uint32_t tsr_zs_word(const uint8_t *p)
 {
-	if (i <= 0 || i >= h->last)
-		return i == h->last ? h->wl : i == 0 ? h->w0 : 0u;
-	const uint8_t *p = h->s + (4 * (int64_t)i - h->lead); /* wholly inside the stream */
+	TSR_ZS_NOTE_READ(p, 4);
 #ifdef TSR_ZSTD_EMU
 	uint32_t v;
 	memcpy(&v, p, 4);
 	return v;
 #else
-	return *(const uint32_t *)p; /* (aligned) */
+	return *(const uint32_t *)p;
 #endif
+}
+
+/* Word i of the stream's words (0 to last); below 0, zero. */
+TSR_ZD_INLINE uint32_t tsr_zs_hr_word(const struct tsr_zs_hr *h, int32_t i)
+{
+	if (i <= 0 || i >= h->last)
+		return i == h->last ? h->wl : i == 0 ? h->w0 : 0u;
+	return tsr_zs_word(h->s + (4 * (int64_t)i - h->lead)); /* (aligned, wholly inside the
+								  stream) */
 }
 
 /* The 32 bits of hi:lo from bit sh (0 to 31) up. */

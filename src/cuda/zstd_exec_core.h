@@ -88,24 +88,6 @@ TSR_ZD uint64_t tsr_zs_xxh64(const uint8_t *p, uint64_t n)
 	return h;
 }
 
-/* (a test notes the words the copies read: emu_zstd_copy.c) */
-#ifndef TSR_ZS_NOTE_READ
-#define TSR_ZS_NOTE_READ(p, n) ((void)0)
-#endif
-
-/* The aligned 32-bit word at p. */
-TSR_ZD_INLINE uint32_t tsr_zs_word(const uint8_t *p)
-{
-	TSR_ZS_NOTE_READ(p, 4);
-#ifdef TSR_ZSTD_EMU
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-#else
-	return *(const uint32_t *)p;
-#endif
-}
-
 /* Four words to the 16-byte aligned dst. */
 TSR_ZD_INLINE void tsr_zs_put16(uint8_t *dst, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
 {

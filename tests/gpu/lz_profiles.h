@@ -16,6 +16,14 @@ static inline uint64_t lzp_rand(uint64_t *s)
 	return *s * 2685821657736338717ull;
 }
 
+/* A unit normal from two of s's draws (Box-Muller). */
+static inline double lzp_gauss(uint64_t *s)
+{
+	double u1 = ((double)(lzp_rand(s) >> 11) + 1.0) / 9007199254740993.0;
+	double u2 = (double)(lzp_rand(s) >> 11) / 9007199254740992.0;
+	return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
 enum { LZP_ZEROS, LZP_RANDOM, LZP_FLOATS, LZP_FLOATS_SHUFFLED, LZP_PERIOD, LZP_LONG_RUNS,
        LZP_TEXT, LZP_SPARSE, LZP_N };
 
