@@ -143,8 +143,6 @@ struct tsr_zs_xs {
 	uint64_t off[TSR_ZS_BATCH];  /* offset value as coded, then the resolved offset */
 	uint64_t lsrc[TSR_ZS_BATCH]; /* its literals' place in the block's literals */
 	uint32_t ll[TSR_ZS_BATCH], ml[TSR_ZS_BATCH];
-	uint32_t part_l[TSR_ZS_BATCH], part_o[TSR_ZS_BATCH]; /* each lane's run: literal and
-								 output bytes */
 	int32_t st[TSR_ZS_BATCH];    /* each sequence's checks */
 	uint8_t turn[TSR_ZS_BATCH];  /* 1: its literal run is long; 2: its match reads bytes the
 					batch writes (each goes in turn, lanes sharing it) */
@@ -212,7 +210,8 @@ TSR_ZD_INLINE uint32_t tsr_zs_batch_load(struct tsr_zs_xs *x, const struct tsr_z
  * fails; x->status: its failure; x->turn, x->lturn, x->mturn: which of those go in turn.
  * Every lane returns with *op and *lit advanced (the same on each). Places are sums of the
  * lengths before, so each lane sums a run of the batch (one sequence when the warp has 32
- * lanes), learns the runs before its own from x, and places and checks its run; only the
+ * lanes), learns the runs before its own from the lanes' sums, and places and checks its run;
+ * their failures and turns are ORed across the lanes; only the
  * repeat offsets, a chain through the batch, are lane 0's (a few steps a sequence, where it
  * once placed and checked every sequence alone: most of the execution's time on uint16
  * volumes).
@@ -228,8 +227,6 @@ TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit
 		sl += x->ll[i];
 		so += x->ll[i] + x->ml[i];
 	}
-	x->part_l[lane] = sl;
-	x->part_o[lane] = so;
 	/* the repeat offsets, in order; 0 where a repeat code resolves to none */
 	if (lane == 0)
 		for (uint32_t i = 0; i < cnt; i++) {
@@ -257,17 +254,11 @@ TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit
 			x->off[i] = off;
 		}
 	TSR_ZS_SYNC();
-	uint64_t lit = *lit_, op = *op_, tl = 0, to = 0;
+	/* the runs before this lane's, and the batch's, summed across the lanes */
+	uint64_t lit = *lit_ + TSR_ZS_XSUM(sl), op = *op_ + TSR_ZS_XSUM(so);
+	uint32_t tl = TSR_ZS_ADD(sl), to = TSR_ZS_ADD(so);
 	uint64_t first = *op_ + (cnt ? x->ll[0] : 0); /* the batch's first match */
-	TSR_ZS_UNROLL4
-	for (uint32_t k = 0; k < nl && k < TSR_ZS_BATCH; k++) {
-		if (k == lane) {
-			lit += tl;
-			op += to;
-		}
-		tl += x->part_l[k];
-		to += x->part_o[k];
-	}
+	uint32_t bad = 0, t1 = 0, t2 = 0; /* this lane's sequences' bits: failed, turns 1 and 2 */
 	for (uint32_t i = lo; i < hi; i++) {
 		uint32_t ll = x->ll[i], ml = x->ml[i];
 		uint64_t off = x->off[i];
@@ -282,24 +273,27 @@ TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit
 		if (st == TSR_CUDA_ZSTD_OK && ml > bend - op)
 			st = TSR_CUDA_ZSTD_E_SEQUENCES;
 		x->dst[i] = op;
-		x->turn[i] = (uint8_t)((ll > TSR_ZS_LANE_RUN) |
-				       !(ml <= 64 && op - off + ml <= first) << 1);
+		uint32_t tn = (ll > TSR_ZS_LANE_RUN) | !(ml <= 64 && op - off + ml <= first) << 1;
+		x->turn[i] = (uint8_t)tn;
 		op += ml;
 		x->st[i] = st;
+		bad |= (uint32_t)(st != TSR_CUDA_ZSTD_OK) << i;
+		t1 |= (tn & 1u) << i;
+		t2 |= (tn >> 1) << i;
 	}
+	/* the sequences before the first that fails, and which of those go in turn: the lanes'
+	 * bits ORed (where lane 0 walked the batch's records, a quarter of the exec kernel's
+	 * instructions on Blosc2 planes: design-notes) */
+	bad = TSR_ZS_OR(bad);
+	t1 = TSR_ZS_OR(t1);
+	t2 = TSR_ZS_OR(t2);
 	TSR_ZS_SYNC();
 	if (lane == 0) { /* (the caller syncs before it reads them) */
-		uint32_t nok = 0, lt = 0, mt = 0;
-		TSR_ZS_UNROLL4
-		for (uint32_t i = 0; i < cnt; i++) {
-			uint32_t ok = nok == i && x->st[i] == TSR_CUDA_ZSTD_OK;
-			nok += ok;
-			lt |= (uint32_t)(ok && (x->turn[i] & 1)) << i;
-			mt |= (uint32_t)(ok && (x->turn[i] & 2)) << i;
-		}
+		uint32_t nok = bad ? tsr_zs_ctz(bad) : cnt;
+		uint32_t keep = nok >= 32 ? 0xffffffffu : (1u << nok) - 1u;
 		x->nok = nok;
-		x->lturn = lt;
-		x->mturn = mt;
+		x->lturn = t1 & keep;
+		x->mturn = t2 & keep;
 		x->status = nok < cnt ? x->st[nok] : TSR_CUDA_ZSTD_OK;
 	}
 	*op_ += to;

@@ -43,6 +43,28 @@ static uint64_t emu_bcast(uint64_t v)
 	return r;
 }
 
+/* each lane's value, to all: the OR, the sum, the sum of the lanes' below */
+static uint32_t emu_vals[32];
+
+static uint32_t emu_across(uint32_t v, int how)
+{
+	if (emu_nlanes == 1)
+		return how == 2 ? 0u : v;
+	emu_vals[emu_lane] = v;
+	emu_sync();
+	uint32_t r = 0;
+	for (unsigned k = 0; k < emu_nlanes; k++)
+		if (how == 0)
+			r |= emu_vals[k];
+		else if (how == 1 || k < emu_lane)
+			r += emu_vals[k];
+	emu_sync();
+	return r;
+}
+
+#define TSR_ZS_OR(v) emu_across((v), 0)
+#define TSR_ZS_ADD(v) emu_across((v), 1)
+#define TSR_ZS_XSUM(v) emu_across((v), 2)
 #define TSR_ZS_LANE emu_lane
 #define TSR_ZS_NLANES emu_nlanes
 #define TSR_ZS_SYNC() emu_sync()
