@@ -191,8 +191,9 @@ struct tsr_zs_work {
 	tsr_zs_fse wt[64];
 	uint16_t huf[1u << TSR_ZS_HUF_MAXBITS]; /* symbol | bits << 8 */
 	uint8_t weights[256];
+	uint16_t hsym[256]; /* each symbol's first entry in huf | its weight << 12 (0: none) */
 	struct tsr_zs_norm nm;
-	uint32_t huf_bits;
+	uint32_t huf_bits, huf_nsym;
 	/* the literal streams of the block being decoded, for the lanes that decode them */
 	uint64_t s_at[4], s_len[4], s_out[4]; /* in the stream; bytes; in the block's literals */
 	uint32_t s_cnt[4], nstreams;
@@ -776,7 +777,9 @@ TSR_ZD int tsr_zs_scan(const uint8_t *in, uint64_t n, struct tsr_zs_frame *frame
 
 /* ---- phase b: one compressed block's tables, literals and sequences -------------------- */
 
-/* Huffman table of the tree description at p (avail bytes) into w->huf; *used: its bytes. */
+/* The Huffman tree description at p (avail bytes) read and checked: its symbols' weights, and
+ * where each symbol's entries start in w->huf (w->hsym; the lanes then fill the table,
+ * tsr_zs_huf_fill); *used: its bytes. */
 TSR_ZD int tsr_zs_huf_tree(struct tsr_zs_work *w, const uint8_t *p, uint64_t avail,
 			   uint64_t *used)
 {
@@ -850,15 +853,28 @@ TSR_ZD int tsr_zs_huf_tree(struct tsr_zs_work *w, const uint8_t *p, uint64_t ava
 	}
 	for (unsigned s = 0; s < nw; s++) {
 		unsigned wt = w->weights[s];
-		if (!wt)
-			continue;
-		uint16_t e = (uint16_t)(s | (maxbits + 1 - wt) << 8);
-		for (uint32_t i = 0, len = 1u << (wt - 1); i < len; i++)
-			w->huf[start[wt] + i] = e;
-		start[wt] += 1u << (wt - 1);
+		w->hsym[s] = (uint16_t)(wt ? start[wt] | wt << 12 : 0);
+		if (wt)
+			start[wt] += 1u << (wt - 1);
 	}
 	w->huf_bits = maxbits;
+	w->huf_nsym = nw;
 	return 0;
+}
+
+/* Lanes fill w->huf from w->hsym (tsr_zs_huf_tree), a symbol a lane at a time: where lane 0
+ * filled all 2^maxbits entries alone while the others waited. */
+TSR_ZD void tsr_zs_huf_fill(struct tsr_zs_work *w)
+{
+	const unsigned mb = w->huf_bits, ns = w->huf_nsym;
+	for (unsigned s = TSR_ZS_LANE; s < ns; s += TSR_ZS_NLANES) {
+		unsigned v = w->hsym[s], wt = v >> 12, at = v & 4095u;
+		if (!wt)
+			continue;
+		uint16_t e = (uint16_t)(s | (mb + 1 - wt) << 8);
+		for (uint32_t i = 0, len = 1u << (wt - 1); i < len; i++)
+			w->huf[at + i] = e;
+	}
 }
 
 /* n (1 to 5) symbols of stream h into out: codes are 11 bits at most, so one 64-bit window
@@ -1184,6 +1200,8 @@ TSR_ZD int tsr_zs_block_lits(struct tsr_zs_work *w, const uint8_t *in,
 		TSR_ZS_SYNC(); /* (every lane has read it) */
 		return st;
 	}
+	tsr_zs_huf_fill(w);
+	TSR_ZS_SYNC();
 	if (w->nstreams == 1 || TSR_ZS_NLANES >= 4) {
 		for (uint32_t k = TSR_ZS_LANE; k < w->nstreams; k += TSR_ZS_NLANES)
 			if (tsr_zs_huf_stream(w, in + w->s_at[k], w->s_len[k], lits + w->s_out[k],
