@@ -64,7 +64,8 @@ static inline void lzp_fill(int p, unsigned char *buf, size_t n, uint64_t arg)
 		break;
 	}
 	case LZP_PERIOD: {
-		size_t per = arg ? (size_t)arg : 1;
+		/* (clamped to 1..64: a longer period read past pat, at random) */
+		size_t per = arg == 0 ? 1 : arg > 64 ? 64 : (size_t)arg;
 		unsigned char pat[64];
 		for (i = 0; i < per && i < 64; i++)
 			pat[i] = (unsigned char)(lzp_rand(&s) >> 56);
