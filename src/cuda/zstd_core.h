@@ -286,7 +286,7 @@ TSR_ZD int tsr_zs_hr_init(struct tsr_zs_hr *h, const uint8_t *s, uint64_t n)
 	h->last = (int32_t)((lead + n - 1) >> 2);
 	h->pos = (int32_t)(8 * (n - 1) + tsr_zs_highbit(s[n - 1]));
 	h->w0 = h->wl = 0;
-	h->mid = h->last >= 2 ? s - lead + 4 : (const uint8_t *)tsr_zs_noword;
+	h->mid = h->last >= 2 ? s + (4 - lead) : (const uint8_t *)tsr_zs_noword;
 	for (int32_t k = 0; k < 4; k++) {
 		int64_t i0 = k - lead, il = 4 * (int64_t)h->last + k - lead;
 		if (i0 >= 0 && (uint64_t)i0 < n)
