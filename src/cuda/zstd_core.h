@@ -51,10 +51,7 @@
 #define TSR_ZS_XSUM(v) ((void)(v), 0u)
 #endif
 #define TSR_ZTABLE static const
-#define TSR_ZS_UNROLL4
 #else
-/* (a loop over a batch's 32 records: unrolled whole, its loads took a register each) */
-#define TSR_ZS_UNROLL4 _Pragma("unroll 4")
 #define TSR_ZTABLE static __constant__ const
 #define TSR_ZD static __device__
 /* (a step of a loop whose locals must stay in registers) */

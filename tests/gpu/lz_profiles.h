@@ -67,7 +67,7 @@ static inline void lzp_fill(int p, unsigned char *buf, size_t n, uint64_t arg)
 		/* (clamped to 1..64: a longer period read past pat, at random) */
 		size_t per = arg == 0 ? 1 : arg > 64 ? 64 : (size_t)arg;
 		unsigned char pat[64];
-		for (i = 0; i < per && i < 64; i++)
+		for (i = 0; i < per; i++)
 			pat[i] = (unsigned char)(lzp_rand(&s) >> 56);
 		for (i = 0; i < n; i++)
 			buf[i] = pat[i % per];
