@@ -97,6 +97,17 @@ static __device__ __forceinline__ uint32_t tsr_zs_warp_xsum(uint32_t v)
 #define TSR_ZS_XSUM(v) tsr_zs_warp_xsum(v)
 #endif
 
+/* Whether p holds for any thread of the warp at this point (the sequences' threads, each on a
+ * block of its own): on the CPU the thread's own p (a test may refill at more steps:
+ * emu_zstd_vote.c) */
+#ifndef TSR_ZS_ANY_ACTIVE
+#ifdef TSR_ZSTD_EMU
+#define TSR_ZS_ANY_ACTIVE(p) (p)
+#else
+#define TSR_ZS_ANY_ACTIVE(p) __any_sync(__activemask(), (p))
+#endif
+#endif
+
 /* (a test counts the sequences that took more than 64 bits: emu_zstd_wide.c) */
 #ifndef TSR_ZS_NOTE_SPLIT
 #define TSR_ZS_NOTE_SPLIT() ((void)0)
@@ -1128,7 +1139,12 @@ TSR_ZD_INLINE int tsr_zs_seqs_steps(const struct tsr_zs_seqw *w, const struct ts
 			 nm = more ? tsr_zs_ent_bits(em, ma, wide) : 0,
 			 no = more ? tsr_zs_ent_bits(eo, oa, wide) : 0;
 		unsigned x = oc + mb + lb, y = nl + nm + no;
-		if (x + y > avail) { /* (pos is at most 64 bits below the last window) */
+		/* a new window when this thread's bits run out, or when another's of the warp do:
+		 * a thread refills at about a third of its steps (sets c, d and e of gpu_zstd_bench:
+		 * 15 to 20 bits a sequence), so with each deciding alone the warp ran the refill at
+		 * nearly every step; together, each refill leaves all with 64 bits (pos is at most
+		 * 64 bits below the last window) */
+		if (TSR_ZS_ANY_ACTIVE(x + y > avail)) {
 			v = tsr_zs_hrc_window(&br, &bc);
 			avail = 64;
 		}
