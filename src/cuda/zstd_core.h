@@ -149,9 +149,16 @@ struct tsr_zs_block {
 };
 
 /* One sequence as coded (phase b): lengths, and the offset value (> 3: offset + 3; 1..3: a
- * repeat code, resolved in phase c). */
+ * repeat code, resolved in phase c). 16 bytes, aligned on the GPU, so that the sequences'
+ * thread writes each with one 128-bit store and the exec kernel's lanes read it with one load:
+ * a warp's threads each write their own block's records, so every store of the warp touched 32
+ * places, three stores a sequence where one now. */
+#ifdef TSR_ZSTD_EMU
 struct tsr_zs_seq {
-	uint32_t ll, ml, of;
+#else
+struct __align__(16) tsr_zs_seq {
+#endif
+	uint32_t ll, ml, of, pad;
 };
 
 /* What phase a counted in a stream. */
@@ -1159,9 +1166,8 @@ TSR_ZD_INLINE int tsr_zs_seqs_steps(const struct tsr_zs_seqw *w, const struct ts
 		}
 		ml += tsr_zs_field(v, oc, mb);
 		ll += tsr_zs_field(v, oc + mb, lb);
-		sq->of = (1u << oc) + tsr_zs_field(v, 0, oc);
-		sq->ml = ml;
-		sq->ll = ll;
+		struct tsr_zs_seq rec = {ll, ml, (1u << oc) + tsr_zs_field(v, 0, oc), 0};
+		*sq = rec;
 		sl = tsr_zs_ent_base(el, la, nl, wide) + tsr_zs_field(u, at, nl);
 		sm = tsr_zs_ent_base(em, ma, nm, wide) + tsr_zs_field(u, at + nl, nm);
 		so = tsr_zs_ent_base(eo, oa, no, wide) + tsr_zs_field(u, at + nl + nm, no);

@@ -193,9 +193,10 @@ TSR_ZD_INLINE uint32_t tsr_zs_batch_load(struct tsr_zs_xs *x, const struct tsr_z
 {
 	uint32_t cnt = nseq - base < TSR_ZS_BATCH ? nseq - base : TSR_ZS_BATCH;
 	for (uint32_t i = TSR_ZS_LANE; i < cnt; i += TSR_ZS_NLANES) {
-		x->ll[i] = sq[base + i].ll;
-		x->ml[i] = sq[base + i].ml;
-		x->off[i] = sq[base + i].of;
+		struct tsr_zs_seq r = sq[base + i];
+		x->ll[i] = r.ll;
+		x->ml[i] = r.ml;
+		x->off[i] = r.of;
 	}
 	TSR_ZS_SYNC();
 	return cnt;
