@@ -51,7 +51,10 @@
 #define TSR_ZS_XSUM(v) ((void)(v), 0u)
 #endif
 #define TSR_ZTABLE static const
+#define TSR_ZS_UNROLL
 #else
+/* (a loop of a constant count kept in registers) */
+#define TSR_ZS_UNROLL _Pragma("unroll")
 #define TSR_ZTABLE static __constant__ const
 #define TSR_ZD static __device__
 /* (a step of a loop whose locals must stay in registers) */

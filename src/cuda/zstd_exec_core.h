@@ -186,6 +186,32 @@ TSR_ZD void tsr_zs_match(uint8_t *out, uint64_t d, uint64_t off, uint64_t ml)
  * runs are a few bytes; lanes sharing each in turn left most lanes idle). */
 #define TSR_ZS_LANE_RUN 32u
 
+/*
+ * A lane's own copies (its short literal run, its short match whose source precedes the
+ * batch's matches) go a piece of TSR_ZS_PIECE at a time, the piece's loads before its stores:
+ * the source never overlaps the bytes written, so the loads need not wait on the stores, and a
+ * piece waits on one load's latency where a byte at a time waited on each (those byte loops'
+ * long-scoreboard stalls were about 40% of the exec kernel's samples on set e: design-notes).
+ */
+#ifndef TSR_ZS_PIECE
+#define TSR_ZS_PIECE 8u
+#endif
+
+/* One lane: dst[0..n) = src[0..n) (not overlapping). */
+TSR_ZD_INLINE void tsr_zs_lane_copy(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	for (uint32_t j = 0; j < n; j += TSR_ZS_PIECE) {
+		uint8_t v[TSR_ZS_PIECE];
+		TSR_ZS_UNROLL
+		for (uint32_t k = 0; k < TSR_ZS_PIECE; k++)
+			v[k] = j + k < n ? src[j + k] : 0;
+		TSR_ZS_UNROLL
+		for (uint32_t k = 0; k < TSR_ZS_PIECE; k++)
+			if (j + k < n)
+				dst[j + k] = v[k];
+	}
+}
+
 /* Lanes load the records of sequences [base, base + 32) of a block's nseq into x (then a
  * sync); returns how many there are. */
 TSR_ZD_INLINE uint32_t tsr_zs_batch_load(struct tsr_zs_xs *x, const struct tsr_zs_seq *sq,
@@ -333,6 +359,39 @@ TSR_ZD void tsr_zs_match_cells(uint32_t *cells, uint64_t d, uint64_t off, uint64
 	}
 }
 
+/* One lane: n literal bytes src[0..n) as cells from d, a piece at a time (TSR_ZS_PIECE). */
+TSR_ZD_INLINE void tsr_zs_lane_lit_cells(uint32_t *cells, uint64_t d, const uint8_t *src,
+					 uint32_t n)
+{
+	for (uint32_t j = 0; j < n; j += TSR_ZS_PIECE) {
+		uint8_t v[TSR_ZS_PIECE];
+		TSR_ZS_UNROLL
+		for (uint32_t k = 0; k < TSR_ZS_PIECE; k++)
+			v[k] = j + k < n ? src[j + k] : 0;
+		TSR_ZS_UNROLL
+		for (uint32_t k = 0; k < TSR_ZS_PIECE; k++)
+			if (j + k < n)
+				cells[d + j + k] = TSR_ZS_CELL_BYTE | v[k];
+	}
+}
+
+/* One lane: the match of length ml at distance off >= ml to cells d.., a piece at a time (its
+ * sources precede d, final). */
+TSR_ZD_INLINE void tsr_zs_lane_match_cells(uint32_t *cells, uint64_t d, uint64_t off, uint32_t ml,
+					   uint64_t block)
+{
+	for (uint32_t j = 0; j < ml; j += TSR_ZS_PIECE) {
+		uint32_t v[TSR_ZS_PIECE];
+		TSR_ZS_UNROLL
+		for (uint32_t k = 0; k < TSR_ZS_PIECE; k++)
+			v[k] = j + k < ml ? tsr_zs_cell_from(cells, d - off + j + k, block) : 0;
+		TSR_ZS_UNROLL
+		for (uint32_t k = 0; k < TSR_ZS_PIECE; k++)
+			if (j + k < ml)
+				cells[d + j + k] = v[k];
+	}
+}
+
 /* Lanes write n literal bytes src[0..n) as cells from d. */
 TSR_ZD void tsr_zs_lit_cells(uint32_t *cells, uint64_t d, const uint8_t *src, uint64_t n)
 {
@@ -367,13 +426,12 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
 			uint32_t ll = x->ll[i];
 			uint64_t d = x->dst[i] - ll;
 			const uint8_t *sp = lp + x->lsrc[i];
-			if (!(x->turn[i] & 1))
-				for (uint32_t j = 0; j < ll; j++) {
-					if (to_cells)
-						cells[d + j] = TSR_ZS_CELL_BYTE | sp[j];
-					else
-						out[d + j] = sp[j];
-				}
+			if (!(x->turn[i] & 1)) {
+				if (to_cells)
+					tsr_zs_lane_lit_cells(cells, d, sp, ll);
+				else
+					tsr_zs_lane_copy(out + d, sp, ll);
+			}
 		}
 		for (uint32_t m = x->lturn; m; m &= m - 1) {
 			uint32_t i = tsr_zs_ctz(m);
@@ -386,14 +444,14 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
 		TSR_ZS_SYNC();
 		/* matches whose sources all precede the batch's first match: a lane each */
 		for (uint32_t i = TSR_ZS_LANE; i < nok; i += TSR_ZS_NLANES) {
-			uint64_t d = x->dst[i], off = x->off[i], ml = x->ml[i];
-			if (!(x->turn[i] & 2))
-				for (uint64_t j = 0; j < ml; j++) {
-					if (to_cells)
-						cells[d + j] = tsr_zs_cell_from(cells, d - off + j, block);
-					else
-						out[d + j] = out[d - off + j];
-				}
+			uint64_t d = x->dst[i], off = x->off[i];
+			uint32_t ml = x->ml[i];
+			if (!(x->turn[i] & 2)) { /* (its source ends at or before d - off + ml <= d) */
+				if (to_cells)
+					tsr_zs_lane_match_cells(cells, d, off, ml, block);
+				else
+					tsr_zs_lane_copy(out + d, out + d - off, ml);
+			}
 		}
 		for (uint32_t m = x->mturn; m; m &= m - 1) {
 			uint32_t i = tsr_zs_ctz(m);
