@@ -149,8 +149,14 @@ __global__ void tsr_zs_scan_kernel(const void *const *d_in, const size_t *d_in_n
 
 /* phase b, literals: a warp a block, grid-stride; each warp's tables in shared memory (ten
  * CTAs an SM asked of the registers: the lanes' table fill took it from 48 to 56 registers, nine
- * CTAs an SM on an H200; at 48 it spills 8 bytes) */
-__global__ void __launch_bounds__(TSR_ZS_THREADS, 10)
+ * CTAs an SM on an H200; at 48 it spills 8 bytes). Before sm_80 an SM holds 1,024 threads, so
+ * eight there (ten is out of range, which ptxas reports and -Werror refuses). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define TSR_ZS_BLOCK_CTAS 8
+#else
+#define TSR_ZS_BLOCK_CTAS 10
+#endif
+__global__ void __launch_bounds__(TSR_ZS_THREADS, TSR_ZS_BLOCK_CTAS)
 tsr_zs_block_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
 		    const uint64_t *block_first, size_t n, struct tsr_zs_block *blocks,
 		    uint64_t nblocks, uint8_t *lits)
