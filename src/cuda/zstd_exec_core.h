@@ -197,21 +197,6 @@ TSR_ZD void tsr_zs_match(uint8_t *out, uint64_t d, uint64_t off, uint64_t ml)
 #define TSR_ZS_PIECE 8u
 #endif
 
-/* One lane: dst[0..n) = src[0..n) (not overlapping). */
-TSR_ZD_INLINE void tsr_zs_lane_copy(uint8_t *dst, const uint8_t *src, uint32_t n)
-{
-	for (uint32_t j = 0; j < n; j += TSR_ZS_PIECE) {
-		uint8_t v[TSR_ZS_PIECE];
-		TSR_ZS_UNROLL
-		for (uint32_t k = 0; k < TSR_ZS_PIECE; k++)
-			v[k] = j + k < n ? src[j + k] : 0;
-		TSR_ZS_UNROLL
-		for (uint32_t k = 0; k < TSR_ZS_PIECE; k++)
-			if (j + k < n)
-				dst[j + k] = v[k];
-	}
-}
-
 /* Lanes load the records of sequences [base, base + 32) of a block's nseq into x (then a
  * sync); returns how many there are. */
 TSR_ZD_INLINE uint32_t tsr_zs_batch_load(struct tsr_zs_xs *x, const struct tsr_zs_seq *sq,
@@ -359,9 +344,10 @@ TSR_ZD void tsr_zs_match_cells(uint32_t *cells, uint64_t d, uint64_t off, uint64
 	}
 }
 
-/* One lane: n literal bytes src[0..n) as cells from d, a piece at a time (TSR_ZS_PIECE). */
-TSR_ZD_INLINE void tsr_zs_lane_lit_cells(uint32_t *cells, uint64_t d, const uint8_t *src,
-					 uint32_t n)
+/* One lane: src[0..n) to out at d (not overlapping), or with to_cells as literal cells to
+ * cells from d (its callers pass a constant). */
+TSR_ZD_INLINE void tsr_zs_lane_put(uint8_t *out, uint32_t *cells, uint64_t d, const uint8_t *src,
+				   uint32_t n, int to_cells)
 {
 	for (uint32_t j = 0; j < n; j += TSR_ZS_PIECE) {
 		uint8_t v[TSR_ZS_PIECE];
@@ -370,8 +356,12 @@ TSR_ZD_INLINE void tsr_zs_lane_lit_cells(uint32_t *cells, uint64_t d, const uint
 			v[k] = j + k < n ? src[j + k] : 0;
 		TSR_ZS_UNROLL
 		for (uint32_t k = 0; k < TSR_ZS_PIECE; k++)
-			if (j + k < n)
-				cells[d + j + k] = TSR_ZS_CELL_BYTE | v[k];
+			if (j + k < n) {
+				if (to_cells)
+					cells[d + j + k] = TSR_ZS_CELL_BYTE | v[k];
+				else
+					out[d + j + k] = v[k];
+			}
 	}
 }
 
@@ -427,10 +417,7 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
 			uint64_t d = x->dst[i] - ll;
 			const uint8_t *sp = lp + x->lsrc[i];
 			if (!(x->turn[i] & 1)) {
-				if (to_cells)
-					tsr_zs_lane_lit_cells(cells, d, sp, ll);
-				else
-					tsr_zs_lane_copy(out + d, sp, ll);
+				tsr_zs_lane_put(out, cells, d, sp, ll, to_cells);
 			}
 		}
 		for (uint32_t m = x->lturn; m; m &= m - 1) {
@@ -450,7 +437,7 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
 				if (to_cells)
 					tsr_zs_lane_match_cells(cells, d, off, ml, block);
 				else
-					tsr_zs_lane_copy(out + d, out + d - off, ml);
+					tsr_zs_lane_put(out, NULL, d, out + d - off, ml, 0);
 			}
 		}
 		for (uint32_t m = x->mturn; m; m &= m - 1) {
