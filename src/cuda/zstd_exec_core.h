@@ -416,9 +416,8 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
 			uint32_t ll = x->ll[i];
 			uint64_t d = x->dst[i] - ll;
 			const uint8_t *sp = lp + x->lsrc[i];
-			if (!(x->turn[i] & 1)) {
+			if (!(x->turn[i] & 1))
 				tsr_zs_lane_put(out, cells, d, sp, ll, to_cells);
-			}
 		}
 		for (uint32_t m = x->lturn; m; m &= m - 1) {
 			uint32_t i = tsr_zs_ctz(m);
@@ -433,7 +432,7 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
 		for (uint32_t i = TSR_ZS_LANE; i < nok; i += TSR_ZS_NLANES) {
 			uint64_t d = x->dst[i], off = x->off[i];
 			uint32_t ml = x->ml[i];
-			if (!(x->turn[i] & 2)) { /* (its source ends at or before d - off + ml <= d) */
+			if (!(x->turn[i] & 2)) { /* (its source, d - off to d - off + ml, ends by d) */
 				if (to_cells)
 					tsr_zs_lane_match_cells(cells, d, off, ml, block);
 				else
