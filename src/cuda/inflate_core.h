@@ -36,6 +36,7 @@
 #endif
 
 #include "tsr_cuda.h"
+#include "warp.h"
 
 #ifdef TSR_INFLATE_EMU
 #define TSR_D static inline
@@ -632,12 +633,8 @@ TSR_D uint32_t tsr_or_all(uint32_t v)
 {
 #ifdef TSR_INFLATE_EMU
 	return v;
-#elif __CUDA_ARCH__ >= 800
-	return __reduce_or_sync(0xffffffffu, v);
-#else /* (no warp reduction before sm_80) */
-	for (int d = 16; d > 0; d >>= 1)
-		v |= __shfl_xor_sync(0xffffffffu, v, d);
-	return v;
+#else
+	return tsr_warp_or(v);
 #endif
 }
 

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "tsr_cuda.h"
+#include "warp.h"
 
 #ifdef TSR_ZSTD_EMU
 #include <string.h>
@@ -64,40 +65,10 @@
 #define TSR_ZS_SYNC() __syncwarp()
 /* lane 0's value of v, to every lane */
 #define TSR_ZS_BCAST(v) __shfl_sync(0xffffffffu, (v), 0)
-/* across the lanes (uint32_t, every lane of the warp taking part): the OR of v, its sum, and
- * the sum of the lanes' below (exclusive) */
-static __device__ __forceinline__ uint32_t tsr_zs_warp_or(uint32_t v)
-{
-#if __CUDA_ARCH__ >= 800
-	return __reduce_or_sync(0xffffffffu, v);
-#else
-	for (int d = 16; d > 0; d >>= 1)
-		v |= __shfl_xor_sync(0xffffffffu, v, d);
-	return v;
-#endif
-}
-static __device__ __forceinline__ uint32_t tsr_zs_warp_add(uint32_t v)
-{
-#if __CUDA_ARCH__ >= 800
-	return __reduce_add_sync(0xffffffffu, v);
-#else
-	for (int d = 16; d > 0; d >>= 1)
-		v += __shfl_xor_sync(0xffffffffu, v, d);
-	return v;
-#endif
-}
-static __device__ __forceinline__ uint32_t tsr_zs_warp_xsum(uint32_t v)
-{
-	uint32_t s = v, lane = threadIdx.x & 31u;
-	for (unsigned d = 1; d < 32; d <<= 1) {
-		uint32_t t = __shfl_up_sync(0xffffffffu, s, d);
-		s += lane >= d ? t : 0u;
-	}
-	return s - v;
-}
-#define TSR_ZS_OR(v) tsr_zs_warp_or(v)
-#define TSR_ZS_ADD(v) tsr_zs_warp_add(v)
-#define TSR_ZS_XSUM(v) tsr_zs_warp_xsum(v)
+/* across the lanes (uint32_t): the OR of v, its sum, and the sum of the lanes' below (warp.h) */
+#define TSR_ZS_OR(v) tsr_warp_or(v)
+#define TSR_ZS_ADD(v) tsr_warp_add(v)
+#define TSR_ZS_XSUM(v) tsr_warp_xsum(v)
 #endif
 
 /* Whether p holds for any thread of the warp at this point (the sequences' threads, each on a
