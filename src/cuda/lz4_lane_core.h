@@ -1,0 +1,346 @@
+/* lz4_lane_core.h - one LZ4 block decoded by one lane alone (lz4_lanes.cu, the kernel of batches of many streams): input read and output written as aligned 8-byte words; also builds as C for the CPU. */
+#ifndef TSR_LZ4_LANE_CORE_H
+#define TSR_LZ4_LANE_CORE_H
+
+#include "lz_core.h"
+
+/*
+ * The other LZ4 kernels give a stream a warp or half of one, all lanes walking the same
+ * sequences: each instruction advances one stream, the lanes idle but in the copies. Here a lane
+ * walks a stream by itself, so each instruction advances 32 (design-notes, "a lane a stream").
+ * Blocks accepted and refused, statuses and the bytes written are tsr_lz4_block's (lz4_core.h)
+ * exactly; emu_lz4_lanes.c and the lz4 fuzz target compare the two.
+ * - Input is read as aligned 8-byte words, and only words wholly inside [in, in + n): within 16
+ *   bytes of either end the bytes are read one at a time, so no byte outside the stream is read.
+ * - Output goes out as aligned 8-byte stores (a byte store a lane would be a 32-byte L2 sector
+ *   written for every byte): the bytes since the last aligned word wait in a register (acc),
+ *   and a word is stored once it is whole. The partial words at the output's two ends are
+ *   stored a byte at a time, so no byte outside [out, out + got) is written.
+ * - A match reads its source back from the output (its bytes not yet stored from acc), 8 bytes
+ *   at a time; a distance under 8 repeats its first bytes from a register.
+ * - Literal runs and far matches go 32 bytes at a time where they can: 5 aligned loads, then
+ *   4 stores, so that a lane has several loads in flight.
+ */
+
+#ifdef TSR_LZ_EMU
+#include <string.h>
+#define TSR_L4_UNROLL
+static inline uint64_t tsr_l4_ld_in(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+static inline uint64_t tsr_l4_ld_out(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+static inline void tsr_l4_st(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+static inline uint32_t tsr_l4_ctz(uint64_t x)
+{
+	return (uint32_t)__builtin_ctzll(x);
+}
+#else
+#define TSR_L4_UNROLL _Pragma("unroll")
+/* (input through the read-only cache: no lane writes it; output with plain loads, which see
+ * the lane's own stores) */
+TSR_LZ_D uint64_t tsr_l4_ld_in(const uint8_t *p)
+{
+	return __ldg((const unsigned long long *)(const void *)p);
+}
+TSR_LZ_D uint64_t tsr_l4_ld_out(const uint8_t *p)
+{
+	return *(const uint64_t *)(const void *)p;
+}
+TSR_LZ_D void tsr_l4_st(uint8_t *p, uint64_t v)
+{
+	*(uint64_t *)(void *)p = v;
+}
+TSR_LZ_D uint32_t tsr_l4_ctz(uint64_t x)
+{
+	return (uint32_t)__ffsll((long long)x) - 1u;
+}
+#endif
+
+/* A lane's stream. */
+struct tsr_l4 {
+	const uint8_t *in;
+	uint64_t n;     /* input bytes */
+	uint8_t *out;
+	uint64_t op;    /* output bytes made */
+	int64_t abase;  /* output offset of the aligned word acc holds (below 0 in the output's
+			   first word when out is not 8-aligned) */
+	uint64_t acc;   /* output bytes [abase, op) at bits 8 (b - abase) on; the rest 0 */
+};
+
+/* Bytes [sh, sh + 8) of the 16 in lo, hi (sh < 8). */
+TSR_LZ_D uint64_t tsr_l4_join(uint64_t lo, uint64_t hi, uint32_t sh)
+{
+	return lo >> (8 * sh) | (hi << 1) << (63 - 8 * sh); /* (no shift by 64 when sh is 0) */
+}
+
+/* v's k low bytes (1 <= k <= 8), the others 0. */
+TSR_LZ_D uint64_t tsr_l4_low(uint64_t v, uint32_t k)
+{
+	return v & (~0ull >> (64 - 8 * k));
+}
+
+/* Input bytes [p, p + 8), those at or past n read as 0 and never loaded (p <= n). */
+TSR_LZ_D uint64_t tsr_l4_in8(const struct tsr_l4 *s, uint64_t p)
+{
+	const uint32_t sh = (uint32_t)((uintptr_t)(s->in + p) & 7u);
+	if (p >= sh && p - sh + 16 <= s->n)
+		return tsr_l4_join(tsr_l4_ld_in(s->in + p - sh), tsr_l4_ld_in(s->in + p - sh + 8), sh);
+	uint64_t v = 0;
+	for (uint32_t k = 0; k < 8; k++)
+		if (p + k < s->n)
+			v |= (uint64_t)s->in[p + k] << (8 * k);
+	return v;
+}
+
+/* Input bytes [p, p + 32) into v[0..3] from 5 aligned loads, if they lie inside the input
+ * (returns 0, v untouched, if not). */
+TSR_LZ_D int tsr_l4_in32(const struct tsr_l4 *s, uint64_t p, uint64_t v[4])
+{
+	const uint32_t sh = (uint32_t)((uintptr_t)(s->in + p) & 7u);
+	if (p < sh || p - sh + 40 > s->n)
+		return 0;
+	const uint8_t *a = s->in + p - sh;
+	uint64_t w[5];
+	TSR_L4_UNROLL
+	for (int j = 0; j < 5; j++)
+		w[j] = tsr_l4_ld_in(a + 8 * j);
+	TSR_L4_UNROLL
+	for (int j = 0; j < 4; j++)
+		v[j] = tsr_l4_join(w[j], w[j + 1], sh);
+	return 1;
+}
+
+/* The aligned output word at offset w <= abase: acc at abase; below it, bytes already stored
+ * (before the output's start read as 0, and never loaded). */
+TSR_LZ_D uint64_t tsr_l4_oword(const struct tsr_l4 *s, int64_t w)
+{
+	if (w == s->abase)
+		return s->acc;
+	if (w >= 0)
+		return tsr_l4_ld_out(s->out + w);
+	uint64_t v = 0;
+	for (int64_t k = 0; k < 8; k++)
+		if (w + k >= 0)
+			v |= (uint64_t)s->out[w + k] << (8 * k);
+	return v;
+}
+
+/* Output bytes [p, p + 8) (p < op; those at or past op meaningless). */
+TSR_LZ_D uint64_t tsr_l4_out8(const struct tsr_l4 *s, uint64_t p)
+{
+	const uint32_t sh = (uint32_t)((uintptr_t)(s->out + p) & 7u);
+	const int64_t w = (int64_t)p - (int64_t)sh;
+	const uint64_t lo = tsr_l4_oword(s, w);
+	const uint64_t hi = w + 8 <= s->abase ? tsr_l4_oword(s, w + 8) : 0;
+	return tsr_l4_join(lo, hi, sh);
+}
+
+/* Stores acc, the whole word at abase (a byte at a time where it starts before the output). */
+TSR_LZ_D void tsr_l4_store(struct tsr_l4 *s)
+{
+	if (s->abase >= 0) {
+		tsr_l4_st(s->out + s->abase, s->acc);
+		return;
+	}
+	for (int64_t k = 0; k < 8; k++)
+		if (s->abase + k >= 0)
+			s->out[s->abase + k] = (uint8_t)(s->acc >> (8 * k));
+}
+
+/* Appends v's k low bytes (1 <= k <= 8; v's other bytes 0) to the output. */
+TSR_LZ_D void tsr_l4_put(struct tsr_l4 *s, uint64_t v, uint32_t k)
+{
+	const uint32_t f = (uint32_t)(s->op - (uint64_t)s->abase); /* bytes in acc, 0 to 7 */
+	s->acc |= v << (8 * f);
+	s->op += k;
+	if (f + k >= 8) {
+		tsr_l4_store(s);
+		s->acc = (v >> 1) >> (63 - 8 * f); /* v's bytes past the word (none when f is 0) */
+		s->abase += 8;
+	}
+}
+
+/* Stores the bytes in acc, a byte at a time: the output's last partial word. */
+TSR_LZ_D void tsr_l4_finish(struct tsr_l4 *s)
+{
+	for (uint64_t b = s->abase < 0 ? 0 : (uint64_t)s->abase; b < s->op; b++)
+		s->out[b] = (uint8_t)(s->acc >> (8 * (b - (uint64_t)s->abase)));
+}
+
+/* A literal run: input [ip, ip + len) appended (inside the input: the caller checked). */
+TSR_LZ_D void tsr_l4_literals(struct tsr_l4 *s, uint64_t ip, uint64_t len)
+{
+	uint64_t v[4];
+	while (len >= 32 && tsr_l4_in32(s, ip, v)) {
+		TSR_L4_UNROLL
+		for (int j = 0; j < 4; j++)
+			tsr_l4_put(s, v[j], 8);
+		ip += 32;
+		len -= 32;
+	}
+	while (len) {
+		const uint32_t k = len < 8 ? (uint32_t)len : 8u;
+		tsr_l4_put(s, tsr_l4_low(tsr_l4_in8(s, ip), k), k);
+		ip += k;
+		len -= k;
+	}
+}
+
+/* A match: len bytes from dist back (1 <= dist <= op, len <= what the capacity leaves). */
+TSR_LZ_D void tsr_l4_match(struct tsr_l4 *s, uint64_t dist, uint64_t len)
+{
+	if (dist < 8) {
+		/* the first dist bytes repeated: a word of them, put a whole number of repeats
+		 * (dist x (8 / dist) bytes) at a time, so that every put starts the pattern over */
+		const uint32_t d = (uint32_t)dist, step = d * (8u / d);
+		uint64_t pat = tsr_l4_low(tsr_l4_out8(s, s->op - d), d);
+		for (uint32_t sh = d; sh < 8; sh *= 2)
+			pat |= pat << (8 * sh);
+		while (len) {
+			const uint32_t k = len < step ? (uint32_t)len : step;
+			tsr_l4_put(s, tsr_l4_low(pat, k), k);
+			len -= k;
+		}
+		return;
+	}
+	/* 32 bytes at a time while the 5 words holding the source are all stored (below abase:
+	 * never this match's own output) */
+	while (len >= 32) {
+		const uint64_t p = s->op - dist;
+		const uint32_t sh = (uint32_t)((uintptr_t)(s->out + p) & 7u);
+		const int64_t w = (int64_t)p - (int64_t)sh;
+		if (w < 0 || w + 40 > s->abase)
+			break;
+		uint64_t x[5];
+		TSR_L4_UNROLL
+		for (int j = 0; j < 5; j++)
+			x[j] = tsr_l4_ld_out(s->out + w + 8 * j);
+		TSR_L4_UNROLL
+		for (int j = 0; j < 4; j++)
+			tsr_l4_put(s, tsr_l4_join(x[j], x[j + 1], sh), 8);
+		len -= 32;
+	}
+	while (len) {
+		const uint32_t k = len < 8 ? (uint32_t)len : 8u;
+		tsr_l4_put(s, tsr_l4_low(tsr_l4_out8(s, s->op - dist), k), k);
+		len -= k;
+	}
+}
+
+/* Adds to *len the length bytes from *ip on (255s, then one that is not): 0, or
+ * TSR_CUDA_LZ_E_TRUNCATED where the input ends first. Eight bytes are looked at a time. */
+TSR_LZ_D int tsr_l4_more(const struct tsr_l4 *s, uint64_t *ipp, uint64_t *len)
+{
+	uint64_t ip = *ipp;
+	for (;;) {
+		if (ip >= s->n) {
+			*ipp = ip;
+			return TSR_CUDA_LZ_E_TRUNCATED;
+		}
+		const uint64_t w = tsr_l4_in8(s, ip);
+		const uint32_t avail = s->n - ip < 8 ? (uint32_t)(s->n - ip) : 8u;
+		const uint64_t x = tsr_l4_low(~w, avail); /* nonzero at the bytes that are not 255 */
+		if (!x) {
+			*len += 255u * avail;
+			ip += avail;
+			continue;
+		}
+		const uint32_t b = tsr_l4_ctz(x) >> 3;
+		*len += 255u * b + (w >> (8 * b) & 255u);
+		*ipp = ip + b + 1;
+		return 0;
+	}
+}
+
+/* Decodes s's block from input offset ip into out (cap bytes): tsr_lz4_block's checks, in its
+ * order. */
+TSR_LZ_D int tsr_l4_block(struct tsr_l4 *s, uint64_t ip, uint64_t cap)
+{
+	const uint64_t n = s->n;
+	if (ip >= n)
+		return TSR_CUDA_LZ_E_TRUNCATED; /* (liblz4: an empty block is an error) */
+	for (;;) {
+		if (ip >= n)
+			return TSR_CUDA_LZ_E_TRUNCATED;
+		const uint64_t t = tsr_l4_in8(s, ip++);
+		const uint32_t tok = (uint32_t)(t & 255u);
+		uint64_t lit = tok >> 4, dist;
+		if (lit <= 5 && n - ip >= lit + 2 && cap - s->op >= lit) {
+			/* the token's word holds the literals and the distance (most sequences of
+			 * shuffled floats: design-notes) */
+			if (lit)
+				tsr_l4_put(s, tsr_l4_low(t >> 8, (uint32_t)lit), (uint32_t)lit);
+			dist = t >> (8 * (lit + 1)) & 0xffffu;
+			ip += lit + 2;
+		} else {
+			if (lit == 15) {
+				const int st = tsr_l4_more(s, &ip, &lit);
+				if (st)
+					return st;
+			}
+			if (lit > n - ip)
+				return TSR_CUDA_LZ_E_TRUNCATED;
+			if (lit > cap - s->op)
+				return TSR_CUDA_LZ_E_OVERFLOW;
+			tsr_l4_literals(s, ip, lit);
+			ip += lit;
+			if (ip == n)
+				return TSR_CUDA_LZ_OK; /* the last sequence: literals only */
+			if (n - ip < 2)
+				return TSR_CUDA_LZ_E_TRUNCATED;
+			dist = tsr_l4_in8(s, ip) & 0xffffu;
+			ip += 2;
+		}
+		uint64_t len = tok & 15u;
+		if (len == 15) {
+			const int st = tsr_l4_more(s, &ip, &len);
+			if (st)
+				return st;
+		}
+		len += 4;
+		if (dist == 0 || dist > s->op)
+			return TSR_CUDA_LZ_E_DISTANCE;
+		if (len > cap - s->op)
+			return TSR_CUDA_LZ_E_OVERFLOW;
+		tsr_l4_match(s, dist, len);
+	}
+}
+
+/* One stream, as tsr_lz4_stream (lz4_core.h): variant TSR_CUDA_LZ4_RAW or TSR_CUDA_LZ4_SIZED. */
+TSR_LZ_D int tsr_l4_stream(const uint8_t *in, uint64_t n, uint8_t *out, uint64_t cap,
+			   int variant, uint64_t *got)
+{
+	*got = 0;
+	if ((!in && n) || (!out && cap))
+		return TSR_CUDA_LZ_E_ARGUMENT;
+	struct tsr_l4 s = {in, n, out, 0, -(int64_t)((uintptr_t)out & 7u), 0};
+	int st;
+	if (variant != TSR_CUDA_LZ4_SIZED) {
+		st = tsr_l4_block(&s, 0, cap);
+	} else {
+		if (n < 4)
+			return TSR_CUDA_LZ_E_TRUNCATED;
+		const uint64_t size = tsr_l4_in8(&s, 0) & 0xffffffffu;
+		if (size > cap)
+			return TSR_CUDA_LZ_E_OVERFLOW;
+		st = tsr_l4_block(&s, 4, size);
+		if (st == TSR_CUDA_LZ_OK && s.op != size)
+			st = TSR_CUDA_LZ_E_SIZE;
+	}
+	tsr_l4_finish(&s);
+	*got = s.op;
+	return st;
+}
+
+#endif /* TSR_LZ4_LANE_CORE_H */

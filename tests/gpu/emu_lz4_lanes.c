@@ -1,0 +1,59 @@
+/* emu_lz4_lanes.c - the lane-a-stream LZ4 kernel's code (lz4_lane_core.h) on the CPU: emu_lz4.c's blocks and checks, and on each the status, size and bytes of lz4_core.h's decoder, at every input and output alignment of a word. */
+#define TSR_LZ_EMU 1
+#include "lz4_core.h"
+#include "lz4_lane_core.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+/*
+ * emu_lz4.c runs as it is with this file's decoder in place of lz4_core.h's: lz4_lane_core.h on
+ * a copy of the input at input alignment a (0 to 7, in an allocation of exactly its end, so
+ * ASan sees a read past the stream) into output at alignment b (0 to 7, with poisoned margins
+ * on both sides), the pair moving on each call; lz4_core.h's decoder on the same block. The two
+ * must give the same status, size and bytes, and lanes must leave every byte outside
+ * [out, out + got) untouched, margins and the capacity's unwritten tail alike.
+ */
+
+#define LANES_MARGIN 16
+
+static struct tsr_lz_smem lanes_smem;
+static unsigned lanes_calls;
+static size_t lanes_compared;
+
+static int lanes_decode(const uint8_t *in, uint64_t n, uint8_t *out, uint64_t cap, int variant,
+			uint64_t *got)
+{
+	const unsigned a = lanes_calls % 8, b = (lanes_calls / 8 + lanes_calls) % 8;
+	lanes_calls++;
+	uint8_t *in_mem = (uint8_t *)check_malloc((size_t)n + a + 1);
+	memcpy(in_mem + a, in, (size_t)n);
+	uint8_t *buf = (uint8_t *)check_malloc((size_t)cap + 2 * LANES_MARGIN + 8);
+	memset(buf, 0x5a, (size_t)cap + 2 * LANES_MARGIN + 8);
+	uint8_t *o = buf + LANES_MARGIN + b;
+	int st = tsr_l4_stream(in_mem + a, n, o, cap, variant, got);
+	uint8_t *ref = (uint8_t *)check_malloc((size_t)cap + 1);
+	uint64_t ref_got;
+	int ref_st = tsr_lz4_stream(&lanes_smem, in_mem + a, n, ref, cap, variant, &ref_got);
+	int untouched = 1;
+	for (uint8_t *q = buf; q < buf + cap + 2 * LANES_MARGIN + 8; q++)
+		if ((q < o || q >= o + *got) && *q != 0x5a)
+			untouched = 0;
+	if (st != ref_st || *got != ref_got || memcmp(o, ref, (size_t)ref_got) || !untouched) {
+		fprintf(stderr, "lanes differ (%llu input bytes at alignment %u, capacity %llu at %u): "
+			"status %d against %d, %llu bytes against %llu, %s\n", (unsigned long long)n, a,
+			(unsigned long long)cap, b, st, ref_st, (unsigned long long)*got,
+			(unsigned long long)ref_got, untouched ? "outside untouched" : "wrote outside");
+		check_failures++;
+	}
+	lanes_compared++;
+	memcpy(out, o, (size_t)*got);
+	free(ref), free(buf), free(in_mem);
+	return st;
+}
+
+#define EMU_LZ4_DECODE(in, n, out, cap, variant, got) lanes_decode(in, n, out, cap, variant, got)
+#define EMU_LZ4_NAME "lz4 lanes emulator (each against lz4_core.h's)"
+#include "emu_lz4.c"
