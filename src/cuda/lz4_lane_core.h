@@ -18,8 +18,10 @@
  *   stored a byte at a time, so no byte outside [out, out + got) is written.
  * - A match reads its source back from the output (its bytes not yet stored from acc), 8 bytes
  *   at a time; a distance under 8 repeats its first bytes from a register.
- * - Literal runs and far matches go 32 bytes at a time where they can: 5 aligned loads, then
- *   4 stores, so that a lane has several loads in flight.
+ * - Literal runs and matches go up to 32 bytes at a time: the aligned words that hold the
+ *   piece are all loaded, then put, so that a piece costs one round trip to memory (most
+ *   sequences of shuffled floats: a match of 4 to 18 bytes, design-notes); and the next token's
+ *   word is loaded before a match's copy.
  */
 
 #ifdef TSR_LZ_EMU
@@ -103,24 +105,6 @@ TSR_LZ_D uint64_t tsr_l4_in8(const struct tsr_l4 *s, uint64_t p)
 	return v;
 }
 
-/* Input bytes [p, p + 32) into v[0..3] from 5 aligned loads, if they lie inside the input
- * (returns 0, v untouched, if not). */
-TSR_LZ_D int tsr_l4_in32(const struct tsr_l4 *s, uint64_t p, uint64_t v[4])
-{
-	const uint32_t sh = (uint32_t)((uintptr_t)(s->in + p) & 7u);
-	if (p < sh || p - sh + 40 > s->n)
-		return 0;
-	const uint8_t *a = s->in + p - sh;
-	uint64_t w[5];
-	TSR_L4_UNROLL
-	for (int j = 0; j < 5; j++)
-		w[j] = tsr_l4_ld_in(a + 8 * j);
-	TSR_L4_UNROLL
-	for (int j = 0; j < 4; j++)
-		v[j] = tsr_l4_join(w[j], w[j + 1], sh);
-	return 1;
-}
-
 /* The aligned output word at offset w <= abase: acc at abase; below it, bytes already stored
  * (before the output's start read as 0, and never loaded). */
 TSR_LZ_D uint64_t tsr_l4_oword(const struct tsr_l4 *s, int64_t w)
@@ -178,22 +162,39 @@ TSR_LZ_D void tsr_l4_finish(struct tsr_l4 *s)
 		s->out[b] = (uint8_t)(s->acc >> (8 * (b - (uint64_t)s->abase)));
 }
 
-/* A literal run: input [ip, ip + len) appended (inside the input: the caller checked). */
+/* Appends m bytes (1 <= m <= 32) from byte sh (< 8) of the words x[0..4] on. */
+TSR_LZ_D void tsr_l4_put32(struct tsr_l4 *s, const uint64_t x[5], uint32_t sh, uint32_t m)
+{
+	TSR_L4_UNROLL
+	for (uint32_t j = 0; j < 4; j++)
+		if (8 * j < m) {
+			const uint32_t k = m - 8 * j < 8 ? m - 8 * j : 8u;
+			tsr_l4_put(s, tsr_l4_low(tsr_l4_join(x[j], x[j + 1], sh), k), k);
+		}
+}
+
+/* A literal run: input [ip, ip + len) appended (inside the input: the caller checked), up to
+ * 32 bytes at a time from the aligned words that hold them; a byte at a time only where a word
+ * would reach outside the input. */
 TSR_LZ_D void tsr_l4_literals(struct tsr_l4 *s, uint64_t ip, uint64_t len)
 {
-	uint64_t v[4];
-	while (len >= 32 && tsr_l4_in32(s, ip, v)) {
-		TSR_L4_UNROLL
-		for (int j = 0; j < 4; j++)
-			tsr_l4_put(s, v[j], 8);
-		ip += 32;
-		len -= 32;
-	}
 	while (len) {
-		const uint32_t k = len < 8 ? (uint32_t)len : 8u;
-		tsr_l4_put(s, tsr_l4_low(tsr_l4_in8(s, ip), k), k);
-		ip += k;
-		len -= k;
+		uint32_t m = len < 32 ? (uint32_t)len : 32u;
+		const uint32_t sh = (uint32_t)((uintptr_t)(s->in + ip) & 7u);
+		const uint32_t nw = (sh + m + 7) >> 3; /* words holding the m bytes */
+		if (ip >= sh && ip - sh + 8 * nw <= s->n) {
+			const uint8_t *a = s->in + ip - sh;
+			uint64_t x[5];
+			TSR_L4_UNROLL
+			for (uint32_t j = 0; j < 5; j++)
+				x[j] = j < nw ? tsr_l4_ld_in(a + 8 * j) : 0;
+			tsr_l4_put32(s, x, sh, m);
+		} else {
+			m = m < 8 ? m : 8u;
+			tsr_l4_put(s, tsr_l4_low(tsr_l4_in8(s, ip), m), m);
+		}
+		ip += m;
+		len -= m;
 	}
 }
 
@@ -203,7 +204,8 @@ TSR_LZ_D void tsr_l4_match(struct tsr_l4 *s, uint64_t dist, uint64_t len)
 	if (dist < 8) {
 		/* the first dist bytes repeated: a word of them, put a whole number of repeats
 		 * (dist x (8 / dist) bytes) at a time, so that every put starts the pattern over */
-		const uint32_t d = (uint32_t)dist, step = d * (8u / d);
+		const uint32_t d = (uint32_t)dist;
+		const uint32_t step = 0x76586880u >> (4 * d) & 15u; /* d (8 / d), no division */
 		uint64_t pat = tsr_l4_low(tsr_l4_out8(s, s->op - d), d);
 		for (uint32_t sh = d; sh < 8; sh *= 2)
 			pat |= pat << (8 * sh);
@@ -214,27 +216,29 @@ TSR_LZ_D void tsr_l4_match(struct tsr_l4 *s, uint64_t dist, uint64_t len)
 		}
 		return;
 	}
-	/* 32 bytes at a time while the 5 words holding the source are all stored (below abase:
-	 * never this match's own output) */
-	while (len >= 32) {
+	/* up to 32 bytes at a time, and no more than the distance, so that the source is written
+	 * before the piece: all its words loaded (acc for the one at abase), then put */
+	while (len) {
+		uint32_t m = len < 32 ? (uint32_t)len : 32u;
+		m = dist < m ? (uint32_t)dist : m;
 		const uint64_t p = s->op - dist;
 		const uint32_t sh = (uint32_t)((uintptr_t)(s->out + p) & 7u);
 		const int64_t w = (int64_t)p - (int64_t)sh;
-		if (w < 0 || w + 40 > s->abase)
-			break;
-		uint64_t x[5];
-		TSR_L4_UNROLL
-		for (int j = 0; j < 5; j++)
-			x[j] = tsr_l4_ld_out(s->out + w + 8 * j);
-		TSR_L4_UNROLL
-		for (int j = 0; j < 4; j++)
-			tsr_l4_put(s, tsr_l4_join(x[j], x[j + 1], sh), 8);
-		len -= 32;
-	}
-	while (len) {
-		const uint32_t k = len < 8 ? (uint32_t)len : 8u;
-		tsr_l4_put(s, tsr_l4_low(tsr_l4_out8(s, s->op - dist), k), k);
-		len -= k;
+		if (w < 0) {
+			/* the source's first word starts before the output: 8 bytes the slow way */
+			m = m < 8 ? m : 8u;
+			tsr_l4_put(s, tsr_l4_low(tsr_l4_out8(s, p), m), m);
+		} else {
+			const uint32_t nw = (sh + m + 7) >> 3; /* (all at or below abase) */
+			uint64_t x[5];
+			TSR_L4_UNROLL
+			for (uint32_t j = 0; j < 5; j++) {
+				const int64_t at = w + 8 * (int64_t)j;
+				x[j] = j >= nw ? 0 : at < s->abase ? tsr_l4_ld_out(s->out + at) : s->acc;
+			}
+			tsr_l4_put32(s, x, sh, m);
+		}
+		len -= m;
 	}
 }
 
@@ -270,11 +274,12 @@ TSR_LZ_D int tsr_l4_block(struct tsr_l4 *s, uint64_t ip, uint64_t cap)
 	const uint64_t n = s->n;
 	if (ip >= n)
 		return TSR_CUDA_LZ_E_TRUNCATED; /* (liblz4: an empty block is an error) */
+	uint64_t t = tsr_l4_in8(s, ip); /* the token's word */
 	for (;;) {
 		if (ip >= n)
 			return TSR_CUDA_LZ_E_TRUNCATED;
-		const uint64_t t = tsr_l4_in8(s, ip++);
 		const uint32_t tok = (uint32_t)(t & 255u);
+		ip++;
 		uint64_t lit = tok >> 4, dist;
 		if (lit <= 5 && n - ip >= lit + 2 && cap - s->op >= lit) {
 			/* the token's word holds the literals and the distance (most sequences of
@@ -313,6 +318,7 @@ TSR_LZ_D int tsr_l4_block(struct tsr_l4 *s, uint64_t ip, uint64_t cap)
 			return TSR_CUDA_LZ_E_DISTANCE;
 		if (len > cap - s->op)
 			return TSR_CUDA_LZ_E_OVERFLOW;
+		t = tsr_l4_in8(s, ip); /* the next token's, in flight during the match's copy */
 		tsr_l4_match(s, dist, len);
 	}
 }
