@@ -33,7 +33,7 @@ static inline uint64_t tsr_l4_ld_in(const uint8_t *p)
 	memcpy(&v, p, 8);
 	return v;
 }
-static inline uint64_t tsr_l4_ld_out(const uint8_t *p)
+static inline uint64_t tsr_l4_ld(const uint8_t *p)
 {
 	uint64_t v;
 	memcpy(&v, p, 8);
@@ -47,18 +47,22 @@ static inline uint32_t tsr_l4_ctz(uint64_t x)
 {
 	return (uint32_t)__builtin_ctzll(x);
 }
+#define TSR_L4_GLOBAL(p) ((void)(p))
 #else
 #define TSR_L4_UNROLL _Pragma("unroll")
-/* (input through the read-only cache: no lane writes it; output with plain loads, which see
- * the lane's own stores) */
+/* (the token's and distance's words through the read-only cache: no lane writes the input;
+ * output with plain loads, which see the lane's own stores) */
 TSR_LZ_D uint64_t tsr_l4_ld_in(const uint8_t *p)
 {
 	return __ldg((const unsigned long long *)(const void *)p);
 }
-TSR_LZ_D uint64_t tsr_l4_ld_out(const uint8_t *p)
+/* (a piece's loads: of the input or the output, the same instruction) */
+TSR_LZ_D uint64_t tsr_l4_ld(const uint8_t *p)
 {
 	return *(const uint64_t *)(const void *)p;
 }
+/* p is global memory (a pointer chosen from two would leave the compiler generic loads) */
+#define TSR_L4_GLOBAL(p) __builtin_assume(__isGlobal(p))
 TSR_LZ_D void tsr_l4_st(uint8_t *p, uint64_t v)
 {
 	*(uint64_t *)(void *)p = v;
@@ -112,7 +116,7 @@ TSR_LZ_D uint64_t tsr_l4_oword(const struct tsr_l4 *s, int64_t w)
 	if (w == s->abase)
 		return s->acc;
 	if (w >= 0)
-		return tsr_l4_ld_out(s->out + w);
+		return tsr_l4_ld(s->out + w);
 	uint64_t v = 0;
 	for (int64_t k = 0; k < 8; k++)
 		if (w + k >= 0)
@@ -173,73 +177,25 @@ TSR_LZ_D void tsr_l4_put32(struct tsr_l4 *s, const uint64_t x[5], uint32_t sh, u
 		}
 }
 
-/* A literal run: input [ip, ip + len) appended (inside the input: the caller checked), up to
- * 32 bytes at a time from the aligned words that hold them; a byte at a time only where a word
- * would reach outside the input. */
-TSR_LZ_D void tsr_l4_literals(struct tsr_l4 *s, uint64_t ip, uint64_t len)
+/* Appends m bytes (1 <= m <= 32) of src (the input, or the output when from_out) from offset
+ * pos on: the aligned words holding them all loaded (the output's word at abase from acc), then
+ * put. The words lie inside the input, or inside the output's bytes made: the caller checks. */
+TSR_LZ_D void tsr_l4_piece(struct tsr_l4 *s, const uint8_t *src, uint64_t pos, uint32_t m,
+			   int from_out)
 {
-	while (len) {
-		uint32_t m = len < 32 ? (uint32_t)len : 32u;
-		const uint32_t sh = (uint32_t)((uintptr_t)(s->in + ip) & 7u);
-		const uint32_t nw = (sh + m + 7) >> 3; /* words holding the m bytes */
-		if (ip >= sh && ip - sh + 8 * nw <= s->n) {
-			const uint8_t *a = s->in + ip - sh;
-			uint64_t x[5];
-			TSR_L4_UNROLL
-			for (uint32_t j = 0; j < 5; j++)
-				x[j] = j < nw ? tsr_l4_ld_in(a + 8 * j) : 0;
-			tsr_l4_put32(s, x, sh, m);
-		} else {
-			m = m < 8 ? m : 8u;
-			tsr_l4_put(s, tsr_l4_low(tsr_l4_in8(s, ip), m), m);
-		}
-		ip += m;
-		len -= m;
+	const uint32_t sh = (uint32_t)((uintptr_t)(src + pos) & 7u);
+	const int64_t w = (int64_t)pos - (int64_t)sh;
+	const uint32_t nw = (sh + m + 7) >> 3;
+	TSR_L4_GLOBAL(src);
+	uint64_t x[5];
+	TSR_L4_UNROLL
+	for (uint32_t j = 0; j < 5; j++) {
+		const int64_t at = w + 8 * (int64_t)j;
+		x[j] = 0;
+		if (j < nw)
+			x[j] = from_out && at == s->abase ? s->acc : tsr_l4_ld(src + at);
 	}
-}
-
-/* A match: len bytes from dist back (1 <= dist <= op, len <= what the capacity leaves). */
-TSR_LZ_D void tsr_l4_match(struct tsr_l4 *s, uint64_t dist, uint64_t len)
-{
-	if (dist < 8) {
-		/* the first dist bytes repeated: a word of them, put a whole number of repeats
-		 * (dist x (8 / dist) bytes) at a time, so that every put starts the pattern over */
-		const uint32_t d = (uint32_t)dist;
-		const uint32_t step = 0x76586880u >> (4 * d) & 15u; /* d (8 / d), no division */
-		uint64_t pat = tsr_l4_low(tsr_l4_out8(s, s->op - d), d);
-		for (uint32_t sh = d; sh < 8; sh *= 2)
-			pat |= pat << (8 * sh);
-		while (len) {
-			const uint32_t k = len < step ? (uint32_t)len : step;
-			tsr_l4_put(s, tsr_l4_low(pat, k), k);
-			len -= k;
-		}
-		return;
-	}
-	/* up to 32 bytes at a time, and no more than the distance, so that the source is written
-	 * before the piece: all its words loaded (acc for the one at abase), then put */
-	while (len) {
-		uint32_t m = len < 32 ? (uint32_t)len : 32u;
-		m = dist < m ? (uint32_t)dist : m;
-		const uint64_t p = s->op - dist;
-		const uint32_t sh = (uint32_t)((uintptr_t)(s->out + p) & 7u);
-		const int64_t w = (int64_t)p - (int64_t)sh;
-		if (w < 0) {
-			/* the source's first word starts before the output: 8 bytes the slow way */
-			m = m < 8 ? m : 8u;
-			tsr_l4_put(s, tsr_l4_low(tsr_l4_out8(s, p), m), m);
-		} else {
-			const uint32_t nw = (sh + m + 7) >> 3; /* (all at or below abase) */
-			uint64_t x[5];
-			TSR_L4_UNROLL
-			for (uint32_t j = 0; j < 5; j++) {
-				const int64_t at = w + 8 * (int64_t)j;
-				x[j] = j >= nw ? 0 : at < s->abase ? tsr_l4_ld_out(s->out + at) : s->acc;
-			}
-			tsr_l4_put32(s, x, sh, m);
-		}
-		len -= m;
-	}
+	tsr_l4_put32(s, x, sh, m);
 }
 
 /* Adds to *len the length bytes from *ip on (255s, then one that is not): 0, or
@@ -267,59 +223,118 @@ TSR_LZ_D int tsr_l4_more(const struct tsr_l4 *s, uint64_t *ipp, uint64_t *len)
 	}
 }
 
-/* Decodes s's block from input offset ip into out (cap bytes): tsr_lz4_block's checks, in its
- * order. */
+/* Where a lane is in its block: at a token, in a literal run, in a match. */
+enum { TSR_L4_TOKEN, TSR_L4_LITS, TSR_L4_MATCH };
+
+/*
+ * Decodes s's block from input offset ip into out (cap bytes), with tsr_lz4_block's checks in
+ * its order. Each turn of the loop is a step that puts one piece (up to 32 bytes of a literal run
+ * or of a match), parsing first what the lane is at: a token, the end of a literal run (its
+ * distance), a match's length. Why steps, not a loop a run: a warp's lanes walk 32 streams in
+ * step, and a loop a run lasts as long as its longest lane's run, where a step costs its parts
+ * once whichever lanes run them. Counted on the CPU (design-notes, "LZ4 a lane a stream"): 32
+ * streams of shuffled floats, liblz4 fast, 1,099 weighted instructions a warp a sequence with a
+ * loop a run against 213 for a lane alone; 419 by steps.
+ */
 TSR_LZ_D int tsr_l4_block(struct tsr_l4 *s, uint64_t ip, uint64_t cap)
 {
 	const uint64_t n = s->n;
 	if (ip >= n)
 		return TSR_CUDA_LZ_E_TRUNCATED; /* (liblz4: an empty block is an error) */
-	uint64_t t = tsr_l4_in8(s, ip); /* the token's word */
+	uint64_t t = tsr_l4_in8(s, ip); /* the token's word, loaded a step or more ahead */
+	uint64_t lip = 0, left = 0, dist = 0, pat = 0; /* (lip: the literal run's next byte) */
+	uint32_t tok = 0, phase = TSR_L4_TOKEN;
 	for (;;) {
-		if (ip >= n)
-			return TSR_CUDA_LZ_E_TRUNCATED;
-		const uint32_t tok = (uint32_t)(t & 255u);
-		ip++;
-		uint64_t lit = tok >> 4, dist;
-		if (lit <= 5 && n - ip >= lit + 2 && cap - s->op >= lit) {
-			/* the token's word holds the literals and the distance (most sequences of
-			 * shuffled floats: design-notes) */
-			if (lit)
-				tsr_l4_put(s, tsr_l4_low(t >> 8, (uint32_t)lit), (uint32_t)lit);
-			dist = t >> (8 * (lit + 1)) & 0xffffu;
-			ip += lit + 2;
-		} else {
-			if (lit == 15) {
-				const int st = tsr_l4_more(s, &ip, &lit);
-				if (st)
-					return st;
-			}
-			if (lit > n - ip)
+		int mparse = 0; /* the match's length to parse, its distance known */
+		if (phase == TSR_L4_TOKEN) {
+			if (ip >= n)
 				return TSR_CUDA_LZ_E_TRUNCATED;
-			if (lit > cap - s->op)
-				return TSR_CUDA_LZ_E_OVERFLOW;
-			tsr_l4_literals(s, ip, lit);
-			ip += lit;
+			tok = (uint32_t)(t & 255u);
+			uint64_t lit = tok >> 4;
+			ip++;
+			if (lit <= 5 && n - ip >= lit + 2 && cap - s->op >= lit) {
+				/* the token's word holds the literals and the distance (most sequences
+				 * of shuffled floats) */
+				if (lit)
+					tsr_l4_put(s, tsr_l4_low(t >> 8, (uint32_t)lit), (uint32_t)lit);
+				dist = t >> (8 * (lit + 1)) & 0xffffu;
+				ip += lit + 2;
+				mparse = 1;
+			} else {
+				if (lit == 15) {
+					const int st = tsr_l4_more(s, &ip, &lit);
+					if (st)
+						return st;
+				}
+				if (lit > n - ip)
+					return TSR_CUDA_LZ_E_TRUNCATED;
+				if (lit > cap - s->op)
+					return TSR_CUDA_LZ_E_OVERFLOW;
+				lip = ip;
+				left = lit;
+				ip += lit;
+				phase = TSR_L4_LITS;
+			}
+		}
+		if (phase == TSR_L4_LITS && !left) {
 			if (ip == n)
 				return TSR_CUDA_LZ_OK; /* the last sequence: literals only */
 			if (n - ip < 2)
 				return TSR_CUDA_LZ_E_TRUNCATED;
 			dist = tsr_l4_in8(s, ip) & 0xffffu;
 			ip += 2;
+			mparse = 1;
 		}
-		uint64_t len = tok & 15u;
-		if (len == 15) {
-			const int st = tsr_l4_more(s, &ip, &len);
-			if (st)
-				return st;
+		if (mparse) {
+			uint64_t len = tok & 15u;
+			if (len == 15) {
+				const int st = tsr_l4_more(s, &ip, &len);
+				if (st)
+					return st;
+			}
+			len += 4;
+			if (dist == 0 || dist > s->op)
+				return TSR_CUDA_LZ_E_DISTANCE;
+			if (len > cap - s->op)
+				return TSR_CUDA_LZ_E_OVERFLOW;
+			left = len;
+			phase = TSR_L4_MATCH;
+			t = tsr_l4_in8(s, ip); /* the next token's, in flight during the match */
+			if (dist < 8) {
+				/* the first dist bytes repeated: a word of them */
+				pat = tsr_l4_low(tsr_l4_out8(s, s->op - dist), (uint32_t)dist);
+				for (uint32_t sh = (uint32_t)dist; sh < 8; sh *= 2)
+					pat |= pat << (8 * sh);
+			}
 		}
-		len += 4;
-		if (dist == 0 || dist > s->op)
-			return TSR_CUDA_LZ_E_DISTANCE;
-		if (len > cap - s->op)
-			return TSR_CUDA_LZ_E_OVERFLOW;
-		t = tsr_l4_in8(s, ip); /* the next token's, in flight during the match's copy */
-		tsr_l4_match(s, dist, len);
+		/* the step's piece: of a match no longer than its distance, so that its source is
+		 * made before it; of a distance under 8, a whole number of repeats (dist x (8 /
+		 * dist) bytes), so that each piece starts the pattern over */
+		const int from_out = phase == TSR_L4_MATCH;
+		uint32_t m = left < 32 ? (uint32_t)left : 32u;
+		const uint8_t *src = from_out ? s->out : s->in;
+		const uint64_t pos = from_out ? s->op - dist : lip;
+		const uint32_t sh = (uint32_t)((uintptr_t)(src + pos) & 7u);
+		if (from_out && dist < 8) {
+			const uint32_t step = 0x76586880u >> (4 * dist) & 15u; /* no division */
+			m = m < step ? m : step;
+			tsr_l4_put(s, tsr_l4_low(pat, m), m);
+		} else {
+			m = from_out && dist < m ? (uint32_t)dist : m;
+			const uint64_t end = pos - sh + 8 * ((sh + m + 7) >> 3);
+			if (pos < sh || (!from_out && end > n)) {
+				/* a word before the input or output, or past the input: the slow way */
+				m = m < 8 ? m : 8u;
+				const uint64_t v = from_out ? tsr_l4_out8(s, pos) : tsr_l4_in8(s, pos);
+				tsr_l4_put(s, tsr_l4_low(v, m), m);
+			} else {
+				tsr_l4_piece(s, src, pos, m, from_out);
+			}
+		}
+		left -= m;
+		lip += m; /* (meaningless in a match) */
+		if (from_out && !left)
+			phase = TSR_L4_TOKEN;
 	}
 }
 
