@@ -166,36 +166,108 @@ TSR_LZ_D void tsr_l4_finish(struct tsr_l4 *s)
 		s->out[b] = (uint8_t)(s->acc >> (8 * (b - (uint64_t)s->abase)));
 }
 
-/* Appends m bytes (1 <= m <= 32) from byte sh (< 8) of the words x[0..4] on. */
-TSR_LZ_D void tsr_l4_put32(struct tsr_l4 *s, const uint64_t x[5], uint32_t sh, uint32_t m)
+/* v's low k bytes set (k < 8; 0 for k 0). */
+TSR_LZ_D uint64_t tsr_l4_mask(uint32_t k)
 {
-	TSR_L4_UNROLL
-	for (uint32_t j = 0; j < 4; j++)
-		if (8 * j < m) {
-			const uint32_t k = m - 8 * j < 8 ? m - 8 * j : 8u;
-			tsr_l4_put(s, tsr_l4_low(tsr_l4_join(x[j], x[j + 1], sh), k), k);
-		}
+	return (1ull << (8 * k)) - 1;
 }
 
-/* Appends m bytes (1 <= m <= 32) of src (the input, or the output when from_out) from offset
- * pos on: the aligned words holding them all loaded (the output's word at abase from acc), then
- * put. The words lie inside the input, or inside the output's bytes made: the caller checks. */
+/* x mod d, for x < 64 and 1 <= d <= 7, by a reciprocal: x / d is x ceil(256 / d) >> 8 there
+ * (checked for every such x and d by emu_lz4_lanes.c). */
+TSR_LZ_D uint32_t tsr_l4_mod(uint32_t x, uint32_t d)
+{
+	const uint32_t inv = (uint32_t)(0x00242a333f557fffull >> (8 * (d - 1)) & 255u) + 1;
+	return x - d * ((x * inv) >> 8);
+}
+
+/* Low 32 bits of (hi:lo) >> b (b < 32). */
+TSR_LZ_D uint32_t tsr_l4_funnel(uint32_t lo, uint32_t hi, uint32_t b)
+{
+#ifdef TSR_LZ_EMU
+	return (uint32_t)(((uint64_t)hi << 32 | lo) >> b);
+#else
+	return __funnelshift_r(lo, hi, b);
+#endif
+}
+
+/*
+ * Ends a piece of m bytes (1 <= m <= 32): w[j] holds output bytes [abase + 8j, abase + 8j + 8)
+ * (its bytes below op replaced here by acc's); the whole words are stored, the last partial one
+ * kept in acc. abase >= 0: the caller checks.
+ */
+TSR_LZ_D void tsr_l4_emit(struct tsr_l4 *s, uint64_t w[5], uint32_t m)
+{
+	const uint32_t f = (uint32_t)(s->op - (uint64_t)s->abase);
+	const uint32_t q = (f + m) >> 3; /* whole words: at most 4 */
+	w[0] = (w[0] & ~tsr_l4_mask(f)) | s->acc;
+	uint64_t last = 0;
+	TSR_L4_UNROLL
+	for (uint32_t j = 0; j < 5; j++) {
+		if (j < q)
+			tsr_l4_st(s->out + s->abase + 8 * j, w[j]);
+		if (j == q)
+			last = w[j]; /* (a select, not an index: w stays in registers) */
+	}
+	s->acc = last & tsr_l4_mask((f + m) & 7u);
+	s->abase += 8 * (int64_t)q;
+	s->op += m;
+}
+
+/*
+ * Appends m bytes (1 <= m <= 32) of src (the input, or the output when from_out) from offset
+ * pos on. Output word j's bytes come from the source at pos - f + 8j on (f: the bytes in acc),
+ * so each is one shift of the aligned source words: those holding the bytes are all loaded (the
+ * output's word at abase from acc), joined a 32-bit half at a time, and emitted. The caller
+ * checks that the words lie inside the input, or inside the output's bytes made, and abase >= 0.
+ */
 TSR_LZ_D void tsr_l4_piece(struct tsr_l4 *s, const uint8_t *src, uint64_t pos, uint32_t m,
 			   int from_out)
 {
-	const uint32_t sh = (uint32_t)((uintptr_t)(src + pos) & 7u);
-	const int64_t w = (int64_t)pos - (int64_t)sh;
-	const uint32_t nw = (sh + m + 7) >> 3;
+	const uint32_t f = (uint32_t)(s->op - (uint64_t)s->abase);
+	const uint32_t sh = (uint32_t)(((uintptr_t)src + pos - f) & 7u);
+	const int64_t a = (int64_t)pos - f - sh; /* source offset of word 0 */
+	const uint32_t nw = ((f + sh + m - 1) >> 3) + 1; /* words holding the bytes: at most 6 */
 	TSR_L4_GLOBAL(src);
-	uint64_t x[5];
+	uint32_t h[13];
+	TSR_L4_UNROLL
+	for (uint32_t k = 0; k < 6; k++) {
+		const int64_t at = a + 8 * (int64_t)k;
+		uint64_t x = 0;
+		if (k < nw)
+			x = from_out && at == s->abase ? s->acc : tsr_l4_ld(src + at);
+		h[2 * k] = (uint32_t)x;
+		h[2 * k + 1] = (uint32_t)(x >> 32);
+	}
+	h[12] = 0;
+	/* the halves from sh's own on, then each output half a funnel shift of two */
+	const uint32_t b = 8 * (sh & 3u), up = sh >> 2;
+	TSR_L4_UNROLL
+	for (uint32_t i = 0; i < 12; i++)
+		h[i] = up ? h[i + 1] : h[i];
+	uint64_t w[5];
+	TSR_L4_UNROLL
+	for (uint32_t j = 0; j < 5; j++)
+		w[j] = tsr_l4_funnel(h[2 * j], h[2 * j + 1], b) |
+		       (uint64_t)tsr_l4_funnel(h[2 * j + 1], h[2 * j + 2], b) << 32;
+	tsr_l4_emit(s, w, m);
+}
+
+/* Appends m bytes (1 <= m <= 32) of a short-distance match's pattern: the match's bytes repeat
+ * with period d (< 8), op is a whole number of periods into the match, and q[0] holds its first
+ * 8 bytes, q[1] the next d - 1 (at least). abase >= 0: the caller checks. */
+TSR_LZ_D void tsr_l4_repeat(struct tsr_l4 *s, const uint64_t q[2], uint32_t d, uint32_t m)
+{
+	const uint32_t f = (uint32_t)(s->op - (uint64_t)s->abase);
+	const uint32_t c8 = tsr_l4_mod(8, d);
+	uint32_t r = tsr_l4_mod(8 * d - f, d); /* word 0's first byte, in the pattern */
+	uint64_t w[5];
 	TSR_L4_UNROLL
 	for (uint32_t j = 0; j < 5; j++) {
-		const int64_t at = w + 8 * (int64_t)j;
-		x[j] = 0;
-		if (j < nw)
-			x[j] = from_out && at == s->abase ? s->acc : tsr_l4_ld(src + at);
+		w[j] = tsr_l4_join(q[0], q[1], r);
+		r += c8;
+		r -= r >= d ? d : 0;
 	}
-	tsr_l4_put32(s, x, sh, m);
+	tsr_l4_emit(s, w, m);
 }
 
 /* Adds to *len the length bytes from *ip on (255s, then one that is not): 0, or
@@ -242,7 +314,7 @@ TSR_LZ_D int tsr_l4_block(struct tsr_l4 *s, uint64_t ip, uint64_t cap)
 	if (ip >= n)
 		return TSR_CUDA_LZ_E_TRUNCATED; /* (liblz4: an empty block is an error) */
 	uint64_t t = tsr_l4_in8(s, ip); /* the token's word, loaded a step or more ahead */
-	uint64_t lip = 0, left = 0, dist = 0, pat = 0; /* (lip: the literal run's next byte) */
+	uint64_t lip = 0, left = 0, dist = 0, pat[2] = {0, 0}; /* (lip: the literal run's next byte) */
 	uint32_t tok = 0, phase = TSR_L4_TOKEN;
 	for (;;) {
 		int mparse = 0; /* the match's length to parse, its distance known */
@@ -301,29 +373,40 @@ TSR_LZ_D int tsr_l4_block(struct tsr_l4 *s, uint64_t ip, uint64_t cap)
 			phase = TSR_L4_MATCH;
 			t = tsr_l4_in8(s, ip); /* the next token's, in flight during the match */
 			if (dist < 8) {
-				/* the first dist bytes repeated: a word of them */
-				pat = tsr_l4_low(tsr_l4_out8(s, s->op - dist), (uint32_t)dist);
-				for (uint32_t sh = (uint32_t)dist; sh < 8; sh *= 2)
-					pat |= pat << (8 * sh);
+				/* the first dist bytes repeated: a word of them, pat[0], and the word
+				 * after it, pat[1]: its byte k is pat[0]'s byte k + 8 mod d, which is
+				 * inside pat[0] for every k tsr_l4_repeat reads (k < d - 1) */
+				const uint32_t d = (uint32_t)dist, c8 = tsr_l4_mod(8, d);
+				pat[0] = tsr_l4_low(tsr_l4_out8(s, s->op - d), d);
+				for (uint32_t sh = d; sh < 8; sh *= 2)
+					pat[0] |= pat[0] << (8 * sh);
+				pat[1] = pat[0] >> (8 * c8);
 			}
 		}
 		/* the step's piece: of a match no longer than its distance, so that its source is
-		 * made before it; of a distance under 8, a whole number of repeats (dist x (8 /
-		 * dist) bytes), so that each piece starts the pattern over */
+		 * made before it; of a distance under 8, a whole number of periods (32 less 32 mod
+		 * dist bytes), so that each piece starts the pattern over; the slow way (8 bytes a
+		 * put) where a word would reach before the input or output or past the input */
 		const int from_out = phase == TSR_L4_MATCH;
 		uint32_t m = left < 32 ? (uint32_t)left : 32u;
-		const uint8_t *src = from_out ? s->out : s->in;
-		const uint64_t pos = from_out ? s->op - dist : lip;
-		const uint32_t sh = (uint32_t)((uintptr_t)(src + pos) & 7u);
 		if (from_out && dist < 8) {
-			const uint32_t step = 0x76586880u >> (4 * dist) & 15u; /* no division */
-			m = m < step ? m : step;
-			tsr_l4_put(s, tsr_l4_low(pat, m), m);
+			const uint32_t whole = 32 - tsr_l4_mod(32, (uint32_t)dist);
+			m = m < whole ? m : whole;
+			if (s->abase >= 0) {
+				tsr_l4_repeat(s, pat, (uint32_t)dist, m);
+			} else {
+				const uint32_t step = 0x76586880u >> (4 * dist) & 15u; /* d (8 / d) */
+				m = m < step ? m : step;
+				tsr_l4_put(s, tsr_l4_low(pat[0], m), m);
+			}
 		} else {
 			m = from_out && dist < m ? (uint32_t)dist : m;
-			const uint64_t end = pos - sh + 8 * ((sh + m + 7) >> 3);
-			if (pos < sh || (!from_out && end > n)) {
-				/* a word before the input or output, or past the input: the slow way */
+			const uint8_t *src = from_out ? s->out : s->in;
+			const uint64_t pos = from_out ? s->op - dist : lip;
+			const uint64_t f = s->op - (uint64_t)s->abase;
+			const uint64_t sh = ((uintptr_t)src + pos - f) & 7u;
+			const uint64_t words = ((f + sh + m - 1) >> 3) + 1;
+			if (s->abase < 0 || pos < f + sh || (!from_out && pos - f - sh + 8 * words > n)) {
 				m = m < 8 ? m : 8u;
 				const uint64_t v = from_out ? tsr_l4_out8(s, pos) : tsr_l4_in8(s, pos);
 				tsr_l4_put(s, tsr_l4_low(v, m), m);

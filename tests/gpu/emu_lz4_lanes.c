@@ -14,7 +14,8 @@
  * ASan sees a read past the stream) into output at alignment b (0 to 7, with poisoned margins
  * on both sides), the pair moving on each call; lz4_core.h's decoder on the same block. The two
  * must give the same status, size and bytes, and lanes must leave every byte outside
- * [out, out + got) untouched, margins and the capacity's unwritten tail alike.
+ * [out, out + got) untouched, margins and the capacity's unwritten tail alike. First, the
+ * lane decoder's division-free x mod d against C's, for every x and d it takes.
  */
 
 #define LANES_MARGIN 16
@@ -23,9 +24,22 @@ static struct tsr_lz_smem lanes_smem;
 static unsigned lanes_calls;
 static size_t lanes_compared;
 
+/* tsr_l4_mod's reciprocal against %, over every x and d it is given */
+static void lanes_mod_check(void)
+{
+	for (uint32_t d = 1; d < 8; d++)
+		for (uint32_t x = 0; x < 64; x++)
+			if (tsr_l4_mod(x, d) != x % d) {
+				fprintf(stderr, "tsr_l4_mod(%u, %u) = %u\n", x, d, tsr_l4_mod(x, d));
+				check_failures++;
+			}
+}
+
 static int lanes_decode(const uint8_t *in, uint64_t n, uint8_t *out, uint64_t cap, int variant,
 			uint64_t *got)
 {
+	if (!lanes_calls)
+		lanes_mod_check();
 	const unsigned a = lanes_calls % 8, b = (lanes_calls / 8 + lanes_calls) % 8;
 	lanes_calls++;
 	uint8_t *in_mem = (uint8_t *)check_malloc((size_t)n + a + 1);
