@@ -61,7 +61,8 @@ TSR_LZ_D uint64_t tsr_l4_ld(const uint8_t *p)
 {
 	return *(const uint64_t *)(const void *)p;
 }
-/* p is global memory (a pointer chosen from two would leave the compiler generic loads) */
+/* p is global memory: loads and stores through it global ones, not generic (a pointer read
+ * from the batch's array, or chosen from two, leaves the compiler generic ones) */
 #define TSR_L4_GLOBAL(p) __builtin_assume(__isGlobal(p))
 TSR_LZ_D void tsr_l4_st(uint8_t *p, uint64_t v)
 {
@@ -428,6 +429,10 @@ TSR_LZ_D int tsr_l4_stream(const uint8_t *in, uint64_t n, uint8_t *out, uint64_t
 	*got = 0;
 	if ((!in && n) || (!out && cap))
 		return TSR_CUDA_LZ_E_ARGUMENT;
+	/* global memory (tsr_cuda_lz4_batch's contract), said after the checks for NULL so that
+	 * the compiler cannot drop them: global loads and stores, not generic */
+	TSR_L4_GLOBAL(in);
+	TSR_L4_GLOBAL(out);
 	struct tsr_l4 s = {in, n, out, 0, -(int64_t)((uintptr_t)out & 7u), 0};
 	int st;
 	if (variant != TSR_CUDA_LZ4_SIZED) {

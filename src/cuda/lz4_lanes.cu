@@ -18,14 +18,9 @@ tsr_lz4_lanes_kernel(const void *const *d_in, const size_t *d_in_nbytes, void *c
 	const size_t i = (size_t)blockIdx.x * TSR_L4_THREADS + threadIdx.x;
 	if (i >= nstreams)
 		return;
-	const uint8_t *in = (const uint8_t *)d_in[i];
-	uint8_t *out = (uint8_t *)d_out[i];
-	/* global memory (tsr_cuda_lz4_batch's contract): global loads and stores, not generic */
-	__builtin_assume(__isGlobal(in));
-	__builtin_assume(__isGlobal(out));
 	uint64_t got;
-	const int st = tsr_l4_stream(in, (uint64_t)d_in_nbytes[i], out, (uint64_t)d_out_cap[i],
-				     variant, &got);
+	const int st = tsr_l4_stream((const uint8_t *)d_in[i], (uint64_t)d_in_nbytes[i],
+				     (uint8_t *)d_out[i], (uint64_t)d_out_cap[i], variant, &got);
 	if (d_out_nbytes)
 		d_out_nbytes[i] = got;
 	if (d_status)
