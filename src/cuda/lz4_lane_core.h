@@ -16,12 +16,13 @@
  *   written for every byte): the bytes since the last aligned word wait in a register (acc),
  *   and a word is stored once it is whole. The partial words at the output's two ends are
  *   stored a byte at a time, so no byte outside [out, out + got) is written.
- * - A match reads its source back from the output (its bytes not yet stored from acc), 8 bytes
- *   at a time; a distance under 8 repeats its first bytes from a register.
- * - Literal runs and matches go up to 32 bytes at a time: the aligned words that hold the
- *   piece are all loaded, then put, so that a piece costs one round trip to memory (most
- *   sequences of shuffled floats: a match of 4 to 18 bytes, design-notes); and the next token's
- *   word is loaded before a match's copy.
+ * - A match reads its source back from the output (its bytes not yet stored from acc); a
+ *   distance under 8 repeats its first bytes from registers.
+ * - Literal runs and matches go up to 32 bytes a piece: the aligned source words that hold the
+ *   piece are all loaded, then each output word is made from two of them, so that a piece
+ *   costs one round trip to memory (most sequences of shuffled floats: a match of 4 to 18
+ *   bytes, design-notes); the next token's word is loaded before a match's pieces.
+ * - Offsets are 32-bit: streams of at most TSR_L4_MAX bytes in and out, liblz4's own limit.
  */
 
 #ifdef TSR_LZ_EMU
@@ -74,13 +75,18 @@ TSR_LZ_D uint32_t tsr_l4_ctz(uint64_t x)
 }
 #endif
 
+/* The longest input and output the lane decoder takes: liblz4's sizes are ints, so no LZ4
+ * block it makes or decodes is longer; offsets fit 32 bits, and 64-bit arithmetic (two
+ * instructions an operation) stays out of the loop. */
+#define TSR_L4_MAX 0x7fffffffu
+
 /* A lane's stream. */
 struct tsr_l4 {
 	const uint8_t *in;
-	uint64_t n;     /* input bytes */
+	uint32_t n;     /* input bytes */
+	uint32_t op;    /* output bytes made */
 	uint8_t *out;
-	uint64_t op;    /* output bytes made */
-	int64_t abase;  /* output offset of the aligned word acc holds (below 0 in the output's
+	int32_t abase;  /* output offset of the aligned word acc holds (below 0 in the output's
 			   first word when out is not 8-aligned) */
 	uint64_t acc;   /* output bytes [abase, op) at bits 8 (b - abase) on; the rest 0 */
 };
@@ -98,11 +104,12 @@ TSR_LZ_D uint64_t tsr_l4_low(uint64_t v, uint32_t k)
 }
 
 /* Input bytes [p, p + 8), those at or past n read as 0 and never loaded (p <= n). */
-TSR_LZ_D uint64_t tsr_l4_in8(const struct tsr_l4 *s, uint64_t p)
+TSR_LZ_D uint64_t tsr_l4_in8(const struct tsr_l4 *s, uint32_t p)
 {
 	const uint32_t sh = (uint32_t)((uintptr_t)(s->in + p) & 7u);
 	if (p >= sh && p - sh + 16 <= s->n)
-		return tsr_l4_join(tsr_l4_ld_in(s->in + p - sh), tsr_l4_ld_in(s->in + p - sh + 8), sh);
+		return tsr_l4_join(tsr_l4_ld_in(s->in + (p - sh)), tsr_l4_ld_in(s->in + (p - sh + 8)),
+				   sh);
 	uint64_t v = 0;
 	for (uint32_t k = 0; k < 8; k++)
 		if (p + k < s->n)
@@ -112,24 +119,24 @@ TSR_LZ_D uint64_t tsr_l4_in8(const struct tsr_l4 *s, uint64_t p)
 
 /* The aligned output word at offset w <= abase: acc at abase; below it, bytes already stored
  * (before the output's start read as 0, and never loaded). */
-TSR_LZ_D uint64_t tsr_l4_oword(const struct tsr_l4 *s, int64_t w)
+TSR_LZ_D uint64_t tsr_l4_oword(const struct tsr_l4 *s, int32_t w)
 {
 	if (w == s->abase)
 		return s->acc;
 	if (w >= 0)
 		return tsr_l4_ld(s->out + w);
 	uint64_t v = 0;
-	for (int64_t k = 0; k < 8; k++)
+	for (int32_t k = 0; k < 8; k++)
 		if (w + k >= 0)
 			v |= (uint64_t)s->out[w + k] << (8 * k);
 	return v;
 }
 
 /* Output bytes [p, p + 8) (p < op; those at or past op meaningless). */
-TSR_LZ_D uint64_t tsr_l4_out8(const struct tsr_l4 *s, uint64_t p)
+TSR_LZ_D uint64_t tsr_l4_out8(const struct tsr_l4 *s, uint32_t p)
 {
 	const uint32_t sh = (uint32_t)((uintptr_t)(s->out + p) & 7u);
-	const int64_t w = (int64_t)p - (int64_t)sh;
+	const int32_t w = (int32_t)p - (int32_t)sh;
 	const uint64_t lo = tsr_l4_oword(s, w);
 	const uint64_t hi = w + 8 <= s->abase ? tsr_l4_oword(s, w + 8) : 0;
 	return tsr_l4_join(lo, hi, sh);
@@ -142,7 +149,7 @@ TSR_LZ_D void tsr_l4_store(struct tsr_l4 *s)
 		tsr_l4_st(s->out + s->abase, s->acc);
 		return;
 	}
-	for (int64_t k = 0; k < 8; k++)
+	for (int32_t k = 0; k < 8; k++)
 		if (s->abase + k >= 0)
 			s->out[s->abase + k] = (uint8_t)(s->acc >> (8 * k));
 }
@@ -150,7 +157,7 @@ TSR_LZ_D void tsr_l4_store(struct tsr_l4 *s)
 /* Appends v's k low bytes (1 <= k <= 8; v's other bytes 0) to the output. */
 TSR_LZ_D void tsr_l4_put(struct tsr_l4 *s, uint64_t v, uint32_t k)
 {
-	const uint32_t f = (uint32_t)(s->op - (uint64_t)s->abase); /* bytes in acc, 0 to 7 */
+	const uint32_t f = s->op - (uint32_t)s->abase; /* bytes in acc, 0 to 7 */
 	s->acc |= v << (8 * f);
 	s->op += k;
 	if (f + k >= 8) {
@@ -163,8 +170,8 @@ TSR_LZ_D void tsr_l4_put(struct tsr_l4 *s, uint64_t v, uint32_t k)
 /* Stores the bytes in acc, a byte at a time: the output's last partial word. */
 TSR_LZ_D void tsr_l4_finish(struct tsr_l4 *s)
 {
-	for (uint64_t b = s->abase < 0 ? 0 : (uint64_t)s->abase; b < s->op; b++)
-		s->out[b] = (uint8_t)(s->acc >> (8 * (b - (uint64_t)s->abase)));
+	for (uint32_t b = s->abase < 0 ? 0 : (uint32_t)s->abase; b < s->op; b++)
+		s->out[b] = (uint8_t)(s->acc >> (8 * (b - (uint32_t)s->abase)));
 }
 
 /* v's low k bytes set (k < 8; 0 for k 0). */
@@ -198,7 +205,7 @@ TSR_LZ_D uint32_t tsr_l4_funnel(uint32_t lo, uint32_t hi, uint32_t b)
  */
 TSR_LZ_D void tsr_l4_emit(struct tsr_l4 *s, uint64_t w[5], uint32_t m)
 {
-	const uint32_t f = (uint32_t)(s->op - (uint64_t)s->abase);
+	const uint32_t f = s->op - (uint32_t)s->abase;
 	const uint32_t q = (f + m) >> 3; /* whole words: at most 4 */
 	w[0] = (w[0] & ~tsr_l4_mask(f)) | s->acc;
 	uint64_t last = 0;
@@ -210,7 +217,7 @@ TSR_LZ_D void tsr_l4_emit(struct tsr_l4 *s, uint64_t w[5], uint32_t m)
 			last = w[j]; /* (a select, not an index: w stays in registers) */
 	}
 	s->acc = last & tsr_l4_mask((f + m) & 7u);
-	s->abase += 8 * (int64_t)q;
+	s->abase += 8 * (int32_t)q;
 	s->op += m;
 }
 
@@ -221,18 +228,18 @@ TSR_LZ_D void tsr_l4_emit(struct tsr_l4 *s, uint64_t w[5], uint32_t m)
  * output's word at abase from acc), joined a 32-bit half at a time, and emitted. The caller
  * checks that the words lie inside the input, or inside the output's bytes made, and abase >= 0.
  */
-TSR_LZ_D void tsr_l4_piece(struct tsr_l4 *s, const uint8_t *src, uint64_t pos, uint32_t m,
+TSR_LZ_D void tsr_l4_piece(struct tsr_l4 *s, const uint8_t *src, uint32_t pos, uint32_t m,
 			   int from_out)
 {
-	const uint32_t f = (uint32_t)(s->op - (uint64_t)s->abase);
+	const uint32_t f = s->op - (uint32_t)s->abase;
 	const uint32_t sh = (uint32_t)(((uintptr_t)src + pos - f) & 7u);
-	const int64_t a = (int64_t)pos - f - sh; /* source offset of word 0 */
+	const int32_t a = (int32_t)(pos - f - sh); /* source offset of word 0 (the caller: >= 0) */
 	const uint32_t nw = ((f + sh + m - 1) >> 3) + 1; /* words holding the bytes: at most 6 */
 	TSR_L4_GLOBAL(src);
 	uint32_t h[13];
 	TSR_L4_UNROLL
 	for (uint32_t k = 0; k < 6; k++) {
-		const int64_t at = a + 8 * (int64_t)k;
+		const int32_t at = a + 8 * (int32_t)k;
 		uint64_t x = 0;
 		if (k < nw)
 			x = from_out && at == s->abase ? s->acc : tsr_l4_ld(src + at);
@@ -258,7 +265,7 @@ TSR_LZ_D void tsr_l4_piece(struct tsr_l4 *s, const uint8_t *src, uint64_t pos, u
  * 8 bytes, q[1] the next d - 1 (at least). abase >= 0: the caller checks. */
 TSR_LZ_D void tsr_l4_repeat(struct tsr_l4 *s, const uint64_t q[2], uint32_t d, uint32_t m)
 {
-	const uint32_t f = (uint32_t)(s->op - (uint64_t)s->abase);
+	const uint32_t f = s->op - (uint32_t)s->abase;
 	const uint32_t c8 = tsr_l4_mod(8, d);
 	uint32_t r = tsr_l4_mod(8 * d - f, d); /* word 0's first byte, in the pattern */
 	uint64_t w[5];
@@ -272,25 +279,29 @@ TSR_LZ_D void tsr_l4_repeat(struct tsr_l4 *s, const uint64_t q[2], uint32_t d, u
 }
 
 /* Adds to *len the length bytes from *ip on (255s, then one that is not): 0, or
- * TSR_CUDA_LZ_E_TRUNCATED where the input ends first. Eight bytes are looked at a time. */
-TSR_LZ_D int tsr_l4_more(const struct tsr_l4 *s, uint64_t *ipp, uint64_t *len)
+ * TSR_CUDA_LZ_E_TRUNCATED where the input ends first. Eight bytes are looked at a time. The
+ * sum is kept below 2^32 - 4 (no length past TSR_L4_MAX passes the checks after it anyway). */
+TSR_LZ_D int tsr_l4_more(const struct tsr_l4 *s, uint32_t *ipp, uint32_t *len)
 {
-	uint64_t ip = *ipp;
+	uint32_t ip = *ipp;
+	uint64_t sum = *len;
 	for (;;) {
 		if (ip >= s->n) {
 			*ipp = ip;
 			return TSR_CUDA_LZ_E_TRUNCATED;
 		}
 		const uint64_t w = tsr_l4_in8(s, ip);
-		const uint32_t avail = s->n - ip < 8 ? (uint32_t)(s->n - ip) : 8u;
+		const uint32_t avail = s->n - ip < 8 ? s->n - ip : 8u;
 		const uint64_t x = tsr_l4_low(~w, avail); /* nonzero at the bytes that are not 255 */
 		if (!x) {
-			*len += 255u * avail;
+			sum += 255u * avail;
+			sum = sum < 0xfffffff0u ? sum : 0xfffffff0u;
 			ip += avail;
 			continue;
 		}
 		const uint32_t b = tsr_l4_ctz(x) >> 3;
-		*len += 255u * b + (w >> (8 * b) & 255u);
+		sum += 255u * b + (w >> (8 * b) & 255u);
+		*len = sum < 0xfffffff0u ? (uint32_t)sum : 0xfffffff0u;
 		*ipp = ip + b + 1;
 		return 0;
 	}
@@ -305,17 +316,18 @@ enum { TSR_L4_TOKEN, TSR_L4_LITS, TSR_L4_MATCH };
  * or of a match), parsing first what the lane is at: a token, the end of a literal run (its
  * distance), a match's length. Why steps, not a loop a run: a warp's lanes walk 32 streams in
  * step, and a loop a run lasts as long as its longest lane's run, where a step costs its parts
- * once whichever lanes run them. Counted on the CPU (design-notes, "LZ4 a lane a stream"): 32
- * streams of shuffled floats, liblz4 fast, 1,099 weighted instructions a warp a sequence with a
- * loop a run against 213 for a lane alone; 419 by steps.
+ * once whichever lanes run them. Counted on the CPU (bench/lz4_lane_model.c; design-notes, "LZ4
+ * a lane a stream"): 32 streams of shuffled floats, liblz4 fast, a warp's weighted instructions
+ * a sequence 2,000 with a loop a run, 430 by steps, 254 for the lanes' own work.
  */
-TSR_LZ_D int tsr_l4_block(struct tsr_l4 *s, uint64_t ip, uint64_t cap)
+TSR_LZ_D int tsr_l4_block(struct tsr_l4 *s, uint32_t ip, uint32_t cap)
 {
-	const uint64_t n = s->n;
+	const uint32_t n = s->n;
 	if (ip >= n)
 		return TSR_CUDA_LZ_E_TRUNCATED; /* (liblz4: an empty block is an error) */
 	uint64_t t = tsr_l4_in8(s, ip); /* the token's word, loaded a step or more ahead */
-	uint64_t lip = 0, left = 0, dist = 0, pat[2] = {0, 0}; /* (lip: the literal run's next byte) */
+	uint32_t lip = 0, left = 0, dist = 0; /* (lip: the literal run's next byte) */
+	uint64_t pat[2] = {0, 0};
 	uint32_t tok = 0, phase = TSR_L4_TOKEN;
 	for (;;) {
 		int mparse = 0; /* the match's length to parse, its distance known */
@@ -323,14 +335,14 @@ TSR_LZ_D int tsr_l4_block(struct tsr_l4 *s, uint64_t ip, uint64_t cap)
 			if (ip >= n)
 				return TSR_CUDA_LZ_E_TRUNCATED;
 			tok = (uint32_t)(t & 255u);
-			uint64_t lit = tok >> 4;
+			uint32_t lit = tok >> 4;
 			ip++;
 			if (lit <= 5 && n - ip >= lit + 2 && cap - s->op >= lit) {
 				/* the token's word holds the literals and the distance (most sequences
 				 * of shuffled floats) */
 				if (lit)
-					tsr_l4_put(s, tsr_l4_low(t >> 8, (uint32_t)lit), (uint32_t)lit);
-				dist = t >> (8 * (lit + 1)) & 0xffffu;
+					tsr_l4_put(s, tsr_l4_low(t >> 8, lit), lit);
+				dist = (uint32_t)(t >> (8 * (lit + 1))) & 0xffffu;
 				ip += lit + 2;
 				mparse = 1;
 			} else {
@@ -354,12 +366,12 @@ TSR_LZ_D int tsr_l4_block(struct tsr_l4 *s, uint64_t ip, uint64_t cap)
 				return TSR_CUDA_LZ_OK; /* the last sequence: literals only */
 			if (n - ip < 2)
 				return TSR_CUDA_LZ_E_TRUNCATED;
-			dist = tsr_l4_in8(s, ip) & 0xffffu;
+			dist = (uint32_t)tsr_l4_in8(s, ip) & 0xffffu;
 			ip += 2;
 			mparse = 1;
 		}
 		if (mparse) {
-			uint64_t len = tok & 15u;
+			uint32_t len = tok & 15u;
 			if (len == 15) {
 				const int st = tsr_l4_more(s, &ip, &len);
 				if (st)
@@ -377,7 +389,7 @@ TSR_LZ_D int tsr_l4_block(struct tsr_l4 *s, uint64_t ip, uint64_t cap)
 				/* the first dist bytes repeated: a word of them, pat[0], and the word
 				 * after it, pat[1]: its byte k is pat[0]'s byte k + 8 mod d, which is
 				 * inside pat[0] for every k tsr_l4_repeat reads (k < d - 1) */
-				const uint32_t d = (uint32_t)dist, c8 = tsr_l4_mod(8, d);
+				const uint32_t d = dist, c8 = tsr_l4_mod(8, d);
 				pat[0] = tsr_l4_low(tsr_l4_out8(s, s->op - d), d);
 				for (uint32_t sh = d; sh < 8; sh *= 2)
 					pat[0] |= pat[0] << (8 * sh);
@@ -389,24 +401,24 @@ TSR_LZ_D int tsr_l4_block(struct tsr_l4 *s, uint64_t ip, uint64_t cap)
 		 * dist bytes), so that each piece starts the pattern over; the slow way (8 bytes a
 		 * put) where a word would reach before the input or output or past the input */
 		const int from_out = phase == TSR_L4_MATCH;
-		uint32_t m = left < 32 ? (uint32_t)left : 32u;
+		uint32_t m = left < 32 ? left : 32u;
 		if (from_out && dist < 8) {
-			const uint32_t whole = 32 - tsr_l4_mod(32, (uint32_t)dist);
+			const uint32_t whole = 32 - tsr_l4_mod(32, dist);
 			m = m < whole ? m : whole;
 			if (s->abase >= 0) {
-				tsr_l4_repeat(s, pat, (uint32_t)dist, m);
+				tsr_l4_repeat(s, pat, dist, m);
 			} else {
 				const uint32_t step = 0x76586880u >> (4 * dist) & 15u; /* d (8 / d) */
 				m = m < step ? m : step;
 				tsr_l4_put(s, tsr_l4_low(pat[0], m), m);
 			}
 		} else {
-			m = from_out && dist < m ? (uint32_t)dist : m;
+			m = from_out && dist < m ? dist : m;
 			const uint8_t *src = from_out ? s->out : s->in;
-			const uint64_t pos = from_out ? s->op - dist : lip;
-			const uint64_t f = s->op - (uint64_t)s->abase;
-			const uint64_t sh = ((uintptr_t)src + pos - f) & 7u;
-			const uint64_t words = ((f + sh + m - 1) >> 3) + 1;
+			const uint32_t pos = from_out ? s->op - dist : lip;
+			const uint32_t f = s->op - (uint32_t)s->abase;
+			const uint32_t sh = (uint32_t)(((uintptr_t)src + pos - f) & 7u);
+			const uint32_t words = ((f + sh + m - 1) >> 3) + 1;
 			if (s->abase < 0 || pos < f + sh || (!from_out && pos - f - sh + 8 * words > n)) {
 				m = m < 8 ? m : 8u;
 				const uint64_t v = from_out ? tsr_l4_out8(s, pos) : tsr_l4_in8(s, pos);
@@ -433,17 +445,22 @@ TSR_LZ_D int tsr_l4_stream(const uint8_t *in, uint64_t n, uint8_t *out, uint64_t
 	 * the compiler cannot drop them: global loads and stores, not generic */
 	TSR_L4_GLOBAL(in);
 	TSR_L4_GLOBAL(out);
-	struct tsr_l4 s = {in, n, out, 0, -(int64_t)((uintptr_t)out & 7u), 0};
+	if (n > TSR_L4_MAX)
+		return TSR_CUDA_LZ_E_ARGUMENT; /* (no LZ4 block: liblz4 refuses it too) */
+	/* (a capacity past TSR_L4_MAX is taken as TSR_L4_MAX: a block that decodes longer
+	 * overflows it, as in liblz4, whose capacity is an int) */
+	const uint32_t cap32 = cap < TSR_L4_MAX ? (uint32_t)cap : TSR_L4_MAX;
+	struct tsr_l4 s = {in, (uint32_t)n, 0, out, -(int32_t)((uintptr_t)out & 7u), 0};
 	int st;
 	if (variant != TSR_CUDA_LZ4_SIZED) {
-		st = tsr_l4_block(&s, 0, cap);
+		st = tsr_l4_block(&s, 0, cap32);
 	} else {
 		if (n < 4)
 			return TSR_CUDA_LZ_E_TRUNCATED;
-		const uint64_t size = tsr_l4_in8(&s, 0) & 0xffffffffu;
+		const uint32_t size = (uint32_t)tsr_l4_in8(&s, 0);
 		if (size > cap)
 			return TSR_CUDA_LZ_E_OVERFLOW;
-		st = tsr_l4_block(&s, 4, size);
+		st = tsr_l4_block(&s, 4, size < cap32 ? size : cap32);
 		if (st == TSR_CUDA_LZ_OK && s.op != size)
 			st = TSR_CUDA_LZ_E_SIZE;
 	}

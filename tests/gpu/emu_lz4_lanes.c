@@ -15,7 +15,7 @@
  * on both sides), the pair moving on each call; lz4_core.h's decoder on the same block. The two
  * must give the same status, size and bytes, and lanes must leave every byte outside
  * [out, out + got) untouched, margins and the capacity's unwritten tail alike. First, the
- * lane decoder's division-free x mod d against C's, for every x and d it takes.
+ * lane decoder's own parts (lanes_own_checks).
  */
 
 #define LANES_MARGIN 16
@@ -24,8 +24,10 @@ static struct tsr_lz_smem lanes_smem;
 static unsigned lanes_calls;
 static size_t lanes_compared;
 
-/* tsr_l4_mod's reciprocal against %, over every x and d it is given */
-static void lanes_mod_check(void)
+/* The lane decoder's own parts: tsr_l4_mod's reciprocal against %, over every x and d it is
+ * given; a literal length whose 255s sum past 2^32 (15 + 255 x 16,843,009 + 6 = 2^32 + 20),
+ * refused as truncated as lz4_core.h refuses it, not wrapped to 20 literals. */
+static void lanes_own_checks(void)
 {
 	for (uint32_t d = 1; d < 8; d++)
 		for (uint32_t x = 0; x < 64; x++)
@@ -33,13 +35,25 @@ static void lanes_mod_check(void)
 				fprintf(stderr, "tsr_l4_mod(%u, %u) = %u\n", x, d, tsr_l4_mod(x, d));
 				check_failures++;
 			}
+	const size_t k = 16843009, n = 1 + k + 1 + 64;
+	uint8_t *z = (uint8_t *)check_malloc(n), out[64];
+	z[0] = 0xf0;
+	memset(z + 1, 0xff, k);
+	z[1 + k] = 6;
+	memset(z + 2 + k, 'a', 64);
+	uint64_t got;
+	CHECK_EQ_INT(tsr_l4_stream(z, n, out, sizeof out, TSR_CUDA_LZ4_RAW, &got),
+		     TSR_CUDA_LZ_E_TRUNCATED);
+	CHECK_EQ_INT(tsr_lz4_stream(&lanes_smem, z, n, out, sizeof out, TSR_CUDA_LZ4_RAW, &got),
+		     TSR_CUDA_LZ_E_TRUNCATED);
+	free(z);
 }
 
 static int lanes_decode(const uint8_t *in, uint64_t n, uint8_t *out, uint64_t cap, int variant,
 			uint64_t *got)
 {
 	if (!lanes_calls)
-		lanes_mod_check();
+		lanes_own_checks();
 	const unsigned a = lanes_calls % 8, b = (lanes_calls / 8 + lanes_calls) % 8;
 	lanes_calls++;
 	uint8_t *in_mem = (uint8_t *)check_malloc((size_t)n + a + 1);
