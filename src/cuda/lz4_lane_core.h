@@ -451,19 +451,21 @@ TSR_LZ_D int tsr_l4_stream(const uint8_t *in, uint64_t n, uint8_t *out, uint64_t
 	 * overflows it, as in liblz4, whose capacity is an int) */
 	const uint32_t cap32 = cap < TSR_L4_MAX ? (uint32_t)cap : TSR_L4_MAX;
 	struct tsr_l4 s = {in, (uint32_t)n, 0, out, -(int32_t)((uintptr_t)out & 7u), 0};
-	int st;
-	if (variant != TSR_CUDA_LZ4_SIZED) {
-		st = tsr_l4_block(&s, 0, cap32);
-	} else {
+	/* one call of the block for both variants: the kernel holds one copy of its loop, not two
+	 * (the loop's code is past 20 KB, more than an SM's first instruction cache) */
+	uint32_t start = 0, bcap = cap32, size = 0;
+	if (variant == TSR_CUDA_LZ4_SIZED) {
 		if (n < 4)
 			return TSR_CUDA_LZ_E_TRUNCATED;
-		const uint32_t size = (uint32_t)tsr_l4_in8(&s, 0);
+		size = (uint32_t)tsr_l4_in8(&s, 0);
 		if (size > cap)
 			return TSR_CUDA_LZ_E_OVERFLOW;
-		st = tsr_l4_block(&s, 4, size < cap32 ? size : cap32);
-		if (st == TSR_CUDA_LZ_OK && s.op != size)
-			st = TSR_CUDA_LZ_E_SIZE;
+		start = 4;
+		bcap = size < cap32 ? size : cap32;
 	}
+	int st = tsr_l4_block(&s, start, bcap);
+	if (variant == TSR_CUDA_LZ4_SIZED && st == TSR_CUDA_LZ_OK && s.op != size)
+		st = TSR_CUDA_LZ_E_SIZE;
 	tsr_l4_finish(&s);
 	*got = s.op;
 	return st;
