@@ -236,13 +236,17 @@ TSR_LZ_D void tsr_l4_piece(struct tsr_l4 *s, const uint8_t *src, uint32_t pos, u
 	const int32_t a = (int32_t)(pos - f - sh); /* source offset of word 0 (the caller: >= 0) */
 	const uint32_t nw = ((f + sh + m - 1) >> 3) + 1; /* words holding the bytes: at most 6 */
 	TSR_L4_GLOBAL(src);
+	/* one address for all the loads, and the word acc holds (a match's source can reach it:
+	 * a <= abase there, as a <= pos < abase + 8 and both are word offsets) by a select */
+	const uint8_t *base = src + a;
+	const uint32_t k0 = from_out ? (uint32_t)(s->abase - a) >> 3 : 8u;
 	uint32_t h[13];
 	TSR_L4_UNROLL
 	for (uint32_t k = 0; k < 6; k++) {
-		const int32_t at = a + 8 * (int32_t)k;
 		uint64_t x = 0;
-		if (k < nw)
-			x = from_out && at == s->abase ? s->acc : tsr_l4_ld(src + at);
+		if (k < nw && k != k0)
+			x = tsr_l4_ld(base + 8 * k);
+		x = k == k0 ? s->acc : x;
 		h[2 * k] = (uint32_t)x;
 		h[2 * k + 1] = (uint32_t)(x >> 32);
 	}
