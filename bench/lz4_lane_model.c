@@ -21,7 +21,9 @@
  *   lane's literal pieces, the longest lane's match pieces (short-distance and far apart);
  * - a step a piece (lz4_lane_core.h now): each step every lane puts one piece; a step costs the
  *   piece once, plus a parse wherever any lane parses;
- * - a lane alone: its own parses and pieces, a 32nd of the warp's issue.
+ * - a lane alone: its own parses and pieces, a 32nd of the warp's issue;
+ * - steps a warp: the turns of the step loop a warp runs (its longest lane's), each at least a
+ *   round trip to memory for its piece: the chain the kernel's time follows at a few warps an SM.
  * Costs are passes through a part of the code, weighted by the rough SASS length of each part
  * (W_* below, instructions): a way to compare the shapes, not a time.
  */
@@ -99,11 +101,11 @@ int main(int argc, char **argv)
 	for (int l = 0; l < 32; l++)
 		seqs[l] = malloc(sizeof(struct seq) * (n + 1));
 	static const int profiles[] = {LZP_FLOATS_SHUFFLED, LZP_FLOATS, LZP_TEXT};
-	printf("| data | codec | sequences a stream | lane alone | a loop a run | a step a piece |\n"
-	       "|---|---|---:|---:|---:|---:|\n");
+	printf("| data | codec | sequences a stream | lane alone | a loop a run | a step a piece | "
+	       "steps a warp |\n|---|---|---:|---:|---:|---:|---:|\n");
 	for (size_t pi = 0; pi < sizeof profiles / sizeof *profiles; pi++) {
 		for (int hc = 0; hc < 2; hc++) {
-			double alone = 0, runs = 0, steps = 0, total = 0;
+			double alone = 0, runs = 0, steps = 0, total = 0, turns = 0;
 			for (int w = 0; w < warps; w++) {
 				size_t longest = 0;
 				for (int l = 0; l < 32; l++) {
@@ -161,16 +163,17 @@ int main(int argc, char **argv)
 					}
 					if (!active)
 						break;
+					turns++;
 					steps += W_PIECE + (any_fast || any_gen) * W_TOKEN +
 						 any_fast * W_FAST + any_gen * W_GENERAL + any_pat * W_PATTERN;
 				}
 			}
 			/* per sequence of a stream: the warp's cost over its 32 streams' sequences x 32 */
 			double per = total / 32;
-			printf("| %s | %s | %.0f | %.0f | %.0f (%.2fx) | %.0f (%.2fx) |\n",
+			printf("| %s | %s | %.0f | %.0f | %.0f (%.2fx) | %.0f (%.2fx) | %.0f |\n",
 			       lzp_name[profiles[pi]], hc ? "lz4hc 9" : "lz4 fast", total / (32.0 * warps),
 			       alone / 32 / per, runs / per, runs / alone * 32, steps / per,
-			       steps / alone * 32);
+			       steps / alone * 32, turns / warps);
 		}
 	}
 	for (int l = 0; l < 32; l++)

@@ -18,10 +18,10 @@
  *   stored a byte at a time, so no byte outside [out, out + got) is written.
  * - A match reads its source back from the output (its bytes not yet stored from acc); a
  *   distance under 8 repeats its first bytes from registers.
- * - Literal runs and matches go up to 32 bytes a piece: the aligned source words that hold the
- *   piece are all loaded, then each output word is made from two of them, so that a piece
- *   costs one round trip to memory (most sequences of shuffled floats: a match of 4 to 18
- *   bytes, design-notes); the next token's word is loaded before a match's pieces.
+ * - Literal runs and matches go up to TSR_L4_PIECE bytes a piece: the aligned source words
+ *   that hold the piece are all loaded, then each output word is made from two of them, so
+ *   that a piece costs one round trip to memory (most sequences of shuffled floats: a match of
+ *   4 to 18 bytes, design-notes); the next token's word is loaded before a match's pieces.
  * - Offsets are 32-bit: streams of at most TSR_L4_MAX bytes in and out, liblz4's own limit.
  */
 
@@ -79,6 +79,16 @@ TSR_LZ_D uint32_t tsr_l4_ctz(uint64_t x)
  * block it makes or decodes is longer; offsets fit 32 bits, and 64-bit arithmetic (two
  * instructions an operation) stays out of the loop. */
 #define TSR_L4_MAX 0x7fffffffu
+
+/* The largest piece, bytes: 32 (a round trip for the common sequence of shuffled floats, a match
+ * of 4 to 18 bytes) or 64 (half the steps of a long literal run or match, for more registers
+ * and instructions a piece; bench/lz4_lane_model.c counts the steps). Set at build time, so that
+ * the H200 compares the two (gpu-lz-kernels' VARIANTS); emu_lz4_lanes64.c tests 64. */
+#ifndef TSR_L4_PIECE
+#define TSR_L4_PIECE 32u
+#endif
+#define TSR_L4_OUT_WORDS (TSR_L4_PIECE / 8 + 1) /* output words a piece touches, at most */
+#define TSR_L4_SRC_WORDS (TSR_L4_PIECE / 8 + 2) /* source words that hold a piece, at most */
 
 /* A lane's stream. */
 struct tsr_l4 {
@@ -199,18 +209,19 @@ TSR_LZ_D uint32_t tsr_l4_funnel(uint32_t lo, uint32_t hi, uint32_t b)
 }
 
 /*
- * Ends a piece of m bytes (1 <= m <= 32): w[j] holds output bytes [abase + 8j, abase + 8j + 8)
+ * Ends a piece of m bytes (1 <= m <= TSR_L4_PIECE): w[j] holds output bytes [abase + 8j,
+ * abase + 8j + 8)
  * (its bytes below op replaced here by acc's); the whole words are stored, the last partial one
  * kept in acc. abase >= 0: the caller checks.
  */
-TSR_LZ_D void tsr_l4_emit(struct tsr_l4 *s, uint64_t w[5], uint32_t m)
+TSR_LZ_D void tsr_l4_emit(struct tsr_l4 *s, uint64_t w[TSR_L4_OUT_WORDS], uint32_t m)
 {
 	const uint32_t f = s->op - (uint32_t)s->abase;
-	const uint32_t q = (f + m) >> 3; /* whole words: at most 4 */
+	const uint32_t q = (f + m) >> 3; /* whole words: at most TSR_L4_PIECE / 8 */
 	w[0] = (w[0] & ~tsr_l4_mask(f)) | s->acc;
 	uint64_t last = 0;
 	TSR_L4_UNROLL
-	for (uint32_t j = 0; j < 5; j++) {
+	for (uint32_t j = 0; j < TSR_L4_OUT_WORDS; j++) {
 		if (j < q)
 			tsr_l4_st(s->out + s->abase + 8 * j, w[j]);
 		if (j == q)
@@ -222,11 +233,12 @@ TSR_LZ_D void tsr_l4_emit(struct tsr_l4 *s, uint64_t w[5], uint32_t m)
 }
 
 /*
- * Appends m bytes (1 <= m <= 32) of src (the input, or the output when from_out) from offset
- * pos on. Output word j's bytes come from the source at pos - f + 8j on (f: the bytes in acc),
- * so each is one shift of the aligned source words: those holding the bytes are all loaded (the
- * output's word at abase from acc), joined a 32-bit half at a time, and emitted. The caller
- * checks that the words lie inside the input, or inside the output's bytes made, and abase >= 0.
+ * Appends m bytes (1 <= m <= TSR_L4_PIECE) of src (the input, or the output when from_out)
+ * from offset pos on. Output word j's bytes come from the source at pos - f + 8j on (f: the
+ * bytes in acc), so each is one shift of the aligned source words: those holding the bytes are
+ * all loaded (the output's word at abase from acc), joined a 32-bit half at a time, and
+ * emitted. The caller checks that the words lie inside the input, or inside the output's bytes
+ * made, and abase >= 0.
  */
 TSR_LZ_D void tsr_l4_piece(struct tsr_l4 *s, const uint8_t *src, uint32_t pos, uint32_t m,
 			   int from_out)
@@ -234,15 +246,15 @@ TSR_LZ_D void tsr_l4_piece(struct tsr_l4 *s, const uint8_t *src, uint32_t pos, u
 	const uint32_t f = s->op - (uint32_t)s->abase;
 	const uint32_t sh = (uint32_t)(((uintptr_t)src + pos - f) & 7u);
 	const int32_t a = (int32_t)(pos - f - sh); /* source offset of word 0 (the caller: >= 0) */
-	const uint32_t nw = ((f + sh + m - 1) >> 3) + 1; /* words holding the bytes: at most 6 */
+	const uint32_t nw = ((f + sh + m - 1) >> 3) + 1; /* words holding the bytes */
 	TSR_L4_GLOBAL(src);
 	/* one address for all the loads, and the word acc holds (a match's source can reach it:
 	 * a <= abase there, as a <= pos < abase + 8 and both are word offsets) by a select */
 	const uint8_t *base = src + a;
-	const uint32_t k0 = from_out ? (uint32_t)(s->abase - a) >> 3 : 8u;
-	uint32_t h[13];
+	const uint32_t k0 = from_out ? (uint32_t)(s->abase - a) >> 3 : TSR_L4_SRC_WORDS;
+	uint32_t h[2 * TSR_L4_SRC_WORDS + 1];
 	TSR_L4_UNROLL
-	for (uint32_t k = 0; k < 6; k++) {
+	for (uint32_t k = 0; k < TSR_L4_SRC_WORDS; k++) {
 		uint64_t x = 0;
 		if (k < nw && k != k0)
 			x = tsr_l4_ld(base + 8 * k);
@@ -250,31 +262,31 @@ TSR_LZ_D void tsr_l4_piece(struct tsr_l4 *s, const uint8_t *src, uint32_t pos, u
 		h[2 * k] = (uint32_t)x;
 		h[2 * k + 1] = (uint32_t)(x >> 32);
 	}
-	h[12] = 0;
+	h[2 * TSR_L4_SRC_WORDS] = 0;
 	/* the halves from sh's own on, then each output half a funnel shift of two */
 	const uint32_t b = 8 * (sh & 3u), up = sh >> 2;
 	TSR_L4_UNROLL
-	for (uint32_t i = 0; i < 12; i++)
+	for (uint32_t i = 0; i < 2 * TSR_L4_SRC_WORDS; i++)
 		h[i] = up ? h[i + 1] : h[i];
-	uint64_t w[5];
+	uint64_t w[TSR_L4_OUT_WORDS];
 	TSR_L4_UNROLL
-	for (uint32_t j = 0; j < 5; j++)
+	for (uint32_t j = 0; j < TSR_L4_OUT_WORDS; j++)
 		w[j] = tsr_l4_funnel(h[2 * j], h[2 * j + 1], b) |
 		       (uint64_t)tsr_l4_funnel(h[2 * j + 1], h[2 * j + 2], b) << 32;
 	tsr_l4_emit(s, w, m);
 }
 
-/* Appends m bytes (1 <= m <= 32) of a short-distance match's pattern: the match's bytes repeat
- * with period d (< 8), op is a whole number of periods into the match, and q[0] holds its first
- * 8 bytes, q[1] the next d - 1 (at least). abase >= 0: the caller checks. */
+/* Appends m bytes (1 <= m <= TSR_L4_PIECE) of a short-distance match's pattern: the match's
+ * bytes repeat with period d (< 8), op is a whole number of periods into the match, and q[0]
+ * holds its first 8 bytes, q[1] the next d - 1 (at least). abase >= 0: the caller checks. */
 TSR_LZ_D void tsr_l4_repeat(struct tsr_l4 *s, const uint64_t q[2], uint32_t d, uint32_t m)
 {
 	const uint32_t f = s->op - (uint32_t)s->abase;
 	const uint32_t c8 = tsr_l4_mod(8, d);
 	uint32_t r = tsr_l4_mod(8 * d - f, d); /* word 0's first byte, in the pattern */
-	uint64_t w[5];
+	uint64_t w[TSR_L4_OUT_WORDS];
 	TSR_L4_UNROLL
-	for (uint32_t j = 0; j < 5; j++) {
+	for (uint32_t j = 0; j < TSR_L4_OUT_WORDS; j++) {
 		w[j] = tsr_l4_join(q[0], q[1], r);
 		r += c8;
 		r -= r >= d ? d : 0;
@@ -316,13 +328,14 @@ enum { TSR_L4_TOKEN, TSR_L4_LITS, TSR_L4_MATCH };
 
 /*
  * Decodes s's block from input offset ip into out (cap bytes), with tsr_lz4_block's checks in
- * its order. Each turn of the loop is a step that puts one piece (up to 32 bytes of a literal run
- * or of a match), parsing first what the lane is at: a token, the end of a literal run (its
- * distance), a match's length. Why steps, not a loop a run: a warp's lanes walk 32 streams in
- * step, and a loop a run lasts as long as its longest lane's run, where a step costs its parts
- * once whichever lanes run them. Counted on the CPU (bench/lz4_lane_model.c; design-notes, "LZ4
- * a lane a stream"): 32 streams of shuffled floats, liblz4 fast, a warp's weighted instructions
- * a sequence 2,000 with a loop a run, 430 by steps, 254 for the lanes' own work.
+ * its order. Each turn of the loop is a step that puts one piece (up to TSR_L4_PIECE bytes of a
+ * literal run or of a match), parsing first what the lane is at: a token, the end of a literal
+ * run (its distance), a match's length. Why steps, not a loop a run: a warp's lanes walk 32
+ * streams in step, and a loop a run lasts as long as its longest lane's run, where a step costs
+ * its parts once whichever lanes run them. Counted on the CPU (bench/lz4_lane_model.c;
+ * design-notes, "LZ4 a lane a stream"): 32 streams of shuffled floats, liblz4 fast, a warp's
+ * weighted instructions a sequence 2,000 with a loop a run, 430 by steps, 254 for the lanes'
+ * own work.
  */
 TSR_LZ_D int tsr_l4_block(struct tsr_l4 *s, uint32_t ip, uint32_t cap)
 {
@@ -401,13 +414,16 @@ TSR_LZ_D int tsr_l4_block(struct tsr_l4 *s, uint32_t ip, uint32_t cap)
 			}
 		}
 		/* the step's piece: of a match no longer than its distance, so that its source is
-		 * made before it; of a distance under 8, a whole number of periods (32 less 32 mod
-		 * dist bytes), so that each piece starts the pattern over; the slow way (8 bytes a
+		 * made before it; of a distance under 8, a whole number of periods (TSR_L4_PIECE less
+		 * its remainder mod dist), so that each piece starts the pattern over; the slow way (8 bytes a
 		 * put) where a word would reach before the input or output or past the input */
 		const int from_out = phase == TSR_L4_MATCH;
-		uint32_t m = left < 32 ? left : 32u;
+		uint32_t m = left < TSR_L4_PIECE ? left : TSR_L4_PIECE;
 		if (from_out && dist < 8) {
-			const uint32_t whole = 32 - tsr_l4_mod(32, dist);
+			/* (TSR_L4_PIECE mod dist: 64 is past the reciprocal's range, 2 (32 mod d) not) */
+			const uint32_t r32 = tsr_l4_mod(32, dist);
+			const uint32_t whole =
+				TSR_L4_PIECE - (TSR_L4_PIECE == 64 ? tsr_l4_mod(2 * r32, dist) : r32);
 			m = m < whole ? m : whole;
 			if (s->abase >= 0) {
 				tsr_l4_repeat(s, pat, dist, m);
