@@ -9,13 +9,14 @@
 #include "lz_profiles.h"
 
 /*
- * Usage: lz4_lane_model [--warps W]   (default 16 warps of 32 streams of 64 KiB)
+ * Usage: lz4_lane_model [--warps W] [--piece P]   (default 16 warps of 32 streams of 64 KiB,
+ * pieces of up to 32 bytes: TSR_L4_PIECE)
  * A warp's 32 lanes decode 32 streams, each its own sequences; a branch some lanes take costs the
  * warp its whole path, and a loop as many turns as its longest lane's. Each stream (liblz4 fast
  * and HC 9 on lz_profiles.h's data) is parsed into sequences, and each sequence into the pieces
- * the kernel puts (a literal run in pieces of 32 bytes unless its 5 or fewer literals ride in
- * the token's word; a match in pieces of min(32, distance), or of the repeats that fit a word
- * under distance 8). Counted, a warp:
+ * the kernel puts (a literal run in pieces of P bytes unless its 5 or fewer literals ride in
+ * the token's word; a match in pieces of min(P, distance), or under distance 8 of the whole
+ * periods that fit P bytes). Counted, a warp:
  * - a loop a run (main until 2026-12-05): rounds of one sequence a lane; a round costs a token
  *   parse, the token's fast path and the general parse if any lane takes them, the longest
  *   lane's literal pieces, the longest lane's match pieces (short-distance and far apart);
@@ -71,14 +72,16 @@ struct parts {
 	uint32_t lp, mp;
 };
 
+static uint32_t piece = 32; /* the largest piece, bytes (--piece) */
+
 static struct parts parts_of(const struct seq *s)
 {
 	struct parts p = {s->lit <= 5 && s->len, s->len && s->dist < 8, 0, 0};
-	p.lp = p.fast ? 0 : cdiv(s->lit, 32);
+	p.lp = p.fast ? 0 : cdiv(s->lit, piece);
 	if (p.pattern)
-		p.mp = cdiv(s->len, s->dist * (8 / s->dist));
+		p.mp = cdiv(s->len, piece - piece % s->dist);
 	else if (s->len)
-		p.mp = cdiv(s->len, s->dist < 32 ? s->dist : 32);
+		p.mp = cdiv(s->len, s->dist < piece ? s->dist : piece);
 	return p;
 }
 
@@ -88,8 +91,10 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--warps") && i + 1 < argc) {
 			warps = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--piece") && i + 1 < argc && atoi(argv[i + 1]) >= 8) {
+			piece = (uint32_t)atoi(argv[++i]);
 		} else {
-			fprintf(stderr, "usage: lz4_lane_model [--warps W]\n");
+			fprintf(stderr, "usage: lz4_lane_model [--warps W] [--piece P]\n");
 			return 2;
 		}
 	}
