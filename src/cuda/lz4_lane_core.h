@@ -334,7 +334,7 @@ enum { TSR_L4_TOKEN, TSR_L4_LITS, TSR_L4_MATCH };
  * streams in step, and a loop a run lasts as long as its longest lane's run, where a step costs
  * its parts once whichever lanes run them. Counted on the CPU (bench/lz4_lane_model.c;
  * design-notes, "LZ4 a lane a stream"): 32 streams of shuffled floats, liblz4 fast, a warp's
- * weighted instructions a sequence 2,000 with a loop a run, 430 by steps, 254 for the lanes'
+ * weighted instructions a sequence 1,225 with a loop a run, 345 by steps, 225 for the lanes'
  * own work.
  */
 TSR_LZ_D int tsr_l4_block(struct tsr_l4 *s, uint32_t ip, uint32_t cap)
