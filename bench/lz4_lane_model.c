@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lz_profiles.h"
+#include "lz_zarr_plane.h"
 
 /*
  * Usage: lz4_lane_model [--warps W] [--piece P]   (default 16 warps of 32 streams of 64 KiB,
@@ -105,7 +106,8 @@ int main(int argc, char **argv)
 	size_t ns[32];
 	for (int l = 0; l < 32; l++)
 		seqs[l] = malloc(sizeof(struct seq) * (n + 1));
-	static const int profiles[] = {LZP_FLOATS_SHUFFLED, LZP_FLOATS, LZP_TEXT};
+	/* (LZP_N: lz_zarr_plane.h's profile, the Zarr v2 slots' planes) */
+	static const int profiles[] = {LZP_FLOATS_SHUFFLED, LZP_FLOATS, LZP_TEXT, LZP_N};
 	printf("| data | codec | sequences a stream | lane alone | a loop a run | a step a piece | "
 	       "steps a warp |\n|---|---|---:|---:|---:|---:|---:|\n");
 	for (size_t pi = 0; pi < sizeof profiles / sizeof *profiles; pi++) {
@@ -114,7 +116,10 @@ int main(int argc, char **argv)
 			for (int w = 0; w < warps; w++) {
 				size_t longest = 0;
 				for (int l = 0; l < 32; l++) {
-					lzp_fill(profiles[pi], buf, n, (uint64_t)(w * 32 + l + 1));
+					if (profiles[pi] == LZP_N)
+						lz_zarr_plane(buf, n, (uint64_t)(w * 32 + l + 1));
+					else
+						lzp_fill(profiles[pi], buf, n, (uint64_t)(w * 32 + l + 1));
 					int zn = hc ? LZ4_compress_HC((char *)buf, (char *)z, (int)n, bound, 9)
 						    : LZ4_compress_fast((char *)buf, (char *)z, (int)n, bound, 1);
 					ns[l] = parse(z, (size_t)zn, seqs[l]);
@@ -176,7 +181,8 @@ int main(int argc, char **argv)
 			/* per sequence of a stream: the warp's cost over its 32 streams' sequences x 32 */
 			double per = total / 32;
 			printf("| %s | %s | %.0f | %.0f | %.0f (%.2fx) | %.0f (%.2fx) | %.0f |\n",
-			       lzp_name[profiles[pi]], hc ? "lz4hc 9" : "lz4 fast", total / (32.0 * warps),
+			       profiles[pi] == LZP_N ? "zarr-f32-top-plane" : lzp_name[profiles[pi]],
+			       hc ? "lz4hc 9" : "lz4 fast", total / (32.0 * warps),
 			       alone / 32 / per, runs / per, runs / alone * 32, steps / per,
 			       steps / alone * 32, turns / warps);
 		}
