@@ -158,7 +158,11 @@ TSR_ZD_INLINE unsigned tsr_zs_fse_bits(uint32_t e, unsigned al)
 #ifdef TSR_ZSTD_EMU
 	return al - (31u - (unsigned)__builtin_clz(x));
 #else
-	return al - (31u - (unsigned)__clz(x));
+	/* (bfind: the highest set bit's place, one FLO; 31 - __clz took two more instructions
+	 * a table in the sequences' step, not folded away) */
+	unsigned h;
+	asm("bfind.u32 %0, %1;" : "=r"(h) : "r"(x));
+	return al - h;
 #endif
 }
 
@@ -390,8 +394,16 @@ TSR_ZD_INLINE uint64_t tsr_zs_hrc_window(const struct tsr_zs_hr *h, struct tsr_z
 	c->w0 = a;
 	c->w1 = b;
 	c->w2 = e;
-	c->w3 = tsr_zs_hr_word(h, i - 3);
-	c->w4 = tsr_zs_hr_word(h, i - 4);
+	if (i >= 5) { /* both words wholly inside the stream (i is at most last): two loads, where
+		       * tsr_zs_hr_word's tests for the stream's ends took ten instructions a word
+		       * at nearly every other step of a warp */
+		const uint8_t *q4 = h->mid + 4 * (int64_t)(i - 5);
+		c->w3 = tsr_zs_word(q4 + 4);
+		c->w4 = tsr_zs_word(q4);
+	} else {
+		c->w3 = tsr_zs_hr_word(h, i - 3);
+		c->w4 = tsr_zs_hr_word(h, i - 4);
+	}
 	return (uint64_t)tsr_zs_funnel(b, a, sh) << 32 | tsr_zs_funnel(e, b, sh);
 }
 
@@ -437,11 +449,14 @@ TSR_ZD_INLINE uint32_t tsr_zs_field(uint64_t v, unsigned o, unsigned n)
 #ifdef TSR_ZSTD_EMU
 	return n == 0 ? 0u : (uint32_t)((v << o) >> (64 - n));
 #else
-	/* (PTX shifts by 64 give 0: no test for n == 0 or o == 64) */
-	uint64_t r;
-	asm("shl.b64 %0, %1, %2;" : "=l"(r) : "l"(v), "r"(o));
-	asm("shr.b64 %0, %0, %1;" : "+l"(r) : "r"(64 - n));
-	return (uint32_t)r;
+	/* the high word of v << o holds the field (n <= 32), so a 32-bit shift takes it out:
+	 * one funnel shift and one shift, where the 64-bit pair took three (PTX shifts by 64 or
+	 * 32 give 0: no test for n == 0 or o == 64) */
+	uint32_t r;
+	asm("{ .reg .b64 t; .reg .b32 lo; shl.b64 t, %1, %2; mov.b64 {lo, %0}, t; }"
+	    : "=r"(r) : "l"(v), "r"(o));
+	asm("shr.b32 %0, %0, %1;" : "+r"(r) : "r"(32 - n));
+	return r;
 #endif
 }
 
@@ -1080,13 +1095,75 @@ TSR_ZD_INLINE uint32_t tsr_zs_ent_base(uint32_t e, unsigned al, unsigned nb, int
 	return wide ? e & 0xffffu : tsr_zs_fse_base(e, al, nb);
 }
 
+/* A sequences thread's state between steps: the window v and its bits not yet taken, the
+ * three states, and the sums the block's checks use. */
+struct tsr_zs_sst {
+	uint64_t v, litsum, out;
+	unsigned avail, sl, so, sm;
+};
+
+/* One sequence's step: its record into *sq and, but for the last (last: a constant at each
+ * call, so each gets its own copy), the three states' updates. No test but the refill's: every
+ * symbol a table holds is one its kind has (tsr_zs_fse_from checks an RLE symbol and the
+ * counts' symbols against tsr_zs_maxsym), a state is below its table's size by the table's
+ * making, and bits read past the stream's start read as zero (pos goes negative), which fails
+ * the block at the end (tsr_zs_seqs_steps), within the same nseq steps as an early exit did. */
+TSR_ZD_INLINE void tsr_zs_seq_step(const struct tsr_zs_seqw *w, const struct tsr_zs_seqx *wx,
+				   const int wide, const int last, struct tsr_zs_hr *br,
+				   struct tsr_zs_hrc *bc, struct tsr_zs_sst *t,
+				   struct tsr_zs_seq *sq)
+{
+	const unsigned la = w->ll_al, oa = w->of_al, ma = w->ml_al;
+	uint32_t el = wide ? wx->ll[t->sl] : w->ll[t->sl], eo = wide ? wx->of[t->so] : w->of[t->so],
+		 em = wide ? wx->ml[t->sm] : w->ml[t->sm];
+	unsigned lc = tsr_zs_ent_sym(el, wide), oc = tsr_zs_ent_sym(eo, wide),
+		 mc = tsr_zs_ent_sym(em, wide), mb, lb;
+	uint32_t ml = tsr_zs_ml_base(mc, &mb), ll = tsr_zs_ll_base(lc, &lb);
+	/* the state updates' sizes (none after the last sequence) */
+	unsigned nl = last ? 0 : tsr_zs_ent_bits(el, la, wide),
+		 nm = last ? 0 : tsr_zs_ent_bits(em, ma, wide),
+		 no = last ? 0 : tsr_zs_ent_bits(eo, oa, wide);
+	unsigned x = oc + mb + lb, y = nl + nm + no;
+	/* a new window when this thread's bits run out, or when another's of the warp do:
+	 * a thread refills at about a third of its steps (sets c, d and e of gpu_zstd_bench:
+	 * 15 to 20 bits a sequence), so with each deciding alone the warp ran the refill at
+	 * nearly every step; together, each refill leaves all with 64 bits (pos is at most
+	 * 64 bits below the last window) */
+	if (TSR_ZS_ANY_ACTIVE(x + y > t->avail)) {
+		t->v = tsr_zs_hrc_window(br, bc);
+		t->avail = 64;
+	}
+	/* the updates from window u, from its bit at */
+	unsigned split = x + y > 64, at = split ? 0 : x;
+	uint64_t v = t->v, u = v;
+	if (split) { /* (65 to 89 bits: u is the window after the extra bits) */
+		TSR_ZS_NOTE_SPLIT();
+		br->pos -= (int32_t)x;
+		u = tsr_zs_hrc_fill(br, bc); /* (the next window is at most 64 below) */
+		br->pos += (int32_t)x;
+	}
+	ml += tsr_zs_field(v, oc, mb);
+	ll += tsr_zs_field(v, oc + mb, lb);
+	struct tsr_zs_seq rec = {ll, ml, (1u << oc) + tsr_zs_field(v, 0, oc), 0};
+	*sq = rec;
+	t->litsum += ll;
+	t->out += ml;
+	br->pos -= (int32_t)(x + y);
+	if (last)
+		return;
+	t->sl = tsr_zs_ent_base(el, la, nl, wide) + tsr_zs_field(u, at, nl);
+	t->sm = tsr_zs_ent_base(em, ma, nm, wide) + tsr_zs_field(u, at + nl, nm);
+	t->so = tsr_zs_ent_base(eo, oa, no, wide) + tsr_zs_field(u, at + nl + nm, no);
+	t->v = tsr_zs_shl(u, at + y);
+	t->avail = split ? 64 - y : t->avail - x - y;
+}
+
 /* Block b's sequences (p: the block's bytes, its bit stream from end) by w's tables, or by wx's
  * when wide (its caller passes a constant, so each gets its own copy of the loop). A status. */
 TSR_ZD_INLINE int tsr_zs_seqs_steps(const struct tsr_zs_seqw *w, const struct tsr_zs_seqx *wx,
 				    const int wide, struct tsr_zs_block *b, const uint8_t *p,
 				    uint64_t end, struct tsr_zs_seq *seqs)
 {
-	uint64_t out = b->nlit;
 	/* bits from a 64-bit window while it holds them (avail: its bits not yet taken), a new
 	 * window when it does not. A sequence takes its extra bits (offset, match length, literal
 	 * length: 63 at most) and its three state updates (26 at most) in one step: the six
@@ -1097,62 +1174,20 @@ TSR_ZD_INLINE int tsr_zs_seqs_steps(const struct tsr_zs_seqw *w, const struct ts
 	struct tsr_zs_hrc bc;
 	if (tsr_zs_hr_init(&br, p + end, b->in_size - end))
 		return TSR_CUDA_ZSTD_E_SEQUENCES;
-	uint64_t v = tsr_zs_hrc_fill(&br, &bc);
-	const unsigned la = w->ll_al, oa = w->of_al, ma = w->ml_al;
-	unsigned avail = 64 - la - oa - ma;
-	unsigned sl = tsr_zs_hr_take(&br, &v, la);
-	unsigned so = tsr_zs_hr_take(&br, &v, oa);
-	unsigned sm = tsr_zs_hr_take(&br, &v, ma);
-	uint64_t litsum = 0;
-	const uint32_t nseq = b->nseq;
+	struct tsr_zs_sst t;
+	t.v = tsr_zs_hrc_fill(&br, &bc);
+	t.avail = 64 - w->ll_al - w->of_al - w->ml_al;
+	t.sl = tsr_zs_hr_take(&br, &t.v, w->ll_al);
+	t.so = tsr_zs_hr_take(&br, &t.v, w->of_al);
+	t.sm = tsr_zs_hr_take(&br, &t.v, w->ml_al);
+	t.litsum = 0;
+	t.out = b->nlit;
+	const uint32_t nseq = b->nseq; /* (1 or more: tsr_zs_block_seqs) */
 	struct tsr_zs_seq *sq = seqs;
-	for (uint32_t i = 0; i < nseq; i++, sq++) {
-		uint32_t el = wide ? wx->ll[sl] : w->ll[sl], eo = wide ? wx->of[so] : w->of[so],
-			 em = wide ? wx->ml[sm] : w->ml[sm];
-		unsigned lc = tsr_zs_ent_sym(el, wide), oc = tsr_zs_ent_sym(eo, wide),
-			 mc = tsr_zs_ent_sym(em, wide), mb, lb;
-		if (oc > 31 || mc > 52 || lc > 35)
-			return TSR_CUDA_ZSTD_E_SEQUENCES;
-		uint32_t ml = tsr_zs_ml_base(mc, &mb), ll = tsr_zs_ll_base(lc, &lb);
-		/* the state updates' sizes (none after the last sequence) */
-		unsigned more = i + 1 < nseq;
-		unsigned nl = more ? tsr_zs_ent_bits(el, la, wide) : 0,
-			 nm = more ? tsr_zs_ent_bits(em, ma, wide) : 0,
-			 no = more ? tsr_zs_ent_bits(eo, oa, wide) : 0;
-		unsigned x = oc + mb + lb, y = nl + nm + no;
-		/* a new window when this thread's bits run out, or when another's of the warp do:
-		 * a thread refills at about a third of its steps (sets c, d and e of gpu_zstd_bench:
-		 * 15 to 20 bits a sequence), so with each deciding alone the warp ran the refill at
-		 * nearly every step; together, each refill leaves all with 64 bits (pos is at most
-		 * 64 bits below the last window) */
-		if (TSR_ZS_ANY_ACTIVE(x + y > avail)) {
-			v = tsr_zs_hrc_window(&br, &bc);
-			avail = 64;
-		}
-		/* the updates from window u, from its bit at */
-		unsigned split = x + y > 64, at = split ? 0 : x;
-		uint64_t u = v;
-		if (split) { /* (65 to 89 bits: u is the window after the extra bits) */
-			TSR_ZS_NOTE_SPLIT();
-			br.pos -= (int32_t)x;
-			u = tsr_zs_hrc_fill(&br, &bc); /* (the next window is at most 64 below) */
-			br.pos += (int32_t)x;
-		}
-		ml += tsr_zs_field(v, oc, mb);
-		ll += tsr_zs_field(v, oc + mb, lb);
-		struct tsr_zs_seq rec = {ll, ml, (1u << oc) + tsr_zs_field(v, 0, oc), 0};
-		*sq = rec;
-		sl = tsr_zs_ent_base(el, la, nl, wide) + tsr_zs_field(u, at, nl);
-		sm = tsr_zs_ent_base(em, ma, nm, wide) + tsr_zs_field(u, at + nl, nm);
-		so = tsr_zs_ent_base(eo, oa, no, wide) + tsr_zs_field(u, at + nl + nm, no);
-		litsum += ll;
-		out += ml;
-		br.pos -= (int32_t)(x + y);
-		v = tsr_zs_shl(u, at + y);
-		avail = split ? 64 - y : avail - x - y;
-		if (br.pos < 0)
-			return TSR_CUDA_ZSTD_E_SEQUENCES;
-	}
+	for (uint32_t i = 1; i < nseq; i++, sq++)
+		tsr_zs_seq_step(w, wx, wide, 0, &br, &bc, &t, sq);
+	tsr_zs_seq_step(w, wx, wide, 1, &br, &bc, &t, sq);
+	uint64_t litsum = t.litsum, out = t.out;
 	if (br.pos != 0)
 		return TSR_CUDA_ZSTD_E_SEQUENCES;
 	if (litsum > b->nlit)
