@@ -224,9 +224,9 @@ TSR_ZD_INLINE uint32_t tsr_zs_batch_load(struct tsr_zs_xs *x, const struct tsr_z
  * lengths before, so each lane sums a run of the batch (one sequence when the warp has 32
  * lanes), learns the runs before its own from the lanes' sums, and places and checks its run;
  * their failures and turns are ORed across the lanes; only the
- * repeat offsets, a chain through the batch, are lane 0's (a few steps a sequence, where it
- * once placed and checked every sequence alone: most of the execution's time on uint16
- * volumes).
+ * repeat offsets, a chain through the batch, are lane 0's where the batch codes a repeat (a
+ * few steps a sequence, where it once placed and checked every sequence alone: most of the
+ * execution's time on uint16 volumes); where it codes none, the lanes take them at once.
  */
 TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit, uint64_t start,
 				uint64_t window, uint64_t bend, uint64_t *op_, uint64_t *lit_,
@@ -235,12 +235,33 @@ TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit
 	const uint32_t lane = TSR_ZS_LANE, nl = TSR_ZS_NLANES, per = (cnt + nl - 1) / nl;
 	const uint32_t lo = lane * per < cnt ? lane * per : cnt, hi = lo + per < cnt ? lo + per : cnt;
 	uint32_t sl = 0, so = 0; /* (a batch's sums fit: 32 sequences of at most 2^18 bytes) */
+	uint32_t rep = 0;        /* whether a sequence of this lane's codes a repeat offset */
 	for (uint32_t i = lo; i < hi; i++) {
 		sl += x->ll[i];
 		so += x->ll[i] + x->ml[i];
+		rep |= x->off[i] <= 3;
 	}
-	/* the repeat offsets, in order; 0 where a repeat code resolves to none */
-	if (lane == 0)
+	/* the repeat offsets. Most batches code none (92% of gpu_zstd_bench's set c, where lane
+	 * 0's walk below was a quarter of the exec kernel's instructions: design-notes); then
+	 * each offset is its value less 3, which the lanes take at once, and the batch's exit
+	 * offsets are its last three. A batch with a repeat code walks them in order, on lane
+	 * 0; 0 where a repeat code resolves to none. */
+	rep = TSR_ZS_OR(rep);
+	if (lane == 0 && !rep && cnt) { /* (before the lanes change x->off: below the sync) */
+		uint64_t o1 = x->off[cnt - 1] - 3;
+		if (cnt >= 3) {
+			r[2] = x->off[cnt - 3] - 3;
+			r[1] = x->off[cnt - 2] - 3;
+		} else if (cnt == 2) {
+			r[2] = r[0];
+			r[1] = x->off[0] - 3;
+		} else {
+			r[2] = r[1];
+			r[1] = r[0];
+		}
+		r[0] = o1;
+	}
+	if (lane == 0 && rep)
 		for (uint32_t i = 0; i < cnt; i++) {
 			uint64_t ov = x->off[i], off;
 			if (ov > 3) {
@@ -266,6 +287,9 @@ TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit
 			x->off[i] = off;
 		}
 	TSR_ZS_SYNC();
+	if (!rep)
+		for (uint32_t i = lo; i < hi; i++)
+			x->off[i] -= 3;
 	/* the runs before this lane's, and the batch's, summed across the lanes */
 	uint64_t lit = *lit_ + TSR_ZS_XSUM(sl), op = *op_ + TSR_ZS_XSUM(so);
 	uint32_t tl = TSR_ZS_ADD(sl), to = TSR_ZS_ADD(so);
