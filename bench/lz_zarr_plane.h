@@ -1,4 +1,4 @@
-/* lz_zarr_plane.h - the benchmarks' LZ stream profile beside tests/gpu/lz_profiles.h's: the top byte plane of a Zarr v2 float32 field, what a Zarr v2 blosc-lz4 slot's LZ4 kernel decodes (gpu_lz_bench.cu, lz4_lane_model.c). */
+/* lz_zarr_plane.h - the benchmarks' LZ stream profile beside tests/gpu/lz_profiles.h's: the top byte plane of a Zarr v2 float32 field, what a Zarr v2 blosc-lz4 slot's LZ4 kernel decodes (gpu_lz_bench.cu). */
 #ifndef TSR_LZ_ZARR_PLANE_H
 #define TSR_LZ_ZARR_PLANE_H
 

@@ -1,4 +1,4 @@
-/* lz4.cu - batched GPU LZ4 block decoding: one group of lanes (half a warp) per stream, or the few-streams kernel (lz4_few.cu) for a batch of few, or when forced a lane a stream (lz4_lanes.cu) (see lz4_core.h and lz_core.h). */
+/* lz4.cu - batched GPU LZ4 block decoding: one group of lanes (half a warp) per stream, or the few-streams kernel (lz4_few.cu) for a batch of few (see lz4_core.h and lz_core.h). */
 /* no batches of short sequences (lz4_core.h) here: their registers (80 against 40) halved the
  * resident streams, and the kernel lost 37% on 10,000 x 64 KiB shuffled floats (H200) */
 #define TSR_LZ4_BATCHED 0
@@ -32,9 +32,6 @@ extern "C" int tsr_cuda_lz4_batch(const void *const *d_in, const size_t *d_in_nb
 				  size_t *d_out_nbytes, int *d_status, size_t nstreams, int variant,
 				  void *d_scratch, size_t scratch_nbytes, void *cuda_stream)
 {
-	if (__atomic_load_n(&tsr_cuda_lz_mode, __ATOMIC_RELAXED) == TSR_CUDA_LZ_LANES)
-		return tsr_cuda_lz4_lanes_batch(d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes,
-						d_status, nstreams, variant, cuda_stream);
 	int few = 0, st = tsr_lz_pick_few(nstreams, &few);
 	if (st)
 		return st;

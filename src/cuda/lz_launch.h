@@ -61,7 +61,7 @@ static inline int tsr_lz_pick_few(size_t nstreams, int *few_ret)
 {
 	static int sms_cache[64];
 	int mode = __atomic_load_n(&tsr_cuda_lz_mode, __ATOMIC_RELAXED);
-	if (mode == TSR_CUDA_LZ_MANY || mode == TSR_CUDA_LZ_FEW) {
+	if (mode != TSR_CUDA_LZ_AUTO) {
 		*few_ret = mode == TSR_CUDA_LZ_FEW;
 		return TSR_OK;
 	}

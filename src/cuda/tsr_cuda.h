@@ -196,17 +196,9 @@ int tsr_cuda_blosclz_batch(const void *const *d_in, const size_t *d_in_nbytes,
  * multiprocessor runs the few-streams kernel (a warp a stream, two a block, long LZ4 literal
  * runs read as words), a larger one the many-streams kernel (16 lanes a stream, 16 a block).
  * TSR_CUDA_LZ_MANY and TSR_CUDA_LZ_FEW force one, for tests and benchmarks; process-wide.
- * TSR_CUDA_LZ_LANES forces LZ4's kernel of a lane a stream (lz4_lanes.cu; no batch picks it
- * until the H200 has measured it), and leaves BloscLZ's choice to the batch's size.
  */
-enum { TSR_CUDA_LZ_AUTO = 0, TSR_CUDA_LZ_MANY = 1, TSR_CUDA_LZ_FEW = 2, TSR_CUDA_LZ_LANES = 3 };
+enum { TSR_CUDA_LZ_AUTO = 0, TSR_CUDA_LZ_MANY = 1, TSR_CUDA_LZ_FEW = 2 };
 void tsr_cuda_lz_force(int mode);
-
-/* The lane-a-stream LZ4 kernel's launch (tsr_cuda_lz4_batch runs it when forced), arguments
- * as tsr_cuda_lz4_batch's less the scratch it does not need. */
-int tsr_cuda_lz4_lanes_batch(const void *const *d_in, const size_t *d_in_nbytes,
-			     void *const *d_out, const size_t *d_out_cap, size_t *d_out_nbytes,
-			     int *d_status, size_t nstreams, int variant, void *cuda_stream);
 
 /* The few-streams kernels' launches (tsr_cuda_lz4_batch and tsr_cuda_blosclz_batch pick them),
  * arguments as theirs. */

@@ -20,15 +20,8 @@
  * (and, under ASan, no byte outside the input is read: inputs are exactly their size).
  */
 
-#define GUARD 64
-
-/* The decoder under test (emu_lz4_lanes.c names its own). */
-#ifndef EMU_LZ4_DECODE
 static struct tsr_lz_smem smem;
-#define EMU_LZ4_DECODE(in, n, out, cap, variant, got)                                     \
-	tsr_lz4_stream(&smem, in, n, out, cap, variant, got)
-#define EMU_LZ4_NAME "lz4 emulator"
-#endif
+#define GUARD 64
 
 /* Decodes z (copied to exactly zn bytes at a misalignment) into a poisoned buffer. */
 static int emu(const unsigned char *z, size_t zn, unsigned mis, unsigned char *out, size_t cap,
@@ -37,7 +30,7 @@ static int emu(const unsigned char *z, size_t zn, unsigned mis, unsigned char *o
 	unsigned char *mem = (unsigned char *)check_malloc(zn + mis);
 	memcpy(mem + mis, z, zn);
 	memset(out, 0xa5, cap + GUARD);
-	int st = EMU_LZ4_DECODE(mem + mis, zn, out, cap, variant, got);
+	int st = tsr_lz4_stream(&smem, mem + mis, zn, out, cap, variant, got);
 	*guard_ok = 1;
 	for (size_t i = cap; i < cap + GUARD; i++)
 		*guard_ok &= out[i] == 0xa5;
@@ -193,7 +186,7 @@ int main(void)
 		CHECK(guard_ok);
 	}
 	free(buf);
-	printf(EMU_LZ4_NAME ": %zu blocks (%zu bytes) equal to the input; %zu corrupt decodes: %zu "
+	printf("lz4 emulator: %zu blocks (%zu bytes) equal to the input; %zu corrupt decodes: %zu "
 	       "refused, %zu accepted that liblz4 refuses for its end-of-block rules, %zu with a "
 	       "distance-0 match refused that liblz4 accepts, the rest equal to liblz4's\n",
 	       blocks_ok, bytes_ok, corrupt_runs, corrupt_refused, lenient, zero_distance);

@@ -1,3 +1,0 @@
-/* emu_lz4_lanes64.c - emu_lz4_lanes.c with the lane decoder's pieces of up to 64 bytes (TSR_L4_PIECE), the build the H200 compares with 32. */
-#define TSR_L4_PIECE 64u
-#include "emu_lz4_lanes.c"
