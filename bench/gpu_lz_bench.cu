@@ -10,7 +10,6 @@
 #include "gpu_check.h"
 #include "lz_blosclz_writer.h"
 #include "lz_profiles.h"
-#include "lz_zarr_plane.h"
 #include "tsr_cuda.h"
 
 /*
@@ -52,8 +51,11 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The bench's own profile beside lz_profiles.h's (lz_zarr_plane.h): a Zarr v2 float32 field's
- * top byte plane, what a Zarr v2 blosc-lz4 slot's kernel decodes. */
+/* The bench's own profile beside lz_profiles.h's: the stream blosc codes of a Zarr v2 float32
+ * array written with lz4 and byte shuffle (bench/zarr_bench.py's field, 100 sin(row / 37)
+ * cos(col / 53) plus unit normal noise, rounded to 1/100, rows of 1024): a block's top byte plane
+ * (sign and exponent), the one of its four planes LZ4 compresses (blosc stores the other three
+ * as they are). Such streams are what a Zarr v2 blosc-lz4 slot's kernel decodes. */
 #define PROFILE_ZARR_PLANE LZP_N
 
 static const char *profile_name(int p)
@@ -64,10 +66,21 @@ static const char *profile_name(int p)
 /* Fills buf (n bytes) with profile p (seed: which part of the field, or lzp_fill's arg). */
 static void fill_profile(int p, unsigned char *buf, size_t n, uint64_t seed)
 {
-	if (p == PROFILE_ZARR_PLANE)
-		lz_zarr_plane(buf, n, seed);
-	else
+	if (p != PROFILE_ZARR_PLANE) {
 		lzp_fill(p, buf, n, seed);
+		return;
+	}
+	uint64_t s = seed * 0x9e3779b97f4a7c15ull + 777;
+	for (size_t i = 0; i < n; i++) {
+		size_t e = (size_t)seed * n + i; /* the element's place in the field */
+		double row = (double)(e / 1024), col = (double)(e % 1024);
+		double g = lzp_gauss(&s);
+		float v = (float)(100.0 * sin(row / 37.0) * cos(col / 53.0) + g);
+		v = (float)(round((double)v * 100.0) / 100.0);
+		unsigned char b[4];
+		memcpy(b, &v, 4);
+		buf[i] = b[3];
+	}
 }
 
 /* codec 0: lz4 fast, 1: lz4 hc 9, 2: blosclz */
