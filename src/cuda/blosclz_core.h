@@ -21,6 +21,8 @@ TSR_LZ_D int tsr_blosclz_stream(struct tsr_lz_smem *m, const uint8_t *in, uint64
 	*got = 0;
 	if ((!in && n) || (!out && cap))
 		return TSR_CUDA_LZ_E_ARGUMENT;
+	TSR_LZ_GLOBAL(in);
+	TSR_LZ_GLOBAL(out);
 	if (n == 0)
 		return TSR_CUDA_LZ_OK;
 	tsr_lz_fill(&z, 0);

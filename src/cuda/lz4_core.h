@@ -270,6 +270,8 @@ TSR_LZ4_STEP_D struct tsr_lz4_step tsr_lz4_batch_step(struct tsr_lz z, uint64_t 
 	struct tsr_lz4_seq seqs[1] = {};
 #endif
 	struct tsr_lz4_step r;
+	TSR_LZ_GLOBAL(z.in); /* (a called step: the caller's knowledge does not cross) */
+	TSR_LZ_GLOBAL(out);
 	r.cnt = tsr_lz4_parse(&z, &ip, &op, cap, seqs);
 	r.rounds = r.cnt ? tsr_lz4_run(z.in, out, seqs, r.cnt) : 0;
 	r.ip = ip;
@@ -417,6 +419,8 @@ TSR_LZ_D int tsr_lz4_stream(struct tsr_lz_smem *m, const uint8_t *in, uint64_t n
 	*got = 0;
 	if ((!in && n) || (!out && cap))
 		return TSR_CUDA_LZ_E_ARGUMENT;
+	TSR_LZ_GLOBAL(in);
+	TSR_LZ_GLOBAL(out);
 	tsr_lz_fill(&z, 0);
 	if (variant != TSR_CUDA_LZ4_SIZED)
 		return tsr_lz4_block(&z, 0, out, cap, got);

@@ -48,6 +48,16 @@
 #define TSR_LZ_SYNCWARP() __syncwarp(TSR_LZ_MASK)
 #endif
 
+/* p points to global memory (the batch calls' contract), so that loads and stores through it
+ * are global ones: a pointer read from the batch's array of them, or chosen from two, leaves
+ * the compiler generic ones. Said after the checks for NULL pointers, so that no reading of it
+ * can drop them. */
+#ifdef TSR_LZ_EMU
+#define TSR_LZ_GLOBAL(p) ((void)(p))
+#else
+#define TSR_LZ_GLOBAL(p) __builtin_assume(__isGlobal(p))
+#endif
+
 /* Long literal runs read as words (tsr_lz_literals): the few-streams kernels set it. */
 #ifndef TSR_LZ_WIDE
 #define TSR_LZ_WIDE 0
