@@ -422,16 +422,20 @@ TSR_LZ_D int tsr_lz4_stream(struct tsr_lz_smem *m, const uint8_t *in, uint64_t n
 	TSR_LZ_GLOBAL(in);
 	TSR_LZ_GLOBAL(out);
 	tsr_lz_fill(&z, 0);
-	if (variant != TSR_CUDA_LZ4_SIZED)
-		return tsr_lz4_block(&z, 0, out, cap, got);
-	if (n < 4)
-		return TSR_CUDA_LZ_E_TRUNCATED;
-	uint64_t size = tsr_lz_byte(&z, 0) | tsr_lz_byte(&z, 1) << 8 | tsr_lz_byte(&z, 2) << 16 |
-			(uint64_t)tsr_lz_byte(&z, 3) << 24;
-	if (size > cap)
-		return TSR_CUDA_LZ_E_OVERFLOW;
-	int st = tsr_lz4_block(&z, 4, out, size, got);
-	if (st == TSR_CUDA_LZ_OK && *got != size)
+	/* one call of the block for both variants: the kernel holds one copy of its code, not two */
+	uint64_t start = 0;
+	if (variant == TSR_CUDA_LZ4_SIZED) {
+		if (n < 4)
+			return TSR_CUDA_LZ_E_TRUNCATED;
+		uint64_t size = tsr_lz_byte(&z, 0) | tsr_lz_byte(&z, 1) << 8 |
+				tsr_lz_byte(&z, 2) << 16 | (uint64_t)tsr_lz_byte(&z, 3) << 24;
+		if (size > cap)
+			return TSR_CUDA_LZ_E_OVERFLOW;
+		start = 4;
+		cap = size; /* (and the block must fill it: checked after) */
+	}
+	int st = tsr_lz4_block(&z, start, out, cap, got);
+	if (start && st == TSR_CUDA_LZ_OK && *got != cap)
 		st = TSR_CUDA_LZ_E_SIZE;
 	return st;
 }
