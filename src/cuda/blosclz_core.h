@@ -15,12 +15,15 @@
 TSR_LZ_D int tsr_blosclz_stream(struct tsr_lz_smem *m, const uint8_t *in, uint64_t n,
 				uint8_t *out, uint64_t cap, uint64_t *got)
 {
-	struct tsr_lz z = {in, n, 0, m};
-	uint64_t ip = 0, op = 0;
+	uint32_t ip = 0, op = 0;
 	int st = TSR_CUDA_LZ_OK;
 	*got = 0;
 	if ((!in && n) || (!out && cap))
 		return TSR_CUDA_LZ_E_ARGUMENT;
+	if (n > TSR_LZ_MAX)
+		return TSR_CUDA_LZ_E_LONG;
+	struct tsr_lz z = {in, (uint32_t)n, 0, m};
+	const uint32_t room = cap > TSR_LZ_MAX ? TSR_LZ_MAX : (uint32_t)cap;
 	TSR_LZ_GLOBAL(in);
 	TSR_LZ_GLOBAL(out);
 	if (n == 0)
@@ -29,12 +32,12 @@ TSR_LZ_D int tsr_blosclz_stream(struct tsr_lz_smem *m, const uint8_t *in, uint64
 	uint32_t ctrl = tsr_lz_byte(&z, ip++) & 31u;
 	for (;;) {
 		if (ctrl < 32) {
-			uint64_t len = (uint64_t)ctrl + 1;
+			uint32_t len = ctrl + 1;
 			if (len > n - ip) {
 				st = TSR_CUDA_LZ_E_TRUNCATED;
 				break;
 			}
-			if (len > cap - op) {
+			if (len > room - op) {
 				st = TSR_CUDA_LZ_E_OVERFLOW;
 				break;
 			}
@@ -42,7 +45,7 @@ TSR_LZ_D int tsr_blosclz_stream(struct tsr_lz_smem *m, const uint8_t *in, uint64
 			op += len;
 			ip += len;
 		} else {
-			uint64_t len = (ctrl >> 5) - 1, dist = (uint64_t)(ctrl & 31u) << 8;
+			uint32_t len = (ctrl >> 5) - 1, dist = (ctrl & 31u) << 8;
 			uint32_t code;
 			if (len == 6) {
 				do {
@@ -51,7 +54,7 @@ TSR_LZ_D int tsr_blosclz_stream(struct tsr_lz_smem *m, const uint8_t *in, uint64
 						goto done;
 					}
 					code = tsr_lz_byte(&z, ip++);
-					len += code;
+					len = tsr_lz_sat(len + code);
 				} while (code == 255);
 			}
 			if (ip >= n) {
@@ -65,7 +68,7 @@ TSR_LZ_D int tsr_blosclz_stream(struct tsr_lz_smem *m, const uint8_t *in, uint64
 					st = TSR_CUDA_LZ_E_TRUNCATED;
 					break;
 				}
-				dist = ((uint64_t)tsr_lz_byte(&z, ip) << 8 | tsr_lz_byte(&z, ip + 1)) +
+				dist = (tsr_lz_byte(&z, ip) << 8 | tsr_lz_byte(&z, ip + 1)) +
 				       8192;
 				ip += 2;
 			} else {
@@ -75,7 +78,7 @@ TSR_LZ_D int tsr_blosclz_stream(struct tsr_lz_smem *m, const uint8_t *in, uint64
 				st = TSR_CUDA_LZ_E_DISTANCE;
 				break;
 			}
-			if (len > cap - op) {
+			if (len > room - op) {
 				st = TSR_CUDA_LZ_E_OVERFLOW;
 				break;
 			}

@@ -97,12 +97,11 @@
 
 /* A short sequence: literals in[lip, lip + lit) to out[op, ...), then mlen bytes from dist back. */
 struct tsr_lz4_seq {
-	uint64_t lip, op;
-	uint32_t lit, mlen, dist;
+	uint32_t lip, op, lit, mlen, dist;
 };
 
 /* Where sequence s's match starts in the output. */
-TSR_LZ_D uint64_t tsr_lz4_match_at(const struct tsr_lz4_seq *s)
+TSR_LZ_D uint32_t tsr_lz4_match_at(const struct tsr_lz4_seq *s)
 {
 	return s->op + s->lit;
 }
@@ -128,7 +127,7 @@ TSR_LZ_D void tsr_lz4_seq_lits(const uint8_t *in, uint8_t *out, const struct tsr
  * that no load reads a byte this match writes and all loads go before the stores. */
 TSR_LZ_D void tsr_lz4_seq_match(uint8_t *out, const struct tsr_lz4_seq *s)
 {
-	const uint64_t d = tsr_lz4_match_at(s);
+	const uint32_t d = tsr_lz4_match_at(s);
 	const uint8_t *src = out + d - s->dist;
 	uint8_t v[18];
 	uint32_t r = 0;
@@ -163,14 +162,14 @@ TSR_LZ_D void tsr_lz4_seq_match(uint8_t *out, const struct tsr_lz4_seq *s)
  * length code under 15, the distance inside the input, the match inside the output written
  * by then and the sequence inside the capacity) into seqs; moves *ip and *op past them and
  * returns how many. */
-TSR_LZ_D uint32_t tsr_lz4_parse(struct tsr_lz *z, uint64_t *ipp, uint64_t *opp, uint64_t cap,
+TSR_LZ_D uint32_t tsr_lz4_parse(struct tsr_lz *z, uint32_t *ipp, uint32_t *opp, uint32_t cap,
 				struct tsr_lz4_seq *seqs)
 {
-	const uint64_t n = z->n;
-	uint64_t ip = *ipp, op = *opp;
+	const uint32_t n = z->n;
+	uint32_t ip = *ipp, op = *opp;
 	uint32_t cnt = 0;
 	while (cnt < TSR_LZ4_BATCH && ip < n) {
-		const uint64_t k = tsr_lz_at(z, ip, TSR_LZ4_AHEAD);
+		const uint32_t k = tsr_lz_at(z, ip, TSR_LZ4_AHEAD);
 		const uint32_t tok = tsr_lz_win(z, k);
 		const uint32_t lit = tok >> 4, mlen = (tok & 15u) + 4;
 		if (lit >= 15 || mlen >= 19 || n - ip < lit + 3 || cap - op < lit + mlen)
@@ -192,7 +191,7 @@ TSR_LZ_D uint32_t tsr_lz4_parse(struct tsr_lz *z, uint64_t *ipp, uint64_t *opp, 
 /* Whether s's match may run in a round whose lowest pending match starts at `first` (is_low: s
  * is that one): all output before `first` is written, so a source that ends there is final. The
  * one rule of both builds of tsr_lz4_run, so that the emulator tests the kernel's. */
-TSR_LZ_D int tsr_lz4_ready(const struct tsr_lz4_seq *s, uint64_t first, int is_low)
+TSR_LZ_D int tsr_lz4_ready(const struct tsr_lz4_seq *s, uint32_t first, int is_low)
 {
 	return is_low || tsr_lz4_match_at(s) - s->dist + s->mlen <= first;
 }
@@ -214,7 +213,7 @@ static inline uint32_t tsr_lz4_run(const uint8_t *in, uint8_t *out,
 		uint32_t low = 0;
 		while (!(pending >> low & 1))
 			low++;
-		const uint64_t first = tsr_lz4_match_at(&seqs[low]);
+		const uint32_t first = tsr_lz4_match_at(&seqs[low]);
 		uint64_t ready = 0;
 		for (uint32_t i = 0; i < cnt; i++)
 			if ((pending >> i & 1) && tsr_lz4_ready(&seqs[i], first, i == low))
@@ -243,7 +242,7 @@ TSR_LZ_D uint32_t tsr_lz4_run(const uint8_t *in, uint8_t *out, const struct tsr_
 			return rounds;
 		rounds++;
 		const int low = (__ffs(mask) - 1) & (TSR_LZ_GROUP - 1);
-		const uint64_t first =
+		const uint32_t first =
 			__shfl_sync(TSR_LZ_MASK, tsr_lz4_match_at(&s), low, TSR_LZ_GROUP);
 		if (pending && tsr_lz4_ready(&s, first, TSR_LZ_LANE == (unsigned)low)) {
 			tsr_lz4_seq_match(out, &s);
@@ -256,13 +255,13 @@ TSR_LZ_D uint32_t tsr_lz4_run(const uint8_t *in, uint8_t *out, const struct tsr_
 /* A batch's step: its parse and its lanes' part, from and to values, not pointers, so that a
  * called step leaves the caller's state in registers. */
 struct tsr_lz4_step {
-	uint64_t ip, op;
-	int64_t wstart;
+	uint32_t ip, op;
+	int32_t wstart;
 	uint32_t cnt, rounds;
 };
 
-TSR_LZ4_STEP_D struct tsr_lz4_step tsr_lz4_batch_step(struct tsr_lz z, uint64_t ip, uint64_t op,
-						      uint64_t cap, uint8_t *out)
+TSR_LZ4_STEP_D struct tsr_lz4_step tsr_lz4_batch_step(struct tsr_lz z, uint32_t ip, uint32_t op,
+						      uint32_t cap, uint8_t *out)
 {
 #ifdef TSR_LZ_EMU
 	struct tsr_lz4_seq seqs[TSR_LZ4_BATCH];
@@ -282,11 +281,11 @@ TSR_LZ4_STEP_D struct tsr_lz4_step tsr_lz4_batch_step(struct tsr_lz z, uint64_t 
 #endif /* TSR_LZ4_BATCHED */
 
 /* Decodes z's block into out (cap bytes); *got: bytes written (on failure, so far). */
-TSR_LZ_D int tsr_lz4_block(struct tsr_lz *z, uint64_t ip, uint8_t *out, uint64_t cap,
-			   uint64_t *got)
+TSR_LZ_D int tsr_lz4_block(struct tsr_lz *z, uint32_t ip, uint8_t *out, uint32_t cap,
+			   uint32_t *got)
 {
-	const uint64_t n = z->n;
-	uint64_t op = 0;
+	const uint32_t n = z->n;
+	uint32_t op = 0;
 	int st = TSR_CUDA_LZ_OK;
 #if TSR_LZ4_BATCHED
 	uint32_t calm = 0; /* sequences to go the sequential way before the next batch */
@@ -298,7 +297,7 @@ TSR_LZ_D int tsr_lz4_block(struct tsr_lz *z, uint64_t ip, uint8_t *out, uint64_t
 	}
 	for (;;) {
 		uint32_t tok;
-		uint64_t lit, dist; /* (declared before the fast path's jump past the parse) */
+		uint32_t lit, dist; /* (declared before the fast path's jump past the parse) */
 #if TSR_LZ4_BATCHED
 		if (calm) {
 			calm--;
@@ -328,12 +327,12 @@ TSR_LZ_D int tsr_lz4_block(struct tsr_lz *z, uint64_t ip, uint8_t *out, uint64_t
 		 * each byte it reads (H200 ncu: the parse was half of a warp's instructions). Both
 		 * give the same statuses and bytes. */
 		if (ip < n) {
-			const uint64_t k = tsr_lz_at(z, ip, TSR_LZ4_AHEAD);
+			const uint32_t k = tsr_lz_at(z, ip, TSR_LZ4_AHEAD);
 			tok = tsr_lz_win(z, k);
-			uint64_t flit = tok >> 4;
+			uint32_t flit = tok >> 4;
 			if (flit < 15 && n - ip >= flit + 3 && cap - op >= flit) {
 				TSR_LZ4_FAST_SEEN();
-				for (uint64_t j = TSR_LZ_LANE; j < flit; j += TSR_LZ_NLANES)
+				for (uint32_t j = TSR_LZ_LANE; j < flit; j += TSR_LZ_NLANES)
 					out[op + j] = (uint8_t)tsr_lz_win(z, k + 1 + j);
 				op += flit;
 				dist = tsr_lz_win(z, k + 1 + flit) | tsr_lz_win(z, k + 2 + flit) << 8;
@@ -356,7 +355,7 @@ TSR_LZ_D int tsr_lz4_block(struct tsr_lz *z, uint64_t ip, uint8_t *out, uint64_t
 					goto done;
 				}
 				b = tsr_lz_byte(z, ip++);
-				lit += b;
+				lit = tsr_lz_sat(lit + b);
 			} while (b == 255);
 		}
 		if (lit > n - ip) {
@@ -381,7 +380,7 @@ TSR_LZ_D int tsr_lz4_block(struct tsr_lz *z, uint64_t ip, uint8_t *out, uint64_t
 #if TSR_LZ4_FAST
 match:;
 #endif
-		uint64_t len = tok & 15u;
+		uint32_t len = tok & 15u;
 		if (len == 15) {
 			uint32_t b;
 			do {
@@ -390,7 +389,7 @@ match:;
 					goto done;
 				}
 				b = tsr_lz_byte(z, ip++);
-				len += b;
+				len = tsr_lz_sat(len + b);
 			} while (b == 255);
 		}
 		len += 4;
@@ -415,27 +414,32 @@ done:
 TSR_LZ_D int tsr_lz4_stream(struct tsr_lz_smem *m, const uint8_t *in, uint64_t n, uint8_t *out,
 			    uint64_t cap, int variant, uint64_t *got)
 {
-	struct tsr_lz z = {in, n, 0, m};
 	*got = 0;
 	if ((!in && n) || (!out && cap))
 		return TSR_CUDA_LZ_E_ARGUMENT;
+	if (n > TSR_LZ_MAX)
+		return TSR_CUDA_LZ_E_LONG;
 	TSR_LZ_GLOBAL(in);
 	TSR_LZ_GLOBAL(out);
+	struct tsr_lz z = {in, (uint32_t)n, 0, m};
+	uint32_t room = cap > TSR_LZ_MAX ? TSR_LZ_MAX : (uint32_t)cap;
 	tsr_lz_fill(&z, 0);
 	/* one call of the block for both variants: the kernel holds one copy of its code, not two */
-	uint64_t start = 0;
+	uint32_t start = 0;
 	if (variant == TSR_CUDA_LZ4_SIZED) {
 		if (n < 4)
 			return TSR_CUDA_LZ_E_TRUNCATED;
-		uint64_t size = tsr_lz_byte(&z, 0) | tsr_lz_byte(&z, 1) << 8 |
-				tsr_lz_byte(&z, 2) << 16 | (uint64_t)tsr_lz_byte(&z, 3) << 24;
-		if (size > cap)
+		uint32_t size = tsr_lz_byte(&z, 0) | tsr_lz_byte(&z, 1) << 8 |
+				tsr_lz_byte(&z, 2) << 16 | tsr_lz_byte(&z, 3) << 24;
+		if (size > room)
 			return TSR_CUDA_LZ_E_OVERFLOW;
 		start = 4;
-		cap = size; /* (and the block must fill it: checked after) */
+		room = size; /* (and the block must fill it: checked after) */
 	}
-	int st = tsr_lz4_block(&z, start, out, cap, got);
-	if (start && st == TSR_CUDA_LZ_OK && *got != cap)
+	uint32_t made = 0;
+	int st = tsr_lz4_block(&z, start, out, room, &made);
+	*got = made;
+	if (start && st == TSR_CUDA_LZ_OK && made != room)
 		st = TSR_CUDA_LZ_E_SIZE;
 	return st;
 }

@@ -35,7 +35,11 @@
  * flight (a warp's stream is mostly waiting on memory: H200, 10000 x 64 KiB shuffled-float LZ4
  * streams: 32 lanes decoded 172 GB/s, the grid holding 6336 streams at a time). */
 #ifndef TSR_LZ_GROUP
+#ifdef TSR_LZ_MANY_GROUP /* (the many-streams kernels' lanes set at build time, for VARIANTS) */
+#define TSR_LZ_GROUP TSR_LZ_MANY_GROUP
+#else
 #define TSR_LZ_GROUP 16
+#endif
 #endif
 #define TSR_LZ_D static __device__ __forceinline__
 #define TSR_LZ_LANE (threadIdx.x & (TSR_LZ_GROUP - 1u))
@@ -68,7 +72,11 @@
 #define TSR_LZ_PIECE (1u << 30)
 #endif
 
+/* The window's words (set at build time for scripts/gpu-lz-kernels' VARIANTS: a longer window
+ * is refilled less often, each fill a memory round trip and two of the group's syncs) */
+#ifndef TSR_LZ_WIN_WORDS
 #define TSR_LZ_WIN_WORDS 32u
+#endif
 #define TSR_LZ_WIN_BYTES (4u * TSR_LZ_WIN_WORDS)
 
 /* A match of at most this many bytes is copied a byte a lane in one pass (tsr_lz_match); not
@@ -85,6 +93,7 @@ static inline const char *tsr_lz_status_text(int status)
 	case TSR_CUDA_LZ_E_OVERFLOW: return "output overflow";
 	case TSR_CUDA_LZ_E_SIZE: return "decoded size differs from the stored size";
 	case TSR_CUDA_LZ_E_ARGUMENT: return "bad pointer";
+	case TSR_CUDA_LZ_E_LONG: return "stream longer than 2 GiB - 1";
 	default: return "unknown status";
 	}
 }
@@ -94,17 +103,31 @@ struct tsr_lz_smem {
 	uint32_t w[TSR_LZ_WIN_WORDS];
 };
 
+/* The longest input and the largest capacity a stream may have: offsets are 32-bit, where
+ * 64-bit ones took two instructions an add or compare (and a call a modulo) in every sequence's
+ * parse. liblz4 takes no more (its sizes are ints), and a blosc chunk is smaller. A longer
+ * input is refused (TSR_CUDA_LZ_E_LONG); a larger capacity is taken as this one. */
+#define TSR_LZ_MAX 0x7fffffffu
+
+/* A length made of 255s (LZ4's and BloscLZ's long runs) added up with x at most 2^31, past any
+ * input or capacity (TSR_LZ_MAX), so that it cannot wrap and later checks refuse it as the
+ * 64-bit sum would be refused; bytes up to 255 and a few more still fit in 32 bits. */
+TSR_LZ_D uint32_t tsr_lz_sat(uint32_t x)
+{
+	return x < 0x80000000u ? x : 0x80000000u;
+}
+
 /* A stream being decoded (identical in every lane). */
 struct tsr_lz {
 	const uint8_t *in;
-	uint64_t n;             /* input bytes */
-	int64_t wstart;         /* input offset of the window's first byte (may be < 0: the
+	uint32_t n;             /* input bytes (at most TSR_LZ_MAX) */
+	int32_t wstart;         /* input offset of the window's first byte (may be < 0: the
 				   window starts at an aligned word) */
 	struct tsr_lz_smem *m;
 };
 
 /* The aligned input word at offset b (in + b aligned): its bytes outside [0, n) read as 0, and
- * never read. */
+ * never read. (64-bit: b runs a window past n, which may pass INT32_MAX.) */
 TSR_LZ_D uint32_t tsr_lz_word(const struct tsr_lz *z, int64_t b)
 {
 	if (b >= 0 && b + 4 <= (int64_t)z->n)
@@ -117,58 +140,58 @@ TSR_LZ_D uint32_t tsr_lz_word(const struct tsr_lz *z, int64_t b)
 }
 
 /* Fills the window with the aligned words from the one holding byte p on. */
-TSR_LZ_D void tsr_lz_fill(struct tsr_lz *z, uint64_t p)
+TSR_LZ_D void tsr_lz_fill(struct tsr_lz *z, uint32_t p)
 {
-	int64_t start = (int64_t)p - (int64_t)(((uintptr_t)z->in + p) & 3u);
+	int32_t start = (int32_t)p - (int32_t)(((uintptr_t)z->in + p) & 3u);
 	TSR_LZ_SYNCWARP(); /* every lane has read the old window */
 	for (uint32_t i = TSR_LZ_LANE; i < TSR_LZ_WIN_WORDS; i += TSR_LZ_NLANES)
-		z->m->w[i] = tsr_lz_word(z, start + 4 * (int64_t)i);
+		z->m->w[i] = tsr_lz_word(z, (int64_t)start + 4 * (int64_t)i);
 	TSR_LZ_SYNCWARP();
 	z->wstart = start;
 }
 
 /* Window byte k (k < TSR_LZ_WIN_BYTES). */
-TSR_LZ_D uint32_t tsr_lz_win(const struct tsr_lz *z, uint64_t k)
+TSR_LZ_D uint32_t tsr_lz_win(const struct tsr_lz *z, uint32_t k)
 {
 	return z->m->w[k >> 2] >> (8 * (k & 3u)) & 0xffu;
 }
 
 /* Byte p's offset in the window, the window moved to p first unless it holds `need` bytes from
  * p on (p < n: the caller checks; 1 <= need <= TSR_LZ_WIN_BYTES). */
-TSR_LZ_D uint64_t tsr_lz_at(struct tsr_lz *z, uint64_t p, uint32_t need)
+TSR_LZ_D uint32_t tsr_lz_at(struct tsr_lz *z, uint32_t p, uint32_t need)
 {
-	uint64_t k = p - (uint64_t)z->wstart; /* (p < wstart wraps to a huge k) */
+	uint32_t k = p - (uint32_t)z->wstart; /* (p < wstart wraps to a huge k) */
 	if (k > TSR_LZ_WIN_BYTES - need) {
 		tsr_lz_fill(z, p);
-		k = p - (uint64_t)z->wstart;
+		k = p - (uint32_t)z->wstart;
 	}
 	return k;
 }
 
 /* Input byte p (p < n: the caller checks). */
-TSR_LZ_D uint32_t tsr_lz_byte(struct tsr_lz *z, uint64_t p)
+TSR_LZ_D uint32_t tsr_lz_byte(struct tsr_lz *z, uint32_t p)
 {
 	return tsr_lz_win(z, tsr_lz_at(z, p, 1));
 }
 
 /* out[op, op + len) = src[0, len); src does not overlap the bytes written. */
-TSR_LZ_D void tsr_lz_copy(uint8_t *out, uint64_t op, const uint8_t *src, uint64_t len)
+TSR_LZ_D void tsr_lz_copy(uint8_t *out, uint32_t op, const uint8_t *src, uint32_t len)
 {
-	const uint64_t step = 4 * TSR_LZ_NLANES;
-	for (uint64_t base = 0; base < len; base += step) {
+	const uint32_t step = 4 * TSR_LZ_NLANES;
+	for (uint32_t base = 0; base < len; base += step) {
 		uint8_t v[4];
 #ifndef TSR_LZ_EMU
 #pragma unroll
 #endif
 		for (uint32_t u = 0; u < 4; u++) {
-			uint64_t j = base + u * TSR_LZ_NLANES + TSR_LZ_LANE;
+			uint32_t j = base + u * TSR_LZ_NLANES + TSR_LZ_LANE;
 			v[u] = j < len ? src[j] : 0;
 		}
 #ifndef TSR_LZ_EMU
 #pragma unroll
 #endif
 		for (uint32_t u = 0; u < 4; u++) {
-			uint64_t j = base + u * TSR_LZ_NLANES + TSR_LZ_LANE;
+			uint32_t j = base + u * TSR_LZ_NLANES + TSR_LZ_LANE;
 			if (j < len)
 				out[op + j] = v[u];
 		}
@@ -181,12 +204,12 @@ TSR_LZ_D void tsr_lz_copy(uint8_t *out, uint64_t op, const uint8_t *src, uint64_
  * on its loads, H200 ncu), each word's bytes stored one at a time (input and output alignments
  * differ). The kernels of many streams keep byte loads, whose fewer registers keep more
  * streams resident. */
-TSR_LZ_D void tsr_lz_copy_words(struct tsr_lz *z, uint8_t *out, uint64_t op, uint64_t ip,
-				uint64_t len)
+TSR_LZ_D void tsr_lz_copy_words(struct tsr_lz *z, uint8_t *out, uint32_t op, uint32_t ip,
+				uint32_t len)
 {
-	/* in pieces of at most TSR_LZ_PIECE bytes, so that a piece's offsets fit in 32 bits */
+	/* in pieces of at most TSR_LZ_PIECE bytes, so that 4 i + 3 below fits in 32 bits */
 	while (len) {
-		uint32_t piece = len < TSR_LZ_PIECE ? (uint32_t)len : TSR_LZ_PIECE;
+		uint32_t piece = len < TSR_LZ_PIECE ? len : TSR_LZ_PIECE;
 		uint32_t d = (uint32_t)(((uintptr_t)z->in + ip) & 3u); /* ip's place in its word */
 		int64_t a = (int64_t)ip - d;
 		uint32_t nwords = (piece + d + 3u) / 4u;
@@ -228,8 +251,8 @@ TSR_LZ_D void tsr_lz_copy_words(struct tsr_lz *z, uint8_t *out, uint64_t op, uin
 
 /* A literal run: out[op, op + len) = input [ip, ip + len) (inside the input: the caller
  * checked). */
-TSR_LZ_D void tsr_lz_literals(struct tsr_lz *z, uint8_t *out, uint64_t op, uint64_t ip,
-			      uint64_t len)
+TSR_LZ_D void tsr_lz_literals(struct tsr_lz *z, uint8_t *out, uint32_t op, uint32_t ip,
+			      uint32_t len)
 {
 #if TSR_LZ_WIDE
 	if (len >= 4 * TSR_LZ_NLANES) {
@@ -241,7 +264,7 @@ TSR_LZ_D void tsr_lz_literals(struct tsr_lz *z, uint8_t *out, uint64_t op, uint6
 }
 
 /* A match: out[op, op + len) from dist bytes back (1 <= dist <= op; may overlap). */
-TSR_LZ_D void tsr_lz_match(uint8_t *out, uint64_t op, uint64_t dist, uint64_t len)
+TSR_LZ_D void tsr_lz_match(uint8_t *out, uint32_t op, uint32_t dist, uint32_t len)
 {
 	TSR_LZ_SYNCWARP(); /* the warp's earlier writes, seen by every lane */
 	const uint8_t *src = out + op - dist;
@@ -250,7 +273,7 @@ TSR_LZ_D void tsr_lz_match(uint8_t *out, uint64_t op, uint64_t dist, uint64_t le
 			/* a short match (most are): one load and one store a lane, where the copy
 			 * loop's four-deep unrolling costs four times the instructions (H200 ncu: a
 			 * stream's time is its warp's instructions, one sequence after another) */
-			for (uint64_t j = TSR_LZ_LANE; j < len; j += TSR_LZ_NLANES)
+			for (uint32_t j = TSR_LZ_LANE; j < len; j += TSR_LZ_NLANES)
 				out[op + j] = src[j];
 		} else {
 			tsr_lz_copy(out, op, src, len);
@@ -258,8 +281,8 @@ TSR_LZ_D void tsr_lz_match(uint8_t *out, uint64_t op, uint64_t dist, uint64_t le
 		return;
 	}
 	/* byte j is src[j % dist]: lane l starts at l % dist and steps 32 % dist per round */
-	uint64_t r = TSR_LZ_LANE % dist, adv = TSR_LZ_NLANES % dist;
-	for (uint64_t j = TSR_LZ_LANE; j < len; j += TSR_LZ_NLANES) {
+	uint32_t r = TSR_LZ_LANE % dist, adv = TSR_LZ_NLANES % dist;
+	for (uint32_t j = TSR_LZ_LANE; j < len; j += TSR_LZ_NLANES) {
 		out[op + j] = src[r];
 		r += adv;
 		r -= r >= dist ? dist : 0;

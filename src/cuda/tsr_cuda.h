@@ -162,6 +162,9 @@ const char *tsr_cuda_rice_status_name(int status);
  * that must decode to exactly that size (<= d_out_cap[i]).
  * tsr_cuda_blosclz_batch (variant 0): BloscLZ streams, accepted and decoded exactly as
  * src/codecs/blosclz.c does.
+ * Both take streams of at most 2 GiB - 1 in and out (offsets are 32-bit): a longer input is
+ * refused (TSR_CUDA_LZ_E_LONG), a larger capacity taken as 2 GiB - 1 (liblz4's sizes are ints;
+ * a blosc chunk is smaller).
  */
 enum { TSR_CUDA_LZ4_RAW = 0, TSR_CUDA_LZ4_SIZED = 1 };
 
@@ -172,7 +175,8 @@ enum {
 	TSR_CUDA_LZ_E_DISTANCE = 2,   /* match distance 0 or before the start of the output */
 	TSR_CUDA_LZ_E_OVERFLOW = 3,   /* output larger than the capacity (or the size prefix) */
 	TSR_CUDA_LZ_E_SIZE = 4,       /* SIZED: decodes to another size than its prefix says */
-	TSR_CUDA_LZ_E_ARGUMENT = 5    /* NULL input or output pointer with a nonzero size */
+	TSR_CUDA_LZ_E_ARGUMENT = 5,   /* NULL input or output pointer with a nonzero size */
+	TSR_CUDA_LZ_E_LONG = 6        /* input past 2 GiB - 1 (liblz4's sizes are ints, too) */
 };
 
 /* Name of an LZ status code ("truncated input", ...); never NULL. */
