@@ -378,6 +378,37 @@ TSR_ZD_INLINE uint64_t tsr_zs_hrc_fill(const struct tsr_zs_hr *h, struct tsr_zs_
 	return (uint64_t)tsr_zs_funnel(c->w1, c->w0, sh) << 32 | tsr_zs_funnel(c->w2, c->w1, sh);
 }
 
+/*
+ * A window's reader also asks for the stream's bytes TSR_ZS_PF_WORDS words below its own (a
+ * 128-byte line) to be brought into the SM's L1 without waiting for them: a block's sequences
+ * are one thread's chain, about four warps an SM on gpu_zstd_bench's set c, so the two words a
+ * window loads for the next (tsr_zs_hrc) come from DRAM a few steps before they are needed,
+ * and nothing else runs under that wait; the prefetch starts it some fifty steps earlier.
+ * Only words wholly inside the stream (1 to last - 1) are asked for.
+ */
+#ifndef TSR_ZS_PF_WORDS
+#define TSR_ZS_PF_WORDS 32
+#endif
+/* (a test notes the places prefetched: emu_zstd_prefetch.c) */
+#ifndef TSR_ZS_NOTE_PREFETCH
+#define TSR_ZS_NOTE_PREFETCH(p) ((void)0)
+#endif
+
+/* The word TSR_ZS_PF_WORDS below word i asked for, where it lies wholly inside the stream. */
+TSR_ZD_INLINE void tsr_zs_hrc_ahead(const struct tsr_zs_hr *h, int32_t i)
+{
+	int32_t j = i - 4 - TSR_ZS_PF_WORDS;
+	if (j >= 1 && j < h->last) {
+		const uint8_t *p = h->s + (4 * (int64_t)j - h->lead);
+		TSR_ZS_NOTE_PREFETCH(p);
+#ifndef TSR_ZSTD_EMU
+		asm volatile("prefetch.L1 [%0];" ::"l"(p));
+#else
+		(void)p; /* (a test notes it: TSR_ZS_NOTE_PREFETCH) */
+#endif
+	}
+}
+
 /* The 64 bits below h->pos, from c's words where h->pos is at most 64 bits below the last
  * window's of c (else from a fill); c then holds this window's three words and the two below
  * (loaded now, used by the next window). */
@@ -404,6 +435,7 @@ TSR_ZD_INLINE uint64_t tsr_zs_hrc_window(const struct tsr_zs_hr *h, struct tsr_z
 		c->w3 = tsr_zs_hr_word(h, i - 3);
 		c->w4 = tsr_zs_hr_word(h, i - 4);
 	}
+	tsr_zs_hrc_ahead(h, i);
 	return (uint64_t)tsr_zs_funnel(b, a, sh) << 32 | tsr_zs_funnel(e, b, sh);
 }
 
