@@ -37,6 +37,15 @@ static inline void *check_malloc(size_t n)
 	return p;
 }
 
+/* n pseudo-random bytes from seed (a 64-bit LCG's top byte each), the same on every run. */
+static inline void check_fill(unsigned char *buf, size_t n, unsigned long long seed)
+{
+	for (size_t i = 0; i < n; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		buf[i] = (unsigned char)(seed >> 56);
+	}
+}
+
 #define CHECK_DONE()                                                                     \
 	do {                                                                             \
 		if (check_failures) {                                                    \

@@ -10,11 +10,8 @@
 int main(void)
 {
 	static uint8_t buf[4096 + 8];
-	uint64_t s = 12345;
-	for (size_t i = 0; i < sizeof buf; i++) {
-		s = s * 6364136223846793005ull + 1442695040888963407ull;
-		buf[i] = (uint8_t)(s >> 56);
-	}
+	check_fill(buf, sizeof buf, 12345);
+	uint64_t s = 12346; /* the steps' generator */
 	unsigned long long windows = 0, fills = 0, bad = 0;
 	for (unsigned lead = 0; lead < 4; lead++)
 		for (uint64_t n = 1; n <= 1200; n += (n < 40 ? 1 : 7)) {

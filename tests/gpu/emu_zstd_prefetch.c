@@ -32,11 +32,8 @@ static void note_prefetch(const uint8_t *p)
 int main(void)
 {
 	static uint8_t buf[4096 + 8];
-	uint64_t s = 4242;
-	for (size_t i = 0; i < sizeof buf; i++) {
-		s = s * 6364136223846793005ull + 1442695040888963407ull;
-		buf[i] = (uint8_t)(s >> 56);
-	}
+	check_fill(buf, sizeof buf, 4242);
+	uint64_t s = 4243; /* the steps' generator */
 	unsigned long long windows = 0, lines_missed = 0;
 	for (unsigned lead = 0; lead < 4; lead++)
 		for (uint64_t n = 1; n <= 1200; n += (n < 40 ? 1 : 7)) {
