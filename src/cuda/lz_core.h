@@ -35,11 +35,7 @@
  * flight (a warp's stream is mostly waiting on memory: H200, 10000 x 64 KiB shuffled-float LZ4
  * streams: 32 lanes decoded 172 GB/s, the grid holding 6336 streams at a time). */
 #ifndef TSR_LZ_GROUP
-#ifdef TSR_LZ_MANY_GROUP /* (the many-streams kernels' lanes set at build time, for VARIANTS) */
-#define TSR_LZ_GROUP TSR_LZ_MANY_GROUP
-#else
 #define TSR_LZ_GROUP 16
-#endif
 #endif
 #define TSR_LZ_D static __device__ __forceinline__
 #define TSR_LZ_LANE (threadIdx.x & (TSR_LZ_GROUP - 1u))
@@ -207,7 +203,8 @@ TSR_LZ_D void tsr_lz_copy(uint8_t *out, uint32_t op, const uint8_t *src, uint32_
 TSR_LZ_D void tsr_lz_copy_words(struct tsr_lz *z, uint8_t *out, uint32_t op, uint32_t ip,
 				uint32_t len)
 {
-	/* in pieces of at most TSR_LZ_PIECE bytes, so that 4 i + 3 below fits in 32 bits */
+	/* in pieces of at most TSR_LZ_PIECE bytes (1 GiB; emu_lz4_pieces.c makes them small, so
+	 * that runs cross their ends at every alignment) */
 	while (len) {
 		uint32_t piece = len < TSR_LZ_PIECE ? len : TSR_LZ_PIECE;
 		uint32_t d = (uint32_t)(((uintptr_t)z->in + ip) & 3u); /* ip's place in its word */

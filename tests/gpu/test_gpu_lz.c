@@ -247,7 +247,7 @@ int main(int argc, char **argv)
 	static const int modes[] = {TSR_CUDA_LZ_MANY, TSR_CUDA_LZ_FEW};
 	size_t checked = 0;
 	int fails = 0;
-	for (int mi = 0; mi < 2; mi++) {
+	for (size_t mi = 0; mi < sizeof modes / sizeof modes[0]; mi++) {
 		tsr_cuda_lz_force(modes[mi]);
 		fails += run(0, TSR_CUDA_LZ4_RAW, corrupt, &checked) +
 			 run(0, TSR_CUDA_LZ4_SIZED, corrupt, &checked) +
