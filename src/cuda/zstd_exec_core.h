@@ -197,17 +197,53 @@ TSR_ZD void tsr_zs_match(uint8_t *out, uint64_t d, uint64_t off, uint64_t ml)
 #define TSR_ZS_PIECE 8u
 #endif
 
-/* Lanes load the records of sequences [base, base + 32) of a block's nseq into x (then a
- * sync); returns how many there are. */
-TSR_ZD_INLINE uint32_t tsr_zs_batch_load(struct tsr_zs_xs *x, const struct tsr_zs_seq *sq,
-					 uint32_t base, uint32_t nseq)
+/* The records a lane holds for the next batch: one on the GPU (a lane a record), a batch on
+ * the CPU (where one lane may take them all). */
+#ifdef TSR_ZSTD_EMU
+#define TSR_ZS_HELD TSR_ZS_BATCH
+#else
+#define TSR_ZS_HELD 1u
+#endif
+struct tsr_zs_held {
+	struct tsr_zs_seq r[TSR_ZS_HELD];
+};
+
+/* How many of a block's nseq sequences the batch from base holds. */
+TSR_ZD_INLINE uint32_t tsr_zs_batch_count(uint32_t base, uint32_t nseq)
 {
-	uint32_t cnt = nseq - base < TSR_ZS_BATCH ? nseq - base : TSR_ZS_BATCH;
-	for (uint32_t i = TSR_ZS_LANE; i < cnt; i += TSR_ZS_NLANES) {
-		struct tsr_zs_seq r = sq[base + i];
-		x->ll[i] = r.ll;
-		x->ml[i] = r.ml;
-		x->off[i] = r.of;
+	return nseq - base < TSR_ZS_BATCH ? nseq - base : TSR_ZS_BATCH;
+}
+
+/* Lanes load the records of the batch from base (of a block's nseq, base < nseq) into h,
+ * each its own; nothing waits for the loads until tsr_zs_batch_put, a batch later, so their
+ * latency passes under a batch's work (the records' loads, waited on at once, were 12% of the
+ * exec kernel's stall samples on set c: design-notes). */
+TSR_ZD_INLINE void tsr_zs_batch_fetch(struct tsr_zs_held *h, const struct tsr_zs_seq *sq,
+				      uint32_t base, uint32_t nseq)
+{
+	uint32_t cnt = tsr_zs_batch_count(base, nseq);
+	TSR_ZS_UNROLL
+	for (uint32_t k = 0; k < TSR_ZS_HELD; k++) {
+		uint32_t i = TSR_ZS_LANE + k * TSR_ZS_NLANES;
+		if (i < cnt)
+			h->r[k] = sq[base + i];
+	}
+}
+
+/* Lanes put the batch h holds (from base, of nseq) into x (then a sync); returns how many
+ * sequences it has. */
+TSR_ZD_INLINE uint32_t tsr_zs_batch_put(struct tsr_zs_xs *x, const struct tsr_zs_held *h,
+					uint32_t base, uint32_t nseq)
+{
+	uint32_t cnt = tsr_zs_batch_count(base, nseq);
+	TSR_ZS_UNROLL
+	for (uint32_t k = 0; k < TSR_ZS_HELD; k++) {
+		uint32_t i = TSR_ZS_LANE + k * TSR_ZS_NLANES;
+		if (i < cnt) {
+			x->ll[i] = h->r[k].ll;
+			x->ml[i] = h->r[k].ml;
+			x->off[i] = h->r[k].of;
+		}
 	}
 	TSR_ZS_SYNC();
 	return cnt;
@@ -429,8 +465,13 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
 	const uint8_t *lp = lits + b->lit_at;
 	const struct tsr_zs_seq *sq = seqs + b->seq_at;
 	uint64_t op = *op_, lit = 0, bend = op + b->out_size;
+	struct tsr_zs_held h;
+	if (b->nseq)
+		tsr_zs_batch_fetch(&h, sq, 0, b->nseq);
 	for (uint32_t base = 0; base < b->nseq; base += TSR_ZS_BATCH) {
-		uint32_t cnt = tsr_zs_batch_load(x, sq, base, b->nseq);
+		uint32_t cnt = tsr_zs_batch_put(x, &h, base, b->nseq);
+		if (b->nseq - base > TSR_ZS_BATCH) /* the next batch's records, on their way */
+			tsr_zs_batch_fetch(&h, sq, base + TSR_ZS_BATCH, b->nseq);
 		tsr_zs_place(x, cnt, b->nlit, start, window, bend, &op, &lit, r);
 		TSR_ZS_SYNC();
 		uint32_t nok = x->nok;
