@@ -228,8 +228,11 @@ __global__ void tsr_zs_layout_kernel(const size_t *d_out_cap, size_t *d_out_nbyt
 		d_out_nbytes[i] = ss[i].status == TSR_CUDA_ZSTD_OK ? total : 0;
 }
 
-/* phase c: a warp a frame (but the frames of cells, fcell) */
-__global__ void __launch_bounds__(TSR_ZS_THREADS)
+/* phase c: a warp a frame (but the frames of cells, fcell); eight blocks an SM asked, so that
+ * the 1,024 blocks of a batch of 4,096 frames are all resident at once on an H200 (at 72
+ * registers, 7 an SM fit, and the last hundred ran as a second wave: design-notes, "xreps and
+ * xpre lost to the exec kernel's residency") */
+__global__ void __launch_bounds__(TSR_ZS_THREADS, 8)
 tsr_zs_exec_kernel(const void *const *d_in, void *const *d_out, struct tsr_zs_stream *ss,
 		   const uint64_t *frame_first, size_t n, const struct tsr_zs_frame *frames,
 		   uint64_t nframes, const struct tsr_zs_block *blocks, const uint8_t *lits,
