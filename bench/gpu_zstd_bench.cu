@@ -13,7 +13,7 @@
 
 /*
  * Usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abcde] [--level L] [--count N]
- *                       [--phase-c auto|warps|cells]
+ *                       [--checksum] [--phase-c auto|warps|cells]
  * Sets (libzstd level L, default 3 = zarr-python's and numcodecs' default):
  *   a  10 000 frames of 64 KiB of float32 data (a smooth field with noise in its low bits);
  *   b  64 chunks of 32 MiB: 256^3 uint16 chunks of a 1024^3 volume (a smooth field plus
@@ -49,7 +49,7 @@ typedef int (*nvc_decomp_fn)(const void *const *, const size_t *, const size_t *
 			     void *, size_t, void *const *, nvc_opts, int *, cudaStream_t);
 
 struct set {
-	char name[96];
+	char name[128];
 	size_t n, uniq, each;       /* streams, distinct ones, decoded bytes each */
 	unsigned char **src, **z;   /* uniq sources and frames */
 	size_t *zn;
@@ -104,6 +104,10 @@ static void volume_block(uint16_t *out, size_t edge, size_t x0, size_t y0, size_
 			}
 }
 
+/* --checksum: every frame with its XXH64 checksum (the zstd CLI's default; libzstd's and the
+ * Zarr codecs' is none) */
+static int with_checksum;
+
 static void make_set(struct set *t, char which, int level, size_t count)
 {
 	unsigned char *planes = NULL; /* sets d and e: a block's 4 planes, made a block at a time */
@@ -129,7 +133,8 @@ static void make_set(struct set *t, char which, int level, size_t count)
 		t->n = count;
 		t->uniq = t->uniq < count ? t->uniq : count;
 	}
-	snprintf(t->name, sizeof t->name, "%zu x %s", t->n, what);
+	snprintf(t->name, sizeof t->name, "%zu x %s%s", t->n, what,
+		 with_checksum ? ", checksummed" : "");
 	t->src = (unsigned char **)tu_xmalloc(t->uniq * sizeof(void *));
 	t->z = (unsigned char **)tu_xmalloc(t->uniq * sizeof(void *));
 	t->zn = (size_t *)tu_xmalloc(t->uniq * sizeof(size_t));
@@ -148,7 +153,14 @@ static void make_set(struct set *t, char which, int level, size_t count)
 				     u / 16 * edge, &s);
 		size_t cap = ZSTD_compressBound(t->each);
 		t->z[u] = (unsigned char *)tu_xmalloc(cap);
-		t->zn[u] = ZSTD_compressCCtx(cc, t->z[u], cap, t->src[u], t->each, level);
+		if (with_checksum) {
+			ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
+			ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level);
+			ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+			t->zn[u] = ZSTD_compress2(cc, t->z[u], cap, t->src[u], t->each);
+		} else {
+			t->zn[u] = ZSTD_compressCCtx(cc, t->z[u], cap, t->src[u], t->each, level);
+		}
 		if (ZSTD_isError(t->zn[u])) {
 			fprintf(stderr, "libzstd: %s\n", ZSTD_getErrorName(t->zn[u]));
 			exit(2);
@@ -280,6 +292,8 @@ int main(int argc, char **argv)
 			sets = argv[++i];
 		else if (!strcmp(argv[i], "--level") && i + 1 < argc)
 			level = atoi(argv[++i]), level_given = 1;
+		else if (!strcmp(argv[i], "--checksum"))
+			with_checksum = 1;
 		else if (!strcmp(argv[i], "--count") && i + 1 < argc)
 			count = (size_t)strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--phase-c") && i + 1 < argc &&
@@ -291,7 +305,7 @@ int main(int argc, char **argv)
 							: TSR_CUDA_ZSTD_C_AUTO;
 		} else {
 			fprintf(stderr, "usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abcde] "
-					"[--level L] [--count N] [--phase-c auto|warps|cells]\n");
+					"[--level L] [--count N] [--checksum] [--phase-c auto|warps|cells]\n");
 			return 2;
 		}
 	}
