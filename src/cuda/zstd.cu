@@ -157,9 +157,9 @@ __global__ void tsr_zs_scan_kernel(const void *const *d_in, const size_t *d_in_n
 #define TSR_ZS_BLOCK_CTAS 10
 #endif
 __global__ void __launch_bounds__(TSR_ZS_THREADS, TSR_ZS_BLOCK_CTAS)
-tsr_zs_block_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
-		    const uint64_t *block_first, size_t n, struct tsr_zs_block *blocks,
-		    uint64_t nblocks, uint8_t *lits)
+tsr_zs_block_kernel(const void *const *d_in, void *const *d_out, const size_t *d_out_cap,
+		    const struct tsr_zs_stream *ss, const uint64_t *block_first, size_t n,
+		    struct tsr_zs_block *blocks, uint64_t nblocks, uint8_t *lits)
 {
 	__shared__ struct tsr_zs_work ws[TSR_ZS_THREADS / 32];
 	struct tsr_zs_work *w = &ws[threadIdx.x / 32];
@@ -173,9 +173,15 @@ tsr_zs_block_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
 			continue;
 		struct tsr_zs_block *sb = blocks + ss[s].block_base;
 		uint32_t bi = (uint32_t)(g - ss[s].block_base);
-		int st = tsr_zs_block_lits(w, (const uint8_t *)d_in[s], sb, bi, lits + sb[bi].lit_at);
-		if (TSR_ZS_LANE == 0)
+		uint8_t *direct = tsr_zs_lits_out(&sb[bi], (uint8_t *)d_out[s], d_out_cap[s],
+						  ss[s].cell_n != 0);
+		uint8_t *dst = direct ? direct : lits + sb[bi].lit_at;
+		__builtin_assume(__isGlobal(dst)); /* (global stores, not generic ones) */
+		int st = tsr_zs_block_lits(w, (const uint8_t *)d_in[s], sb, bi, dst);
+		if (TSR_ZS_LANE == 0) {
 			sb[bi].status = st;
+			sb[bi].lit_out = direct != NULL;
+		}
 	}
 }
 
@@ -604,7 +610,8 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 			tsr_zs_scan_kernel<<<g, T, 0, cs>>>(d_in, d_in_nbytes, ss, fr, bl, nstreams);
 			if (nb) {
 				tsr_zs_block_kernel<<<tsr_zs_grid(ndec * 32, T), T, 0, cs>>>(
-					d_in, ss, first + nstreams + 1, nstreams, bl, nb, lits);
+					d_in, d_out, d_out_cap, ss, first + nstreams + 1, nstreams,
+					bl, nb, lits);
 				/* a batch of few blocks spreads them over every SM: a
 				 * thread's chain, not the SM, is what each waits on; and
 				 * where the threads leave room, their tables go wide too,

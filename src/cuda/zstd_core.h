@@ -14,7 +14,8 @@
  *       literals and sequences headers (a few bytes each): sizes, the scratch each block needs,
  *       and for every "repeat" table the block whose header describes it. Cheap, one pass.
  *   (b) tsr_zs_block_lits, then tsr_zs_block_seqs: one block's tables, literals (into a
- *       scratch literal buffer; a warp) and sequences (into a scratch sequence buffer, offsets
+ *       scratch literal buffer, or the output where they are all of a place phase a knows:
+ *       tsr_zs_lits_out; a warp) and sequences (into a scratch sequence buffer, offsets
  *       still as coded: repeat codes are resolved later because they depend on earlier
  *       blocks; a thread). Blocks run in any order.
  *   (c) tsr_zs_layout then tsr_zs_frame_exec (zstd_exec_core.h): output places of frames
@@ -119,7 +120,10 @@ struct tsr_zs_block {
 	uint8_t type;           /* 0 raw, 1 RLE, 2 compressed */
 	uint8_t lit_type;       /* 0 raw, 1 RLE, 2 compressed, 3 treeless */
 	uint8_t lit_streams;    /* 1 or 4 */
-	uint8_t pad;
+	uint8_t lit_out;        /* phase b decoded its literals into the output (tsr_zs_lits_out) */
+	uint32_t out_known;     /* its output's place in the stream's + 1 where phase a knows it
+				   (every block before it raw, RLE, or compressed with no
+				   sequences) and it is under 4 GiB; else 0 */
 };
 
 /* One sequence as coded (phase b): lengths, and the offset value (> 3: offset + 3; 1..3: a
@@ -710,6 +714,10 @@ TSR_ZD int tsr_zs_scan(const uint8_t *in, uint64_t n, struct tsr_zs_frame *frame
 	if (!in || n == 0)
 		return TSR_CUDA_ZSTD_E_TRUNCATED;
 	uint64_t at = 0;
+	/* the stream's output before the next block while every block so far has its size in its
+	 * headers (raw, RLE, compressed with no sequences: its literals), for out_known */
+	uint64_t known = 0;
+	int sized = 1;
 	while (at < n) {
 		if (n - at < 4)
 			return TSR_CUDA_ZSTD_E_TRUNCATED;
@@ -786,7 +794,7 @@ TSR_ZD int tsr_zs_scan(const uint8_t *in, uint64_t n, struct tsr_zs_frame *frame
 			b.status = TSR_CUDA_ZSTD_OK;
 			b.lit_type = 0;
 			b.lit_streams = 1;
-			b.pad = 0;
+			b.lit_out = 0;
 			b.lit_at = cnt->nlit;
 			b.seq_at = cnt->nseq;
 			if (b.in_size > n - at)
@@ -822,6 +830,13 @@ TSR_ZD int tsr_zs_scan(const uint8_t *in, uint64_t n, struct tsr_zs_frame *frame
 				cnt->nlit += b.nlit;
 				cnt->nseq += b.nseq;
 			}
+			b.out_known = sized && known < UINT32_MAX ? (uint32_t)(known + 1) : 0u;
+			if (b.type != 2)
+				known += size;
+			else if (b.nseq == 0)
+				known += b.nlit;
+			else
+				sized = 0;
 			if (cnt->nblocks < max_blocks)
 				blocks[cnt->nblocks] = b;
 			cnt->nblocks++;
@@ -1263,6 +1278,25 @@ TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_seqw *w, struct tsr_zs_seqx *wx, cons
 		return tsr_zs_seqs_steps(w, wx, 1, b, p, end, seqs);
 	}
 	return tsr_zs_seqs_steps(w, wx, 0, b, p, end, seqs);
+}
+
+/*
+ * Where phase b decodes compressed block b's literals in its stream's output (out, cap: the
+ * output and its capacity; cells: nonzero when the stream's frames run by cells, which read the
+ * literal scratch), or NULL: the scratch. A block with no sequences is its literals, so where
+ * phase a knows its place (out_known: every block before it in the stream has its size in its
+ * headers) they go there and phase c copies nothing (tsr_zs_block_run): gpu_zstd_bench's set a
+ * is such blocks only, a float array's frames of several blocks often too, and the exec
+ * kernel's copy of them was read and written once more for nothing.
+ */
+TSR_ZD_INLINE uint8_t *tsr_zs_lits_out(const struct tsr_zs_block *b, uint8_t *out, uint64_t cap,
+				       int cells)
+{
+	uint64_t at = (uint64_t)b->out_known - 1;
+	if (b->type != 2 || b->nseq != 0 || !b->out_known || !out || cells || b->nlit > cap ||
+	    at > cap - b->nlit)
+		return NULL;
+	return out + at;
 }
 
 /*

@@ -521,7 +521,7 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
 		return TSR_CUDA_ZSTD_E_SEQUENCES;
 	if (to_cells)
 		tsr_zs_lit_cells(cells, op, lp + lit, b->nlit - lit);
-	else
+	else if (!b->lit_out) /* (else phase b decoded them in place: tsr_zs_lits_out) */
 		tsr_zs_copy(out + op, lp + lit, b->nlit - lit);
 	*op_ = op + (b->nlit - lit);
 	return TSR_CUDA_ZSTD_OK;

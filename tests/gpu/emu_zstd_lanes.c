@@ -82,6 +82,8 @@ struct warp {
 	uint32_t nblocks;
 	uint8_t *lits_w;
 	struct tsr_zs_seq *seqs_w;
+	size_t cap;             /* out's bytes, and whether phase c runs by cells: where phase b */
+	int by_cells;           /* puts a block's literals (tsr_zs_lits_out) */
 	struct tsr_zs_work wk;  /* the warp's literals tables (shared memory on the GPU) */
 	struct tsr_zs_seqw qs[32]; /* each lane's sequence tables (shared memory on the GPU) */
 	struct tsr_zs_seqx qx[32]; /* the odd lanes' as 32-bit entries (a small batch's kernel) */
@@ -118,10 +120,14 @@ static void *lane_main(void *arg)
 		for (uint32_t i = 0; i < w->nblocks; i++) {
 			if (w->blocks[i].type != 2)
 				continue;
+			uint8_t *direct = tsr_zs_lits_out(&w->blocks[i], w->out, w->cap, w->by_cells);
 			int bs = tsr_zs_block_lits(&w->wk, w->in, w->blocks, i,
-						   w->lits_w + w->blocks[i].lit_at);
-			if (emu_lane == 0)
+						   direct ? direct
+							  : w->lits_w + w->blocks[i].lit_at);
+			if (emu_lane == 0) {
 				w->blocks[i].status = bs;
+				w->blocks[i].lit_out = direct != NULL;
+			}
 			w->status[l->id] = w->status[l->id] * 31 + bs + 1; /* (every lane's the same) */
 		}
 		emu_sync();
@@ -311,6 +317,9 @@ static int lanes_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap, s
 		w->lits_w = lits;
 		w->seqs_w = seqs;
 		w->in = in;
+		w->out = out;
+		w->cap = cap;
+		w->by_cells = cells;
 		run_lanes(w);
 		uint64_t total;
 		st = tsr_zs_layout(fr, c.nframes, bl, cap, &total);

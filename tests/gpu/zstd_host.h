@@ -13,6 +13,9 @@
  * pointed into an earlier block, and the hops of the longest chain followed. */
 static unsigned long long tsr_zs_host_pointers, tsr_zs_host_max_hops;
 
+/* Blocks whose literals phase b decoded into the output (tsr_zs_lits_out), over a process. */
+static unsigned long long tsr_zs_host_lits_out;
+
 /* Frame f's bytes from its cells once each of its blocks wrote them (bst: their statuses,
  * indexed as the stream's blocks): the first failing block's status, or every byte followed (in
  * reverse order: no byte waits for another; counted in tsr_zs_host_pointers and _max_hops) and
@@ -105,12 +108,18 @@ static int tsr_zstd_host_run(const uint8_t *in, size_t n, uint8_t *out, size_t c
 	st = tsr_zs_scan(in, n, fr, c.nframes, bl, c.nblocks, &c2);
 	if (st != TSR_CUDA_ZSTD_OK)
 		goto out;
-	for (uint32_t i = c.nblocks; i-- > 0;)
-		if (bl[i].type == 2 &&
-		    (bl[i].status = tsr_zs_block_lits(w, in, bl, i, lits + bl[i].lit_at)) ==
-			    TSR_CUDA_ZSTD_OK)
+	for (uint32_t i = c.nblocks; i-- > 0;) {
+		if (bl[i].type != 2)
+			continue;
+		uint8_t *direct = tsr_zs_lits_out(&bl[i], out, cap, cells);
+		bl[i].lit_out = direct != NULL;
+		tsr_zs_host_lits_out += bl[i].lit_out;
+		if ((bl[i].status = tsr_zs_block_lits(w, in, bl, i,
+						      direct ? direct : lits + bl[i].lit_at)) ==
+		    TSR_CUDA_ZSTD_OK)
 			bl[i].status = tsr_zs_block_seqs(q, cells ? qx : NULL, in, bl, i,
 							 seqs + bl[i].seq_at);
+	}
 	uint64_t total;
 	st = tsr_zs_layout(fr, c.nframes, bl, cap, &total);
 	for (uint32_t f = 0; f < c.nframes && st == TSR_CUDA_ZSTD_OK; f++)
