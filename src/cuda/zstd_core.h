@@ -974,7 +974,69 @@ TSR_ZD_INLINE void tsr_zs_hr_syms(struct tsr_zs_hr *h, const uint16_t *huf, unsi
 	}
 }
 
-/* One Huffman stream s[0..n) decoded into exactly cnt bytes at out. */
+/*
+ * The literals go out as aligned words of TSR_ZS_LIT_WORD bytes (4 or 8) where a stream's
+ * output has a whole group of them (tsr_zs_hr_words), not a byte store a symbol: each lane's
+ * byte store was a write of its own to the L2 (a block's four lanes write four places), and
+ * the block kernel on gpu_zstd_bench's set a was bound by the L2 (83.5% of its throughput, 74%
+ * of its sectors uncoalesced; H100, design-notes "litout landed; litmid lost half of set a").
+ */
+#ifndef TSR_ZS_LIT_WORD
+#define TSR_ZS_LIT_WORD 4
+#endif
+#if TSR_ZS_LIT_WORD == 4
+typedef uint32_t tsr_zs_litw;
+#elif TSR_ZS_LIT_WORD == 8
+typedef uint64_t tsr_zs_litw;
+#else
+#error "TSR_ZS_LIT_WORD is 4 or 8"
+#endif
+/* A group: TSR_ZS_LIT_WORD runs of TSR_ZS_HUF_RUN symbols, TSR_ZS_HUF_RUN words. */
+#define TSR_ZS_LIT_GROUP_SYMS (TSR_ZS_LIT_WORD * TSR_ZS_HUF_RUN)
+
+/* (a test notes the words stored, and any not aligned: emu_zstd_litword.c) */
+#ifndef TSR_ZS_NOTE_PUTW
+#define TSR_ZS_NOTE_PUTW(p) ((void)0)
+#endif
+
+/* The aligned word at p set to v. */
+TSR_ZD_INLINE void tsr_zs_putw(uint8_t *p, tsr_zs_litw v)
+{
+	TSR_ZS_NOTE_PUTW(p);
+#ifdef TSR_ZSTD_EMU
+	memcpy(p, &v, sizeof v);
+#else
+	*(tsr_zs_litw *)p = v;
+#endif
+}
+
+/* A group's symbols of stream h into out (aligned to TSR_ZS_LIT_WORD) as TSR_ZS_HUF_RUN
+ * words, each stored when its last byte is decoded (the loops unrolled: which symbol ends a
+ * word is known when built). */
+TSR_ZD_INLINE void tsr_zs_hr_words(struct tsr_zs_hr *h, const uint16_t *huf, unsigned mb,
+				   uint8_t *out)
+{
+	tsr_zs_litw acc = 0;
+	TSR_ZS_UNROLL
+	for (uint32_t r = 0; r < TSR_ZS_LIT_WORD; r++) {
+		uint64_t v = tsr_zs_hr_window64(h);
+		TSR_ZS_UNROLL
+		for (uint32_t k = 0; k < TSR_ZS_HUF_RUN; k++) {
+			const uint32_t t = r * TSR_ZS_HUF_RUN + k, at = t % TSR_ZS_LIT_WORD;
+			uint16_t e = huf[v >> (64 - mb)];
+			acc |= (tsr_zs_litw)(e & 0xffu) << (8 * at);
+			v <<= e >> 8;
+			h->pos -= e >> 8;
+			if (at == TSR_ZS_LIT_WORD - 1) {
+				tsr_zs_putw(out + (t - at), acc);
+				acc = 0;
+			}
+		}
+	}
+}
+
+/* One Huffman stream s[0..n) decoded into exactly cnt bytes at out: bytes to out's next word
+ * boundary, groups as words, then runs of bytes. */
 TSR_ZD int tsr_zs_huf_stream(const struct tsr_zs_work *w, const uint8_t *s, uint64_t n,
 			     uint8_t *out, uint32_t cnt)
 {
@@ -982,7 +1044,18 @@ TSR_ZD int tsr_zs_huf_stream(const struct tsr_zs_work *w, const uint8_t *s, uint
 	unsigned mb = w->huf_bits;
 	if (tsr_zs_hr_init(&h, s, n) || mb == 0 || mb > TSR_ZS_HUF_MAXBITS)
 		return -1;
-	uint32_t i = 0;
+	uint32_t i = 0, head = (uint32_t)(-(uintptr_t)out & (TSR_ZS_LIT_WORD - 1u));
+	if (cnt >= head + TSR_ZS_LIT_GROUP_SYMS) {
+		for (; i < head; i += TSR_ZS_HUF_RUN)
+			tsr_zs_hr_syms(&h, w->huf, mb, out + i,
+				       head - i < TSR_ZS_HUF_RUN ? head - i : TSR_ZS_HUF_RUN);
+		i = head;
+		for (; i + TSR_ZS_LIT_GROUP_SYMS <= cnt; i += TSR_ZS_LIT_GROUP_SYMS) {
+			tsr_zs_hr_words(&h, w->huf, mb, out + i);
+			if (h.pos < 0) /* (as below) */
+				return -1;
+		}
+	}
 	for (; i + TSR_ZS_HUF_RUN <= cnt; i += TSR_ZS_HUF_RUN) {
 		tsr_zs_hr_syms(&h, w->huf, mb, out + i, TSR_ZS_HUF_RUN);
 		if (h.pos < 0) /* (a symbol past the start: the rest read zeros) */
