@@ -1,4 +1,4 @@
-/* emu_zstd_litword.c - the literals as aligned words (zstd_core.h's tsr_zs_huf_stream and tsr_zs_hr_words, run on the CPU; TSR_ZS_LIT_WORD bytes, 4 unless the build says 8): every Huffman stream of libzstd's frames (several data profiles and levels, and damaged copies), decoded into outputs at each of eight alignments (malloc's 16-byte base plus 0 to 7), gives a symbol-at-a-time decoder's bytes and status, writes nothing outside its bytes and its words only aligned, and reads nothing outside the stream. */
+/* emu_zstd_litword.c - the literals as aligned words (zstd_core.h's tsr_zs_huf_stream and tsr_zs_hr_words, run on the CPU; TSR_ZS_LIT_WORD bytes, 8 unless the build says 4): every Huffman stream of libzstd's frames (several data profiles and levels, and damaged copies), decoded into outputs at each of eight alignments (malloc's 16-byte base plus 0 to 7), gives a symbol-at-a-time decoder's bytes and status, writes nothing outside its bytes and its words only aligned, and reads nothing outside the stream. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
