@@ -111,18 +111,20 @@ static void check_frame(const uint8_t *z, size_t zn, uint64_t *seed, int damage)
 			memcpy(s, z + w->s_at[k], n);
 			if (damage && n > 2)
 				s[lzp_rand(seed) % (n - 1)] ^= (uint8_t)(1u << (lzp_rand(seed) % 8));
-			check_stream(w, s, n, cnt);
-			uint8_t *sym = check_malloc(cnt + 1);
-			int32_t *at = check_malloc((cnt + 1) * sizeof *at);
-			if (!damage && k == 0 && ref_stream(w->huf, w->huf_bits, s, n, sym, cnt, at) == 0)
+			if (check_stream(w, s, n, cnt) == 0 && !damage && k == 0) {
+				/* (the symbols' bit positions, for the prefixes) */
+				uint8_t *sym = check_malloc(cnt + 1);
+				int32_t *at = check_malloc((cnt + 1) * sizeof *at);
+				ref_stream(w->huf, w->huf_bits, s, n, sym, cnt, at);
 				for (uint32_t j = 1; j <= 60 && j < cnt; j += 1 + (uint32_t)(lzp_rand(seed) % 3)) {
 					uint64_t pn;
 					uint8_t *p = prefix_stream(s, n, at, j, &pn);
 					CHECK(check_stream(w, p, pn, j) == 0); /* (a valid stream) */
 					free(p);
 				}
-			free(sym);
-			free(at);
+				free(sym);
+				free(at);
+			}
 			free(s);
 		}
 	}
