@@ -856,6 +856,62 @@ TSR_ZD int tsr_zs_scan(const uint8_t *in, uint64_t n, struct tsr_zs_frame *frame
 	return TSR_CUDA_ZSTD_OK;
 }
 
+/* Four words to the 16-byte aligned dst. */
+TSR_ZD_INLINE void tsr_zs_put16(uint8_t *dst, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+#ifdef TSR_ZSTD_EMU
+	uint32_t v[4] = {a, b, c, d};
+	memcpy(dst, v, 16);
+#else
+	*(uint4 *)dst = make_uint4(a, b, c, d);
+#endif
+}
+
+/* The shortest copy made 16 bytes a lane; shorter ones go a byte a lane, a few rounds of the
+ * warp (with every copy wide, the in-turn matches' too, gpu_zstd_bench's sets c and e lost 2%
+ * and 4% on the H200; with this bound, nothing). At least 19 + 20, so that it has a piece. */
+#define TSR_ZS_WIDE_COPY 256u
+
+/*
+ * Lanes copy n bytes (src and dst do not overlap), 16 bytes a lane at a time: a head of 4 to 19
+ * bytes brings dst to a 16-byte boundary, then each lane stores 16 aligned bytes made of five
+ * aligned source words (shifted by the source's misalignment), then a tail of bytes. The words
+ * read lie wholly inside src[0..n) (the head's 4 bytes keep the first one from reaching below
+ * src, and a piece leaves 4 bytes after it for the fifth word), so no byte outside the source
+ * is read. A byte a lane, these copies (a frame's literal-only blocks, raw blocks, long literal
+ * runs) held gpu_zstd_bench's set a (float frames, literals only) to 81 GB/s on the H200, 97
+ * this way (design-notes, "Wide copies in the exec kernel"). lane, nlanes: this lane's place
+ * among those sharing the copy.
+ */
+TSR_ZD void tsr_zs_copy_lanes(uint8_t *dst, const uint8_t *src, uint64_t n, uint32_t lane,
+			      uint32_t nlanes)
+{
+	uint64_t h = ((16u - (((uintptr_t)dst + 4u) & 15u)) & 15u) + 4u, np = 0;
+	if (n >= TSR_ZS_WIDE_COPY)
+		np = (n - h - 4) / 16;
+	uint64_t head = np ? h : n, tail = h + 16 * np;
+	for (uint64_t i = lane; i < head; i += nlanes)
+		dst[i] = src[i];
+	for (uint64_t k = lane; k < np; k += nlanes) {
+		uint64_t p = h + 16 * k;
+		const uint8_t *s = src + p;
+		unsigned r = (unsigned)((uintptr_t)s & 3u), sh = 8u * r;
+		const uint8_t *a = s - r;
+		uint32_t w0 = tsr_zs_word(a), w1 = tsr_zs_word(a + 4), w2 = tsr_zs_word(a + 8),
+			 w3 = tsr_zs_word(a + 12), w4 = tsr_zs_word(a + 16);
+		tsr_zs_put16(dst + p, tsr_zs_funnel(w0, w1, sh), tsr_zs_funnel(w1, w2, sh),
+			     tsr_zs_funnel(w2, w3, sh), tsr_zs_funnel(w3, w4, sh));
+	}
+	for (uint64_t i = (np ? tail : n) + lane; i < n; i += nlanes)
+		dst[i] = src[i];
+}
+
+/* The copy by the warp's lanes (tsr_zs_copy_lanes). */
+TSR_ZD_INLINE void tsr_zs_copy(uint8_t *dst, const uint8_t *src, uint64_t n)
+{
+	tsr_zs_copy_lanes(dst, src, n, TSR_ZS_LANE, TSR_ZS_NLANES);
+}
+
 /* ---- phase b: one compressed block's tables, literals and sequences -------------------- */
 
 /* The Huffman tree description at p (avail bytes) read and checked: its symbols' weights, and
@@ -1386,9 +1442,15 @@ TSR_ZD int tsr_zs_block_lits(struct tsr_zs_work *w, const uint8_t *in,
 {
 	const struct tsr_zs_block *b = &blocks[bi];
 	const uint8_t *ls = in + b->in_at + b->lit_hdr;
-	if (b->lit_type <= 1) {
+	if (b->lit_type == 0) { /* (16 bytes a lane: a byte a lane, this loop was 43% of the
+				 * block kernel's stall samples on gpu_zstd_bench's set d, Blosc2
+				 * planes, whose noisy planes' literals are raw; H100) */
+		tsr_zs_copy(lits, ls, b->nlit);
+		return TSR_CUDA_ZSTD_OK;
+	}
+	if (b->lit_type == 1) {
 		for (uint32_t i = TSR_ZS_LANE; i < b->nlit; i += TSR_ZS_NLANES)
-			lits[i] = b->lit_type == 0 ? ls[i] : ls[0];
+			lits[i] = ls[0];
 		return TSR_CUDA_ZSTD_OK;
 	}
 	if (TSR_ZS_LANE == 0)

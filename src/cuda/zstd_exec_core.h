@@ -88,54 +88,6 @@ TSR_ZD uint64_t tsr_zs_xxh64(const uint8_t *p, uint64_t n)
 	return h;
 }
 
-/* Four words to the 16-byte aligned dst. */
-TSR_ZD_INLINE void tsr_zs_put16(uint8_t *dst, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
-{
-#ifdef TSR_ZSTD_EMU
-	uint32_t v[4] = {a, b, c, d};
-	memcpy(dst, v, 16);
-#else
-	*(uint4 *)dst = make_uint4(a, b, c, d);
-#endif
-}
-
-/* The shortest copy made 16 bytes a lane; shorter ones go a byte a lane, a few rounds of the
- * warp (with every copy wide, the in-turn matches' too, gpu_zstd_bench's sets c and e lost 2%
- * and 4% on the H200; with this bound, nothing). At least 19 + 20, so that it has a piece. */
-#define TSR_ZS_WIDE_COPY 256u
-
-/*
- * Lanes copy n bytes (src and dst do not overlap), 16 bytes a lane at a time: a head of 4 to 19
- * bytes brings dst to a 16-byte boundary, then each lane stores 16 aligned bytes made of five
- * aligned source words (shifted by the source's misalignment), then a tail of bytes. The words
- * read lie wholly inside src[0..n) (the head's 4 bytes keep the first one from reaching below
- * src, and a piece leaves 4 bytes after it for the fifth word), so no byte outside the source
- * is read. A byte a lane, these copies (a frame's literal-only blocks, raw blocks, long literal
- * runs) held gpu_zstd_bench's set a (float frames, literals only) to 81 GB/s on the H200, 97
- * this way (design-notes, "Wide copies in the exec kernel").
- */
-TSR_ZD void tsr_zs_copy(uint8_t *dst, const uint8_t *src, uint64_t n)
-{
-	uint64_t h = ((16u - (((uintptr_t)dst + 4u) & 15u)) & 15u) + 4u, np = 0;
-	if (n >= TSR_ZS_WIDE_COPY)
-		np = (n - h - 4) / 16;
-	uint64_t head = np ? h : n, tail = h + 16 * np;
-	for (uint64_t i = TSR_ZS_LANE; i < head; i += TSR_ZS_NLANES)
-		dst[i] = src[i];
-	for (uint64_t k = TSR_ZS_LANE; k < np; k += TSR_ZS_NLANES) {
-		uint64_t p = h + 16 * k;
-		const uint8_t *s = src + p;
-		unsigned r = (unsigned)((uintptr_t)s & 3u), sh = 8u * r;
-		const uint8_t *a = s - r;
-		uint32_t w0 = tsr_zs_word(a), w1 = tsr_zs_word(a + 4), w2 = tsr_zs_word(a + 8),
-			 w3 = tsr_zs_word(a + 12), w4 = tsr_zs_word(a + 16);
-		tsr_zs_put16(dst + p, tsr_zs_funnel(w0, w1, sh), tsr_zs_funnel(w1, w2, sh),
-			     tsr_zs_funnel(w2, w3, sh), tsr_zs_funnel(w3, w4, sh));
-	}
-	for (uint64_t i = (np ? tail : n) + TSR_ZS_LANE; i < n; i += TSR_ZS_NLANES)
-		dst[i] = src[i];
-}
-
 /* A warp's batch of up to 32 sequences in execution (shared memory on the GPU). */
 #define TSR_ZS_BATCH 32u
 struct tsr_zs_xs {
