@@ -147,24 +147,26 @@ __global__ void tsr_zs_scan_kernel(const void *const *d_in, const size_t *d_in_n
 	}
 }
 
-/* phase b, literals: a warp a block, grid-stride; each warp's tables in shared memory (ten
- * CTAs an SM asked of the registers: the lanes' table fill took it from 48 to 56 registers, nine
- * CTAs an SM on an H200; at 48 it spills 8 bytes). Before sm_80 an SM holds 1,024 threads, so
- * eight there (ten is out of range, which ptxas reports and -Werror refuses). */
+/* phase b, literals: a group of lanes a block (TSR_ZS_LIT_GROUP, a warp by default),
+ * grid-stride; each group's tables in shared memory, four groups a CTA (21.5 KB), ten CTAs an
+ * SM asked of the registers (with warps: the lanes' table fill took it from 48 to 56 registers,
+ * nine CTAs an SM on an H200; at 48 it spills 8 bytes). Before sm_80 an SM holds 1,024 threads,
+ * so eight there (ten is out of range, which ptxas reports and -Werror refuses). */
+#define TSR_ZS_LIT_THREADS (4u * TSR_ZS_LIT_GROUP)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #define TSR_ZS_BLOCK_CTAS 8
 #else
 #define TSR_ZS_BLOCK_CTAS 10
 #endif
-__global__ void __launch_bounds__(TSR_ZS_THREADS, TSR_ZS_BLOCK_CTAS)
+__global__ void __launch_bounds__(TSR_ZS_LIT_THREADS, TSR_ZS_BLOCK_CTAS)
 tsr_zs_block_kernel(const void *const *d_in, void *const *d_out, const size_t *d_out_cap,
 		    const struct tsr_zs_stream *ss, const uint64_t *block_first, size_t n,
 		    struct tsr_zs_block *blocks, uint64_t nblocks, uint8_t *lits)
 {
-	__shared__ struct tsr_zs_work ws[TSR_ZS_THREADS / 32];
-	struct tsr_zs_work *w = &ws[threadIdx.x / 32];
-	uint64_t wid = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-	uint64_t nw = (uint64_t)gridDim.x * blockDim.x / 32;
+	__shared__ struct tsr_zs_work ws[4];
+	struct tsr_zs_work *w = &ws[threadIdx.x / TSR_ZS_LIT_GROUP];
+	uint64_t wid = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / TSR_ZS_LIT_GROUP;
+	uint64_t nw = (uint64_t)gridDim.x * blockDim.x / TSR_ZS_LIT_GROUP;
 	for (uint64_t g = wid; g < nblocks; g += nw) {
 		if (blocks[g].type != 2)
 			continue;
@@ -178,7 +180,7 @@ tsr_zs_block_kernel(const void *const *d_in, void *const *d_out, const size_t *d
 		uint8_t *dst = direct ? direct : lits + sb[bi].lit_at;
 		__builtin_assume(__isGlobal(dst)); /* (global stores, not generic ones) */
 		int st = tsr_zs_block_lits(w, (const uint8_t *)d_in[s], sb, bi, dst);
-		if (TSR_ZS_LANE == 0) {
+		if (TSR_ZS_GLANE == 0) {
 			sb[bi].status = st;
 			sb[bi].lit_out = direct != NULL;
 		}
@@ -609,7 +611,9 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 			unsigned g = tsr_zs_grid(nstreams, T);
 			tsr_zs_scan_kernel<<<g, T, 0, cs>>>(d_in, d_in_nbytes, ss, fr, bl, nstreams);
 			if (nb) {
-				tsr_zs_block_kernel<<<tsr_zs_grid(ndec * 32, T), T, 0, cs>>>(
+				tsr_zs_block_kernel<<<tsr_zs_grid(ndec * TSR_ZS_LIT_GROUP,
+								  TSR_ZS_LIT_THREADS),
+						      TSR_ZS_LIT_THREADS, 0, cs>>>(
 					d_in, d_out, d_out_cap, ss, first + nstreams + 1, nstreams,
 					bl, nb, lits);
 				/* a batch of few blocks spreads them over every SM: a

@@ -83,6 +83,32 @@
 #endif
 #endif
 
+/*
+ * The literals' lanes (tsr_zs_block_lits, tsr_zs_huf_fill): a group of TSR_ZS_LIT_GROUP lanes
+ * (4 to 32, a power of two) decodes a block; by default the warp. 16 or 8 put two or four
+ * blocks on a warp: a block's four Huffman streams keep four lanes busy of its group, so each
+ * instruction the warp issues does two or four blocks' work, and the groups' lanes 0 build
+ * their trees side by side (the same instructions). GLANE is a lane's place in its group,
+ * GSYNC the group's __syncwarp. A test may run groups of threads: emu_zstd_groups.c.
+ */
+#ifndef TSR_ZS_LIT_GROUP
+#define TSR_ZS_LIT_GROUP 32u
+#endif
+#if TSR_ZS_LIT_GROUP != 8u && TSR_ZS_LIT_GROUP != 16u && TSR_ZS_LIT_GROUP != 32u
+#error "TSR_ZS_LIT_GROUP: 8, 16 or 32 (four groups a CTA: at least a warp)"
+#endif
+#ifndef TSR_ZS_GLANE
+#ifdef TSR_ZSTD_EMU
+#define TSR_ZS_GLANE TSR_ZS_LANE
+#define TSR_ZS_GNLANES TSR_ZS_NLANES
+#define TSR_ZS_GSYNC() TSR_ZS_SYNC()
+#else
+#define TSR_ZS_GLANE (threadIdx.x & (TSR_ZS_LIT_GROUP - 1u))
+#define TSR_ZS_GNLANES TSR_ZS_LIT_GROUP
+#define TSR_ZS_GSYNC() __syncwarp(tsr_zs_group_mask(threadIdx.x & 31u, TSR_ZS_LIT_GROUP))
+#endif
+#endif
+
 /* (a test counts the sequences that took more than 64 bits: emu_zstd_wide.c) */
 #ifndef TSR_ZS_NOTE_SPLIT
 #define TSR_ZS_NOTE_SPLIT() ((void)0)
@@ -211,6 +237,13 @@ struct tsr_zs_seqw {
 struct tsr_zs_seqx {
 	uint32_t ll[512], ml[512], of[256];
 };
+
+/* The lanes of lane's group of g (a power of two, 1 to 32) among a warp's 32, as a mask
+ * (TSR_ZS_GSYNC's __syncwarp). */
+TSR_ZD_INLINE uint32_t tsr_zs_group_mask(unsigned lane, unsigned g)
+{
+	return g >= 32u ? 0xffffffffu : ((1u << g) - 1u) << (lane & 31u & ~(g - 1u));
+}
 
 /* ---- byte and bit access ------------------------------------------------------------- */
 
@@ -1004,7 +1037,7 @@ TSR_ZD int tsr_zs_huf_tree(struct tsr_zs_work *w, const uint8_t *p, uint64_t ava
 TSR_ZD void tsr_zs_huf_fill(struct tsr_zs_work *w)
 {
 	const unsigned mb = w->huf_bits, ns = w->huf_nsym;
-	for (unsigned s = TSR_ZS_LANE; s < ns; s += TSR_ZS_NLANES) {
+	for (unsigned s = TSR_ZS_GLANE; s < ns; s += TSR_ZS_GNLANES) {
 		unsigned v = w->hsym[s], wt = v >> 12, at = v & 4095u;
 		if (!wt)
 			continue;
@@ -1432,8 +1465,9 @@ TSR_ZD_INLINE uint8_t *tsr_zs_lits_out(const struct tsr_zs_block *b, uint8_t *ou
 
 /*
  * Phase b, literals: decodes compressed block bi's literals (blocks: the stream's blocks, as
- * phase a left them) into lits (nlit bytes), by the lanes of a warp (w: the warp's tables, in
- * shared memory on the GPU): lane 0 builds the Huffman table, the lanes decode the literal
+ * phase a left them) into lits (nlit bytes), by the lanes of a group (TSR_ZS_LIT_GROUP: the
+ * warp, or a part of it; w: the group's tables, in shared memory on the GPU): lane 0 of the
+ * group builds the Huffman table, the lanes decode the literal
  * streams (four streams: lanes 0 to 3, one each; one lane alone takes a symbol of each in
  * turn). Every lane returns the literals' status; the sequences follow (tsr_zs_block_seqs).
  */
@@ -1445,26 +1479,26 @@ TSR_ZD int tsr_zs_block_lits(struct tsr_zs_work *w, const uint8_t *in,
 	if (b->lit_type == 0) { /* (16 bytes a lane: a byte a lane, this loop was 43% of the
 				 * block kernel's stall samples on gpu_zstd_bench's set d, Blosc2
 				 * planes, whose noisy planes' literals are raw; H100) */
-		tsr_zs_copy(lits, ls, b->nlit);
+		tsr_zs_copy_lanes(lits, ls, b->nlit, TSR_ZS_GLANE, TSR_ZS_GNLANES);
 		return TSR_CUDA_ZSTD_OK;
 	}
 	if (b->lit_type == 1) {
-		for (uint32_t i = TSR_ZS_LANE; i < b->nlit; i += TSR_ZS_NLANES)
+		for (uint32_t i = TSR_ZS_GLANE; i < b->nlit; i += TSR_ZS_GNLANES)
 			lits[i] = ls[0];
 		return TSR_CUDA_ZSTD_OK;
 	}
-	if (TSR_ZS_LANE == 0)
+	if (TSR_ZS_GLANE == 0)
 		w->status = tsr_zs_lit_prep(w, in, blocks, b);
-	TSR_ZS_SYNC();
+	TSR_ZS_GSYNC();
 	int st = w->status;
 	if (st != TSR_CUDA_ZSTD_OK) {
-		TSR_ZS_SYNC(); /* (every lane has read it) */
+		TSR_ZS_GSYNC(); /* (every lane has read it) */
 		return st;
 	}
 	tsr_zs_huf_fill(w);
-	TSR_ZS_SYNC();
-	if (w->nstreams == 1 || TSR_ZS_NLANES >= 4) {
-		for (uint32_t k = TSR_ZS_LANE; k < w->nstreams; k += TSR_ZS_NLANES)
+	TSR_ZS_GSYNC();
+	if (w->nstreams == 1 || TSR_ZS_GNLANES >= 4) {
+		for (uint32_t k = TSR_ZS_GLANE; k < w->nstreams; k += TSR_ZS_GNLANES)
 			if (tsr_zs_huf_stream(w, in + w->s_at[k], w->s_len[k], lits + w->s_out[k],
 					      w->s_cnt[k]))
 				w->lit_bad = 1;
@@ -1472,9 +1506,9 @@ TSR_ZD int tsr_zs_block_lits(struct tsr_zs_work *w, const uint8_t *in,
 				       w->s_len[3], lits, b->nlit)) {
 		w->lit_bad = 1;
 	}
-	TSR_ZS_SYNC();
+	TSR_ZS_GSYNC();
 	int bad = w->lit_bad;
-	TSR_ZS_SYNC(); /* (before lane 0 writes the next block's) */
+	TSR_ZS_GSYNC(); /* (before lane 0 writes the next block's) */
 	return bad ? TSR_CUDA_ZSTD_E_LITERALS : TSR_CUDA_ZSTD_OK;
 }
 

@@ -1,0 +1,170 @@
+/* emu_zstd_groups.c - the literals by groups of lanes (TSR_ZS_LIT_GROUP: 8, 16 or 32 of a warp's 32 lanes a block; zstd_core.h's tsr_zs_block_lits and tsr_zs_huf_fill): 32 CPU threads as a warp's lanes, each group with a barrier of its own for its __syncwarp, decode a stream's blocks' literals a group a block, as the block kernel's groups do, to the one-lane emulation's bytes and statuses (valid and damaged frames), and the group masks partition the warp. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* a lane's place in its group, the group's size, and its barrier (TSR_ZS_GSYNC) */
+static _Thread_local unsigned g_lane, g_id;
+static unsigned g_n = 1;
+static pthread_barrier_t g_bar[4];
+static int g_threads; /* (0: the one-lane reference on the main thread) */
+static void g_sync(void)
+{
+	if (g_threads)
+		pthread_barrier_wait(&g_bar[g_id]);
+}
+#define TSR_ZS_GLANE g_lane
+#define TSR_ZS_GNLANES g_n
+#define TSR_ZS_GSYNC() g_sync()
+#include <zstd.h>
+
+#include "check.h"
+#include "lz_profiles.h"
+#include "zstd_host.h"
+
+/* a stream's blocks, and what the groups write */
+struct job {
+	const uint8_t *in;
+	struct tsr_zs_block *bl;
+	uint32_t nblocks;
+	uint8_t *lits;
+	struct tsr_zs_work w[4]; /* each group's tables (shared memory on the GPU) */
+	int32_t st[4096];
+};
+
+struct lane {
+	struct job *j;
+	unsigned id;
+};
+
+/* A lane of the block kernel: its group takes blocks group, group + groups, ... (grid-stride) */
+static void *lane_main(void *arg)
+{
+	struct lane *l = arg;
+	struct job *j = l->j;
+	g_lane = l->id % g_n;
+	g_id = l->id / g_n;
+	for (uint32_t i = g_id; i < j->nblocks; i += 32 / g_n) {
+		if (j->bl[i].type != 2)
+			continue;
+		int st = tsr_zs_block_lits(&j->w[g_id], j->in, j->bl, i, j->lits + j->bl[i].lit_at);
+		if (g_lane == 0)
+			j->st[i] = st;
+	}
+	return NULL;
+}
+
+static long nstreams, ndamaged, nblocks_by_groups;
+
+/* z's blocks' literals by groups of g lanes against one lane's; what: for a report. */
+static void check_groups(const uint8_t *z, size_t zn, unsigned g, const char *what)
+{
+	struct tsr_zs_count c, c2;
+	if (tsr_zs_scan(z, zn, NULL, 0, NULL, 0, &c) != TSR_CUDA_ZSTD_OK || c.nblocks > 4096)
+		return;
+	struct job *j = check_malloc(sizeof *j);
+	memset(j, 0, sizeof *j);
+	struct tsr_zs_frame *fr = check_malloc((c.nframes + 1) * sizeof *fr);
+	j->bl = check_malloc((c.nblocks + 1) * sizeof *j->bl);
+	uint8_t *want = check_malloc(c.nlit + 1);
+	j->lits = check_malloc(c.nlit + 1);
+	memset(j->lits, 0x5A, c.nlit + 1);
+	memset(want, 0x5A, c.nlit + 1);
+	CHECK(tsr_zs_scan(z, zn, fr, c.nframes, j->bl, c.nblocks, &c2) == TSR_CUDA_ZSTD_OK);
+	j->in = z;
+	j->nblocks = c.nblocks;
+	/* the reference: one lane, block after block */
+	int32_t *st1 = check_malloc((c.nblocks + 1) * sizeof *st1);
+	g_threads = 0, g_n = 1, g_lane = 0, g_id = 0;
+	for (uint32_t i = 0; i < c.nblocks; i++)
+		if (j->bl[i].type == 2)
+			st1[i] = tsr_zs_block_lits(&j->w[0], z, j->bl, i, want + j->bl[i].lit_at);
+	/* the groups */
+	g_n = g;
+	for (unsigned k = 0; k < 32 / g; k++)
+		if (pthread_barrier_init(&g_bar[k], NULL, g))
+			exit(2);
+	g_threads = 1;
+	pthread_t t[32];
+	struct lane ln[32];
+	for (unsigned k = 0; k < 32; k++) {
+		ln[k] = (struct lane){j, k};
+		if (pthread_create(&t[k], NULL, lane_main, &ln[k]))
+			exit(2);
+	}
+	for (unsigned k = 0; k < 32; k++)
+		pthread_join(t[k], NULL);
+	g_threads = 0, g_n = 1;
+	for (unsigned k = 0; k < 32 / g; k++)
+		pthread_barrier_destroy(&g_bar[k]);
+	int damaged = 0;
+	for (uint32_t i = 0; i < c.nblocks; i++) {
+		if (j->bl[i].type != 2)
+			continue;
+		nblocks_by_groups++;
+		damaged |= st1[i] != TSR_CUDA_ZSTD_OK;
+		int same = j->st[i] == st1[i] &&
+			   (st1[i] != TSR_CUDA_ZSTD_OK ||
+			    memcmp(j->lits + j->bl[i].lit_at, want + j->bl[i].lit_at, j->bl[i].nlit) == 0);
+		if (!same)
+			fprintf(stderr, "%s, groups of %u: block %u: status %d (one lane: %d)%s\n", what,
+				g, i, j->st[i], st1[i], j->st[i] == st1[i] ? ", bytes differ" : "");
+		CHECK(same);
+	}
+	nstreams++;
+	ndamaged += damaged;
+	free(fr);
+	free(j->bl);
+	free(want);
+	free(j->lits);
+	free(st1);
+	free(j);
+}
+
+int main(void)
+{
+	/* the masks: each lane in its own, g lanes each, the groups cover the warp once */
+	for (unsigned g = 1; g <= 32; g *= 2) {
+		uint32_t cover = 0;
+		for (unsigned lane = 0; lane < 32; lane++) {
+			uint32_t m = tsr_zs_group_mask(lane, g);
+			CHECK(m >> lane & 1);
+			CHECK((unsigned)__builtin_popcount(m) == g);
+			CHECK(m == tsr_zs_group_mask(lane / g * g, g));
+			if (lane % g == 0) {
+				CHECK((cover & m) == 0);
+				cover |= m;
+			}
+		}
+		CHECK(cover == 0xffffffffu);
+	}
+	static const size_t sizes[] = {3000, 65536, 1000000};
+	static const int levels[] = {-1, 3, 12};
+	uint64_t seed = 11;
+	char what[96];
+	int combo = 0;
+	for (int p = 0; p < LZP_N; p++)
+		for (size_t si = 0; si < 3; si++)
+			for (size_t li = 0; li < 3; li++) {
+				size_t n = sizes[si];
+				uint8_t *src = check_malloc(n), *z = check_malloc(ZSTD_compressBound(n));
+				lzp_fill(p, src, n, (uint64_t)(++combo % 64 + 1));
+				size_t zn = ZSTD_compress(z, ZSTD_compressBound(n), src, n, levels[li]);
+				CHECK(!ZSTD_isError(zn));
+				snprintf(what, sizeof what, "%s n=%zu level=%d", lzp_name[p], n, levels[li]);
+				unsigned g = 8u << (combo % 3);
+				check_groups(z, zn, g, what);
+				for (int t = 0; t < 8 && zn > 20; t++) { /* damaged copies */
+					z[12 + lzp_rand(&seed) % (zn - 12)] ^= (uint8_t)(1u << (lzp_rand(&seed) % 8));
+					check_groups(z, zn, g, what);
+				}
+				free(src);
+				free(z);
+			}
+	printf("%ld streams (%ld with a damaged block), %ld blocks' literals by groups of 8, 16 and 32 "
+	       "as one lane's\n", nstreams, ndamaged, nblocks_by_groups);
+	CHECK(nstreams > 400 && ndamaged > 30 && nblocks_by_groups > 1000);
+	CHECK_DONE();
+}
