@@ -218,6 +218,8 @@ struct tsr_zs_work {
 	uint16_t huf[1u << TSR_ZS_HUF_MAXBITS]; /* symbol | bits << 8 */
 	uint8_t weights[256];
 	uint16_t hsym[256]; /* each symbol's first entry in huf | its weight << 12 (0: none) */
+	uint16_t wcount[16]; /* the symbols of each weight (tsr_zs_huf_ranks) */
+	uint32_t nweights;   /* weights read from the tree description (the last one not) */
 	struct tsr_zs_norm nm;
 	uint32_t huf_bits, huf_nsym;
 	/* the literal streams of the block being decoded, for the lanes that decode them */
@@ -950,9 +952,19 @@ TSR_ZD_INLINE void tsr_zs_copy(uint8_t *dst, const uint8_t *src, uint64_t n)
 
 /* ---- phase b: one compressed block's tables, literals and sequences -------------------- */
 
-/* The Huffman tree description at p (avail bytes) read and checked: its symbols' weights, and
- * where each symbol's entries start in w->huf (w->hsym; the lanes then fill the table,
- * tsr_zs_huf_fill); *used: its bytes. */
+/* The state after entry e of a table of 1 << al entries, its bits taken from window *v of h
+ * (tsr_zs_hr_take), which *left counts down. */
+TSR_ZD_INLINE uint32_t tsr_zs_fse_next_win(uint32_t e, unsigned al, struct tsr_zs_hr *h,
+					   uint64_t *v, unsigned *left)
+{
+	unsigned nb = tsr_zs_fse_bits(e, al);
+	*left -= nb;
+	return tsr_zs_fse_base(e, al, nb) + tsr_zs_hr_take(h, v, nb);
+}
+
+/* The Huffman tree description at p (avail bytes) read: its symbols' weights into w->weights
+ * (w->nweights of them; the last symbol's follows from the others, tsr_zs_huf_ranks, which
+ * checks them); *used: its bytes. Lane 0's part. */
 TSR_ZD int tsr_zs_huf_tree(struct tsr_zs_work *w, const uint8_t *p, uint64_t avail,
 			   uint64_t *used)
 {
@@ -978,22 +990,34 @@ TSR_ZD int tsr_zs_huf_tree(struct tsr_zs_work *w, const uint8_t *p, uint64_t ava
 		struct tsr_zs_hr br;
 		if (tsr_zs_hr_init(&br, p + 1 + hu, h - hu))
 			return -1;
-		unsigned s1 = tsr_zs_hr_bits(&br, al), s2 = tsr_zs_hr_bits(&br, al);
+		/* The states' bits come from a 64-bit window taken every few steps (a step reads at
+		 * most al <= 6 bits), where each step took a window of its own: three loads and
+		 * their selects in lane 0's chain a weight (H100, set d: the loop's two halves 25%
+		 * of the block kernel's instructions each). */
+		uint64_t v = tsr_zs_hr_window64(&br);
+		unsigned left = 64 - 2 * al;
+		unsigned s1 = tsr_zs_hr_take(&br, &v, al), s2 = tsr_zs_hr_take(&br, &v, al);
 		/* two states take turns; when a state's update runs past the stream's start, the
 		 * other state's symbol is the last weight (as libzstd's FSE decoder) */
 		for (;;) {
+			if (left < 2 * al) {
+				v = tsr_zs_hr_window64(&br);
+				left = 64;
+			}
 			if (nw > 253)
 				return -1;
-			w->weights[nw++] = (uint8_t)(w->wt[s1] >> 10);
-			s1 = tsr_zs_fse_next(w->wt[s1], al, &br);
+			uint32_t e1 = w->wt[s1];
+			w->weights[nw++] = (uint8_t)(e1 >> 10);
+			s1 = tsr_zs_fse_next_win(e1, al, &br, &v, &left);
 			if (br.pos < 0) {
 				w->weights[nw++] = (uint8_t)(w->wt[s2] >> 10);
 				break;
 			}
 			if (nw > 253)
 				return -1;
-			w->weights[nw++] = (uint8_t)(w->wt[s2] >> 10);
-			s2 = tsr_zs_fse_next(w->wt[s2], al, &br);
+			uint32_t e2 = w->wt[s2];
+			w->weights[nw++] = (uint8_t)(e2 >> 10);
+			s2 = tsr_zs_fse_next_win(e2, al, &br, &v, &left);
 			if (br.pos < 0) {
 				w->weights[nw++] = (uint8_t)(w->wt[s1] >> 10);
 				break;
@@ -1001,41 +1025,71 @@ TSR_ZD int tsr_zs_huf_tree(struct tsr_zs_work *w, const uint8_t *p, uint64_t ava
 		}
 		*used = 1 + (uint64_t)h;
 	}
-	uint32_t total = 0, rank[13] = {0};
-	for (unsigned i = 0; i < nw; i++) {
-		if (w->weights[i] > 12)
-			return -1;
-		rank[w->weights[i]]++;
-		total += w->weights[i] ? 1u << (w->weights[i] - 1) : 0;
+	w->nweights = nw;
+	return 0;
+}
+
+/*
+ * The weights (tsr_zs_huf_tree) checked and ranked by the group's lanes, where lane 0 did it
+ * alone a symbol at a time, each weight's count and start in local memory (H100, set d: a
+ * third of the block kernel's instructions, one lane active). Each lane counts the symbols of
+ * its weights (k = its lane, then a group's lanes on, below 16) into w->wcount; after a sync
+ * every lane checks the counts alike (the same answer on each: the last symbol's weight is
+ * what brings the table to a power of two) and then places its weights' symbols, in order,
+ * in w->hsym (each symbol's first entry in w->huf and its weight), as canonical Huffman does:
+ * the smaller weights first. Returns 0, the group synced after, or -1 (every lane alike; the
+ * caller syncs before w is written again).
+ */
+TSR_ZD int tsr_zs_huf_ranks(struct tsr_zs_work *w)
+{
+	const unsigned nw = w->nweights;
+	for (unsigned k = TSR_ZS_GLANE; k < 16; k += TSR_ZS_GNLANES) {
+		unsigned c = 0;
+		for (unsigned s = 0; s < nw; s++)
+			c += w->weights[s] == k;
+		w->wcount[k] = (uint16_t)c;
 	}
-	if (total == 0)
+	TSR_ZS_GSYNC();
+	uint32_t total = 0, over = 0;
+	for (unsigned k = 1; k < 16; k++) {
+		uint32_t c = w->wcount[k];
+		if (k > 12)
+			over |= c;
+		else
+			total += c << (k - 1);
+	}
+	if (over || total == 0)
 		return -1;
 	unsigned maxbits = tsr_zs_highbit(total) + 1;
 	uint32_t rest = (1u << maxbits) - total;
 	if (maxbits > TSR_ZS_HUF_MAXBITS || (rest & (rest - 1)))
 		return -1;
 	unsigned lastw = tsr_zs_highbit(rest) + 1;
-	w->weights[nw++] = (uint8_t)lastw;
-	rank[lastw]++;
-	if (rank[1] < 2 || (rank[1] & 1))
+	uint32_t ones = w->wcount[1] + (lastw == 1);
+	if (ones < 2 || (ones & 1))
 		return -1;
-	uint32_t start[13], at = 0;
-	for (unsigned k = 1; k <= maxbits; k++) {
-		start[k] = at;
-		at += rank[k] << (k - 1);
+	for (unsigned k = TSR_ZS_GLANE; k <= maxbits; k += TSR_ZS_GNLANES) {
+		uint32_t at = 0;
+		for (unsigned j = 1; j < k; j++)
+			at += (w->wcount[j] + (j == lastw)) << (j - 1);
+		for (unsigned s = 0; s <= nw; s++) {
+			unsigned wt = s < nw ? w->weights[s] : lastw;
+			if (wt != k)
+				continue;
+			w->hsym[s] = (uint16_t)(k ? at | k << 12 : 0);
+			at += k ? 1u << (k - 1) : 0;
+		}
 	}
-	for (unsigned s = 0; s < nw; s++) {
-		unsigned wt = w->weights[s];
-		w->hsym[s] = (uint16_t)(wt ? start[wt] | wt << 12 : 0);
-		if (wt)
-			start[wt] += 1u << (wt - 1);
+	if (TSR_ZS_GLANE == 0) {
+		w->weights[nw] = (uint8_t)lastw;
+		w->huf_bits = maxbits;
+		w->huf_nsym = nw + 1;
 	}
-	w->huf_bits = maxbits;
-	w->huf_nsym = nw;
+	TSR_ZS_GSYNC();
 	return 0;
 }
 
-/* Lanes fill w->huf from w->hsym (tsr_zs_huf_tree), a symbol a lane at a time: where lane 0
+/* Lanes fill w->huf from w->hsym (tsr_zs_huf_ranks), a symbol a lane at a time: where lane 0
  * filled all 2^maxbits entries alone while the others waited. */
 TSR_ZD void tsr_zs_huf_fill(struct tsr_zs_work *w)
 {
@@ -1252,8 +1306,9 @@ TSR_ZD uint32_t tsr_zs_ml_base(unsigned c, unsigned *bits)
 	return c < 32 ? c + 3 : tsr_zs_ml_b[c - 32];
 }
 
-/* Lane 0's part of a compressed block's literals: the Huffman table (from the block that
- * describes it) and where each stream is, into w. A status. */
+/* Lane 0's part of a compressed block's literals: the Huffman tree's weights (from the block
+ * that describes it; the group's lanes then rank them, tsr_zs_huf_ranks) and where each stream
+ * is, into w. A status. */
 TSR_ZD int tsr_zs_lit_prep(struct tsr_zs_work *w, const uint8_t *in,
 			   const struct tsr_zs_block *blocks, const struct tsr_zs_block *b)
 {
@@ -1494,6 +1549,8 @@ TSR_ZD int tsr_zs_block_lits(struct tsr_zs_work *w, const uint8_t *in,
 		w->status = tsr_zs_lit_prep(w, in, blocks, b);
 	TSR_ZS_GSYNC();
 	int st = w->status;
+	if (st == TSR_CUDA_ZSTD_OK && tsr_zs_huf_ranks(w))
+		st = TSR_CUDA_ZSTD_E_LITERALS;
 	if (st != TSR_CUDA_ZSTD_OK) {
 		TSR_ZS_GSYNC(); /* (every lane has read it) */
 		return st;

@@ -101,7 +101,8 @@ static void check_frame(const uint8_t *z, size_t zn, uint64_t *seed, int damage)
 	for (uint32_t b = 0; b < c.nblocks; b++) {
 		in_lo = z;
 		in_hi = z + zn;
-		if (bl[b].type != 2 || bl[b].lit_type < 2 || tsr_zs_lit_prep(w, z, bl, &bl[b]))
+		if (bl[b].type != 2 || bl[b].lit_type < 2 || tsr_zs_lit_prep(w, z, bl, &bl[b]) ||
+		    tsr_zs_huf_ranks(w))
 			continue;
 		tsr_zs_huf_fill(w);
 		for (uint32_t k = 0; k < w->nstreams; k++) {
