@@ -1,4 +1,4 @@
-/* emu_zstd_copy.c - the zstd exec kernel's lanes' copy (tsr_zs_copy, zstd_exec_core.h, run on the CPU): every length around its wide bound, every source and destination alignment, the bytes copied exactly, none written outside, and no word loaded outside the source (the loads noted; a source against a guard page at either end would also fault). */
+/* emu_zstd_copy.c - the zstd kernels' lanes' copy (tsr_zs_copy, zstd_core.h: the exec kernel's and phase b's raw literals', run on the CPU as one lane): every length around its wide bound, every source and destination alignment, the bytes copied exactly, none written outside, and no word loaded outside the source (the loads noted; a source against a guard page at either end would also fault). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
