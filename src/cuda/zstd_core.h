@@ -492,13 +492,6 @@ TSR_ZD_INLINE uint32_t tsr_zs_hr_take(struct tsr_zs_hr *h, uint64_t *v, unsigned
 	return r;
 }
 
-/* The next nb (0 to 32) bits of h, consumed. */
-TSR_ZD uint32_t tsr_zs_hr_bits(struct tsr_zs_hr *h, unsigned nb)
-{
-	uint64_t v = tsr_zs_hr_window64(h);
-	return tsr_zs_hr_take(h, &v, nb);
-}
-
 /* Table t (1 << al 16-bit entries) as 32-bit entries into x (struct tsr_zs_seqx). */
 TSR_ZD void tsr_zs_fse_wide(const tsr_zs_fse *t, unsigned al, uint32_t *x)
 {
@@ -509,11 +502,14 @@ TSR_ZD void tsr_zs_fse_wide(const tsr_zs_fse *t, unsigned al, uint32_t *x)
 	}
 }
 
-/* The state after entry e of a table of 1 << al entries, its bits read from h. */
-TSR_ZD uint32_t tsr_zs_fse_next(uint32_t e, unsigned al, struct tsr_zs_hr *h)
+/* The state after entry e of a table of 1 << al entries, its bits taken from window *v of h
+ * (tsr_zs_hr_take), which *left counts down. */
+TSR_ZD_INLINE uint32_t tsr_zs_fse_next_win(uint32_t e, unsigned al, struct tsr_zs_hr *h,
+					   uint64_t *v, unsigned *left)
 {
 	unsigned nb = tsr_zs_fse_bits(e, al);
-	return tsr_zs_fse_base(e, al, nb) + tsr_zs_hr_bits(h, nb);
+	*left -= nb;
+	return tsr_zs_fse_base(e, al, nb) + tsr_zs_hr_take(h, v, nb);
 }
 
 /* The n (0 to 32) bits of v from bit o (0 to 64) down from its top, o + n <= 64; 0 when n is
@@ -951,16 +947,6 @@ TSR_ZD_INLINE void tsr_zs_copy(uint8_t *dst, const uint8_t *src, uint64_t n)
 }
 
 /* ---- phase b: one compressed block's tables, literals and sequences -------------------- */
-
-/* The state after entry e of a table of 1 << al entries, its bits taken from window *v of h
- * (tsr_zs_hr_take), which *left counts down. */
-TSR_ZD_INLINE uint32_t tsr_zs_fse_next_win(uint32_t e, unsigned al, struct tsr_zs_hr *h,
-					   uint64_t *v, unsigned *left)
-{
-	unsigned nb = tsr_zs_fse_bits(e, al);
-	*left -= nb;
-	return tsr_zs_fse_base(e, al, nb) + tsr_zs_hr_take(h, v, nb);
-}
 
 /* The Huffman tree description at p (avail bytes) read: its symbols' weights into w->weights
  * (w->nweights of them; the last symbol's follows from the others, tsr_zs_huf_ranks, which
