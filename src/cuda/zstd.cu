@@ -6,6 +6,7 @@
 #include "tessera.h"
 #include "tsr_cuda.h"
 #include "zstd_core.h"
+#include "zstd_lits_core.h"
 #include "zstd_exec_core.h"
 #include "zstd_cells_core.h"
 

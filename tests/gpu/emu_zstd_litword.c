@@ -10,6 +10,7 @@ static unsigned long long words, unaligned;
 #define TSR_ZS_NOTE_PUTW(p) (words++, unaligned += ((uintptr_t)(p) & (TSR_ZS_LIT_WORD - 1u)) != 0)
 #include "check.h"
 #include "zstd_note_read.h"
+#include "cuda/zstd_lits_core.h"
 #include "lz_profiles.h"
 
 #define GUARD 16

@@ -6,6 +6,7 @@
 
 #define TSR_ZSTD_EMU 1
 #include "cuda/zstd_core.h"
+#include "cuda/zstd_lits_core.h"
 #include "cuda/zstd_exec_core.h"
 #include "cuda/zstd_cells_core.h"
 
