@@ -18,10 +18,9 @@ static void g_sync(void)
 #define TSR_ZS_GLANE g_lane
 #define TSR_ZS_GNLANES g_n
 #define TSR_ZS_GSYNC() g_sync()
-#include <zstd.h>
 
 #include "check.h"
-#include "lz_profiles.h"
+#include "zstd_frames.h"
 #include "zstd_host.h"
 
 /* a stream's blocks, and what the groups write */
@@ -148,11 +147,9 @@ int main(void)
 	for (int p = 0; p < LZP_N; p++)
 		for (size_t si = 0; si < 3; si++)
 			for (size_t li = 0; li < 3; li++) {
-				size_t n = sizes[si];
-				uint8_t *src = check_malloc(n), *z = check_malloc(ZSTD_compressBound(n));
-				lzp_fill(p, src, n, (uint64_t)(++combo % 64 + 1));
-				size_t zn = ZSTD_compress(z, ZSTD_compressBound(n), src, n, levels[li]);
-				CHECK(!ZSTD_isError(zn));
+				size_t n = sizes[si], zn;
+				uint8_t *z = zstd_profile_frame(p, n, (uint64_t)(++combo % 64 + 1),
+								levels[li], &zn);
 				snprintf(what, sizeof what, "%s n=%zu level=%d", lzp_name[p], n, levels[li]);
 				unsigned g = 8u << (combo % 3);
 				check_groups(z, zn, g, what);
@@ -160,7 +157,6 @@ int main(void)
 					z[12 + lzp_rand(&seed) % (zn - 12)] ^= (uint8_t)(1u << (lzp_rand(&seed) % 8));
 					check_groups(z, zn, g, what);
 				}
-				free(src);
 				free(z);
 			}
 	printf("%ld streams (%ld with a damaged block), %ld blocks' literals by groups of 8, 16 and 32 "

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 
 /* the words stored, and those not aligned */
 static unsigned long long words, unaligned;
@@ -11,7 +10,7 @@ static unsigned long long words, unaligned;
 #include "check.h"
 #include "zstd_note_read.h"
 #include "cuda/zstd_lits_core.h"
-#include "lz_profiles.h"
+#include "zstd_frames.h"
 
 #define GUARD 16
 
@@ -143,15 +142,13 @@ int main(void)
 	for (int p = 0; p < LZP_N; p++)
 		for (size_t si = 0; si < 6; si++)
 			for (size_t li = 0; li < 5; li++) {
-				size_t n = sizes[si];
-				uint8_t *src = check_malloc(n), *z = check_malloc(ZSTD_compressBound(n));
-				lzp_fill(p, src, n, (uint64_t)(p * 15 + si * 5 + li + 1));
-				size_t zn = ZSTD_compress(z, ZSTD_compressBound(n), src, n, levels[li]);
-				CHECK(!ZSTD_isError(zn));
+				size_t zn;
+				uint8_t *z = zstd_profile_frame(p, sizes[si],
+								(uint64_t)(p * 15 + si * 5 + li + 1),
+								levels[li], &zn);
 				check_frame(z, zn, &seed, 0);
 				for (int t = 0; t < 8; t++)
 					check_frame(z, zn, &seed, 1);
-				free(src);
 				free(z);
 			}
 	printf("%ld literal streams (%ld damaged ones refused, %ld long enough for words, %ld shorter than a group) at 8 "
