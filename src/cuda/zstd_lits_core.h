@@ -39,31 +39,26 @@ TSR_ZD int tsr_zs_huf_tree(struct tsr_zs_work *w, const uint8_t *p, uint64_t ava
 		uint64_t v = tsr_zs_hr_window64(&br);
 		unsigned left = 64 - 2 * al;
 		unsigned s1 = tsr_zs_hr_take(&br, &v, al), s2 = tsr_zs_hr_take(&br, &v, al);
-		/* two states take turns; when a state's update runs past the stream's start, the
-		 * other state's symbol is the last weight (as libzstd's FSE decoder) */
+		/* two states take turns (s1 steps, then the two swap); when a state's update runs
+		 * past the stream's start, the other state's symbol is the last weight (as
+		 * libzstd's FSE decoder) */
 		for (;;) {
-			if (left < 2 * al) {
+			if (left < al) {
 				v = tsr_zs_hr_window64(&br);
 				left = 64;
 			}
 			if (nw > 253)
 				return -1;
-			uint32_t e1 = w->wt[s1];
-			w->weights[nw++] = (uint8_t)(e1 >> 10);
-			s1 = tsr_zs_fse_next_win(e1, al, &br, &v, &left);
+			uint32_t e = w->wt[s1];
+			w->weights[nw++] = (uint8_t)(e >> 10);
+			s1 = tsr_zs_fse_next_win(e, al, &br, &v, &left);
 			if (br.pos < 0) {
 				w->weights[nw++] = (uint8_t)(w->wt[s2] >> 10);
 				break;
 			}
-			if (nw > 253)
-				return -1;
-			uint32_t e2 = w->wt[s2];
-			w->weights[nw++] = (uint8_t)(e2 >> 10);
-			s2 = tsr_zs_fse_next_win(e2, al, &br, &v, &left);
-			if (br.pos < 0) {
-				w->weights[nw++] = (uint8_t)(w->wt[s1] >> 10);
-				break;
-			}
+			unsigned t = s1;
+			s1 = s2;
+			s2 = t;
 		}
 		*used = 1 + (uint64_t)h;
 	}
