@@ -1,4 +1,4 @@
-/* test_route_zstd.c - the codec route sends Zarr zstd chunks (v2 numcodecs Zstd, v3 zstd, sharded inner chunks: one zstd bytes step) to the GPU's zstd family, and the rest to the CPU with a reason. */
+/* test_route_zstd.c - the codec route sends Zarr zstd chunks (v2 numcodecs Zstd, v3 zstd, sharded inner chunks: one zstd bytes step) below 4 GiB decoded to the GPU's zstd family, and the rest to the CPU with a reason. */
 #include <string.h>
 
 #include "check.h"
@@ -75,5 +75,28 @@ int main(void)
 	w.nbytes = TSR_WHOLE_FILE;
 	tsr_route_chunk(&w, &gpu, &rt);
 	CHECK_EQ_INT(rt.how, TSR_ROUTE_CPU);
+	/* 4 GiB or more decoded: the CPU, with its reason (the GPU's frame positions are 32-bit);
+	 * one element less: the GPU. Other families are not bound so. */
+	static const struct {
+		enum tsr_dtype elem;
+		int64_t npix;
+		int gpu;
+	} big[] = {{TSR_UINT8, 0xffffffffll, 1},          {TSR_UINT8, 0x100000000ll, 0},
+		   {TSR_UINT16, 0x7fffffffll, 1},         {TSR_UINT16, 0x80000000ll, 0},
+		   {TSR_FLOAT64, 0x1fffffffll, 1},        {TSR_FLOAT64, 0x20000000ll, 0},
+		   {TSR_FLOAT32, 0x100000000ll * 4, 0}};
+	for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+		struct tsr_chunk_ref b = zstd_chunk(big[i].elem);
+		b.npix = big[i].npix;
+		tsr_route_chunk(&b, &gpu, &rt);
+		CHECK_EQ_INT(rt.how, big[i].gpu ? TSR_ROUTE_STREAM : TSR_ROUTE_CPU);
+		if (!big[i].gpu) {
+			CHECK_EQ_INT(rt.why, TSR_WHY_LONG);
+			CHECK(strstr(tsr_route_why_text(rt.why), "4 GiB") != NULL);
+		}
+		b.pre[0].id = TSR_CODEC_GZIP;
+		tsr_route_chunk(&b, &gpu, &rt);
+		CHECK_EQ_INT(rt.how, TSR_ROUTE_STREAM);
+	}
 	CHECK_DONE();
 }

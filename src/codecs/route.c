@@ -145,6 +145,8 @@ static int tsr_route_stream(const struct tsr_chunk_ref *r, const struct tsr_rout
 	else if (r->has_perm || r->nfilter || w == 0 || r->npix <= 0 || !tsr_route_xform_ok(r) ||
 		 (c->byte_shuffle && (cplx || w > 8)) || tsr_route_size_class(r) < TSR_SIZE_ELEMENTS)
 		*why = TSR_WHY_STEPS;
+	else if (kind / TSR_VARIANTS == TSR_FAM_ZSTD && (uint64_t)r->npix * w > 0xffffffffu)
+		*why = TSR_WHY_LONG; /* (its one stream's frames could be: TSR_CUDA_ZSTD_E_LONG) */
 	else
 		return kind;
 	return -1;
@@ -373,7 +375,8 @@ const char *tsr_route_why_text(int why)
 		"decoder auto: too few, large streams to keep the GPU busy at one warp a stream",
 		"steps with no GPU kernel yet", "no GPU decoder yet",
 		"blosc headers are read on the host, which cuFile and mock-device storage skip",
-		"blosc dictionaries: no GPU decoder takes them yet"};
+		"blosc dictionaries: no GPU decoder takes them yet",
+		"zstd chunks of 4 GiB or more: the GPU decoder's frame positions are 32-bit"};
 	return why >= 0 && why < TSR_WHY_N ? reason[why] : "unknown reason";
 }
 

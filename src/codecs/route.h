@@ -48,6 +48,8 @@ enum tsr_route_why {
 	TSR_WHY_HOST,           /* blosc: its header is read on the host, which this storage skips */
 	TSR_WHY_DICT,           /* blosc: its streams need the chunk's dictionary (no family takes
 				   one yet) */
+	TSR_WHY_LONG,           /* zstd: 4 GiB or more decoded (the GPU decoder's frame positions
+				   are 32-bit) */
 	TSR_WHY_N
 };
 

@@ -223,7 +223,8 @@ int tsr_cuda_blosclz_few_batch(const void *const *d_in, const size_t *d_in_nbyte
  * in d_status with a TSR_CUDA_ZSTD_* code and never fail the call). Every read stays inside
  * [d_in[i], d_in[i] + d_in_nbytes[i]) and every write inside [d_out[i], d_out[i] + d_out_cap[i]).
  * Output is byte for byte libzstd's; frames that need a dictionary get
- * TSR_CUDA_ZSTD_E_DICTIONARY (the CPU decodes them). variant: 0.
+ * TSR_CUDA_ZSTD_E_DICTIONARY (the CPU decodes them), and frames of 4 GiB or more of output
+ * TSR_CUDA_ZSTD_E_LONG (the CPU too). variant: 0.
  * Scratch: the per-block literal and sequence buffers depend on the streams' headers, which are in
  * device memory, so the launcher scans them first (one kernel), waits for the stream to read the
  * totals, then takes its scratch from the stream-ordered allocator (tsr_cuda_scratch_alloc, freed
@@ -249,7 +250,10 @@ enum {
 	TSR_CUDA_ZSTD_E_SIZE = 10,      /* decoded size is not the frame's content size */
 	TSR_CUDA_ZSTD_E_CHECKSUM = 11,  /* XXH64 content checksum mismatch */
 	TSR_CUDA_ZSTD_E_ARGUMENT = 12,  /* NULL input or output pointer with a nonzero size */
-	TSR_CUDA_ZSTD_E_MEMORY = 13     /* the launcher could not get scratch for this stream */
+	TSR_CUDA_ZSTD_E_MEMORY = 13,    /* the launcher could not get scratch for this stream */
+	TSR_CUDA_ZSTD_E_LONG = 14       /* a frame of 4 GiB or more of output (phase c's
+					   positions are 32-bit; the route sends larger chunks to
+					   the CPU) */
 };
 
 /*

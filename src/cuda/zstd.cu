@@ -691,6 +691,7 @@ extern "C" const char *tsr_cuda_zstd_status_name(int status)
 	case TSR_CUDA_ZSTD_E_CHECKSUM: return "checksum mismatch";
 	case TSR_CUDA_ZSTD_E_ARGUMENT: return "NULL buffer with a nonzero size";
 	case TSR_CUDA_ZSTD_E_MEMORY: return "no scratch memory";
+	case TSR_CUDA_ZSTD_E_LONG: return "frame of 4 GiB or more of output";
 	default: return "unknown status";
 	}
 }

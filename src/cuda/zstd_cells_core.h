@@ -190,19 +190,21 @@ TSR_ZD int tsr_zs_block_cells(struct tsr_zs_xs *x, const uint8_t *in, const stru
 			      const struct tsr_zs_block *b, const struct tsr_zs_entry *e,
 			      const uint8_t *lits, const struct tsr_zs_seq *seqs, uint32_t *cells)
 {
-	uint64_t op = e->at;
+	uint32_t op = (uint32_t)e->at; /* (a frame by cells is below 2 GiB: zstd.cu) */
 	if (b->type == 0) {
 		tsr_zs_lit_cells(cells, op, in + b->in_at, b->out_size);
 		return TSR_CUDA_ZSTD_OK;
 	}
 	if (b->type == 1) {
 		uint32_t v = TSR_ZS_CELL_BYTE | in[b->in_at];
-		for (uint64_t i = TSR_ZS_LANE; i < b->out_size; i += TSR_ZS_NLANES)
+		for (uint32_t i = TSR_ZS_LANE; i < b->out_size; i += TSR_ZS_NLANES)
 			cells[op + i] = v;
 		return TSR_CUDA_ZSTD_OK;
 	}
-	uint64_t r[3] = {e->rep[0], e->rep[1], e->rep[2]};
-	return tsr_zs_block_run(x, b, lits, seqs, 0, f->window, &op, r, NULL, cells, e->at, 1);
+	/* (the entry offsets modulo 2^32: tsr_zs_place's are 32-bit, and tsr_zs_reps_then's
+	 * arithmetic is modular, so they are the walk's in order) */
+	uint32_t r[3] = {(uint32_t)e->rep[0], (uint32_t)e->rep[1], (uint32_t)e->rep[2]};
+	return tsr_zs_block_run(x, b, lits, seqs, tsr_zs_window32(f), &op, r, NULL, cells, op, 1);
 }
 
 /* The byte at frame position p, once every block of its frame wrote its cells without

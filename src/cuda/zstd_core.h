@@ -917,17 +917,17 @@ TSR_ZD_INLINE void tsr_zs_put16(uint8_t *dst, uint32_t a, uint32_t b, uint32_t c
  * this way (design-notes, "Wide copies in the exec kernel"). lane, nlanes: this lane's place
  * among those sharing the copy.
  */
-TSR_ZD void tsr_zs_copy_lanes(uint8_t *dst, const uint8_t *src, uint64_t n, uint32_t lane,
+TSR_ZD void tsr_zs_copy_lanes(uint8_t *dst, const uint8_t *src, uint32_t n, uint32_t lane,
 			      uint32_t nlanes)
 {
-	uint64_t h = ((16u - (((uintptr_t)dst + 4u) & 15u)) & 15u) + 4u, np = 0;
+	uint32_t h = ((16u - (((uint32_t)(uintptr_t)dst + 4u) & 15u)) & 15u) + 4u, np = 0;
 	if (n >= TSR_ZS_WIDE_COPY)
 		np = (n - h - 4) / 16;
-	uint64_t head = np ? h : n, tail = h + 16 * np;
-	for (uint64_t i = lane; i < head; i += nlanes)
+	uint32_t head = np ? h : n, tail = h + 16 * np;
+	for (uint32_t i = lane; i < head; i += nlanes)
 		dst[i] = src[i];
-	for (uint64_t k = lane; k < np; k += nlanes) {
-		uint64_t p = h + 16 * k;
+	for (uint32_t k = lane; k < np; k += nlanes) {
+		uint32_t p = h + 16 * k;
 		const uint8_t *s = src + p;
 		unsigned r = (unsigned)((uintptr_t)s & 3u), sh = 8u * r;
 		const uint8_t *a = s - r;
@@ -936,12 +936,12 @@ TSR_ZD void tsr_zs_copy_lanes(uint8_t *dst, const uint8_t *src, uint64_t n, uint
 		tsr_zs_put16(dst + p, tsr_zs_funnel(w0, w1, sh), tsr_zs_funnel(w1, w2, sh),
 			     tsr_zs_funnel(w2, w3, sh), tsr_zs_funnel(w3, w4, sh));
 	}
-	for (uint64_t i = (np ? tail : n) + lane; i < n; i += nlanes)
+	for (uint32_t i = (np ? tail : n) + lane; i < n; i += nlanes)
 		dst[i] = src[i];
 }
 
 /* The copy by the warp's lanes (tsr_zs_copy_lanes). */
-TSR_ZD_INLINE void tsr_zs_copy(uint8_t *dst, const uint8_t *src, uint64_t n)
+TSR_ZD_INLINE void tsr_zs_copy(uint8_t *dst, const uint8_t *src, uint32_t n)
 {
 	tsr_zs_copy_lanes(dst, src, n, TSR_ZS_LANE, TSR_ZS_NLANES);
 }

@@ -5,7 +5,9 @@
 #include "zstd_core.h"
 
 /* Places the stream's frames in its output (cap bytes) once every block's size is known;
- * *total: the stream's decoded bytes. A status (the first failing block's, in order). */
+ * *total: the stream's decoded bytes. A status (the first failing block's, in order). A frame
+ * of 4 GiB or more of output is refused (TSR_CUDA_ZSTD_E_LONG): phase c's positions are
+ * offsets from the frame's first byte, 32-bit (tsr_zs_frame_exec). */
 TSR_ZD int tsr_zs_layout(struct tsr_zs_frame *frames, uint32_t nframes,
 			 const struct tsr_zs_block *blocks, uint64_t cap, uint64_t *total)
 {
@@ -21,6 +23,8 @@ TSR_ZD int tsr_zs_layout(struct tsr_zs_frame *frames, uint32_t nframes,
 		}
 		if (frames[f].has_size && sum != frames[f].content_size)
 			return TSR_CUDA_ZSTD_E_SIZE;
+		if (sum > 0xffffffffu)
+			return TSR_CUDA_ZSTD_E_LONG;
 		frames[f].out_at = at;
 		if (sum > cap - at)
 			return TSR_CUDA_ZSTD_E_OVERFLOW;
@@ -88,12 +92,13 @@ TSR_ZD uint64_t tsr_zs_xxh64(const uint8_t *p, uint64_t n)
 	return h;
 }
 
-/* A warp's batch of up to 32 sequences in execution (shared memory on the GPU). */
+/* A warp's batch of up to 32 sequences in execution (shared memory on the GPU). Places are
+ * offsets from the frame's first output byte (below 4 GiB: tsr_zs_layout). */
 #define TSR_ZS_BATCH 32u
 struct tsr_zs_xs {
-	uint64_t dst[TSR_ZS_BATCH];  /* where the match goes (after its literals) */
-	uint64_t off[TSR_ZS_BATCH];  /* offset value as coded, then the resolved offset */
-	uint64_t lsrc[TSR_ZS_BATCH]; /* its literals' place in the block's literals */
+	uint32_t dst[TSR_ZS_BATCH];  /* where the match goes (after its literals) */
+	uint32_t off[TSR_ZS_BATCH];  /* offset value as coded, then the resolved offset */
+	uint32_t lsrc[TSR_ZS_BATCH]; /* its literals' place in the block's literals */
 	uint32_t ll[TSR_ZS_BATCH], ml[TSR_ZS_BATCH];
 	int32_t st[TSR_ZS_BATCH];    /* each sequence's checks */
 	uint8_t turn[TSR_ZS_BATCH];  /* 1: its literal run is long; 2: its match reads bytes the
@@ -115,16 +120,15 @@ TSR_ZD_INLINE uint32_t tsr_zs_ctz(uint32_t m)
 
 /* Lanes copy the match of length ml at distance off to out + d (bytes before d are final
  * where it reads): byte j of the match is out[d - off + j % off]. */
-TSR_ZD void tsr_zs_match(uint8_t *out, uint64_t d, uint64_t off, uint64_t ml)
+TSR_ZD void tsr_zs_match(uint8_t *out, uint32_t d, uint32_t off, uint32_t n)
 {
 	uint8_t *dp = out + d;
 	const uint8_t *sp = dp - off;
-	uint32_t n = (uint32_t)ml; /* (a placed match lies inside its block: tsr_zs_place) */
-	if (off >= ml) {
+	if (off >= n) {
 		for (uint32_t j = TSR_ZS_LANE; j < n; j += TSR_ZS_NLANES)
 			dp[j] = sp[j];
 	} else {
-		uint32_t o = (uint32_t)off, k = TSR_ZS_LANE % o, step = TSR_ZS_NLANES % o;
+		uint32_t o = off, k = TSR_ZS_LANE % o, step = TSR_ZS_NLANES % o;
 		for (uint32_t j = TSR_ZS_LANE; j < n; j += TSR_ZS_NLANES) {
 			dp[j] = sp[k]; /* k = j % off, kept by a step instead of a division */
 			k += step;
@@ -205,8 +209,13 @@ TSR_ZD_INLINE uint32_t tsr_zs_batch_put(struct tsr_zs_xs *x, const struct tsr_zs
  * A batch of cnt sequences of a block (x's ll, ml and off loaded), placed by the lanes: each
  * one's repeat offset resolved (r: the repeat offsets, lane 0's, updated), its literals placed
  * at *lit (x->lsrc; nlit: the block's literal bytes) and its match at *op (x->dst; both
- * advanced), checked against the frame's first output byte (start), its window and the block's
- * end (bend) as if one lane took them in order. x->nok: the sequences before the first that
+ * advanced; positions from the frame's first output byte), checked against that byte, the
+ * frame's window and the block's end (bend) as if one lane took them in order. Positions and
+ * offsets are 32-bit: a frame's output is below 4 GiB (tsr_zs_layout), and an offset that
+ * passes the checks lies below its position; an offset that fails is 32 bits as coded, and a
+ * repeat offset is one such or one less than one (offset 1 less one), 0 where it was 1, and
+ * refused then, so no offset a sequence is checked with differs from its 64-bit value before
+ * the first failure, after which nothing is placed. x->nok: the sequences before the first that
  * fails; x->status: its failure; x->turn, x->lturn, x->mturn: which of those go in turn.
  * Every lane returns with *op and *lit advanced (the same on each). Places are sums of the
  * lengths before, so each lane sums a run of the batch (one sequence when the warp has 32
@@ -216,9 +225,8 @@ TSR_ZD_INLINE uint32_t tsr_zs_batch_put(struct tsr_zs_xs *x, const struct tsr_zs
  * few steps a sequence, where it once placed and checked every sequence alone: most of the
  * execution's time on uint16 volumes); where it codes none, the lanes take them at once.
  */
-TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit, uint64_t start,
-				uint64_t window, uint64_t bend, uint64_t *op_, uint64_t *lit_,
-				uint64_t r[3])
+TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit, uint32_t window,
+				uint32_t bend, uint32_t *op_, uint32_t *lit_, uint32_t r[3])
 {
 	const uint32_t lane = TSR_ZS_LANE, nl = TSR_ZS_NLANES, per = (cnt + nl - 1) / nl;
 	const uint32_t lo = lane * per < cnt ? lane * per : cnt, hi = lo + per < cnt ? lo + per : cnt;
@@ -236,7 +244,7 @@ TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit
 	 * 0; 0 where a repeat code resolves to none. */
 	rep = TSR_ZS_OR(rep);
 	if (lane == 0 && !rep && cnt) { /* (before the lanes change x->off: below the sync) */
-		uint64_t o1 = x->off[cnt - 1] - 3;
+		uint32_t o1 = x->off[cnt - 1] - 3;
 		if (cnt >= 3) {
 			r[2] = x->off[cnt - 3] - 3;
 			r[1] = x->off[cnt - 2] - 3;
@@ -251,7 +259,7 @@ TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit
 	}
 	if (lane == 0 && rep)
 		for (uint32_t i = 0; i < cnt; i++) {
-			uint64_t ov = x->off[i], off;
+			uint32_t ov = x->off[i], off;
 			if (ov > 3) {
 				off = ov - 3;
 				r[2] = r[1];
@@ -279,20 +287,19 @@ TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit
 		for (uint32_t i = lo; i < hi; i++)
 			x->off[i] -= 3;
 	/* the runs before this lane's, and the batch's, summed across the lanes */
-	uint64_t lit = *lit_ + TSR_ZS_XSUM(sl), op = *op_ + TSR_ZS_XSUM(so);
+	uint32_t lit = *lit_ + TSR_ZS_XSUM(sl), op = *op_ + TSR_ZS_XSUM(so);
 	uint32_t tl = TSR_ZS_ADD(sl), to = TSR_ZS_ADD(so);
-	uint64_t first = *op_ + (cnt ? x->ll[0] : 0); /* the batch's first match */
+	uint32_t first = *op_ + (cnt ? x->ll[0] : 0); /* the batch's first match */
 	uint32_t bad = 0, t1 = 0, t2 = 0; /* this lane's sequences' bits: failed, turns 1 and 2 */
 	for (uint32_t i = lo; i < hi; i++) {
-		uint32_t ll = x->ll[i], ml = x->ml[i];
-		uint64_t off = x->off[i];
+		uint32_t ll = x->ll[i], ml = x->ml[i], off = x->off[i];
 		int st = TSR_CUDA_ZSTD_OK;
 		if (ll > nlit - lit || ll > bend - op)
 			st = TSR_CUDA_ZSTD_E_SEQUENCES;
 		x->lsrc[i] = lit;
 		lit += ll;
 		op += ll;
-		if (st == TSR_CUDA_ZSTD_OK && (off == 0 || off > op - start || off > window))
+		if (st == TSR_CUDA_ZSTD_OK && (off == 0 || off > op || off > window))
 			st = TSR_CUDA_ZSTD_E_OFFSET;
 		if (st == TSR_CUDA_ZSTD_OK && ml > bend - op)
 			st = TSR_CUDA_ZSTD_E_SEQUENCES;
@@ -332,23 +339,22 @@ TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit
 /* The cell of a match byte whose source is frame position q (block: the first position of the
  * match's block): before the block, the position; else the source's cell (final: a match reads
  * only positions before it). */
-TSR_ZD uint32_t tsr_zs_cell_from(const uint32_t *cells, uint64_t q, uint64_t block)
+TSR_ZD uint32_t tsr_zs_cell_from(const uint32_t *cells, uint32_t q, uint32_t block)
 {
 	return q < block ? (uint32_t)q : cells[q];
 }
 
 /* Lanes write the match of length ml at distance off to cells d..: byte j's source is
  * d - off + j % off. */
-TSR_ZD void tsr_zs_match_cells(uint32_t *cells, uint64_t d, uint64_t off, uint64_t ml,
-			       uint64_t block)
+TSR_ZD void tsr_zs_match_cells(uint32_t *cells, uint32_t d, uint32_t off, uint32_t n,
+			       uint32_t block)
 {
-	uint32_t n = (uint32_t)ml; /* (a placed match lies inside its block: tsr_zs_place) */
-	if (off >= ml) {
+	if (off >= n) {
 		for (uint32_t j = TSR_ZS_LANE; j < n; j += TSR_ZS_NLANES)
 			cells[d + j] = tsr_zs_cell_from(cells, d - off + j, block);
 		return;
 	}
-	uint32_t o = (uint32_t)off, k = TSR_ZS_LANE % o, step = TSR_ZS_NLANES % o;
+	uint32_t o = off, k = TSR_ZS_LANE % o, step = TSR_ZS_NLANES % o;
 	for (uint32_t j = TSR_ZS_LANE; j < n; j += TSR_ZS_NLANES) {
 		cells[d + j] = tsr_zs_cell_from(cells, d - off + k, block); /* k = j % off */
 		k += step;
@@ -358,7 +364,7 @@ TSR_ZD void tsr_zs_match_cells(uint32_t *cells, uint64_t d, uint64_t off, uint64
 
 /* One lane: src[0..n) to out at d (not overlapping), or with to_cells as literal cells to
  * cells from d (its callers pass a constant). */
-TSR_ZD_INLINE void tsr_zs_lane_put(uint8_t *out, uint32_t *cells, uint64_t d, const uint8_t *src,
+TSR_ZD_INLINE void tsr_zs_lane_put(uint8_t *out, uint32_t *cells, uint32_t d, const uint8_t *src,
 				   uint32_t n, int to_cells)
 {
 	for (uint32_t j = 0; j < n; j += TSR_ZS_PIECE) {
@@ -379,8 +385,8 @@ TSR_ZD_INLINE void tsr_zs_lane_put(uint8_t *out, uint32_t *cells, uint64_t d, co
 
 /* One lane: the match of length ml at distance off >= ml to cells d.., a piece at a time (its
  * sources precede d, final). */
-TSR_ZD_INLINE void tsr_zs_lane_match_cells(uint32_t *cells, uint64_t d, uint64_t off, uint32_t ml,
-					   uint64_t block)
+TSR_ZD_INLINE void tsr_zs_lane_match_cells(uint32_t *cells, uint32_t d, uint32_t off, uint32_t ml,
+					   uint32_t block)
 {
 	for (uint32_t j = 0; j < ml; j += TSR_ZS_PIECE) {
 		uint32_t v[TSR_ZS_PIECE];
@@ -395,28 +401,36 @@ TSR_ZD_INLINE void tsr_zs_lane_match_cells(uint32_t *cells, uint64_t d, uint64_t
 }
 
 /* Lanes write n literal bytes src[0..n) as cells from d. */
-TSR_ZD void tsr_zs_lit_cells(uint32_t *cells, uint64_t d, const uint8_t *src, uint64_t n)
+TSR_ZD void tsr_zs_lit_cells(uint32_t *cells, uint32_t d, const uint8_t *src, uint32_t n)
 {
-	for (uint64_t i = TSR_ZS_LANE; i < n; i += TSR_ZS_NLANES)
+	for (uint32_t i = TSR_ZS_LANE; i < n; i += TSR_ZS_NLANES)
 		cells[d + i] = TSR_ZS_CELL_BYTE | src[i];
+}
+
+/* Frame f's window for the 32-bit checks: at most 2^32 - 1 (a single-segment frame's is its
+ * content size; no offset that passes the checks reaches past its position, below 2^32). */
+TSR_ZD_INLINE uint32_t tsr_zs_window32(const struct tsr_zs_frame *f)
+{
+	return f->window > 0xffffffffu ? 0xffffffffu : (uint32_t)f->window;
 }
 
 /*
  * Compressed block b's sequences executed by the lanes of one warp, 32 at a time, in the steps
  * tsr_zs_frame_exec lists (x: the warp's shared batch; lits, seqs: phase b's scratch; r: the
  * repeat offsets on entry, lane 0's, updated; *op: the block's first output position, then the
- * one after it; start: the first position offsets may reach back to; window: the frame's).
+ * one after it, from the frame's first byte, which offsets may reach back to; window: the
+ * frame's, at most 2^32 - 1 where it is larger: an offset lies below its position anyway).
  * Into bytes at out, or with to_cells into cells (block: the block's first position). Both
  * callers pass to_cells as a constant, so each gets its own copy of the loop. Returns a status.
  */
 TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_block *b,
 				   const uint8_t *lits, const struct tsr_zs_seq *seqs,
-				   uint64_t start, uint64_t window, uint64_t *op_, uint64_t r[3],
-				   uint8_t *out, uint32_t *cells, uint64_t block, int to_cells)
+				   uint32_t window, uint32_t *op_, uint32_t r[3], uint8_t *out,
+				   uint32_t *cells, uint32_t block, int to_cells)
 {
 	const uint8_t *lp = lits + b->lit_at;
 	const struct tsr_zs_seq *sq = seqs + b->seq_at;
-	uint64_t op = *op_, lit = 0, bend = op + b->out_size;
+	uint32_t op = *op_, lit = 0, bend = op + b->out_size;
 	struct tsr_zs_held h;
 	if (b->nseq)
 		tsr_zs_batch_fetch(&h, sq, 0, b->nseq);
@@ -424,21 +438,20 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
 		uint32_t cnt = tsr_zs_batch_put(x, &h, base, b->nseq);
 		if (b->nseq - base > TSR_ZS_BATCH) /* the next batch's records, on their way */
 			tsr_zs_batch_fetch(&h, sq, base + TSR_ZS_BATCH, b->nseq);
-		tsr_zs_place(x, cnt, b->nlit, start, window, bend, &op, &lit, r);
+		tsr_zs_place(x, cnt, b->nlit, window, bend, &op, &lit, r);
 		TSR_ZS_SYNC();
 		uint32_t nok = x->nok;
 		int st = x->status;
 		/* literal runs: short ones a lane each, all at once; long ones in turn, shared */
 		for (uint32_t i = TSR_ZS_LANE; i < nok; i += TSR_ZS_NLANES) {
-			uint32_t ll = x->ll[i];
-			uint64_t d = x->dst[i] - ll;
+			uint32_t ll = x->ll[i], d = x->dst[i] - ll;
 			const uint8_t *sp = lp + x->lsrc[i];
 			if (!(x->turn[i] & 1))
 				tsr_zs_lane_put(out, cells, d, sp, ll, to_cells);
 		}
 		for (uint32_t m = x->lturn; m; m &= m - 1) {
 			uint32_t i = tsr_zs_ctz(m);
-			uint64_t d = x->dst[i] - x->ll[i];
+			uint32_t d = x->dst[i] - x->ll[i];
 			if (to_cells)
 				tsr_zs_lit_cells(cells, d, lp + x->lsrc[i], x->ll[i]);
 			else
@@ -447,8 +460,7 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
 		TSR_ZS_SYNC();
 		/* matches whose sources all precede the batch's first match: a lane each */
 		for (uint32_t i = TSR_ZS_LANE; i < nok; i += TSR_ZS_NLANES) {
-			uint64_t d = x->dst[i], off = x->off[i];
-			uint32_t ml = x->ml[i];
+			uint32_t d = x->dst[i], off = x->off[i], ml = x->ml[i];
 			if (!(x->turn[i] & 2)) { /* (its source, d - off to d - off + ml, ends by d) */
 				if (to_cells)
 					tsr_zs_lane_match_cells(cells, d, off, ml, block);
@@ -458,7 +470,7 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
 		}
 		for (uint32_t m = x->mturn; m; m &= m - 1) {
 			uint32_t i = tsr_zs_ctz(m);
-			uint64_t d = x->dst[i], off = x->off[i], ml = x->ml[i];
+			uint32_t d = x->dst[i], off = x->off[i], ml = x->ml[i];
 			TSR_ZS_SYNC();
 			if (to_cells)
 				tsr_zs_match_cells(cells, d, off, ml, block);
@@ -500,23 +512,24 @@ TSR_ZD int tsr_zs_frame_exec(struct tsr_zs_xs *x, const uint8_t *in,
 			     const struct tsr_zs_frame *f, const struct tsr_zs_block *blocks,
 			     const uint8_t *lits, const struct tsr_zs_seq *seqs, uint8_t *out)
 {
-	uint64_t start = f->out_at, op = start;
-	uint64_t r[3] = {1, 4, 8}; /* repeat offsets (lane 0's; the others' go unused) */
+	uint8_t *fo = out + f->out_at; /* (positions from here: 32-bit, tsr_zs_layout) */
+	uint32_t op = 0, window = tsr_zs_window32(f);
+	uint32_t r[3] = {1, 4, 8}; /* repeat offsets (lane 0's; the others' go unused) */
 	for (uint32_t k = 0; k < f->nblocks; k++) {
 		const struct tsr_zs_block *b = &blocks[f->first_block + k];
 		if (b->type == 0) {
-			tsr_zs_copy(out + op, in + b->in_at, b->out_size);
+			tsr_zs_copy(fo + op, in + b->in_at, b->out_size);
 			op += b->out_size;
 			continue;
 		}
 		if (b->type == 1) {
 			uint8_t v = in[b->in_at];
-			for (uint64_t i = TSR_ZS_LANE; i < b->out_size; i += TSR_ZS_NLANES)
-				out[op + i] = v;
+			for (uint32_t i = TSR_ZS_LANE; i < b->out_size; i += TSR_ZS_NLANES)
+				fo[op + i] = v;
 			op += b->out_size;
 			continue;
 		}
-		int st = tsr_zs_block_run(x, b, lits, seqs, start, f->window, &op, r, out, NULL, 0, 0);
+		int st = tsr_zs_block_run(x, b, lits, seqs, window, &op, r, fo, NULL, 0, 0);
 		if (st != TSR_CUDA_ZSTD_OK)
 			return st;
 	}
@@ -524,7 +537,7 @@ TSR_ZD int tsr_zs_frame_exec(struct tsr_zs_xs *x, const uint8_t *in,
 		TSR_ZS_SYNC();
 		int bad = 0;
 		if (TSR_ZS_LANE == 0)
-			bad = (uint32_t)tsr_zs_xxh64(out + start, op - start) != f->checksum;
+			bad = (uint32_t)tsr_zs_xxh64(fo, op) != f->checksum;
 		bad = TSR_ZS_BCAST(bad);
 		if (bad)
 			return TSR_CUDA_ZSTD_E_CHECKSUM;

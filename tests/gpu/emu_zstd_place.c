@@ -55,9 +55,11 @@ int main(void)
 		}
 		plain += !any;
 		batches++;
-		uint64_t op = 1u << 20, lit = 0;
-		tsr_zs_place(&x, cnt, 1u << 20, 0, 1u << 30, 1u << 22, &op, &lit, r);
-		int wrong = memcmp(r, want, sizeof r) != 0;
+		uint32_t op = 1u << 20, lit = 0, r32[3] = {(uint32_t)r[0], (uint32_t)r[1], (uint32_t)r[2]};
+		tsr_zs_place(&x, cnt, 1u << 20, 1u << 30, 1u << 22, &op, &lit, r32);
+		int wrong = 0;
+		for (int k = 0; k < 3; k++)
+			wrong |= r32[k] != want[k];
 		for (uint32_t i = 0; i < cnt; i++)
 			wrong |= x.off[i] != off[i];
 		if (wrong && bad++ < 5)
