@@ -375,21 +375,24 @@ __global__ void tsr_zs_resolve_kernel(void *const *d_out, const struct tsr_zs_st
 	}
 }
 
-/* 6: a thread a checksummed frame of cells: its XXH64 (serial, as the warp a frame's lane 0) */
+/* 6: a warp a checksummed frame of cells: its XXH64, four chains on four lanes */
 __global__ void tsr_zs_cells_sum_kernel(void *const *d_out, struct tsr_zs_stream *ss,
 					const uint64_t *frame_first, size_t n,
 					const struct tsr_zs_frame *frames, uint64_t nframes,
 					const struct tsr_zs_block *blocks, const uint8_t *fcell)
 {
-	uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-	if (g >= nframes || !fcell[g] || !frames[g].has_checksum)
+	__shared__ uint64_t hv[TSR_ZS_THREADS / 32][4];
+	uint64_t g = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	if (g >= nframes || !fcell[g] || !frames[g].has_checksum) /* (the warp's g) */
 		return;
 	size_t s = tsr_zs_owner(frame_first, n, g);
-	if (ss[s].status != TSR_CUDA_ZSTD_OK)
+	/* (lane 0's view of the status for the warp: another frame's warp may fail it now) */
+	if (TSR_ZS_BCAST(ss[s].status) != TSR_CUDA_ZSTD_OK)
 		return;
 	uint64_t size = tsr_zs_frame_size(&frames[g], blocks + ss[s].block_base);
 	const uint8_t *o = (const uint8_t *)d_out[s] + frames[g].out_at;
-	if ((uint32_t)tsr_zs_xxh64(o, size) != frames[g].checksum)
+	uint64_t h = tsr_zs_xxh64_lanes(o, size, hv[threadIdx.x / 32]);
+	if (TSR_ZS_LANE == 0 && (uint32_t)h != frames[g].checksum)
 		atomicCAS(&ss[s].status, TSR_CUDA_ZSTD_OK, TSR_CUDA_ZSTD_E_CHECKSUM);
 }
 
@@ -645,7 +648,7 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 					ss, first, nstreams, fr, nf, bl, fcell);
 				tsr_zs_resolve_kernel<<<(unsigned)ncw, 256, 0, cs>>>(
 					d_out, ss, bfirst, nstreams, bl, nb, fr, ent, cells);
-				tsr_zs_cells_sum_kernel<<<tsr_zs_grid(nf, T), T, 0, cs>>>(
+				tsr_zs_cells_sum_kernel<<<tsr_zs_grid(nf * 32, T), T, 0, cs>>>(
 					d_out, ss, first, nstreams, fr, nf, bl, fcell);
 			}
 			if (nf)

@@ -55,20 +55,20 @@ TSR_ZD uint64_t tsr_zs_round(uint64_t acc, uint64_t v)
 	return tsr_zs_rotl(acc + v * TSR_ZS_P2, 31) * TSR_ZS_P1;
 }
 
-/* XXH64 with seed 0 (the frame checksum is its low 32 bits). */
-TSR_ZD uint64_t tsr_zs_xxh64(const uint8_t *p, uint64_t n)
+/* XXH64's four accumulators before the first stripe (seed 0). */
+TSR_ZD_INLINE uint64_t tsr_zs_xxh64_seed(unsigned a)
 {
-	uint64_t h, i = 0;
+	return a == 0 ? TSR_ZS_P1 + TSR_ZS_P2 : a == 1 ? TSR_ZS_P2 : a == 2 ? 0 : 0 - TSR_ZS_P1;
+}
+
+/* XXH64's end over p[0..n), its accumulators v after the n / 32 stripes (v unused when n < 32):
+ * their merge, the tail of fewer than 32 bytes, the avalanche. */
+TSR_ZD uint64_t tsr_zs_xxh64_end(const uint64_t *v, const uint8_t *p, uint64_t n)
+{
+	uint64_t h, i = n / 32 * 32;
 	if (n >= 32) {
-		uint64_t v1 = TSR_ZS_P1 + TSR_ZS_P2, v2 = TSR_ZS_P2, v3 = 0, v4 = 0 - TSR_ZS_P1;
-		for (; i + 32 <= n; i += 32) {
-			v1 = tsr_zs_round(v1, tsr_zs_rd64(p + i));
-			v2 = tsr_zs_round(v2, tsr_zs_rd64(p + i + 8));
-			v3 = tsr_zs_round(v3, tsr_zs_rd64(p + i + 16));
-			v4 = tsr_zs_round(v4, tsr_zs_rd64(p + i + 24));
-		}
-		h = tsr_zs_rotl(v1, 1) + tsr_zs_rotl(v2, 7) + tsr_zs_rotl(v3, 12) + tsr_zs_rotl(v4, 18);
-		uint64_t v[4] = {v1, v2, v3, v4};
+		h = tsr_zs_rotl(v[0], 1) + tsr_zs_rotl(v[1], 7) + tsr_zs_rotl(v[2], 12) +
+		    tsr_zs_rotl(v[3], 18);
 		for (int k = 0; k < 4; k++)
 			h = (h ^ tsr_zs_round(0, v[k])) * TSR_ZS_P1 + TSR_ZS_P4;
 	} else {
@@ -92,6 +92,57 @@ TSR_ZD uint64_t tsr_zs_xxh64(const uint8_t *p, uint64_t n)
 	return h;
 }
 
+/* XXH64 with seed 0 by one thread (the frame checksum is its low 32 bits). */
+TSR_ZD uint64_t tsr_zs_xxh64(const uint8_t *p, uint64_t n)
+{
+	uint64_t v[4];
+	for (unsigned a = 0; a < 4; a++)
+		v[a] = tsr_zs_xxh64_seed(a);
+	for (uint64_t i = 0; i + 32 <= n; i += 32)
+		for (unsigned a = 0; a < 4; a++)
+			v[a] = tsr_zs_round(v[a], tsr_zs_rd64(p + i + 8 * a));
+	return tsr_zs_xxh64_end(v, p, n);
+}
+
+/* The 8 bytes at p + o (o + 8 <= n) as a little-endian word, no byte outside p[0..n) read:
+ * three aligned words and two funnel shifts where those lie inside it (o >= 4, o + 12 <= n),
+ * else a byte at a time. */
+TSR_ZD_INLINE uint64_t tsr_zs_rd64_in(const uint8_t *p, uint64_t o, uint64_t n)
+{
+	if (o < 4 || o + 12 > n)
+		return tsr_zs_rd64(p + o);
+	const uint8_t *q = p + o;
+	unsigned r = (unsigned)((uintptr_t)q & 3u), sh = 8u * r;
+	const uint8_t *a = q - r;
+	uint32_t w0 = tsr_zs_word(a), w1 = tsr_zs_word(a + 4), w2 = tsr_zs_word(a + 8);
+	return (uint64_t)tsr_zs_funnel(w1, w2, sh) << 32 | tsr_zs_funnel(w0, w1, sh);
+}
+
+/*
+ * XXH64 (seed 0) of p[0..n) by the lanes of a warp, on lane 0 (the others return 0): its four
+ * accumulators, each a chain through every 32-byte stripe, go on lanes 0 to 3 side by side (one
+ * lane takes all four where the warp has fewer, as the CPU emulation's one), reading words, into
+ * hv (four, shared memory on the GPU); then lane 0 ends it (tsr_zs_xxh64_end). Lane 0 alone, a
+ * byte a load, took the four chains one after another: a frame of 32 MiB is a million stripes.
+ */
+TSR_ZD uint64_t tsr_zs_xxh64_lanes(const uint8_t *p, uint64_t n, uint64_t *hv)
+{
+	uint64_t ns = n / 32, h = 0;
+	if (ns) { /* (n is the warp's: every lane takes the same branches and syncs) */
+		for (unsigned a = TSR_ZS_LANE; a < 4; a += TSR_ZS_NLANES) {
+			uint64_t v = tsr_zs_xxh64_seed(a);
+			for (uint64_t k = 0; k < ns; k++)
+				v = tsr_zs_round(v, tsr_zs_rd64_in(p, 32 * k + 8 * a, n));
+			hv[a] = v;
+		}
+		TSR_ZS_SYNC();
+	}
+	if (TSR_ZS_LANE == 0)
+		h = tsr_zs_xxh64_end(hv, p, n);
+	TSR_ZS_SYNC(); /* (before the lanes write hv again) */
+	return h;
+}
+
 /* A warp's batch of up to 32 sequences in execution (shared memory on the GPU). Places are
  * offsets from the frame's first output byte (below 4 GiB: tsr_zs_layout). */
 #define TSR_ZS_BATCH 32u
@@ -106,6 +157,7 @@ struct tsr_zs_xs {
 	uint32_t nok;                /* sequences of the batch that passed the checks */
 	uint32_t lturn, mturn;       /* of those, the ones whose turn has 1, 2 (a bit each) */
 	int32_t status;
+	uint64_t hv[4];              /* the checksum's accumulators (tsr_zs_xxh64_lanes) */
 };
 
 /* The lowest set bit of m (not 0). */
@@ -506,7 +558,7 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
  *     lanes sharing each one (byte j of a match is out[d - off + j % off], so a match only
  *     reads bytes written before it), with a __syncwarp before each to make the lanes'
  *     earlier writes visible.
- * Then the frame's XXH64 by lane 0. Returns a status.
+ * Then the frame's XXH64, its four chains on lanes 0 to 3 (tsr_zs_xxh64_lanes). A status.
  */
 TSR_ZD int tsr_zs_frame_exec(struct tsr_zs_xs *x, const uint8_t *in,
 			     const struct tsr_zs_frame *f, const struct tsr_zs_block *blocks,
@@ -535,10 +587,8 @@ TSR_ZD int tsr_zs_frame_exec(struct tsr_zs_xs *x, const uint8_t *in,
 	}
 	if (f->has_checksum) {
 		TSR_ZS_SYNC();
-		int bad = 0;
-		if (TSR_ZS_LANE == 0)
-			bad = (uint32_t)tsr_zs_xxh64(fo, op) != f->checksum;
-		bad = TSR_ZS_BCAST(bad);
+		uint64_t h = tsr_zs_xxh64_lanes(fo, op, x->hv);
+		int bad = TSR_ZS_BCAST((int)((uint32_t)h != f->checksum));
 		if (bad)
 			return TSR_CUDA_ZSTD_E_CHECKSUM;
 	}
