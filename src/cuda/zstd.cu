@@ -188,15 +188,15 @@ tsr_zs_block_kernel(const void *const *d_in, void *const *d_out, const size_t *d
 	}
 }
 
-/* A sequences thread's shared memory: its tables, and when wide their 32-bit entries after them
+/* A sequences thread's shared memory: its tables, or when wide their 32-bit entries over them
  * (the kernel's layout; the launcher sizes CTAs by it). */
 __host__ __device__ static inline size_t tsr_zs_seq_nbytes(int wide)
 {
-	return sizeof(struct tsr_zs_seqw) + (wide ? sizeof(struct tsr_zs_seqx) : 0);
+	return wide ? TSR_ZS_SEQX_NBYTES : TSR_ZS_SEQW_NBYTES;
 }
 
 /* phase b, sequences: a thread a block, grid-stride; each thread's tables in shared memory
- * (dynamic: TSR_ZS_SEQ_THREADS of them a CTA), with wide their 32-bit entries after them */
+ * (dynamic: TSR_ZS_SEQ_THREADS of them a CTA), with wide their 32-bit entries over them */
 __global__ void __launch_bounds__(TSR_ZS_SEQ_THREADS)
 tsr_zs_seqs_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
 		   const uint64_t *block_first, size_t n, struct tsr_zs_block *blocks,
@@ -205,7 +205,7 @@ tsr_zs_seqs_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
 	extern __shared__ uint32_t qsm[];
 	const size_t per = tsr_zs_seq_nbytes(wide);
 	struct tsr_zs_seqw *q = (struct tsr_zs_seqw *)((char *)qsm + threadIdx.x * per);
-	struct tsr_zs_seqx *qx = wide ? (struct tsr_zs_seqx *)(q + 1) : NULL;
+	struct tsr_zs_seqx *qx = wide ? tsr_zs_seqx_over(q) : NULL;
 	uint64_t nt = (uint64_t)gridDim.x * blockDim.x;
 	for (uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; g < nblocks; g += nt) {
 		if (blocks[g].type != 2)

@@ -228,17 +228,22 @@ struct tsr_zs_work {
 	int32_t status, lit_bad;
 };
 
-/* A sequence decoder's FSE tables (about 2.8 KiB; a thread's, in shared memory on the GPU). */
+/* A sequence decoder's FSE tables (about 2.8 KiB; a thread's, in shared memory on the GPU):
+ * the tables last, so that their 32-bit form (struct tsr_zs_seqx) may lie over them, and in
+ * the order that lets them widen in place (tsr_zs_block_seqs). */
 struct tsr_zs_seqw {
-	tsr_zs_fse ll[512], ml[512], of[256];
 	struct tsr_zs_norm nm;
 	uint32_t ll_al, ml_al, of_al;
+	tsr_zs_fse ml[512], ll[512], of[256];
 };
 
 /* The same tables as 32-bit entries, base | bits << 16 | symbol << 24 (tsr_zs_fse_wide): a
  * step then takes its bits and base from the entry, not from highbit(x) in the chain. For a
  * batch too small to fill the SMs' shared memory with 16-bit tables' threads, where the
- * chain's length, not the threads an SM, is the time (5 KiB more a thread). */
+ * chain's length, not the threads an SM, is the time. They lie over the 16-bit tables, from
+ * the same place (tsr_zs_seqx_over: 2.5 KiB more a thread, where they took 5 KiB after them),
+ * and are widened from them in an order that reads each 16-bit entry before it is written
+ * over (tsr_zs_seqs_widen). */
 struct tsr_zs_seqx {
 	uint32_t ll[512], ml[512], of[256];
 };
@@ -248,6 +253,16 @@ struct tsr_zs_seqx {
 TSR_ZD_INLINE uint32_t tsr_zs_group_mask(unsigned lane, unsigned g)
 {
 	return g >= 32u ? 0xffffffffu : ((1u << g) - 1u) << (lane & 31u & ~(g - 1u));
+}
+
+/* A thread's shared memory for its tables: 16-bit, or wide (32-bit ones over them). */
+#define TSR_ZS_SEQW_NBYTES sizeof(struct tsr_zs_seqw)
+#define TSR_ZS_SEQX_NBYTES (offsetof(struct tsr_zs_seqw, ml) + sizeof(struct tsr_zs_seqx))
+
+/* The 32-bit tables that lie over w's 16-bit ones (in a thread's TSR_ZS_SEQX_NBYTES). */
+TSR_ZD_INLINE struct tsr_zs_seqx *tsr_zs_seqx_over(struct tsr_zs_seqw *w)
+{
+	return (struct tsr_zs_seqx *)(void *)((char *)w + offsetof(struct tsr_zs_seqw, ml));
 }
 
 /* ---- byte and bit access ------------------------------------------------------------- */
@@ -492,11 +507,16 @@ TSR_ZD_INLINE uint32_t tsr_zs_hr_take(struct tsr_zs_hr *h, uint64_t *v, unsigned
 	return r;
 }
 
-/* Table t (1 << al 16-bit entries) as 32-bit entries into x (struct tsr_zs_seqx). */
+/* Table t (1 << al 16-bit entries) as 32-bit entries into x (struct tsr_zs_seqx), first entry
+ * first: x may lie over t where t starts at least 2 (1 << al) bytes after x (entry u's 4 bytes
+ * then cover 16-bit entries read already), or apart from it. The reads go through memcpy
+ * because the two forms share their bytes. */
 TSR_ZD void tsr_zs_fse_wide(const tsr_zs_fse *t, unsigned al, uint32_t *x)
 {
 	for (unsigned u = 0; u < 1u << al; u++) {
-		uint32_t e = t[u];
+		tsr_zs_fse h;
+		memcpy(&h, (const char *)t + 2 * (size_t)u, sizeof h);
+		uint32_t e = h;
 		unsigned nb = tsr_zs_fse_bits(e, al);
 		x[u] = tsr_zs_fse_base(e, al, nb) | nb << 16 | (e >> 10) << 24;
 	}
@@ -1155,9 +1175,14 @@ TSR_ZD int tsr_zs_block_seqs(struct tsr_zs_seqw *w, struct tsr_zs_seqx *wx, cons
 		    tsr_zs_fse_from(w, in, &blocks[b->fse_from[k]], k, &e2))
 			return TSR_CUDA_ZSTD_E_SEQUENCES;
 	if (wx) {
-		tsr_zs_fse_wide(w->ll, w->ll_al, wx->ll);
+		/* (over the 16-bit tables, tsr_zs_seqx_over, from their byte 0: 16-bit ml at 0,
+		 * ll at 1,024, of at 2,048; 32-bit ll at 0, ml at 2,048, of at 4,096. So of
+		 * widens apart from every 16-bit table, ml over of's 16-bit one (read), and ll
+		 * over ml's (read) and its own, which starts 1,024 bytes above it: entry u's 4
+		 * bytes reach 16-bit entry 2u - 511 at most: entry u, read first, or below) */
 		tsr_zs_fse_wide(w->of, w->of_al, wx->of);
 		tsr_zs_fse_wide(w->ml, w->ml_al, wx->ml);
+		tsr_zs_fse_wide(w->ll, w->ll_al, wx->ll);
 		return tsr_zs_seqs_steps(w, wx, 1, b, p, end, seqs);
 	}
 	return tsr_zs_seqs_steps(w, wx, 0, b, p, end, seqs);

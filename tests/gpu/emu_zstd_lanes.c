@@ -85,8 +85,12 @@ struct warp {
 	size_t cap;             /* out's bytes, and whether phase c runs by cells: where phase b */
 	int by_cells;           /* puts a block's literals (tsr_zs_lits_out) */
 	struct tsr_zs_work wk;  /* the warp's literals tables (shared memory on the GPU) */
-	struct tsr_zs_seqw qs[32]; /* each lane's sequence tables (shared memory on the GPU) */
-	struct tsr_zs_seqx qx[32]; /* the odd lanes' as 32-bit entries (a small batch's kernel) */
+	/* each lane's sequence tables (shared memory on the GPU), the odd lanes' as 32-bit
+	 * entries over them, as a small batch's kernel lays them (tsr_zs_seqx_over) */
+	union {
+		struct tsr_zs_seqw w;
+		unsigned char wide[TSR_ZS_SEQX_NBYTES];
+	} qs[32];
 	const uint8_t *in;
 	struct tsr_zs_frame *fr;
 	uint32_t nframes;
@@ -135,7 +139,8 @@ static void *lane_main(void *arg)
 		for (uint32_t i = l->id; i < w->nblocks; i += 32)
 			if (w->blocks[i].type == 2 && w->blocks[i].status == TSR_CUDA_ZSTD_OK)
 				w->blocks[i].status = tsr_zs_block_seqs(
-					&w->qs[l->id], l->id & 1 ? &w->qx[l->id] : NULL, w->in,
+					&w->qs[l->id].w,
+					l->id & 1 ? tsr_zs_seqx_over(&w->qs[l->id].w) : NULL, w->in,
 					w->blocks, i, w->seqs_w + w->blocks[i].seq_at);
 		return NULL;
 	}

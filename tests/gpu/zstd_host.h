@@ -100,9 +100,11 @@ static int tsr_zstd_host_run(const uint8_t *in, size_t n, uint8_t *out, size_t c
 	uint8_t *lits = malloc(c.nlit + 1);
 	struct tsr_zs_seq *seqs = malloc((c.nseq + 1) * sizeof *seqs);
 	struct tsr_zs_work *w = malloc(sizeof *w);
-	struct tsr_zs_seqw *q = malloc(sizeof *q);
-	struct tsr_zs_seqx *qx = malloc(sizeof *qx);
-	if (!fr || !bl || !lits || !seqs || !w || !q || !qx) {
+	/* a thread's tables, the 32-bit ones (cells) over the 16-bit ones as the kernel lays
+	 * them out for a small batch (tsr_zs_seqx_over) */
+	struct tsr_zs_seqw *q = malloc(TSR_ZS_SEQX_NBYTES > TSR_ZS_SEQW_NBYTES ? TSR_ZS_SEQX_NBYTES
+									 : TSR_ZS_SEQW_NBYTES);
+	if (!fr || !bl || !lits || !seqs || !w || !q) {
 		st = -1;
 		goto out;
 	}
@@ -118,7 +120,7 @@ static int tsr_zstd_host_run(const uint8_t *in, size_t n, uint8_t *out, size_t c
 		if ((bl[i].status = tsr_zs_block_lits(w, in, bl, i,
 						      direct ? direct : lits + bl[i].lit_at)) ==
 		    TSR_CUDA_ZSTD_OK)
-			bl[i].status = tsr_zs_block_seqs(q, cells ? qx : NULL, in, bl, i,
+			bl[i].status = tsr_zs_block_seqs(q, cells ? tsr_zs_seqx_over(q) : NULL, in, bl, i,
 							 seqs + bl[i].seq_at);
 	}
 	uint64_t total;
@@ -135,7 +137,6 @@ out:
 	free(seqs);
 	free(w);
 	free(q);
-	free(qx);
 	return st;
 }
 
