@@ -436,15 +436,19 @@ TSR_ZD_INLINE uint64_t tsr_zs_hrc_fill(const struct tsr_zs_hr *h, struct tsr_zs_
 }
 
 /*
- * A window's reader also asks for the stream's bytes TSR_ZS_PF_WORDS words below its own (a
- * 128-byte line) to be brought into the SM's L1 without waiting for them: a block's sequences
- * are one thread's chain, about four warps an SM on gpu_zstd_bench's set c, so the two words a
- * window loads for the next (tsr_zs_hrc) come from DRAM a few steps before they are needed,
- * and nothing else runs under that wait; the prefetch starts it some fifty steps earlier.
- * Only words wholly inside the stream (1 to last - 1) are asked for.
+ * A window's reader also asks for the stream's bytes TSR_ZS_PF_WORDS words below its own to be
+ * brought into the SM's L1 without waiting for them: a block's sequences are one thread's
+ * chain, about four warps an SM on gpu_zstd_bench's set c, so the two words a window loads for
+ * the next (tsr_zs_hrc) would come from DRAM a few steps before they are needed, and nothing
+ * else runs under that wait. Without it set c read 70.0 GB/s where 77.0 (H100); and 8 words
+ * (a sector, some 14 steps ahead) beat 32 (a line, some 57 steps ahead) in two calls, c 77.0 ->
+ * 77.4 and 77.1 -> 77.5 (4: 77.7, 16: 77.3, 64: 76.7): with the sequences' tables filling
+ * shared memory, the L1 left holds little more than the 82 threads' lines in use, so a line
+ * asked for long before is the likelier to be gone (design-notes, "x32, xsum and xwide
+ * landed"). Only words wholly inside the stream (1 to last - 1) are asked for.
  */
 #ifndef TSR_ZS_PF_WORDS
-#define TSR_ZS_PF_WORDS 32
+#define TSR_ZS_PF_WORDS 8
 #endif
 /* (a test notes the places prefetched: emu_zstd_prefetch.c) */
 #ifndef TSR_ZS_NOTE_PREFETCH

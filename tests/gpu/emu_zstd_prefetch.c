@@ -1,4 +1,4 @@
-/* emu_zstd_prefetch.c - the zstd sequences' bit reader's prefetches (tsr_zs_hrc_ahead, zstd_core.h, run on the CPU): each is of an aligned word wholly inside the stream and at least 128 bytes below the window that asked, for streams of every alignment and of 1 to 1,200 bytes, and a long stream's reader asks for every line of it below its first. */
+/* emu_zstd_prefetch.c - the zstd sequences' bit reader's prefetches (tsr_zs_hrc_ahead, zstd_core.h, run on the CPU): each is of an aligned word wholly inside the stream and TSR_ZS_PF_WORDS + 4 words or more below the window that asked, for streams of every alignment and of 1 to 1,200 bytes, and a long stream's reader asks for every line of it below its first. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,7 +25,7 @@ static void note_prefetch(const uint8_t *p)
 		unaligned++;
 	else
 		line_seen[(size_t)(p - in_lo) / 128] = 1; /* (n < 64 lines) */
-	if (in_now - p < 128)
+	if (in_now - p < 4 * (TSR_ZS_PF_WORDS + 4))
 		near++;
 }
 
@@ -57,15 +57,15 @@ int main(void)
 				windows++;
 			}
 			/* every 128-byte line of the stream (from its start) that ends 160 bytes or more
-			 * below its top was asked for (the reader asks for the word 36 words below its
-			 * window's, and a window moves at most two words) */
+			 * below its top was asked for (the reader asks for the word TSR_ZS_PF_WORDS + 4
+			 * words below its window's, at most 36, and a window moves at most two words) */
 			for (uint64_t line = 0; 128 * (line + 1) + 160 <= n; line++)
 				lines_missed += !line_seen[line];
 			p[n - 1] = keep;
 		}
 	printf("%llu windows, %llu prefetches: %llu outside the stream, %llu unaligned, %llu under "
-	       "128 bytes below the window, %llu lines never asked for\n",
-	       windows, asked, outside, unaligned, near, lines_missed);
+	       "%d bytes below the window, %llu lines never asked for\n",
+	       windows, asked, outside, unaligned, near, 4 * (TSR_ZS_PF_WORDS + 4), lines_missed);
 	CHECK(windows > 10000 && asked > 10000);
 	CHECK(outside == 0 && unaligned == 0 && near == 0);
 	CHECK(lines_missed == 0);
