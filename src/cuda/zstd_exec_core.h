@@ -92,18 +92,6 @@ TSR_ZD uint64_t tsr_zs_xxh64_end(const uint64_t *v, const uint8_t *p, uint64_t n
 	return h;
 }
 
-/* XXH64 with seed 0 by one thread (the frame checksum is its low 32 bits). */
-TSR_ZD uint64_t tsr_zs_xxh64(const uint8_t *p, uint64_t n)
-{
-	uint64_t v[4];
-	for (unsigned a = 0; a < 4; a++)
-		v[a] = tsr_zs_xxh64_seed(a);
-	for (uint64_t i = 0; i + 32 <= n; i += 32)
-		for (unsigned a = 0; a < 4; a++)
-			v[a] = tsr_zs_round(v[a], tsr_zs_rd64(p + i + 8 * a));
-	return tsr_zs_xxh64_end(v, p, n);
-}
-
 /* The 8 bytes at p + o (o + 8 <= n) as a little-endian word, no byte outside p[0..n) read:
  * three aligned words and two funnel shifts where those lie inside it (o >= 4, o + 12 <= n),
  * else a byte at a time. */
@@ -119,8 +107,8 @@ TSR_ZD_INLINE uint64_t tsr_zs_rd64_in(const uint8_t *p, uint64_t o, uint64_t n)
 }
 
 /*
- * XXH64 (seed 0) of p[0..n) by the lanes of a warp, on lane 0 (the others return 0): its four
- * accumulators, each a chain through every 32-byte stripe, go on lanes 0 to 3 side by side (one
+ * XXH64 (seed 0) of p[0..n) by the lanes of a warp, on lane 0 (the others return 0; the frame
+ * checksum is its low 32 bits): its four accumulators, each a chain through every 32-byte stripe, go on lanes 0 to 3 side by side (one
  * lane takes all four where the warp has fewer, as the CPU emulation's one), reading words, into
  * hv (four, shared memory on the GPU); then lane 0 ends it (tsr_zs_xxh64_end). Lane 0 alone, a
  * byte a load, took the four chains one after another: a frame of 32 MiB is a million stripes.

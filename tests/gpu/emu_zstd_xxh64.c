@@ -1,4 +1,4 @@
-/* emu_zstd_xxh64.c - the zstd decoders' frame checksum (tsr_zs_xxh64 and tsr_zs_xxh64_lanes, zstd_exec_core.h, run on the CPU): XXH64's low 32 bits equal those libzstd stores after a frame, for every length to 300 bytes and longer ones, at every alignment of the bytes, and the word reads stay inside them. */
+/* emu_zstd_xxh64.c - the zstd decoders' frame checksum (tsr_zs_xxh64_lanes, zstd_exec_core.h, run on the CPU as one lane taking the four chains): XXH64's low 32 bits equal those libzstd stores after a frame, for every length to 300 bytes and longer ones, at every alignment of the bytes, and the word reads stay inside them. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,7 +38,7 @@ int main(void)
 	ZSTD_CCtx *cc = ZSTD_createCCtx();
 	for (size_t i = 0; i < sizeof buf; i++)
 		buf[i] = (uint8_t)(rng() >> 56);
-	unsigned long long cases = 0, wrong = 0, wrong_one = 0;
+	unsigned long long cases = 0, wrong = 0;
 	uint64_t hv[4];
 	for (size_t n = 0; n <= BIG; n += n < 300 ? 1 : n < 2000 ? 37 : 6007)
 		for (unsigned al = 0; al < 4; al++) {
@@ -47,20 +47,18 @@ int main(void)
 			run_lo = p;
 			run_hi = p + n;
 			uint32_t lanes = (uint32_t)tsr_zs_xxh64_lanes(p, n, hv);
-			uint32_t one = (uint32_t)tsr_zs_xxh64(p, n);
 			cases++;
 			if (lanes != want && wrong++ < 5)
 				fprintf(stderr, "%zu bytes at +%u: lanes %08x, libzstd %08x\n", n, al, lanes,
 					want);
-			wrong_one += one != want;
 		}
 	ZSTD_freeCCtx(cc);
 	/* the digest the xxHash reference publishes for the empty input */
-	CHECK(tsr_zs_xxh64((const uint8_t *)"", 0) == 0xEF46DB3751D8E999ull);
-	printf("%llu lengths and alignments: %llu differ from libzstd (lanes), %llu (one thread); "
-	       "%llu words read outside the bytes\n", cases, wrong, wrong_one, words_outside);
+	CHECK(tsr_zs_xxh64_lanes((const uint8_t *)"", 0, hv) == 0xEF46DB3751D8E999ull);
+	printf("%llu lengths and alignments: %llu differ from libzstd; %llu words read outside the "
+	       "bytes\n", cases, wrong, words_outside);
 	CHECK(cases > 1300);
-	CHECK(wrong == 0 && wrong_one == 0);
+	CHECK(wrong == 0);
 	CHECK(words_outside == 0);
 	CHECK_DONE();
 }

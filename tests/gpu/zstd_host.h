@@ -39,7 +39,8 @@ static int tsr_zstd_host_cells_out(const uint32_t *cells, const int32_t *bst,
 			tsr_zs_host_max_hops = hops;
 		out[f->out_at + p] = tsr_zs_cell_byte(cells, p);
 	}
-	if (f->has_checksum && (uint32_t)tsr_zs_xxh64(out + f->out_at, size) != f->checksum)
+	uint64_t hv[4]; /* (the checksum's chains, as the cells' checksum kernel runs them) */
+	if (f->has_checksum && (uint32_t)tsr_zs_xxh64_lanes(out + f->out_at, size, hv) != f->checksum)
 		return TSR_CUDA_ZSTD_E_CHECKSUM;
 	return TSR_CUDA_ZSTD_OK;
 }
