@@ -243,7 +243,7 @@ struct tsr_zs_seqw {
  * chain's length, not the threads an SM, is the time. They lie over the 16-bit tables, from
  * the same place (tsr_zs_seqx_over: 2.5 KiB more a thread, where they took 5 KiB after them),
  * and are widened from them in an order that reads each 16-bit entry before it is written
- * over (tsr_zs_seqs_widen). */
+ * over (tsr_zs_block_seqs). */
 struct tsr_zs_seqx {
 	uint32_t ll[512], ml[512], of[256];
 };
