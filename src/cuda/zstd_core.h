@@ -232,7 +232,10 @@ struct tsr_zs_work {
  * the tables last, so that their 32-bit form (struct tsr_zs_seqx) may lie over them, and in
  * the order that lets them widen in place (tsr_zs_block_seqs). */
 struct tsr_zs_seqw {
-	struct tsr_zs_norm nm;
+	union { /* the counts while the tables are made; then the bit reader's stage (tsr_zs_hrs) */
+		struct tsr_zs_norm nm;
+		uint32_t stage[64];
+	};
 	uint32_t ll_al, ml_al, of_al;
 	tsr_zs_fse ml[512], ll[512], of[256];
 };
@@ -499,6 +502,134 @@ TSR_ZD_INLINE uint64_t tsr_zs_hrc_window(const struct tsr_zs_hr *h, struct tsr_z
 	tsr_zs_hrc_ahead(h, i);
 	return (uint64_t)tsr_zs_funnel(b, a, sh) << 32 | tsr_zs_funnel(e, b, sh);
 }
+
+/*
+ * The sequences' reader by stages (TSR_ZS_SEQ_STAGE, the default; 0: tsr_zs_hrc above). A
+ * thread's stream words b to b + TSR_ZS_STAGE_WORDS - 1 are copied into a stage of its own in
+ * shared memory (over the table-making counts, dead while the steps run: no room taken from
+ * the tables), and each window's three words are read from there. The warp's threads restage
+ * together, whenever any one's window leaves its stage (a vote, as the refill's): the refill's
+ * vote compiles to a convergence check (BRA.DIV) that waits for every load in flight, so with
+ * two words loaded a refill for the next window each step's vote waited for them (set c, H100:
+ * 23.7% of the sequences kernel's stall samples on that check); a stage's words are loaded
+ * together, one wait a stage for the warp, some forty steps, and the next stage's lines are
+ * asked into the L1 meanwhile.
+ */
+#ifndef TSR_ZS_SEQ_STAGE
+#define TSR_ZS_SEQ_STAGE 1
+#endif
+#ifndef TSR_ZS_STAGE_WORDS
+#define TSR_ZS_STAGE_WORDS 32
+#endif
+#if TSR_ZS_STAGE_WORDS < 4 || TSR_ZS_STAGE_WORDS > 64
+#error "TSR_ZS_STAGE_WORDS: 4 to 64 (the stage lies over the 256-byte counts)"
+#endif
+
+struct tsr_zs_hrs {
+	int32_t b;   /* the stage's first word */
+	uint32_t *st; /* its words, b first */
+};
+
+/* The lines of words b - TSR_ZS_STAGE_WORDS to b - 1 (the next stage) asked into the L1,
+ * where they lie wholly inside the stream (words 1 to last - 1). */
+TSR_ZD_INLINE void tsr_zs_hrs_ahead(const struct tsr_zs_hr *h, int32_t b)
+{
+	for (int32_t j = b - TSR_ZS_STAGE_WORDS; j < b; j += 32) {
+		if (j >= 1 && j < h->last) {
+			const uint8_t *p = h->s + (4 * (int64_t)j - h->lead);
+			TSR_ZS_NOTE_PREFETCH(p);
+#ifndef TSR_ZSTD_EMU
+			asm volatile("prefetch.L1 [%0];" ::"l"(p));
+#else
+			(void)p;
+#endif
+		}
+	}
+}
+
+/* c's stage set to words i - TSR_ZS_STAGE_WORDS + 1 to i (below 0 or above last: zero): where
+ * all lie wholly inside the stream, every load first, then the stores. */
+TSR_ZD_INLINE void tsr_zs_hrs_stage(const struct tsr_zs_hr *h, struct tsr_zs_hrs *c, int32_t i)
+{
+	int32_t b = i - (TSR_ZS_STAGE_WORDS - 1);
+	c->b = b;
+	if (b >= 1 && i < h->last) {
+		const uint8_t *q = h->mid + 4 * (int64_t)(b - 1);
+		uint32_t w[TSR_ZS_STAGE_WORDS];
+		TSR_ZS_UNROLL
+		for (int j = 0; j < TSR_ZS_STAGE_WORDS; j++)
+			w[j] = tsr_zs_word(q + 4 * j);
+		TSR_ZS_UNROLL
+		for (int j = 0; j < TSR_ZS_STAGE_WORDS; j++)
+			c->st[j] = w[j];
+	} else {
+		for (int j = 0; j < TSR_ZS_STAGE_WORDS; j++)
+			c->st[j] = tsr_zs_hr_word(h, b + j);
+	}
+	tsr_zs_hrs_ahead(h, b);
+}
+
+/* The 64 bits below pos from words i, i - 1, i - 2 of c's stage (i from pos; the caller
+ * knows they are in it). */
+TSR_ZD_INLINE uint64_t tsr_zs_hrs_at(const struct tsr_zs_hrs *c, int32_t q)
+{
+	int32_t d = (q >> 5) - c->b;
+	unsigned sh = (unsigned)q & 31;
+	uint32_t a = c->st[d], m = c->st[d - 1], e = c->st[d - 2];
+	return (uint64_t)tsr_zs_funnel(m, a, sh) << 32 | tsr_zs_funnel(e, m, sh);
+}
+
+/* Whether the window below h->pos lies outside c's stage. */
+TSR_ZD_INLINE int tsr_zs_hrs_out(const struct tsr_zs_hr *h, const struct tsr_zs_hrs *c)
+{
+	int32_t i = (h->pos + 8 * h->lead) >> 5;
+	return i - 2 < c->b || i > c->b + (TSR_ZS_STAGE_WORDS - 1);
+}
+
+/* The first window (a stage at the stream's top), st: the thread's stage. */
+TSR_ZD_INLINE uint64_t tsr_zs_hrs_fill(const struct tsr_zs_hr *h, struct tsr_zs_hrs *c,
+				       uint32_t *st)
+{
+	int32_t q = h->pos + 8 * h->lead;
+	c->st = st;
+	tsr_zs_hrs_stage(h, c, q >> 5);
+	return tsr_zs_hrs_at(c, q);
+}
+
+/* A refill's window (every thread of the warp here: the refill's vote), the warp's threads
+ * restaging together first where any one's leaves its stage. */
+TSR_ZD_INLINE uint64_t tsr_zs_hrs_window(const struct tsr_zs_hr *h, struct tsr_zs_hrs *c)
+{
+	int32_t q = h->pos + 8 * h->lead;
+	if (TSR_ZS_ANY_ACTIVE(tsr_zs_hrs_out(h, c)))
+		tsr_zs_hrs_stage(h, c, q >> 5);
+	return tsr_zs_hrs_at(c, q);
+}
+
+/* A window one thread alone takes (a step of more than 64 bits): from the stage where it lies
+ * in it, else from the stream's words, the stage kept. */
+TSR_ZD_INLINE uint64_t tsr_zs_hrs_peek(const struct tsr_zs_hr *h, const struct tsr_zs_hrs *c)
+{
+	int32_t q = h->pos + 8 * h->lead, i = q >> 5;
+	if (!tsr_zs_hrs_out(h, c))
+		return tsr_zs_hrs_at(c, q);
+	uint32_t a = tsr_zs_hr_word(h, i), m = tsr_zs_hr_word(h, i - 1), e = tsr_zs_hr_word(h, i - 2);
+	unsigned sh = (unsigned)q & 31;
+	return (uint64_t)tsr_zs_funnel(m, a, sh) << 32 | tsr_zs_funnel(e, m, sh);
+}
+
+/* The sequences' reader: by stages, or by five cached words (tsr_zs_hrc) */
+#if TSR_ZS_SEQ_STAGE
+typedef struct tsr_zs_hrs tsr_zs_seqrd;
+#define TSR_ZS_RD_FILL(h, c, w) tsr_zs_hrs_fill((h), (c), (w)->stage)
+#define TSR_ZS_RD_WINDOW(h, c) tsr_zs_hrs_window((h), (c))
+#define TSR_ZS_RD_PEEK(h, c) tsr_zs_hrs_peek((h), (c))
+#else
+typedef struct tsr_zs_hrc tsr_zs_seqrd;
+#define TSR_ZS_RD_FILL(h, c, w) tsr_zs_hrc_fill((h), (c))
+#define TSR_ZS_RD_WINDOW(h, c) tsr_zs_hrc_window((h), (c))
+#define TSR_ZS_RD_PEEK(h, c) tsr_zs_hrc_fill((h), (c))
+#endif
 
 /* The top nb (0 to 32) bits of window *v, consumed from it and from h. */
 TSR_ZD_INLINE uint32_t tsr_zs_hr_take(struct tsr_zs_hr *h, uint64_t *v, unsigned nb)
@@ -1064,8 +1195,7 @@ struct tsr_zs_sst {
  * the block at the end (tsr_zs_seqs_steps), within the same nseq steps as an early exit did. */
 TSR_ZD_INLINE void tsr_zs_seq_step(const struct tsr_zs_seqw *w, const struct tsr_zs_seqx *wx,
 				   const int wide, const int last, struct tsr_zs_hr *br,
-				   struct tsr_zs_hrc *bc, struct tsr_zs_sst *t,
-				   struct tsr_zs_seq *sq)
+				   tsr_zs_seqrd *bc, struct tsr_zs_sst *t, struct tsr_zs_seq *sq)
 {
 	const unsigned la = w->ll_al, oa = w->of_al, ma = w->ml_al;
 	uint32_t el = wide ? wx->ll[t->sl] : w->ll[t->sl], eo = wide ? wx->of[t->so] : w->of[t->so],
@@ -1084,7 +1214,7 @@ TSR_ZD_INLINE void tsr_zs_seq_step(const struct tsr_zs_seqw *w, const struct tsr
 	 * nearly every step; together, each refill leaves all with 64 bits (pos is at most
 	 * 64 bits below the last window) */
 	if (TSR_ZS_ANY_ACTIVE(x + y > t->avail)) {
-		t->v = tsr_zs_hrc_window(br, bc);
+		t->v = TSR_ZS_RD_WINDOW(br, bc);
 		t->avail = 64;
 	}
 	/* the updates from window u, from its bit at */
@@ -1093,7 +1223,7 @@ TSR_ZD_INLINE void tsr_zs_seq_step(const struct tsr_zs_seqw *w, const struct tsr
 	if (split) { /* (65 to 89 bits: u is the window after the extra bits) */
 		TSR_ZS_NOTE_SPLIT();
 		br->pos -= (int32_t)x;
-		u = tsr_zs_hrc_fill(br, bc); /* (the next window is at most 64 below) */
+		u = TSR_ZS_RD_PEEK(br, bc); /* (the next window is at most 64 below) */
 		br->pos += (int32_t)x;
 	}
 	ml += tsr_zs_field(v, oc, mb);
@@ -1114,7 +1244,7 @@ TSR_ZD_INLINE void tsr_zs_seq_step(const struct tsr_zs_seqw *w, const struct tsr
 
 /* Block b's sequences (p: the block's bytes, its bit stream from end) by w's tables, or by wx's
  * when wide (its caller passes a constant, so each gets its own copy of the loop). A status. */
-TSR_ZD_INLINE int tsr_zs_seqs_steps(const struct tsr_zs_seqw *w, const struct tsr_zs_seqx *wx,
+TSR_ZD_INLINE int tsr_zs_seqs_steps(struct tsr_zs_seqw *w, const struct tsr_zs_seqx *wx,
 				    const int wide, struct tsr_zs_block *b, const uint8_t *p,
 				    uint64_t end, struct tsr_zs_seq *seqs)
 {
@@ -1125,11 +1255,11 @@ TSR_ZD_INLINE int tsr_zs_seqs_steps(const struct tsr_zs_seqw *w, const struct ts
 	 * than after the one before (the step is one serial chain through the states and the bit
 	 * position, and its length is the time of a lane) */
 	struct tsr_zs_hr br;
-	struct tsr_zs_hrc bc;
+	tsr_zs_seqrd bc;
 	if (tsr_zs_hr_init(&br, p + end, b->in_size - end))
 		return TSR_CUDA_ZSTD_E_SEQUENCES;
 	struct tsr_zs_sst t;
-	t.v = tsr_zs_hrc_fill(&br, &bc);
+	t.v = TSR_ZS_RD_FILL(&br, &bc, w);
 	t.avail = 64 - w->ll_al - w->of_al - w->ml_al;
 	t.sl = tsr_zs_hr_take(&br, &t.v, w->ll_al);
 	t.so = tsr_zs_hr_take(&br, &t.v, w->of_al);
