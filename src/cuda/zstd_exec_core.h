@@ -95,16 +95,25 @@ TSR_ZD uint64_t tsr_zs_xxh64_end(const uint64_t *v, const uint8_t *p, uint64_t n
 /* The 8 bytes at p + o (o + 8 <= n) as a little-endian word, no byte outside p[0..n) read:
  * three aligned words and two funnel shifts where those lie inside it (o >= 4, o + 12 <= n),
  * else a byte at a time. */
-TSR_ZD_INLINE uint64_t tsr_zs_rd64_in(const uint8_t *p, uint64_t o, uint64_t n)
+TSR_ZD_INLINE uint64_t tsr_zs_rd64_mid(const uint8_t *q)
 {
-	if (o < 4 || o + 12 > n)
-		return tsr_zs_rd64(p + o);
-	const uint8_t *q = p + o;
 	unsigned r = (unsigned)((uintptr_t)q & 3u), sh = 8u * r;
 	const uint8_t *a = q - r;
 	uint32_t w0 = tsr_zs_word(a), w1 = tsr_zs_word(a + 4), w2 = tsr_zs_word(a + 8);
 	return (uint64_t)tsr_zs_funnel(w1, w2, sh) << 32 | tsr_zs_funnel(w0, w1, sh);
 }
+
+TSR_ZD_INLINE uint64_t tsr_zs_rd64_in(const uint8_t *p, uint64_t o, uint64_t n)
+{
+	if (o < 4 || o + 12 > n)
+		return tsr_zs_rd64(p + o);
+	return tsr_zs_rd64_mid(p + o);
+}
+
+/* Stripes a chain reads ahead of its rounds: each round's word is independent of the chain, so
+ * a group's loads go out together and wait once (a round is some tens of cycles, a load from
+ * memory hundreds: a 32 MiB frame's million stripes a word at a time took about 400 ms). */
+#define TSR_ZS_XXH_AHEAD 8u
 
 /*
  * XXH64 (seed 0) of p[0..n) by the lanes of a warp, on lane 0 (the others return 0; the frame
@@ -118,8 +127,21 @@ TSR_ZD uint64_t tsr_zs_xxh64_lanes(const uint8_t *p, uint64_t n, uint64_t *hv)
 	uint64_t ns = n / 32, h = 0;
 	if (ns) { /* (n is the warp's: every lane takes the same branches and syncs) */
 		for (unsigned a = TSR_ZS_LANE; a < 4; a += TSR_ZS_NLANES) {
-			uint64_t v = tsr_zs_xxh64_seed(a);
-			for (uint64_t k = 0; k < ns; k++)
+			uint64_t v = tsr_zs_round(tsr_zs_xxh64_seed(a), tsr_zs_rd64_in(p, 8 * a, n));
+			uint64_t k = 1;
+			/* groups of whole stripes whose words lie wholly inside p[4..n) (from stripe 1:
+			 * its word is at 32 or more), read first, then their rounds */
+			for (; k + TSR_ZS_XXH_AHEAD <= ns && 32 * (k + TSR_ZS_XXH_AHEAD - 1) + 8 * a + 12 <= n;
+			     k += TSR_ZS_XXH_AHEAD) {
+				uint64_t d[TSR_ZS_XXH_AHEAD];
+				TSR_ZS_UNROLL
+				for (unsigned u = 0; u < TSR_ZS_XXH_AHEAD; u++)
+					d[u] = tsr_zs_rd64_mid(p + 32 * (k + u) + 8 * a);
+				TSR_ZS_UNROLL
+				for (unsigned u = 0; u < TSR_ZS_XXH_AHEAD; u++)
+					v = tsr_zs_round(v, d[u]);
+			}
+			for (; k < ns; k++)
 				v = tsr_zs_round(v, tsr_zs_rd64_in(p, 32 * k + 8 * a, n));
 			hv[a] = v;
 		}
