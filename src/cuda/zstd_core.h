@@ -458,10 +458,10 @@ TSR_ZD_INLINE uint64_t tsr_zs_hrc_fill(const struct tsr_zs_hr *h, struct tsr_zs_
 #define TSR_ZS_NOTE_PREFETCH(p) ((void)0)
 #endif
 
-/* The word TSR_ZS_PF_WORDS below word i asked for, where it lies wholly inside the stream. */
-TSR_ZD_INLINE void tsr_zs_hrc_ahead(const struct tsr_zs_hr *h, int32_t i)
+/* Word j of h's stream asked into the L1, where it lies wholly inside the stream (words 1 to
+ * last - 1). */
+TSR_ZD_INLINE void tsr_zs_hr_prefetch(const struct tsr_zs_hr *h, int32_t j)
 {
-	int32_t j = i - 4 - TSR_ZS_PF_WORDS;
 	if (j >= 1 && j < h->last) {
 		const uint8_t *p = h->s + (4 * (int64_t)j - h->lead);
 		TSR_ZS_NOTE_PREFETCH(p);
@@ -471,6 +471,12 @@ TSR_ZD_INLINE void tsr_zs_hrc_ahead(const struct tsr_zs_hr *h, int32_t i)
 		(void)p; /* (a test notes it: TSR_ZS_NOTE_PREFETCH) */
 #endif
 	}
+}
+
+/* The word TSR_ZS_PF_WORDS below word i asked for. */
+TSR_ZD_INLINE void tsr_zs_hrc_ahead(const struct tsr_zs_hr *h, int32_t i)
+{
+	tsr_zs_hr_prefetch(h, i - 4 - TSR_ZS_PF_WORDS);
 }
 
 /* The 64 bits below h->pos, from c's words where h->pos is at most 64 bits below the last
@@ -532,21 +538,11 @@ struct tsr_zs_hrs {
 	uint32_t *st; /* its words, b first */
 };
 
-/* The lines of words b - TSR_ZS_STAGE_WORDS to b - 1 (the next stage) asked into the L1,
- * where they lie wholly inside the stream (words 1 to last - 1). */
+/* The lines of words b - TSR_ZS_STAGE_WORDS to b - 1 (the next stage) asked into the L1. */
 TSR_ZD_INLINE void tsr_zs_hrs_ahead(const struct tsr_zs_hr *h, int32_t b)
 {
-	for (int32_t j = b - TSR_ZS_STAGE_WORDS; j < b; j += 32) {
-		if (j >= 1 && j < h->last) {
-			const uint8_t *p = h->s + (4 * (int64_t)j - h->lead);
-			TSR_ZS_NOTE_PREFETCH(p);
-#ifndef TSR_ZSTD_EMU
-			asm volatile("prefetch.L1 [%0];" ::"l"(p));
-#else
-			(void)p;
-#endif
-		}
-	}
+	for (int32_t j = b - TSR_ZS_STAGE_WORDS; j < b; j += 32)
+		tsr_zs_hr_prefetch(h, j);
 }
 
 /* c's stage set to words i - TSR_ZS_STAGE_WORDS + 1 to i (below 0 or above last: zero): where
