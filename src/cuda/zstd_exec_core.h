@@ -92,9 +92,9 @@ TSR_ZD uint64_t tsr_zs_xxh64_end(const uint64_t *v, const uint8_t *p, uint64_t n
 	return h;
 }
 
-/* The 8 bytes at p + o (o + 8 <= n) as a little-endian word, no byte outside p[0..n) read:
- * three aligned words and two funnel shifts where those lie inside it (o >= 4, o + 12 <= n),
- * else a byte at a time. */
+/* The 8 bytes at q as a little-endian word, from the three aligned words that hold them (and
+ * up to 3 bytes either side: the caller knows those lie inside what may be read) and two
+ * funnel shifts. */
 TSR_ZD_INLINE uint64_t tsr_zs_rd64_mid(const uint8_t *q)
 {
 	unsigned r = (unsigned)((uintptr_t)q & 3u), sh = 8u * r;
@@ -103,6 +103,8 @@ TSR_ZD_INLINE uint64_t tsr_zs_rd64_mid(const uint8_t *q)
 	return (uint64_t)tsr_zs_funnel(w1, w2, sh) << 32 | tsr_zs_funnel(w0, w1, sh);
 }
 
+/* The 8 bytes at p + o (o + 8 <= n) as a little-endian word, no byte outside p[0..n) read:
+ * tsr_zs_rd64_mid where its words lie inside it (o >= 4, o + 12 <= n), else a byte at a time. */
 TSR_ZD_INLINE uint64_t tsr_zs_rd64_in(const uint8_t *p, uint64_t o, uint64_t n)
 {
 	if (o < 4 || o + 12 > n)
