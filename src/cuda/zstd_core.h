@@ -611,7 +611,8 @@ TSR_ZD_INLINE uint64_t tsr_zs_hrs_peek(const struct tsr_zs_hr *h, const struct t
 	int32_t q = h->pos + 8 * h->lead, i = q >> 5;
 	if (!tsr_zs_hrs_out(h, c))
 		return tsr_zs_hrs_at(c, q);
-	uint32_t a = tsr_zs_hr_word(h, i), m = tsr_zs_hr_word(h, i - 1), e = tsr_zs_hr_word(h, i - 2);
+	uint32_t a = tsr_zs_hr_word(h, i), m = tsr_zs_hr_word(h, i - 1);
+	uint32_t e = tsr_zs_hr_word(h, i - 2);
 	unsigned sh = (unsigned)q & 31;
 	return (uint64_t)tsr_zs_funnel(m, a, sh) << 32 | tsr_zs_funnel(e, m, sh);
 }

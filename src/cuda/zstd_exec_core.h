@@ -131,9 +131,10 @@ TSR_ZD uint64_t tsr_zs_xxh64_lanes(const uint8_t *p, uint64_t n, uint64_t *hv)
 		for (unsigned a = TSR_ZS_LANE; a < 4; a += TSR_ZS_NLANES) {
 			uint64_t v = tsr_zs_round(tsr_zs_xxh64_seed(a), tsr_zs_rd64_in(p, 8 * a, n));
 			uint64_t k = 1;
-			/* groups of whole stripes whose words lie wholly inside p[4..n) (from stripe 1:
-			 * its word is at 32 or more), read first, then their rounds */
-			for (; k + TSR_ZS_XXH_AHEAD <= ns && 32 * (k + TSR_ZS_XXH_AHEAD - 1) + 8 * a + 12 <= n;
+			/* groups of whole stripes whose words lie wholly inside p[4..n) (from
+			 * stripe 1: its word is at 32 or more), read first, then their rounds */
+			for (; k + TSR_ZS_XXH_AHEAD <= ns &&
+			       32 * (k + TSR_ZS_XXH_AHEAD - 1) + 8 * a + 12 <= n;
 			     k += TSR_ZS_XXH_AHEAD) {
 				uint64_t d[TSR_ZS_XXH_AHEAD];
 				TSR_ZS_UNROLL
