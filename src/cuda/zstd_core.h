@@ -401,6 +401,12 @@ TSR_ZD_INLINE uint32_t tsr_zs_funnel(uint32_t lo, uint32_t hi, unsigned sh)
 	return (uint32_t)(((uint64_t)hi << 32 | lo) >> sh);
 }
 
+/* The 64 bits of hi:mid:lo from bit sh (0 to 31) up: a window of three consecutive words. */
+TSR_ZD_INLINE uint64_t tsr_zs_funnel64(uint32_t lo, uint32_t mid, uint32_t hi, unsigned sh)
+{
+	return (uint64_t)tsr_zs_funnel(mid, hi, sh) << 32 | tsr_zs_funnel(lo, mid, sh);
+}
+
 /* The 64 bits below pos, bit pos - 1 the highest; bits before the stream read as zero. */
 TSR_ZD_INLINE uint64_t tsr_zs_hr_window64(const struct tsr_zs_hr *h)
 {
@@ -408,7 +414,7 @@ TSR_ZD_INLINE uint64_t tsr_zs_hr_window64(const struct tsr_zs_hr *h)
 	uint32_t w2 = tsr_zs_hr_word_flat(h, i), w1 = tsr_zs_hr_word_flat(h, i - 1),
 		 w0 = tsr_zs_hr_word_flat(h, i - 2);
 	unsigned sh = (unsigned)q & 31;
-	return (uint64_t)tsr_zs_funnel(w1, w2, sh) << 32 | tsr_zs_funnel(w0, w1, sh);
+	return tsr_zs_funnel64(w0, w1, w2, sh);
 }
 
 /*
@@ -435,7 +441,7 @@ TSR_ZD_INLINE uint64_t tsr_zs_hrc_fill(const struct tsr_zs_hr *h, struct tsr_zs_
 	c->w2 = tsr_zs_hr_word(h, i - 2);
 	c->w3 = tsr_zs_hr_word(h, i - 3);
 	c->w4 = tsr_zs_hr_word(h, i - 4);
-	return (uint64_t)tsr_zs_funnel(c->w1, c->w0, sh) << 32 | tsr_zs_funnel(c->w2, c->w1, sh);
+	return tsr_zs_funnel64(c->w2, c->w1, c->w0, sh);
 }
 
 /*
@@ -506,7 +512,7 @@ TSR_ZD_INLINE uint64_t tsr_zs_hrc_window(const struct tsr_zs_hr *h, struct tsr_z
 		c->w4 = tsr_zs_hr_word(h, i - 4);
 	}
 	tsr_zs_hrc_ahead(h, i);
-	return (uint64_t)tsr_zs_funnel(b, a, sh) << 32 | tsr_zs_funnel(e, b, sh);
+	return tsr_zs_funnel64(e, b, a, sh);
 }
 
 /*
@@ -574,14 +580,15 @@ TSR_ZD_INLINE uint64_t tsr_zs_hrs_at(const struct tsr_zs_hrs *c, int32_t q)
 	int32_t d = (q >> 5) - c->b;
 	unsigned sh = (unsigned)q & 31;
 	uint32_t a = c->st[d], m = c->st[d - 1], e = c->st[d - 2];
-	return (uint64_t)tsr_zs_funnel(m, a, sh) << 32 | tsr_zs_funnel(e, m, sh);
+	return tsr_zs_funnel64(e, m, a, sh);
 }
 
-/* Whether the window below h->pos lies outside c's stage. */
+/* Whether the window below h->pos lies outside c's stage: below it (a stage is made with the
+ * window at its top word, and pos only goes down). */
 TSR_ZD_INLINE int tsr_zs_hrs_out(const struct tsr_zs_hr *h, const struct tsr_zs_hrs *c)
 {
 	int32_t i = (h->pos + 8 * h->lead) >> 5;
-	return i - 2 < c->b || i > c->b + (TSR_ZS_STAGE_WORDS - 1);
+	return i - 2 < c->b;
 }
 
 /* The first window (a stage at the stream's top), st: the thread's stage. */
@@ -614,7 +621,7 @@ TSR_ZD_INLINE uint64_t tsr_zs_hrs_peek(const struct tsr_zs_hr *h, const struct t
 	uint32_t a = tsr_zs_hr_word(h, i), m = tsr_zs_hr_word(h, i - 1);
 	uint32_t e = tsr_zs_hr_word(h, i - 2);
 	unsigned sh = (unsigned)q & 31;
-	return (uint64_t)tsr_zs_funnel(m, a, sh) << 32 | tsr_zs_funnel(e, m, sh);
+	return tsr_zs_funnel64(e, m, a, sh);
 }
 
 /* The sequences' reader: by stages, or by five cached words (tsr_zs_hrc) */

@@ -100,7 +100,7 @@ TSR_ZD_INLINE uint64_t tsr_zs_rd64_mid(const uint8_t *q)
 	unsigned r = (unsigned)((uintptr_t)q & 3u), sh = 8u * r;
 	const uint8_t *a = q - r;
 	uint32_t w0 = tsr_zs_word(a), w1 = tsr_zs_word(a + 4), w2 = tsr_zs_word(a + 8);
-	return (uint64_t)tsr_zs_funnel(w1, w2, sh) << 32 | tsr_zs_funnel(w0, w1, sh);
+	return tsr_zs_funnel64(w0, w1, w2, sh);
 }
 
 /* The 8 bytes at p + o (o + 8 <= n) as a little-endian word, no byte outside p[0..n) read:
@@ -119,10 +119,11 @@ TSR_ZD_INLINE uint64_t tsr_zs_rd64_in(const uint8_t *p, uint64_t o, uint64_t n)
 
 /*
  * XXH64 (seed 0) of p[0..n) by the lanes of a warp, on lane 0 (the others return 0; the frame
- * checksum is its low 32 bits): its four accumulators, each a chain through every 32-byte stripe, go on lanes 0 to 3 side by side (one
- * lane takes all four where the warp has fewer, as the CPU emulation's one), reading words, into
- * hv (four, shared memory on the GPU); then lane 0 ends it (tsr_zs_xxh64_end). Lane 0 alone, a
- * byte a load, took the four chains one after another: a frame of 32 MiB is a million stripes.
+ * checksum is its low 32 bits): its four accumulators, each a chain through every 32-byte
+ * stripe, go on lanes 0 to 3 side by side (one lane takes all four where the warp has fewer,
+ * as the CPU emulation's one), reading words, into hv (four, shared memory on the GPU); then
+ * lane 0 ends it (tsr_zs_xxh64_end). Lane 0 alone, a byte a load, took the four chains one
+ * after another: a frame of 32 MiB is a million stripes.
  */
 TSR_ZD uint64_t tsr_zs_xxh64_lanes(const uint8_t *p, uint64_t n, uint64_t *hv)
 {
