@@ -16,10 +16,7 @@ int main(void)
 	for (unsigned lead = 0; lead < 4; lead++)
 		for (uint64_t n = 1; n <= 1200; n += (n < 40 ? 1 : 7)) {
 			uint8_t *p = buf + 4 + lead;
-			in_lo = p;
-			in_hi = p + n;
-			uint8_t keep = p[n - 1];
-			p[n - 1] |= 0x80; /* the end mark */
+			uint8_t keep = note_stream(p, n);
 			struct tsr_zs_hr h, g;
 			struct tsr_zs_hrc c;
 			CHECK(tsr_zs_hr_init(&h, p, n) == 0);
@@ -29,9 +26,7 @@ int main(void)
 				bad++;
 			/* steps down from the top, past the start (bits before it read as zero) */
 			while (h.pos > -64) {
-				s = s * 6364136223846793005ull + 1442695040888963407ull;
-				/* mostly steps a window holds; one in eight up to 200 bits (a fill) */
-				int32_t step = (int32_t)((s >> 33) % ((s >> 60) < 2 ? 201 : 65));
+				int32_t step = note_step(&s);
 				fills += step > 64;
 				h.pos -= step;
 				g.pos = h.pos;
