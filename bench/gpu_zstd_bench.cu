@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_compressSequences and raw literals (sets f, g) */
+#include <lz4.h>
+#include <lz4hc.h>
 #include <zstd.h>
 
 #include "gpu_check.h"
@@ -12,7 +15,7 @@
 #include "tsr_cuda.h"
 
 /*
- * Usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abcde] [--level L] [--count N]
+ * Usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abcdefg] [--level L] [--count N]
  *                       [--checksum] [--phase-c auto|warps|cells]
  * Sets (libzstd level L, default 3 = zarr-python's and numcodecs' default):
  *   a  10 000 frames of 64 KiB of float32 data (a smooth field with noise in its low bits);
@@ -28,7 +31,13 @@
  *      arrays): its two low planes are all literals;
  *   e  the same of bench/zarr_bench.py's f32_block field (bench/workloads.py's b2_zstd array,
  *      gpu-ab's row): every plane has sequences (parsed from that array's file: about 1,000,
- *      560, 700 and 720 a frame, the top plane up to 3,900).
+ *      560, 700 and 720 a frame, the top plane up to 3,900);
+ *   f  (not in the default sets) the LZ4 streams of gpu_lz_bench's issue row (10 000 x 64 KiB
+ *      of byte-shuffled float32, lz4 fast) as zstd frames: each stream's own LZ4 sequences
+ *      (literal runs, matches, distances) and raw literals, written by ZSTD_compressSequences,
+ *      so that the zstd phases' kernel times on them (scripts/gpu-zstd-variants, ZV_NCU=1) say
+ *      what executing LZ4's sequences through phase c would cost beside the LZ4 kernels'
+ *      time on the same streams (gpu_lz_bench); g: the same of lz4hc level 9.
  * Every copy has its own input and output place on the device. Each row: one checked run (every
  * output byte against its source), then the median of R runs (default 5) timed with CUDA
  * events around the launcher call (for tessera that includes its scan, its one wait and its
@@ -104,6 +113,72 @@ static void volume_block(uint16_t *out, size_t edge, size_t x0, size_t y0, size_
 			}
 }
 
+/* Frame of src[0..n): the sequences of its LZ4 block (fast, or HC level 9), their literals
+ * raw, one zstd block (n <= 128 KiB), ZSTD_compressSequences's frame into *zn. */
+static unsigned char *lz4_as_zstd(ZSTD_CCtx *cc, const unsigned char *src, size_t n, int hc,
+				  size_t *zn)
+{
+	int bound = LZ4_compressBound((int)n);
+	unsigned char *b = (unsigned char *)tu_xmalloc((size_t)bound);
+	int bn = hc ? LZ4_compress_HC((const char *)src, (char *)b, (int)n, bound, 9)
+		    : LZ4_compress_default((const char *)src, (char *)b, (int)n, bound);
+	if (bn <= 0 || n > ((size_t)128 << 10)) {
+		fprintf(stderr, "lz4: %d\n", bn);
+		exit(2);
+	}
+	ZSTD_Sequence *q = (ZSTD_Sequence *)tu_xmalloc((n / 4 + 2) * sizeof *q);
+	size_t nq = 0, ip = 0, op = 0;
+	for (;;) { /* (a block liblz4 just wrote: its lengths are not checked again) */
+		unsigned tok = b[ip++], lit = tok >> 4, ml = tok & 15u, x;
+		if (lit == 15)
+			do
+				lit += x = b[ip++];
+			while (x == 255);
+		ip += lit;
+		op += lit;
+		if (ip == (size_t)bn) { /* the last literals: the block's delimiter */
+			q[nq].offset = 0, q[nq].litLength = lit, q[nq].matchLength = 0;
+			q[nq++].rep = 0;
+			break;
+		}
+		unsigned dist = b[ip] | (unsigned)b[ip + 1] << 8;
+		ip += 2;
+		if (ml == 15)
+			do
+				ml += x = b[ip++];
+			while (x == 255);
+		ml += 4;
+		q[nq].offset = dist, q[nq].litLength = lit, q[nq].matchLength = ml;
+		q[nq++].rep = 0;
+		op += ml;
+	}
+	if (op != n) {
+		fprintf(stderr, "lz4 parse: %zu of %zu bytes\n", op, n);
+		exit(2);
+	}
+	ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 3);
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_blockDelimiters, ZSTD_sf_explicitBlockDelimiters);
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_validateSequences, 1);
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_literalCompressionMode, ZSTD_ps_disable);
+	size_t cap = ZSTD_compressBound(n);
+	unsigned char *z = (unsigned char *)tu_xmalloc(cap);
+	*zn = ZSTD_compressSequences(cc, z, cap, q, nq, src, n);
+	if (ZSTD_isError(*zn)) {
+		fprintf(stderr, "ZSTD_compressSequences: %s\n", ZSTD_getErrorName(*zn));
+		exit(2);
+	}
+	/* (libzstd's own decode of the frame is the source: the sequences were whole) */
+	size_t dn = ZSTD_decompress(b, (size_t)bound, z, *zn);
+	if (ZSTD_isError(dn) || dn != n || memcmp(b, src, n)) {
+		fprintf(stderr, "lz4_as_zstd: the frame does not decode to its source\n");
+		exit(2);
+	}
+	free(q);
+	free(b);
+	return z;
+}
+
 /* --checksum: every frame with its XXH64 checksum (the zstd CLI's default; libzstd's and the
  * Zarr codecs' is none) */
 static int with_checksum;
@@ -123,6 +198,10 @@ static void make_set(struct set *t, char which, int level, size_t count)
 	} else if (which == 'c') {
 		snprintf(what, sizeof what, "512 KiB uint16 (64^3)");
 		t->n = 4096, t->uniq = 256, t->each = 512 << 10, edge = 64;
+	} else if (which == 'f' || which == 'g') {
+		snprintf(what, sizeof what, "64 KiB shuffled float32, %s sequences",
+			 which == 'f' ? "lz4" : "lz4hc-9");
+		t->n = 10000, t->uniq = 500, t->each = 64 << 10;
 	} else {
 		snprintf(what, sizeof what, "32 KiB planes of float32 (Blosc2%s, level %d)",
 			 which == 'd' ? "" : " b2_zstd", level);
@@ -144,6 +223,12 @@ static void make_set(struct set *t, char which, int level, size_t count)
 		t->src[u] = (unsigned char *)tu_xmalloc(t->each);
 		if (which == 'a')
 			lzp_fill(LZP_FLOATS, t->src[u], t->each, u + 1);
+		else if (which == 'f' || which == 'g') {
+			/* (gpu_lz_bench's streams: the same profile and seeds) */
+			lzp_fill(LZP_FLOATS_SHUFFLED, t->src[u], t->each, u + 1);
+			t->z[u] = lz4_as_zstd(cc, t->src[u], t->each, which == 'g', &t->zn[u]);
+			continue;
+		}
 		else if (which == 'd' || which == 'e') {
 			if (u % 4 == 0)
 				blosc2_planes(planes, u / 4, which, &s);
@@ -302,7 +387,7 @@ int main(int argc, char **argv)
 				  : !strcmp(v, "cells") ? TSR_CUDA_ZSTD_C_CELLS
 							: TSR_CUDA_ZSTD_C_AUTO;
 		} else {
-			fprintf(stderr, "usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abcde] "
+			fprintf(stderr, "usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abcdefg] "
 					"[--level L] [--count N] [--checksum] [--phase-c auto|warps|cells]\n");
 			return 2;
 		}
