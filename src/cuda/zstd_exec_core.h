@@ -157,6 +157,14 @@ TSR_ZD uint64_t tsr_zs_xxh64_lanes(const uint8_t *p, uint64_t n, uint64_t *hv)
 	return h;
 }
 
+/* Where a sequence's literals are: 0 (zstd), at the sum of the block's literal lengths before
+ * it in the block's literals; 1 (LZ4's records, lz4_recs_core.h), at the record's fourth field
+ * (pad), from the block's literals pointer (then the stream's input), and the lengths' sum
+ * only checks the block's total. Set by the file that builds the kernel. */
+#ifndef TSR_ZS_REC_LSRC
+#define TSR_ZS_REC_LSRC 0
+#endif
+
 /* A warp's batch of up to 32 sequences in execution (shared memory on the GPU). Places are
  * offsets from the frame's first output byte (below 4 GiB: tsr_zs_layout). */
 #define TSR_ZS_BATCH 32u
@@ -252,8 +260,8 @@ TSR_ZD_INLINE void tsr_zs_batch_fetch(struct tsr_zs_held *h, const struct tsr_zs
 		 * waited there for the whole load, a batch early (16.7% of the exec kernel's stall
 		 * samples on set c, H100). */
 		if (i < cnt) {
-#ifdef TSR_ZSTD_EMU
-			h->r[k] = sq[base + i];
+#if defined(TSR_ZSTD_EMU) || TSR_ZS_REC_LSRC
+			h->r[k] = sq[base + i]; /* (LZ4's records: all four fields) */
 #else
 			/* (in PTX: the compiler joins three fields' loads into the record's one) */
 			const struct tsr_zs_seq *q = &sq[base + i];
@@ -279,6 +287,9 @@ TSR_ZD_INLINE uint32_t tsr_zs_batch_put(struct tsr_zs_xs *x, const struct tsr_zs
 			x->ll[i] = h->r[k].ll;
 			x->ml[i] = h->r[k].ml;
 			x->off[i] = h->r[k].of;
+#if TSR_ZS_REC_LSRC
+			x->lsrc[i] = h->r[k].pad;
+#endif
 		}
 	}
 	TSR_ZS_SYNC();
@@ -376,7 +387,9 @@ TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit
 		int st = TSR_CUDA_ZSTD_OK;
 		if (ll > nlit - lit || ll > bend - op)
 			st = TSR_CUDA_ZSTD_E_SEQUENCES;
+#if !TSR_ZS_REC_LSRC
 		x->lsrc[i] = lit;
+#endif
 		lit += ll;
 		op += ll;
 		if (st == TSR_CUDA_ZSTD_OK && (off == 0 || off > op || off > window))
