@@ -10,6 +10,7 @@
   fits_rice_qf32/        64 RICE_1 quantized float32 images of 64 MiB (q=4, dither 1), CFITSIO
   b2_<codec>.b2nd        Blosc2, float32, 256 MiB: zstd+shuffle (python-blosc2's default),
                          lz4+shuffle, blosclz+shuffle (python-blosc2, default chunks and blocks)
+  b2_<codec>_bit.b2nd    the same three with bitshuffle (issue 16's rows: shuffle and bitshuffle)
 
 Run with the PyPI venv (.venv/bin/python). Existing workloads of the same size are kept, so a
 second run only adds what is missing; one of another size (another --scale) is written again.
@@ -69,9 +70,14 @@ def plan(scale):
     if blosc2 is None:
         print("b2_*.b2nd: left out (python-blosc2 is not installed)", file=sys.stderr)
         return out
+    bit = {"filters": [blosc2.Filter.BITSHUFFLE], "filters_meta": [0]}
     for name, cparams in (("zstd", {}), ("lz4", {"codec": blosc2.Codec.LZ4}),
                           ("blosclz", {"codec": blosc2.Codec.BLOSCLZ})):
         out.append(("b2_%s.b2nd" % name, "blosc2", dict(shape=(b2side, b2side), cparams=cparams)))
+    for name, cparams in (("zstd", {}), ("lz4", {"codec": blosc2.Codec.LZ4}),
+                          ("blosclz", {"codec": blosc2.Codec.BLOSCLZ})):
+        out.append(("b2_%s_bit.b2nd" % name, "blosc2",
+                    dict(shape=(b2side, b2side), cparams=dict(cparams, **bit))))
     return out
 
 
