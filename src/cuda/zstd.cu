@@ -196,11 +196,14 @@ __host__ __device__ static inline size_t tsr_zs_seq_nbytes(int wide)
 }
 
 /* phase b, sequences: a thread a block, grid-stride; each thread's tables in shared memory
- * (dynamic: TSR_ZS_SEQ_THREADS of them a CTA), with wide their 32-bit entries over them */
+ * (dynamic: TSR_ZS_SEQ_THREADS of them a CTA), with wide their 32-bit entries over them. After
+ * the literals' kernel (seq_st NULL): a block whose literals failed is skipped, and the status
+ * is the block's; beside it (tsr_zs_side): every block's sequences, their status to seq_st,
+ * merged after both (tsr_zs_merge_kernel) */
 __global__ void __launch_bounds__(TSR_ZS_SEQ_THREADS)
 tsr_zs_seqs_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
 		   const uint64_t *block_first, size_t n, struct tsr_zs_block *blocks,
-		   uint64_t nblocks, struct tsr_zs_seq *seqs, int wide)
+		   uint64_t nblocks, struct tsr_zs_seq *seqs, int wide, int32_t *seq_st)
 {
 	extern __shared__ uint32_t qsm[];
 	const size_t per = tsr_zs_seq_nbytes(wide);
@@ -208,6 +211,8 @@ tsr_zs_seqs_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
 	struct tsr_zs_seqx *qx = wide ? tsr_zs_seqx_over(q) : NULL;
 	uint64_t nt = (uint64_t)gridDim.x * blockDim.x;
 	for (uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; g < nblocks; g += nt) {
+		if (seq_st)
+			seq_st[g] = TSR_CUDA_ZSTD_OK;
 		if (blocks[g].type != 2)
 			continue;
 		size_t s = tsr_zs_owner(block_first, n, g);
@@ -215,10 +220,23 @@ tsr_zs_seqs_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
 			continue;
 		struct tsr_zs_block *sb = blocks + ss[s].block_base;
 		uint32_t bi = (uint32_t)(g - ss[s].block_base);
-		if (sb[bi].status == TSR_CUDA_ZSTD_OK)
+		if (seq_st)
+			seq_st[g] = tsr_zs_block_seqs(q, qx, (const uint8_t *)d_in[s], sb, bi,
+						      seqs + sb[bi].seq_at);
+		else if (sb[bi].status == TSR_CUDA_ZSTD_OK)
 			sb[bi].status = tsr_zs_block_seqs(q, qx, (const uint8_t *)d_in[s], sb, bi,
 							  seqs + sb[bi].seq_at);
 	}
+}
+
+/* a thread a block: its status, the literals' where they failed, else the sequences', as the
+ * kernels one after the other give it */
+__global__ void tsr_zs_merge_kernel(struct tsr_zs_block *blocks, uint64_t nblocks,
+				    const int32_t *seq_st)
+{
+	uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (g < nblocks && blocks[g].status == TSR_CUDA_ZSTD_OK)
+		blocks[g].status = seq_st[g];
 }
 
 /* layout: a thread a stream */
@@ -420,6 +438,76 @@ static cudaError_t tsr_zs_malloc(void **p, size_t n, cudaStream_t cs)
 	return (cudaError_t)tsr_cuda_scratch_alloc(p, n, cs);
 }
 
+/*
+ * The sequences' kernel beside the literals' (TSR_ZS_SIDE: 0 never; 1 where its blocks take
+ * more than one wave of its threads; 2 always). Neither reads what the other writes (the
+ * sequences take their tables and bit stream from the scan's records). The sequences' threads
+ * fill each SM's shared memory with their tables, so where their blocks take two waves the
+ * second leaves SMs idle (gpu_zstd_bench's set c: 16,384 blocks, 10,824 threads a wave on an
+ * H100) that the literals' CTAs can take; in one wave there is no room beside them, and the
+ * side stream's events and merge are cost alone (zside, always on: set c +11%, a and e lost;
+ * design-notes). The launcher is a call on the caller's stream, so the side stream and its two
+ * events are made for the call and let go at once (their resources go when the work queued on
+ * them is done); where one cannot be made, both kernels go on the caller's stream.
+ */
+#ifndef TSR_ZS_SIDE
+#define TSR_ZS_SIDE 1
+#endif
+struct tsr_zs_side {
+	cudaStream_t qs;
+	cudaEvent_t fork, join;
+	int on;
+};
+
+/* The stream the sequences go on: the side stream, after the work queued on cs so far; cs
+ * itself where the side cannot be had. */
+static cudaStream_t tsr_zs_side_fork(struct tsr_zs_side *d, cudaStream_t cs)
+{
+	d->on = 0;
+	if (cudaStreamCreateWithFlags(&d->qs, cudaStreamNonBlocking) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return cs;
+	}
+	if (cudaEventCreateWithFlags(&d->fork, cudaEventDisableTiming) != cudaSuccess) {
+		(void)cudaGetLastError();
+		cudaStreamDestroy(d->qs);
+		return cs;
+	}
+	if (cudaEventCreateWithFlags(&d->join, cudaEventDisableTiming) != cudaSuccess) {
+		(void)cudaGetLastError();
+		cudaEventDestroy(d->fork);
+		cudaStreamDestroy(d->qs);
+		return cs;
+	}
+	if (cudaEventRecord(d->fork, cs) != cudaSuccess ||
+	    cudaStreamWaitEvent(d->qs, d->fork, 0) != cudaSuccess) {
+		(void)cudaGetLastError();
+		cudaEventDestroy(d->join);
+		cudaEventDestroy(d->fork);
+		cudaStreamDestroy(d->qs);
+		return cs;
+	}
+	d->on = 1;
+	return d->qs;
+}
+
+/* cs waits for the side stream's work, and the side's stream and events are let go. Where the
+ * join cannot be queued, the host waits for the side stream instead, so that cs never runs
+ * ahead of the sequences. */
+static void tsr_zs_side_join(struct tsr_zs_side *d, cudaStream_t cs)
+{
+	if (!d->on)
+		return;
+	if (cudaEventRecord(d->join, d->qs) != cudaSuccess ||
+	    cudaStreamWaitEvent(cs, d->join, 0) != cudaSuccess) {
+		(void)cudaGetLastError();
+		(void)cudaStreamSynchronize(d->qs);
+	}
+	cudaEventDestroy(d->join);
+	cudaEventDestroy(d->fork);
+	cudaStreamDestroy(d->qs);
+}
+
 static size_t tsr_zs_align(size_t v)
 {
 	return (v + 255) & ~(size_t)255;
@@ -589,7 +677,10 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 		size_t o_reps = o_seq + tsr_zs_align(nq * sizeof(struct tsr_zs_seq));
 		size_t o_ent = o_reps + (cells ? tsr_zs_align(nb * sizeof(struct tsr_zs_reps)) : 0);
 		size_t o_fcell = o_ent + (cells ? tsr_zs_align(nb * sizeof(struct tsr_zs_entry)) : 0);
-		size_t total = o_fcell + (cells ? tsr_zs_align(nf) : 0);
+		/* the sequences beside the literals where they take more than one wave */
+		int side = TSR_ZS_SIDE == 2 || (TSR_ZS_SIDE == 1 && nb > (uint64_t)sms * qt);
+		size_t o_sst = o_fcell + (cells ? tsr_zs_align(nf) : 0);
+		size_t total = o_sst + (side ? tsr_zs_align(nb * sizeof(int32_t)) : 0);
 		char *sc = NULL;
 		if ((e = tsr_zs_malloc((void **)&sc, total, cs)) != cudaSuccess) {
 			rc = tsr_cuda_status(e, TSR_E_INTERNAL);
@@ -604,6 +695,7 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 		struct tsr_zs_reps *reps = (struct tsr_zs_reps *)(sc + o_reps);
 		struct tsr_zs_entry *ent = (struct tsr_zs_entry *)(sc + o_ent);
 		uint8_t *fcell = cells ? (uint8_t *)(sc + o_fcell) : NULL;
+		int32_t *seq_st = side ? (int32_t *)(sc + o_sst) : NULL;
 		/* the host arrays must outlive the copies: wait for them before freeing */
 		if ((e = cudaMemcpyAsync(ss, h_ss, nstreams * sizeof *h_ss, cudaMemcpyHostToDevice,
 					 cs)) == cudaSuccess)
@@ -615,11 +707,12 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 			unsigned g = tsr_zs_grid(nstreams, T);
 			tsr_zs_scan_kernel<<<g, T, 0, cs>>>(d_in, d_in_nbytes, ss, fr, bl, nstreams);
 			if (nb) {
-				tsr_zs_block_kernel<<<tsr_zs_grid(ndec * TSR_ZS_LIT_GROUP,
-								  TSR_ZS_LIT_THREADS),
-						      TSR_ZS_LIT_THREADS, 0, cs>>>(
-					d_in, d_out, d_out_cap, ss, first + nstreams + 1, nstreams,
-					bl, nb, lits);
+				/* beside: the sequences first on the side stream (their CTAs
+				 * resident before the literals' fill the SMs), the literals on
+				 * cs, then cs waits and merges the statuses */
+				struct tsr_zs_side sd;
+				sd.on = 0;
+				cudaStream_t qs = side ? tsr_zs_side_fork(&sd, cs) : cs;
 				/* a batch of few blocks spreads them over every SM: a
 				 * thread's chain, not the SM, is what each waits on; and
 				 * where the threads leave room, their tables go wide too,
@@ -627,10 +720,26 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 				uint64_t spread = (nb + sms - 1) / sms;
 				unsigned q = spread < qt ? (unsigned)spread : qt;
 				int wide = q <= qw;
-				tsr_zs_seqs_kernel<<<tsr_zs_grid(nb, q), q,
-						     q * tsr_zs_seq_nbytes(wide), cs>>>(
-					d_in, ss, first + nstreams + 1, nstreams, bl, nb, seqs,
-					wide);
+				if (side)
+					tsr_zs_seqs_kernel<<<tsr_zs_grid(nb, q), q,
+							     q * tsr_zs_seq_nbytes(wide), qs>>>(
+						d_in, ss, first + nstreams + 1, nstreams, bl, nb,
+						seqs, wide, seq_st);
+				tsr_zs_block_kernel<<<tsr_zs_grid(ndec * TSR_ZS_LIT_GROUP,
+								  TSR_ZS_LIT_THREADS),
+						      TSR_ZS_LIT_THREADS, 0, cs>>>(
+					d_in, d_out, d_out_cap, ss, first + nstreams + 1, nstreams,
+					bl, nb, lits);
+				if (side) {
+					tsr_zs_side_join(&sd, cs);
+					tsr_zs_merge_kernel<<<tsr_zs_grid(nb, T), T, 0, cs>>>(
+						bl, nb, seq_st);
+				} else {
+					tsr_zs_seqs_kernel<<<tsr_zs_grid(nb, q), q,
+							     q * tsr_zs_seq_nbytes(wide), cs>>>(
+						d_in, ss, first + nstreams + 1, nstreams, bl, nb,
+						seqs, wide, NULL);
+				}
 			}
 			tsr_zs_layout_kernel<<<g, T, 0, cs>>>(d_out_cap, d_out_nbytes, ss, fr, bl,
 							      nstreams);

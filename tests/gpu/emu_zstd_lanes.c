@@ -135,13 +135,18 @@ static void *lane_main(void *arg)
 			w->status[l->id] = w->status[l->id] * 31 + bs + 1; /* (every lane's the same) */
 		}
 		emu_sync();
-		/* the sequences: a lane a block, as the sequences kernel's threads */
+		/* the sequences: a lane a block, as the sequences kernel's threads, where the
+		 * literals failed too (the kernels side by side, zstd.cu's tsr_zs_side); the
+		 * literals' failure first */
 		for (uint32_t i = l->id; i < w->nblocks; i += 32)
-			if (w->blocks[i].type == 2 && w->blocks[i].status == TSR_CUDA_ZSTD_OK)
-				w->blocks[i].status = tsr_zs_block_seqs(
+			if (w->blocks[i].type == 2) {
+				int qs = tsr_zs_block_seqs(
 					&w->qs[l->id].w,
 					l->id & 1 ? tsr_zs_seqx_over(&w->qs[l->id].w) : NULL, w->in,
 					w->blocks, i, w->seqs_w + w->blocks[i].seq_at);
+				if (w->blocks[i].status == TSR_CUDA_ZSTD_OK)
+					w->blocks[i].status = qs;
+			}
 		return NULL;
 	}
 	if (w->phase == 3) {

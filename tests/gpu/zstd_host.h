@@ -118,11 +118,12 @@ static int tsr_zstd_host_run(const uint8_t *in, size_t n, uint8_t *out, size_t c
 		uint8_t *direct = tsr_zs_lits_out(&bl[i], out, cap, cells);
 		bl[i].lit_out = direct != NULL;
 		tsr_zs_host_lits_out += bl[i].lit_out;
-		if ((bl[i].status = tsr_zs_block_lits(w, in, bl, i,
-						      direct ? direct : lits + bl[i].lit_at)) ==
-		    TSR_CUDA_ZSTD_OK)
-			bl[i].status = tsr_zs_block_seqs(q, cells ? tsr_zs_seqx_over(q) : NULL, in, bl, i,
-							 seqs + bl[i].seq_at);
+		/* the sequences even where the literals failed, as the launcher's kernels side by
+		 * side decode them (zstd.cu, tsr_zs_side); the literals' failure first */
+		int ls = tsr_zs_block_lits(w, in, bl, i, direct ? direct : lits + bl[i].lit_at);
+		int qs = tsr_zs_block_seqs(q, cells ? tsr_zs_seqx_over(q) : NULL, in, bl, i,
+					   seqs + bl[i].seq_at);
+		bl[i].status = ls != TSR_CUDA_ZSTD_OK ? ls : qs;
 	}
 	uint64_t total;
 	st = tsr_zs_layout(fr, c.nframes, bl, cap, &total);
