@@ -115,12 +115,13 @@ TSR_LZ_D void tsr_lz4_seq_lits(const uint8_t *in, uint8_t *out, const struct tsr
 #endif
 	for (uint32_t u = 0; u < 14; u++)
 		v[u] = u < s->lit ? in[s->lip + u] : 0;
+	uint8_t *dq = out + s->op; /* (its bytes at constant offsets: no add a store) */
 #ifndef TSR_LZ_EMU
 #pragma unroll
 #endif
 	for (uint32_t u = 0; u < 14; u++)
 		if (u < s->lit)
-			out[s->op + u] = v[u];
+			dq[u] = v[u];
 }
 
 /* One lane's match (4 to 18 bytes) from output already written: byte u is src[u % dist], so
@@ -138,12 +139,13 @@ TSR_LZ_D void tsr_lz4_seq_match(uint8_t *out, const struct tsr_lz4_seq *s)
 		v[u] = u < s->mlen ? src[r] : 0;
 		r = r + 1 == s->dist ? 0 : r + 1;
 	}
+	uint8_t *dq = out + d;
 #ifndef TSR_LZ_EMU
 #pragma unroll
 #endif
 	for (uint32_t u = 0; u < 18; u++)
 		if (u < s->mlen)
-			out[d + u] = v[u];
+			dq[u] = v[u];
 }
 
 /* Where a batch's sequences are kept: lane i's own on the GPU, element i of an array in the

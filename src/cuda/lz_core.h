@@ -174,23 +174,24 @@ TSR_LZ_D uint32_t tsr_lz_byte(struct tsr_lz *z, uint32_t p)
 TSR_LZ_D void tsr_lz_copy(uint8_t *out, uint32_t op, const uint8_t *src, uint32_t len)
 {
 	const uint32_t step = 4 * TSR_LZ_NLANES;
+	/* (the lane's bytes at constant offsets from one pointer a round: indexed by op + j, each
+	 * store had a 64-bit add of its own) */
 	for (uint32_t base = 0; base < len; base += step) {
 		uint8_t v[4];
+		const uint32_t j0 = base + TSR_LZ_LANE;
+		const uint8_t *sq = src + j0;
+		uint8_t *dq = out + op + j0;
 #ifndef TSR_LZ_EMU
 #pragma unroll
 #endif
-		for (uint32_t u = 0; u < 4; u++) {
-			uint32_t j = base + u * TSR_LZ_NLANES + TSR_LZ_LANE;
-			v[u] = j < len ? src[j] : 0;
-		}
+		for (uint32_t u = 0; u < 4; u++)
+			v[u] = j0 + u * TSR_LZ_NLANES < len ? sq[u * TSR_LZ_NLANES] : 0;
 #ifndef TSR_LZ_EMU
 #pragma unroll
 #endif
-		for (uint32_t u = 0; u < 4; u++) {
-			uint32_t j = base + u * TSR_LZ_NLANES + TSR_LZ_LANE;
-			if (j < len)
-				out[op + j] = v[u];
-		}
+		for (uint32_t u = 0; u < 4; u++)
+			if (j0 + u * TSR_LZ_NLANES < len)
+				dq[u * TSR_LZ_NLANES] = v[u];
 	}
 }
 
