@@ -13,8 +13,7 @@
 #include "tsr_cuda.h"
 
 /*
- * Usage: gpu_lz_bench [--streams N] [--kib K] [--runs R] [--nvcomp LIB]
- *                     [--kernel auto|many|few|recs]
+ * Usage: gpu_lz_bench [--streams N] [--kib K] [--runs R] [--nvcomp LIB] [--kernel auto|many|few]
  * N streams (default 10000) of K KiB (64) of float32 data: a smooth field with noise in its low
  * bits, as is (floats) and byte-shuffled as blosc stores it (shuffled), and the top byte plane of
  * a Zarr v2 array's float field (what blosc codes of it: fill_profile); LZ4 fast and HC 9, and
@@ -23,8 +22,7 @@
  * one checked run (every byte against the input), then the median of R runs timed with CUDA
  * events; GB/s are decoded bytes (10^9) per second. nvCOMP (loaded with dlopen, never linked)
  * decodes the same LZ4 streams the same way. --kernel forces our many-streams or few-streams
- * kernel, or LZ4 through records (BloscLZ then many) (tsr_cuda_lz_force; auto: the batch's
- * size picks). Table last.
+ * kernel (tsr_cuda_lz_force; auto: the batch's size picks). Table last.
  */
 
 #define UNIQUE 500
@@ -227,13 +225,11 @@ int main(int argc, char **argv)
 			++i, tsr_cuda_lz_force(TSR_CUDA_LZ_MANY);
 		else if (!strcmp(argv[i], "--kernel") && i + 1 < argc && !strcmp(argv[i + 1], "few"))
 			++i, tsr_cuda_lz_force(TSR_CUDA_LZ_FEW);
-		else if (!strcmp(argv[i], "--kernel") && i + 1 < argc && !strcmp(argv[i + 1], "recs"))
-			++i, tsr_cuda_lz_force(TSR_CUDA_LZ_RECS);
 		else if (!strcmp(argv[i], "--kernel") && i + 1 < argc && !strcmp(argv[i + 1], "auto"))
 			++i;
 		else {
 			fprintf(stderr, "usage: gpu_lz_bench [--streams N] [--kib K] [--runs R] [--nvcomp LIB] "
-				"[--kernel auto|many|few|recs]\n");
+				"[--kernel auto|many|few]\n");
 			return 2;
 		}
 	}

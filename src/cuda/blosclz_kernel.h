@@ -12,12 +12,8 @@ TSR_BLOSCLZ_KERNEL(const void *const *d_in, const size_t *d_in_nbytes, void *con
 		   const size_t *d_out_cap, size_t *d_out_nbytes, int *d_status, size_t nstreams,
 		   unsigned long long *next)
 {
-	tsr_lz_streams(
-		[](struct tsr_lz_smem *m, uint64_t, const uint8_t *in, uint64_t n, uint8_t *out,
-		   uint64_t cap, uint64_t *got) {
-			return tsr_blosclz_stream(m, in, n, out, cap, got);
-		},
-		d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status, nstreams, next);
+	tsr_lz_streams(tsr_blosclz_stream, d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes,
+		       d_status, nstreams, next);
 }
 
 static int tsr_blosclz_grid_cache[64];

@@ -32,13 +32,6 @@ extern "C" int tsr_cuda_lz4_batch(const void *const *d_in, const size_t *d_in_nb
 				  size_t *d_out_nbytes, int *d_status, size_t nstreams, int variant,
 				  void *d_scratch, size_t scratch_nbytes, void *cuda_stream)
 {
-	if (__atomic_load_n(&tsr_cuda_lz_mode, __ATOMIC_RELAXED) == TSR_CUDA_LZ_RECS) {
-		int rc = tsr_cuda_lz4_recs_batch(d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes,
-						 d_status, nstreams, variant, d_scratch,
-						 scratch_nbytes, cuda_stream);
-		if (rc != TSR_E_NOMEM) /* (no scratch for its records: the many-streams kernel) */
-			return rc;
-	}
 	int few = 0, st = tsr_lz_pick_few(nstreams, &few);
 	if (st)
 		return st;

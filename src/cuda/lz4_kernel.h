@@ -13,8 +13,8 @@ TSR_LZ4_KERNEL(const void *const *d_in, const size_t *d_in_nbytes, void *const *
 	       int variant, unsigned long long *next)
 {
 	tsr_lz_streams(
-		[variant](struct tsr_lz_smem *m, uint64_t, const uint8_t *in, uint64_t n,
-			  uint8_t *out, uint64_t cap, uint64_t *got) {
+		[variant](struct tsr_lz_smem *m, const uint8_t *in, uint64_t n, uint8_t *out,
+			  uint64_t cap, uint64_t *got) {
 			return tsr_lz4_stream(m, in, n, out, cap, variant, got);
 		},
 		d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status, nstreams, next);

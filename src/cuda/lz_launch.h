@@ -23,8 +23,8 @@
 /* The kernel forced by tsr_cuda_lz_force (lz4.cu), TSR_CUDA_LZ_AUTO by default. */
 extern int tsr_cuda_lz_mode;
 
-/* The loop of every LZ kernel: each group takes the next stream, i, decodes it with
- * dec(m, i, in, n, out, cap, &got), and writes its size and status. */
+/* The loop of every LZ kernel: each group takes the next stream, decodes it with
+ * dec(m, in, n, out, cap, &got), and writes its size and status. */
 template <typename F>
 static __device__ __forceinline__ void
 tsr_lz_streams(F dec, const void *const *d_in, const size_t *d_in_nbytes, void *const *d_out,
@@ -41,7 +41,7 @@ tsr_lz_streams(F dec, const void *const *d_in, const size_t *d_in_nbytes, void *
 		if (i >= nstreams)
 			break;
 		uint64_t got;
-		int st = dec(m, (uint64_t)i, (const uint8_t *)d_in[i], (uint64_t)d_in_nbytes[i],
+		int st = dec(m, (const uint8_t *)d_in[i], (uint64_t)d_in_nbytes[i],
 			     (uint8_t *)d_out[i], (uint64_t)d_out_cap[i], &got);
 		if (TSR_LZ_LANE == 0) {
 			if (d_out_nbytes)

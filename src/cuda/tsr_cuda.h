@@ -200,24 +200,9 @@ int tsr_cuda_blosclz_batch(const void *const *d_in, const size_t *d_in_nbytes,
  * multiprocessor runs the few-streams kernel (a warp a stream, two a block, long LZ4 literal
  * runs read as words), a larger one the many-streams kernel (16 lanes a stream, 16 a block).
  * TSR_CUDA_LZ_MANY and TSR_CUDA_LZ_FEW force one, for tests and benchmarks; process-wide.
- * TSR_CUDA_LZ_RECS (LZ4 only; BloscLZ takes the many-streams kernel): LZ4 through records,
- * tsr_cuda_lz4_recs_batch, which AUTO does not pick until it has been measured.
  */
-enum { TSR_CUDA_LZ_AUTO = 0, TSR_CUDA_LZ_MANY = 1, TSR_CUDA_LZ_FEW = 2, TSR_CUDA_LZ_RECS = 3 };
+enum { TSR_CUDA_LZ_AUTO = 0, TSR_CUDA_LZ_MANY = 1, TSR_CUDA_LZ_FEW = 2 };
 void tsr_cuda_lz_force(int mode);
-
-/*
- * LZ4 through records (lz4_recs.cu): a group of 16 lanes parses each stream into sequence
- * records and no output, then a warp a stream executes them 32 at a time as the zstd decoder's
- * phase c does. Arguments, results and statuses as tsr_cuda_lz4_batch's (a failing stream's
- * size and bytes too). It waits once for the input sizes (device memory) and takes scratch from
- * tsr_cuda_scratch_alloc, 16 bytes a record: at most a third of the input bytes plus two a
- * stream. TSR_E_NOMEM, with nothing enqueued, where that scratch cannot be had.
- */
-int tsr_cuda_lz4_recs_batch(const void *const *d_in, const size_t *d_in_nbytes,
-			    void *const *d_out, const size_t *d_out_cap, size_t *d_out_nbytes,
-			    int *d_status, size_t nstreams, int variant, void *d_scratch,
-			    size_t scratch_nbytes, void *cuda_stream);
 
 /* The few-streams kernels' launches (tsr_cuda_lz4_batch and tsr_cuda_blosclz_batch pick them),
  * arguments as theirs. */

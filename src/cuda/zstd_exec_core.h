@@ -157,14 +157,6 @@ TSR_ZD uint64_t tsr_zs_xxh64_lanes(const uint8_t *p, uint64_t n, uint64_t *hv)
 	return h;
 }
 
-/* Where a sequence's literals are: 0 (zstd), at the sum of the block's literal lengths before
- * it in the block's literals; 1 (LZ4's records, lz4_recs_core.h), at the record's fourth field
- * (pad), from the block's literals pointer (then the stream's input), and the lengths' sum
- * only checks the block's total. Set by the file that builds the kernel. */
-#ifndef TSR_ZS_REC_LSRC
-#define TSR_ZS_REC_LSRC 0
-#endif
-
 /* A warp's batch of up to 32 sequences in execution (shared memory on the GPU). Places are
  * offsets from the frame's first output byte (below 4 GiB: tsr_zs_layout). */
 #define TSR_ZS_BATCH 32u
@@ -260,8 +252,8 @@ TSR_ZD_INLINE void tsr_zs_batch_fetch(struct tsr_zs_held *h, const struct tsr_zs
 		 * waited there for the whole load, a batch early (16.7% of the exec kernel's stall
 		 * samples on set c, H100). */
 		if (i < cnt) {
-#if defined(TSR_ZSTD_EMU) || TSR_ZS_REC_LSRC
-			h->r[k] = sq[base + i]; /* (LZ4's records: all four fields) */
+#ifdef TSR_ZSTD_EMU
+			h->r[k] = sq[base + i];
 #else
 			/* (in PTX: the compiler joins three fields' loads into the record's one) */
 			const struct tsr_zs_seq *q = &sq[base + i];
@@ -287,9 +279,6 @@ TSR_ZD_INLINE uint32_t tsr_zs_batch_put(struct tsr_zs_xs *x, const struct tsr_zs
 			x->ll[i] = h->r[k].ll;
 			x->ml[i] = h->r[k].ml;
 			x->off[i] = h->r[k].of;
-#if TSR_ZS_REC_LSRC
-			x->lsrc[i] = h->r[k].pad;
-#endif
 		}
 	}
 	TSR_ZS_SYNC();
@@ -387,9 +376,7 @@ TSR_ZD_INLINE void tsr_zs_place(struct tsr_zs_xs *x, uint32_t cnt, uint32_t nlit
 		int st = TSR_CUDA_ZSTD_OK;
 		if (ll > nlit - lit || ll > bend - op)
 			st = TSR_CUDA_ZSTD_E_SEQUENCES;
-#if !TSR_ZS_REC_LSRC
 		x->lsrc[i] = lit;
-#endif
 		lit += ll;
 		op += ll;
 		if (st == TSR_CUDA_ZSTD_OK && (off == 0 || off > op || off > window))
@@ -516,86 +503,6 @@ TSR_ZD_INLINE uint32_t tsr_zs_window32(const struct tsr_zs_frame *f)
 }
 
 /*
- * The batch's matches that go in turn (pend: their bits) by rounds (TSR_ZS_XROUNDS 1), where
- * each went alone with the lanes sharing it: a round takes the lowest pending match and every
- * pending one of at most 64 bytes whose source ends at or before that one's place (all output
- * before it is final: the batch's literals, and its matches before it), each a lane; a match
- * over 64 bytes that is the lowest goes alone, shared, as before. On the Blosc2 planes of sets d
- * and e, 4.6 and 4.3 such matches a batch take 3.6 and 3.0 rounds (counted here from libzstd's
- * sequences); LZ4's records of shuffled floats, 6.4 take 4.6 (design-notes). 0: one at a time.
- */
-#ifndef TSR_ZS_XROUNDS
-#define TSR_ZS_XROUNDS 0
-#endif
-#if TSR_ZS_XROUNDS
-/* (a test counts the rounds and their matches: emu_zstd_rounds.c) */
-#ifndef TSR_ZS_ROUND_SEEN
-#define TSR_ZS_ROUND_SEEN(ready) ((void)(ready))
-#endif
-/* One lane: the match of length ml <= 64 at distance off to out + d, any off (byte j is
- * out[d - off + j % off], all of them before d and final), a piece at a time. */
-TSR_ZD_INLINE void tsr_zs_lane_rep(uint8_t *out, uint32_t d, uint32_t off, uint32_t ml)
-{
-	const uint8_t *sp = out + d - off;
-	uint32_t r = 0;
-	for (uint32_t j = 0; j < ml; j += TSR_ZS_PIECE) {
-		uint8_t v[TSR_ZS_PIECE];
-		TSR_ZS_UNROLL
-		for (uint32_t k = 0; k < TSR_ZS_PIECE; k++) {
-			v[k] = j + k < ml ? sp[r] : 0;
-			r = r + 1 == off ? 0 : r + 1;
-		}
-		uint8_t *dq = out + d + j;
-		TSR_ZS_UNROLL
-		for (uint32_t k = 0; k < TSR_ZS_PIECE; k++)
-			if (j + k < ml)
-				dq[k] = v[k];
-	}
-}
-
-/* Whether pending match i may run in a round whose lowest is low, at dl: the one rule of both
- * builds below. */
-TSR_ZD_INLINE int tsr_zs_round_ready(const struct tsr_zs_xs *x, uint32_t i, uint32_t low,
-				     uint32_t dl)
-{
-	uint32_t off = x->off[i], ml = x->ml[i];
-	return i == low || (ml <= 64 && x->dst[i] - off + (ml < off ? ml : off) <= dl);
-}
-
-TSR_ZD_INLINE void tsr_zs_match_rounds(struct tsr_zs_xs *x, uint32_t pend, uint32_t nok,
-				       uint8_t *out)
-{
-	while (pend) {
-		uint32_t low = tsr_zs_ctz(pend), dl = x->dst[low];
-		TSR_ZS_SYNC(); /* the lanes' earlier writes, seen by every lane */
-		if (x->ml[low] > 64) {
-			tsr_zs_match(out, dl, x->off[low], x->ml[low]);
-			pend &= pend - 1;
-			continue;
-		}
-		uint32_t ready = 0;
-		for (uint32_t i = TSR_ZS_LANE; i < nok; i += TSR_ZS_NLANES)
-			if ((pend >> i & 1) && tsr_zs_round_ready(x, i, low, dl))
-				ready |= 1u << i;
-		ready = TSR_ZS_OR(ready);
-		TSR_ZS_ROUND_SEEN(ready);
-#ifdef TSR_ZSTD_EMU
-		/* (the highest first: a match that read another of its round would read bytes not
-		 * yet written, and differ from libzstd) */
-		for (uint32_t i = nok; i-- > 0;)
-			if (i % TSR_ZS_NLANES == TSR_ZS_LANE && (ready >> i & 1))
-				tsr_zs_lane_rep(out, x->dst[i], x->off[i], x->ml[i]);
-#else
-		if (TSR_ZS_LANE < nok && (ready >> TSR_ZS_LANE & 1))
-			tsr_zs_lane_rep(out, x->dst[TSR_ZS_LANE], x->off[TSR_ZS_LANE],
-					x->ml[TSR_ZS_LANE]);
-#endif
-		pend &= ~ready;
-	}
-}
-#endif
-
-/*
  * Compressed block b's sequences executed by the lanes of one warp, 32 at a time, in the steps
  * tsr_zs_frame_exec lists (x: the warp's shared batch; lits, seqs: phase b's scratch; r: the
  * repeat offsets on entry, lane 0's, updated; *op: the block's first output position, then the
@@ -649,11 +556,6 @@ TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_bloc
 					tsr_zs_lane_put(out, NULL, d, out + d - off, ml, 0);
 			}
 		}
-#if TSR_ZS_XROUNDS
-		if (!to_cells) {
-			tsr_zs_match_rounds(x, x->mturn, nok, out);
-		} else
-#endif
 		for (uint32_t m = x->mturn; m; m &= m - 1) {
 			uint32_t i = tsr_zs_ctz(m);
 			uint32_t d = x->dst[i], off = x->off[i], ml = x->ml[i];

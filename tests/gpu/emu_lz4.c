@@ -23,15 +23,6 @@
 static struct tsr_lz_smem smem;
 #define GUARD 64
 
-/* The decoder under test (emu_lz4_recs.c puts LZ4 through records and phase c in its place),
- * and what it reports at the end. */
-#ifndef EMU_LZ4_STREAM
-#define EMU_LZ4_STREAM tsr_lz4_stream
-#endif
-#ifndef EMU_LZ4_DONE
-#define EMU_LZ4_DONE() ((void)0)
-#endif
-
 /* Decodes z (copied to exactly zn bytes at a misalignment) into a poisoned buffer. */
 static int emu(const unsigned char *z, size_t zn, unsigned mis, unsigned char *out, size_t cap,
 	       int variant, uint64_t *got, int *guard_ok)
@@ -39,7 +30,7 @@ static int emu(const unsigned char *z, size_t zn, unsigned mis, unsigned char *o
 	unsigned char *mem = (unsigned char *)check_malloc(zn + mis);
 	memcpy(mem + mis, z, zn);
 	memset(out, 0xa5, cap + GUARD);
-	int st = EMU_LZ4_STREAM(&smem, mem + mis, zn, out, cap, variant, got);
+	int st = tsr_lz4_stream(&smem, mem + mis, zn, out, cap, variant, got);
 	*guard_ok = 1;
 	for (size_t i = cap; i < cap + GUARD; i++)
 		*guard_ok &= out[i] == 0xa5;
@@ -200,6 +191,5 @@ int main(void)
 	       "distance-0 match refused that liblz4 accepts, the rest equal to liblz4's\n",
 	       blocks_ok, bytes_ok, corrupt_runs, corrupt_refused, lenient, zero_distance);
 	CHECK(blocks_ok > 500 && corrupt_refused > 100);
-	EMU_LZ4_DONE();
 	CHECK_DONE();
 }

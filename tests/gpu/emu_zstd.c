@@ -23,11 +23,6 @@
 
 #define GUARD 64
 
-/* what a test built on this one checks at the end (emu_zstd_rounds.c) */
-#ifndef EMU_ZSTD_DONE
-#define EMU_ZSTD_DONE() ((void)0)
-#endif
-
 /* modes seen: block types, literal types, 4-stream literals, and per table (LL, OF, ML) the
  * sequence compression modes (predefined, RLE, FSE, repeat) */
 static long seen_block[3], seen_lit[4], seen_4streams, seen_mode[3][4], seen_frames;
@@ -316,6 +311,5 @@ int main(void)
 	ZSTD_freeCCtx(cc);
 	free(src);
 	free(z);
-	EMU_ZSTD_DONE();
 	CHECK_DONE();
 }
