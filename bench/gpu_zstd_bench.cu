@@ -11,6 +11,7 @@
 #include <zstd.h>
 
 #include "gpu_check.h"
+#include "lz4_walk.h"
 #include "lz_profiles.h"
 #include "tsr_cuda.h"
 
@@ -127,30 +128,15 @@ static unsigned char *lz4_as_zstd(ZSTD_CCtx *cc, const unsigned char *src, size_
 		exit(2);
 	}
 	ZSTD_Sequence *q = (ZSTD_Sequence *)tu_xmalloc((n / 4 + 2) * sizeof *q);
-	size_t nq = 0, ip = 0, op = 0;
-	for (;;) { /* (a block liblz4 just wrote: its lengths are not checked again) */
-		unsigned tok = b[ip++], lit = tok >> 4, ml = tok & 15u, x;
-		if (lit == 15)
-			do
-				lit += x = b[ip++];
-			while (x == 255);
-		ip += lit;
-		op += lit;
-		if (ip == (size_t)bn) { /* the last literals: the block's delimiter */
-			q[nq].offset = 0, q[nq].litLength = lit, q[nq].matchLength = 0;
-			q[nq++].rep = 0;
+	size_t nq = 0, ip = 0, op = 0, lit, dist, ml;
+	int k;
+	while ((k = lz4_walk_seq(b, (size_t)bn, &ip, &lit, &dist, &ml)) >= 0) {
+		/* (the last literals: the block's delimiter, a sequence of no match) */
+		q[nq].offset = k ? (unsigned)dist : 0, q[nq].litLength = (unsigned)lit;
+		q[nq].matchLength = k ? (unsigned)ml : 0, q[nq++].rep = 0;
+		op += lit + (k ? ml : 0);
+		if (!k)
 			break;
-		}
-		unsigned dist = b[ip] | (unsigned)b[ip + 1] << 8;
-		ip += 2;
-		if (ml == 15)
-			do
-				ml += x = b[ip++];
-			while (x == 255);
-		ml += 4;
-		q[nq].offset = dist, q[nq].litLength = lit, q[nq].matchLength = ml;
-		q[nq++].rep = 0;
-		op += ml;
 	}
 	if (op != n) {
 		fprintf(stderr, "lz4 parse: %zu of %zu bytes\n", op, n);

@@ -235,8 +235,8 @@ __global__ void tsr_zs_merge_kernel(struct tsr_zs_block *blocks, uint64_t nblock
 				    const int32_t *seq_st)
 {
 	uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-	if (g < nblocks && blocks[g].status == TSR_CUDA_ZSTD_OK)
-		blocks[g].status = seq_st[g];
+	if (g < nblocks)
+		blocks[g].status = tsr_zs_block_status(blocks[g].status, seq_st[g]);
 }
 
 /* layout: a thread a stream */
@@ -464,31 +464,24 @@ struct tsr_zs_side {
 static cudaStream_t tsr_zs_side_fork(struct tsr_zs_side *d, cudaStream_t cs)
 {
 	d->on = 0;
-	if (cudaStreamCreateWithFlags(&d->qs, cudaStreamNonBlocking) != cudaSuccess) {
-		(void)cudaGetLastError();
-		return cs;
+	d->qs = NULL;
+	d->fork = d->join = NULL;
+	if (cudaStreamCreateWithFlags(&d->qs, cudaStreamNonBlocking) == cudaSuccess &&
+	    cudaEventCreateWithFlags(&d->fork, cudaEventDisableTiming) == cudaSuccess &&
+	    cudaEventCreateWithFlags(&d->join, cudaEventDisableTiming) == cudaSuccess &&
+	    cudaEventRecord(d->fork, cs) == cudaSuccess &&
+	    cudaStreamWaitEvent(d->qs, d->fork, 0) == cudaSuccess) {
+		d->on = 1;
+		return d->qs;
 	}
-	if (cudaEventCreateWithFlags(&d->fork, cudaEventDisableTiming) != cudaSuccess) {
-		(void)cudaGetLastError();
-		cudaStreamDestroy(d->qs);
-		return cs;
-	}
-	if (cudaEventCreateWithFlags(&d->join, cudaEventDisableTiming) != cudaSuccess) {
-		(void)cudaGetLastError();
-		cudaEventDestroy(d->fork);
-		cudaStreamDestroy(d->qs);
-		return cs;
-	}
-	if (cudaEventRecord(d->fork, cs) != cudaSuccess ||
-	    cudaStreamWaitEvent(d->qs, d->fork, 0) != cudaSuccess) {
-		(void)cudaGetLastError();
+	(void)cudaGetLastError(); /* (what was made goes: both kernels on cs) */
+	if (d->join)
 		cudaEventDestroy(d->join);
+	if (d->fork)
 		cudaEventDestroy(d->fork);
+	if (d->qs)
 		cudaStreamDestroy(d->qs);
-		return cs;
-	}
-	d->on = 1;
-	return d->qs;
+	return cs;
 }
 
 /* cs waits for the side stream's work, and the side's stream and events are let go. Where the
@@ -720,11 +713,14 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 				uint64_t spread = (nb + sms - 1) / sms;
 				unsigned q = spread < qt ? (unsigned)spread : qt;
 				int wide = q <= qw;
-				if (side)
+				auto seqs_on = [&](cudaStream_t st, int32_t *sst) {
 					tsr_zs_seqs_kernel<<<tsr_zs_grid(nb, q), q,
-							     q * tsr_zs_seq_nbytes(wide), qs>>>(
+							     q * tsr_zs_seq_nbytes(wide), st>>>(
 						d_in, ss, first + nstreams + 1, nstreams, bl, nb,
-						seqs, wide, seq_st);
+						seqs, wide, sst);
+				};
+				if (side)
+					seqs_on(qs, seq_st);
 				tsr_zs_block_kernel<<<tsr_zs_grid(ndec * TSR_ZS_LIT_GROUP,
 								  TSR_ZS_LIT_THREADS),
 						      TSR_ZS_LIT_THREADS, 0, cs>>>(
@@ -735,10 +731,7 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 					tsr_zs_merge_kernel<<<tsr_zs_grid(nb, T), T, 0, cs>>>(
 						bl, nb, seq_st);
 				} else {
-					tsr_zs_seqs_kernel<<<tsr_zs_grid(nb, q), q,
-							     q * tsr_zs_seq_nbytes(wide), cs>>>(
-						d_in, ss, first + nstreams + 1, nstreams, bl, nb,
-						seqs, wide, NULL);
+					seqs_on(cs, NULL);
 				}
 			}
 			tsr_zs_layout_kernel<<<g, T, 0, cs>>>(d_out_cap, d_out_nbytes, ss, fr, bl,

@@ -1288,6 +1288,13 @@ TSR_ZD_INLINE int tsr_zs_seqs_steps(struct tsr_zs_seqw *w, const struct tsr_zs_s
 	return TSR_CUDA_ZSTD_OK;
 }
 
+/* A block's status from its literals' and its sequences' (decoded side by side, or the
+ * sequences after the literals): the literals' failure first, as the CPU decoder checks them. */
+TSR_ZD_INLINE int tsr_zs_block_status(int lits, int seqs)
+{
+	return lits != TSR_CUDA_ZSTD_OK ? lits : seqs;
+}
+
 /*
  * Phase b, sequences: decodes compressed block bi's sequences into seqs (nseq records) and sets
  * its out_size, once its literals are decoded; one thread (w: its tables, in shared memory on

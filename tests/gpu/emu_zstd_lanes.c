@@ -144,8 +144,7 @@ static void *lane_main(void *arg)
 					&w->qs[l->id].w,
 					l->id & 1 ? tsr_zs_seqx_over(&w->qs[l->id].w) : NULL, w->in,
 					w->blocks, i, w->seqs_w + w->blocks[i].seq_at);
-				if (w->blocks[i].status == TSR_CUDA_ZSTD_OK)
-					w->blocks[i].status = qs;
+				w->blocks[i].status = tsr_zs_block_status(w->blocks[i].status, qs);
 			}
 		return NULL;
 	}

@@ -123,7 +123,7 @@ static int tsr_zstd_host_run(const uint8_t *in, size_t n, uint8_t *out, size_t c
 		int ls = tsr_zs_block_lits(w, in, bl, i, direct ? direct : lits + bl[i].lit_at);
 		int qs = tsr_zs_block_seqs(q, cells ? tsr_zs_seqx_over(q) : NULL, in, bl, i,
 					   seqs + bl[i].seq_at);
-		bl[i].status = ls != TSR_CUDA_ZSTD_OK ? ls : qs;
+		bl[i].status = tsr_zs_block_status(ls, qs);
 	}
 	uint64_t total;
 	st = tsr_zs_layout(fr, c.nframes, bl, cap, &total);
