@@ -288,6 +288,16 @@ int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in_nbytes, vo
 			  const size_t *d_out_cap, size_t *d_out_nbytes, int *d_status,
 			  size_t nstreams, int phase_c, void *cuda_stream);
 
+/*
+ * Copies n bytes of a pinned host buffer (cudaHostAlloc) to device memory by a kernel's loads,
+ * on stream: a slot's small tables reach the device without waiting behind the copy engine's
+ * queue (the feed's reads of the next slot, tens of MiB, are queued there: on an H100 a
+ * cudaMemcpyAsync of a b2nd slot's tables waited 1.4 ms behind them). The buffer must stay as
+ * it is until the stream has run the kernel. Returns 0 or a cudaError_t (a buffer that is not
+ * pinned: cudaErrorInvalidValue, and nothing is launched).
+ */
+int tsr_cuda_upload(void *d_dst, const void *h_src, size_t n, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

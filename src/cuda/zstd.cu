@@ -75,15 +75,6 @@
 #define TSR_ZS_CELLS_MAX_NBYTES ((size_t)16 << 30)
 #endif
 
-struct tsr_zs_stream {
-	uint64_t frame_base, block_base;
-	uint32_t nframes, nblocks;
-	uint64_t lit_base, seq_base;
-	uint64_t cell_base, cell_n; /* its cells (cell_n 0: none, every frame by a warp) */
-	int status;
-	int pad;
-};
-
 /* The stream holding global item g, given each stream's first item (bases, n + 1 long). */
 __device__ static size_t tsr_zs_owner(const uint64_t *first, size_t n, uint64_t g)
 {
@@ -124,6 +115,41 @@ __global__ void tsr_zs_count_kernel(const void *const *d_in, const size_t *d_in_
 	st[i] = s;
 	uint64_t bound = (uint64_t)c.nblocks * TSR_ZS_BLOCK_MAX;
 	cellb[i] = c.nblocks > c.nframes ? (bound < d_out_cap[i] ? bound : d_out_cap[i]) : 0;
+}
+
+/* Every stream's place in the scratch from the counts (prefix sums, tsr_zs_bases_put): one
+ * CTA, each thread a run of streams, so that the bases need no copy from the host. (They were
+ * made on the host and copied, which queued that copy behind whatever the copy engine had
+ * queued: a CUDA read's feed queues the next slot's bytes there, tens of MiB.) */
+#define TSR_ZS_BASES_THREADS 256
+__global__ void __launch_bounds__(TSR_ZS_BASES_THREADS)
+tsr_zs_bases_kernel(const struct tsr_zs_count *cnt, const int *cst, const uint64_t *cellb,
+		    int cells, size_t n, struct tsr_zs_stream *ss, uint64_t *first)
+{
+	__shared__ uint64_t part[2][TSR_ZS_NBASES][TSR_ZS_BASES_THREADS];
+	const unsigned t = threadIdx.x, nt = TSR_ZS_BASES_THREADS;
+	const uint64_t share = (n + nt - 1) / nt;
+	const uint64_t lo = share * t < n ? share * t : n;
+	const uint64_t hi = lo + share < n ? lo + share : n;
+	uint64_t v[TSR_ZS_NBASES];
+	tsr_zs_bases_sum(cnt, cellb, lo, hi, v);
+	/* an inclusive scan of the threads' sums (Hillis and Steele), then each thread's own
+	 * taken off: the sums of the streams before its run */
+	int cur = 0;
+	for (int j = 0; j < TSR_ZS_NBASES; j++)
+		part[0][j][t] = v[j];
+	__syncthreads();
+	for (unsigned d = 1; d < nt; d *= 2) {
+		for (int j = 0; j < TSR_ZS_NBASES; j++)
+			part[cur ^ 1][j][t] = part[cur][j][t] + (t >= d ? part[cur][j][t - d] : 0);
+		cur ^= 1;
+		__syncthreads();
+	}
+	uint64_t base[TSR_ZS_NBASES];
+	for (int j = 0; j < TSR_ZS_NBASES; j++)
+		base[j] = part[cur][j][t] - v[j];
+	if (lo < hi) /* (n > 0: the thread whose run ends the batch writes the totals) */
+		tsr_zs_bases_put(cnt, cst, cellb, cells, lo, hi, n, base, ss, first);
 }
 
 /* phase a, storing frames and blocks at each stream's place */
@@ -603,19 +629,14 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 	tsr_zs_count_kernel<<<tsr_zs_grid(nstreams, T), T, 0, cs>>>(
 		d_in, d_in_nbytes, d_out, d_out_cap, cnt, cst, cellb, nstreams);
 	struct tsr_zs_count *h_cnt = (struct tsr_zs_count *)malloc(nstreams * sizeof *h_cnt);
-	int *h_st = (int *)malloc(nstreams * sizeof(int));
 	uint64_t *h_cellb = (uint64_t *)malloc(nstreams * sizeof(uint64_t));
-	struct tsr_zs_stream *h_ss = (struct tsr_zs_stream *)malloc(nstreams * sizeof *h_ss);
-	uint64_t *h_first = (uint64_t *)malloc(2 * (nstreams + 1) * sizeof(uint64_t));
 	int rc = TSR_OK;
-	if (!h_cnt || !h_st || !h_cellb || !h_ss || !h_first) {
+	if (!h_cnt || !h_cellb) {
 		rc = TSR_E_NOMEM;
 		goto fail_cnt;
 	}
 	if ((e = cudaGetLastError()) != cudaSuccess ||
 	    (e = cudaMemcpyAsync(h_cnt, cnt, nstreams * sizeof *h_cnt, cudaMemcpyDeviceToHost, cs)) !=
-		    cudaSuccess ||
-	    (e = cudaMemcpyAsync(h_st, cst, nstreams * sizeof(int), cudaMemcpyDeviceToHost, cs)) !=
 		    cudaSuccess ||
 	    (e = cudaMemcpyAsync(h_cellb, cellb, nstreams * sizeof(uint64_t),
 				 cudaMemcpyDeviceToHost, cs)) != cudaSuccess ||
@@ -624,20 +645,9 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 		goto fail_cnt;
 	}
 	{
+		/* the totals, to size the scratch (the bases kernel makes each stream's) */
 		uint64_t nf = 0, nb = 0, nl = 0, nq = 0, nc = 0, nfc = 0;
 		for (size_t i = 0; i < nstreams; i++) {
-			h_ss[i].frame_base = nf;
-			h_ss[i].block_base = nb;
-			h_ss[i].lit_base = nl;
-			h_ss[i].seq_base = nq;
-			h_ss[i].cell_base = nc;
-			h_ss[i].cell_n = h_cellb[i];
-			h_ss[i].nframes = h_cnt[i].nframes;
-			h_ss[i].nblocks = h_cnt[i].nblocks;
-			h_ss[i].status = h_st[i];
-			h_ss[i].pad = 0;
-			h_first[i] = nf;
-			h_first[nstreams + 1 + i] = nb;
 			nf += h_cnt[i].nframes;
 			nb += h_cnt[i].nblocks;
 			nl += h_cnt[i].nlit;
@@ -655,14 +665,9 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 			(void)cudaGetLastError();
 			cells = NULL;
 		}
-		if (!cells)
-			for (size_t i = 0; i < nstreams; i++)
-				h_ss[i].cell_n = 0;
-		h_first[nstreams] = nf;
-		h_first[2 * nstreams + 1] = nb;
 		/* phase b's warps: one a block, up to TSR_ZS_MAX_DECODERS */
 		uint64_t ndec = nb < TSR_ZS_MAX_DECODERS ? nb : TSR_ZS_MAX_DECODERS;
-		size_t o_ss = 0, o_first = o_ss + tsr_zs_align(nstreams * sizeof *h_ss);
+		size_t o_ss = 0, o_first = o_ss + tsr_zs_align(nstreams * sizeof(struct tsr_zs_stream));
 		size_t o_fr = o_first + tsr_zs_align(2 * (nstreams + 1) * sizeof(uint64_t));
 		size_t o_bl = o_fr + tsr_zs_align(nf * sizeof(struct tsr_zs_frame));
 		size_t o_lit = o_bl + tsr_zs_align(nb * sizeof(struct tsr_zs_block));
@@ -689,12 +694,10 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 		struct tsr_zs_entry *ent = (struct tsr_zs_entry *)(sc + o_ent);
 		uint8_t *fcell = cells ? (uint8_t *)(sc + o_fcell) : NULL;
 		int32_t *seq_st = side ? (int32_t *)(sc + o_sst) : NULL;
-		/* the host arrays must outlive the copies: wait for them before freeing */
-		if ((e = cudaMemcpyAsync(ss, h_ss, nstreams * sizeof *h_ss, cudaMemcpyHostToDevice,
-					 cs)) == cudaSuccess)
-			e = cudaMemcpyAsync(first, h_first, 2 * (nstreams + 1) * sizeof(uint64_t),
-					    cudaMemcpyHostToDevice, cs);
-		if (e == cudaSuccess && cells) /* (no block runs by cells until its frame says) */
+		tsr_zs_bases_kernel<<<1, TSR_ZS_BASES_THREADS, 0, cs>>>(cnt, cst, cellb, cells != NULL,
+								       nstreams, ss, first);
+		if ((e = cudaGetLastError()) == cudaSuccess && cells)
+			/* (no block runs by cells until its frame says) */
 			e = cudaMemsetAsync(ent, 0, nb * sizeof *ent, cs);
 		if (e == cudaSuccess) {
 			unsigned g = tsr_zs_grid(nstreams, T);
@@ -763,8 +766,6 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 		cudaError_t e2 = cudaFreeAsync(sc, cs);
 		if (e == cudaSuccess)
 			e = e2;
-		/* the H2D copies read pageable host memory: they are done when cudaMemcpyAsync
-		 * returns (pageable copies are staged synchronously), so the host arrays may go */
 		rc = tsr_cuda_status(e, TSR_E_INTERNAL);
 	}
 fail_cnt:
@@ -772,10 +773,7 @@ fail_cnt:
 		cudaFreeAsync(cells, cs);
 	cudaFreeAsync(d_cnt, cs);
 	free(h_cnt);
-	free(h_st);
 	free(h_cellb);
-	free(h_ss);
-	free(h_first);
 	return rc;
 }
 

@@ -174,6 +174,72 @@ struct tsr_zs_count {
 	uint64_t nlit, nseq;    /* scratch the stream's compressed blocks need */
 };
 
+/* A stream's place in the batch's scratch (its first frame, block, literal byte, sequence and
+ * cell: prefix sums of the streams' counts), its frames and blocks, its status so far. */
+struct tsr_zs_stream {
+	uint64_t frame_base, block_base;
+	uint32_t nframes, nblocks;
+	uint64_t lit_base, seq_base;
+	uint64_t cell_base, cell_n; /* its cells (cell_n 0: none, every frame by a warp) */
+	int status;
+	int pad;
+};
+
+/* The five counts a stream's bases sum, in order: frames, blocks, literal bytes, sequences,
+ * cells. */
+#define TSR_ZS_NBASES 5
+
+/* Sums streams [lo, hi)'s counts into sum (the bases kernel's thread, its share of the batch). */
+TSR_ZD void tsr_zs_bases_sum(const struct tsr_zs_count *cnt, const uint64_t *cellb, uint64_t lo,
+			     uint64_t hi, uint64_t sum[TSR_ZS_NBASES])
+{
+	for (int j = 0; j < TSR_ZS_NBASES; j++)
+		sum[j] = 0;
+	for (uint64_t i = lo; i < hi; i++) {
+		sum[0] += cnt[i].nframes;
+		sum[1] += cnt[i].nblocks;
+		sum[2] += cnt[i].nlit;
+		sum[3] += cnt[i].nseq;
+		sum[4] += cellb[i];
+	}
+}
+
+/* Streams [lo, hi)'s entries, base holding the sums of every stream before lo (and then of
+ * every stream before hi): ss[i], and first[i] (frames) and first[n + 1 + i] (blocks) of the
+ * n streams' firsts; cells 0: no stream runs by cells (cell_n 0). The last share (hi == n)
+ * writes the totals, first[n] and first[2n + 1]. */
+TSR_ZD void tsr_zs_bases_put(const struct tsr_zs_count *cnt, const int *cst,
+			     const uint64_t *cellb, int cells, uint64_t lo, uint64_t hi,
+			     uint64_t n, uint64_t base[TSR_ZS_NBASES], struct tsr_zs_stream *ss,
+			     uint64_t *first)
+{
+	for (uint64_t i = lo; i < hi; i++) {
+		struct tsr_zs_stream s;
+		s.frame_base = base[0];
+		s.block_base = base[1];
+		s.lit_base = base[2];
+		s.seq_base = base[3];
+		s.cell_base = base[4];
+		s.cell_n = cells ? cellb[i] : 0;
+		s.nframes = cnt[i].nframes;
+		s.nblocks = cnt[i].nblocks;
+		s.status = cst[i];
+		s.pad = 0;
+		ss[i] = s;
+		first[i] = base[0];
+		first[n + 1 + i] = base[1];
+		base[0] += cnt[i].nframes;
+		base[1] += cnt[i].nblocks;
+		base[2] += cnt[i].nlit;
+		base[3] += cnt[i].nseq;
+		base[4] += cellb[i];
+	}
+	if (hi == n) {
+		first[n] = base[0];
+		first[2 * n + 1] = base[1];
+	}
+}
+
 /*
  * An FSE decoding table's entry (tables of 1 << al entries, al <= 9): x | sym << 10, where x
  * (1 to 1023) is the symbol's count-numbered state of RFC 8878 4.1.1 (its normalised count, plus

@@ -183,8 +183,7 @@ static int tsr_cuda_blosc_task(struct tsr_cuda_job *job, struct tsr_cuda_slot *s
 		/* in operations of at most TSR_BOP_MAX bytes: one thread block runs one, so a
 		 * memcpyed chunk (one stream of all its bytes) spreads over the GPU */
 		uint64_t nops = (sp->n + TSR_BOP_MAX - 1) / TSR_BOP_MAX;
-		st = tsr_grow((void **)&s->bops, &s->bops_cap, s->nbops + (size_t)(nops ? nops : 1),
-			      sizeof(*s->bops), 256);
+		st = tsr_cuda_bops_grow(s, s->nbops + (size_t)(nops ? nops : 1));
 		if (st)
 			return st;
 		for (uint64_t at = 0; at < sp->n; at += TSR_BOP_MAX) {

@@ -74,7 +74,8 @@ struct tsr_cuda_slot {
 	void *cp_args;                  /* a batch copy's arguments (destinations, sources,
 					   sizes) for cp_cap ranges */
 	size_t cp_cap;
-	struct tsr_cuda_bop *bops;      /* blosc streams that are not coded (bops.h) */
+	struct tsr_cuda_bop *bops;      /* blosc streams that are not coded (bops.h; host
+					   pinned, grown by tsr_cuda_bops_grow) */
 	size_t nbops, bops_cap;
 	struct tsr_cuda_bop *dev_bops;  /* their device copy, for the one launch that runs them */
 	size_t dev_bops_cap;
@@ -298,8 +299,13 @@ extern const struct tsr_cuda_family tsr_cuda_families[TSR_FAM_N];
 /* The families registered (bit f: family f), for tsr_route_device.families. */
 unsigned tsr_cuda_family_mask(void);
 
-/* cuda_blosc.c: the slot's blosc streams that are no zlib streams, copied and set on its stream
- * (the decode buffer's chunk bytes, before its kernels run). */
+/* cuda_blosc.c: room for need operations in the slot's (pinned) table of blosc streams that
+ * are not coded. */
+int tsr_cuda_bops_grow(struct tsr_cuda_slot *s, size_t need);
+/* Their table to the device, on the slot's stream (with its other tables). */
+cudaError_t tsr_cuda_bops_table(struct tsr_cuda_slot *s);
+/* Those streams copied and set on the slot's stream (the decode buffer's chunk bytes, before
+ * its kernels run). */
 int tsr_cuda_blosc_ops(struct tsr_cuda_slot *s);
 /* The filter pass over the slot's blosc chunks that need it, on its stream (after the decoder
  * families, before the place kernel); their descriptions were copied with the batch. */

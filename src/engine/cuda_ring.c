@@ -341,7 +341,7 @@ static void tsr_cuda_state_free(struct tsr_cuda_state *cs)
 		free(s->ptext);
 		free(s->ranges);
 		free(s->cp_args);
-		free(s->bops);
+		cudaFreeHost(s->bops);
 		cudaFree(s->dev_bops);
 		if (s->made) {
 			cudaEventDestroy(s->copied);
@@ -548,17 +548,18 @@ int tsr_cuda_send(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 	cudaError_t e;
 	if (s->on_dev && (st = tsr_feed_order(&cs->feed, (int)(s - cs->slot), ss)))
 		return st;
+	/* The tables (pinned) by the upload kernel, not the copy engine: where the feed reads on,
+	 * its copies of the next slot's bytes fill the copy engine's queue, and a table copied
+	 * behind them held this slot's kernels back until they were done. */
 	if ((e = cudaEventRecord(cs->entry, s->cstream)) ||
 	    (e = cudaStreamWaitEvent(ss, cs->entry, 0)) ||
 	    (e = tsr_cuda_copy_noted(s)) ||
-	    (e = cudaMemcpyAsync(s->dev_places, s->host_places,
-				 s->nplaces * sizeof(struct tsr_cuda_place), cudaMemcpyHostToDevice,
-				 ss)) ||
-	    (n && (e = cudaMemcpyAsync(s->dev_io, s->host_io, 4 * 8 * n, cudaMemcpyHostToDevice,
-				       ss))) ||
-	    (s->nbf && (e = cudaMemcpyAsync(s->dev_bf, s->host_bf,
-					    s->nbf * sizeof(struct tsr_cuda_bfilter),
-					    cudaMemcpyHostToDevice, ss))) ||
+	    (e = (cudaError_t)tsr_cuda_upload(s->dev_places, s->host_places,
+					      s->nplaces * sizeof(struct tsr_cuda_place), ss)) ||
+	    (e = (cudaError_t)tsr_cuda_upload(s->dev_io, s->host_io, 4 * 8 * n, ss)) ||
+	    (e = (cudaError_t)tsr_cuda_upload(s->dev_bf, s->host_bf,
+					      s->nbf * sizeof(struct tsr_cuda_bfilter), ss)) ||
+	    (s->nbops && (e = tsr_cuda_bops_table(s))) ||
 	    (e = cudaEventRecord(s->copied, ss)))
 		return tsr_cuda_fail(e, "copy to the device");
 	if (s->nbops && (st = tsr_cuda_blosc_ops(s)))
