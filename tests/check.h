@@ -46,6 +46,16 @@ static inline void check_fill(unsigned char *buf, size_t n, unsigned long long s
 	}
 }
 
+/* The next of a xorshift64 sequence in *state (nonzero), the same on every run. */
+static inline unsigned long long check_next(unsigned long long *state)
+{
+	unsigned long long x = *state;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *state = x;
+}
+
 #define CHECK_DONE()                                                                     \
 	do {                                                                             \
 		if (check_failures) {                                                    \

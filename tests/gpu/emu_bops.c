@@ -12,13 +12,10 @@
 #define DEC_NBYTES (1 << 20)
 #define NOPS 600
 
-static uint64_t rng = 88172645463325252ULL;
+static unsigned long long rng = 88172645463325252ULL;
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return check_next(&rng);
 }
 
 int main(void)

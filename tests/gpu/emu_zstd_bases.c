@@ -11,13 +11,10 @@
 
 #define NT 1024 /* (TSR_ZS_BASES_THREADS, zstd.cu) */
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static unsigned long long rng = 0x9e3779b97f4a7c15ull;
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return check_next(&rng);
 }
 
 /* the kernel's threads, one after another: sums, their exclusive scan, the runs */
