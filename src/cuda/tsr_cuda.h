@@ -294,7 +294,7 @@ int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in_nbytes, vo
  * queue (the feed's reads of the next slot, tens of MiB, are queued there: on an H100 a
  * cudaMemcpyAsync of a b2nd slot's tables waited 1.4 ms behind them). The buffer must stay as
  * it is until the stream has run the kernel. Returns 0 or a cudaError_t (a buffer that is not
- * pinned: cudaErrorInvalidValue, and nothing is launched).
+ * pinned: cudaHostGetDevicePointer's error, and nothing is launched).
  */
 int tsr_cuda_upload(void *d_dst, const void *h_src, size_t n, void *stream);
 
