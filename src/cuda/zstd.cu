@@ -128,10 +128,8 @@ tsr_zs_bases_kernel(const struct tsr_zs_count *cnt, const int *cst, const uint64
 {
 	__shared__ uint64_t part[2][TSR_ZS_NBASES][TSR_ZS_BASES_THREADS];
 	const unsigned t = threadIdx.x, nt = TSR_ZS_BASES_THREADS;
-	const uint64_t share = (n + nt - 1) / nt;
-	const uint64_t lo = share * t < n ? share * t : n;
-	const uint64_t hi = lo + share < n ? lo + share : n;
-	uint64_t v[TSR_ZS_NBASES];
+	uint64_t lo, hi, v[TSR_ZS_NBASES];
+	tsr_zs_bases_run(t, nt, n, &lo, &hi);
 	tsr_zs_bases_sum(cnt, cellb, lo, hi, v);
 	/* an inclusive scan of the threads' sums (Hillis and Steele), then each thread's own
 	 * taken off: the sums of the streams before its run */

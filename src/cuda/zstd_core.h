@@ -189,6 +189,15 @@ struct tsr_zs_stream {
  * cells. */
 #define TSR_ZS_NBASES 5
 
+/* Thread t of nt's run of the n streams, [*lo, *hi): ceil(n / nt) streams each, in order (the
+ * last runs shorter or empty). */
+TSR_ZD void tsr_zs_bases_run(uint64_t t, uint64_t nt, uint64_t n, uint64_t *lo, uint64_t *hi)
+{
+	const uint64_t share = (n + nt - 1) / nt;
+	*lo = share * t < n ? share * t : n;
+	*hi = *lo + share < n ? *lo + share : n;
+}
+
 /* Sums streams [lo, hi)'s counts into sum (the bases kernel's thread, its share of the batch). */
 TSR_ZD void tsr_zs_bases_sum(const struct tsr_zs_count *cnt, const uint64_t *cellb, uint64_t lo,
 			     uint64_t hi, uint64_t sum[TSR_ZS_NBASES])

@@ -22,14 +22,14 @@ static void emulate(const struct tsr_zs_count *cnt, const int *cst, const uint64
 		    int cells, uint64_t n, struct tsr_zs_stream *ss, uint64_t *first)
 {
 	static uint64_t sum[NT][TSR_ZS_NBASES];
-	const uint64_t share = (n + NT - 1) / NT;
+	uint64_t lo, hi;
 	for (unsigned t = 0; t < NT; t++) {
-		uint64_t lo = share * t < n ? share * t : n, hi = lo + share < n ? lo + share : n;
+		tsr_zs_bases_run(t, NT, n, &lo, &hi);
 		tsr_zs_bases_sum(cnt, cellb, lo, hi, sum[t]);
 	}
 	uint64_t run[TSR_ZS_NBASES] = {0};
 	for (unsigned t = 0; t < NT; t++) {
-		uint64_t lo = share * t < n ? share * t : n, hi = lo + share < n ? lo + share : n;
+		tsr_zs_bases_run(t, NT, n, &lo, &hi);
 		uint64_t base[TSR_ZS_NBASES];
 		memcpy(base, run, sizeof base);
 		for (int j = 0; j < TSR_ZS_NBASES; j++)
