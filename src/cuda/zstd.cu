@@ -121,31 +121,33 @@ __global__ void tsr_zs_count_kernel(const void *const *d_in, const size_t *d_in_
  * CTA, each thread a run of streams, so that the bases need no copy from the host. (They were
  * made on the host and copied, which queued that copy behind whatever the copy engine had
  * queued: a CUDA read's feed queues the next slot's bytes there, tens of MiB.) */
-#define TSR_ZS_BASES_THREADS 256
+#define TSR_ZS_BASES_THREADS 1024
 __global__ void __launch_bounds__(TSR_ZS_BASES_THREADS)
 tsr_zs_bases_kernel(const struct tsr_zs_count *cnt, const int *cst, const uint64_t *cellb,
 		    int cells, size_t n, struct tsr_zs_stream *ss, uint64_t *first)
 {
-	__shared__ uint64_t part[2][TSR_ZS_NBASES][TSR_ZS_BASES_THREADS];
+	__shared__ uint64_t part[TSR_ZS_NBASES][TSR_ZS_BASES_THREADS];
 	const unsigned t = threadIdx.x, nt = TSR_ZS_BASES_THREADS;
 	uint64_t lo, hi, v[TSR_ZS_NBASES];
 	tsr_zs_bases_run(t, nt, n, &lo, &hi);
 	tsr_zs_bases_sum(cnt, cellb, lo, hi, v);
-	/* an inclusive scan of the threads' sums (Hillis and Steele), then each thread's own
-	 * taken off: the sums of the streams before its run */
-	int cur = 0;
+	/* an inclusive scan of the threads' sums (Hillis and Steele, in place: each step's reads
+	 * before its writes), then each thread's own taken off: the sums before its run */
 	for (int j = 0; j < TSR_ZS_NBASES; j++)
-		part[0][j][t] = v[j];
+		part[j][t] = v[j];
 	__syncthreads();
 	for (unsigned d = 1; d < nt; d *= 2) {
+		uint64_t add[TSR_ZS_NBASES];
 		for (int j = 0; j < TSR_ZS_NBASES; j++)
-			part[cur ^ 1][j][t] = part[cur][j][t] + (t >= d ? part[cur][j][t - d] : 0);
-		cur ^= 1;
+			add[j] = t >= d ? part[j][t - d] : 0;
+		__syncthreads();
+		for (int j = 0; j < TSR_ZS_NBASES; j++)
+			part[j][t] += add[j];
 		__syncthreads();
 	}
 	uint64_t base[TSR_ZS_NBASES];
 	for (int j = 0; j < TSR_ZS_NBASES; j++)
-		base[j] = part[cur][j][t] - v[j];
+		base[j] = part[j][t] - v[j];
 	if (lo < hi) /* (n > 0: the thread whose run ends the batch writes the totals) */
 		tsr_zs_bases_put(cnt, cst, cellb, cells, lo, hi, n, base, ss, first);
 }

@@ -1,4 +1,4 @@
-/* emu_zstd_bases.c - the zstd launcher's bases kernel (tsr_zs_bases_sum and tsr_zs_bases_put, zstd_core.h) run on the CPU as its CTA of 256 threads, each over its run of streams with the scan of the threads' sums between: every stream's entry and the firsts' totals equal a plain prefix sum's, for batches of 1 to 10,000 streams, with and without cells, and no entry outside the batch is written. */
+/* emu_zstd_bases.c - the zstd launcher's bases kernel (tsr_zs_bases_sum and tsr_zs_bases_put, zstd_core.h) run on the CPU as its CTA of 1,024 threads, each over its run of streams with the scan of the threads' sums between: every stream's entry and the firsts' totals equal a plain prefix sum's, for batches of 1 to 10,000 streams, with and without cells, and no entry outside the batch is written. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 
 #include "check.h"
 
-#define NT 256 /* (TSR_ZS_BASES_THREADS, zstd.cu) */
+#define NT 1024 /* (TSR_ZS_BASES_THREADS, zstd.cu) */
 
 static unsigned long long rng = 0x9e3779b97f4a7c15ull;
 static uint64_t next(void)
@@ -41,7 +41,7 @@ static void emulate(const struct tsr_zs_count *cnt, const int *cst, const uint64
 
 int main(void)
 {
-	static const uint64_t sizes[] = {1, 2, 3, 255, 256, 257, 511, 1000, 4016, 10000};
+	static const uint64_t sizes[] = {1, 2, 3, 255, 1023, 1024, 1025, 2047, 4016, 10000};
 	long cases = 0;
 	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
 		for (int cells = 0; cells < 2; cells++) {
