@@ -121,7 +121,6 @@ __global__ void tsr_zs_count_kernel(const void *const *d_in, const size_t *d_in_
  * CTA, each thread a run of streams, so that the bases need no copy from the host. (They were
  * made on the host and copied, which queued that copy behind whatever the copy engine had
  * queued: a CUDA read's feed queues the next slot's bytes there, tens of MiB.) */
-#define TSR_ZS_BASES_THREADS 1024
 __global__ void __launch_bounds__(TSR_ZS_BASES_THREADS)
 tsr_zs_bases_kernel(const struct tsr_zs_count *cnt, const int *cst, const uint64_t *cellb,
 		    int cells, size_t n, struct tsr_zs_stream *ss, uint64_t *first)

@@ -9,7 +9,7 @@
 
 #include "check.h"
 
-#define NT 1024 /* (TSR_ZS_BASES_THREADS, zstd.cu) */
+#define NT TSR_ZS_BASES_THREADS /* (the kernel's CTA, zstd_core.h) */
 
 static unsigned long long rng = 0x9e3779b97f4a7c15ull;
 static uint64_t next(void)
