@@ -567,6 +567,10 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 			 store->by_path; /* (the feed opens files by path; the pool reads fd) */
 	if (feed)
 		on_dev = 1; /* the feed's threads copy the stored bytes to the device */
+	/* a lone read's feed and its describing threads leave cores for each other and this thread
+	 * (engine.h); a batch member's threads are its share already (ahead.c) */
+	const int nfeed = batch & TSR_BATCH_MEMBER ? nthreads : tsr_feed_readers(nthreads);
+	const int nfeed_aid = naid < tsr_aid_count(nfeed) ? naid : tsr_aid_count(nfeed);
 	if (st == TSR_OK && cs->feed.pool &&
 	    (!feed || !pthread_equal(cs->feed.owner, pthread_self())))
 		st = tsr_cuda_flush(cs, 0);
@@ -643,7 +647,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		job.blosc_mapped = feed && n_mapped;
 		if (feed) {
 			uint64_t nb = 0;
-			st = tsr_feed_queue(&cs->feed, pool, nthreads, &job,
+			st = tsr_feed_queue(&cs->feed, pool, nfeed, &job,
 					    (int)(s - cs->slot), &nb);
 			job.bytes_read += nb;
 			if (st)
@@ -654,8 +658,8 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 				job.npieces = 0;
 				/* mapped blosc chunks: every one's headers, and the CPU's decode
 				 * of those they send it, on the describing threads too */
-				if (job.blosc_mapped && aid)
-					tsr_pool_run(aid, naid, tsr_cuda_worker, &job);
+				if (job.blosc_mapped && aid && nfeed_aid > 1)
+					tsr_pool_run(aid, nfeed_aid, tsr_cuda_worker, &job);
 				else
 					tsr_cuda_worker(&job, 0);
 				job.host_only = 0;
