@@ -160,12 +160,12 @@ static inline int tsr_aid_count(int nthreads)
 
 /* How many of a lone CUDA read's nthreads read for its feed where describing threads run beside
  * it (mapped blosc chunks' headers): the feed's readers, the describing threads (tsr_aid_count
- * of the readers) and the read's own thread fit in nthreads,
- * so that none of them waits for a core. With all 16 reading (and 8 describing, and the read's)
- * on the H100 host's 16 cores, the 2 GiB Zarr v2 blosc-lz4 array went to the device at 35.2-44.6
- * GB/s and the b2nd arrays at 24.8-29.0; with 10 (`--threads 10`) at 53.5-54.7 and 25.7-32.6, in
- * the same runs (design-notes, "A lone CUDA read's feed leaves cores free"). A feed with no
- * describing threads keeps all nthreads; a batch's files share threads by ahead.c's rule. */
+ * of the readers) and the read's own thread fit in nthreads, so that none of them waits for a
+ * core. With all 16 reading (and 8 describing, and the read's) on the H100 host's 16 cores, the
+ * 2 GiB Zarr v2 blosc-lz4 array went to the device at 45.9 GB/s and the b2nd arrays at 26.4-32.2;
+ * with 10 reading at 53.0 and 27.7-36.3, in one same-run A/B (design-notes, "A lone CUDA read's
+ * feed leaves cores free"). A feed with no describing threads keeps all nthreads (fewer readers
+ * lost 2-3% there); a batch's files share threads by ahead.c's rule. */
 static inline int tsr_feed_readers(int nthreads)
 {
 	int k = (nthreads - 1) * 2 / 3;
