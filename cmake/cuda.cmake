@@ -121,8 +121,10 @@ endforeach()
 # The RICE test and benchmark compress with CFITSIO and compare with the library's CPU decoder;
 # test_gpu_devices reads through the library (device lists against the single-device read);
 # test_gpu_slot_reads runs the CUDA engine's slot fill (host code) on the library's backends;
-# test_gpu_batch_ahead writes RICE_1 files with CFITSIO for batch reads through the library.
-foreach(t test_gpu_rice gpu_rice_bench test_gpu_devices test_gpu_slot_reads test_gpu_batch_ahead)
+# test_gpu_batch_ahead writes RICE_1 files with CFITSIO for batch reads through the library;
+# test_gpu_trim reads a b2nd array into device memory through the library.
+foreach(t test_gpu_rice gpu_rice_bench test_gpu_devices test_gpu_slot_reads test_gpu_batch_ahead
+           test_gpu_trim)
   if(TARGET ${t})
     target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/src)
     target_link_libraries(${t} PRIVATE tessera_static PkgConfig::CFITSIO)

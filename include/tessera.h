@@ -121,7 +121,8 @@ TSR_API const char *tsr_dtype_npy_descr(enum tsr_dtype dtype);
  * its threads (at most 256 MiB of them). On each CUDA device it has read into it keeps its
  * staging ring (six slots of pinned host and device buffers, sized by the largest reads), and
  * the GPU decoders keep their scratch in a pool of the device's that every context shares;
- * tsr_context_free releases the ring and returns the pool's unused memory to the driver. */
+ * tsr_context_free releases the ring and returns the pool's unused memory to the driver, and
+ * tsr_context_trim does so while the context lives. */
 
 struct tsr_context;
 
@@ -137,6 +138,15 @@ TSR_API int tsr_context_create(const struct tsr_context_options *opts, /* NULL: 
 			       struct tsr_context **ctx_ret);
 /* tsr_context_free() frees a context; NULL is a no-op. Arrays opened on it must be freed first. */
 TSR_API void tsr_context_free(struct tsr_context *ctx);
+/* tsr_context_trim() gives back the memory ctx keeps between reads (above): idle workers' codec
+ * states and buffers, the split chunks' spare buffers, and on each CUDA device its staging ring
+ * (pinned host and device buffers), the feed's pinned bounce buffers and the GPU decoders'
+ * unused scratch, as a caching allocator's empty-cache call does; later reads allocate what they
+ * need again (a first read's cost). It waits for the GPU reads in flight through ctx (they are
+ * serialised) and may be called while other threads read: reads running keep their memory, and
+ * a device whose staging ring a batch read holds between its files keeps it. Returns TSR_OK, or
+ * TSR_E_INVALID_ARG (NULL ctx). */
+TSR_API int tsr_context_trim(struct tsr_context *ctx);
 /* tsr_context_nthreads() returns how many threads decode for this context. */
 TSR_API int tsr_context_nthreads(const struct tsr_context *ctx);
 

@@ -115,6 +115,20 @@ static PyObject *capabilities(PyObject *self, PyObject *noargs)
 	return res;
 }
 
+/* tessera.trim(): the module's context gives back what it keeps between reads (tsr_context_trim),
+ * as torch.cuda.empty_cache() does for PyTorch's allocator. */
+static PyObject *trim(PyObject *self, PyObject *unused)
+{
+	(void)self, (void)unused;
+	int st;
+	Py_BEGIN_ALLOW_THREADS
+	st = tsr_context_trim(g_ctx);
+	Py_END_ALLOW_THREADS
+	if (st != TSR_OK)
+		return tsrpy_raise(st, NULL);
+	Py_RETURN_NONE;
+}
+
 /* The dict list_arrays gives for one openable array. */
 static PyObject *entry(const char *path, const char *name, int hdu, int level)
 {
@@ -348,6 +362,11 @@ static PyMethodDef methods[] = {
 	 "cupy.ndarray when CuPy imports; False: tessera.DeviceArray (CUDA Array Interface, "
 	 "DLPack) for PyTorch, JAX or CuPy to take without a copy"},
 	{"capabilities", capabilities, METH_NOARGS, "capabilities() -> dict"},
+	{"trim", trim, METH_NOARGS,
+	 "trim() -> None: gives back the memory tessera keeps between reads: on each GPU it has "
+	 "read into, its staging ring (pinned host and device buffers) and its decoders' unused "
+	 "scratch; on the host, its workers' buffers. Later reads allocate again. Arrays already "
+	 "handed out are not touched (host_cache(0) frees kept host result buffers)"},
 	{"host_cache", (PyCFunction)(void (*)(void))tsrpy_host_cache, METH_VARARGS | METH_KEYWORDS,
 	 "host_cache(limit=None) -> dict(limit, bytes, buffers): the freed large host result "
 	 "buffers kept for later reads of a like size (a new buffer's pages cost their first "

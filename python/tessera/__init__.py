@@ -27,10 +27,11 @@ from ._tessera import (  # noqa: F401
     read_batch,
     set_cupy_results,
     stream,
+    trim,
 )
 
 __all__ = [
     "Array", "DeviceArray", "Stream", "TesseraError", "FormatError", "CorruptError",
     "NoDeviceError", "NotFoundError", "open", "read", "read_batch", "stream", "list_arrays",
-    "capabilities", "host_cache", "set_cupy_results", "__version__",
+    "capabilities", "host_cache", "set_cupy_results", "trim", "__version__",
 ]

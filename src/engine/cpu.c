@@ -348,6 +348,47 @@ static void tsr_cpu_cache_free(void *cache)
 	free(c);
 }
 
+void tsr_cpu_trim(struct tsr_context *ctx)
+{
+	struct tsr_cpu_cache *c = ctx ? tsr_context_state_peek(ctx, TSR_CTX_CPU) : NULL;
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	struct tsr_cpu_state *idle = c->idle;
+	c->idle = NULL;
+	c->nidle = 0;
+	pthread_mutex_unlock(&c->lock);
+	while (idle) {
+		struct tsr_cpu_state *st = idle;
+		idle = st->next;
+		tsr_cpu_state_free(st);
+	}
+	pthread_mutex_lock(&c->kept.lock);
+	for (int i = 0; i < TSR_SPLIT_SPARES; i++) {
+		free(c->kept.buf[i]);
+		c->kept.buf[i] = NULL;
+		c->kept.cap[i] = 0;
+	}
+	pthread_mutex_unlock(&c->kept.lock);
+}
+
+size_t tsr_cpu_kept_nbytes(struct tsr_context *ctx, int *nidle)
+{
+	struct tsr_cpu_cache *c = ctx ? tsr_context_state_peek(ctx, TSR_CTX_CPU) : NULL;
+	size_t n = 0;
+	*nidle = 0;
+	if (!c)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	*nidle = c->nidle;
+	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_lock(&c->kept.lock);
+	for (int i = 0; i < TSR_SPLIT_SPARES; i++)
+		n += c->kept.buf[i] ? c->kept.cap[i] : 0;
+	pthread_mutex_unlock(&c->kept.lock);
+	return n;
+}
+
 static struct tsr_cpu_state *tsr_cpu_state_get(struct tsr_cpu_cache *c)
 {
 	struct tsr_cpu_state *st = NULL;

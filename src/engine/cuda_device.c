@@ -230,6 +230,11 @@ void tsr_cuda_quiesce(struct tsr_context *ctx, int device)
 	(void)ctx, (void)device;
 }
 
+void tsr_cuda_trim(struct tsr_context *ctx)
+{
+	(void)ctx;
+}
+
 int tsr_cuda_malloc(size_t nbytes, void **ptr_ret)
 {
 	(void)nbytes;

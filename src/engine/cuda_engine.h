@@ -270,6 +270,9 @@ int tsr_cuda_flush(struct tsr_cuda_state *cs, int drop);
 /* cuda_feed.c: the feed. */
 void tsr_feed_init(struct tsr_feed *f);
 void tsr_feed_destroy(struct tsr_feed *f);
+/* Frees the lanes' streams, events and pinned bounce buffers (the feed not running); a lane
+ * makes them again when next used. */
+void tsr_feed_lanes_free(struct tsr_feed *f);
 /* Queues the reads of a job's raw and inflate tasks into slot `slot` (its device staging),
  * starting the feed on the pool's nthreads when it is not running; adds the bytes queued to
  * *bytes. */

@@ -30,7 +30,7 @@ void tsr_feed_init(struct tsr_feed *f)
 	pthread_cond_init(&f->landed, NULL);
 }
 
-void tsr_feed_destroy(struct tsr_feed *f)
+void tsr_feed_lanes_free(struct tsr_feed *f)
 {
 	for (int w = 0; w < TSR_FEED_LANES; w++) {
 		struct tsr_feed_lane *l = &f->lane[w];
@@ -44,7 +44,13 @@ void tsr_feed_destroy(struct tsr_feed *f)
 		for (int k = 0; k < TSR_NSLOTS; k++)
 			cudaEventDestroy(l->mark[k]);
 		cudaStreamDestroy(l->stream);
+		l->made = 0; /* (made again on its next use: tsr_feed_lane_make) */
 	}
+}
+
+void tsr_feed_destroy(struct tsr_feed *f)
+{
+	tsr_feed_lanes_free(f);
 	free(f->items);
 	free(f->srcs);
 	free(f->text);

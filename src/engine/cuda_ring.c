@@ -384,6 +384,55 @@ static void tsr_cuda_devs_free(void *p)
 	free(dv);
 }
 
+/* Frees what a device's state keeps between reads (cs->lock held, that device current): its
+ * slots' buffers, the feed's bounce buffers, the split chunks' spare buffers and the decoders'
+ * unused scratch; the next read allocates what it needs. A batch read between its files holds
+ * the ring (a slot open, sealed or with results to judge, or the feed running): then the state
+ * is left as it is. */
+static void tsr_cuda_state_trim(struct tsr_cuda_state *cs)
+{
+	if (cs->feed.pool)
+		return;
+	for (int i = 0; i < TSR_NSLOTS; i++)
+		if (cs->slot[i].open || cs->slot[i].sealed || cs->slot[i].pending)
+			return;
+	tsr_cuda_settle(cs, 0); /* (nothing pending: waits for the slots' streams only) */
+	for (int i = 0; i < TSR_NSLOTS; i++) {
+		struct tsr_cuda_slot *s = &cs->slot[i];
+		tsr_cuda_slot_buffers_free(s);
+		cudaFreeHost(s->bops);
+		cudaFree(s->dev_bops);
+		s->bops = s->dev_bops = NULL;
+		s->nbops = s->bops_cap = s->dev_bops_cap = 0;
+	}
+	cs->slot_want = cs->dec_want = 0;
+	tsr_feed_lanes_free(&cs->feed);
+	tsr_split_spare_trim(&cs->spare, 0);
+	tsr_cuda_scratch_trim(cs->device);
+}
+
+void tsr_cuda_trim(struct tsr_context *ctx)
+{
+	struct tsr_cuda_devs *dv = ctx ? tsr_context_state_peek(ctx, TSR_CTX_CUDA) : NULL;
+	if (!dv)
+		return;
+	int prev = -1;
+	cudaGetDevice(&prev);
+	for (int d = 0; d < dv->count; d++) {
+		pthread_mutex_lock(&dv->lock);
+		struct tsr_cuda_state *cs = dv->dev[d];
+		pthread_mutex_unlock(&dv->lock);
+		if (!cs)
+			continue;
+		pthread_mutex_lock(&cs->lock);
+		cudaSetDevice(d);
+		tsr_cuda_state_trim(cs);
+		pthread_mutex_unlock(&cs->lock);
+	}
+	if (prev >= 0)
+		cudaSetDevice(prev);
+}
+
 void tsr_cuda_quiesce(struct tsr_context *ctx, int device)
 {
 	struct tsr_cuda_devs *dv = ctx ? tsr_context_state_peek(ctx, TSR_CTX_CUDA) : NULL;

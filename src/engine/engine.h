@@ -91,6 +91,16 @@ void tsr_cuda_laid_free(struct tsr_cuda_laid *laid);
  * one), drops their unjudged results and the
  * chunks they left staged but not sent: a batch read that stops before its last file. */
 void tsr_cuda_quiesce(struct tsr_context *ctx, int device);
+/* Frees what ctx keeps between reads on each CUDA device (tsr_context_trim): its staging ring,
+ * the feed's bounce buffers and the decoders' unused scratch, after the device's reads in
+ * flight; a device whose ring a batch read holds between its files keeps it. */
+void tsr_cuda_trim(struct tsr_context *ctx);
+/* Frees what ctx keeps between host reads: idle workers' codec states and buffers, and the
+ * split chunks' spare buffers (tsr_context_trim). Reads running keep theirs. */
+void tsr_cpu_trim(struct tsr_context *ctx);
+/* The split chunks' spare bytes ctx keeps between host reads, and its idle workers' states
+ * (*nidle): what tsr_cpu_trim frees (for tests). */
+size_t tsr_cpu_kept_nbytes(struct tsr_context *ctx, int *nidle);
 
 /* cuda_device.c: a CUDA read's device. tsr_cuda_enter resolves *device_ret < 0 (none named)
  * to the device whose memory out is, else the calling thread's current one; checks that it

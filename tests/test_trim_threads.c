@@ -1,0 +1,121 @@
+/* test_trim_threads.c - tsr_context_trim gives back what a context keeps between host reads (split chunks' spare buffers, idle workers' states), and reads after it, or beside it on other threads, still equal their data. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "engine/engine.h"
+#include "tessera.h"
+#include "test_blosc2_frame.h"
+
+#define NARRAYS 2
+#define C 480
+
+static const int64_t rows[NARRAYS] = {640, 1280};
+static int32_t *data[NARRAYS];
+static struct tsr_array *arr[NARRAYS];
+static struct tsr_context *ctx;
+static atomic_int readers_left;
+
+/* Reads array k whole; 0 when it equals its data. */
+static int read_equal(int k)
+{
+	size_t nbytes = (size_t)(rows[k] * C) * 4;
+	int32_t *got = malloc(nbytes);
+	if (!got)
+		return -1;
+	memset(got, 0xA5, nbytes);
+	struct tsr_buffer dst = {got, nbytes, TSR_MEM_HOST, NULL};
+	int st = tsr_read(arr[k], NULL, &dst, NULL, NULL);
+	int bad = st != TSR_OK || memcmp(got, data[k], nbytes) != 0;
+	if (bad)
+		fprintf(stderr, "array %d: read %d (%s), %s\n", k, st, tsr_errmsg(),
+			st ? "failed" : "values differ");
+	free(got);
+	return bad;
+}
+
+static void *reader(void *p)
+{
+	int iters = *(const int *)p, bad = 0;
+	for (int i = 0; i < iters; i++)
+		bad += read_equal(i % NARRAYS);
+	atomic_fetch_sub(&readers_left, 1);
+	return (void *)(intptr_t)bad;
+}
+
+static void *trimmer(void *p)
+{
+	(void)p;
+	int bad = 0;
+	while (atomic_load(&readers_left) > 0)
+		bad += tsr_context_trim(ctx) != TSR_OK;
+	return (void *)(intptr_t)bad;
+}
+
+int main(void)
+{
+	const char *e = getenv("TSR_THREAD_ITERS");
+	int iters = e && atoi(e) > 0 ? atoi(e) : 20;
+	CHECK_EQ_INT(tsr_context_trim(NULL), TSR_E_INVALID_ARG);
+	char dir[] = "/tmp/tsr_trim_XXXXXX", path[NARRAYS][512];
+	CHECK(mkdtemp(dir) != NULL);
+	struct tsr_context_options co = {sizeof(co), 4};
+	CHECK_EQ_INT(tsr_context_create(&co, &ctx), TSR_OK);
+	CHECK_EQ_INT(tsr_context_trim(ctx), TSR_OK); /* nothing kept yet */
+	/* each array one chunk of whole-row blocks, which a whole read splits over the threads */
+	for (int k = 0; k < NARRAYS; k++) {
+		size_t n = (size_t)(rows[k] * C);
+		data[k] = malloc(n * 4);
+		for (size_t i = 0; i < n; i++)
+			data[k][i] = (int32_t)((i / (size_t)(7 + 5 * k)) % 1000 +
+					       (int64_t)((i * (2654435761u + 2u * (unsigned)k)) >> (26 + k)));
+		struct b2w_array b = {.ndim = 2, .shape = {rows[k], C}, .chunks = {rows[k], C},
+				      .blocks = {16, C}, .typesize = 4, .dtype = "<i4", .data = data[k]};
+		snprintf(path[k], sizeof(path[k]), "%s/a%d.b2nd", dir, k);
+		CHECK_EQ_INT(b2w_write(path[k], &b), 0);
+		CHECK_EQ_INT(tsr_open(ctx, path[k], NULL, &arr[k]), TSR_OK);
+	}
+	if (!arr[0] || !arr[1])
+		CHECK_DONE();
+	/* one thread: what a read leaves is kept, a trim frees it, the next read is right */
+	for (int round = 0; round < 3; round++) {
+		for (int k = 0; k < NARRAYS; k++) {
+			CHECK_EQ_INT(read_equal(k), 0);
+			int nidle = 0;
+			size_t kept = tsr_cpu_kept_nbytes(ctx, &nidle);
+			CHECK(kept > 0);  /* the split chunk's stored bytes' buffers */
+			CHECK(nidle > 0); /* the workers' states */
+			CHECK_EQ_INT(tsr_context_trim(ctx), TSR_OK);
+			CHECK(tsr_cpu_kept_nbytes(ctx, &nidle) == 0);
+			CHECK_EQ_INT(nidle, 0);
+		}
+	}
+	/* trims beside reads on three threads */
+	enum { NREADERS = 3 };
+	pthread_t rd[NREADERS], tr;
+	atomic_store(&readers_left, NREADERS);
+	CHECK_EQ_INT(pthread_create(&tr, NULL, trimmer, NULL), 0);
+	for (int t = 0; t < NREADERS; t++)
+		CHECK_EQ_INT(pthread_create(&rd[t], NULL, reader, &iters), 0);
+	for (int t = 0; t < NREADERS; t++) {
+		void *bad = NULL;
+		pthread_join(rd[t], &bad);
+		CHECK_EQ_INT((int)(intptr_t)bad, 0);
+	}
+	void *tbad = NULL;
+	pthread_join(tr, &tbad);
+	CHECK_EQ_INT((int)(intptr_t)tbad, 0);
+	for (int k = 0; k < NARRAYS; k++) {
+		tsr_array_free(arr[k]);
+		unlink(path[k]);
+		free(data[k]);
+	}
+	tsr_context_free(ctx);
+	rmdir(dir);
+	CHECK_DONE();
+}
