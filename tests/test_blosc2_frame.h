@@ -218,4 +218,26 @@ static inline int b2w_write(const char *path, const struct b2w_array *a)
 	return ok ? 0 : -1;
 }
 
+/* An int32 array of rows x cols in one chunk of 16-row blocks (whole rows), which a whole read
+ * splits over its threads, written to path; its values a function of the element and k (arrays
+ * of other k differ, and so do their stored sizes and block offsets). Returns the values
+ * (malloc'd), or NULL when they or the file could not be made. */
+static inline int32_t *b2w_rows_i32(const char *path, int64_t rows, int64_t cols, int k)
+{
+	size_t n = (size_t)(rows * cols);
+	int32_t *v = malloc(n * 4);
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		v[i] = (int32_t)((i / (size_t)(7 + 5 * k)) % 1000 +
+				 (int64_t)((i * (2654435761u + 2u * (unsigned)k)) >> (26 + k)));
+	struct b2w_array b = {.ndim = 2, .shape = {rows, cols}, .chunks = {rows, cols},
+			      .blocks = {16, cols}, .typesize = 4, .dtype = "<i4", .data = v};
+	if (b2w_write(path, &b)) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
 #endif

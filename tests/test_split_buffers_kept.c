@@ -60,16 +60,12 @@ int main(void)
 	int32_t *data[NARRAYS];
 	struct tsr_array *arr[NARRAYS];
 	for (int k = 0; k < NARRAYS; k++) {
-		size_t n = (size_t)(rows[k] * C);
-		data[k] = malloc(n * 4);
-		for (size_t i = 0; i < n; i++)
-			data[k][i] = (int32_t)((i / (size_t)(7 + 5 * k)) % 1000 +
-					       (int64_t)((i * (2654435761u + 2u * (unsigned)k)) >> (26 + k)));
-		struct b2w_array b = {.ndim = 2, .shape = {rows[k], C}, .chunks = {rows[k], C},
-				      .blocks = {16, C}, .typesize = 4, .dtype = "<i4", .data = data[k]};
 		snprintf(path[k], sizeof(path[k]), "%s/a%d.b2nd", dir, k);
-		CHECK_EQ_INT(b2w_write(path[k], &b), 0);
-		CHECK_EQ_INT(tsr_open(ctx, path[k], NULL, &arr[k]), TSR_OK);
+		data[k] = b2w_rows_i32(path[k], rows[k], C, k);
+		CHECK(data[k] != NULL);
+		arr[k] = NULL;
+		if (data[k])
+			CHECK_EQ_INT(tsr_open(ctx, path[k], NULL, &arr[k]), TSR_OK);
 	}
 	/* the order: A B A (the same size), C (larger), A (a kept buffer larger than it needs) */
 	static const int order[] = {0, 1, 0, 1, 2, 0, 2, 1};

@@ -331,28 +331,10 @@ static void tsr_cpu_state_free(struct tsr_cpu_state *st)
 	free(st);
 }
 
-static void tsr_cpu_cache_free(void *cache)
+/* Frees the cache's idle states and kept spare buffers, under their locks (reads running keep
+ * theirs). */
+static void tsr_cpu_cache_trim(struct tsr_cpu_cache *c)
 {
-	struct tsr_cpu_cache *c = cache;
-	if (!c)
-		return;
-	while (c->idle) {
-		struct tsr_cpu_state *st = c->idle;
-		c->idle = st->next;
-		tsr_cpu_state_free(st);
-	}
-	for (int i = 0; i < TSR_SPLIT_SPARES; i++)
-		free(c->kept.buf[i]);
-	pthread_mutex_destroy(&c->kept.lock);
-	pthread_mutex_destroy(&c->lock);
-	free(c);
-}
-
-void tsr_cpu_trim(struct tsr_context *ctx)
-{
-	struct tsr_cpu_cache *c = ctx ? tsr_context_state_peek(ctx, TSR_CTX_CPU) : NULL;
-	if (!c)
-		return;
 	pthread_mutex_lock(&c->lock);
 	struct tsr_cpu_state *idle = c->idle;
 	c->idle = NULL;
@@ -370,6 +352,24 @@ void tsr_cpu_trim(struct tsr_context *ctx)
 		c->kept.cap[i] = 0;
 	}
 	pthread_mutex_unlock(&c->kept.lock);
+}
+
+static void tsr_cpu_cache_free(void *cache)
+{
+	struct tsr_cpu_cache *c = cache;
+	if (!c)
+		return;
+	tsr_cpu_cache_trim(c);
+	pthread_mutex_destroy(&c->kept.lock);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+void tsr_cpu_trim(struct tsr_context *ctx)
+{
+	struct tsr_cpu_cache *c = ctx ? tsr_context_state_peek(ctx, TSR_CTX_CPU) : NULL;
+	if (c)
+		tsr_cpu_cache_trim(c);
 }
 
 size_t tsr_cpu_kept_nbytes(struct tsr_context *ctx, int *nidle)

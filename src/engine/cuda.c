@@ -568,9 +568,8 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	if (feed)
 		on_dev = 1; /* the feed's threads copy the stored bytes to the device */
 	/* a lone read's feed and the describing threads beside it (mapped blosc chunks' headers)
-	 * leave cores for each other and this thread (engine.h); with no describing threads the
-	 * feed keeps every thread (fewer readers lost 2-3% on the Zarr v3 zstd and GZIP FITS rows);
-	 * a batch member's threads are its share already (ahead.c) */
+	 * leave cores for each other and this thread (tsr_feed_readers); without describing
+	 * threads the feed keeps every thread; a batch member's are its share already (ahead.c) */
 	const int nfeed = (batch & TSR_BATCH_MEMBER) || !n_mapped ? nthreads
 								: tsr_feed_readers(nthreads);
 	const int nfeed_aid = naid < tsr_aid_count(nfeed) ? naid : tsr_aid_count(nfeed);

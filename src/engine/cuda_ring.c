@@ -47,6 +47,17 @@ static void tsr_cuda_slot_buffers_free(struct tsr_cuda_slot *s)
 	s->nbytes = s->dec_nbytes = 0;
 }
 
+/* Frees the slot's memory (its buffers and blosc operation tables; not its stream and events):
+ * it is allocated again as the slot next opens. */
+static void tsr_cuda_slot_memory_free(struct tsr_cuda_slot *s)
+{
+	tsr_cuda_slot_buffers_free(s);
+	cudaFreeHost(s->bops);
+	cudaFree(s->dev_bops);
+	s->bops = s->dev_bops = NULL;
+	s->nbops = s->bops_cap = s->dev_bops_cap = 0;
+}
+
 /* Judges a slot's pending inflate results (when check), then forgets them. */
 static int tsr_cuda_slot_judge(struct tsr_cuda_slot *s, int check)
 {
@@ -336,13 +347,11 @@ static void tsr_cuda_state_free(struct tsr_cuda_state *cs)
 	tsr_cuda_settle(cs, 0);
 	for (int i = 0; i < TSR_NSLOTS; i++) {
 		struct tsr_cuda_slot *s = &cs->slot[i];
-		tsr_cuda_slot_buffers_free(s);
+		tsr_cuda_slot_memory_free(s);
 		free(s->labels);
 		free(s->ptext);
 		free(s->ranges);
 		free(s->cp_args);
-		cudaFreeHost(s->bops);
-		cudaFree(s->dev_bops);
 		if (s->made) {
 			cudaEventDestroy(s->copied);
 			cudaEventDestroy(s->placed);
@@ -397,14 +406,8 @@ static void tsr_cuda_state_trim(struct tsr_cuda_state *cs)
 		if (cs->slot[i].open || cs->slot[i].sealed || cs->slot[i].pending)
 			return;
 	tsr_cuda_settle(cs, 0); /* (nothing pending: waits for the slots' streams only) */
-	for (int i = 0; i < TSR_NSLOTS; i++) {
-		struct tsr_cuda_slot *s = &cs->slot[i];
-		tsr_cuda_slot_buffers_free(s);
-		cudaFreeHost(s->bops);
-		cudaFree(s->dev_bops);
-		s->bops = s->dev_bops = NULL;
-		s->nbops = s->bops_cap = s->dev_bops_cap = 0;
-	}
+	for (int i = 0; i < TSR_NSLOTS; i++)
+		tsr_cuda_slot_memory_free(&cs->slot[i]);
 	cs->slot_want = cs->dec_want = 0;
 	tsr_feed_lanes_free(&cs->feed);
 	tsr_split_spare_trim(&cs->spare, 0);

@@ -7,16 +7,15 @@
 #include <unistd.h>
 
 #include "tessera.h"
+#include "../check.h"
 #include "../test_blosc2_frame.h"
 
-static int g_fail;
-
-#define FAIL(...)                                                                          \
-	do {                                                                               \
-		fprintf(stderr, "FAIL: " __VA_ARGS__);                                     \
-		fputc('\n', stderr);                                                       \
-		g_fail++;                                                                  \
-	} while (0)
+/* A failure with the library's message: what failed, and why. */
+static void fail(const char *what)
+{
+	fprintf(stderr, "FAIL: %s: %s\n", what, tsr_errmsg());
+	check_failures++;
+}
 
 enum { ROWS = 2048, COLS = 4096 };
 
@@ -26,14 +25,16 @@ static void device_read(struct tsr_array *a, void *dev, const void *want, size_t
 {
 	struct tsr_buffer dst = {dev, nbytes, TSR_MEM_CUDA, NULL};
 	if (tsr_read(a, NULL, &dst, NULL, NULL) != TSR_OK) {
-		FAIL("%s: %s", what, tsr_errmsg());
+		fail(what);
 		return;
 	}
-	void *got = malloc(nbytes);
-	if (!got || tsr_cuda_memcpy_to_host(got, dev, nbytes) != TSR_OK)
-		FAIL("%s: copy back: %s", what, tsr_errmsg());
-	else if (memcmp(got, want, nbytes))
-		FAIL("%s: the device's bytes differ from the host read", what);
+	void *got = check_malloc(nbytes);
+	if (tsr_cuda_memcpy_to_host(got, dev, nbytes) != TSR_OK)
+		fail(what);
+	else if (memcmp(got, want, nbytes)) {
+		fprintf(stderr, "FAIL: %s: the device's bytes differ from the host read\n", what);
+		check_failures++;
+	}
 	free(got);
 }
 
@@ -41,8 +42,7 @@ static size_t device_free(void)
 {
 	size_t fr = 0, total = 0;
 	cudaDeviceSynchronize();
-	if (cudaMemGetInfo(&fr, &total) != cudaSuccess)
-		FAIL("cudaMemGetInfo");
+	CHECK(cudaMemGetInfo(&fr, &total) == cudaSuccess);
 	return fr;
 }
 
@@ -54,9 +54,7 @@ int main(void)
 		return 0;
 	}
 	const size_t nbytes = (size_t)ROWS * COLS * 4;
-	int32_t *data = malloc(nbytes), *host = malloc(nbytes);
-	if (!data || !host)
-		return 1;
+	int32_t *data = check_malloc(nbytes), *host = check_malloc(nbytes);
 	for (size_t i = 0; i < (size_t)ROWS * COLS; i++) /* compressible, not constant */
 		data[i] = (int32_t)((i / 13) % 5000 + ((i * 2654435761u) >> 29));
 	char path[64];
@@ -64,7 +62,7 @@ int main(void)
 	struct b2w_array b = {.ndim = 2, .shape = {ROWS, COLS}, .chunks = {256, COLS},
 			      .blocks = {16, COLS}, .typesize = 4, .dtype = "<i4", .data = data};
 	if (b2w_write(path, &b)) {
-		FAIL("writing %s", path);
+		fprintf(stderr, "FAIL: writing %s\n", path);
 		return 1;
 	}
 	struct tsr_context *ctx = NULL;
@@ -72,33 +70,32 @@ int main(void)
 	void *dev = NULL;
 	if (tsr_context_create(NULL, &ctx) || tsr_open(ctx, path, NULL, &a) ||
 	    tsr_cuda_malloc(nbytes, &dev)) {
-		FAIL("setup: %s", tsr_errmsg());
+		fail("setup");
 		return 1;
 	}
 	struct tsr_buffer hb = {host, nbytes, TSR_MEM_HOST, NULL};
-	if (tsr_read(a, NULL, &hb, NULL, NULL) || memcmp(host, data, nbytes))
-		FAIL("the host read: %s", tsr_errmsg());
+	CHECK_EQ_INT(tsr_read(a, NULL, &hb, NULL, NULL), TSR_OK);
+	CHECK(memcmp(host, data, nbytes) == 0);
 	device_read(a, dev, host, nbytes, "the first device read");
 	size_t before = device_free();
-	if (tsr_context_trim(ctx) != TSR_OK)
-		FAIL("tsr_context_trim: %s", tsr_errmsg());
+	CHECK_EQ_INT(tsr_context_trim(ctx), TSR_OK);
 	size_t after = device_free();
 	/* a slot's device staging alone is at least 16 MiB (its sizes go in 16 MiB steps) */
-	if (after < before + ((size_t)16 << 20))
-		FAIL("free device memory %zu -> %zu MiB after the trim: less than a slot's 16 MiB "
-		     "given back", before >> 20, after >> 20);
+	if (after < before + ((size_t)16 << 20)) {
+		fprintf(stderr, "FAIL: free device memory %zu -> %zu MiB after the trim: less than "
+			"a slot's 16 MiB given back\n", before >> 20, after >> 20);
+		check_failures++;
+	}
 	device_read(a, dev, host, nbytes, "the device read after the trim");
 	device_read(a, dev, host, nbytes, "the second device read after the trim");
-	if (tsr_context_trim(ctx) != TSR_OK)
-		FAIL("the second tsr_context_trim: %s", tsr_errmsg());
-	printf("test_gpu_trim: %zu MiB of device memory given back (free %zu -> %zu MiB)\n",
-	       (after - before) >> 20, before >> 20, after >> 20);
+	CHECK_EQ_INT(tsr_context_trim(ctx), TSR_OK);
+	printf("test_gpu_trim: free device memory %zu -> %zu MiB across the trim\n", before >> 20,
+	       after >> 20);
 	tsr_cuda_free(dev);
 	tsr_array_free(a);
 	tsr_context_free(ctx);
 	unlink(path);
 	free(data);
 	free(host);
-	printf("test_gpu_trim: %s\n", g_fail ? "FAILED" : "ok");
-	return g_fail != 0;
+	CHECK_DONE();
 }
