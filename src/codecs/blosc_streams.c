@@ -45,54 +45,6 @@ void tsr_blosc_pipeline(const struct tsr_blosc_info *in, size_t elem_nbytes,
 	}
 }
 
-/* Listed block i of the chunk: every block, or the chosen ones (block 0 first when they need
- * it). */
-static int64_t listed_block(const struct tsr_blosc_blocks *sel, int64_t i)
-{
-	return !sel ? i : sel->with0 ? (i ? tsr_blosc_blocks_at(sel, i - 1) : 0)
-				     : tsr_blosc_blocks_at(sel, i);
-}
-
-/* Blocks whose streams' chains are followed side by side (streams_ahead). */
-#define TSR_BLOSC_AHEAD 64
-
-/*
- * Why a walk ahead: a block's streams are a chain of loads (each stream's size says where the
- * next one's is), usually a page apart, and the listing below takes one block at a time. Beside
- * the CUDA feed, whose readers copy the read's bytes through the host's memory at the same
- * time, each load of a chain waited a loaded memory latency: 2,048 blocks of four streams
- * (python-blosc2's zstd with shuffle) took the read's thread 3.0-3.9 ms on the H100 host,
- * 2,048 of one stream (bitshuffle) 0.35-0.6 ms. This walk follows the chains of listed blocks
- * [i0, i1) side by side, a stream of each at a time, and prefetches each next size, so that their
- * loads overlap; the checked walk then finds them in the cache. It checks nothing (a chain that
- * leaves the chunk stops) and changes nothing but what the cache holds.
- */
-static void streams_ahead(const struct tsr_blosc_info *in, const uint8_t *src,
-			  const struct tsr_blosc_blocks *sel, int64_t i0, int64_t i1)
-{
-	int64_t at[TSR_BLOSC_AHEAD];
-	const int64_t end = in->cbytes, n = i1 - i0;
-	for (int64_t k = 0; k < n; k++) {
-		/* (the block table lies inside the chunk: tsr_blosc_info) */
-		int64_t b = listed_block(sel, i0 + k);
-		at[k] = b >= 0 && b < in->nblocks ? (int32_t)tsr_le32(src + in->header_nbytes + 4 * b) : -1;
-		if (at[k] >= 0 && at[k] < end)
-			__builtin_prefetch(src + at[k]);
-	}
-	const int nstreams = in->split ? in->typesize : 1;
-	for (int j = 1; j < nstreams; j++)
-		for (int64_t k = 0; k < n; k++) {
-			if (at[k] < 0 || end - at[k] < 4) {
-				at[k] = -1;
-				continue;
-			}
-			int32_t cs = (int32_t)tsr_le32(src + at[k]);
-			at[k] += 4 + (cs < 0 ? 1 : (int64_t)cs);
-			if (at[k] < end)
-				__builtin_prefetch(src + at[k]);
-		}
-}
-
 int tsr_blosc_streams(const void *chunk, size_t nbytes, size_t elem_nbytes,
 		      const struct tsr_blosc_blocks *blocks, struct tsr_blosc_stream *spans,
 		      size_t cap, size_t *n_ret, struct tsr_blosc_pipeline *pipe_ret)
@@ -130,10 +82,8 @@ int tsr_blosc_streams(const void *chunk, size_t nbytes, size_t elem_nbytes,
 		nlist = sel->count + (sel->with0 != 0);
 	}
 	for (int64_t i = 0; i < nlist; i++) {
-		if (i % TSR_BLOSC_AHEAD == 0)
-			streams_ahead(&in, chunk, sel, i,
-				      nlist - i < TSR_BLOSC_AHEAD ? nlist : i + TSR_BLOSC_AHEAD);
-		int64_t b = listed_block(sel, i);
+		int64_t b = !sel ? i : sel->with0 ? (i ? tsr_blosc_blocks_at(sel, i - 1) : 0)
+					       : tsr_blosc_blocks_at(sel, i);
 		struct tsr_blosc_stream block[TSR_BLOSC_MAX_STREAMS];
 		int nb;
 		if ((st = tsr_blosc_block_streams(&in, chunk, b, block, &nb)))
