@@ -16,7 +16,7 @@
 #include "tsr_cuda.h"
 
 /*
- * Usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abcdefg] [--level L] [--count N]
+ * Usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abcdefghx] [--frames FILE] [--level L] [--count N]
  *                       [--checksum] [--phase-c auto|warps|cells]
  * Sets (libzstd level L, default 3 = zarr-python's and numcodecs' default):
  *   a  10 000 frames of 64 KiB of float32 data (a smooth field with noise in its low bits);
@@ -33,6 +33,13 @@
  *   e  the same of bench/zarr_bench.py's f32_block field (bench/workloads.py's b2_zstd array,
  *      gpu-ab's row): every plane has sequences (parsed from that array's file: about 1,000,
  *      560, 700 and 720 a frame, the top plane up to 3,900);
+ *   h  (not in the default sets) a Blosc2 slot's streams with bitshuffle (bench/workloads.py's
+ *      b2_zstd_bit array): 2048 blocks of 4 x 8192 float32 of set e's field (128 KiB), each
+ *      bitshuffled whole and its own frame at level 9 (one stream a block: blosc does not
+ *      split bitshuffled blocks) (512 distinct, repeated);
+ *   x  (with --frames FILE) the frames of FILE: records of a 32-bit little-endian decoded size
+ *      (the same for all), a 32-bit frame size and the frame, as bench/blosc_frames.py takes
+ *      them from a Blosc2 array's chunks (each frame decoded by libzstd for the check);
  *   f  (not in the default sets) the LZ4 streams of gpu_lz_bench's issue row (10 000 x 64 KiB
  *      of byte-shuffled float32, lz4 fast) as zstd frames: each stream's own LZ4 sequences
  *      (literal runs, matches, distances) and raw literals, written by ZSTD_compressSequences,
@@ -99,6 +106,22 @@ static void blosc2_planes(unsigned char *out, size_t u, char which, uint64_t *s)
 		for (int k = 0; k < 4; k++)
 			out[(size_t)k * n + i] = b[k];
 	}
+}
+
+/* Block u of set e's field as blosc's bitshuffle leaves it (set h): bit b of byte j of element
+ * e at bit e % 8 of byte e / 8 of bit plane 8j + b (n / 8 bytes a plane). */
+static void blosc2_bits(unsigned char *out, size_t u, uint64_t *s)
+{
+	const size_t w = 8192, rows = 4, n = rows * w, row = n / 8;
+	unsigned char *planes = (unsigned char *)tu_xmalloc(4 * n);
+	blosc2_planes(planes, u, 'e', s);
+	memset(out, 0, 4 * n);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < 4; j++)
+			for (int b = 0; b < 8; b++)
+				if (planes[j * n + i] >> b & 1)
+					out[(j * 8 + b) * row + i / 8] |= (unsigned char)(1u << (i % 8));
+	free(planes);
 }
 
 /* a 1024^3 uint16 volume: a smooth field plus a little noise, sampled in a block */
@@ -169,13 +192,59 @@ static unsigned char *lz4_as_zstd(ZSTD_CCtx *cc, const unsigned char *src, size_
  * Zarr codecs' is none) */
 static int with_checksum;
 
+/* --frames FILE: set x's frames */
+static const char *frames_path;
+
+/* Set x: the frames of frames_path (the usage above), each decoded by libzstd for the check. */
+static void frames_set(struct set *t)
+{
+	FILE *f = fopen(frames_path, "rb");
+	if (!f) {
+		fprintf(stderr, "gpu_zstd_bench: cannot open %s\n", frames_path);
+		exit(2);
+	}
+	size_t cap = 0;
+	uint32_t hd[2];
+	while (fread(hd, 4, 2, f) == 2) {
+		if (t->uniq == cap) {
+			cap = cap ? 2 * cap : 1024;
+			t->src = (unsigned char **)realloc(t->src, cap * sizeof(void *));
+			t->z = (unsigned char **)realloc(t->z, cap * sizeof(void *));
+			t->zn = (size_t *)realloc(t->zn, cap * sizeof(size_t));
+		}
+		if (t->uniq && hd[0] != t->each) {
+			fprintf(stderr, "gpu_zstd_bench: %s: frames of %u and %zu bytes\n", frames_path,
+				hd[0], t->each);
+			exit(2);
+		}
+		t->each = hd[0];
+		unsigned char *z = (unsigned char *)tu_xmalloc(hd[1]), *d = (unsigned char *)tu_xmalloc(hd[0]);
+		size_t dn = fread(z, 1, hd[1], f) == hd[1] ? ZSTD_decompress(d, hd[0], z, hd[1]) : 0;
+		if (ZSTD_isError(dn) || dn != hd[0]) {
+			fprintf(stderr, "gpu_zstd_bench: %s: frame %zu does not decode\n", frames_path,
+				t->uniq);
+			exit(2);
+		}
+		t->z[t->uniq] = z, t->zn[t->uniq] = hd[1], t->src[t->uniq++] = d;
+	}
+	fclose(f);
+	if (!t->uniq) {
+		fprintf(stderr, "gpu_zstd_bench: %s: no frames\n", frames_path);
+		exit(2);
+	}
+	t->n = t->uniq;
+}
+
 static void make_set(struct set *t, char which, int level, size_t count)
 {
 	unsigned char *planes = NULL; /* sets d and e: a block's 4 planes, made a block at a time */
 	memset(t, 0, sizeof *t);
 	size_t edge = 0;
 	char what[64];
-	if (which == 'a') {
+	if (which == 'x') {
+		frames_set(t);
+		snprintf(what, sizeof what, "%zu-byte frames of %s", t->each, frames_path);
+	} else if (which == 'a') {
 		snprintf(what, sizeof what, "64 KiB float32");
 		t->n = 10000, t->uniq = 500, t->each = 64 << 10;
 	} else if (which == 'b') {
@@ -188,6 +257,10 @@ static void make_set(struct set *t, char which, int level, size_t count)
 		snprintf(what, sizeof what, "64 KiB shuffled float32, %s sequences",
 			 which == 'f' ? "lz4" : "lz4hc-9");
 		t->n = 10000, t->uniq = 500, t->each = 64 << 10;
+	} else if (which == 'h') {
+		snprintf(what, sizeof what, "128 KiB bitshuffled float32 (b2_zstd_bit, level %d)",
+			 level);
+		t->n = 2048, t->uniq = 512, t->each = 128 << 10;
 	} else {
 		snprintf(what, sizeof what, "32 KiB planes of float32 (Blosc2%s, level %d)",
 			 which == 'd' ? "" : " b2_zstd", level);
@@ -200,12 +273,14 @@ static void make_set(struct set *t, char which, int level, size_t count)
 	}
 	snprintf(t->name, sizeof t->name, "%zu x %s%s", t->n, what,
 		 with_checksum ? ", checksummed" : "");
-	t->src = (unsigned char **)tu_xmalloc(t->uniq * sizeof(void *));
-	t->z = (unsigned char **)tu_xmalloc(t->uniq * sizeof(void *));
-	t->zn = (size_t *)tu_xmalloc(t->uniq * sizeof(size_t));
+	if (which != 'x') {
+		t->src = (unsigned char **)tu_xmalloc(t->uniq * sizeof(void *));
+		t->z = (unsigned char **)tu_xmalloc(t->uniq * sizeof(void *));
+		t->zn = (size_t *)tu_xmalloc(t->uniq * sizeof(size_t));
+	}
 	uint64_t s = 42;
 	ZSTD_CCtx *cc = ZSTD_createCCtx();
-	for (size_t u = 0; u < t->uniq; u++) {
+	for (size_t u = 0; u < t->uniq && which != 'x'; u++) {
 		t->src[u] = (unsigned char *)tu_xmalloc(t->each);
 		if (which == 'a')
 			lzp_fill(LZP_FLOATS, t->src[u], t->each, u + 1);
@@ -215,6 +290,8 @@ static void make_set(struct set *t, char which, int level, size_t count)
 			t->z[u] = lz4_as_zstd(cc, t->src[u], t->each, which == 'g', &t->zn[u]);
 			continue;
 		}
+		else if (which == 'h')
+			blosc2_bits(t->src[u], u, &s);
 		else if (which == 'd' || which == 'e') {
 			if (u % 4 == 0)
 				blosc2_planes(planes, u / 4, which, &s);
@@ -361,6 +438,8 @@ int main(int argc, char **argv)
 			sets = argv[++i];
 		else if (!strcmp(argv[i], "--level") && i + 1 < argc)
 			level = atoi(argv[++i]), level_given = 1;
+		else if (!strcmp(argv[i], "--frames") && i + 1 < argc)
+			frames_path = argv[++i];
 		else if (!strcmp(argv[i], "--checksum"))
 			with_checksum = 1;
 		else if (!strcmp(argv[i], "--count") && i + 1 < argc)
@@ -373,7 +452,7 @@ int main(int argc, char **argv)
 				  : !strcmp(v, "cells") ? TSR_CUDA_ZSTD_C_CELLS
 							: TSR_CUDA_ZSTD_C_AUTO;
 		} else {
-			fprintf(stderr, "usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abcdefg] "
+			fprintf(stderr, "usage: gpu_zstd_bench [--runs R] [--nvcomp LIB] [--sets abcdefghx] [--frames FILE] "
 					"[--level L] [--count N] [--checksum] [--phase-c auto|warps|cells]\n");
 			return 2;
 		}
@@ -408,7 +487,7 @@ int main(int argc, char **argv)
 	double *ms = (double *)tu_xmalloc((size_t)runs * sizeof(double));
 	for (const char *c = sets; *c; c++) {
 		struct set t;
-		make_set(&t, *c, (*c == 'd' || *c == 'e') && !level_given ? 9 : level, count);
+		make_set(&t, *c, (*c == 'd' || *c == 'e' || *c == 'h') && !level_given ? 9 : level, count);
 		double bytes = (double)t.n * (double)t.each, zbytes = 0;
 		for (size_t i = 0; i < t.n; i++)
 			zbytes += (double)t.zn[i % t.uniq];
