@@ -211,6 +211,10 @@ static void frames_set(struct set *t)
 			t->src = (unsigned char **)realloc(t->src, cap * sizeof(void *));
 			t->z = (unsigned char **)realloc(t->z, cap * sizeof(void *));
 			t->zn = (size_t *)realloc(t->zn, cap * sizeof(size_t));
+			if (!t->src || !t->z || !t->zn) {
+				fprintf(stderr, "gpu_zstd_bench: out of memory\n");
+				exit(2);
+			}
 		}
 		if (t->uniq && hd[0] != t->each) {
 			fprintf(stderr, "gpu_zstd_bench: %s: frames of %u and %zu bytes\n", frames_path,
