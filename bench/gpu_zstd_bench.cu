@@ -12,6 +12,7 @@
 
 #include "gpu_check.h"
 #include "lz4_walk.h"
+#include "blosc_filter_ref.h"
 #include "lz_profiles.h"
 #include "tsr_cuda.h"
 
@@ -83,45 +84,38 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Block u of an 8192-wide float32 field, its 4 byte planes one after another (blosc's shuffle).
- * Set d: rows 32u to 32u + 3 of bench/blosc2_data.py's field (a smooth field plus normal noise
- * of 0.01); set e: rows 4u to 4u + 3 of bench/zarr_bench.py's f32_block (100 sin(y/37)
- * cos(x/53) plus normal noise of 1, rounded to 1/100). */
-static void blosc2_planes(unsigned char *out, size_t u, char which, uint64_t *s)
+/* Block u of an 8192-wide float32 field: 4 rows (32,768 values). Set d: rows 32u to 32u + 3 of
+ * bench/blosc2_data.py's field (a smooth field plus normal noise of 0.01); sets e and h: rows 4u
+ * to 4u + 3 of bench/zarr_bench.py's f32_block (100 sin(y/37) cos(x/53) plus normal noise of 1,
+ * rounded to 1/100). */
+static void blosc2_block(float *v, size_t u, char which, uint64_t *s)
 {
 	const size_t w = 8192, rows = 4, n = rows * w;
 	for (size_t i = 0; i < n; i++) {
 		double noise = lzp_gauss(s);
-		float v;
 		if (which == 'd') {
 			double y = (double)(u * 32 + i / w), x = (double)(i % w);
-			v = (float)(sin(y / 300.0) * cos(x / 200.0) * 1000.0 + noise * 0.01);
+			v[i] = (float)(sin(y / 300.0) * cos(x / 200.0) * 1000.0 + noise * 0.01);
 		} else {
 			float y = (float)(u * rows + i / w), x = (float)(i % w);
-			v = 100.0f * sinf(y / 37.0f) * cosf(x / 53.0f) + (float)noise;
-			v = rintf(v * 100.0f) / 100.0f;
+			v[i] = 100.0f * sinf(y / 37.0f) * cosf(x / 53.0f) + (float)noise;
+			v[i] = rintf(v[i] * 100.0f) / 100.0f;
 		}
-		unsigned char b[4];
-		memcpy(b, &v, 4);
-		for (int k = 0; k < 4; k++)
-			out[(size_t)k * n + i] = b[k];
 	}
 }
 
-/* Block u of set e's field as blosc's bitshuffle leaves it (set h): bit b of byte j of element
- * e at bit e % 8 of byte e / 8 of bit plane 8j + b (n / 8 bytes a plane). */
-static void blosc2_bits(unsigned char *out, size_t u, uint64_t *s)
+/* That block as blosc leaves it: its 4 byte planes one after another (shuffle; sets d and e),
+ * or its 32 bit planes (bitshuffle; set h). */
+static void blosc2_filtered(unsigned char *out, size_t u, char which, uint64_t *s)
 {
-	const size_t w = 8192, rows = 4, n = rows * w, row = n / 8;
-	unsigned char *planes = (unsigned char *)tu_xmalloc(4 * n);
-	blosc2_planes(planes, u, 'e', s);
-	memset(out, 0, 4 * n);
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < 4; j++)
-			for (int b = 0; b < 8; b++)
-				if (planes[j * n + i] >> b & 1)
-					out[(j * 8 + b) * row + i / 8] |= (unsigned char)(1u << (i % 8));
-	free(planes);
+	const size_t n = 4 * 8192;
+	float *v = (float *)tu_xmalloc(4 * n);
+	blosc2_block(v, u, which == 'h' ? 'e' : which, s);
+	if (which == 'h')
+		bitshuffle_ref(out, (const uint8_t *)v, 4 * n, 4, n);
+	else
+		shuffle_ref(out, (const uint8_t *)v, 4 * n, 4);
+	free(v);
 }
 
 /* a 1024^3 uint16 volume: a smooth field plus a little noise, sampled in a block */
@@ -295,10 +289,10 @@ static void make_set(struct set *t, char which, int level, size_t count)
 			continue;
 		}
 		else if (which == 'h')
-			blosc2_bits(t->src[u], u, &s);
+			blosc2_filtered(t->src[u], u, 'h', &s);
 		else if (which == 'd' || which == 'e') {
 			if (u % 4 == 0)
-				blosc2_planes(planes, u / 4, which, &s);
+				blosc2_filtered(planes, u / 4, which, &s);
 			memcpy(t->src[u], planes + (u % 4) * t->each, t->each);
 		} else
 			volume_block((uint16_t *)t->src[u], edge, (u % 4) * edge, (u / 4 % 4) * edge,

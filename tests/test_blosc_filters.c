@@ -1,29 +1,8 @@
 /* test_blosc_filters.c - blosc filters (shuffle, bitshuffle, delta, bytedelta, trunc_prec) against plain reference code. */
 #include "blosc_test_util.h"
+#include "gpu/blosc_filter_ref.h"
 
 /* ---- 1. filters against plain reference code ---- */
-
-static void shuffle_ref(uint8_t *dst, const uint8_t *src, size_t nbytes, size_t ts)
-{
-	size_t n = nbytes / ts;
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < ts; j++)
-			dst[j * n + i] = src[i * ts + j];
-	memcpy(dst + n * ts, src + n * ts, nbytes - n * ts);
-}
-
-/* bitshuffle of n8 elements as the note describes it, the rest copied */
-static void bitshuffle_ref(uint8_t *dst, const uint8_t *src, size_t nbytes, size_t ts, size_t n8)
-{
-	size_t row = n8 / 8;
-	memset(dst, 0, n8 * ts);
-	for (size_t e = 0; e < n8; e++)
-		for (size_t j = 0; j < ts; j++)
-			for (int b = 0; b < 8; b++)
-				if (src[e * ts + j] >> b & 1)
-					dst[(j * 8 + b) * row + e / 8] |= (uint8_t)(1u << (e % 8));
-	memcpy(dst + n8 * ts, src + n8 * ts, nbytes - n8 * ts);
-}
 
 static void test_filters(void)
 {
