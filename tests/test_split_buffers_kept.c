@@ -3,11 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "check.h"
+#include "b2w_arrays.h"
 #include "tessera.h"
-#include "test_blosc2_frame.h"
 
 #define NARRAYS 3
 
@@ -49,37 +48,22 @@ static void check_read(struct tsr_array *a, const int32_t *want, int64_t rows, i
 
 int main(void)
 {
-	char dir[] = "/tmp/tsr_splitkept_XXXXXX", path[NARRAYS][512];
-	CHECK(mkdtemp(dir) != NULL);
 	struct tsr_context_options co = {sizeof(co), 4};
 	struct tsr_context *ctx;
 	CHECK_EQ_INT(tsr_context_create(&co, &ctx), TSR_OK);
 	/* two arrays of one shape, values (and so stored sizes and block offsets) unlike, and one
 	 * of twice the rows: each one chunk of whole-row blocks, a few shares' worth */
 	const int64_t C = 480, rows[NARRAYS] = {640, 640, 1280};
-	int32_t *data[NARRAYS];
-	struct tsr_array *arr[NARRAYS];
-	for (int k = 0; k < NARRAYS; k++) {
-		snprintf(path[k], sizeof(path[k]), "%s/a%d.b2nd", dir, k);
-		data[k] = b2w_rows_i32(path[k], rows[k], C, k);
-		CHECK(data[k] != NULL);
-		arr[k] = NULL;
-		if (data[k])
-			CHECK_EQ_INT(tsr_open(ctx, path[k], NULL, &arr[k]), TSR_OK);
-	}
+	struct b2w_arrays A;
+	b2w_arrays_open(&A, ctx, "splitkept", NARRAYS, rows, C);
 	/* the order: A B A (the same size), C (larger), A (a kept buffer larger than it needs) */
 	static const int order[] = {0, 1, 0, 1, 2, 0, 2, 1};
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		int k = order[i];
-		if (arr[k])
-			check_read(arr[k], data[k], rows[k], C, path[k], (int)i);
+		if (A.arr[k])
+			check_read(A.arr[k], A.data[k], rows[k], C, A.path[k], (int)i);
 	}
-	for (int k = 0; k < NARRAYS; k++) {
-		tsr_array_free(arr[k]);
-		unlink(path[k]);
-		free(data[k]);
-	}
+	b2w_arrays_close(&A);
 	tsr_context_free(ctx);
-	rmdir(dir);
 	CHECK_DONE();
 }

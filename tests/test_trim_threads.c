@@ -5,19 +5,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "check.h"
 #include "engine/engine.h"
+#include "b2w_arrays.h"
 #include "tessera.h"
-#include "test_blosc2_frame.h"
 
 #define NARRAYS 2
 #define C 480
 
 static const int64_t rows[NARRAYS] = {640, 1280};
-static int32_t *data[NARRAYS];
-static struct tsr_array *arr[NARRAYS];
+static struct b2w_arrays A; /* the arrays and their values */
 static struct tsr_context *ctx;
 static atomic_int readers_left;
 
@@ -30,8 +28,8 @@ static int read_equal(int k)
 		return -1;
 	memset(got, 0xA5, nbytes);
 	struct tsr_buffer dst = {got, nbytes, TSR_MEM_HOST, NULL};
-	int st = tsr_read(arr[k], NULL, &dst, NULL, NULL);
-	int bad = st != TSR_OK || memcmp(got, data[k], nbytes) != 0;
+	int st = tsr_read(A.arr[k], NULL, &dst, NULL, NULL);
+	int bad = st != TSR_OK || memcmp(got, A.data[k], nbytes) != 0;
 	if (bad)
 		fprintf(stderr, "array %d: read %d (%s), %s\n", k, st, tsr_errmsg(),
 			st ? "failed" : "values differ");
@@ -62,20 +60,12 @@ int main(void)
 	const char *e = getenv("TSR_THREAD_ITERS");
 	int iters = e && atoi(e) > 0 ? atoi(e) : 20;
 	CHECK_EQ_INT(tsr_context_trim(NULL), TSR_E_INVALID_ARG);
-	char dir[] = "/tmp/tsr_trim_XXXXXX", path[NARRAYS][512];
-	CHECK(mkdtemp(dir) != NULL);
 	struct tsr_context_options co = {sizeof(co), 4};
 	CHECK_EQ_INT(tsr_context_create(&co, &ctx), TSR_OK);
 	CHECK_EQ_INT(tsr_context_trim(ctx), TSR_OK); /* nothing kept yet */
 	/* each array one chunk, which a whole read splits over the threads */
-	for (int k = 0; k < NARRAYS; k++) {
-		snprintf(path[k], sizeof(path[k]), "%s/a%d.b2nd", dir, k);
-		data[k] = b2w_rows_i32(path[k], rows[k], C, k);
-		CHECK(data[k] != NULL);
-		if (data[k])
-			CHECK_EQ_INT(tsr_open(ctx, path[k], NULL, &arr[k]), TSR_OK);
-	}
-	if (!arr[0] || !arr[1])
+	b2w_arrays_open(&A, ctx, "trim", NARRAYS, rows, C);
+	if (!A.arr[0] || !A.arr[1])
 		CHECK_DONE();
 	/* one thread: what a read leaves is kept, a trim frees it, the next read is right */
 	for (int round = 0; round < 3; round++) {
@@ -105,12 +95,7 @@ int main(void)
 	void *tbad = NULL;
 	pthread_join(tr, &tbad);
 	CHECK_EQ_INT((int)(intptr_t)tbad, 0);
-	for (int k = 0; k < NARRAYS; k++) {
-		tsr_array_free(arr[k]);
-		unlink(path[k]);
-		free(data[k]);
-	}
+	b2w_arrays_close(&A);
 	tsr_context_free(ctx);
-	rmdir(dir);
 	CHECK_DONE();
 }
