@@ -203,8 +203,9 @@ tsr_zs_block_kernel(const void *const *d_in, void *const *d_out, const size_t *d
 		uint32_t bi = (uint32_t)(g - ss[s].block_base);
 		uint8_t *direct = tsr_zs_lits_out(&sb[bi], (uint8_t *)d_out[s], d_out_cap[s],
 						  ss[s].cell_n != 0);
-		uint8_t *dst = direct ? direct : lits + sb[bi].lit_at;
-		__builtin_assume(__isGlobal(dst)); /* (global stores, not generic ones) */
+		uint8_t *dst = tsr_zs_lits_dst(&sb[bi], direct, lits);
+		if (dst) /* (global stores, not generic ones) */
+			__builtin_assume(__isGlobal(dst));
 		int st = tsr_zs_block_lits(w, (const uint8_t *)d_in[s], sb, bi, dst);
 		if (TSR_ZS_GLANE == 0) {
 			sb[bi].status = st;
@@ -297,7 +298,9 @@ tsr_zs_exec_kernel(const void *const *d_in, void *const *d_out, struct tsr_zs_st
 	size_t s = tsr_zs_owner(frame_first, n, g);
 	if (ss[s].status != TSR_CUDA_ZSTD_OK)
 		return;
-	int st = tsr_zs_frame_exec(&xs[threadIdx.x / 32], (const uint8_t *)d_in[s], &frames[g],
+	const uint8_t *in = (const uint8_t *)d_in[s];
+	__builtin_assume(__isGlobal(in)); /* (raw literals are read from it: tsr_zs_lits_src) */
+	int st = tsr_zs_frame_exec(&xs[threadIdx.x / 32], in, &frames[g],
 				   blocks + ss[s].block_base, lits, seqs, (uint8_t *)d_out[s]);
 	if (st != TSR_CUDA_ZSTD_OK && TSR_ZS_LANE == 0)
 		atomicCAS(&ss[s].status, TSR_CUDA_ZSTD_OK, st);
@@ -368,8 +371,10 @@ tsr_zs_cells_kernel(const void *const *d_in, const struct tsr_zs_stream *ss,
 			continue;
 		size_t s = tsr_zs_owner(block_first, n, g);
 		const struct tsr_zs_frame *f = &frames[e[g].frame];
-		int st = tsr_zs_block_cells(&xs[threadIdx.x / 32], (const uint8_t *)d_in[s], f,
-					    &blocks[g], &e[g], lits, seqs,
+		const uint8_t *in = (const uint8_t *)d_in[s];
+		__builtin_assume(__isGlobal(in));
+		int st = tsr_zs_block_cells(&xs[threadIdx.x / 32], in, f, &blocks[g], &e[g], lits,
+					    seqs,
 					    cells + ss[s].cell_base + f->out_at);
 		if (TSR_ZS_LANE == 0)
 			blocks[g].status = st;

@@ -204,7 +204,8 @@ TSR_ZD int tsr_zs_block_cells(struct tsr_zs_xs *x, const uint8_t *in, const stru
 	/* (the entry offsets modulo 2^32: tsr_zs_place's are 32-bit, and tsr_zs_reps_then's
 	 * arithmetic is modular, so they are the walk's in order) */
 	uint32_t r[3] = {(uint32_t)e->rep[0], (uint32_t)e->rep[1], (uint32_t)e->rep[2]};
-	return tsr_zs_block_run(x, b, lits, seqs, tsr_zs_window32(f), &op, r, NULL, cells, op, 1);
+	return tsr_zs_block_run(x, in, b, lits, seqs, tsr_zs_window32(f), &op, r, NULL, cells, op,
+				1);
 }
 
 /* The byte at frame position p, once every block of its frame wrote its cells without

@@ -1101,7 +1101,9 @@ TSR_ZD int tsr_zs_scan(const uint8_t *in, uint64_t n, struct tsr_zs_frame *frame
 						return TSR_CUDA_ZSTD_E_SEQUENCES;
 					b.fse_from[k] = fse[k];
 				}
-				cnt->nlit += b.nlit;
+				/* (raw literals take no scratch: phase c reads them where they lie,
+				 * tsr_zs_lits_src) */
+				cnt->nlit += b.lit_type == 0 ? 0 : b.nlit;
 				cnt->nseq += b.nseq;
 			}
 			b.out_known = sized && known < UINT32_MAX ? (uint32_t)(known + 1) : 0u;

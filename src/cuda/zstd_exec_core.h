@@ -502,21 +502,31 @@ TSR_ZD_INLINE uint32_t tsr_zs_window32(const struct tsr_zs_frame *f)
 	return f->window > 0xffffffffu ? 0xffffffffu : (uint32_t)f->window;
 }
 
+/* Where phase c reads compressed block b's literals: raw ones where they lie in the stream
+ * (in; phase b leaves them there: tsr_zs_lits_dst), the others in the literal scratch. */
+TSR_ZD_INLINE const uint8_t *tsr_zs_lits_src(const uint8_t *in, const struct tsr_zs_block *b,
+					     const uint8_t *lits)
+{
+	return b->lit_type == 0 ? in + b->in_at + b->lit_hdr : lits + b->lit_at;
+}
+
 /*
  * Compressed block b's sequences executed by the lanes of one warp, 32 at a time, in the steps
- * tsr_zs_frame_exec lists (x: the warp's shared batch; lits, seqs: phase b's scratch; r: the
+ * tsr_zs_frame_exec lists (x: the warp's shared batch; in: the stream; lits, seqs: phase b's
+ * scratch; r: the
  * repeat offsets on entry, lane 0's, updated; *op: the block's first output position, then the
  * one after it, from the frame's first byte, which offsets may reach back to; window: the
  * frame's, at most 2^32 - 1 where it is larger: an offset lies below its position anyway).
  * Into bytes at out, or with to_cells into cells (block: the block's first position). Both
  * callers pass to_cells as a constant, so each gets its own copy of the loop. Returns a status.
  */
-TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const struct tsr_zs_block *b,
-				   const uint8_t *lits, const struct tsr_zs_seq *seqs,
-				   uint32_t window, uint32_t *op_, uint32_t r[3], uint8_t *out,
-				   uint32_t *cells, uint32_t block, int to_cells)
+TSR_ZD_INLINE int tsr_zs_block_run(struct tsr_zs_xs *x, const uint8_t *in,
+				   const struct tsr_zs_block *b, const uint8_t *lits,
+				   const struct tsr_zs_seq *seqs, uint32_t window, uint32_t *op_,
+				   uint32_t r[3], uint8_t *out, uint32_t *cells, uint32_t block,
+				   int to_cells)
 {
-	const uint8_t *lp = lits + b->lit_at;
+	const uint8_t *lp = tsr_zs_lits_src(in, b, lits);
 	const struct tsr_zs_seq *sq = seqs + b->seq_at;
 	uint32_t op = *op_, lit = 0, bend = op + b->out_size;
 	struct tsr_zs_held h;
@@ -617,7 +627,7 @@ TSR_ZD int tsr_zs_frame_exec(struct tsr_zs_xs *x, const uint8_t *in,
 			op += b->out_size;
 			continue;
 		}
-		int st = tsr_zs_block_run(x, b, lits, seqs, window, &op, r, fo, NULL, 0, 0);
+		int st = tsr_zs_block_run(x, in, b, lits, seqs, window, &op, r, fo, NULL, 0, 0);
 		if (st != TSR_CUDA_ZSTD_OK)
 			return st;
 	}

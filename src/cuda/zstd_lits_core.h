@@ -362,11 +362,26 @@ TSR_ZD_INLINE uint8_t *tsr_zs_lits_out(const struct tsr_zs_block *b, uint8_t *ou
 }
 
 /*
+ * Where phase b puts block b's literals: direct (tsr_zs_lits_out) where given, else their
+ * place in the literal scratch (lits), or NULL for raw literals, which phase c reads where they
+ * lie in the input (tsr_zs_lits_src) and phase a gives no scratch: copying them to the scratch
+ * and reading them back there was a pass over them for nothing (b2_zstd_bit's frames are 1,971
+ * blocks of 96 KB of raw literals in 2,048).
+ */
+TSR_ZD_INLINE uint8_t *tsr_zs_lits_dst(const struct tsr_zs_block *b, uint8_t *direct,
+				       uint8_t *lits)
+{
+	if (direct)
+		return direct;
+	return b->lit_type == 0 ? NULL : lits + b->lit_at;
+}
+
+/*
  * Phase b, literals: decodes compressed block bi's literals (blocks: the stream's blocks, as
- * phase a left them) into lits (nlit bytes), by the lanes of a group (TSR_ZS_LIT_GROUP: the
- * warp, or a part of it; w: the group's tables, in shared memory on the GPU): lane 0 of the
- * group builds the Huffman table, the lanes decode the literal
- * streams (four streams: lanes 0 to 3, one each; one lane alone takes a symbol of each in
+ * phase a left them) into lits (nlit bytes; NULL for raw ones, which then need nothing:
+ * tsr_zs_lits_dst), by the lanes of a group (TSR_ZS_LIT_GROUP: the warp, or a part of it; w:
+ * the group's tables, in shared memory on the GPU): lane 0 of the group builds the Huffman
+ * table, the lanes decode the literal streams (four streams: lanes 0 to 3, one each; one lane alone takes a symbol of each in
  * turn). Every lane returns the literals' status; the sequences follow (tsr_zs_block_seqs).
  */
 TSR_ZD int tsr_zs_block_lits(struct tsr_zs_work *w, const uint8_t *in,
@@ -377,7 +392,8 @@ TSR_ZD int tsr_zs_block_lits(struct tsr_zs_work *w, const uint8_t *in,
 	if (b->lit_type == 0) { /* (16 bytes a lane: a byte a lane, this loop was 43% of the
 				 * block kernel's stall samples on gpu_zstd_bench's set d, Blosc2
 				 * planes, whose noisy planes' literals are raw; H100) */
-		tsr_zs_copy_lanes(lits, ls, b->nlit, TSR_ZS_GLANE, TSR_ZS_GNLANES);
+		if (lits)
+			tsr_zs_copy_lanes(lits, ls, b->nlit, TSR_ZS_GLANE, TSR_ZS_GNLANES);
 		return TSR_CUDA_ZSTD_OK;
 	}
 	if (b->lit_type == 1) {

@@ -31,6 +31,8 @@ struct job {
 	uint8_t *lits;
 	struct tsr_zs_work w[4]; /* each group's tables (shared memory on the GPU) */
 	int32_t st[4096];
+	uint64_t at[4096]; /* each block's literals' place: every compressed block's, raw ones too
+			      (phase a gives raw literals no scratch; here they are copied) */
 };
 
 struct lane {
@@ -48,7 +50,7 @@ static void *lane_main(void *arg)
 	for (uint32_t i = g_id; i < j->nblocks; i += 32 / g_n) {
 		if (j->bl[i].type != 2)
 			continue;
-		int st = tsr_zs_block_lits(&j->w[g_id], j->in, j->bl, i, j->lits + j->bl[i].lit_at);
+		int st = tsr_zs_block_lits(&j->w[g_id], j->in, j->bl, i, j->lits + j->at[i]);
 		if (g_lane == 0)
 			j->st[i] = st;
 	}
@@ -67,11 +69,16 @@ static void check_groups(const uint8_t *z, size_t zn, unsigned g, const char *wh
 	memset(j, 0, sizeof *j);
 	struct tsr_zs_frame *fr = check_malloc((c.nframes + 1) * sizeof *fr);
 	j->bl = check_malloc((c.nblocks + 1) * sizeof *j->bl);
-	uint8_t *want = check_malloc(c.nlit + 1);
-	j->lits = check_malloc(c.nlit + 1);
-	memset(j->lits, 0x5A, c.nlit + 1);
-	memset(want, 0x5A, c.nlit + 1);
 	CHECK(tsr_zs_scan(z, zn, fr, c.nframes, j->bl, c.nblocks, &c2) == TSR_CUDA_ZSTD_OK);
+	uint64_t nlit = 0;
+	for (uint32_t i = 0; i < c.nblocks; i++) {
+		j->at[i] = nlit;
+		nlit += j->bl[i].type == 2 ? j->bl[i].nlit : 0;
+	}
+	uint8_t *want = check_malloc(nlit + 1);
+	j->lits = check_malloc(nlit + 1);
+	memset(j->lits, 0x5A, nlit + 1);
+	memset(want, 0x5A, nlit + 1);
 	j->in = z;
 	j->nblocks = c.nblocks;
 	/* the reference: one lane, block after block */
@@ -79,7 +86,7 @@ static void check_groups(const uint8_t *z, size_t zn, unsigned g, const char *wh
 	g_threads = 0, g_n = 1, g_lane = 0, g_id = 0;
 	for (uint32_t i = 0; i < c.nblocks; i++)
 		if (j->bl[i].type == 2)
-			st1[i] = tsr_zs_block_lits(&j->w[0], z, j->bl, i, want + j->bl[i].lit_at);
+			st1[i] = tsr_zs_block_lits(&j->w[0], z, j->bl, i, want + j->at[i]);
 	/* the groups */
 	g_n = g;
 	for (unsigned k = 0; k < 32 / g; k++)
@@ -106,7 +113,7 @@ static void check_groups(const uint8_t *z, size_t zn, unsigned g, const char *wh
 		damaged |= st1[i] != TSR_CUDA_ZSTD_OK;
 		int same = j->st[i] == st1[i] &&
 			   (st1[i] != TSR_CUDA_ZSTD_OK ||
-			    memcmp(j->lits + j->bl[i].lit_at, want + j->bl[i].lit_at, j->bl[i].nlit) == 0);
+			    memcmp(j->lits + j->at[i], want + j->at[i], j->bl[i].nlit) == 0);
 		if (!same)
 			fprintf(stderr, "%s, groups of %u: block %u: status %d (one lane: %d)%s\n", what,
 				g, i, j->st[i], st1[i], j->st[i] == st1[i] ? ", bytes differ" : "");
