@@ -123,8 +123,10 @@ __global__ void tsr_zs_count_kernel(const void *const *d_in, const size_t *d_in_
  * queued: a CUDA read's feed queues the next slot's bytes there, tens of MiB.) */
 __global__ void __launch_bounds__(TSR_ZS_BASES_THREADS)
 tsr_zs_bases_kernel(const struct tsr_zs_count *cnt, const int *cst, const uint64_t *cellb,
-		    int cells, size_t n, struct tsr_zs_stream *ss, uint64_t *first)
+		    int cells, size_t n, struct tsr_zs_stream *ss, uint64_t *first, uint32_t *nlong)
 {
+	if (threadIdx.x == 0) /* (the scan counts the long Huffman streams in it) */
+		*nlong = 0;
 	__shared__ uint64_t part[TSR_ZS_NBASES][TSR_ZS_BASES_THREADS];
 	const unsigned t = threadIdx.x, nt = TSR_ZS_BASES_THREADS;
 	uint64_t lo, hi, v[TSR_ZS_NBASES];
@@ -154,7 +156,7 @@ tsr_zs_bases_kernel(const struct tsr_zs_count *cnt, const int *cst, const uint64
 /* phase a, storing frames and blocks at each stream's place */
 __global__ void tsr_zs_scan_kernel(const void *const *d_in, const size_t *d_in_nbytes,
 				   struct tsr_zs_stream *ss, struct tsr_zs_frame *frames,
-				   struct tsr_zs_block *blocks, size_t n)
+				   struct tsr_zs_block *blocks, size_t n, uint32_t *nlong)
 {
 	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n || ss[i].status != TSR_CUDA_ZSTD_OK || ss[i].nframes == 0)
@@ -167,10 +169,14 @@ __global__ void tsr_zs_scan_kernel(const void *const *d_in, const size_t *d_in_n
 		ss[i].status = s != TSR_CUDA_ZSTD_OK ? s : TSR_CUDA_ZSTD_E_ARGUMENT;
 		return;
 	}
+	uint32_t nl = 0;
 	for (uint32_t k = 0; k < c.nblocks; k++) {
 		b[k].lit_at += ss[i].lit_base;
 		b[k].seq_at += ss[i].seq_base;
+		nl += (uint32_t)tsr_zs_hsplit_long(&b[k]);
 	}
+	if (nl)
+		atomicAdd(nlong, nl);
 }
 
 /* phase b, literals: a group of lanes a block (TSR_ZS_LIT_GROUP, 16 lanes by default),
@@ -187,8 +193,11 @@ __global__ void tsr_zs_scan_kernel(const void *const *d_in, const size_t *d_in_n
 __global__ void __launch_bounds__(TSR_ZS_LIT_THREADS, TSR_ZS_BLOCK_CTAS)
 tsr_zs_block_kernel(const void *const *d_in, void *const *d_out, const size_t *d_out_cap,
 		    const struct tsr_zs_stream *ss, const uint64_t *block_first, size_t n,
-		    struct tsr_zs_block *blocks, uint64_t nblocks, uint8_t *lits)
+		    struct tsr_zs_block *blocks, uint64_t nblocks, uint8_t *lits,
+		    const uint32_t *nlong, uint32_t split_max)
 {
+	/* the batch's long Huffman streams split where they are few (tsr_zs_hsplit_lanes) */
+	const int split = *nlong <= split_max;
 	__shared__ struct tsr_zs_work ws[4];
 	struct tsr_zs_work *w = &ws[threadIdx.x / TSR_ZS_LIT_GROUP];
 	uint64_t wid = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / TSR_ZS_LIT_GROUP;
@@ -206,7 +215,7 @@ tsr_zs_block_kernel(const void *const *d_in, void *const *d_out, const size_t *d
 		uint8_t *dst = tsr_zs_lits_dst(&sb[bi], direct, lits);
 		if (dst) /* (global stores, not generic ones) */
 			__builtin_assume(__isGlobal(dst));
-		int st = tsr_zs_block_lits(w, (const uint8_t *)d_in[s], sb, bi, dst);
+		int st = tsr_zs_block_lits(w, (const uint8_t *)d_in[s], sb, bi, dst, split);
 		if (TSR_ZS_GLANE == 0) {
 			sb[bi].status = st;
 			sb[bi].lit_out = direct != NULL;
@@ -682,7 +691,8 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 		/* the sequences beside the literals where they take more than one wave */
 		int side = TSR_ZS_SIDE == 2 || (TSR_ZS_SIDE == 1 && nb > (uint64_t)sms * qt);
 		size_t o_sst = o_fcell + (cells ? tsr_zs_align(nf) : 0);
-		size_t total = o_sst + (side ? tsr_zs_align(nb * sizeof(int32_t)) : 0);
+		size_t o_long = o_sst + (side ? tsr_zs_align(nb * sizeof(int32_t)) : 0);
+		size_t total = o_long + tsr_zs_align(sizeof(uint32_t));
 		char *sc = NULL;
 		if ((e = tsr_zs_malloc((void **)&sc, total, cs)) != cudaSuccess) {
 			rc = tsr_cuda_status(e, TSR_E_INTERNAL);
@@ -698,14 +708,16 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 		struct tsr_zs_entry *ent = (struct tsr_zs_entry *)(sc + o_ent);
 		uint8_t *fcell = cells ? (uint8_t *)(sc + o_fcell) : NULL;
 		int32_t *seq_st = side ? (int32_t *)(sc + o_sst) : NULL;
+		uint32_t *nlong = (uint32_t *)(sc + o_long);
 		tsr_zs_bases_kernel<<<1, TSR_ZS_BASES_THREADS, 0, cs>>>(cnt, cst, cellb, cells != NULL,
-								       nstreams, ss, first);
+								       nstreams, ss, first, nlong);
 		if ((e = cudaGetLastError()) == cudaSuccess && cells)
 			/* (no block runs by cells until its frame says) */
 			e = cudaMemsetAsync(ent, 0, nb * sizeof *ent, cs);
 		if (e == cudaSuccess) {
 			unsigned g = tsr_zs_grid(nstreams, T);
-			tsr_zs_scan_kernel<<<g, T, 0, cs>>>(d_in, d_in_nbytes, ss, fr, bl, nstreams);
+			tsr_zs_scan_kernel<<<g, T, 0, cs>>>(d_in, d_in_nbytes, ss, fr, bl, nstreams,
+							    nlong);
 			if (nb) {
 				/* beside: the sequences first on the side stream (their CTAs
 				 * resident before the literals' fill the SMs), the literals on
@@ -732,7 +744,7 @@ extern "C" int tsr_cuda_zstd_batch_c(const void *const *d_in, const size_t *d_in
 								  TSR_ZS_LIT_THREADS),
 						      TSR_ZS_LIT_THREADS, 0, cs>>>(
 					d_in, d_out, d_out_cap, ss, first + nstreams + 1, nstreams,
-					bl, nb, lits);
+					bl, nb, lits, nlong, sms * TSR_ZS_BLOCK_CTAS);
 				if (side) {
 					tsr_zs_side_join(&sd, cs);
 					tsr_zs_merge_kernel<<<tsr_zs_grid(nb, T), T, 0, cs>>>(

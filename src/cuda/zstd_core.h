@@ -111,6 +111,13 @@
 #define TSR_ZS_GSYNC() __syncwarp(tsr_zs_group_mask(threadIdx.x & 31u, TSR_ZS_LIT_GROUP))
 #endif
 #endif
+/* A flag of the group's set to 1 by any of its lanes, several at once (read after a GSYNC):
+ * on the CPU, where a test runs the lanes as threads, an atomic store. */
+#ifdef TSR_ZSTD_EMU
+#define TSR_ZS_GFLAG(p) __atomic_store_n((p), 1, __ATOMIC_RELAXED)
+#else
+#define TSR_ZS_GFLAG(p) (*(p) = 1)
+#endif
 
 /* (a test counts the sequences that took more than 64 bits: emu_zstd_wide.c) */
 #ifndef TSR_ZS_NOTE_SPLIT
@@ -290,14 +297,32 @@ struct tsr_zs_norm {
 	uint16_t next[64];
 };
 
+/* A Huffman stream split between lanes (tsr_zs_huf_split, zstd_lits_core.h): at most
+ * TSR_ZS_HSPLIT_LANES lanes a stream, their counts. */
+#define TSR_ZS_HSPLIT_LANES 4u
+struct tsr_zs_hsplit {
+	uint32_t n[4][TSR_ZS_HSPLIT_LANES]; /* symbols starting in the lane's part */
+	uint32_t e[4][TSR_ZS_HSPLIT_LANES]; /* symbols after them until the next part's joined */
+	uint32_t m[4][TSR_ZS_HSPLIT_LANES]; /* the next part's symbols before the join */
+	int32_t join[4][TSR_ZS_HSPLIT_LANES]; /* the join's bit: where the next part's true
+						 symbols start */
+	int32_t bad[4][TSR_ZS_HSPLIT_LANES]; /* the part did not join the next: decoded whole */
+};
+
 /* A block decoder's literals tables and temporaries (about 5 KiB; a warp's, in shared memory
  * on the GPU). */
 struct tsr_zs_work {
 	tsr_zs_fse wt[64];
 	uint16_t huf[1u << TSR_ZS_HUF_MAXBITS]; /* symbol | bits << 8 */
-	uint8_t weights[256];
-	uint16_t hsym[256]; /* each symbol's first entry in huf | its weight << 12 (0: none) */
-	uint16_t wcount[16]; /* the symbols of each weight (tsr_zs_huf_ranks) */
+	union { /* the tree's temporaries until the table is made, then the streams' split */
+		struct {
+			uint8_t weights[256];
+			uint16_t hsym[256]; /* each symbol's first entry in huf | its weight << 12
+					       (0: none) */
+			uint16_t wcount[16]; /* the symbols of each weight (tsr_zs_huf_ranks) */
+		};
+		struct tsr_zs_hsplit sp;
+	};
 	uint32_t nweights;   /* weights read from the tree description (the last one not) */
 	struct tsr_zs_norm nm;
 	uint32_t huf_bits, huf_nsym;

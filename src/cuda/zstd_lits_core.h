@@ -236,37 +236,220 @@ TSR_ZD_INLINE void tsr_zs_hr_words(struct tsr_zs_hr *h, struct tsr_zs_hrc *c,
 	}
 }
 
-/* One Huffman stream s[0..n) decoded into exactly cnt bytes at out: bytes to out's next word
- * boundary, groups as words, then runs of bytes. */
-TSR_ZD int tsr_zs_huf_stream(const struct tsr_zs_work *w, const uint8_t *s, uint64_t n,
-			     uint8_t *out, uint32_t cnt)
+/* cnt symbols of a Huffman stream from where h stands decoded into out: bytes to out's next
+ * word boundary, groups as words, then runs of bytes. -1 where a symbol starts past the
+ * stream's start (the rest read zeros). */
+TSR_ZD_INLINE int tsr_zs_huf_from(const struct tsr_zs_work *w, struct tsr_zs_hr *h, unsigned mb,
+				  uint8_t *out, uint32_t cnt)
 {
-	struct tsr_zs_hr h;
 	/* (no words carried yet: the first window fills them) */
 	struct tsr_zs_hrc c = {.k = INT32_MIN / 2};
-	unsigned mb = w->huf_bits;
-	if (tsr_zs_hr_init(&h, s, n) || mb == 0 || mb > TSR_ZS_HUF_MAXBITS)
-		return -1;
 	uint32_t i = 0, head = (uint32_t)(-(uintptr_t)out & (TSR_ZS_LIT_WORD - 1u));
 	if (cnt >= head + TSR_ZS_LIT_GROUP_SYMS) {
 		for (; i < head; i += TSR_ZS_HUF_RUN)
-			tsr_zs_hr_syms(&h, &c, w->huf, mb, out + i,
+			tsr_zs_hr_syms(h, &c, w->huf, mb, out + i,
 				       head - i < TSR_ZS_HUF_RUN ? head - i : TSR_ZS_HUF_RUN);
 		i = head;
 		for (; i + TSR_ZS_LIT_GROUP_SYMS <= cnt; i += TSR_ZS_LIT_GROUP_SYMS) {
-			tsr_zs_hr_words(&h, &c, w->huf, mb, out + i);
-			if (h.pos < 0) /* (as below) */
+			tsr_zs_hr_words(h, &c, w->huf, mb, out + i);
+			if (h->pos < 0) /* (as below) */
 				return -1;
 		}
 	}
 	for (; i + TSR_ZS_HUF_RUN <= cnt; i += TSR_ZS_HUF_RUN) {
-		tsr_zs_hr_syms(&h, &c, w->huf, mb, out + i, TSR_ZS_HUF_RUN);
-		if (h.pos < 0) /* (a symbol past the start: the rest read zeros) */
+		tsr_zs_hr_syms(h, &c, w->huf, mb, out + i, TSR_ZS_HUF_RUN);
+		if (h->pos < 0) /* (a symbol past the start: the rest read zeros) */
 			return -1;
 	}
 	if (i < cnt)
-		tsr_zs_hr_syms(&h, &c, w->huf, mb, out + i, cnt - i);
+		tsr_zs_hr_syms(h, &c, w->huf, mb, out + i, cnt - i);
+	return 0;
+}
+
+/* One Huffman stream s[0..n) decoded into exactly cnt bytes at out. */
+TSR_ZD int tsr_zs_huf_stream(const struct tsr_zs_work *w, const uint8_t *s, uint64_t n,
+			     uint8_t *out, uint32_t cnt)
+{
+	struct tsr_zs_hr h;
+	unsigned mb = w->huf_bits;
+	if (tsr_zs_hr_init(&h, s, n) || mb == 0 || mb > TSR_ZS_HUF_MAXBITS)
+		return -1;
+	if (tsr_zs_huf_from(w, &h, mb, out, cnt))
+		return -1;
 	return h.pos == 0 ? 0 : -1;
+}
+
+/*
+ * A Huffman stream split between lanes. One lane decodes a stream symbol after symbol, each
+ * symbol's table lookup waiting on the one before: b2_zstd_bit's Huffman-coded blocks (4
+ * streams of 24,600 symbols, a lane each) held the block kernel 1.14 ms of the 2.25 its
+ * frames take (H100, 1,024 of them, Nsight Compute) while the group's other lanes idled.
+ * Huffman codes resynchronise: a decode begun at any bit in time starts a symbol where the
+ * true decode does, and from there both decode alike. So a stream's bits are cut into L parts,
+ * a lane each; lane j counts the symbols that start in its part, decoding from its first bit;
+ * then it decodes on past its part, beside a decode from the next part's first bit (the next
+ * lane's decode, made again), until the two start a symbol at the same bit (the join). Lane
+ * 0's decode is the true one and each join carries it on, so the counts give each lane's true
+ * symbols and their place; a second pass decodes them there. A stream whose parts do not join
+ * inside the next part, or whose counts do not add up, is decoded whole by its first lane, as
+ * before; one that is split decodes to the same bytes and status (the same symbols, from the
+ * same starts). b2_zstd_bit's own frames join after 0 to 255 of the next part's symbols
+ * (near-uniform codes of 7 to 9 bits resynchronise slowly), so the join decodes them rather
+ * than look them up among starts the next lane noted.
+ */
+#ifndef TSR_ZS_HSPLIT_MIN
+/* the symbols each of a block's four streams needs to be split: a part of fewer pays less
+ * than the joins and the second pass cost */
+#define TSR_ZS_HSPLIT_MIN 2048u
+#endif
+
+/* (a test counts the streams split and joined, and those decoded whole after all:
+ * emu_zstd_hsplit.c) */
+#ifndef TSR_ZS_NOTE_HSPLIT
+#define TSR_ZS_NOTE_HSPLIT(joined) ((void)0)
+#endif
+
+/* Whether block b's literals are long Huffman streams, four of at least TSR_ZS_HSPLIT_MIN
+ * symbols (the scan counts them: a batch of many runs them whole, below). */
+TSR_ZD_INLINE int tsr_zs_hsplit_long(const struct tsr_zs_block *b)
+{
+	return b->type == 2 && b->lit_type >= 2 && b->lit_streams == 4 &&
+	       b->nlit >= 4u * TSR_ZS_HSPLIT_MIN;
+}
+
+/* The lanes each of w's streams takes (tsr_zs_huf_split: a group's quarter, at most
+ * TSR_ZS_HSPLIT_LANES), or 1: not split. Split only where the batch allows it (split): the
+ * second pass and the joins are work the whole stream did not do, which a kernel bound by its
+ * throughput pays for (H100: 10000 x 64 KiB float32 frames, every block's streams long, 172.9
+ * -> 87.6 GB/s), where a few long streams among short blocks are the kernel's tail (b2_zstd_bit's
+ * frames 58.6 -> 68.2). */
+TSR_ZD_INLINE uint32_t tsr_zs_hsplit_lanes(const struct tsr_zs_work *w, int split)
+{
+	const uint32_t l = TSR_ZS_GNLANES / 4u;
+	if (!split || w->nstreams != 4 || l < 2)
+		return 1;
+	for (uint32_t k = 0; k < 4; k++)
+		if (w->s_cnt[k] < TSR_ZS_HSPLIT_MIN)
+			return 1;
+	return l < TSR_ZS_HSPLIT_LANES ? l : TSR_ZS_HSPLIT_LANES;
+}
+
+/* A part's first pass (h at its first bit): counts the symbols that start above stop; h ends
+ * at the first start at or below it. More than max: a damaged stream's decode ran on. */
+TSR_ZD_INLINE uint32_t tsr_zs_hsplit_count(struct tsr_zs_hr *h, struct tsr_zs_hrc *c,
+					   const uint16_t *huf, unsigned mb, int32_t stop,
+					   uint32_t max)
+{
+	uint32_t n = 0;
+	while (h->pos > stop && n <= max) {
+		uint64_t v = tsr_zs_hr_win(h, c);
+		for (uint32_t k = 0; k < TSR_ZS_HUF_RUN && h->pos > stop; k++) {
+			uint16_t e = huf[v >> (64 - mb)];
+			v <<= e >> 8;
+			h->pos -= e >> 8;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* The join (a, ca: where a part's first pass ended, at or below the next part's first bit
+ * s1, and its carried words): a decode on from a and one from s1 step, the higher first, until
+ * both start a symbol at the same bit above s2 (the next part's end). *m: the symbols the one
+ * from s1 took before it. Returns those a took, or -1 where none is met. (Two readers named
+ * apart, not one chosen by a pointer: a chosen struct goes to local memory.) */
+TSR_ZD_INLINE int32_t tsr_zs_hsplit_join(struct tsr_zs_hr *a, struct tsr_zs_hrc *ca,
+					 const uint16_t *huf, unsigned mb, int32_t s1, int32_t s2,
+					 uint32_t *m)
+{
+	struct tsr_zs_hr b = *a;
+	struct tsr_zs_hrc cb = {.k = INT32_MIN / 2};
+	b.pos = s1;
+	int32_t e = 0;
+	uint32_t mb_ = 0;
+	while (b.pos > s2 && a->pos != b.pos) {
+		/* (a step of no bits: never in a table tsr_zs_huf_ranks passed, but the join ends
+		 * whatever the table) */
+		if (a->pos > b.pos) {
+			uint32_t d = (uint32_t)huf[tsr_zs_hrc_window(a, ca) >> (64 - mb)] >> 8;
+			if (d == 0)
+				return -1;
+			a->pos -= (int32_t)d;
+			e++;
+		} else {
+			uint32_t d = (uint32_t)huf[tsr_zs_hrc_window(&b, &cb) >> (64 - mb)] >> 8;
+			if (d == 0)
+				return -1;
+			b.pos -= (int32_t)d;
+			mb_++;
+		}
+	}
+	if (b.pos <= s2)
+		return -1;
+	*m = mb_;
+	return e;
+}
+
+/* The four streams of w's block, L lanes each (tsr_zs_hsplit_lanes; lane k L + j: stream k's
+ * part j, the group's lanes past 4 L idle), into lits, as above; every lane of the group
+ * calls it. Nonzero where the lane's stream fails (the same streams as tsr_zs_huf_stream). */
+TSR_ZD int tsr_zs_huf_split(struct tsr_zs_work *w, const uint8_t *in, uint8_t *lits, uint32_t L)
+{
+	struct tsr_zs_hsplit *sp = &w->sp;
+	const uint32_t lane = TSR_ZS_GLANE, k = lane / L, j = lane % L;
+	const int on = k < 4;
+	const unsigned mb = w->huf_bits;
+	struct tsr_zs_hr h;
+	struct tsr_zs_hrc c = {.k = INT32_MIN / 2};
+	int32_t top = 0, s0 = 0, s1 = 0;
+	int ok = 0;
+	if (on) {
+		ok = !tsr_zs_hr_init(&h, in + w->s_at[k], w->s_len[k]) && mb != 0 &&
+		     mb <= TSR_ZS_HUF_MAXBITS;
+		if (ok) {
+			top = h.pos;
+			s0 = top - (int32_t)((int64_t)top * j / L);
+			s1 = j + 1 < L ? top - (int32_t)((int64_t)top * (j + 1) / L) : 0;
+			h.pos = s0;
+			sp->n[k][j] = tsr_zs_hsplit_count(&h, &c, w->huf, mb, s1, w->s_cnt[k]);
+		}
+	}
+	if (on && ok && j + 1 < L) {
+		const int32_t s2 = j + 2 < L ? top - (int32_t)((int64_t)top * (j + 2) / L) : 0;
+		uint32_t m = 0;
+		int32_t e = tsr_zs_hsplit_join(&h, &c, w->huf, mb, s1, s2, &m);
+		sp->e[k][j] = e < 0 ? 0u : (uint32_t)e;
+		sp->m[k][j] = m;
+		sp->join[k][j] = h.pos;
+		ok = e >= 0;
+	}
+	if (on && ok && j + 1 == L && h.pos != 0) /* (the last part ends at the stream's start) */
+		ok = 0;
+	if (on)
+		sp->bad[k][j] = !ok;
+	TSR_ZS_GSYNC();
+	if (!on)
+		return 0;
+	uint8_t *out = lits + w->s_out[k];
+	const uint32_t cnt = w->s_cnt[k];
+	/* each part's true symbols: its own after the previous part's join, and those to its join */
+	uint64_t at = 0, mine = 0, total = 0;
+	int bad = 0;
+	for (uint32_t i = 0; i < L; i++) {
+		bad |= sp->bad[k][i];
+		uint64_t v = (uint64_t)sp->n[k][i] + (i + 1 < L ? sp->e[k][i] : 0u) -
+			     (i ? sp->m[k][i - 1] : 0u);
+		at += i < j ? v : 0;
+		mine = i == j ? v : mine;
+		total += v;
+	}
+	const int joined = !bad && total == cnt; /* (every lane of the stream sees the same) */
+	if (j == 0)
+		TSR_ZS_NOTE_HSPLIT(joined);
+	if (!joined)
+		return j == 0 ? tsr_zs_huf_stream(w, in + w->s_at[k], w->s_len[k], out, cnt) : 0;
+	h.pos = j ? sp->join[k][j - 1] : top;
+	return tsr_zs_huf_from(w, &h, mb, out + at, (uint32_t)mine);
 }
 
 /* The four Huffman streams (lengths l1..l4, one after another at s) decoded into cnt bytes at
@@ -381,11 +564,14 @@ TSR_ZD_INLINE uint8_t *tsr_zs_lits_dst(const struct tsr_zs_block *b, uint8_t *di
  * phase a left them) into lits (nlit bytes; NULL for raw ones, which then need nothing:
  * tsr_zs_lits_dst), by the lanes of a group (TSR_ZS_LIT_GROUP: the warp, or a part of it; w:
  * the group's tables, in shared memory on the GPU): lane 0 of the group builds the Huffman
- * table, the lanes decode the literal streams (four streams: lanes 0 to 3, one each; one lane alone takes a symbol of each in
- * turn). Every lane returns the literals' status; the sequences follow (tsr_zs_block_seqs).
+ * table, the lanes decode the literal streams (four streams: lanes 0 to 3, one each, or split
+ * between the lanes where split allows (tsr_zs_hsplit_lanes); one lane alone takes a symbol of
+ * each in turn). Every lane returns the literals' status; the sequences follow
+ * (tsr_zs_block_seqs).
  */
 TSR_ZD int tsr_zs_block_lits(struct tsr_zs_work *w, const uint8_t *in,
-			     const struct tsr_zs_block *blocks, uint32_t bi, uint8_t *lits)
+			     const struct tsr_zs_block *blocks, uint32_t bi, uint8_t *lits,
+			     int split)
 {
 	const struct tsr_zs_block *b = &blocks[bi];
 	const uint8_t *ls = in + b->in_at + b->lit_hdr;
@@ -413,14 +599,18 @@ TSR_ZD int tsr_zs_block_lits(struct tsr_zs_work *w, const uint8_t *in,
 	}
 	tsr_zs_huf_fill(w);
 	TSR_ZS_GSYNC();
-	if (w->nstreams == 1 || TSR_ZS_GNLANES >= 4) {
+	const uint32_t lanes = tsr_zs_hsplit_lanes(w, split);
+	if (lanes > 1) {
+		if (tsr_zs_huf_split(w, in, lits, lanes))
+			TSR_ZS_GFLAG(&w->lit_bad);
+	} else if (w->nstreams == 1 || TSR_ZS_GNLANES >= 4) {
 		for (uint32_t k = TSR_ZS_GLANE; k < w->nstreams; k += TSR_ZS_GNLANES)
 			if (tsr_zs_huf_stream(w, in + w->s_at[k], w->s_len[k], lits + w->s_out[k],
 					      w->s_cnt[k]))
-				w->lit_bad = 1;
+				TSR_ZS_GFLAG(&w->lit_bad);
 	} else if (tsr_zs_huf_4streams(w, in + w->s_at[0], w->s_len[0], w->s_len[1], w->s_len[2],
 				       w->s_len[3], lits, b->nlit)) {
-		w->lit_bad = 1;
+		TSR_ZS_GFLAG(&w->lit_bad);
 	}
 	TSR_ZS_GSYNC();
 	int bad = w->lit_bad;

@@ -126,7 +126,7 @@ static void *lane_main(void *arg)
 				continue;
 			uint8_t *direct = tsr_zs_lits_out(&w->blocks[i], w->out, w->cap, w->by_cells);
 			int bs = tsr_zs_block_lits(&w->wk, w->in, w->blocks, i,
-						   tsr_zs_lits_dst(&w->blocks[i], direct, w->lits_w));
+						   tsr_zs_lits_dst(&w->blocks[i], direct, w->lits_w), 1);
 			if (emu_lane == 0) {
 				w->blocks[i].status = bs;
 				w->blocks[i].lit_out = direct != NULL;

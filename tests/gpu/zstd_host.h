@@ -120,7 +120,7 @@ static int tsr_zstd_host_run(const uint8_t *in, size_t n, uint8_t *out, size_t c
 		tsr_zs_host_lits_out += bl[i].lit_out;
 		/* the sequences even where the literals failed, as the launcher's kernels side by
 		 * side decode them (zstd.cu, tsr_zs_side); the literals' failure first */
-		int ls = tsr_zs_block_lits(w, in, bl, i, tsr_zs_lits_dst(&bl[i], direct, lits));
+		int ls = tsr_zs_block_lits(w, in, bl, i, tsr_zs_lits_dst(&bl[i], direct, lits), 1);
 		int qs = tsr_zs_block_seqs(q, cells ? tsr_zs_seqx_over(q) : NULL, in, bl, i,
 					   seqs + bl[i].seq_at);
 		bl[i].status = tsr_zs_block_status(ls, qs);

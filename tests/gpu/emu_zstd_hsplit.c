@@ -1,0 +1,182 @@
+/* emu_zstd_hsplit.c - a block's four Huffman streams split between lanes (zstd_lits_core.h's tsr_zs_huf_split, here for every stream of 64 symbols or more): groups of 8, 16 and 32 CPU threads as lanes (two and four lanes a stream) decode the literals of text and float frames, valid and damaged, to the one-lane emulation's bytes and statuses; most streams join, and those that do not are decoded whole. */
+#include <stdatomic.h>
+
+static atomic_long n_joined, n_whole;
+#define TSR_ZS_NOTE_HSPLIT(joined) atomic_fetch_add((joined) ? &n_joined : &n_whole, 1)
+#define TSR_ZS_HSPLIT_MIN 64u
+#include "zstd_groups.h"
+
+/* A random complete prefix code of at most 256 symbols and codes of at most mb bits, as the
+ * table the block kernel decodes by (w->huf: symbol | bits << 8 for each mb-bit window). */
+static void random_table(struct tsr_zs_work *w, unsigned mb, uint64_t *seed)
+{
+	uint32_t at[256], bits[256], n = 1; /* leaves: their first entry and their code's bits */
+	at[0] = 0, bits[0] = 0;
+	unsigned want = 2 + lzp_rand(seed) % 255;
+	for (int tries = 0; n < want && tries < 4096; tries++) {
+		uint32_t i = lzp_rand(seed) % n;
+		if (bits[i] >= mb)
+			continue;
+		memmove(&at[i + 2], &at[i + 1], (n - i - 1) * sizeof *at);
+		memmove(&bits[i + 2], &bits[i + 1], (n - i - 1) * sizeof *bits);
+		bits[i]++;
+		at[i + 1] = at[i] + (1u << (mb - bits[i])), bits[i + 1] = bits[i];
+		n++;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t e = 0; e < 1u << (mb - bits[i]); e++)
+			w->huf[at[i] + e] = (uint16_t)((i & 255u) | bits[i] << 8);
+	w->huf_bits = mb;
+}
+
+/* the split's lanes: each runs tsr_zs_huf_split on the one block */
+struct direct {
+	struct tsr_zs_work *w;
+	const uint8_t *in;
+	uint8_t *out;
+	uint32_t L;
+	int st[32];
+};
+struct direct_lane {
+	struct direct *d;
+	unsigned id;
+};
+static void *direct_lane(void *arg)
+{
+	struct direct_lane *l = arg;
+	g_lane = l->id, g_id = 0;
+	l->d->st[l->id] = tsr_zs_huf_split(l->d->w, l->d->in, l->d->out, l->d->L);
+	return NULL;
+}
+
+static long direct_valid, direct_failed;
+
+/* Four random streams by a random table, each asked for the symbols its whole decode makes
+ * before it reaches the stream's start, one fewer or one more: split between the g lanes of a
+ * group, the same bytes and failures as each decoded whole (a symbol that starts inside the
+ * stream and ends past its start fails both). */
+static void check_direct(unsigned g, uint64_t *seed)
+{
+	static struct tsr_zs_work w;
+	memset(&w, 0, sizeof w);
+	random_table(&w, 5 + lzp_rand(seed) % 7, seed);
+	uint8_t *in = check_malloc(4 * 6000), *want = check_malloc(4 * 60000),
+		*got = check_malloc(4 * 60000);
+	uint64_t at = 0, out = 0;
+	w.nstreams = 4;
+	for (int k = 0; k < 4; k++) {
+		/* most streams end where a symbol does (made again until one does), the others a
+		 * symbol's bits past it */
+		const int ends = lzp_rand(seed) % 4 != 0;
+		uint32_t n, c;
+		int32_t end;
+		int tries = 0;
+		do {
+			n = 300 + lzp_rand(seed) % 5000;
+			for (uint32_t i = 0; i < n; i++)
+				in[at + i] = (uint8_t)lzp_rand(seed);
+			in[at + n - 1] |= (uint8_t)(1u << lzp_rand(seed) % 8);
+			/* the whole decode's symbols to the start (symbol after symbol) */
+			struct tsr_zs_hr h = {0};
+			CHECK(tsr_zs_hr_init(&h, in + at, n) == 0);
+			c = 0;
+			while (h.pos > 0) {
+				h.pos -= w.huf[tsr_zs_hr_window64(&h) >> (64 - w.huf_bits)] >> 8;
+				c++;
+			}
+			end = h.pos;
+		} while (ends && end != 0 && ++tries < 200);
+		w.s_at[k] = at, w.s_len[k] = n, w.s_out[k] = out;
+		/* (where it ends: that many symbols, or one fewer or one more) */
+		w.s_cnt[k] = c + (end == 0 && ends ? 0u : (uint32_t)(lzp_rand(seed) % 3) - 1u);
+		at += n;
+		out += w.s_cnt[k];
+	}
+	memset(want, 0xA5, out);
+	memset(got, 0xA5, out);
+	g_threads = 0, g_n = 1, g_lane = 0, g_id = 0;
+	int bad[4];
+	for (int k = 0; k < 4; k++)
+		bad[k] = tsr_zs_huf_stream(&w, in + w.s_at[k], w.s_len[k], want + w.s_out[k],
+					   w.s_cnt[k]) != 0;
+	g_n = g;
+	struct direct d = {&w, in, got, tsr_zs_hsplit_lanes(&w, 1), {0}};
+	CHECK(tsr_zs_hsplit_lanes(&w, 0) == 1); /* (a batch that does not allow it) */
+	CHECK(d.L == (g / 4 < 4 ? g / 4 : 4));
+	if (pthread_barrier_init(&g_bar[0], NULL, g))
+		exit(2);
+	g_threads = 1;
+	pthread_t t[32];
+	struct direct_lane ln[32];
+	for (unsigned i = 0; i < g; i++) {
+		ln[i] = (struct direct_lane){&d, i};
+		if (pthread_create(&t[i], NULL, direct_lane, &ln[i]))
+			exit(2);
+	}
+	for (unsigned i = 0; i < g; i++)
+		pthread_join(t[i], NULL);
+	g_threads = 0, g_n = 1;
+	pthread_barrier_destroy(&g_bar[0]);
+	for (unsigned k = 0; k < 4; k++) {
+		int failed = 0;
+		for (unsigned j = 0; j < d.L; j++)
+			failed |= d.st[k * d.L + j] != 0;
+		CHECK(failed == bad[k]);
+		if (!bad[k])
+			CHECK(memcmp(got + w.s_out[k], want + w.s_out[k], w.s_cnt[k]) == 0);
+		direct_valid += !bad[k];
+		direct_failed += bad[k];
+	}
+	free(in);
+	free(want);
+	free(got);
+}
+
+int main(void)
+{
+	uint64_t dseed = 77;
+	for (int r = 0; r < 600; r++)
+		check_direct(8u << (r % 3), &dseed);
+	printf("random tables: %ld streams split as decoded whole, %ld failing as whole\n",
+	       direct_valid, direct_failed);
+	CHECK(direct_valid > 1000 && direct_failed > 300);
+
+	static const int profiles[] = {LZP_TEXT, LZP_FLOATS, LZP_FLOATS_SHUFFLED, LZP_SPARSE};
+	static const size_t sizes[] = {5000, 131072, 700000};
+	static const int levels[] = {1, 3, 9, 19};
+	uint64_t seed = 5;
+	char what[96];
+	int combo = 0;
+	long joined[3] = {0}, whole_damaged = 0;
+	for (size_t p = 0; p < sizeof profiles / sizeof *profiles; p++)
+		for (size_t si = 0; si < 3; si++)
+			for (size_t li = 0; li < 4; li++)
+				for (unsigned gi = 0; gi < 3; gi++) {
+					unsigned g = 8u << gi;
+					size_t n = sizes[si], zn;
+					uint8_t *z = zstd_profile_frame(profiles[p], n,
+									(uint64_t)(++combo % 64 + 1),
+									levels[li], &zn);
+					snprintf(what, sizeof what, "%s n=%zu level=%d",
+						 lzp_name[profiles[p]], n, levels[li]);
+					long j0 = atomic_load(&n_joined);
+					check_groups(z, zn, g, what);
+					joined[gi] += atomic_load(&n_joined) - j0;
+					for (int t = 0; t < 6 && zn > 20; t++) { /* damaged copies */
+						z[12 + lzp_rand(&seed) % (zn - 12)] ^=
+							(uint8_t)(1u << (lzp_rand(&seed) % 8));
+						long w0 = atomic_load(&n_whole);
+						check_groups(z, zn, g, what);
+						whole_damaged += atomic_load(&n_whole) - w0;
+					}
+					free(z);
+				}
+	printf("%ld streams (%ld with a damaged block): Huffman streams split and joined %ld "
+	       "(groups of 8: %ld, 16: %ld, 32: %ld), decoded whole %ld (%ld in damaged frames)\n",
+	       nstreams, ndamaged, (long)atomic_load(&n_joined), joined[0], joined[1], joined[2],
+	       (long)atomic_load(&n_whole), whole_damaged);
+	/* (the one lane's reference counts too: it never splits, so each count is the groups') */
+	CHECK(joined[0] > 200 && joined[1] > 200 && joined[2] > 200);
+	CHECK(whole_damaged > 10);
+	CHECK_DONE();
+}
