@@ -390,6 +390,31 @@ TSR_ZD_INLINE int32_t tsr_zs_hsplit_join(struct tsr_zs_hr *a, struct tsr_zs_hrc 
 	return e;
 }
 
+/* Part j's place and symbols (*at, *mine) among stream k's L parts, from their counts
+ * (sp): each part's true symbols are its own after the previous part's join and those to its
+ * join. 0 where the stream is to be decoded whole: a part did not join, a part's share is
+ * negative (a damaged stream's part may count on past the stream's cnt symbols, and then the
+ * previous join's symbols need not be among its own, while the sum may still come out right:
+ * the other parts' places and counts would run past the stream), or the shares do not add up
+ * to cnt. Every lane of the stream gets the same. */
+TSR_ZD_INLINE int tsr_zs_hsplit_share(const struct tsr_zs_hsplit *sp, uint32_t k, uint32_t L,
+				      uint32_t j, uint32_t cnt, int64_t *at, int64_t *mine)
+{
+	int64_t total = 0;
+	int bad = 0;
+	*at = *mine = 0;
+	for (uint32_t i = 0; i < L; i++) {
+		bad |= sp->bad[k][i];
+		int64_t v = (int64_t)sp->n[k][i] + (i + 1 < L ? (int64_t)sp->e[k][i] : 0) -
+			    (i ? (int64_t)sp->m[k][i - 1] : 0);
+		bad |= v < 0; /* (none negative and the sum cnt: none past the stream) */
+		*at += i < j ? v : 0;
+		*mine = i == j ? v : *mine;
+		total += v;
+	}
+	return !bad && total == (int64_t)cnt;
+}
+
 /* The four streams of w's block, L lanes each (tsr_zs_hsplit_lanes; lane k L + j: stream k's
  * part j, the group's lanes past 4 L idle), into lits, as above; every lane of the group
  * calls it. Nonzero where the lane's stream fails (the same streams as tsr_zs_huf_stream). */
@@ -431,19 +456,9 @@ TSR_ZD int tsr_zs_huf_split(struct tsr_zs_work *w, const uint8_t *in, uint8_t *l
 	if (!on)
 		return 0;
 	uint8_t *out = lits + w->s_out[k];
+	int64_t at = 0, mine = 0;
 	const uint32_t cnt = w->s_cnt[k];
-	/* each part's true symbols: its own after the previous part's join, and those to its join */
-	uint64_t at = 0, mine = 0, total = 0;
-	int bad = 0;
-	for (uint32_t i = 0; i < L; i++) {
-		bad |= sp->bad[k][i];
-		uint64_t v = (uint64_t)sp->n[k][i] + (i + 1 < L ? sp->e[k][i] : 0u) -
-			     (i ? sp->m[k][i - 1] : 0u);
-		at += i < j ? v : 0;
-		mine = i == j ? v : mine;
-		total += v;
-	}
-	const int joined = !bad && total == cnt; /* (every lane of the stream sees the same) */
+	const int joined = tsr_zs_hsplit_share(sp, k, L, j, cnt, &at, &mine);
 	if (j == 0)
 		TSR_ZS_NOTE_HSPLIT(joined);
 	if (!joined)

@@ -1,4 +1,4 @@
-/* emu_zstd_hsplit.c - a block's four Huffman streams split between lanes (zstd_lits_core.h's tsr_zs_huf_split, here for every stream of 64 symbols or more): groups of 8, 16 and 32 CPU threads as lanes (two and four lanes a stream) decode the literals of text and float frames, valid and damaged, to the one-lane emulation's bytes and statuses; most streams join, and those that do not are decoded whole. */
+/* emu_zstd_hsplit.c - a block's four Huffman streams split between lanes (zstd_lits_core.h's tsr_zs_huf_split, here for every stream of 64 symbols or more): groups of 8, 16 and 32 CPU threads as lanes (two and four lanes a stream) decode the literals of text and float frames, valid and damaged, to the one-lane emulation's bytes and statuses; most streams join, and those that do not are decoded whole; the parts' shares refused where one is negative. */
 #include <stdatomic.h>
 
 static atomic_long n_joined, n_whole;
@@ -60,8 +60,7 @@ static void check_direct(unsigned g, uint64_t *seed)
 	static struct tsr_zs_work w;
 	memset(&w, 0, sizeof w);
 	random_table(&w, 5 + lzp_rand(seed) % 7, seed);
-	uint8_t *in = check_malloc(4 * 6000), *want = check_malloc(4 * 60000),
-		*got = check_malloc(4 * 60000);
+	uint8_t *in = check_malloc(4 * 6000), *want = check_malloc(4 * 60000), *got;
 	uint64_t at = 0, out = 0;
 	w.nstreams = 4;
 	for (int k = 0; k < 4; k++) {
@@ -87,13 +86,18 @@ static void check_direct(unsigned g, uint64_t *seed)
 			end = h.pos;
 		} while (ends && end != 0 && ++tries < 200);
 		w.s_at[k] = at, w.s_len[k] = n, w.s_out[k] = out;
-		/* (where it ends: that many symbols, or one fewer or one more) */
+		/* (where it ends: that many symbols, or one fewer or one more; or far fewer, so
+		 * that the parts count on past them) */
 		w.s_cnt[k] = c + (end == 0 && ends ? 0u : (uint32_t)(lzp_rand(seed) % 3) - 1u);
+		if (!ends && lzp_rand(seed) % 3 == 0 && c / 8 >= 64)
+			w.s_cnt[k] = c / 8;
 		at += n;
 		out += w.s_cnt[k];
 	}
+	/* the split's output: exactly the streams' symbols, and a guard after them */
+	got = check_malloc(out + 64);
 	memset(want, 0xA5, out);
-	memset(got, 0xA5, out);
+	memset(got, 0xA5, out + 64);
 	g_threads = 0, g_n = 1, g_lane = 0, g_id = 0;
 	int bad[4];
 	for (int k = 0; k < 4; k++)
@@ -127,13 +131,62 @@ static void check_direct(unsigned g, uint64_t *seed)
 		direct_valid += !bad[k];
 		direct_failed += bad[k];
 	}
+	for (uint64_t i = out; i < out + 64; i++) /* (nothing written past the streams) */
+		CHECK(got[i] == 0xA5);
 	free(in);
 	free(want);
 	free(got);
 }
 
+/* The parts' shares (tsr_zs_hsplit_share) from counts set by hand, four parts of a stream of
+ * 100 symbols: joined parts to their places; a negative share refused even where the shares
+ * add up (a damaged stream's second part counting on past its symbols, its
+ * join far into it: taken, its place and count would run past the stream); a part that did not
+ * join, or shares that do not add up, refused. */
+static void check_shares(void)
+{
+	static struct tsr_zs_hsplit sp;
+	memset(&sp, 0, sizeof sp);
+	const uint32_t n[4] = {40, 30, 25, 20}, e[3] = {3, 2, 1}, m[3] = {5, 4, 2};
+	for (int i = 0; i < 4; i++) {
+		sp.n[1][i] = n[i];
+		if (i < 3)
+			sp.e[1][i] = e[i], sp.m[1][i] = m[i];
+	}
+	/* shares 40 + 3, 30 + 2 - 5, 25 + 1 - 4, 20 - 2: 110 */
+	static const int64_t share[4] = {43, 27, 22, 18};
+	int64_t at, mine, place = 0;
+	for (uint32_t j = 0; j < 4; j++) {
+		CHECK(tsr_zs_hsplit_share(&sp, 1, 4, j, 110, &at, &mine) == 1);
+		CHECK(at == place && mine == share[j]);
+		place += share[j];
+	}
+	CHECK(tsr_zs_hsplit_share(&sp, 1, 4, 0, 109, &at, &mine) == 0); /* (no sum) */
+	sp.bad[1][2] = 1;
+	CHECK(tsr_zs_hsplit_share(&sp, 1, 4, 0, 110, &at, &mine) == 0); /* (no join) */
+	sp.bad[1][2] = 0;
+	/* 60, -10, 30, 20: 100 */
+	const uint32_t n2[4] = {57, 101, 30, 20}, e2[3] = {3, 0, 0}, m2[3] = {111, 0, 0};
+	for (int i = 0; i < 4; i++) {
+		sp.n[1][i] = n2[i];
+		if (i < 3)
+			sp.e[1][i] = e2[i], sp.m[1][i] = m2[i];
+	}
+	for (uint32_t j = 0; j < 4; j++)
+		CHECK(tsr_zs_hsplit_share(&sp, 1, 4, j, 100, &at, &mine) == 0);
+	/* 130, -50, 0, 20: 100 */
+	const uint32_t n3[4] = {130, 10, 0, 20}, m3[3] = {60, 0, 0};
+	for (int i = 0; i < 4; i++) {
+		sp.n[1][i] = n3[i];
+		if (i < 3)
+			sp.e[1][i] = 0, sp.m[1][i] = m3[i];
+	}
+	CHECK(tsr_zs_hsplit_share(&sp, 1, 4, 0, 100, &at, &mine) == 0);
+}
+
 int main(void)
 {
+	check_shares();
 	uint64_t dseed = 77;
 	for (int r = 0; r < 600; r++)
 		check_direct(8u << (r % 3), &dseed);
