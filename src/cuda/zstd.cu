@@ -182,8 +182,10 @@ __global__ void tsr_zs_scan_kernel(const void *const *d_in, const size_t *d_in_n
 /* phase b, literals: a group of lanes a block (TSR_ZS_LIT_GROUP, 16 lanes by default),
  * grid-stride; each group's tables in shared memory, four groups a CTA (21.7 KB), ten CTAs an
  * SM asked of the registers (with warps: the lanes' table fill took it from 48 to 56 registers,
- * nine CTAs an SM on an H200; at 48 it spills 8 bytes). Before sm_80 an SM holds 1,024 threads,
- * so eight there (ten is out of range, which ptxas reports and -Werror refuses). */
+ * nine CTAs an SM on an H200; at 48 it spills 8 bytes; the streams' split, tsr_zs_huf_split,
+ * takes it to 82, where ten still fit). Before sm_80 an SM holds 1,024 threads, so eight there
+ * (ten is out of range, which ptxas reports and -Werror refuses; the launcher's split bound,
+ * made on the host, takes ten). */
 #define TSR_ZS_LIT_THREADS (4u * TSR_ZS_LIT_GROUP)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #define TSR_ZS_BLOCK_CTAS 8
