@@ -162,6 +162,14 @@ struct tsr_zs_block {
 				   sequences) and it is under 4 GiB; else 0 */
 };
 
+/* Whether compressed block b's literals are read where they lie in the stream (raw ones): then
+ * phase a gives them no scratch, phase b leaves them (tsr_zs_lits_dst) and phase c reads them
+ * there (tsr_zs_lits_src), where they were copied to the scratch and read back from it. */
+TSR_ZD_INLINE int tsr_zs_lits_in_stream(const struct tsr_zs_block *b)
+{
+	return b->lit_type == 0;
+}
+
 /* One sequence as coded (phase b): lengths, and the offset value (> 3: offset + 3; 1..3: a
  * repeat code, resolved in phase c). 16 bytes, aligned on the GPU, so that the sequences'
  * thread writes each with one 128-bit store and the exec kernel's lanes read it with one load:
@@ -1126,9 +1134,7 @@ TSR_ZD int tsr_zs_scan(const uint8_t *in, uint64_t n, struct tsr_zs_frame *frame
 						return TSR_CUDA_ZSTD_E_SEQUENCES;
 					b.fse_from[k] = fse[k];
 				}
-				/* (raw literals take no scratch: phase c reads them where they lie,
-				 * tsr_zs_lits_src) */
-				cnt->nlit += b.lit_type == 0 ? 0 : b.nlit;
+				cnt->nlit += tsr_zs_lits_in_stream(&b) ? 0 : b.nlit;
 				cnt->nseq += b.nseq;
 			}
 			b.out_known = sized && known < UINT32_MAX ? (uint32_t)(known + 1) : 0u;

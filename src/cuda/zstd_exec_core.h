@@ -502,12 +502,12 @@ TSR_ZD_INLINE uint32_t tsr_zs_window32(const struct tsr_zs_frame *f)
 	return f->window > 0xffffffffu ? 0xffffffffu : (uint32_t)f->window;
 }
 
-/* Where phase c reads compressed block b's literals: raw ones where they lie in the stream
- * (in; phase b leaves them there: tsr_zs_lits_dst), the others in the literal scratch. */
+/* Where phase c reads compressed block b's literals: in the stream (in) or the literal
+ * scratch (tsr_zs_lits_in_stream). */
 TSR_ZD_INLINE const uint8_t *tsr_zs_lits_src(const uint8_t *in, const struct tsr_zs_block *b,
 					     const uint8_t *lits)
 {
-	return b->lit_type == 0 ? in + b->in_at + b->lit_hdr : lits + b->lit_at;
+	return tsr_zs_lits_in_stream(b) ? in + b->in_at + b->lit_hdr : lits + b->lit_at;
 }
 
 /*

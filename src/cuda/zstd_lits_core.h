@@ -298,8 +298,8 @@ TSR_ZD int tsr_zs_huf_stream(const struct tsr_zs_work *w, const uint8_t *s, uint
  * than look them up among starts the next lane noted.
  */
 #ifndef TSR_ZS_HSPLIT_MIN
-/* the symbols each of a block's four streams needs to be split: a part of fewer pays less
- * than the joins and the second pass cost */
+/* a block's streams are split where they hold this many symbols each (4 times as many
+ * literals): a part of fewer pays less than the joins and the second pass cost */
 #define TSR_ZS_HSPLIT_MIN 2048u
 #endif
 
@@ -309,29 +309,33 @@ TSR_ZD int tsr_zs_huf_stream(const struct tsr_zs_work *w, const uint8_t *s, uint
 #define TSR_ZS_NOTE_HSPLIT(joined) ((void)0)
 #endif
 
-/* Whether block b's literals are long Huffman streams, four of at least TSR_ZS_HSPLIT_MIN
- * symbols (the scan counts them: a batch of many runs them whole, below). */
+/* Whether block b's literals are long Huffman streams, four of about TSR_ZS_HSPLIT_MIN
+ * symbols or more: the streams split (tsr_zs_hsplit_lanes), and those the scan counts (a batch
+ * of many runs them whole). */
 TSR_ZD_INLINE int tsr_zs_hsplit_long(const struct tsr_zs_block *b)
 {
 	return b->type == 2 && b->lit_type >= 2 && b->lit_streams == 4 &&
 	       b->nlit >= 4u * TSR_ZS_HSPLIT_MIN;
 }
 
-/* The lanes each of w's streams takes (tsr_zs_huf_split: a group's quarter, at most
+/* The lanes each of block b's four streams takes (tsr_zs_huf_split: a group's quarter, at most
  * TSR_ZS_HSPLIT_LANES), or 1: not split. Split only where the batch allows it (split): the
  * second pass and the joins are work the whole stream did not do, which a kernel bound by its
  * throughput pays for (H100: 10000 x 64 KiB float32 frames, every block's streams long, 172.9
  * -> 87.6 GB/s), where a few long streams among short blocks are the kernel's tail (b2_zstd_bit's
  * frames 58.6 -> 68.2). */
-TSR_ZD_INLINE uint32_t tsr_zs_hsplit_lanes(const struct tsr_zs_work *w, int split)
+TSR_ZD_INLINE uint32_t tsr_zs_hsplit_lanes(const struct tsr_zs_block *b, int split)
 {
 	const uint32_t l = TSR_ZS_GNLANES / 4u;
-	if (!split || w->nstreams != 4 || l < 2)
+	if (!split || !tsr_zs_hsplit_long(b) || l < 2)
 		return 1;
-	for (uint32_t k = 0; k < 4; k++)
-		if (w->s_cnt[k] < TSR_ZS_HSPLIT_MIN)
-			return 1;
 	return l < TSR_ZS_HSPLIT_LANES ? l : TSR_ZS_HSPLIT_LANES;
+}
+
+/* Where part j of L of a stream of top bits starts (its first bit, counted down; L: 0). */
+TSR_ZD_INLINE int32_t tsr_zs_hsplit_bit(int32_t top, uint32_t j, uint32_t L)
+{
+	return j < L ? top - (int32_t)((int64_t)top * j / L) : 0;
 }
 
 /* A part's first pass (h at its first bit): counts the symbols that start above stop; h ends
@@ -366,7 +370,7 @@ TSR_ZD_INLINE int32_t tsr_zs_hsplit_join(struct tsr_zs_hr *a, struct tsr_zs_hrc 
 	struct tsr_zs_hrc cb = {.k = INT32_MIN / 2};
 	b.pos = s1;
 	int32_t e = 0;
-	uint32_t mb_ = 0;
+	uint32_t nb = 0;
 	while (b.pos > s2 && a->pos != b.pos) {
 		/* (a step of no bits: never in a table tsr_zs_huf_ranks passed, but the join ends
 		 * whatever the table) */
@@ -381,12 +385,12 @@ TSR_ZD_INLINE int32_t tsr_zs_hsplit_join(struct tsr_zs_hr *a, struct tsr_zs_hrc 
 			if (d == 0)
 				return -1;
 			b.pos -= (int32_t)d;
-			mb_++;
+			nb++;
 		}
 	}
 	if (b.pos <= s2)
 		return -1;
-	*m = mb_;
+	*m = nb;
 	return e;
 }
 
@@ -433,14 +437,14 @@ TSR_ZD int tsr_zs_huf_split(struct tsr_zs_work *w, const uint8_t *in, uint8_t *l
 		     mb <= TSR_ZS_HUF_MAXBITS;
 		if (ok) {
 			top = h.pos;
-			s0 = top - (int32_t)((int64_t)top * j / L);
-			s1 = j + 1 < L ? top - (int32_t)((int64_t)top * (j + 1) / L) : 0;
+			s0 = tsr_zs_hsplit_bit(top, j, L);
+			s1 = tsr_zs_hsplit_bit(top, j + 1, L);
 			h.pos = s0;
 			sp->n[k][j] = tsr_zs_hsplit_count(&h, &c, w->huf, mb, s1, w->s_cnt[k]);
 		}
 	}
 	if (on && ok && j + 1 < L) {
-		const int32_t s2 = j + 2 < L ? top - (int32_t)((int64_t)top * (j + 2) / L) : 0;
+		const int32_t s2 = tsr_zs_hsplit_bit(top, j + 2, L);
 		uint32_t m = 0;
 		int32_t e = tsr_zs_hsplit_join(&h, &c, w->huf, mb, s1, s2, &m);
 		sp->e[k][j] = e < 0 ? 0u : (uint32_t)e;
@@ -561,17 +565,17 @@ TSR_ZD_INLINE uint8_t *tsr_zs_lits_out(const struct tsr_zs_block *b, uint8_t *ou
 
 /*
  * Where phase b puts block b's literals: direct (tsr_zs_lits_out) where given, else their
- * place in the literal scratch (lits), or NULL for raw literals, which phase c reads where they
- * lie in the input (tsr_zs_lits_src) and phase a gives no scratch: copying them to the scratch
- * and reading them back there was a pass over them for nothing (b2_zstd_bit's frames are 1,971
- * blocks of 96 KB of raw literals in 2,048).
+ * place in the literal scratch (lits), or NULL where phase c reads them in the stream
+ * (tsr_zs_lits_in_stream): copying raw literals to the scratch and reading them back there was
+ * a pass over them for nothing (b2_zstd_bit's frames are 1,971 blocks of 96 KB of raw literals
+ * in 2,048).
  */
 TSR_ZD_INLINE uint8_t *tsr_zs_lits_dst(const struct tsr_zs_block *b, uint8_t *direct,
 				       uint8_t *lits)
 {
 	if (direct)
 		return direct;
-	return b->lit_type == 0 ? NULL : lits + b->lit_at;
+	return tsr_zs_lits_in_stream(b) ? NULL : lits + b->lit_at;
 }
 
 /*
@@ -614,7 +618,7 @@ TSR_ZD int tsr_zs_block_lits(struct tsr_zs_work *w, const uint8_t *in,
 	}
 	tsr_zs_huf_fill(w);
 	TSR_ZS_GSYNC();
-	const uint32_t lanes = tsr_zs_hsplit_lanes(w, split);
+	const uint32_t lanes = tsr_zs_hsplit_lanes(b, split);
 	if (lanes > 1) {
 		if (tsr_zs_huf_split(w, in, lits, lanes))
 			TSR_ZS_GFLAG(&w->lit_bad);

@@ -37,16 +37,10 @@ struct direct {
 	uint32_t L;
 	int st[32];
 };
-struct direct_lane {
-	struct direct *d;
-	unsigned id;
-};
-static void *direct_lane(void *arg)
+static void direct_part(void *ctx)
 {
-	struct direct_lane *l = arg;
-	g_lane = l->id, g_id = 0;
-	l->d->st[l->id] = tsr_zs_huf_split(l->d->w, l->d->in, l->d->out, l->d->L);
-	return NULL;
+	struct direct *d = ctx;
+	d->st[g_lane] = tsr_zs_huf_split(d->w, d->in, d->out, d->L);
 }
 
 static long direct_valid, direct_failed;
@@ -103,24 +97,14 @@ static void check_direct(unsigned g, uint64_t *seed)
 	for (int k = 0; k < 4; k++)
 		bad[k] = tsr_zs_huf_stream(&w, in + w.s_at[k], w.s_len[k], want + w.s_out[k],
 					   w.s_cnt[k]) != 0;
-	g_n = g;
-	struct direct d = {&w, in, got, tsr_zs_hsplit_lanes(&w, 1), {0}};
-	CHECK(tsr_zs_hsplit_lanes(&w, 0) == 1); /* (a batch that does not allow it) */
+	/* (the block the streams make: four Huffman streams, its literals theirs) */
+	struct tsr_zs_block blk = {0};
+	blk.type = 2, blk.lit_type = 2, blk.lit_streams = 4, blk.nlit = (uint32_t)out;
+	g_n = g; /* (tsr_zs_hsplit_lanes reads the group's lanes) */
+	struct direct d = {&w, in, got, tsr_zs_hsplit_lanes(&blk, 1), {0}};
+	CHECK(tsr_zs_hsplit_lanes(&blk, 0) == 1); /* (a batch that does not allow it) */
 	CHECK(d.L == (g / 4 < 4 ? g / 4 : 4));
-	if (pthread_barrier_init(&g_bar[0], NULL, g))
-		exit(2);
-	g_threads = 1;
-	pthread_t t[32];
-	struct direct_lane ln[32];
-	for (unsigned i = 0; i < g; i++) {
-		ln[i] = (struct direct_lane){&d, i};
-		if (pthread_create(&t[i], NULL, direct_lane, &ln[i]))
-			exit(2);
-	}
-	for (unsigned i = 0; i < g; i++)
-		pthread_join(t[i], NULL);
-	g_threads = 0, g_n = 1;
-	pthread_barrier_destroy(&g_bar[0]);
+	groups_run(g, g, direct_part, &d);
 	for (unsigned k = 0; k < 4; k++) {
 		int failed = 0;
 		for (unsigned j = 0; j < d.L; j++)

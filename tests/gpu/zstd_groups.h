@@ -37,18 +37,49 @@ struct job {
 			      (phase a gives raw literals no scratch; here they are copied) */
 };
 
-struct lane {
-	struct job *j;
+/* A lane's thread: its place set, then its part of the run (groups_run). */
+struct groups_lane {
+	void (*part)(void *ctx);
+	void *ctx;
 	unsigned id;
 };
 
-/* A lane of the block kernel: its group takes blocks group, group + groups, ... (grid-stride) */
-static void *lane_main(void *arg)
+static void *groups_lane_main(void *arg)
 {
-	struct lane *l = arg;
-	struct job *j = l->j;
+	struct groups_lane *l = arg;
 	g_lane = l->id % g_n;
 	g_id = l->id / g_n;
+	l->part(l->ctx);
+	return NULL;
+}
+
+/* part(ctx) run by nlanes threads (at most 32) as lanes in groups of g, each group with its
+ * barrier; then the one-lane state again. */
+static void groups_run(unsigned g, unsigned nlanes, void (*part)(void *ctx), void *ctx)
+{
+	g_n = g;
+	for (unsigned k = 0; k < nlanes / g; k++)
+		if (pthread_barrier_init(&g_bar[k], NULL, g))
+			exit(2);
+	g_threads = 1;
+	pthread_t t[32];
+	struct groups_lane ln[32];
+	for (unsigned k = 0; k < nlanes; k++) {
+		ln[k] = (struct groups_lane){part, ctx, k};
+		if (pthread_create(&t[k], NULL, groups_lane_main, &ln[k]))
+			exit(2);
+	}
+	for (unsigned k = 0; k < nlanes; k++)
+		pthread_join(t[k], NULL);
+	g_threads = 0, g_n = 1, g_lane = 0, g_id = 0;
+	for (unsigned k = 0; k < nlanes / g; k++)
+		pthread_barrier_destroy(&g_bar[k]);
+}
+
+/* A lane of the block kernel: its group takes blocks group, group + groups, ... (grid-stride) */
+static void lane_part(void *ctx)
+{
+	struct job *j = ctx;
 	for (uint32_t i = g_id; i < j->nblocks; i += 32 / g_n) {
 		if (j->bl[i].type != 2)
 			continue;
@@ -56,7 +87,6 @@ static void *lane_main(void *arg)
 		if (g_lane == 0)
 			j->st[i] = st;
 	}
-	return NULL;
 }
 
 static long nstreams, ndamaged, nblocks_by_groups;
@@ -90,23 +120,7 @@ static void check_groups(const uint8_t *z, size_t zn, unsigned g, const char *wh
 		if (j->bl[i].type == 2)
 			st1[i] = tsr_zs_block_lits(&j->w[0], z, j->bl, i, want + j->at[i], 1);
 	/* the groups */
-	g_n = g;
-	for (unsigned k = 0; k < 32 / g; k++)
-		if (pthread_barrier_init(&g_bar[k], NULL, g))
-			exit(2);
-	g_threads = 1;
-	pthread_t t[32];
-	struct lane ln[32];
-	for (unsigned k = 0; k < 32; k++) {
-		ln[k] = (struct lane){j, k};
-		if (pthread_create(&t[k], NULL, lane_main, &ln[k]))
-			exit(2);
-	}
-	for (unsigned k = 0; k < 32; k++)
-		pthread_join(t[k], NULL);
-	g_threads = 0, g_n = 1;
-	for (unsigned k = 0; k < 32 / g; k++)
-		pthread_barrier_destroy(&g_bar[k]);
+	groups_run(g, 32, lane_part, j);
 	int damaged = 0;
 	for (uint32_t i = 0; i < c.nblocks; i++) {
 		if (j->bl[i].type != 2)
