@@ -11,6 +11,9 @@
 #include "lz_blosclz_writer.h"
 #include "lz_profiles.h"
 #include "tsr_cuda.h"
+extern "C" {
+#include "codecs/blosc.h"
+}
 
 /*
  * Usage: gpu_lz_bench [--streams N] [--kib K] [--runs R] [--nvcomp LIB] [--kernel auto|many|few]
@@ -23,6 +26,10 @@
  * events; GB/s are decoded bytes (10^9) per second. nvCOMP (loaded with dlopen, never linked)
  * decodes the same LZ4 streams the same way. --kernel forces our many-streams or few-streams
  * kernel (tsr_cuda_lz_force; auto: the batch's size picks). Table last.
+ * --frames FILE --codec lz4|blosclz: one row instead, FILE's streams (bench/blosc_frames.py's
+ * records: a 32-bit little-endian decoded size, the same for all, a 32-bit stream size and the
+ * stream: a Blosc2 slot's coded streams), each checked against liblz4 or the library's CPU
+ * BloscLZ decoder.
  */
 
 #define UNIQUE 500
@@ -41,7 +48,8 @@ struct set {
 	void **d_inp, **d_outp;
 	size_t *d_inn, *d_cap, *d_got;
 	int *d_st;
-	unsigned char *ref; /* UNIQUE x each, the inputs */
+	unsigned char *ref; /* uniq x each, the inputs */
+	size_t uniq;
 	double ratio;
 };
 
@@ -57,10 +65,12 @@ static int cmp_d(const void *a, const void *b)
  * (sign and exponent), the one of its four planes LZ4 compresses (blosc stores the other three
  * as they are). Such streams are what a Zarr v2 blosc-lz4 slot's kernel decodes. */
 #define PROFILE_ZARR_PLANE LZP_N
+/* (the row of --frames' streams) */
+#define PROFILE_FRAMES (LZP_N + 1)
 
 static const char *profile_name(int p)
 {
-	return p == PROFILE_ZARR_PLANE ? "zarr-f32-top-plane" : lzp_name[p];
+	return p == PROFILE_ZARR_PLANE ? "zarr-f32-top-plane" : p == PROFILE_FRAMES ? "frames" : lzp_name[p];
 }
 
 /* Fills buf (n bytes) with profile p (seed: which part of the field, or lzp_fill's arg). */
@@ -87,7 +97,7 @@ static void fill_profile(int p, unsigned char *buf, size_t n, uint64_t seed)
 static void make_set(struct set *s, int codec, int profile, size_t n, size_t each)
 {
 	memset(s, 0, sizeof(*s));
-	s->n = n, s->each = each;
+	s->n = n, s->each = each, s->uniq = UNIQUE;
 	s->ref = (unsigned char *)malloc(UNIQUE * each);
 	size_t bound = (size_t)LZ4_compressBound((int)each) + each / 32 + 64;
 	unsigned char *z = (unsigned char *)malloc(UNIQUE * bound);
@@ -137,6 +147,92 @@ static void make_set(struct set *s, int codec, int profile, size_t n, size_t eac
 	free(inp), free(outp), free(inn), free(cap), free(z);
 }
 
+/* --frames FILE: the set of FILE's streams (codec 0: lz4, 2: blosclz), each decoded on the CPU
+ * for the check (s->ref: their decoded bytes, s->n of them). */
+static void frames_set(struct set *s, const char *path, int codec)
+{
+	memset(s, 0, sizeof(*s));
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "gpu_lz_bench: cannot open %s\n", path);
+		exit(2);
+	}
+	size_t cap = 0, total = 0, zcap = 0, ztotal = 0;
+	size_t *zn = NULL, *zoff = NULL;
+	unsigned char *z = NULL;
+	uint32_t hd[2];
+	while (fread(hd, 4, 2, f) == 2) {
+		if (s->n && hd[0] != s->each) {
+			fprintf(stderr, "gpu_lz_bench: %s: streams of %u and %zu bytes\n", path, hd[0],
+				s->each);
+			exit(2);
+		}
+		s->each = hd[0];
+		if (s->n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			zn = (size_t *)realloc(zn, cap * sizeof(size_t));
+			zoff = (size_t *)realloc(zoff, cap * sizeof(size_t));
+			s->ref = (unsigned char *)realloc(s->ref, cap * s->each);
+		}
+		size_t need = ztotal + (((size_t)hd[1] + 15) & ~(size_t)15);
+		if (need > zcap) {
+			zcap = 2 * need;
+			z = (unsigned char *)realloc(z, zcap);
+		}
+		if (!zn || !zoff || !s->ref || !z || fread(z + ztotal, 1, hd[1], f) != hd[1]) {
+			fprintf(stderr, "gpu_lz_bench: %s: short or out of memory\n", path);
+			exit(2);
+		}
+		unsigned char *d = s->ref + s->n * s->each;
+		size_t dn = 0;
+		if (codec == 0) {
+			int r = LZ4_decompress_safe((const char *)z + ztotal, (char *)d, (int)hd[1],
+						    (int)hd[0]);
+			dn = r < 0 ? 0 : (size_t)r;
+		} else if (tsr_blosclz_decode(d, hd[0], z + ztotal, hd[1], &dn) != 0) {
+			dn = 0;
+		}
+		if (dn != hd[0]) {
+			fprintf(stderr, "gpu_lz_bench: %s: stream %zu does not decode\n", path, s->n);
+			exit(2);
+		}
+		zn[s->n] = hd[1], zoff[s->n] = ztotal;
+		ztotal = need;
+		total += hd[1];
+		s->n++;
+	}
+	fclose(f);
+	if (!s->n) {
+		fprintf(stderr, "gpu_lz_bench: %s: no streams\n", path);
+		exit(2);
+	}
+	size_t n = s->n;
+	s->uniq = n;
+	s->ratio = (double)n * (double)s->each / (double)total;
+	s->in_total = ztotal;
+	CK(cudaMalloc((void **)&s->d_in, ztotal));
+	CK(cudaMalloc((void **)&s->d_out, n * s->each));
+	CK(cudaMemcpy(s->d_in, z, ztotal, cudaMemcpyHostToDevice));
+	void **inp = (void **)malloc(n * sizeof(void *)), **outp = (void **)malloc(n * sizeof(void *));
+	size_t *cp = (size_t *)malloc(n * 8);
+	for (size_t k = 0; k < n; k++) {
+		inp[k] = s->d_in + zoff[k];
+		outp[k] = s->d_out + k * s->each;
+		cp[k] = s->each;
+	}
+	CK(cudaMalloc((void **)&s->d_inp, n * sizeof(void *)));
+	CK(cudaMalloc((void **)&s->d_outp, n * sizeof(void *)));
+	CK(cudaMalloc((void **)&s->d_inn, n * 8));
+	CK(cudaMalloc((void **)&s->d_cap, n * 8));
+	CK(cudaMalloc((void **)&s->d_got, n * 8));
+	CK(cudaMalloc((void **)&s->d_st, n * sizeof(int)));
+	CK(cudaMemcpy(s->d_inp, inp, n * sizeof(void *), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(s->d_outp, outp, n * sizeof(void *), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(s->d_inn, zn, n * 8, cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(s->d_cap, cp, n * 8, cudaMemcpyHostToDevice));
+	free(inp), free(outp), free(cp), free(zn), free(zoff), free(z);
+}
+
 static void free_set(struct set *s)
 {
 	cudaFree(s->d_in), cudaFree(s->d_out), cudaFree(s->d_inp), cudaFree(s->d_outp);
@@ -156,7 +252,7 @@ static size_t check(const struct set *s)
 	CK(cudaMemcpy(out, s->d_out, n * s->each, cudaMemcpyDeviceToHost));
 	for (size_t k = 0; k < n; k++)
 		wrong += st[k] != 0 || got[k] != s->each ||
-			 memcmp(out + k * s->each, s->ref + (k % UNIQUE) * s->each, s->each);
+			 memcmp(out + k * s->each, s->ref + (k % s->uniq) * s->each, s->each);
 	free(st), free(got), free(out);
 	return wrong;
 }
@@ -211,7 +307,8 @@ int main(int argc, char **argv)
 {
 	size_t n = 10000, kib = 64;
 	int runs = 20;
-	const char *nvlib = NULL;
+	const char *nvlib = NULL, *frames = NULL;
+	int frames_codec = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--streams") && i + 1 < argc)
 			n = (size_t)atol(argv[++i]);
@@ -227,9 +324,14 @@ int main(int argc, char **argv)
 			++i, tsr_cuda_lz_force(TSR_CUDA_LZ_FEW);
 		else if (!strcmp(argv[i], "--kernel") && i + 1 < argc && !strcmp(argv[i + 1], "auto"))
 			++i;
+		else if (!strcmp(argv[i], "--frames") && i + 1 < argc)
+			frames = argv[++i];
+		else if (!strcmp(argv[i], "--codec") && i + 1 < argc &&
+			 (!strcmp(argv[i + 1], "lz4") || !strcmp(argv[i + 1], "blosclz")))
+			frames_codec = strcmp(argv[++i], "lz4") ? 2 : 0;
 		else {
 			fprintf(stderr, "usage: gpu_lz_bench [--streams N] [--kib K] [--runs R] [--nvcomp LIB] "
-				"[--kernel auto|many|few]\n");
+				"[--kernel auto|many|few] [--frames FILE --codec lz4|blosclz]\n");
 			return 2;
 		}
 	}
@@ -254,20 +356,33 @@ int main(int argc, char **argv)
 	}
 	void *scratch;
 	CK(cudaMalloc(&scratch, 256));
-	static const struct { int codec, profile; const char *name; } rows[] = {
+	struct row {
+		int codec, profile;
+		const char *name;
+	};
+	static const struct row all_rows[] = {
 		{0, LZP_FLOATS_SHUFFLED, "lz4"}, {0, LZP_FLOATS, "lz4"},
 		{1, LZP_FLOATS_SHUFFLED, "lz4hc-9"}, {2, LZP_FLOATS_SHUFFLED, "blosclz"},
 		{2, LZP_FLOATS, "blosclz"}, {0, PROFILE_ZARR_PLANE, "lz4"},
 		{2, PROFILE_ZARR_PLANE, "blosclz"}};
+	static const struct row frame_rows[] = {{0, PROFILE_FRAMES, "lz4"},
+						{2, PROFILE_FRAMES, "blosclz"}};
+	const struct row *rows = frames ? &frame_rows[frames_codec ? 1 : 0] : all_rows;
 	char table[4096];
 	size_t tn = 0;
 	int bad = 0;
 	tn += (size_t)snprintf(table + tn, sizeof table - tn,
 			       "| codec | data | streams x KiB | ratio | tessera GB/s | nvCOMP GB/s | tessera / nvCOMP |\n"
 			       "|---|---|---|---|---|---|---|\n");
-	for (size_t r = 0; r < sizeof(rows) / sizeof(*rows); r++) {
+	size_t nrows = frames ? 1 : sizeof(all_rows) / sizeof(*all_rows);
+	for (size_t r = 0; r < nrows; r++) {
 		struct set s;
-		make_set(&s, rows[r].codec, rows[r].profile, n, kib << 10);
+		if (frames) {
+			frames_set(&s, frames, rows[r].codec);
+			n = s.n, kib = s.each >> 10;
+		} else {
+			make_set(&s, rows[r].codec, rows[r].profile, n, kib << 10);
+		}
 		size_t wrong = 0, nwrong = 0;
 		double ms = timed(&s, rows[r].codec == 2, runs, scratch, NULL, NULL, 0, &wrong);
 		double gbs = (double)n * (double)s.each / (ms * 1e6), ngbs = 0;

@@ -102,6 +102,9 @@ if(TESSERA_BUILD_BENCH)
     target_link_libraries(${name} PRIVATE tessera_cuda PkgConfig::DEFLATE PkgConfig::TSR_ZLIB
                           PkgConfig::LZ4 Threads::Threads m ${CMAKE_DL_LIBS})
   endforeach()
+  # gpu_lz_bench --frames checks BloscLZ streams against the library's CPU decoder.
+  target_include_directories(gpu_lz_bench PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(gpu_lz_bench PRIVATE tessera_static)
   # The nvCOMP peer of bench/peers.py: nvCOMP itself is loaded at run time (dlopen), never
   # linked; libdeflate / libzstd give the reference decode, CFITSIO the FITS tiles.
   add_executable(nvcomp_peer ${PROJECT_SOURCE_DIR}/bench/nvcomp_peer.cu)
