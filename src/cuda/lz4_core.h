@@ -198,6 +198,236 @@ TSR_LZ_D int tsr_lz4_ready(const struct tsr_lz4_seq *s, uint32_t first, int is_l
 	return is_low || tsr_lz4_match_at(s) - s->dist + s->mlen <= first;
 }
 
+/* The batch's parse in parallel (1: the few-streams kernel's groups of 32 lanes, and the
+ * emulator) or one sequence after another (0, and wherever the group has no jump tables). */
+#ifdef TSR_LZ_EMU
+#if TSR_LZ4_BATCH != 32
+#define TSR_LZ4_PP_NONE 1 /* (an emulator's batches of other sizes) */
+#endif
+#endif
+#if defined(TSR_LZ_JUMPS) && TSR_LZ_WIN_WORDS == 32 && !defined(TSR_LZ4_PP_NONE)
+#ifndef TSR_LZ4_PPARSE
+#define TSR_LZ4_PPARSE 1
+#endif
+#else
+#undef TSR_LZ4_PPARSE
+#define TSR_LZ4_PPARSE 0
+#endif
+
+#if TSR_LZ4_PPARSE
+/*
+ * The parse above takes a sequence after another, and each waits on the one before for where
+ * it starts: on a stream of short sequences (a float array's top byte plane where its values
+ * cross zero: 5,400 sequences of 6 bytes in 32 KiB) a group spent about 60 instructions a
+ * sequence on it, one dependent load after another, and a slot's decode lasted as long as that
+ * stream's. So the group parses the window at once: every byte of it is taken as a token, and
+ * table 0 says where that sequence would end (its next token), or the end of the window when it
+ * is not short or does not lie inside the window and the stream (END, which leads to itself);
+ * table b is table b - 1 taken twice (2^b sequences on), four entries a lane; lane i then
+ * follows the tables from the batch's first token by the bits of i to sequence i's token, and
+ * parses that one sequence. Its output place is a prefix sum of the lanes' lengths, and the
+ * batch ends before the first lane whose sequence is missing or fails a check of the parse
+ * above, unless it is missing only because the window ends there: then the lanes after the
+ * ones taken parse on from it the same way, in the window moved there. The same sequences as
+ * the serial parse, and the same status, bytes and batches.
+ */
+#define TSR_LZ4_PP_END TSR_LZ_WIN_BYTES
+/* the window bytes from ip on that a batch starts with (else it is refilled at ip) */
+#ifndef TSR_LZ4_PP_NEED
+#define TSR_LZ4_PP_NEED 64u
+#endif
+
+/* Window byte p's entry in table 0: its sequence's end if the sequence is short and lies inside
+ * the first lim bytes of the window (the stream's), else END. */
+TSR_LZ_D uint32_t tsr_lz4_pp_next(uint32_t tok, uint32_t p, uint32_t lim)
+{
+	const uint32_t lit = tok >> 4;
+	return lit < 15 && (tok & 15u) < 15 && p + 3 + lit <= lim ? p + 3 + lit : TSR_LZ4_PP_END;
+}
+
+/* Lane l's word of table 0: the entries of window bytes 4l to 4l + 3. */
+TSR_LZ_D uint32_t tsr_lz4_pp_first(const struct tsr_lz_smem *m, uint32_t l, uint32_t lim)
+{
+	const uint32_t w = m->w[l];
+	uint32_t e = 0;
+#ifndef TSR_LZ_EMU
+#pragma unroll
+#endif
+	for (uint32_t j = 0; j < 4; j++)
+		e |= tsr_lz4_pp_next(w >> (8 * j) & 0xffu, 4 * l + j, lim) << (8 * j);
+	return e;
+}
+
+/* Entry x of table b. */
+TSR_LZ_D uint32_t tsr_lz4_pp_at(const struct tsr_lz_smem *m, uint32_t b, uint32_t x)
+{
+	return m->jump[b][x >> 2] >> (8 * (x & 3u)) & 0xffu;
+}
+
+/* A lane's word of table b from its word e of table b - 1: each entry followed once more. */
+TSR_LZ_D uint32_t tsr_lz4_pp_double(const struct tsr_lz_smem *m, uint32_t b, uint32_t e)
+{
+	uint32_t d = 0;
+#ifndef TSR_LZ_EMU
+#pragma unroll
+#endif
+	for (uint32_t j = 0; j < 4; j++)
+		d |= tsr_lz4_pp_at(m, b - 1, e >> (8 * j) & 0xffu) << (8 * j);
+	return d;
+}
+
+/* Sequence i's token from the batch's first (window byte k0), or END. */
+TSR_LZ_D uint32_t tsr_lz4_pp_walk(const struct tsr_lz_smem *m, uint32_t k0, uint32_t i)
+{
+	uint32_t x = k0;
+#ifndef TSR_LZ_EMU
+#pragma unroll
+#endif
+	for (uint32_t b = 0; b < TSR_LZ_JUMPS; b++)
+		if (i >> b & 1u)
+			x = tsr_lz4_pp_at(m, b, x);
+	return x;
+}
+
+/* The sequence whose token is window byte x (END: none): its literals, match length and
+ * distance; returns 0 when it is missing or not short or not inside the stream's lim bytes. */
+TSR_LZ_D int tsr_lz4_pp_seq(const struct tsr_lz *z, uint32_t x, uint32_t lim, uint32_t *lit,
+			    uint32_t *mlen, uint32_t *dist)
+{
+	*lit = 0, *mlen = 0, *dist = 0;
+	if (x >= TSR_LZ4_PP_END)
+		return 0;
+	const uint32_t tok = tsr_lz_win(z, x);
+	*lit = tok >> 4;
+	*mlen = (tok & 15u) + 4;
+	if (*lit >= 15 || *mlen >= 19 || x + 3 + *lit > lim)
+		return 0;
+	*dist = tsr_lz_win(z, x + 1 + *lit) | tsr_lz_win(z, x + 2 + *lit) << 8;
+	return 1;
+}
+
+/* Whether a parsed sequence placed at op passes the serial parse's checks of the output (op is
+ * at most cap where every sequence before it passed). */
+TSR_LZ_D int tsr_lz4_pp_fits(uint32_t op, uint32_t cap, uint32_t lit, uint32_t mlen,
+			     uint32_t dist)
+{
+	return cap - op >= lit + mlen && dist != 0 && dist <= op + lit;
+}
+
+/* Whether the sequence at window byte x (END: none) stops a parse only because the window ends
+ * there: the sequence before ended on the window's last byte, or this one is short and reaches
+ * past the window where the stream goes on. The parse then goes on from it in a window moved
+ * there, so that a batch holds the sequences the serial parse would give it. */
+TSR_LZ_D int tsr_lz4_pp_cut(const struct tsr_lz *z, uint32_t x, uint32_t lim)
+{
+	if (x >= TSR_LZ4_PP_END)
+		return 1;
+	const uint32_t tok = tsr_lz_win(z, x), lit = tok >> 4;
+	return lim == TSR_LZ_WIN_BYTES && lit < 15 && (tok & 15u) < 15 && x + 3 + lit > lim;
+}
+
+/* (the emulator runs TSR_LZ4_PP_MORE() each time a parse goes on in a moved window) */
+#ifndef TSR_LZ4_PP_MORE
+#define TSR_LZ4_PP_MORE() ((void)0)
+#endif
+
+/* tsr_lz4_parse's contract, in parallel (above): the same sequences. */
+TSR_LZ_D uint32_t tsr_lz4_pparse(struct tsr_lz *z, uint32_t *ipp, uint32_t *opp, uint32_t cap,
+				 struct tsr_lz4_seq *seqs)
+{
+	uint32_t ip = *ipp, op = *opp, cnt = 0;
+	struct tsr_lz_smem *m = z->m;
+#ifdef TSR_LZ_EMU
+	while (ip < z->n) {
+		const uint32_t k0 = tsr_lz_at(z, ip, TSR_LZ4_PP_NEED);
+		const int64_t left = (int64_t)z->n - z->wstart;
+		const uint32_t lim = left < TSR_LZ_WIN_BYTES ? (uint32_t)left : TSR_LZ_WIN_BYTES;
+		for (uint32_t l = 0; l < 32; l++)
+			m->jump[0][l] = tsr_lz4_pp_first(m, l, lim);
+		for (uint32_t b = 0; b < TSR_LZ_JUMPS; b++)
+			m->jump[b][32] = TSR_LZ4_PP_END;
+		for (uint32_t b = 1; b < TSR_LZ_JUMPS; b++)
+			for (uint32_t l = 0; l < 32; l++)
+				m->jump[b][l] = tsr_lz4_pp_double(m, b, m->jump[b - 1][l]);
+		int more = 0;
+		const uint32_t was = cnt;
+		for (uint32_t j = 0; cnt < 32; cnt++, j++) {
+			uint32_t lit, mlen, dist;
+			const uint32_t x = tsr_lz4_pp_walk(m, k0, j);
+			if (!tsr_lz4_pp_seq(z, x, lim, &lit, &mlen, &dist) ||
+			    !tsr_lz4_pp_fits(op, cap, lit, mlen, dist)) {
+				more = tsr_lz4_pp_cut(z, x, lim);
+				break;
+			}
+			struct tsr_lz4_seq s = {(uint32_t)z->wstart + x + 1, op, lit, mlen, dist};
+			TSR_LZ4_KEEP(seqs, cnt, s);
+			op += lit + mlen;
+			ip = (uint32_t)z->wstart + x + 3 + lit;
+		}
+		if (!more || cnt == was) /* (a moved window starts the sequence: never twice) */
+			break;
+		TSR_LZ4_PP_MORE();
+	}
+#else
+	const uint32_t l = TSR_LZ_LANE;
+	struct tsr_lz4_seq mine = {0, 0, 0, 0, 0};
+	while (ip < z->n) {
+		const uint32_t k0 = tsr_lz_at(z, ip, TSR_LZ4_PP_NEED);
+		const int64_t left = (int64_t)z->n - z->wstart;
+		const uint32_t lim = left < TSR_LZ_WIN_BYTES ? (uint32_t)left : TSR_LZ_WIN_BYTES;
+		uint32_t e = tsr_lz4_pp_first(m, l, lim);
+		m->jump[0][l] = e;
+		if (l < TSR_LZ_JUMPS)
+			m->jump[l][32] = TSR_LZ4_PP_END;
+		for (uint32_t b = 1; b < TSR_LZ_JUMPS; b++) {
+			TSR_LZ_SYNCWARP();
+			e = tsr_lz4_pp_double(m, b, e);
+			m->jump[b][l] = e;
+		}
+		TSR_LZ_SYNCWARP();
+		/* lanes cnt on take the sequences from ip on */
+		uint32_t lit = 0, mlen = 0, dist = 0, x = TSR_LZ4_PP_END;
+		int ok = 0;
+		if (l >= cnt) {
+			x = tsr_lz4_pp_walk(m, k0, l - cnt);
+			ok = tsr_lz4_pp_seq(z, x, lim, &lit, &mlen, &dist);
+		}
+		/* their output places: an inclusive sum of their lengths */
+		const uint32_t len = ok ? lit + mlen : 0;
+		uint32_t sum = len;
+#pragma unroll
+		for (uint32_t d = 1; d < 32; d <<= 1) {
+			const uint32_t v = __shfl_up_sync(TSR_LZ_MASK, sum, d);
+			if (l >= d)
+				sum += v;
+		}
+		const uint32_t at = op + sum - len;
+		const unsigned bad = __ballot_sync(
+			TSR_LZ_MASK, l >= cnt && (!ok || !tsr_lz4_pp_fits(at, cap, lit, mlen, dist)));
+		const uint32_t f = bad ? (uint32_t)__ffs(bad) - 1 : 32u;
+		const int cut = __shfl_sync(TSR_LZ_MASK, tsr_lz4_pp_cut(z, x, lim), f & 31u);
+		if (l >= cnt && l < f) {
+			const struct tsr_lz4_seq s = {(uint32_t)z->wstart + x + 1, at, lit, mlen, dist};
+			mine = s;
+		}
+		if (f > cnt) {
+			ip = (uint32_t)z->wstart + __shfl_sync(TSR_LZ_MASK, x + 3 + lit, f - 1);
+			op += __shfl_sync(TSR_LZ_MASK, sum, f - 1);
+		}
+		const uint32_t was = cnt;
+		cnt = f;
+		TSR_LZ_SYNCWARP(); /* (every lane has read the tables and window before they change) */
+		if (f == 32 || !cut || f == was) /* (a moved window starts the sequence: never twice) */
+			break;
+	}
+	*seqs = mine;
+#endif
+	*ipp = ip;
+	*opp = op;
+	return cnt;
+}
+#endif /* TSR_LZ4_PPARSE */
+
 #ifdef TSR_LZ_EMU
 /* The lanes' part, lane after lane: the literals, then rounds of matches, each round's lanes
  * chosen before any runs and run from the highest down (a match that read another of its round
@@ -273,7 +503,12 @@ TSR_LZ4_STEP_D struct tsr_lz4_step tsr_lz4_batch_step(struct tsr_lz z, uint32_t 
 	struct tsr_lz4_step r;
 	TSR_LZ_GLOBAL(z.in); /* (a called step: the caller's knowledge does not cross) */
 	TSR_LZ_GLOBAL(out);
+	TSR_LZ_SHARED(z.m);
+#if TSR_LZ4_PPARSE
+	r.cnt = tsr_lz4_pparse(&z, &ip, &op, cap, seqs);
+#else
 	r.cnt = tsr_lz4_parse(&z, &ip, &op, cap, seqs);
+#endif
 	r.rounds = r.cnt ? tsr_lz4_run(z.in, out, seqs, r.cnt) : 0;
 	r.ip = ip;
 	r.op = op;

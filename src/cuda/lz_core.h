@@ -54,8 +54,11 @@
  * can drop them. */
 #ifdef TSR_LZ_EMU
 #define TSR_LZ_GLOBAL(p) ((void)(p))
+#define TSR_LZ_SHARED(p) ((void)(p))
 #else
 #define TSR_LZ_GLOBAL(p) __builtin_assume(__isGlobal(p))
+/* (the window's pointer, said shared where a called step reads it: generic loads else) */
+#define TSR_LZ_SHARED(p) __builtin_assume(__isShared(p))
 #endif
 
 /* Long literal runs read as words (tsr_lz_literals): the few-streams kernels set it. */
@@ -94,9 +97,21 @@ static inline const char *tsr_lz_status_text(int status)
 	}
 }
 
+/* Groups of 32 lanes (the few-streams kernels, and the emulator) keep jump tables beside
+ * their window: TSR_LZ_JUMPS tables of TSR_LZ_WIN_BYTES + 1 byte entries, rounded to words
+ * (lz4_core.h's parallel parse); groups of 16 keep the window alone, so that as many stay
+ * resident. */
+#if defined(TSR_LZ_EMU) || TSR_LZ_GROUP == 32
+#define TSR_LZ_JUMPS 5
+#define TSR_LZ_JUMP_WORDS (TSR_LZ_WIN_WORDS + 1)
+#endif
+
 /* A warp's window: shared memory on the GPU. */
 struct tsr_lz_smem {
 	uint32_t w[TSR_LZ_WIN_WORDS];
+#ifdef TSR_LZ_JUMPS
+	uint32_t jump[TSR_LZ_JUMPS][TSR_LZ_JUMP_WORDS];
+#endif
 };
 
 /* The longest input and the largest capacity a stream may have: offsets are 32-bit, where

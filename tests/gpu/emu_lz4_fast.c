@@ -30,6 +30,9 @@ static unsigned long long batch_seen, rounds_seen;
 #define TSR_LZ4_ROUND_SEEN() (rounds_seen++)
 #define TSR_LZ4_FAST 1
 #define TSR_LZ4_BATCHED EMU_BATCHED
+#ifdef EMU_PPARSE
+#define TSR_LZ4_PPARSE EMU_PPARSE
+#endif
 #include "lz4_core.h"
 
 #include <lz4.h>
@@ -158,6 +161,9 @@ int main(void)
 	printf("lz4 fast path: %zu decodes equal with and without it (%zu failing), %llu "
 	       "sequences through it\n", compared, failed_both, fast_seen);
 	CHECK(compared > 10000 && failed_both > 1000 && fast_seen > 100000);
+#endif
+#ifdef EMU_EXTRA
+	EMU_EXTRA(); /* (emu_lz4_pparse.c: its parse against the serial one) */
 #endif
 	CHECK_DONE();
 }
