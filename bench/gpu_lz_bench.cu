@@ -408,8 +408,10 @@ int main(int argc, char **argv)
 				printf("gpu_lz_bench: nvCOMP temp size failed: %d\n", rc);
 			}
 		}
-		tn += (size_t)snprintf(table + tn, sizeof table - tn, "| %s | %s | %zu x %zu | %.2f | %.1f | ",
-				       rows[r].name, profile_name(rows[r].profile), n, kib, s.ratio, gbs);
+		/* (a few streams' rows, such as one stream alone, in more digits) */
+		tn += (size_t)snprintf(table + tn, sizeof table - tn, "| %s | %s | %zu x %zu | %.2f | %.*f | ",
+				       rows[r].name, profile_name(rows[r].profile), n, kib, s.ratio,
+				       gbs < 1 ? 4 : 1, gbs);
 		if (ngbs > 0)
 			tn += (size_t)snprintf(table + tn, sizeof table - tn, "%.1f%s | %.2f |\n", ngbs,
 					       nwrong ? " (wrong)" : "", gbs / ngbs);
