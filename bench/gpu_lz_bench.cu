@@ -93,6 +93,23 @@ static void fill_profile(int p, unsigned char *buf, size_t n, uint64_t seed)
 	}
 }
 
+/* The set's per-stream arrays on the device (s->n of each), from the host's. */
+static void set_arrays(struct set *s, void **inp, const size_t *inn, void **outp,
+		       const size_t *cap)
+{
+	size_t n = s->n;
+	CK(cudaMalloc((void **)&s->d_inp, n * sizeof(void *)));
+	CK(cudaMalloc((void **)&s->d_outp, n * sizeof(void *)));
+	CK(cudaMalloc((void **)&s->d_inn, n * 8));
+	CK(cudaMalloc((void **)&s->d_cap, n * 8));
+	CK(cudaMalloc((void **)&s->d_got, n * 8));
+	CK(cudaMalloc((void **)&s->d_st, n * sizeof(int)));
+	CK(cudaMemcpy(s->d_inp, inp, n * sizeof(void *), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(s->d_outp, outp, n * sizeof(void *), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(s->d_inn, inn, n * 8, cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(s->d_cap, cap, n * 8, cudaMemcpyHostToDevice));
+}
+
 /* codec 0: lz4 fast, 1: lz4 hc 9, 2: blosclz */
 static void make_set(struct set *s, int codec, int profile, size_t n, size_t each)
 {
@@ -134,16 +151,7 @@ static void make_set(struct set *s, int codec, int profile, size_t n, size_t eac
 		outp[k] = s->d_out + k * each;
 		cap[k] = each;
 	}
-	CK(cudaMalloc((void **)&s->d_inp, n * sizeof(void *)));
-	CK(cudaMalloc((void **)&s->d_outp, n * sizeof(void *)));
-	CK(cudaMalloc((void **)&s->d_inn, n * 8));
-	CK(cudaMalloc((void **)&s->d_cap, n * 8));
-	CK(cudaMalloc((void **)&s->d_got, n * 8));
-	CK(cudaMalloc((void **)&s->d_st, n * sizeof(int)));
-	CK(cudaMemcpy(s->d_inp, inp, n * sizeof(void *), cudaMemcpyHostToDevice));
-	CK(cudaMemcpy(s->d_outp, outp, n * sizeof(void *), cudaMemcpyHostToDevice));
-	CK(cudaMemcpy(s->d_inn, inn, n * 8, cudaMemcpyHostToDevice));
-	CK(cudaMemcpy(s->d_cap, cap, n * 8, cudaMemcpyHostToDevice));
+	set_arrays(s, inp, inn, outp, cap);
 	free(inp), free(outp), free(inn), free(cap), free(z);
 }
 
@@ -220,16 +228,7 @@ static void frames_set(struct set *s, const char *path, int codec)
 		outp[k] = s->d_out + k * s->each;
 		cp[k] = s->each;
 	}
-	CK(cudaMalloc((void **)&s->d_inp, n * sizeof(void *)));
-	CK(cudaMalloc((void **)&s->d_outp, n * sizeof(void *)));
-	CK(cudaMalloc((void **)&s->d_inn, n * 8));
-	CK(cudaMalloc((void **)&s->d_cap, n * 8));
-	CK(cudaMalloc((void **)&s->d_got, n * 8));
-	CK(cudaMalloc((void **)&s->d_st, n * sizeof(int)));
-	CK(cudaMemcpy(s->d_inp, inp, n * sizeof(void *), cudaMemcpyHostToDevice));
-	CK(cudaMemcpy(s->d_outp, outp, n * sizeof(void *), cudaMemcpyHostToDevice));
-	CK(cudaMemcpy(s->d_inn, zn, n * 8, cudaMemcpyHostToDevice));
-	CK(cudaMemcpy(s->d_cap, cp, n * 8, cudaMemcpyHostToDevice));
+	set_arrays(s, inp, zn, outp, cp);
 	free(inp), free(outp), free(cp), free(zn), free(zoff), free(z);
 }
 
