@@ -68,6 +68,35 @@ tsr_ncu_bin()
 	command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1
 }
 
+# tsr_ncu_hot STEM ROWS REGEX COMMAND...: COMMAND's first launch of a kernel REGEX names under
+# Nsight Compute's source counters (and the warp state, throughput, memory and scheduler
+# sections): STEM.csv (its SASS page), STEM.md (bench/ncu_hot.py's top ROWS runs of instructions),
+# STEM-details.txt, STEM.log. Returns nonzero when any of them could not be made.
+tsr_ncu_hot()
+{
+	local stem=$1 rows=$2 regex=$3 ncu rep
+	shift 3
+	ncu=$(tsr_ncu_bin)
+	[ -n "$ncu" ] || { echo "no ncu here" >&2; return 2; }
+	rep=/tmp/ncu-hot-$(basename "$stem")
+	"$ncu" --clock-control none -k "regex:$regex" --launch-count 1 \
+		--section SourceCounters --section WarpStateStats --section SpeedOfLight \
+		--section MemoryWorkloadAnalysis --section SchedulerStats -f -o "$rep" "$@" \
+		>"$stem.log" 2>&1 &&
+		"$ncu" --import "$rep.ncu-rep" --page source --csv --print-source sass \
+			>"$stem.csv" 2>>"$stem.log" &&
+		python3 bench/ncu_hot.py "$stem.csv" "$rows" >"$stem.md" &&
+		"$ncu" --import "$rep.ncu-rep" --page details >"$stem-details.txt" 2>>"$stem.log"
+}
+
+# What bounds a kernel tsr_ncu_hot profiled (STEM): its throughputs (% of peak) and the
+# schedulers' issue, a line each.
+tsr_ncu_bounds()
+{
+	grep -E "^ +(Duration|Compute \(SM\) Throughput|Memory Throughput|L1/TEX Cache Throughput|L2 Cache Throughput|DRAM Throughput|Issued Warp Per Scheduler|No Eligible|Active Warps Per Scheduler|Eligible Warps Per Scheduler|Mem Busy|Max Bandwidth|Mem Pipes Busy) " \
+		"$1-details.txt" | sed "s/^ */  /"
+}
+
 tsr_ncu_times()
 {
 	local csv=$1 ncu

@@ -56,9 +56,7 @@
  * and goes through the sequential path, which gives its status.
  */
 #ifdef TSR_LZ_EMU
-#ifndef TSR_LZ4_BATCH
-#define TSR_LZ4_BATCH 32u
-#endif
+#define TSR_LZ4_BATCH 32u /* (as a warp: the parallel parse's tables reach 32 sequences) */
 #else
 #define TSR_LZ4_BATCH TSR_LZ_NLANES
 #endif
@@ -160,6 +158,20 @@ TSR_LZ_D void tsr_lz4_seq_match(uint8_t *out, const struct tsr_lz4_seq *s)
 	} while (0)
 #endif
 
+/* Whether a token's sequence is short: fewer than 15 literals and a match length code under 15
+ * (no length bytes follow). */
+TSR_LZ_D int tsr_lz4_short(uint32_t tok)
+{
+	return tok >> 4 < 15 && (tok & 15u) < 15;
+}
+
+/* Whether a short sequence placed at op (at most cap: the parses keep it so) passes the batch's
+ * checks of the output: inside the capacity, its match inside the output written by then. */
+TSR_LZ_D int tsr_lz4_fits(uint32_t op, uint32_t cap, uint32_t lit, uint32_t mlen, uint32_t dist)
+{
+	return cap - op >= lit + mlen && dist != 0 && dist <= op + lit;
+}
+
 /* Parses up to TSR_LZ4_BATCH short sequences from *ip on (fewer than 15 literals, a match
  * length code under 15, the distance inside the input, the match inside the output written
  * by then and the sequence inside the capacity) into seqs; moves *ip and *op past them and
@@ -174,10 +186,10 @@ TSR_LZ_D uint32_t tsr_lz4_parse(struct tsr_lz *z, uint32_t *ipp, uint32_t *opp, 
 		const uint32_t k = tsr_lz_at(z, ip, TSR_LZ4_AHEAD);
 		const uint32_t tok = tsr_lz_win(z, k);
 		const uint32_t lit = tok >> 4, mlen = (tok & 15u) + 4;
-		if (lit >= 15 || mlen >= 19 || n - ip < lit + 3 || cap - op < lit + mlen)
+		if (!tsr_lz4_short(tok) || n - ip < lit + 3)
 			break;
 		const uint32_t dist = tsr_lz_win(z, k + 1 + lit) | tsr_lz_win(z, k + 2 + lit) << 8;
-		if (dist == 0 || dist > op + lit)
+		if (!tsr_lz4_fits(op, cap, lit, mlen, dist))
 			break;
 		struct tsr_lz4_seq s = {ip + 1, op, lit, mlen, dist};
 		TSR_LZ4_KEEP(seqs, cnt, s);
@@ -200,12 +212,7 @@ TSR_LZ_D int tsr_lz4_ready(const struct tsr_lz4_seq *s, uint32_t first, int is_l
 
 /* The batch's parse in parallel (1: the few-streams kernel's groups of 32 lanes, and the
  * emulator) or one sequence after another (0, and wherever the group has no jump tables). */
-#ifdef TSR_LZ_EMU
-#if TSR_LZ4_BATCH != 32
-#define TSR_LZ4_PP_NONE 1 /* (an emulator's batches of other sizes) */
-#endif
-#endif
-#if defined(TSR_LZ_JUMPS) && TSR_LZ_WIN_WORDS == 32 && !defined(TSR_LZ4_PP_NONE)
+#if defined(TSR_LZ_JUMPS) && TSR_LZ_WIN_WORDS == 32
 #ifndef TSR_LZ4_PPARSE
 #define TSR_LZ4_PPARSE 1
 #endif
@@ -241,8 +248,8 @@ TSR_LZ_D int tsr_lz4_ready(const struct tsr_lz4_seq *s, uint32_t first, int is_l
  * the first lim bytes of the window (the stream's), else END. */
 TSR_LZ_D uint32_t tsr_lz4_pp_next(uint32_t tok, uint32_t p, uint32_t lim)
 {
-	const uint32_t lit = tok >> 4;
-	return lit < 15 && (tok & 15u) < 15 && p + 3 + lit <= lim ? p + 3 + lit : TSR_LZ4_PP_END;
+	const uint32_t end = p + 3 + (tok >> 4);
+	return tsr_lz4_short(tok) && end <= lim ? end : TSR_LZ4_PP_END;
 }
 
 /* Lane l's word of table 0: the entries of window bytes 4l to 4l + 3. */
@@ -300,18 +307,10 @@ TSR_LZ_D int tsr_lz4_pp_seq(const struct tsr_lz *z, uint32_t x, uint32_t lim, ui
 	const uint32_t tok = tsr_lz_win(z, x);
 	*lit = tok >> 4;
 	*mlen = (tok & 15u) + 4;
-	if (*lit >= 15 || *mlen >= 19 || x + 3 + *lit > lim)
+	if (!tsr_lz4_short(tok) || x + 3 + *lit > lim)
 		return 0;
 	*dist = tsr_lz_win(z, x + 1 + *lit) | tsr_lz_win(z, x + 2 + *lit) << 8;
 	return 1;
-}
-
-/* Whether a parsed sequence placed at op passes the serial parse's checks of the output (op is
- * at most cap where every sequence before it passed). */
-TSR_LZ_D int tsr_lz4_pp_fits(uint32_t op, uint32_t cap, uint32_t lit, uint32_t mlen,
-			     uint32_t dist)
-{
-	return cap - op >= lit + mlen && dist != 0 && dist <= op + lit;
 }
 
 /* Whether the sequence at window byte x (END: none) stops a parse only because the window ends
@@ -322,8 +321,15 @@ TSR_LZ_D int tsr_lz4_pp_cut(const struct tsr_lz *z, uint32_t x, uint32_t lim)
 {
 	if (x >= TSR_LZ4_PP_END)
 		return 1;
-	const uint32_t tok = tsr_lz_win(z, x), lit = tok >> 4;
-	return lim == TSR_LZ_WIN_BYTES && lit < 15 && (tok & 15u) < 15 && x + 3 + lit > lim;
+	const uint32_t tok = tsr_lz_win(z, x);
+	return lim == TSR_LZ_WIN_BYTES && tsr_lz4_short(tok) && x + 3 + (tok >> 4) > lim;
+}
+
+/* The window's bytes that are the stream's (at most the window). */
+TSR_LZ_D uint32_t tsr_lz4_pp_lim(const struct tsr_lz *z)
+{
+	const int64_t left = (int64_t)z->n - z->wstart;
+	return left < TSR_LZ_WIN_BYTES ? (uint32_t)left : TSR_LZ_WIN_BYTES;
 }
 
 /* (the emulator runs TSR_LZ4_PP_MORE() each time a parse goes on in a moved window) */
@@ -340,8 +346,7 @@ TSR_LZ_D uint32_t tsr_lz4_pparse(struct tsr_lz *z, uint32_t *ipp, uint32_t *opp,
 #ifdef TSR_LZ_EMU
 	while (ip < z->n) {
 		const uint32_t k0 = tsr_lz_at(z, ip, TSR_LZ4_PP_NEED);
-		const int64_t left = (int64_t)z->n - z->wstart;
-		const uint32_t lim = left < TSR_LZ_WIN_BYTES ? (uint32_t)left : TSR_LZ_WIN_BYTES;
+		const uint32_t lim = tsr_lz4_pp_lim(z);
 		for (uint32_t l = 0; l < 32; l++)
 			m->jump[0][l] = tsr_lz4_pp_first(m, l, lim);
 		for (uint32_t b = 0; b < TSR_LZ_JUMPS; b++)
@@ -355,7 +360,7 @@ TSR_LZ_D uint32_t tsr_lz4_pparse(struct tsr_lz *z, uint32_t *ipp, uint32_t *opp,
 			uint32_t lit, mlen, dist;
 			const uint32_t x = tsr_lz4_pp_walk(m, k0, j);
 			if (!tsr_lz4_pp_seq(z, x, lim, &lit, &mlen, &dist) ||
-			    !tsr_lz4_pp_fits(op, cap, lit, mlen, dist)) {
+			    !tsr_lz4_fits(op, cap, lit, mlen, dist)) {
 				more = tsr_lz4_pp_cut(z, x, lim);
 				break;
 			}
@@ -373,8 +378,7 @@ TSR_LZ_D uint32_t tsr_lz4_pparse(struct tsr_lz *z, uint32_t *ipp, uint32_t *opp,
 	struct tsr_lz4_seq mine = {0, 0, 0, 0, 0};
 	while (ip < z->n) {
 		const uint32_t k0 = tsr_lz_at(z, ip, TSR_LZ4_PP_NEED);
-		const int64_t left = (int64_t)z->n - z->wstart;
-		const uint32_t lim = left < TSR_LZ_WIN_BYTES ? (uint32_t)left : TSR_LZ_WIN_BYTES;
+		const uint32_t lim = tsr_lz4_pp_lim(z);
 		uint32_t e = tsr_lz4_pp_first(m, l, lim);
 		m->jump[0][l] = e;
 		if (l < TSR_LZ_JUMPS)
@@ -403,7 +407,7 @@ TSR_LZ_D uint32_t tsr_lz4_pparse(struct tsr_lz *z, uint32_t *ipp, uint32_t *opp,
 		}
 		const uint32_t at = op + sum - len;
 		const unsigned bad = __ballot_sync(
-			TSR_LZ_MASK, l >= cnt && (!ok || !tsr_lz4_pp_fits(at, cap, lit, mlen, dist)));
+			TSR_LZ_MASK, l >= cnt && (!ok || !tsr_lz4_fits(at, cap, lit, mlen, dist)));
 		const uint32_t f = bad ? (uint32_t)__ffs(bad) - 1 : 32u;
 		const int cut = __shfl_sync(TSR_LZ_MASK, tsr_lz4_pp_cut(z, x, lim), f & 31u);
 		if (l >= cnt && l < f) {

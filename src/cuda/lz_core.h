@@ -97,11 +97,14 @@ static inline const char *tsr_lz_status_text(int status)
 	}
 }
 
-/* Groups of 32 lanes (the few-streams kernels, and the emulator) keep jump tables beside
- * their window: TSR_LZ_JUMPS tables of TSR_LZ_WIN_BYTES + 1 byte entries, rounded to words
- * (lz4_core.h's parallel parse); groups of 16 keep the window alone, so that as many stay
- * resident. */
-#if defined(TSR_LZ_EMU) || TSR_LZ_GROUP == 32
+/* The kernels that parse batches in parallel (lz4_few.cu sets TSR_LZ_WANT_JUMPS; groups of 32
+ * lanes), and the emulator, keep jump tables beside their window: TSR_LZ_JUMPS tables of
+ * TSR_LZ_WIN_BYTES + 1 byte entries, rounded to words (lz4_core.h's parallel parse); the other
+ * kernels keep the window alone. */
+#if defined(TSR_LZ_EMU) || defined(TSR_LZ_WANT_JUMPS)
+#if !defined(TSR_LZ_EMU) && TSR_LZ_GROUP != 32
+#error "jump tables are built by groups of 32 lanes"
+#endif
 #define TSR_LZ_JUMPS 5
 #define TSR_LZ_JUMP_WORDS (TSR_LZ_WIN_WORDS + 1)
 #endif
