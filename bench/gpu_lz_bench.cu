@@ -307,7 +307,7 @@ int main(int argc, char **argv)
 	size_t n = 10000, kib = 64;
 	int runs = 20;
 	const char *nvlib = NULL, *frames = NULL;
-	int frames_codec = 0;
+	int frames_codec = 0, max_rows = 1 << 20;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--streams") && i + 1 < argc)
 			n = (size_t)atol(argv[++i]);
@@ -325,12 +325,14 @@ int main(int argc, char **argv)
 			++i;
 		else if (!strcmp(argv[i], "--frames") && i + 1 < argc)
 			frames = argv[++i];
+		else if (!strcmp(argv[i], "--rows") && i + 1 < argc)
+			max_rows = atoi(argv[++i]); /* (the first rows alone: a profile of the first) */
 		else if (!strcmp(argv[i], "--codec") && i + 1 < argc &&
 			 (!strcmp(argv[i + 1], "lz4") || !strcmp(argv[i + 1], "blosclz")))
 			frames_codec = strcmp(argv[++i], "lz4") ? 2 : 0;
 		else {
 			fprintf(stderr, "usage: gpu_lz_bench [--streams N] [--kib K] [--runs R] [--nvcomp LIB] "
-				"[--kernel auto|many|few] [--frames FILE --codec lz4|blosclz]\n");
+				"[--kernel auto|many|few] [--frames FILE --codec lz4|blosclz] [--rows N]\n");
 			return 2;
 		}
 	}
@@ -374,6 +376,8 @@ int main(int argc, char **argv)
 			       "| codec | data | streams x KiB | ratio | tessera GB/s | nvCOMP GB/s | tessera / nvCOMP |\n"
 			       "|---|---|---|---|---|---|---|\n");
 	size_t nrows = frames ? 1 : sizeof(all_rows) / sizeof(*all_rows);
+	if (max_rows > 0 && (size_t)max_rows < nrows)
+		nrows = (size_t)max_rows;
 	for (size_t r = 0; r < nrows; r++) {
 		struct set s;
 		if (frames) {
