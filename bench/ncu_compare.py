@@ -8,7 +8,7 @@ import csv
 import sys
 
 ROWS = [
-    ("time (us)", "gpu__time_duration.sum", 1e-3),
+    ("time", "gpu__time_duration.sum", 1),
     ("warp instructions (M)", "smsp__inst_executed.sum", 1e-6),
     ("threads an instruction", "smsp__thread_inst_executed_per_inst_executed.ratio", 1),
     ("issue active (%)", "smsp__issue_active.avg.pct_of_peak_sustained_active", 1),
@@ -33,7 +33,8 @@ def main():
     head = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
     if head is None:
         sys.exit("ncu_compare.py: no kernel in %s" % sys.argv[1])
-    names, launches = rows[head], [r for r in rows[head + 2:] if len(r) == len(rows[head])]
+    names, units = rows[head], rows[head + 1]
+    launches = [r for r in rows[head + 2:] if len(r) == len(names)]
     col = {n: i for i, n in enumerate(names)}
     labels = sys.argv[2:] + [""] * len(launches)
     heads = [labels[j] or launches[j][col["Kernel Name"]][:40] for j in range(len(launches))]
@@ -48,7 +49,8 @@ def main():
                 continue
             v = number(r[col[metric]]) if metric in col else None
             cells.append("-" if v is None else "%.2f" % (v * scale))
-        print("| %s | %s |" % (text, " | ".join(cells)))
+        unit = units[col[metric]] if metric in col and text == "time" else ""
+        print("| %s%s | %s |" % (text, " (%s)" % unit if unit else "", " | ".join(cells)))
     stalls = [n for n in names if n.startswith(STALL) and n.endswith(STALL_END)
               and "_not_issued" not in n]
     cost = {n: sum(number(r[col[n]]) or 0 for r in launches) for n in stalls}

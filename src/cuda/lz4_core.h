@@ -528,6 +528,11 @@ TSR_LZ_D int tsr_lz4_block(struct tsr_lz *z, uint32_t ip, uint8_t *out, uint32_t
 	const uint32_t n = z->n;
 	uint32_t op = 0;
 	int st = TSR_CUDA_LZ_OK;
+#if TSR_LZ_DEFER
+	struct tsr_lz_pend pend; /* a short match loaded, stored at the next match or the end */
+	pend.op = 0;
+	pend.len = 0;
+#endif
 #if TSR_LZ4_BATCHED
 	uint32_t calm = 0; /* sequences to go the sequential way before the next batch */
 	uint32_t calm_next = TSR_LZ4_CALM; /* after the next batch that does not pay */
@@ -543,6 +548,9 @@ TSR_LZ_D int tsr_lz4_block(struct tsr_lz *z, uint32_t ip, uint8_t *out, uint32_t
 		if (calm) {
 			calm--;
 		} else {
+#if TSR_LZ_DEFER
+			tsr_lz_pend_flush(out, &pend); /* (the batch's matches may read it) */
+#endif
 			const struct tsr_lz4_step r = tsr_lz4_batch_step(*z, ip, op, cap, out);
 			const uint32_t cnt = r.cnt, rounds = r.rounds;
 			ip = r.ip;
@@ -642,10 +650,17 @@ match:;
 			st = TSR_CUDA_LZ_E_OVERFLOW;
 			break;
 		}
+#if TSR_LZ_DEFER
+		tsr_lz_match_defer(out, op, dist, len, &pend);
+#else
 		tsr_lz_match(out, op, dist, len);
+#endif
 		op += len;
 	}
 done:
+#if TSR_LZ_DEFER
+	tsr_lz_pend_flush(out, &pend);
+#endif
 	*got = op;
 	return st;
 }

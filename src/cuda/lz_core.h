@@ -305,4 +305,57 @@ TSR_LZ_D void tsr_lz_match(uint8_t *out, uint32_t op, uint32_t dist, uint32_t le
 	}
 }
 
+/* A short match's stores held back to the next match (1), or made at once (0): its loads
+ * wait on output just written (a round trip to L2 or beyond), and a store made at once stalls
+ * the group on them, where held back it waits only if the next sequence's parse and literals
+ * take less than that round trip (Nsight Compute, 10,000 x 64 KiB shuffled floats on the
+ * many-streams kernel: 8.6 of 15.3 cycles an issued instruction waited on such loads). */
+#ifndef TSR_LZ_DEFER
+#define TSR_LZ_DEFER 0
+#endif
+
+#if TSR_LZ_DEFER
+/* A match loaded and not yet stored: out[op, op + len), lane l's bytes l, l + lanes, ... */
+struct tsr_lz_pend {
+	uint32_t op, len;
+	uint8_t v[TSR_LZ_SHORT / TSR_LZ_NLANES];
+};
+
+/* Stores the pending match, if any (the next match's loads may read it: the caller syncs the
+ * group after). */
+TSR_LZ_D void tsr_lz_pend_flush(uint8_t *out, struct tsr_lz_pend *p)
+{
+	uint8_t *dq = out + p->op + TSR_LZ_LANE;
+#ifndef TSR_LZ_EMU
+#pragma unroll
+#endif
+	for (uint32_t u = 0; u < TSR_LZ_SHORT / TSR_LZ_NLANES; u++)
+		if (TSR_LZ_LANE + u * TSR_LZ_NLANES < p->len)
+			dq[u * TSR_LZ_NLANES] = p->v[u];
+	p->len = 0;
+}
+
+/* A match: out[op, op + len) from dist bytes back (1 <= dist <= op; may overlap), the pending
+ * one stored first; a short match that does not overlap itself is only loaded, and left
+ * pending. */
+TSR_LZ_D void tsr_lz_match_defer(uint8_t *out, uint32_t op, uint32_t dist, uint32_t len,
+				 struct tsr_lz_pend *p)
+{
+	tsr_lz_pend_flush(out, p);
+	if (dist < len || len > TSR_LZ_SHORT) {
+		tsr_lz_match(out, op, dist, len);
+		return;
+	}
+	TSR_LZ_SYNCWARP(); /* the group's earlier writes, seen by every lane */
+	const uint8_t *sq = out + op - dist + TSR_LZ_LANE;
+#ifndef TSR_LZ_EMU
+#pragma unroll
+#endif
+	for (uint32_t u = 0; u < TSR_LZ_SHORT / TSR_LZ_NLANES; u++)
+		p->v[u] = TSR_LZ_LANE + u * TSR_LZ_NLANES < len ? sq[u * TSR_LZ_NLANES] : 0;
+	p->op = op;
+	p->len = len;
+}
+#endif
+
 #endif /* TSR_LZ_CORE_H */
