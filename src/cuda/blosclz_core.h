@@ -29,11 +29,6 @@ TSR_LZ_D int tsr_blosclz_stream(struct tsr_lz_smem *m, const uint8_t *in, uint64
 	if (n == 0)
 		return TSR_CUDA_LZ_OK;
 	tsr_lz_fill(&z, 0);
-#if TSR_LZ_DEFER
-	struct tsr_lz_pend pend; /* a short match loaded, stored at the next match or the end */
-	pend.op = 0;
-	pend.len = 0;
-#endif
 	uint32_t ctrl = tsr_lz_byte(&z, ip++) & 31u;
 	for (;;) {
 		if (ctrl < 32) {
@@ -87,11 +82,7 @@ TSR_LZ_D int tsr_blosclz_stream(struct tsr_lz_smem *m, const uint8_t *in, uint64
 				st = TSR_CUDA_LZ_E_OVERFLOW;
 				break;
 			}
-#if TSR_LZ_DEFER
-			tsr_lz_match_defer(out, op, dist, len, &pend);
-#else
 			tsr_lz_match(out, op, dist, len);
-#endif
 			op += len;
 		}
 		if (ip >= n)
@@ -99,9 +90,6 @@ TSR_LZ_D int tsr_blosclz_stream(struct tsr_lz_smem *m, const uint8_t *in, uint64
 		ctrl = tsr_lz_byte(&z, ip++);
 	}
 done:
-#if TSR_LZ_DEFER
-	tsr_lz_pend_flush(out, &pend);
-#endif
 	*got = op;
 	return st;
 }

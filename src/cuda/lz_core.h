@@ -305,17 +305,8 @@ TSR_LZ_D void tsr_lz_match(uint8_t *out, uint32_t op, uint32_t dist, uint32_t le
 	}
 }
 
-/* A short match's stores held back to the next match (1), or made at once (0): its loads
- * wait on output just written (a round trip to L2 or beyond), and a store made at once stalls
- * the group on them, where held back it waits only if the next sequence's parse and literals
- * take less than that round trip (Nsight Compute, 10,000 x 64 KiB shuffled floats on the
- * many-streams kernel: 8.6 of 15.3 cycles an issued instruction waited on such loads). */
-#ifndef TSR_LZ_DEFER
-#define TSR_LZ_DEFER 0
-#endif
-
-#if TSR_LZ_DEFER
-/* A match loaded and not yet stored: out[op, op + len), lane l's bytes l, l + lanes, ... */
+/* A match loaded and not yet stored (lz4_core.h's TSR_LZ4_DEFER): out[op, op + len), lane l's
+ * bytes l, l + lanes, ... */
 struct tsr_lz_pend {
 	uint32_t op, len;
 	uint8_t v[TSR_LZ_SHORT / TSR_LZ_NLANES];
@@ -356,6 +347,5 @@ TSR_LZ_D void tsr_lz_match_defer(uint8_t *out, uint32_t op, uint32_t dist, uint3
 	p->op = op;
 	p->len = len;
 }
-#endif
 
 #endif /* TSR_LZ_CORE_H */
