@@ -28,6 +28,15 @@ def number(text):
         return None
 
 
+def short(name):
+    """A kernel's name without its arguments, return type or namespaces."""
+    name = name.split("(")[0]
+    if name.startswith("void "):
+        name = name[len("void "):]
+    base, tmpl = (name.split("<", 1) + [""])[:2]
+    return (base.split("::")[-1] + ("<" + tmpl if tmpl else ""))[:40]
+
+
 def main():
     rows = list(csv.reader(open(sys.argv[1], errors="replace")))
     head = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
@@ -37,7 +46,7 @@ def main():
     launches = [r for r in rows[head + 2:] if len(r) == len(names)]
     col = {n: i for i, n in enumerate(names)}
     labels = sys.argv[2:] + [""] * len(launches)
-    heads = [labels[j] or launches[j][col["Kernel Name"]][:40] for j in range(len(launches))]
+    heads = [labels[j] or short(launches[j][col["Kernel Name"]]) for j in range(len(launches))]
     print("| metric | " + " | ".join(heads) + " |")
     print("|---|" + "---:|" * len(launches))
     for text, metric, scale in ROWS:
