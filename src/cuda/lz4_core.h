@@ -33,10 +33,10 @@
  * on output just written (a round trip to L2), and a store made at once stalls the group on
  * them, where held back it waits only if the next sequence's parse and literals take less than
  * that round trip (Nsight Compute, H100, 10,000 x 64 KiB shuffled floats, the many-streams
- * kernel: 8.6 of its 15.3 cycles an issued instruction waited on such loads). Measured on the
- * H100 (design-notes, "defer landed"): every LZ4 row 1.00-1.06 against 0, shuffled floats on 10,000
- * streams 325.4 -> 335.5 GB/s; BloscLZ's decoder, built the same way, lost up to 8% on
- * incompressible floats and keeps its stores at once. */
+ * kernel: 8.6 of its 15.3 cycles an issued instruction waited on global loads). Measured on
+ * the H100 (design-notes, "defer landed"): every LZ4 row 1.00-1.06 against 0, shuffled floats
+ * on 10,000 streams 325.4 -> 335.5 GB/s; BloscLZ's decoder, built the same way, lost up to 8%
+ * on incompressible floats and keeps its stores at once. */
 #ifndef TSR_LZ4_DEFER
 #define TSR_LZ4_DEFER 1
 #endif
