@@ -3,9 +3,6 @@
 #define TSR_LZ_WARPS 2
 #define TSR_LZ_WIDE 1
 #define TSR_LZ_WANT_JUMPS 1 /* (its batches parsed in parallel) */
-#ifdef TSR_LZ4_FEW_MIN_BLOCKS
-#define TSR_LZ_MIN_BLOCKS TSR_LZ4_FEW_MIN_BLOCKS
-#endif
 #define TSR_LZ4_KERNEL tsr_lz4_few_kernel
 #define TSR_LZ4_LAUNCH tsr_lz4_launch_few
 #include "lz4_kernel.h"

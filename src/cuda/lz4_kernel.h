@@ -7,16 +7,7 @@
 #include "lz4_core.h"
 #include "lz_launch.h"
 
-/* TSR_LZ_MIN_BLOCKS (unset by default; lz4_few.cu sets it from TSR_LZ4_FEW_MIN_BLOCKS): blocks
- * a multiprocessor the kernel is bounded to, so that its registers shrink (a build-time knob for
- * scripts/gpu-lz-kernels' VARIANTS: the few-streams kernel's 96 registers hold 21 streams a
- * multiprocessor) */
-#ifdef TSR_LZ_MIN_BLOCKS
-#define TSR_LZ_BOUNDS __launch_bounds__(TSR_LZ_WARPS * 32, TSR_LZ_MIN_BLOCKS)
-#else
-#define TSR_LZ_BOUNDS __launch_bounds__(TSR_LZ_WARPS * 32)
-#endif
-__global__ void TSR_LZ_BOUNDS
+__global__ void __launch_bounds__(TSR_LZ_WARPS * 32)
 TSR_LZ4_KERNEL(const void *const *d_in, const size_t *d_in_nbytes, void *const *d_out,
 	       const size_t *d_out_cap, size_t *d_out_nbytes, int *d_status, size_t nstreams,
 	       int variant, unsigned long long *next)
