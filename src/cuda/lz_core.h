@@ -348,4 +348,60 @@ TSR_LZ_D void tsr_lz_match_defer(uint8_t *out, uint32_t op, uint32_t dist, uint3
 	p->len = len;
 }
 
+/* Bytes of output a group decodes in shared memory before copying them to their place (0:
+ * none; the few-streams kernels may set it): a stream's matches read output its group stored
+ * just before, so in shared memory each waits a few cycles where through the L2 it waited a
+ * round trip. */
+#ifndef TSR_LZ_SHOUT
+#define TSR_LZ_SHOUT 0u
+#endif
+#if TSR_LZ_SHOUT
+#ifdef TSR_LZ_EMU
+static uint8_t tsr_lz_shout_emu[TSR_LZ_SHOUT]; /* (the emulator's one group) */
+#define TSR_LZ_SHOUT_BUF() tsr_lz_shout_emu
+typedef struct {
+	uint32_t x, y, z, w;
+} tsr_lz_v16;
+#else
+/* (the kernel's dynamic shared memory: TSR_LZ_SHOUT bytes a group, lz_launch.h) */
+extern __shared__ uint4 tsr_lz_shout_sm[];
+#define TSR_LZ_SHOUT_BUF() ((uint8_t *)tsr_lz_shout_sm + (threadIdx.x / TSR_LZ_GROUP) * TSR_LZ_SHOUT)
+typedef uint4 tsr_lz_v16;
+#endif
+
+/* out[0, n) = the group's buffer sb[0, n) (16-byte aligned): 16 bytes a lane where out is
+ * aligned too, else a byte. */
+TSR_LZ_D void tsr_lz_shout_out(uint8_t *out, const uint8_t *sb, uint32_t n)
+{
+	TSR_LZ_SYNCWARP(); /* every lane's stores into sb, seen by all */
+	uint32_t j = 0;
+	if (!((uintptr_t)out & 15u)) {
+		const uint32_t nv = n / 16u;
+		for (uint32_t i = TSR_LZ_LANE; i < nv; i += TSR_LZ_NLANES)
+			((tsr_lz_v16 *)(void *)out)[i] = ((const tsr_lz_v16 *)(const void *)sb)[i];
+		j = nv * 16u;
+	}
+	for (j += TSR_LZ_LANE; j < n; j += TSR_LZ_NLANES)
+		out[j] = sb[j];
+	TSR_LZ_SYNCWARP(); /* (the buffer is the group's next stream's) */
+}
+
+/* st = DEC(o): a stream of capacity cap decoded into o, its size in got (DEC names a
+ * function-like macro). Where cap fits the group's buffer it decodes there and is copied to
+ * out; one that fails there decodes again into out, whose bytes are then the sequential
+ * decoder's. */
+#define TSR_LZ_SHOUT_RUN(st, got, cap, out, DEC)                                          \
+	do {                                                                               \
+		const int fits_ = (cap) <= TSR_LZ_SHOUT;                                   \
+		if (fits_) {                                                               \
+			uint8_t *sb_ = TSR_LZ_SHOUT_BUF();                                 \
+			(st) = DEC(sb_);                                                   \
+			if ((st) == TSR_CUDA_LZ_OK)                                        \
+				tsr_lz_shout_out((out), sb_, (uint32_t)(got));             \
+		}                                                                          \
+		if (!fits_ || (st) != TSR_CUDA_LZ_OK)                                      \
+			(st) = DEC(out);                                                   \
+	} while (0)
+#endif
+
 #endif /* TSR_LZ_CORE_H */

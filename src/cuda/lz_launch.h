@@ -15,6 +15,10 @@
 #define TSR_LZ_WARPS 8
 #endif
 
+/* A group's output buffer in shared memory (lz_core.h, TSR_LZ_SHOUT: bytes a group, 0 none),
+ * and the launch's dynamic shared memory for them. */
+#define TSR_LZ_DSMEM ((size_t)TSR_LZ_SHOUT * (TSR_LZ_WARPS * 32 / TSR_LZ_GROUP))
+
 /* Streams a multiprocessor at most for the few-streams kernels (tsr_lz_pick_few): on the H200
  * (132 multiprocessors) they beat the many-streams kernels on 256, 1,024 and 2,048 streams of
  * 128 KiB (15.5 a multiprocessor) and lost on 10,000 of 64 KiB (design-notes, "lzfew landed"). */
@@ -41,8 +45,17 @@ tsr_lz_streams(F dec, const void *const *d_in, const size_t *d_in_nbytes, void *
 		if (i >= nstreams)
 			break;
 		uint64_t got;
-		int st = dec(m, (const uint8_t *)d_in[i], (uint64_t)d_in_nbytes[i],
-			     (uint8_t *)d_out[i], (uint64_t)d_out_cap[i], &got);
+		int st;
+#if TSR_LZ_SHOUT
+		const uint8_t *in = (const uint8_t *)d_in[i];
+		const uint64_t n = (uint64_t)d_in_nbytes[i], cap = (uint64_t)d_out_cap[i];
+#define TSR_LZ_DEC_INTO(o) dec(m, in, n, (o), cap, &got)
+		TSR_LZ_SHOUT_RUN(st, got, cap, (uint8_t *)d_out[i], TSR_LZ_DEC_INTO);
+#undef TSR_LZ_DEC_INTO
+#else
+		st = dec(m, (const uint8_t *)d_in[i], (uint64_t)d_in_nbytes[i], (uint8_t *)d_out[i],
+			 (uint64_t)d_out_cap[i], &got);
+#endif
 		if (TSR_LZ_LANE == 0) {
 			if (d_out_nbytes)
 				d_out_nbytes[i] = got;
@@ -94,8 +107,12 @@ template <typename K> static int tsr_lz_grid(K k, int *grid, int ngrid, int *blo
 		return TSR_OK;
 	}
 	e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+	if (e == cudaSuccess && TSR_LZ_DSMEM > 48u * 1024u)
+		e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+					 (int)TSR_LZ_DSMEM);
 	if (e == cudaSuccess)
-		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, TSR_LZ_WARPS * 32, 0);
+		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, TSR_LZ_WARPS * 32,
+								  TSR_LZ_DSMEM);
 	if (e != cudaSuccess)
 		return tsr_cuda_status(e, TSR_E_INTERNAL);
 	int blocks = sms * (per_sm > 0 ? per_sm : 1);
@@ -127,7 +144,7 @@ static int tsr_lz_launch(K k, int *grid, int ngrid, const void *const *d_in,
 	cudaError_t e = cudaMemsetAsync(d_scratch, 0, sizeof(unsigned long long), stream);
 	if (e != cudaSuccess)
 		return tsr_cuda_status(e, TSR_E_INTERNAL);
-	k<<<blocks, TSR_LZ_WARPS * 32, 0, stream>>>(args..., (unsigned long long *)d_scratch);
+	k<<<blocks, TSR_LZ_WARPS * 32, TSR_LZ_DSMEM, stream>>>(args..., (unsigned long long *)d_scratch);
 	return tsr_cuda_status(cudaGetLastError(), TSR_E_INTERNAL);
 }
 
