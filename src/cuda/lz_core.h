@@ -387,12 +387,12 @@ TSR_LZ_D void tsr_lz_shout_out(uint8_t *out, const uint8_t *sb, uint32_t n)
 }
 
 /* st = DEC(o): a stream of capacity cap decoded into o, its size in got (DEC names a
- * function-like macro). Where cap fits the group's buffer it decodes there and is copied to
- * out; one that fails there decodes again into out, whose bytes are then the sequential
- * decoder's. */
-#define TSR_LZ_SHOUT_RUN(st, got, cap, out, DEC)                                          \
+ * function-like macro). Where cap is at most lim (TSR_LZ_SHOUT, or 0 where the launch gave
+ * the groups no buffer) it decodes in the group's buffer and is copied to out; one that fails
+ * there decodes again into out, whose bytes are then the sequential decoder's. */
+#define TSR_LZ_SHOUT_RUN(st, got, cap, lim, out, DEC)                                     \
 	do {                                                                               \
-		const int fits_ = (cap) <= TSR_LZ_SHOUT;                                   \
+		const int fits_ = (cap) <= (lim);                                          \
 		if (fits_) {                                                               \
 			uint8_t *sb_ = TSR_LZ_SHOUT_BUF();                                 \
 			(st) = DEC(sb_);                                                   \

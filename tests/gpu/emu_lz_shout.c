@@ -48,7 +48,7 @@ static void both(int fam, const unsigned char *z, size_t zn, size_t cap, const c
 		got_b = got;
 		got = 0;
 		memset(tsr_lz_shout_emu, 0x5a, TSR_LZ_SHOUT); /* (no stream's bytes kept there) */
-		TSR_LZ_SHOUT_RUN(st, got, cap, a + al, DEC_ONE);
+		TSR_LZ_SHOUT_RUN(st, got, cap, TSR_LZ_SHOUT, a + al, DEC_ONE);
 		runs++;
 		if (cap > TSR_LZ_SHOUT)
 			not_fitting++;
