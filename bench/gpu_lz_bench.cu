@@ -271,16 +271,14 @@ static double timed(struct set *s, int who, int runs, void *scratch, nvc_decomp_
 		int st = 0;
 		nvc_opts o;
 		memset(&o, 0, sizeof o);
-		/* (as the engine: a batch of streams that all fit says so) */
-		int small = s->each <= TSR_CUDA_LZ_SMALL_CAP ? TSR_CUDA_LZ_SMALL : 0;
 		if (who == 0)
 			st = tsr_cuda_lz4_batch((const void *const *)s->d_inp, s->d_inn, s->d_outp,
-						s->d_cap, s->d_got, s->d_st, s->n,
-						TSR_CUDA_LZ4_RAW | small, scratch, 256, NULL);
+						s->d_cap, s->d_got, s->d_st, s->n, TSR_CUDA_LZ4_RAW,
+						scratch, 256, NULL);
 		else if (who == 1)
 			st = tsr_cuda_blosclz_batch((const void *const *)s->d_inp, s->d_inn, s->d_outp,
-						    s->d_cap, s->d_got, s->d_st, s->n, small,
-						    scratch, 256, NULL);
+						    s->d_cap, s->d_got, s->d_st, s->n, 0, scratch,
+						    256, NULL);
 		else
 			st = nvc((const void *const *)s->d_inp, s->d_inn, s->d_cap, s->d_got, s->n,
 				 nvc_temp, nvc_temp_n, s->d_outp, o, s->d_st, 0);

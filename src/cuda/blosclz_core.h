@@ -25,9 +25,7 @@ TSR_LZ_D int tsr_blosclz_stream(struct tsr_lz_smem *m, const uint8_t *in, uint64
 	struct tsr_lz z = {in, (uint32_t)n, 0, m};
 	const uint32_t room = cap > TSR_LZ_MAX ? TSR_LZ_MAX : (uint32_t)cap;
 	TSR_LZ_GLOBAL(in);
-#if !TSR_LZ_SHOUT /* (else out may be the group's shared buffer: generic stores) */
 	TSR_LZ_GLOBAL(out);
-#endif
 	if (n == 0)
 		return TSR_CUDA_LZ_OK;
 	tsr_lz_fill(&z, 0);

@@ -1,11 +1,6 @@
 /* blosclz_few.cu - the BloscLZ kernel of batches of few streams (tsr_cuda_blosclz_batch picks it): a warp a stream, two a block. */
 #define TSR_LZ_GROUP 32
 #define TSR_LZ_WARPS 2
-/* Bytes of output a warp decodes in shared memory (0: none, every stream into its output) */
-#ifndef TSR_BLOSCLZ_FEW_SHOUT
-#define TSR_BLOSCLZ_FEW_SHOUT 0u
-#endif
-#define TSR_LZ_SHOUT TSR_BLOSCLZ_FEW_SHOUT
 #define TSR_BLOSCLZ_KERNEL tsr_blosclz_few_kernel
 #define TSR_BLOSCLZ_LAUNCH tsr_blosclz_launch_few
 #include "blosclz_kernel.h"

@@ -10,28 +10,26 @@
 __global__ void __launch_bounds__(TSR_LZ_WARPS * 32)
 TSR_BLOSCLZ_KERNEL(const void *const *d_in, const size_t *d_in_nbytes, void *const *d_out,
 		   const size_t *d_out_cap, size_t *d_out_nbytes, int *d_status, size_t nstreams,
-		   uint32_t shout, unsigned long long *next)
+		   unsigned long long *next)
 {
 	tsr_lz_streams(tsr_blosclz_stream, d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes,
-		       d_status, nstreams, shout, next);
+		       d_status, nstreams, next);
 }
 
-static int tsr_blosclz_grid_cache[2][64]; /* (launches without and with the groups' buffers) */
+static int tsr_blosclz_grid_cache[64];
 
-/* Checks the variant (0, or TSR_CUDA_LZ_SMALL) and launches the kernel (arguments as
- * tsr_cuda_blosclz_batch's). */
+/* Checks the variant (0) and launches the kernel (arguments as tsr_cuda_blosclz_batch's). */
 static int TSR_BLOSCLZ_LAUNCH(const void *const *d_in, const size_t *d_in_nbytes,
 			      void *const *d_out, const size_t *d_out_cap, size_t *d_out_nbytes,
 			      int *d_status, size_t nstreams, int variant, void *d_scratch,
 			      size_t scratch_nbytes, void *cuda_stream)
 {
-	const uint32_t shout = TSR_LZ_SHOUT_OF(variant & TSR_CUDA_LZ_SMALL);
-	if ((variant & ~TSR_CUDA_LZ_SMALL) != 0)
+	if (variant != 0)
 		return TSR_E_INVALID_ARG;
-	return tsr_lz_launch(TSR_BLOSCLZ_KERNEL, shout ? TSR_LZ_DSMEM : 0,
-			     tsr_blosclz_grid_cache[!!shout], 64, d_in, d_in_nbytes, d_out,
-			     d_out_cap, nstreams, d_scratch, scratch_nbytes, cuda_stream, d_in,
-			     d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status, nstreams, shout);
+	return tsr_lz_launch(TSR_BLOSCLZ_KERNEL, tsr_blosclz_grid_cache, 64, d_in, d_in_nbytes,
+			     d_out, d_out_cap, nstreams, d_scratch, scratch_nbytes, cuda_stream,
+			     d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status,
+			     nstreams);
 }
 
 #endif

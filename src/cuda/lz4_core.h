@@ -518,9 +518,7 @@ TSR_LZ4_STEP_D struct tsr_lz4_step tsr_lz4_batch_step(struct tsr_lz z, uint32_t 
 #endif
 	struct tsr_lz4_step r;
 	TSR_LZ_GLOBAL(z.in); /* (a called step: the caller's knowledge does not cross) */
-#if !TSR_LZ_SHOUT
 	TSR_LZ_GLOBAL(out);
-#endif
 	TSR_LZ_SHARED(z.m);
 #if TSR_LZ4_PPARSE
 	r.cnt = tsr_lz4_pparse(&z, &ip, &op, cap, seqs);
@@ -690,9 +688,7 @@ TSR_LZ_D int tsr_lz4_stream(struct tsr_lz_smem *m, const uint8_t *in, uint64_t n
 	if (n > TSR_LZ_MAX)
 		return TSR_CUDA_LZ_E_LONG;
 	TSR_LZ_GLOBAL(in);
-#if !TSR_LZ_SHOUT /* (else out may be the group's shared buffer: generic stores) */
 	TSR_LZ_GLOBAL(out);
-#endif
 	struct tsr_lz z = {in, (uint32_t)n, 0, m};
 	uint32_t room = cap > TSR_LZ_MAX ? TSR_LZ_MAX : (uint32_t)cap;
 	tsr_lz_fill(&z, 0);

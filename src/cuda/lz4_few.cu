@@ -3,11 +3,6 @@
 #define TSR_LZ_WARPS 2
 #define TSR_LZ_WIDE 1
 #define TSR_LZ_WANT_JUMPS 1 /* (its batches parsed in parallel) */
-/* Bytes of output a warp decodes in shared memory (0: none, every stream into its output) */
-#ifndef TSR_LZ4_FEW_SHOUT
-#define TSR_LZ4_FEW_SHOUT 0u
-#endif
-#define TSR_LZ_SHOUT TSR_LZ4_FEW_SHOUT
 #define TSR_LZ4_KERNEL tsr_lz4_few_kernel
 #define TSR_LZ4_LAUNCH tsr_lz4_launch_few
 #include "lz4_kernel.h"

@@ -10,17 +10,17 @@
 __global__ void __launch_bounds__(TSR_LZ_WARPS * 32)
 TSR_LZ4_KERNEL(const void *const *d_in, const size_t *d_in_nbytes, void *const *d_out,
 	       const size_t *d_out_cap, size_t *d_out_nbytes, int *d_status, size_t nstreams,
-	       int variant, uint32_t shout, unsigned long long *next)
+	       int variant, unsigned long long *next)
 {
 	tsr_lz_streams(
 		[variant](struct tsr_lz_smem *m, const uint8_t *in, uint64_t n, uint8_t *out,
 			  uint64_t cap, uint64_t *got) {
 			return tsr_lz4_stream(m, in, n, out, cap, variant, got);
 		},
-		d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status, nstreams, shout, next);
+		d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status, nstreams, next);
 }
 
-static int tsr_lz4_grid_cache[2][64]; /* (launches without and with the groups' buffers) */
+static int tsr_lz4_grid_cache[64];
 
 /* Checks the variant and launches the kernel (arguments as tsr_cuda_lz4_batch's). */
 static int TSR_LZ4_LAUNCH(const void *const *d_in, const size_t *d_in_nbytes,
@@ -28,14 +28,12 @@ static int TSR_LZ4_LAUNCH(const void *const *d_in, const size_t *d_in_nbytes,
 			  int *d_status, size_t nstreams, int variant, void *d_scratch,
 			  size_t scratch_nbytes, void *cuda_stream)
 {
-	const uint32_t shout = TSR_LZ_SHOUT_OF(variant & TSR_CUDA_LZ_SMALL);
-	variant &= ~TSR_CUDA_LZ_SMALL;
 	if (variant != TSR_CUDA_LZ4_RAW && variant != TSR_CUDA_LZ4_SIZED)
 		return TSR_E_INVALID_ARG;
-	return tsr_lz_launch(TSR_LZ4_KERNEL, shout ? TSR_LZ_DSMEM : 0, tsr_lz4_grid_cache[!!shout],
-			     64, d_in, d_in_nbytes, d_out, d_out_cap, nstreams, d_scratch,
-			     scratch_nbytes, cuda_stream, d_in, d_in_nbytes, d_out, d_out_cap,
-			     d_out_nbytes, d_status, nstreams, variant, shout);
+	return tsr_lz_launch(TSR_LZ4_KERNEL, tsr_lz4_grid_cache, 64, d_in, d_in_nbytes, d_out,
+			     d_out_cap, nstreams, d_scratch, scratch_nbytes, cuda_stream, d_in,
+			     d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status, nstreams,
+			     variant);
 }
 
 #endif

@@ -15,12 +15,6 @@
 #define TSR_LZ_WARPS 8
 #endif
 
-/* The dynamic shared memory of a launch whose groups get their output buffers (lz_core.h,
- * TSR_LZ_SHOUT bytes a group: the few-streams kernels, on a batch whose streams all fit,
- * TSR_CUDA_LZ_SMALL), and the buffer's bytes its kernel is told of. */
-#define TSR_LZ_DSMEM ((size_t)TSR_LZ_SHOUT * (TSR_LZ_WARPS * 32 / TSR_LZ_GROUP))
-#define TSR_LZ_SHOUT_OF(small) ((small) && TSR_LZ_SHOUT >= TSR_CUDA_LZ_SMALL_CAP ? TSR_LZ_SHOUT : 0u)
-
 /* Streams a multiprocessor at most for the few-streams kernels (tsr_lz_pick_few): on the H200
  * (132 multiprocessors) they beat the many-streams kernels on 256, 1,024 and 2,048 streams of
  * 128 KiB (15.5 a multiprocessor) and lost on 10,000 of 64 KiB (design-notes, "lzfew landed"). */
@@ -30,13 +24,12 @@
 extern int tsr_cuda_lz_mode;
 
 /* The loop of every LZ kernel: each group takes the next stream, decodes it with
- * dec(m, in, n, out, cap, &got), and writes its size and status. shout: the bytes of the
- * group's shared buffer this launch gave it (0: none; TSR_LZ_SHOUT). */
+ * dec(m, in, n, out, cap, &got), and writes its size and status. */
 template <typename F>
 static __device__ __forceinline__ void
 tsr_lz_streams(F dec, const void *const *d_in, const size_t *d_in_nbytes, void *const *d_out,
 	       const size_t *d_out_cap, size_t *d_out_nbytes, int *d_status, size_t nstreams,
-	       uint32_t shout, unsigned long long *next)
+	       unsigned long long *next)
 {
 	__shared__ struct tsr_lz_smem sm[TSR_LZ_WARPS * 32 / TSR_LZ_GROUP];
 	struct tsr_lz_smem *m = &sm[threadIdx.x / TSR_LZ_GROUP];
@@ -48,18 +41,8 @@ tsr_lz_streams(F dec, const void *const *d_in, const size_t *d_in_nbytes, void *
 		if (i >= nstreams)
 			break;
 		uint64_t got;
-		int st;
-#if TSR_LZ_SHOUT
-		const uint8_t *in = (const uint8_t *)d_in[i];
-		const uint64_t n = (uint64_t)d_in_nbytes[i], cap = (uint64_t)d_out_cap[i];
-#define TSR_LZ_DEC_INTO(o) dec(m, in, n, (o), cap, &got)
-		TSR_LZ_SHOUT_RUN(st, got, cap, shout, (uint8_t *)d_out[i], TSR_LZ_DEC_INTO);
-#undef TSR_LZ_DEC_INTO
-#else
-		(void)shout;
-		st = dec(m, (const uint8_t *)d_in[i], (uint64_t)d_in_nbytes[i], (uint8_t *)d_out[i],
-			 (uint64_t)d_out_cap[i], &got);
-#endif
+		int st = dec(m, (const uint8_t *)d_in[i], (uint64_t)d_in_nbytes[i],
+			     (uint8_t *)d_out[i], (uint64_t)d_out_cap[i], &got);
 		if (TSR_LZ_LANE == 0) {
 			if (d_out_nbytes)
 				d_out_nbytes[i] = got;
@@ -99,9 +82,8 @@ static inline int tsr_lz_pick_few(size_t nstreams, int *few_ret)
 	return TSR_OK;
 }
 
-/* Resident blocks of kernel k on the current device with dsmem bytes of dynamic shared memory
- * a block (cached per device in grid[]: the caller's cache for that dsmem). */
-template <typename K> static int tsr_lz_grid(K k, size_t dsmem, int *grid, int ngrid, int *blocks_ret)
+/* Resident blocks of kernel k on the current device (cached per device in grid[]). */
+template <typename K> static int tsr_lz_grid(K k, int *grid, int ngrid, int *blocks_ret)
 {
 	int dev, sms = 0, per_sm = 0;
 	cudaError_t e = cudaGetDevice(&dev);
@@ -112,11 +94,8 @@ template <typename K> static int tsr_lz_grid(K k, size_t dsmem, int *grid, int n
 		return TSR_OK;
 	}
 	e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-	if (e == cudaSuccess && dsmem > 48u * 1024u)
-		e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dsmem);
 	if (e == cudaSuccess)
-		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, TSR_LZ_WARPS * 32,
-								  dsmem);
+		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, TSR_LZ_WARPS * 32, 0);
 	if (e != cudaSuccess)
 		return tsr_cuda_status(e, TSR_E_INTERNAL);
 	int blocks = sms * (per_sm > 0 ? per_sm : 1);
@@ -126,10 +105,9 @@ template <typename K> static int tsr_lz_grid(K k, size_t dsmem, int *grid, int n
 	return TSR_OK;
 }
 
-/* Checks the arguments, resets the work counter and launches k on enough blocks, each with
- * dsmem bytes of dynamic shared memory (grid: the blocks' cache for that dsmem). */
+/* Checks the arguments, resets the work counter and launches k on enough blocks. */
 template <typename K, typename... A>
-static int tsr_lz_launch(K k, size_t dsmem, int *grid, int ngrid, const void *const *d_in,
+static int tsr_lz_launch(K k, int *grid, int ngrid, const void *const *d_in,
 			 const size_t *d_in_nbytes, void *const *d_out, const size_t *d_out_cap,
 			 size_t nstreams, void *d_scratch, size_t scratch_nbytes, void *cuda_stream,
 			 A... args)
@@ -138,7 +116,7 @@ static int tsr_lz_launch(K k, size_t dsmem, int *grid, int ngrid, const void *co
 		return TSR_OK;
 	if (!d_in || !d_in_nbytes || !d_out || !d_out_cap || !d_scratch || scratch_nbytes < 256)
 		return TSR_E_INVALID_ARG;
-	int blocks = 0, st = tsr_lz_grid(k, dsmem, grid, ngrid, &blocks);
+	int blocks = 0, st = tsr_lz_grid(k, grid, ngrid, &blocks);
 	if (st)
 		return st;
 	size_t per_block = TSR_LZ_WARPS * 32 / TSR_LZ_GROUP;
@@ -149,7 +127,7 @@ static int tsr_lz_launch(K k, size_t dsmem, int *grid, int ngrid, const void *co
 	cudaError_t e = cudaMemsetAsync(d_scratch, 0, sizeof(unsigned long long), stream);
 	if (e != cudaSuccess)
 		return tsr_cuda_status(e, TSR_E_INTERNAL);
-	k<<<blocks, TSR_LZ_WARPS * 32, dsmem, stream>>>(args..., (unsigned long long *)d_scratch);
+	k<<<blocks, TSR_LZ_WARPS * 32, 0, stream>>>(args..., (unsigned long long *)d_scratch);
 	return tsr_cuda_status(cudaGetLastError(), TSR_E_INTERNAL);
 }
 

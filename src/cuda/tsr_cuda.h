@@ -167,12 +167,6 @@ const char *tsr_cuda_rice_status_name(int status);
  * a blosc chunk is smaller).
  */
 enum { TSR_CUDA_LZ4_RAW = 0, TSR_CUDA_LZ4_SIZED = 1 };
-/* ORed into either's variant by a caller that knows every stream's capacity is at most
- * TSR_CUDA_LZ_SMALL_CAP: the few-streams kernels may then decode each in shared memory (a
- * launch's shared memory takes room from its resident streams, so only where all use it; a
- * larger stream in such a batch still decodes, into its output). */
-#define TSR_CUDA_LZ_SMALL 0x100
-#define TSR_CUDA_LZ_SMALL_CAP 32768u
 
 /* Per-stream status codes of the LZ decoders (d_status). */
 enum {

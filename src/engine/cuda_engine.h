@@ -297,11 +297,6 @@ struct tsr_cuda_family {
 		      const size_t *d_out_cap, size_t *d_out_nbytes, int *d_status, size_t n,
 		      int variant, void *d_scratch, size_t scratch_nbytes, void *stream);
 	const char *(*status_name)(int status);
-	/* A launch whose streams' capacities are all at most small_cap has small_flag ORed
-	 * into its variant (0: the family has no such launch), so that a decoder may take the
-	 * small streams' way (the LZ few-streams kernels: in shared memory). */
-	size_t small_cap;
-	int small_flag;
 };
 extern const struct tsr_cuda_family tsr_cuda_families[TSR_FAM_N];
 /* The families registered (bit f: family f), for tsr_route_device.families. */

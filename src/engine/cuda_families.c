@@ -6,10 +6,8 @@
 
 const struct tsr_cuda_family tsr_cuda_families[TSR_FAM_N] = {
 	[TSR_FAM_INFLATE] = {tsr_cuda_inflate_batch, tsr_cuda_inflate_status_name},
-	[TSR_FAM_LZ4] = {tsr_cuda_lz4_batch, tsr_cuda_lz_status_name, TSR_CUDA_LZ_SMALL_CAP,
-			 TSR_CUDA_LZ_SMALL},
-	[TSR_FAM_BLOSCLZ] = {tsr_cuda_blosclz_batch, tsr_cuda_lz_status_name,
-			     TSR_CUDA_LZ_SMALL_CAP, TSR_CUDA_LZ_SMALL},
+	[TSR_FAM_LZ4] = {tsr_cuda_lz4_batch, tsr_cuda_lz_status_name},
+	[TSR_FAM_BLOSCLZ] = {tsr_cuda_blosclz_batch, tsr_cuda_lz_status_name},
 	[TSR_FAM_RICE] = {tsr_cuda_rice_streams, tsr_cuda_rice_status_name},
 	[TSR_FAM_ZSTD] = {tsr_cuda_zstd_batch, tsr_cuda_zstd_status_name},
 };

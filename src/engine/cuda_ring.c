@@ -623,18 +623,10 @@ int tsr_cuda_send(struct tsr_cuda_state *cs, struct tsr_cuda_slot *s)
 		if (!count[kind])
 			continue;
 		const struct tsr_cuda_family *f = &tsr_cuda_families[kind / TSR_VARIANTS];
-		int variant = (int)(kind % TSR_VARIANTS);
-		if (f->small_flag) { /* (io's capacities: the host's copy of the table) */
-			size_t j = 0;
-			while (j < count[kind] && io[3 * n + at + j] <= f->small_cap)
-				j++;
-			if (j == count[kind])
-				variant |= f->small_flag;
-		}
 		(void)tsr_cuda_status_take_error();
 		int st = f->launch((const void *const *)dio + at, (const size_t *)(dio + n + at),
 				   (void *const *)(dio + 2 * n + at), (const size_t *)(dio + 3 * n + at),
-				   d_sizes + at, d_status + at, count[kind], variant,
+				   d_sizes + at, d_status + at, count[kind], (int)(kind % TSR_VARIANTS),
 				   s->dev_res + TSR_RES_NBYTES, TSR_SCRATCH_NBYTES, ss);
 		if (st) {
 			int ce = tsr_cuda_status_take_error();

@@ -103,21 +103,12 @@ static void make_corrupt(void)
 	nitems -= good;
 }
 
-/* Whether item i is in a launch of family fam and variant v (small: TSR_CUDA_LZ_SMALL, the
- * items of capacities it takes alone). */
-static int in_run(size_t i, int fam, int v, int small)
-{
-	return items[i].fam == fam && items[i].variant == v &&
-	       (!small || items[i].cap <= TSR_CUDA_LZ_SMALL_CAP);
-}
-
-/* Decodes items [0, nitems) of family fam and variant v in one launch (with small:
- * TSR_CUDA_LZ_SMALL, those it takes); checks them. */
-static int run(int fam, int v, int small, int separate, size_t *checked)
+/* Decodes items [0, nitems) of family fam and variant v in one launch; checks them. */
+static int run(int fam, int v, int separate, size_t *checked)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < nitems; i++)
-		n += in_run(i, fam, v, small);
+		n += items[i].fam == fam && items[i].variant == v;
 	if (!n)
 		return 0;
 	void **hin = (void **)tu_xmalloc(n * sizeof(void *)), **hout = (void **)tu_xmalloc(n * sizeof(void *));
@@ -126,7 +117,7 @@ static int run(int fam, int v, int small, int separate, size_t *checked)
 	int *hst = (int *)tu_xmalloc(n * sizeof(int));
 	size_t k = 0, in_total = 0, out_total = 0;
 	for (size_t i = 0; i < nitems; i++) {
-		if (!in_run(i, fam, v, small))
+		if (items[i].fam != fam || items[i].variant != v)
 			continue;
 		idx[k++] = i;
 		in_total += (items[i].zn + 15) & ~(size_t)15;
@@ -169,11 +160,10 @@ static int run(int fam, int v, int small, int separate, size_t *checked)
 	CK(cudaMemcpy(dptr + n, hout, n * sizeof(void *), cudaMemcpyHostToDevice));
 	CK(cudaMemcpy(dsz, hin_n, n * 8, cudaMemcpyHostToDevice));
 	CK(cudaMemcpy(dsz + n, hcap, n * 8, cudaMemcpyHostToDevice));
-	int fv = v | (small ? TSR_CUDA_LZ_SMALL : 0);
 	int st = fam == 0 ? tsr_cuda_lz4_batch((const void *const *)dptr, dsz, dptr + n, dsz + n,
-					       dgot, dst, n, fv, scratch, 256, NULL)
+					       dgot, dst, n, v, scratch, 256, NULL)
 			  : tsr_cuda_blosclz_batch((const void *const *)dptr, dsz, dptr + n, dsz + n,
-						   dgot, dst, n, fv, scratch, 256, NULL);
+						   dgot, dst, n, v, scratch, 256, NULL);
 	if (st) {
 		fprintf(stderr, "launch failed: %d\n", st);
 		exit(1);
@@ -253,22 +243,18 @@ int main(int argc, char **argv)
 	if (corrupt)
 		make_corrupt();
 	/* each batch through both kernels: the many-streams one and the few-streams one (a
-	 * batch's own size would pick one of them); and its streams that fit
-	 * TSR_CUDA_LZ_SMALL_CAP as a batch that says so (the few-streams kernels' shared
-	 * buffers) */
-	static const int modes[] = {TSR_CUDA_LZ_MANY, TSR_CUDA_LZ_FEW, TSR_CUDA_LZ_FEW};
+	 * batch's own size would pick one of them) */
+	static const int modes[] = {TSR_CUDA_LZ_MANY, TSR_CUDA_LZ_FEW};
 	size_t checked = 0;
 	int fails = 0;
 	for (size_t mi = 0; mi < sizeof modes / sizeof modes[0]; mi++) {
-		int small = mi == 2;
 		tsr_cuda_lz_force(modes[mi]);
-		fails += run(0, TSR_CUDA_LZ4_RAW, small, corrupt, &checked) +
-			 run(0, TSR_CUDA_LZ4_SIZED, small, corrupt, &checked) +
-			 run(1, 0, small, corrupt, &checked);
+		fails += run(0, TSR_CUDA_LZ4_RAW, corrupt, &checked) +
+			 run(0, TSR_CUDA_LZ4_SIZED, corrupt, &checked) +
+			 run(1, 0, corrupt, &checked);
 	}
 	tsr_cuda_lz_force(TSR_CUDA_LZ_AUTO);
-	printf("%s: %zu streams checked (each by both kernels, and the small ones as such), %d "
-	       "failures\n",
+	printf("%s: %zu streams checked (each by both kernels), %d failures\n",
 	       corrupt ? "GPU LZ kernels, corrupt streams (vs the same code on the CPU)"
 		       : "GPU LZ kernels (vs the inputs)", checked, fails);
 	return fails ? 1 : 0;
