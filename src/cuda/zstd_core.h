@@ -1179,12 +1179,6 @@ TSR_ZD_INLINE void tsr_zs_put16(uint8_t *dst, uint32_t a, uint32_t b, uint32_t c
  * and 4% on the H200; with this bound, nothing). At least 19 + 20, so that it has a piece. */
 #define TSR_ZS_WIDE_COPY 256u
 
-/* Bytes a lane of a copy shorter than TSR_ZS_WIDE_COPY loads before it stores any (a multiple
- * of 4; 0: a byte a lane a round, each round's loads after the round before's stores). */
-#ifndef TSR_ZS_COPY_AHEAD
-#define TSR_ZS_COPY_AHEAD 0u
-#endif
-
 /*
  * Lanes copy n bytes (src and dst do not overlap), 16 bytes a lane at a time: a head of 4 to 19
  * bytes brings dst to a 16-byte boundary, then each lane stores 16 aligned bytes made of five
@@ -1199,28 +1193,6 @@ TSR_ZD_INLINE void tsr_zs_put16(uint8_t *dst, uint32_t a, uint32_t b, uint32_t c
 TSR_ZD void tsr_zs_copy_lanes(uint8_t *dst, const uint8_t *src, uint32_t n, uint32_t lane,
 			      uint32_t nlanes)
 {
-#if TSR_ZS_COPY_AHEAD
-	/* a short copy: every lane's bytes loaded before any is stored, so that it waits one
-	 * round trip, where a byte a lane a round waited one a round (the stores may alias the
-	 * next round's loads, for all the compiler knows: a 70-byte literal run in turn took
-	 * three) */
-	if (n < TSR_ZS_WIDE_COPY && n <= TSR_ZS_COPY_AHEAD * nlanes) {
-		uint32_t v[TSR_ZS_COPY_AHEAD / 4] = {0};
-		TSR_ZS_UNROLL
-		for (uint32_t k = 0; k < TSR_ZS_COPY_AHEAD; k++) {
-			uint32_t i = lane + k * nlanes;
-			if (i < n)
-				v[k / 4] |= (uint32_t)src[i] << (8 * (k % 4));
-		}
-		TSR_ZS_UNROLL
-		for (uint32_t k = 0; k < TSR_ZS_COPY_AHEAD; k++) {
-			uint32_t i = lane + k * nlanes;
-			if (i < n)
-				dst[i] = (uint8_t)(v[k / 4] >> (8 * (k % 4)));
-		}
-		return;
-	}
-#endif
 	uint32_t h = ((16u - (((uint32_t)(uintptr_t)dst + 4u) & 15u)) & 15u) + 4u, np = 0;
 	if (n >= TSR_ZS_WIDE_COPY)
 		np = (n - h - 4) / 16;

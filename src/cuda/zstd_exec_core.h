@@ -191,12 +191,6 @@ TSR_ZD void tsr_zs_match(uint8_t *out, uint32_t d, uint32_t off, uint32_t n)
 	uint8_t *dp = out + d;
 	const uint8_t *sp = dp - off;
 	if (off >= n) {
-#if TSR_ZS_COPY_AHEAD
-		if (n < TSR_ZS_WIDE_COPY) { /* (loads before stores: tsr_zs_copy_lanes) */
-			tsr_zs_copy_lanes(dp, sp, n, TSR_ZS_LANE, TSR_ZS_NLANES);
-			return;
-		}
-#endif
 		for (uint32_t j = TSR_ZS_LANE; j < n; j += TSR_ZS_NLANES)
 			dp[j] = sp[j];
 	} else {
