@@ -307,7 +307,7 @@ int main(int argc, char **argv)
 	size_t n = 10000, kib = 64;
 	int runs = 20;
 	const char *nvlib = NULL, *frames = NULL;
-	int frames_codec = 0, max_rows = 1 << 20;
+	int frames_codec = 0, max_rows = 0; /* (0: every row) */
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--streams") && i + 1 < argc)
 			n = (size_t)atol(argv[++i]);

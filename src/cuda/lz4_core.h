@@ -29,18 +29,6 @@
 #define TSR_LZ4_FAST_SEEN() ((void)0)
 #endif
 
-/* A short match's stores held back to the next match (1), or made at once (0): its loads wait
- * on output just written (a round trip to L2), and a store made at once stalls the group on
- * them, where held back it waits only if the next sequence's parse and literals take less than
- * that round trip (Nsight Compute, H100, 10,000 x 64 KiB shuffled floats, the many-streams
- * kernel: 8.6 of its 15.3 cycles an issued instruction waited on global loads). Measured on
- * the H100 (design-notes, "defer landed"): every LZ4 row 1.00-1.06 against 0, shuffled floats
- * on 10,000 streams 325.4 -> 335.5 GB/s; BloscLZ's decoder, built the same way, lost up to 8%
- * on incompressible floats and keeps its stores at once. */
-#ifndef TSR_LZ4_DEFER
-#define TSR_LZ4_DEFER 1
-#endif
-
 /* Short sequences decoded a lane each (1) or not (0: emu_lz4_fast.c compares the two);
  * TSR_LZ4_BATCH_SEEN(k) runs on each batch of k it takes. */
 #ifndef TSR_LZ4_BATCHED
@@ -540,11 +528,15 @@ TSR_LZ_D int tsr_lz4_block(struct tsr_lz *z, uint32_t ip, uint8_t *out, uint32_t
 	const uint32_t n = z->n;
 	uint32_t op = 0;
 	int st = TSR_CUDA_LZ_OK;
-#if TSR_LZ4_DEFER
-	struct tsr_lz_pend pend; /* a short match loaded, stored at the next match or the end */
+	/* A short match loaded, stored at the next match or the end: its loads wait on output just
+	 * written (a round trip to L2), and a store made at once stalled the group on them, where
+	 * held back it waits only if the next sequence's parse and literals take less than that
+	 * round trip (H100: every LZ4 row 1.00-1.06 against stores at once, shuffled floats on
+	 * 10,000 streams 325.4 -> 335.5 GB/s; BloscLZ's decoder, built the same way, lost up to 8%
+	 * on incompressible floats and keeps its stores at once: design-notes, "defer landed"). */
+	struct tsr_lz_pend pend;
 	pend.op = 0;
 	pend.len = 0;
-#endif
 #if TSR_LZ4_BATCHED
 	uint32_t calm = 0; /* sequences to go the sequential way before the next batch */
 	uint32_t calm_next = TSR_LZ4_CALM; /* after the next batch that does not pay */
@@ -560,9 +552,7 @@ TSR_LZ_D int tsr_lz4_block(struct tsr_lz *z, uint32_t ip, uint8_t *out, uint32_t
 		if (calm) {
 			calm--;
 		} else {
-#if TSR_LZ4_DEFER
 			tsr_lz_pend_flush(out, &pend); /* (the batch's matches may read it) */
-#endif
 			const struct tsr_lz4_step r = tsr_lz4_batch_step(*z, ip, op, cap, out);
 			const uint32_t cnt = r.cnt, rounds = r.rounds;
 			ip = r.ip;
@@ -662,17 +652,11 @@ match:;
 			st = TSR_CUDA_LZ_E_OVERFLOW;
 			break;
 		}
-#if TSR_LZ4_DEFER
 		tsr_lz_match_defer(out, op, dist, len, &pend);
-#else
-		tsr_lz_match(out, op, dist, len);
-#endif
 		op += len;
 	}
 done:
-#if TSR_LZ4_DEFER
 	tsr_lz_pend_flush(out, &pend);
-#endif
 	*got = op;
 	return st;
 }

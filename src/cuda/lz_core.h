@@ -305,7 +305,7 @@ TSR_LZ_D void tsr_lz_match(uint8_t *out, uint32_t op, uint32_t dist, uint32_t le
 	}
 }
 
-/* A match loaded and not yet stored (lz4_core.h's TSR_LZ4_DEFER): out[op, op + len), lane l's
+/* A match loaded and not yet stored (lz4_core.h's tsr_lz4_block): out[op, op + len), lane l's
  * bytes l, l + lanes, ... */
 struct tsr_lz_pend {
 	uint32_t op, len;
