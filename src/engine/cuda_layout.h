@@ -41,9 +41,7 @@
  * ends when its last read does). */
 #define TSR_PIECE_NBYTES ((uint64_t)512 << 10)
 /* The feed's bounce buffers (cuda_feed.c): a feed read is at most one. */
-#ifndef TSR_BOUNCE_NBYTES
 #define TSR_BOUNCE_NBYTES ((size_t)4 << 20)
-#endif
 
 /* How a task's chunk reaches the place kernel: its route (src/codecs/route.h). */
 enum tsr_cuda_how {
