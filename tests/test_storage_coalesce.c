@@ -116,6 +116,8 @@ static void check_one(const struct tsr_span *s, int64_t n, const struct tsr_coal
 			/* alone: consecutive pieces of at most r->piece, all full but the last */
 			uint64_t off = 0;
 			uint64_t piece = r->piece ? r->piece : UINT64_MAX;
+			if (s[i].nbytes <= r->whole_max)
+				piece = UINT64_MAX;
 			while (off < s[i].nbytes && k < np && p[k].span == i) {
 				CHECK_EQ_INT(p[k].nspans, 1);
 				CHECK_EQ_INT(p[k].offset, s[i].offset + off);
@@ -132,10 +134,11 @@ static void check_one(const struct tsr_span *s, int64_t n, const struct tsr_coal
 	CHECK_EQ_INT(k, np);
 out:
 	if (check_failures != fails)
-		fprintf(stderr, "  (in %s: %lld spans, rule start %llu join %llu run %llu piece %llu)\n",
+		fprintf(stderr,
+			"  (in %s: %lld spans, rule start %llu join %llu run %llu piece %llu whole %llu)\n",
 			what, (long long)n, (unsigned long long)r->start_max,
 			(unsigned long long)r->join_max, (unsigned long long)r->run_max,
-			(unsigned long long)r->piece);
+			(unsigned long long)r->piece, (unsigned long long)r->whole_max);
 }
 
 /* Fixed cases, with the reads written out by hand. */
@@ -176,7 +179,7 @@ static void check_fixed(void)
 	/* without limits (a split chunk's blocks, sorted, landing at their own offsets) */
 	const struct tsr_span blocks[] = {{"", 0, 64, 0}, {"", 64, 100, 64}, {"", 200, 8, 200},
 					  {"", 208, 8, 208}};
-	const struct tsr_coalesce_rule whole = {UINT64_MAX, UINT64_MAX, UINT64_MAX, 0};
+	const struct tsr_coalesce_rule whole = {UINT64_MAX, UINT64_MAX, UINT64_MAX, 0, 0};
 	np = 0;
 	CHECK_EQ_INT(tsr_coalesce(blocks, 4, &whole, &p, &np, &cap), TSR_OK);
 	CHECK_EQ_INT(np, 2);
@@ -185,6 +188,16 @@ static void check_fixed(void)
 		CHECK(p[1].offset == 200 && p[1].nbytes == 16 && p[1].nspans == 2);
 	}
 	check_one(blocks, 4, &whole, p, np, "whole");
+	/* a span alone of at most whole_max bytes is one read; a larger one still pieces */
+	const struct tsr_span two[] = {{"a", 0, 25, 0}, {"b", 0, 26, 25}};
+	const struct tsr_coalesce_rule cut = {.start_max = 0, .join_max = 0, .run_max = 0,
+					      .piece = 10, .whole_max = 25};
+	np = 0;
+	CHECK_EQ_INT(tsr_coalesce(two, 2, &cut, &p, &np, &cap), TSR_OK);
+	CHECK_EQ_INT(np, 4);
+	if (np == 4)
+		CHECK(p[0].nbytes == 25 && p[1].nbytes == 10 && p[3].nbytes == 6 && p[3].span == 1);
+	check_one(two, 2, &cut, p, np, "whole_max");
 	free(p);
 }
 
@@ -215,7 +228,8 @@ int main(void)
 			.start_max = rnd(4) == 0 ? UINT64_MAX : rnd(20),
 			.join_max = rnd(4) == 0 ? UINT64_MAX : rnd(20),
 			.run_max = rnd(4) == 0 ? UINT64_MAX : rnd(60),
-			.piece = rnd(5) == 0 ? 0 : 1 + rnd(15)};
+			.piece = rnd(5) == 0 ? 0 : 1 + rnd(15),
+			.whole_max = rnd(3) == 0 ? rnd(30) : 0};
 		int64_t np = 0;
 		CHECK_EQ_INT(tsr_coalesce(s, n, &r, &p, &np, &cap), TSR_OK);
 		snprintf(what, sizeof(what), "random case %d", iter);

@@ -25,6 +25,18 @@ const struct tsr_coalesce_rule tsr_cuda_feed_rule = {
 	.start_max = TSR_PIECE_NBYTES, .join_max = UINT64_MAX, .run_max = TSR_BOUNCE_NBYTES,
 	.piece = TSR_BOUNCE_NBYTES};
 
+struct tsr_coalesce_rule tsr_cuda_feed_rule_for(uint64_t nbytes, int64_t npieces, int nthreads)
+{
+	const uint64_t mib = (uint64_t)1 << 20;
+	struct tsr_coalesce_rule r = tsr_cuda_feed_rule;
+	if (nthreads < 1 || npieces >= (int64_t)3 * nthreads)
+		return r;
+	uint64_t p = nbytes / ((uint64_t)4 * (uint64_t)nthreads) / mib * mib;
+	r.piece = p < mib ? mib : p > TSR_BOUNCE_NBYTES ? TSR_BOUNCE_NBYTES : p;
+	r.whole_max = TSR_BOUNCE_NBYTES;
+	return r;
+}
+
 /* The first pass over tasks [t0, t1): each task's route into tasks[t], and the counts of each
  * way into L; returns the slowest stream's warp time (in bytes of a CPU core's). */
 static uint64_t tsr_layout_routes(const struct tsr_array *array, const struct tsr_plan_descs *ds,

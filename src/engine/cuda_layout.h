@@ -220,5 +220,14 @@ void tsr_cuda_task_ref(const struct tsr_plan_descs *ds, const struct tsr_cuda_ta
 
 /* The rule of a slot's stored reads by the pool (cuda_fetch.c) and by the feed (cuda_feed.c). */
 extern const struct tsr_coalesce_rule tsr_cuda_slot_rule, tsr_cuda_feed_rule;
+/* The feed's rule for a slot whose reads by tsr_cuda_feed_rule are npieces, nbytes in all, for
+ * nthreads readers: that rule, or, where it leaves the readers fewer than three reads each, the
+ * same with each span larger than a bounce buffer cut into pieces of a quarter of a reader's
+ * share in whole MiB (at least 1 MiB); a span that fits a bounce buffer stays one read. Measured
+ * on H100 hosts (2026-12-06, docs/design-notes.md "Feed pieces cut to the readers"): a Blosc2
+ * slot of about 100 MB in a few large chunks (about 25 reads of 4 MiB for 10 readers) reached the
+ * device 9-16% sooner in pieces of 1 or 2 MiB (512 KiB lost 1-4%), while Zarr v2 slots of chunk
+ * files of a few MiB, already many reads, lost 5% when every file was cut in 1 MiB pieces. */
+struct tsr_coalesce_rule tsr_cuda_feed_rule_for(uint64_t nbytes, int64_t npieces, int nthreads);
 
 #endif

@@ -413,7 +413,7 @@ static int tsr_split_share_read(struct tsr_split *s, int64_t chunk, int64_t i0, 
 		st = tsr_error(TSR_E_NOMEM, "out of memory");
 	for (size_t k = 0; k < n && !st; k++)
 		sp[k] = (struct tsr_span){"", span[2 * k], span[2 * k + 1], span[2 * k]};
-	static const struct tsr_coalesce_rule whole = {UINT64_MAX, UINT64_MAX, UINT64_MAX, 0};
+	static const struct tsr_coalesce_rule whole = {UINT64_MAX, UINT64_MAX, UINT64_MAX, 0, 0};
 	struct tsr_piece *pc = NULL;
 	int64_t npc = 0;
 	size_t pcap = 0;

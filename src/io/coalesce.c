@@ -16,7 +16,7 @@ static int tsr_piece_add(struct tsr_piece **pieces, int64_t *n, size_t *cap, str
 int tsr_coalesce(const struct tsr_span *spans, int64_t nspans, const struct tsr_coalesce_rule *rule,
 		 struct tsr_piece **pieces, int64_t *npieces, size_t *cap)
 {
-	const uint64_t piece = rule->piece ? rule->piece : UINT64_MAX;
+	const uint64_t cut = rule->piece ? rule->piece : UINT64_MAX;
 	int st = TSR_OK;
 	for (int64_t i = 0; i < nspans && st == TSR_OK;) {
 		const struct tsr_span *s = &spans[i];
@@ -40,6 +40,7 @@ int tsr_coalesce(const struct tsr_span *spans, int64_t nspans, const struct tsr_
 			st = tsr_piece_add(pieces, npieces, cap,
 					   (struct tsr_piece){i, j - i, s->offset, n, s->dst});
 		} else {
+			const uint64_t piece = n <= rule->whole_max ? UINT64_MAX : cut;
 			for (uint64_t off = 0; st == TSR_OK; off += piece) {
 				uint64_t len = n - off < piece ? n - off : piece;
 				st = tsr_piece_add(pieces, npieces, cap,

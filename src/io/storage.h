@@ -186,6 +186,7 @@ struct tsr_coalesce_rule {
 	uint64_t join_max;      /* and takes in only spans of at most this many */
 	uint64_t run_max;       /* and grows up to this many in all */
 	uint64_t piece;         /* a span read alone is read in pieces of at most this (> 0) */
+	uint64_t whole_max;     /* but one of at most this many bytes in one read (0: none) */
 };
 /* Greedy, in the spans' order: each span that is not empty starts a run unless it is too large
  * to; a run takes in the next spans while each lies right after it in the same file and in the
