@@ -94,8 +94,8 @@ static int64_t lay_out(const struct tsr_plan *plan, const struct tsr_plan_descs 
 		}
 		int64_t n = t1 - t0, npieces = 0;
 		int64_t ns = tsr_cuda_spans(tasks + t0, n, 1, r->spans, r->span_task);
-		if (tsr_coalesce(r->spans, ns, &tsr_cuda_feed_rule, &r->pieces, &npieces,
-				 &r->pieces_cap)) {
+		if (tsr_cuda_feed_pieces(r->spans, ns, r->nthreads, &r->pieces, &npieces,
+					 &r->pieces_cap)) {
 			fprintf(stderr, "plan_bench: %s\n", tsr_errmsg());
 			exit(1);
 		}

@@ -66,17 +66,22 @@ int main(void)
 		all += p[k].nbytes;
 	r = tsr_cuda_feed_rule_for(all, np, 9);
 	CHECK(r.piece == 2 * MIB);
-	np = 0;
-	CHECK_EQ_INT(tsr_coalesce(s, 9, &r, &p, &np, &cap), TSR_OK);
-	CHECK_EQ_INT(np, 24 + 8);
+	/* as the feed reads it (tsr_cuda_feed_pieces), after one read already there */
+	np = 1;
+	CHECK_EQ_INT(tsr_cuda_feed_pieces(s, 9, 9, &p, &np, &cap), TSR_OK);
+	CHECK_EQ_INT(np, 1 + 24 + 8);
 	uint64_t off = 0;
-	for (int64_t k = 0; k < np && k < 24; k++) { /* the chunk's pieces, in order, to its end */
+	for (int64_t k = 1; k < np && k < 25; k++) { /* the chunk's pieces, in order, to its end */
 		CHECK(p[k].span == 0 && p[k].offset == 4096 + off && p[k].dst == off);
-		CHECK(p[k].nbytes == (k < 23 ? 2 * MIB : 50000000 - 23 * 2 * MIB));
+		CHECK(p[k].nbytes == (k < 24 ? 2 * MIB : 50000000 - 23 * 2 * MIB));
 		off += p[k].nbytes;
 	}
-	for (int64_t k = 24; k < np; k++) /* the files, each one read */
-		CHECK(p[k].span == k - 23 && p[k].nbytes == 4 * MIB && p[k].offset == 0);
+	for (int64_t k = 25; k < np; k++) /* the files, each one read */
+		CHECK(p[k].span == k - 24 && p[k].nbytes == 4 * MIB && p[k].offset == 0);
+	/* with 6 readers, 20 reads are enough: the plain rule's reads */
+	np = 0;
+	CHECK_EQ_INT(tsr_cuda_feed_pieces(s, 9, 6, &p, &np, &cap), TSR_OK);
+	CHECK_EQ_INT(np, 20);
 	free(p);
 	CHECK_DONE();
 }

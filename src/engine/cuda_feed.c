@@ -279,17 +279,7 @@ int tsr_feed_queue(struct tsr_feed *f, struct tsr_pool *pool, int nthreads,
 	if (st == TSR_OK)
 		nspans = tsr_cuda_spans(job->tasks, job->ntasks, 1, spans, task);
 	if (st == TSR_OK)
-		st = tsr_coalesce(spans, nspans, &tsr_cuda_feed_rule, &pieces, &npieces, &pcap);
-	if (st == TSR_OK) { /* few reads for the readers: large spans again in smaller pieces */
-		uint64_t all = 0;
-		for (int64_t k = 0; k < npieces; k++)
-			all += pieces[k].nbytes;
-		struct tsr_coalesce_rule rule = tsr_cuda_feed_rule_for(all, npieces, nthreads);
-		if (rule.piece < tsr_cuda_feed_rule.piece) {
-			npieces = 0;
-			st = tsr_coalesce(spans, nspans, &rule, &pieces, &npieces, &pcap);
-		}
-	}
+		st = tsr_cuda_feed_pieces(spans, nspans, nthreads, &pieces, &npieces, &pcap);
 	size_t added = 0;
 	pthread_mutex_lock(&f->lock);
 	uint32_t pfx = st == TSR_OK ? tsr_feed_text(f, prefix) : UINT32_MAX;

@@ -37,6 +37,23 @@ struct tsr_coalesce_rule tsr_cuda_feed_rule_for(uint64_t nbytes, int64_t npieces
 	return r;
 }
 
+int tsr_cuda_feed_pieces(const struct tsr_span *spans, int64_t nspans, int nthreads,
+			 struct tsr_piece **pieces, int64_t *npieces, size_t *cap)
+{
+	const int64_t k0 = *npieces;
+	int st = tsr_coalesce(spans, nspans, &tsr_cuda_feed_rule, pieces, npieces, cap);
+	if (st)
+		return st;
+	uint64_t all = 0;
+	for (int64_t k = k0; k < *npieces; k++)
+		all += (*pieces)[k].nbytes;
+	struct tsr_coalesce_rule rule = tsr_cuda_feed_rule_for(all, *npieces - k0, nthreads);
+	if (rule.piece == tsr_cuda_feed_rule.piece)
+		return TSR_OK;
+	*npieces = k0; /* (few reads for the readers: again, large spans in smaller pieces) */
+	return tsr_coalesce(spans, nspans, &rule, pieces, npieces, cap);
+}
+
 /* The first pass over tasks [t0, t1): each task's route into tasks[t], and the counts of each
  * way into L; returns the slowest stream's warp time (in bytes of a CPU core's). */
 static uint64_t tsr_layout_routes(const struct tsr_array *array, const struct tsr_plan_descs *ds,

@@ -229,5 +229,9 @@ extern const struct tsr_coalesce_rule tsr_cuda_slot_rule, tsr_cuda_feed_rule;
  * device 9-16% sooner in pieces of 1 or 2 MiB (512 KiB lost 1-4%), while Zarr v2 slots of chunk
  * files of a few MiB, already many reads, lost 5% when every file was cut in 1 MiB pieces. */
 struct tsr_coalesce_rule tsr_cuda_feed_rule_for(uint64_t nbytes, int64_t npieces, int nthreads);
+/* The feed's reads of a slot's spans for nthreads readers, by the rule above, appended to *pieces
+ * (*npieces of them, capacity *cap) as tsr_coalesce appends them. */
+int tsr_cuda_feed_pieces(const struct tsr_span *spans, int64_t nspans, int nthreads,
+			 struct tsr_piece **pieces, int64_t *npieces, size_t *cap);
 
 #endif
