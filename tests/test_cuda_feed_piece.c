@@ -19,7 +19,7 @@ int main(void)
 	struct tsr_coalesce_rule r = tsr_cuda_feed_rule_for(48 * 3 * MIB, 48, 10);
 	CHECK(r.piece == TSR_BOUNCE_NBYTES && r.whole_max == 0);
 	CHECK(piece_for(30 * 4 * MIB, 30, 10) == TSR_BOUNCE_NBYTES);
-	/* 100 MB in 25 reads for 10 readers: 2 MiB, 50 reads */
+	/* 100 MB in 25 reads for 10 readers (a b2nd slot of two 50 MB chunks): 2 MiB, 50 reads */
 	r = tsr_cuda_feed_rule_for(100000000, 25, 10);
 	CHECK(r.piece == 2 * MIB && r.whole_max == TSR_BOUNCE_NBYTES);
 	CHECK(r.run_max == tsr_cuda_feed_rule.run_max && r.start_max == tsr_cuda_feed_rule.start_max);

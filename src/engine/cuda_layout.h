@@ -224,9 +224,10 @@ extern const struct tsr_coalesce_rule tsr_cuda_slot_rule, tsr_cuda_feed_rule;
  * nthreads readers: that rule, or, where it leaves the readers fewer than three reads each, the
  * same with each span larger than a bounce buffer cut into pieces of a quarter of a reader's
  * share in whole MiB (at least 1 MiB); a span that fits a bounce buffer stays one read. Measured
- * on H100 hosts (2026-12-06, docs/design-notes.md "Feed pieces cut to the readers"): Blosc2
- * slots of about 100 MB reached the device 9-16% sooner in pieces of 1 or 2 MiB than of 4 (512
- * KiB lost 1-4%), while Zarr v2 slots of chunk files of a few MiB lost 5% when every file was cut
+ * on H100 hosts (2026-12-06, docs/design-notes.md "Feed pieces cut to the readers" and "The
+ * feed rule settled on the device"): Blosc2 slots of two chunks of about 50 MB (25 reads of 4
+ * MiB for 10 readers) reached the device 9-16% sooner in pieces of 1 or 2 MiB than of 4 (512 KiB
+ * lost 1-4%), while Zarr v2 slots of 32 chunk files of a few MiB lost 5% when every file was cut
  * in 1 MiB pieces; with this rule the first gained as with 1 MiB, the second kept its rate. */
 struct tsr_coalesce_rule tsr_cuda_feed_rule_for(uint64_t nbytes, int64_t npieces, int nthreads);
 /* The feed's reads of a slot's spans for nthreads readers, by the rule above, appended to *pieces
