@@ -111,7 +111,12 @@ def main():
     os.makedirs(a.dir, exist_ok=True)
     for name, kind, p in plan(a.scale):
         if a.only in name:
-            print("%-24s %s" % (name, write(a.dir, name, kind, p, a.build)), flush=True)
+            path = write(a.dir, name, kind, p, a.build)
+            # python-blosc2 picks a b2nd file's chunk shape from the writing machine when the
+            # writer gives none (a 256 MiB array: 32 chunks here, two a 128 MiB CUDA slot on an
+            # H100 host; design-notes, "The feed rule settled on the device"), so say it
+            shape = " chunks %s" % (blosc2.open(path).chunks,) if kind == "blosc2" else ""
+            print("%-24s %s%s" % (name, path, shape), flush=True)
     # The files just written go to disk now, not during the reads measured next: the kernel's
     # writeback of a gigabyte of dirty pages would share the memory and cores those reads use.
     # (A GPU machine read the b2nd rows at 18-31 GB/s in the run right after writing them and
