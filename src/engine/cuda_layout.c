@@ -45,8 +45,14 @@ int tsr_cuda_feed_pieces(const struct tsr_span *spans, int64_t nspans, int nthre
 	if (st)
 		return st;
 	uint64_t all = 0;
-	for (int64_t k = k0; k < *npieces; k++)
-		all += (*pieces)[k].nbytes;
+	int cuttable = 0; /* a span read alone in bounce buffers' pieces: the rule may cut it finer */
+	for (int64_t k = k0; k < *npieces; k++) {
+		const struct tsr_piece *pc = &(*pieces)[k];
+		all += pc->nbytes;
+		cuttable |= pc->nspans == 1 && spans[pc->span].nbytes > TSR_BOUNCE_NBYTES;
+	}
+	if (!cuttable) /* (runs and spans that fit a bounce buffer: read as they are, whatever the rule) */
+		return TSR_OK;
 	struct tsr_coalesce_rule rule = tsr_cuda_feed_rule_for(all, *npieces - k0, nthreads);
 	if (rule.piece == tsr_cuda_feed_rule.piece)
 		return TSR_OK;

@@ -231,7 +231,8 @@ extern const struct tsr_coalesce_rule tsr_cuda_slot_rule, tsr_cuda_feed_rule;
  * in 1 MiB pieces; with this rule the first gained as with 1 MiB, the second kept its rate. */
 struct tsr_coalesce_rule tsr_cuda_feed_rule_for(uint64_t nbytes, int64_t npieces, int nthreads);
 /* The feed's reads of a slot's spans for nthreads readers, by the rule above, appended to *pieces
- * (*npieces of them, capacity *cap) as tsr_coalesce appends them. */
+ * (*npieces of them, capacity *cap) as tsr_coalesce appends them; coalesced a second time only
+ * where the rule cuts finer and a span read alone is larger than a bounce buffer. */
 int tsr_cuda_feed_pieces(const struct tsr_span *spans, int64_t nspans, int nthreads,
 			 struct tsr_piece **pieces, int64_t *npieces, size_t *cap);
 
