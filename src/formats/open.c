@@ -52,11 +52,14 @@ static int tsr_zarr_list_any(const char *path, int *fd, uint64_t *file_nbytes,
 	return st;
 }
 
-/* Any other file is FITS, or FITS as archives ship it (.fits.gz, .fits.bz2, .fits.Z). */
+/* A file that starts as FITS does (its first card's keyword), or an archive that may hold one
+ * (.fits.gz, .fits.bz2, .fits.Z: the FITS driver says what it holds). A FITS file whose first
+ * card is damaged is claimed by no driver, and the message says what tessera reads. */
 static int tsr_fits_file(const char *path, const unsigned char *head, size_t n)
 {
-	(void)path, (void)head, (void)n;
-	return 1;
+	(void)path;
+	return memcmp(head, "SIMPLE  =", n < 9 ? n : 9) == 0 ||
+	       tsr_unpack_sniff(head, n) != TSR_UNPACK_NONE;
 }
 
 static enum tsr_unpack_kind tsr_fits_packed(int fd, uint64_t nbytes, int *st)
@@ -116,6 +119,32 @@ static int tsr_b2_meta(const char *path, int *fd, uint64_t *file_nbytes,
 	return tsr_blosc2_path_metadata(path, root);
 }
 
+/* The files a Zarr store keeps its metadata in: a path to one names the store wrongly. */
+static int tsr_zarr_meta_file(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	static const char *const names[] = {"zarr.json", ".zarray", ".zgroup", ".zattrs",
+					    ".zmetadata"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(base, names[i]))
+			return 1;
+	return 0;
+}
+
+/* The message for a file that no driver claims. */
+static int tsr_unclaimed_file(const char *path)
+{
+	if (!tsr_zarr_meta_file(path))
+		return tsr_error(TSR_E_FORMAT, "%s: not a file tessera reads: not a FITS file (it "
+				 "does not start with SIMPLE), a Blosc2 frame or a zipped Zarr "
+				 "store", path);
+	const char *slash = strrchr(path, '/');
+	int dir = slash ? (slash == path ? 1 : (int)(slash - path)) : 1;
+	return tsr_error(TSR_E_FORMAT, "%s: a Zarr metadata file, not an array: open the "
+			 "folder it describes, %.*s", path, dir, slash ? path : ".");
+}
+
 /* In order: the first that claims a path takes it. */
 static const struct tsr_driver tsr_drivers[] = {
 	{"blosc2", tsr_blosc2_sniff_dir, tsr_b2_file, tsr_blosc2_open, tsr_b2_list, tsr_b2_meta},
@@ -163,7 +192,7 @@ int tsr_driver_find(const char *path, const struct tsr_driver **driver_ret, int 
 			*nbytes_ret = nbytes;
 			return TSR_OK;
 		}
-	st = tsr_error(TSR_E_FORMAT, "%s: a file that no format claims", path);
+	st = tsr_unclaimed_file(path);
 fail:
 	tsr_file_close(fd);
 	if (!strstr(tsr_errmsg(), path))
