@@ -596,6 +596,7 @@ PyTypeObject tsrpy_ArrayType = {
 	.tp_dealloc = (destructor)array_dealloc,
 	.tp_repr = (reprfunc)array_repr,
 	.tp_as_mapping = &array_mapping,
+	.tp_iter = (getiterfunc)tsrpy_array_iter,
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "An opened array (tessera.open): a FITS image HDU, a Zarr array or a Blosc2 "
 		  "array. a[key] reads with NumPy basic indexing; reads release the GIL and one "

@@ -417,8 +417,8 @@ PyMODINIT_FUNC PyInit__tessera(void)
 	if (!b || add_exc(m, "NotFoundError", b, &tsrpy_NotFoundError) < 0)
 		goto fail;
 	Py_DECREF(b);
-	if (PyType_Ready(&tsrpy_ArrayType) < 0 || PyType_Ready(&tsrpy_DeviceArrayType) < 0 ||
-	    PyType_Ready(&tsrpy_StreamType) < 0)
+	if (PyType_Ready(&tsrpy_ArrayType) < 0 || PyType_Ready(&tsrpy_ArrayIterType) < 0 ||
+	    PyType_Ready(&tsrpy_DeviceArrayType) < 0 || PyType_Ready(&tsrpy_StreamType) < 0)
 		goto fail;
 	Py_INCREF(&tsrpy_ArrayType);
 	Py_INCREF(&tsrpy_DeviceArrayType);

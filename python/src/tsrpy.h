@@ -49,6 +49,9 @@ typedef struct {
 } tsrpy_Array;
 
 extern PyTypeObject tsrpy_ArrayType;
+/* iter(a): the rows of axis 0, read a block of whole chunks at a time (iter.c). */
+extern PyTypeObject tsrpy_ArrayIterType;
+PyObject *tsrpy_array_iter(tsrpy_Array *self);
 PyObject *tsrpy_open(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *tsrpy_read_fn(PyObject *self, PyObject *args, PyObject *kw);
 int tsrpy_open_options(PyObject *hdu, PyObject *array, PyObject *level, int raw,
