@@ -194,9 +194,10 @@ struct tsr_open_options {
  * does not accept, a dtype it does not know or whose item size is not the array's);
  * TSR_E_NOT_FOUND (no such path; no HDU of that hdu_name/hdu_ver, no HDU with image data, or
  * an hdu chosen by index with none; a Zarr array path the store lacks, or a group that is not
- * multiscale; an array path in a Blosc2 frame); TSR_E_RANGE (an HDU index past the last HDU,
- * a multiscale level past the last, a level > 0 of an array that is not multiscale, an
- * hdu > 0 of a Blosc2 frame); TSR_E_IO (it cannot be read); TSR_E_FORMAT (no format claims
+ * multiscale; an array path in a FITS file or a Blosc2 frame, an hdu_name of a Zarr store or
+ * a frame); TSR_E_RANGE (an HDU index past the last HDU, a multiscale level past the last, a
+ * level > 0 of an array that is not multiscale, of a FITS file or of a frame, an hdu > 0 of a
+ * Zarr store or a Blosc2 frame: an option the format does not take is refused, not ignored); TSR_E_IO (it cannot be read); TSR_E_FORMAT (no format claims
  * it, or a header or metadata document is malformed); TSR_E_UNSUPPORTED (a feature tessera
  * does not read, a '>' dtype); TSR_E_CORRUPT (a whole-file compressed FITS file that does not
  * decompress, a zip store's metadata that does not inflate, a Blosc2 frame's chunk index that

@@ -147,9 +147,12 @@ static int tsr_unclaimed_file(const char *path)
 
 /* In order: the first that claims a path takes it. */
 static const struct tsr_driver tsr_drivers[] = {
-	{"blosc2", tsr_blosc2_sniff_dir, tsr_b2_file, tsr_blosc2_open, tsr_b2_list, tsr_b2_meta},
-	{"zarr", tsr_zarr_dir, tsr_zarr_sniff_zip, tsr_zarr_open, tsr_zarr_list_any, tsr_zarr_meta},
-	{"fits", NULL, tsr_fits_file, tsr_fits_open_any, tsr_fits_list_any, tsr_fits_meta},
+	{"blosc2", "Blosc2 frame", 0, tsr_blosc2_sniff_dir, tsr_b2_file, tsr_blosc2_open,
+	 tsr_b2_list, tsr_b2_meta},
+	{"zarr", "Zarr store", TSR_TAKES_ARRAY | TSR_TAKES_LEVEL, tsr_zarr_dir, tsr_zarr_sniff_zip,
+	 tsr_zarr_open, tsr_zarr_list_any, tsr_zarr_meta},
+	{"fits", "FITS file", TSR_TAKES_HDU, NULL, tsr_fits_file, tsr_fits_open_any,
+	 tsr_fits_list_any, tsr_fits_meta},
 };
 
 int tsr_driver_find(const char *path, const struct tsr_driver **driver_ret, int *fd_ret,
@@ -202,6 +205,27 @@ fail:
 
 /* ---- tsr_open and tsr_array_free: an array's life ---- */
 
+/* An option that names something the format's paths do not have is refused, not ignored: an
+ * hdu of a Zarr store would otherwise read its one array as if it were that HDU. */
+static int tsr_driver_takes(const struct tsr_driver *drv, const struct tsr_open_options *o,
+			    const char *path)
+{
+	const char *n = drv->noun;
+	if (!(drv->takes & TSR_TAKES_HDU) && o->hdu_name && o->hdu_name[0])
+		return tsr_error(TSR_E_NOT_FOUND, "%s: a %s has no HDUs (no '%s'): hdu names a FITS "
+				 "file's", path, n, o->hdu_name);
+	if (!(drv->takes & TSR_TAKES_HDU) && o->hdu > 0)
+		return tsr_error(TSR_E_RANGE, "%s: a %s has no HDUs (no HDU %d): hdu counts a FITS "
+				 "file's", path, n, o->hdu);
+	if (!(drv->takes & TSR_TAKES_ARRAY) && o->array && o->array[0])
+		return tsr_error(TSR_E_NOT_FOUND, "%s: a %s has no arrays by path (no '%s'): array "
+				 "names one in a Zarr store", path, n, o->array);
+	if (!(drv->takes & TSR_TAKES_LEVEL) && o->level > 0)
+		return tsr_error(TSR_E_RANGE, "%s: a %s has no multiscale levels (no level %d): level "
+				 "counts an OME-Zarr group's", path, n, o->level);
+	return TSR_OK;
+}
+
 int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_options *opts,
 	     struct tsr_array **array_ret)
 {
@@ -229,6 +253,8 @@ int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_op
 		st = tsr_dtype_parse(o.dtype, &a->want_dtype, &a->want_order);
 	if (st == TSR_OK)
 		st = tsr_driver_find(a->path, &drv, &a->fd, &a->file_nbytes);
+	if (st == TSR_OK)
+		st = tsr_driver_takes(drv, &o, a->path);
 	if (st == TSR_OK)
 		st = drv->open(a, &o);
 	if (st == TSR_OK)

@@ -11,11 +11,23 @@ struct tsr_listing;
 struct tsr_entry;
 struct cJSON;
 
+/* The open options a format's paths take beyond the array itself (struct tsr_driver's
+ * takes): tsr_open refuses the others, naming the format, rather than ignoring them. */
+enum {
+	TSR_TAKES_HDU = 1,   /* hdu > 0, hdu_name: FITS HDUs */
+	TSR_TAKES_ARRAY = 2, /* array: a path inside a store */
+	TSR_TAKES_LEVEL = 4, /* level > 0: OME-Zarr multiscale levels */
+};
+
 /* One format driver. A directory goes to the first driver whose dir() claims it and a file to
- * the first whose file() claims its first bytes; the last of each kind claims everything, so
- * that it, not a generic "unknown format", says what is wrong with a damaged input. */
+ * the first whose file() claims its first bytes. The last directory driver claims every
+ * directory, so that it, not a generic "unknown format", says what is wrong with a damaged
+ * store; a file no driver claims gets a message naming the formats tessera reads (and the
+ * FITS driver claims every file that starts as FITS or is compressed whole). */
 struct tsr_driver {
 	const char *name;
+	const char *noun;  /* what its paths are, for messages: "Zarr store" */
+	unsigned takes;    /* TSR_TAKES_* */
 	int (*dir)(const char *path);
 	int (*file)(const char *path, const unsigned char *head, size_t n);
 	/* describes the array at array->path (array->fd open for a file, -1 for a directory) */

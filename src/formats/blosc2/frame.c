@@ -566,13 +566,7 @@ done:
 
 int tsr_blosc2_open(struct tsr_array *a, const struct tsr_open_options *opts)
 {
-	if (opts && opts->hdu > 0)
-		return tsr_error(TSR_E_RANGE, "%s: a Blosc2 frame holds one array (asked for %d)",
-				 a->path, opts->hdu);
-	if (opts && opts->struct_size > offsetof(struct tsr_open_options, array) && opts->array &&
-	    opts->array[0])
-		return tsr_error(TSR_E_NOT_FOUND, "%s: a Blosc2 frame holds one array, not '%s'",
-				 a->path, opts->array);
+	(void)opts; /* (tsr_open refused the options a frame does not take) */
 	struct tsr_b2 *f = calloc(1, sizeof(*f));
 	if (!f)
 		return tsr_error(TSR_E_NOMEM, "%s: out of memory", a->path);
