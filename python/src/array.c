@@ -544,10 +544,17 @@ static PyObject *array_repr(tsrpy_Array *self)
 		return NULL;
 	if (!self->array)
 		r = PyUnicode_FromFormat("<tessera.Array %R (closed)>", self->path);
-	else
-		r = PyUnicode_FromFormat("<tessera.Array %s %R hdu=%d shape=%R dtype=%S codec=%s>",
-					 self->info.format, self->path, self->info.index, shape,
+	else {
+		/* what picked the array inside the file: a FITS HDU, an OME-Zarr level */
+		char where[32] = "";
+		if (!strcmp(self->info.format, "fits"))
+			snprintf(where, sizeof(where), " hdu=%d", self->info.index);
+		else if (!strcmp(self->info.format, "zarr") && self->info.index > 0)
+			snprintf(where, sizeof(where), " level=%d", self->info.index);
+		r = PyUnicode_FromFormat("<tessera.Array %s %R%s shape=%R dtype=%S codec=%s>",
+					 self->info.format, self->path, where, shape,
 					 (PyObject *)self->descr, self->info.codec);
+	}
 	Py_DECREF(shape);
 	return r;
 }
