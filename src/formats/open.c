@@ -162,9 +162,17 @@ int tsr_driver_find(const char *path, const struct tsr_driver **driver_ret, int 
 	*fd_ret = -1;
 	*nbytes_ret = 0;
 	struct stat sb;
-	if (stat(path, &sb) != 0)
-		return tsr_error(errno == ENOENT ? TSR_E_NOT_FOUND : TSR_E_IO, "%s: %s", path,
-				 strerror(errno));
+	if (stat(path, &sb) != 0) {
+		int e = errno;
+		const char *scheme = strstr(path, "://");
+		/* s3://, gs://, https://: a URL, which no storage backend reads yet */
+		if (e == ENOENT && scheme && scheme > path &&
+		    strspn(path, "abcdefghijklmnopqrstuvwxyz0123456789+.-") == (size_t)(scheme - path))
+			return tsr_error(TSR_E_NOT_FOUND, "%s: %s (a URL: tessera reads local files "
+					 "and folders, and mounted ones)", path, strerror(e));
+		return tsr_error(e == ENOENT ? TSR_E_NOT_FOUND : TSR_E_IO, "%s: %s", path,
+				 strerror(e));
+	}
 	if (S_ISDIR(sb.st_mode)) {
 		for (size_t i = 0; i < nd; i++)
 			if (tsr_drivers[i].dir && tsr_drivers[i].dir(path)) {
