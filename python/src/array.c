@@ -409,6 +409,11 @@ static PyObject *array_array(tsrpy_Array *self, PyObject *args, PyObject *kw)
 	return res;
 }
 
+PyObject *tsrpy_hdu_of(const struct tsr_array_info *in)
+{
+	return strcmp(in->format, "fits") ? Py_NewRef(Py_None) : PyLong_FromLong(in->index);
+}
+
 PyObject *tsrpy_info_dict(const struct tsr_array_info *in, PyArray_Descr *descr,
 			  PyObject *path)
 {
@@ -416,8 +421,8 @@ PyObject *tsrpy_info_dict(const struct tsr_array_info *in, PyArray_Descr *descr,
 	PyObject *stored = in->stored_dtype == in->dtype || tsrpy_npy_type(in->stored_dtype) < 0
 				   ? Py_NewRef((PyObject *)descr)
 				   : tsrpy_dtype_of(in->stored_dtype);
-	return Py_BuildValue("{s:s,s:O,s:i,s:O,s:N,s:i,s:N,s:N,s:L,s:s,s:s,s:K,s:O,s:s,s:s}",
-			     "format", in->format, "path", path, "hdu", in->index, "dtype",
+	return Py_BuildValue("{s:s,s:O,s:N,s:O,s:N,s:i,s:N,s:N,s:L,s:s,s:s,s:K,s:O,s:s,s:s}",
+			     "format", in->format, "path", path, "hdu", tsrpy_hdu_of(in), "dtype",
 			     (PyObject *)descr, "stored_dtype", stored, "ndim", in->ndim, "shape",
 			     tsrpy_shape_tuple(in->ndim, in->shape), "chunks",
 			     tsrpy_shape_tuple(in->ndim, in->chunk_shape), "nchunks",

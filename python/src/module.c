@@ -146,13 +146,20 @@ static PyObject *entry(const char *path, const char *name, int hdu, int level)
 	if (st) {
 		PyObject *nm = name ? PyUnicode_DecodeFSDefault(name) : Py_NewRef(Py_None);
 		/* the message first: the next tessera call may replace it */
-		d = nm ? Py_BuildValue("{s:s,s:i,s:N,s:s}", "error", tsr_errmsg(), "hdu", hdu,
-				       "array", nm, "status", tsr_status_name(st)) : NULL;
+		PyObject *h = hdu >= 0 ? PyLong_FromLong(hdu) : Py_NewRef(Py_None);
+		if (nm && h) {
+			d = Py_BuildValue("{s:s,s:N,s:N,s:s}", "error", tsr_errmsg(), "hdu", h,
+					  "array", nm, "status", tsr_status_name(st));
+		} else {
+			Py_XDECREF(nm);
+			Py_XDECREF(h);
+			d = NULL;
+		}
 		tsr_array_free(a);
 		return d;
 	}
-	d = Py_BuildValue("{s:s,s:i,s:N,s:N,s:N,s:s,s:K,s:L,s:O}", "format", in.format, "hdu",
-			  in.index, "shape", tsrpy_shape_tuple(in.ndim, in.shape), "chunks",
+	d = Py_BuildValue("{s:s,s:N,s:N,s:N,s:N,s:s,s:K,s:L,s:O}", "format", in.format, "hdu",
+			  tsrpy_hdu_of(&in), "shape", tsrpy_shape_tuple(in.ndim, in.shape), "chunks",
 			  tsrpy_shape_tuple(in.ndim, in.chunk_shape), "dtype",
 			  (PyObject *)tsrpy_descr_of(in.dtype, in.descr),
 			  "codec", in.codec, "stored_nbytes", (unsigned long long)in.stored_nbytes,

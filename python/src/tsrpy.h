@@ -56,6 +56,9 @@ PyObject *tsrpy_open(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *tsrpy_read_fn(PyObject *self, PyObject *args, PyObject *kw);
 int tsrpy_open_options(PyObject *hdu, PyObject *array, PyObject *level, int raw,
 		       struct tsr_open_options *oo, PyObject **array_bytes);
+/* An info dict's "hdu": the FITS HDU's index, None for formats without HDUs (as the CLI's
+ * JSON gives it). */
+PyObject *tsrpy_hdu_of(const struct tsr_array_info *in);
 PyObject *tsrpy_info_dict(const struct tsr_array_info *in, PyArray_Descr *descr,
 			  PyObject *path);
 
