@@ -44,12 +44,8 @@ static PyObject *iter_next(tsrpy_ArrayIter *it)
 		int64_t c = it->array->info.chunk_shape[0] > 0 ? it->array->info.chunk_shape[0] : 1;
 		int64_t b0 = it->next - it->next % c;
 		int64_t b1 = rows > it->n - b0 ? it->n : b0 + rows;
-		PyObject *key = PySlice_New(NULL, NULL, NULL), *lo = PyLong_FromLongLong(b0),
-			 *hi = PyLong_FromLongLong(b1);
-		if (key && lo && hi) {
-			Py_DECREF(key);
-			key = PySlice_New(lo, hi, NULL);
-		}
+		PyObject *lo = PyLong_FromLongLong(b0), *hi = PyLong_FromLongLong(b1);
+		PyObject *key = lo && hi ? PySlice_New(lo, hi, NULL) : NULL;
 		Py_XDECREF(lo);
 		Py_XDECREF(hi);
 		if (!key)
