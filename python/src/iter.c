@@ -12,6 +12,7 @@ typedef struct {
 	int64_t next, n;               /* the next row; rows of axis 0 */
 	int64_t b0, b1;                /* the block held: rows b0 to b1 - 1 */
 	PyObject *block;               /* NumPy array of those rows, or NULL */
+	int busy;                      /* a block's read in flight (the GIL released) */
 } tsrpy_ArrayIter;
 
 static void iter_dealloc(tsrpy_ArrayIter *it)
@@ -37,6 +38,11 @@ static PyObject *iter_next(tsrpy_ArrayIter *it)
 {
 	if (it->next >= it->n)
 		return NULL; /* StopIteration */
+	if (it->busy) {
+		/* another thread's next() is reading the block: as a generator's, refused */
+		PyErr_SetString(PyExc_ValueError, "tessera.ArrayIterator already executing");
+		return NULL;
+	}
 	if (!it->block || it->next >= it->b1) {
 		Py_CLEAR(it->block);
 		int64_t rows = iter_block_rows(it->array);
@@ -50,7 +56,9 @@ static PyObject *iter_next(tsrpy_ArrayIter *it)
 		Py_XDECREF(hi);
 		if (!key)
 			return NULL;
+		it->busy = 1;
 		it->block = PyObject_GetItem((PyObject *)it->array, key);
+		it->busy = 0;
 		Py_DECREF(key);
 		if (!it->block)
 			return NULL;
@@ -103,5 +111,6 @@ PyObject *tsrpy_array_iter(tsrpy_Array *self)
 	it->n = self->info.shape[0];
 	it->b0 = it->b1 = 0;
 	it->block = NULL;
+	it->busy = 0;
 	return (PyObject *)it;
 }

@@ -88,3 +88,40 @@ def test_refusals(tmp_path):
         assert t0[()] == 7
         with pytest.raises(TypeError, match="0-d"):
             iter(t0)
+
+
+def test_one_next_at_a_time(tmp_path):
+    """Threads sharing one iterator: every row is handed out once, and right. A next() while
+    another thread's block read is in flight is refused, as a generator's (whether one falls
+    there depends on timing, so the test does not require one)."""
+    import threading
+    a = np.arange(64 * 262144, dtype="<f4").reshape(64, 262144)  # 1 MiB rows: 4-row blocks
+    store = str(tmp_path / "t.zarr")
+    write_zlib_zarr2(store, a, 1)
+    with tessera.open(store) as t:
+        it = iter(t)
+        got, refused, lock = {}, [0], threading.Lock()
+
+        def run():
+            while True:
+                try:
+                    row = next(it)
+                except StopIteration:
+                    return
+                except ValueError as e:
+                    assert "already executing" in str(e)
+                    with lock:
+                        refused[0] += 1
+                    continue
+                i = int(row[0]) // 262144
+                with lock:
+                    assert i not in got
+                    got[i] = row
+        ths = [threading.Thread(target=run) for _ in range(4)]
+        for th in ths:
+            th.start()
+        for th in ths:
+            th.join()
+    assert sorted(got) == list(range(64))
+    for i, row in got.items():
+        assert same(row, a[i]) is None
