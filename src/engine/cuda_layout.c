@@ -286,12 +286,14 @@ void tsr_cuda_slot_sizes(const struct tsr_cuda_layout *L, int full, size_t *slot
 		*dec_want = want;
 }
 
-int64_t tsr_cuda_fill_slot(struct tsr_cuda_task *tasks, int64_t ntasks, int64_t t0,
-			   struct tsr_cuda_fill *f)
+/* Lays tasks t0, t0 + 1, ... (tmax at most) from where f stands while they fit; returns one
+ * past the last, and the slot's bytes used in *used and *dec_used. */
+static int64_t tsr_fill_lay(struct tsr_cuda_task *tasks, int64_t tmax, int64_t t0,
+			    const struct tsr_cuda_fill *f, size_t *used_ret, size_t *dec_used_ret)
 {
 	size_t used = f->used, dec_used = f->dec_used;
 	int64_t t1 = t0;
-	while (t1 < ntasks && f->ntasks + (size_t)(t1 - t0) < TSR_SLOT_PLACES) {
+	while (t1 < tmax && f->ntasks + (size_t)(t1 - t0) < TSR_SLOT_PLACES) {
 		struct tsr_cuda_task *ct = &tasks[t1];
 		if (ct->dec_cap && dec_used + ct->dec_cap > f->dec_nbytes)
 			break;
@@ -307,6 +309,102 @@ int64_t tsr_cuda_fill_slot(struct tsr_cuda_task *tasks, int64_t ntasks, int64_t 
 		dec_used += ct->dec_cap;
 		t1++;
 	}
+	*used_ret = used;
+	*dec_used_ret = dec_used;
+	return t1;
+}
+
+/* A task's place in its slot's file order: its file's (in the order files first appear), its
+ * offset in that file, and its place before. */
+struct tsr_file_rank {
+	uint32_t file;
+	int32_t i;
+	uint64_t offset;
+};
+
+static int tsr_file_rank_cmp(const void *a, const void *b)
+{
+	const struct tsr_file_rank *x = a, *y = b;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The files of tasks [t0, t1) numbered in the order they first appear (paths are interned: one
+ * pointer a file), into r; returns whether a file's tasks are apart or out of offset order. */
+static int tsr_file_ranks(const struct tsr_cuda_task *tasks, int64_t t0, int64_t t1,
+			  struct tsr_file_rank *r, const char **table, size_t mask)
+{
+	uint32_t nfiles = 0;
+	int moved = 0;
+	for (int64_t t = t0; t < t1; t++) {
+		const struct tsr_task_info *ti = tasks[t].ti;
+		size_t h = ((uintptr_t)ti->path >> 4) * (size_t)0x9E3779B97F4A7C15u & mask;
+		while (table[2 * h] && table[2 * h] != ti->path)
+			h = (h + 1) & mask;
+		const int seen = table[2 * h] != NULL;
+		if (!seen) {
+			table[2 * h] = ti->path;
+			table[2 * h + 1] = (const char *)(uintptr_t)nfiles++;
+		}
+		struct tsr_file_rank *k = &r[t - t0];
+		*k = (struct tsr_file_rank){(uint32_t)(uintptr_t)table[2 * h + 1], (int32_t)(t - t0),
+					    ti->offset};
+		if (t > t0 && seen)
+			moved |= k->file != k[-1].file || k->offset < k[-1].offset;
+	}
+	return moved;
+}
+
+/* Puts a slot's tasks [t0, t1) in file order where their files repeat out of it: each file's
+ * tasks together, files in the order they first appear, each by offset. Chunks back to back in
+ * a file then lie back to back in the slot, and a run of them is one read (tsr_coalesce): a
+ * sharded Zarr store's inner chunks are in C order within their shard, the plan's across the
+ * array, so that a slot of 805 inner chunks of 80 KB took 805 reads (H100, 2026-12-06), where
+ * a shard's inner chunks in the slot are one. (The place kernel puts each task where it lands,
+ * in any order.) Returns whether it moved any; on a failed allocation none. */
+static int tsr_fill_file_order(struct tsr_cuda_task *tasks, int64_t t0, int64_t t1)
+{
+	int one = 1; /* one file in offset order (a FITS heap, a Blosc2 frame): nothing to do */
+	for (int64_t t = t0 + 1; one && t < t1; t++)
+		one = tasks[t].ti->path == tasks[t - 1].ti->path &&
+		      tasks[t].ti->offset >= tasks[t - 1].ti->offset;
+	if (one)
+		return 0;
+	const size_t n = (size_t)(t1 - t0);
+	size_t cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	struct tsr_file_rank *r = malloc(n * sizeof(*r));
+	const char **table = calloc(2 * cap, sizeof(*table));
+	struct tsr_cuda_task *tmp = NULL;
+	int moved = r && table && tsr_file_ranks(tasks, t0, t1, r, table, cap - 1);
+	if (moved)
+		tmp = malloc(n * sizeof(*tmp));
+	moved = tmp != NULL;
+	if (moved) {
+		qsort(r, n, sizeof(*r), tsr_file_rank_cmp);
+		for (size_t k = 0; k < n; k++)
+			tmp[k] = tasks[t0 + r[k].i];
+		memcpy(tasks + t0, tmp, n * sizeof(*tmp));
+	}
+	free(tmp);
+	free(table);
+	free(r);
+	return moved;
+}
+
+int64_t tsr_cuda_fill_slot(struct tsr_cuda_task *tasks, int64_t ntasks, int64_t t0,
+			   struct tsr_cuda_fill *f)
+{
+	size_t used, dec_used;
+	int64_t t1 = tsr_fill_lay(tasks, ntasks, t0, f, &used, &dec_used);
+	/* the tasks that fit, in file order and laid again (a stored task's 16-byte alignment
+	 * may then leave the last out: it opens the next slot) */
+	if (!f->replay && t1 - t0 > 1 && tsr_fill_file_order(tasks, t0, t1))
+		t1 = tsr_fill_lay(tasks, t1, t0, f, &used, &dec_used);
 	if (t1 > t0) {
 		f->used = used;
 		f->dec_used = dec_used;

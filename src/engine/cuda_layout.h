@@ -134,7 +134,9 @@ struct tsr_cuda_fill {
 	size_t ntasks;                  /* tasks laid in (TSR_SLOT_PLACES at most) */
 	int replay;                     /* slot_offset is the chunk's device address: none staged */
 };
-/* Lays tasks t0, t0 + 1, ... into the slot while they fit; returns one past the last. */
+/* Lays tasks t0, t0 + 1, ... into the slot while they fit, those that fit in file order where
+ * their files repeat (each file's together, by offset: chunks back to back in a file are one
+ * read); returns one past the last. */
 int64_t tsr_cuda_fill_slot(struct tsr_cuda_task *tasks, int64_t ntasks, int64_t t0,
 			   struct tsr_cuda_fill *f);
 
