@@ -244,6 +244,10 @@ struct tsr_array_info {
 	const char *dtype_source;      /* where dtype comes from: "file", "caller"
 					  (tsr_open_options.dtype) or "itemsize" (the file names no
 					  dtype: unsigned integers of its item size) */
+	int level;                     /* the OME-Zarr multiscale level the array was opened as
+					  (a group's dataset, tsr_open_options.level); -1: not
+					  opened through a multiscale group (any FITS HDU, Blosc2
+					  frame, or Zarr array opened by its own path) */
 };
 
 /* Fills *info_ret; its strings live as long as the array. Returns TSR_OK or TSR_E_INVALID_ARG

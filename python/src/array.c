@@ -421,8 +421,14 @@ PyObject *tsrpy_info_dict(const struct tsr_array_info *in, PyArray_Descr *descr,
 	PyObject *stored = in->stored_dtype == in->dtype || tsrpy_npy_type(in->stored_dtype) < 0
 				   ? Py_NewRef((PyObject *)descr)
 				   : tsrpy_dtype_of(in->stored_dtype);
-	return Py_BuildValue("{s:s,s:O,s:N,s:O,s:N,s:i,s:N,s:N,s:L,s:s,s:s,s:K,s:O,s:s,s:s}",
-			     "format", in->format, "path", path, "hdu", tsrpy_hdu_of(in), "dtype",
+	PyObject *level = in->level >= 0 ? PyLong_FromLong(in->level) : Py_NewRef(Py_None);
+	if (!level) {
+		Py_XDECREF(stored);
+		return NULL;
+	}
+	return Py_BuildValue("{s:s,s:O,s:N,s:N,s:O,s:N,s:i,s:N,s:N,s:L,s:s,s:s,s:K,s:O,s:s,s:s}",
+			     "format", in->format, "path", path, "hdu", tsrpy_hdu_of(in), "level",
+			     level, "dtype",
 			     (PyObject *)descr, "stored_dtype", stored, "ndim", in->ndim, "shape",
 			     tsrpy_shape_tuple(in->ndim, in->shape), "chunks",
 			     tsrpy_shape_tuple(in->ndim, in->chunk_shape), "nchunks",
@@ -554,8 +560,8 @@ static PyObject *array_repr(tsrpy_Array *self)
 		char where[32] = "";
 		if (!strcmp(self->info.format, "fits"))
 			snprintf(where, sizeof(where), " hdu=%d", self->info.index);
-		else if (!strcmp(self->info.format, "zarr") && self->info.index > 0)
-			snprintf(where, sizeof(where), " level=%d", self->info.index);
+		else if (self->info.level >= 0)
+			snprintf(where, sizeof(where), " level=%d", self->info.level);
 		r = PyUnicode_FromFormat("<tessera.Array %s %R%s shape=%R dtype=%S codec=%s>",
 					 self->info.format, self->path, where, shape,
 					 (PyObject *)self->descr, self->info.codec);

@@ -123,6 +123,7 @@ int tsr_array_info(const struct tsr_array *a, struct tsr_array_info *info_ret)
 	info->stored_nbytes = d->stored_nbytes;
 	info->scaled = d->scaled;
 	info->dtype_source = d->dtype_source ? d->dtype_source : "file";
+	info->level = d->level;
 	memcpy(info_ret, &full, size);
 	return TSR_OK;
 }

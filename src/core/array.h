@@ -45,6 +45,7 @@ struct tsr_desc {
 	void (*chunk_label)(const struct tsr_array *array, int64_t chunk, char *buf, size_t cap);
 	const char *chunk_noun;           /* "tile", "chunk" */
 	int index;                        /* HDU index */
+	int level;                        /* the OME-Zarr level opened as (-1: none) */
 	const char *descr;                /* the exact NumPy dtype (the driver's string); NULL:
 					     tsr_dtype_npy_descr(dtype) */
 };

@@ -251,6 +251,7 @@ int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_op
 		return tsr_error(TSR_E_NOMEM, "tsr_open: out of memory");
 	a->ctx = ctx;
 	a->fd = -1;
+	a->desc.level = -1;
 	a->path = strdup(path);
 	if (!a->path) {
 		free(a);

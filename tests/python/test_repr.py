@@ -28,4 +28,5 @@ def test_zarr_and_blosc2_name_no_hdu():
 
 def test_ome_zarr_names_its_level():
     assert " level=1 shape=(128, 160) " in r("zarr2/ome_multiscale.zarr", level=1)
-    assert "level=" not in r("zarr2/ome_multiscale.zarr", level=0)
+    assert " level=0 shape=" in r("zarr2/ome_multiscale.zarr", level=0)
+    assert "level=" not in r("zarr3/zstd_f4.zarr", level=0)

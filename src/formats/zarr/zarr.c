@@ -236,6 +236,7 @@ static int tsr_zarr_resolve(struct tsr_array *a, const char *store, int version,
 	free(*path);
 	*path = norm;
 	a->desc.index = level;
+	a->desc.level = level;
 	tsr_zarr_node_free(n);
 	st = tsr_zarr_node_load(store, version, *path, n);
 	if (st == TSR_OK && !n->is_array)
