@@ -456,7 +456,10 @@ static void tsr_print_header(const cJSON *o)
 			printf("%-8s %s\n", key, comment);
 			continue;
 		}
-		printf("%-8s= ", key);
+		if (strlen(key) > 8 || strchr(key, ' '))
+			printf("HIERARCH %s = ", key); /* (its card: ESO's convention) */
+		else
+			printf("%-8s= ", key);
 		if (cJSON_IsString(v)) {
 			putchar('\'');
 			for (const char *p = v->valuestring; *p; p++)

@@ -141,6 +141,8 @@ int tsr_listing_metadata(const struct tsr_listing *l, size_t i, char **json_ret)
 			st = drv->metadata(l->path, &fd, &nbytes, e, root);
 		tsr_file_close(fd);
 	}
+	if (!st)
+		tsr_json_digits_raw(root);
 	if (!st && !(*json_ret = cJSON_PrintUnformatted(root)))
 		st = tsr_error(TSR_E_NOMEM, "out of memory for metadata");
 	cJSON_Delete(root);

@@ -39,6 +39,16 @@ int tsr_json_add(cJSON *obj, const char *key, cJSON *item)
 	return TSR_OK;
 }
 
+void tsr_json_digits_raw(cJSON *j)
+{
+	for (cJSON *c = j; c; c = c->next) {
+		if (cJSON_IsNumber(c) && c->valuestring)
+			c->type = cJSON_Raw;
+		else if (c->child)
+			tsr_json_digits_raw(c->child);
+	}
+}
+
 int tsr_array_metadata(const struct tsr_array *a, char **json_ret)
 {
 	if (!json_ret)
@@ -65,6 +75,7 @@ int tsr_array_metadata(const struct tsr_array *a, char **json_ret)
 		st = tsr_error(TSR_E_INTERNAL, "%s: no metadata for format %s", a->path, fmt);
 	if (!st) {
 		/* cJSON allocates with malloc: tsr_free releases it */
+		tsr_json_digits_raw(root);
 		*json_ret = cJSON_PrintUnformatted(root);
 		if (!*json_ret)
 			st = tsr_error(TSR_E_NOMEM, "out of memory for metadata");

@@ -8,7 +8,7 @@
 
 struct tsr_fits_card {
 	char key[9];
-	char text[72]; /* columns 11-80 when the card has a value indicator; else columns 9-80 */
+	char text[73]; /* columns 11-80 when the card has a value indicator; else columns 9-80 */
 	int has_value;
 };
 

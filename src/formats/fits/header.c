@@ -71,7 +71,7 @@ int tsr_fits_header_read(int fd, uint64_t file_nbytes, uint64_t offset, struct t
 				k->text[70] = '\0';
 			} else {
 				memcpy(k->text, card + 8, 72);
-				k->text[71] = '\0';
+				k->text[72] = '\0'; /* (a CONTINUE string's quote may be column 80) */
 			}
 		}
 	}

@@ -66,69 +66,92 @@ static cJSON *tsr_card_number(const char *tok)
 	return cJSON_CreateNumber(d);
 }
 
+/* A card's value text parsed into *value_ret (a string joined across the CONTINUE cards after
+ * it, of c[0 .. left)), its comment into comment; returns how many cards it took. */
+static int tsr_card_value(const struct tsr_fits_card *c, int left, const char *p,
+			  cJSON **value_ret, char *comment, size_t comment_cap)
+{
+	int used = 1;
+	cJSON *value;
+	while (*p == ' ')
+		p++;
+	const char *rest = p;
+	if (*p == '\'') {
+		char s[4096];
+		size_t len = 0;
+		if (tsr_card_string(p, s, sizeof(s), &len, &rest) == 0) {
+			/* a long string: '&' at its end continues on the CONTINUE cards */
+			while (len > 0 && s[len - 1] == '&' && used < left &&
+			       !strcmp(c[used].key, "CONTINUE")) {
+				const char *q = c[used].text;
+				while (*q == ' ')
+					q++;
+				const char *qend;
+				size_t at = --len;
+				if (*q != '\'' || tsr_card_string(q, s, sizeof(s), &len, &qend)) {
+					s[at] = '&'; /* (a failed card may have written over it) */
+					len = at + 1;
+					break;
+				}
+				rest = qend;
+				used++;
+			}
+			s[len] = '\0';
+			value = cJSON_CreateString(s);
+		} else {
+			rest = p + strlen(p);
+			value = cJSON_CreateString(p);
+		}
+	} else {
+		char tok[72];
+		size_t n = 0;
+		while (p[n] && p[n] != '/')
+			n++;
+		tsr_trim(p, n, tok, sizeof(tok));
+		rest = p + n;
+		if (!tok[0])
+			value = cJSON_CreateNull(); /* an undefined value */
+		else if (!strcmp(tok, "T") || !strcmp(tok, "F"))
+			value = cJSON_CreateBool(tok[0] == 'T');
+		else if (!(value = tsr_card_number(tok)))
+			value = cJSON_CreateString(tok); /* complex values, or whatever it is */
+	}
+	const char *slash = strchr(rest, '/');
+	if (slash)
+		tsr_trim(slash + 1, strlen(slash + 1), comment, comment_cap);
+	*value_ret = value;
+	return used;
+}
+
 /* One card (with the CONTINUE cards of a long string after it) as {key, value, comment};
- * *used_ret is how many cards it took. */
+ * *used_ret is how many cards it took. A HIERARCH card (ESO's convention: "HIERARCH ESO DET
+ * CHIP NAME = 'CCD-42'") is the keyword of its words before '=' and the value after it, as
+ * astropy and CFITSIO read it. */
 static cJSON *tsr_card_json(const struct tsr_fits_card *c, int left, int *used_ret)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON *value = NULL;
-	char comment[80] = "";
+	char comment[80] = "", key[80];
+	const char *vtext = c->has_value ? c->text : NULL;
+	snprintf(key, sizeof(key), "%s", c->key);
+	const char *eq = strchr(c->text, '=');
+	if (!vtext && !strcmp(c->key, "HIERARCH") && eq && eq > c->text) {
+		tsr_trim(c->text, (size_t)(eq - c->text), key, sizeof(key));
+		vtext = key[0] ? eq + 1 : NULL;
+		if (!key[0])
+			snprintf(key, sizeof(key), "%s", c->key);
+	}
 	*used_ret = 1;
-	if (!o || !cJSON_AddStringToObject(o, "key", c->key)) {
+	if (!o || !cJSON_AddStringToObject(o, "key", key)) {
 		cJSON_Delete(o);
 		return NULL;
 	}
-	if (!c->has_value) {
+	if (!vtext) {
 		/* COMMENT, HISTORY, blank keys and keywords without "= ": all commentary */
 		tsr_trim(c->text, strlen(c->text), comment, sizeof(comment));
 		value = cJSON_CreateNull();
 	} else {
-		const char *p = c->text;
-		while (*p == ' ')
-			p++;
-		const char *rest = p;
-		if (*p == '\'') {
-			char s[4096];
-			size_t len = 0;
-			if (tsr_card_string(p, s, sizeof(s), &len, &rest) == 0) {
-				/* a long string: '&' at its end continues on the CONTINUE cards */
-				while (len > 0 && s[len - 1] == '&' && *used_ret < left &&
-				       !strcmp(c[*used_ret].key, "CONTINUE")) {
-					const char *q = c[*used_ret].text;
-					while (*q == ' ')
-						q++;
-					const char *qend;
-					size_t at = --len;
-					if (*q != '\'' || tsr_card_string(q, s, sizeof(s), &len, &qend)) {
-						len = at + 1;
-						break;
-					}
-					rest = qend;
-					(*used_ret)++;
-				}
-				s[len] = '\0';
-				value = cJSON_CreateString(s);
-			} else {
-				rest = p + strlen(p);
-				value = cJSON_CreateString(p);
-			}
-		} else {
-			char tok[72];
-			size_t n = 0;
-			while (p[n] && p[n] != '/')
-				n++;
-			tsr_trim(p, n, tok, sizeof(tok));
-			rest = p + n;
-			if (!tok[0])
-				value = cJSON_CreateNull(); /* an undefined value */
-			else if (!strcmp(tok, "T") || !strcmp(tok, "F"))
-				value = cJSON_CreateBool(tok[0] == 'T');
-			else if (!(value = tsr_card_number(tok)))
-				value = cJSON_CreateString(tok); /* complex values, or whatever it is */
-		}
-		const char *slash = strchr(rest, '/');
-		if (slash)
-			tsr_trim(slash + 1, strlen(slash + 1), comment, sizeof(comment));
+		*used_ret = tsr_card_value(c, left, vtext, &value, comment, sizeof(comment));
 	}
 	if (!value || !cJSON_AddItemToObject(o, "value", value)) {
 		cJSON_Delete(value);

@@ -50,6 +50,59 @@ int tsr_zarr_read_file(const char *path, char **text_ret, size_t *nbytes_ret)
 	return TSR_OK;
 }
 
+/* The next number token of JSON text [*p, end) outside strings, its length in *len_ret; NULL
+ * when none is left. */
+static const char *tsr_json_next_number(const char **p, const char *end, size_t *len_ret)
+{
+	const char *q = *p;
+	while (q < end) {
+		if (*q == '"') { /* a string: to its closing quote, past escapes */
+			for (q++; q < end && *q != '"'; q++)
+				q += *q == '\\' && q + 1 < end;
+			q++;
+		} else if (*q == '-' || (*q >= '0' && *q <= '9')) {
+			const char *t = q;
+			while (q < end && strchr("+-0123456789.eE", *q))
+				q++;
+			*len_ret = (size_t)(q - t);
+			*p = q;
+			return t;
+		} else {
+			q++;
+		}
+	}
+	*p = end;
+	return NULL;
+}
+
+/* Gives each number of j, in document order (cJSON keeps the text's order), the digits of the
+ * text's next number token where that is an integer beyond 2^53, which a double does not hold:
+ * in the number's valuestring (cJSON frees and duplicates it with the number; its double stays
+ * what readers use). Returns -1 once the tokens run out. */
+static int tsr_json_keep_digits(cJSON *j, const char **p, const char *end)
+{
+	for (cJSON *c = j; c; c = c->next) {
+		if (cJSON_IsNumber(c)) {
+			size_t len = 0;
+			const char *t = tsr_json_next_number(p, end, &len);
+			if (!t)
+				return -1;
+			size_t sign = *t == '-';
+			int integer = len > sign && len < 40 && strspn(t + sign, "0123456789") == len - sign;
+			if (integer && fabs(c->valuedouble) >= 9007199254740992.0 && !c->valuestring) {
+				c->valuestring = malloc(len + 1);
+				if (c->valuestring) {
+					memcpy(c->valuestring, t, len);
+					c->valuestring[len] = '\0';
+				}
+			}
+		} else if (c->child && tsr_json_keep_digits(c->child, p, end) < 0) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int tsr_zarr_json_load(const char *path, cJSON **json_ret, char **text_ret)
 {
 	char *text = NULL;
@@ -78,6 +131,8 @@ int tsr_zarr_json_load(const char *path, cJSON **json_ret, char **text_ret)
 		return tsr_error(TSR_E_FORMAT, "%s: not valid JSON (line %d, near '%s')",
 				 base ? base + 1 : path, line, near);
 	}
+	const char *at = text;
+	tsr_json_keep_digits(j, &at, end && end >= text && end <= text + n ? end : text + n);
 	*json_ret = j;
 	if (text_ret)
 		*text_ret = text;
