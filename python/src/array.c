@@ -576,6 +576,9 @@ static PyMethodDef array_methods[] = {
 	 "receipt=False) -> numpy.ndarray (host), cupy.ndarray or tessera.DeviceArray (cuda), "
 	 "out itself when given; (result, receipt dict) with receipt=True"},
 	{"info", (PyCFunction)array_info, METH_NOARGS, "info() -> dict"},
+	{"metadata", (PyCFunction)tsrpy_array_metadata, METH_NOARGS,
+	 "metadata() -> dict: what the file says of the array (FITS header cards, Zarr metadata "
+	 "document and attributes, OME-Zarr scales, Blosc2 metalayers and vlmeta), read again"},
 	{"close", (PyCFunction)array_close, METH_NOARGS, "close() frees the handle"},
 	{"__enter__", (PyCFunction)array_enter, METH_NOARGS, NULL},
 	{"__exit__", (PyCFunction)array_exit, METH_VARARGS, NULL},
@@ -593,6 +596,9 @@ static PyGetSetDef array_getset[] = {
 	{"format", (getter)get_format, NULL, "'fits', 'zarr' or 'blosc2'", NULL},
 	{"codec", (getter)get_codec, NULL, "codec of the chunks ('none', 'GZIP_1', ...)", NULL},
 	{"closed", (getter)get_closed, NULL, "True once closed", NULL},
+	{"attrs", (getter)tsrpy_array_attrs, NULL,
+	 "dict of the user's metadata: Zarr attributes, Blosc2 vlmeta, FITS header keywords "
+	 "(each key's first card; COMMENT and HISTORY in metadata()['header'])", NULL},
 	{NULL, NULL, NULL, NULL, NULL},
 };
 

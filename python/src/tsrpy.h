@@ -61,6 +61,9 @@ int tsrpy_open_options(PyObject *hdu, PyObject *array, PyObject *level, int raw,
 PyObject *tsrpy_hdu_of(const struct tsr_array_info *in);
 PyObject *tsrpy_info_dict(const struct tsr_array_info *in, PyArray_Descr *descr,
 			  PyObject *path);
+/* metadata(): tsr_array_metadata's document as a dict; attrs: its user part (meta.c). */
+PyObject *tsrpy_array_metadata(tsrpy_Array *self);
+PyObject *tsrpy_array_attrs(tsrpy_Array *self);
 
 /* ---- Reads (read.c) ---- */
 /* The keyword arguments every read shares, parsed once. */
