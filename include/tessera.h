@@ -235,7 +235,9 @@ struct tsr_array_info {
 	int64_t nchunks;
 	const char *codec;             /* "none", "GZIP_1", "RICE_1", ... */
 	const char *reader;            /* "tessera" or "cfitsio" (fallback) */
-	uint64_t stored_nbytes;        /* bytes of the data in the file (compressed) */
+	uint64_t stored_nbytes;        /* bytes of the data in the file (compressed); 0 for
+					  Zarr, where it would take listing every chunk
+					  (tsr_array_metadata's stored_nbytes counts them) */
 	int scaled;                    /* 1 when values are transformed (BSCALE/BZERO, quantized) */
 	/* Added later: a caller's struct_size from before gets the fields it has room for. */
 	const char *descr;             /* the exact NumPy dtype of what tsr_read returns, as an NPY

@@ -414,6 +414,12 @@ PyObject *tsrpy_hdu_of(const struct tsr_array_info *in)
 	return strcmp(in->format, "fits") ? Py_NewRef(Py_None) : PyLong_FromLong(in->index);
 }
 
+PyObject *tsrpy_stored_of(const struct tsr_array_info *in)
+{
+	return strcmp(in->format, "zarr") ? PyLong_FromUnsignedLongLong(in->stored_nbytes)
+					  : Py_NewRef(Py_None);
+}
+
 PyObject *tsrpy_info_dict(const struct tsr_array_info *in, PyArray_Descr *descr,
 			  PyObject *path)
 {
@@ -426,14 +432,14 @@ PyObject *tsrpy_info_dict(const struct tsr_array_info *in, PyArray_Descr *descr,
 		Py_XDECREF(stored);
 		return NULL;
 	}
-	return Py_BuildValue("{s:s,s:O,s:N,s:N,s:O,s:N,s:i,s:N,s:N,s:L,s:s,s:s,s:K,s:O,s:s,s:s}",
+	return Py_BuildValue("{s:s,s:O,s:N,s:N,s:O,s:N,s:i,s:N,s:N,s:L,s:s,s:s,s:N,s:O,s:s,s:s}",
 			     "format", in->format, "path", path, "hdu", tsrpy_hdu_of(in), "level",
 			     level, "dtype",
 			     (PyObject *)descr, "stored_dtype", stored, "ndim", in->ndim, "shape",
 			     tsrpy_shape_tuple(in->ndim, in->shape), "chunks",
 			     tsrpy_shape_tuple(in->ndim, in->chunk_shape), "nchunks",
 			     (long long)in->nchunks, "codec", in->codec, "reader", in->reader,
-			     "stored_nbytes", (unsigned long long)in->stored_nbytes, "scaled",
+			     "stored_nbytes", tsrpy_stored_of(in), "scaled",
 			     in->scaled ? Py_True : Py_False, "descr", in->descr ? in->descr : "",
 			     "dtype_source", in->dtype_source ? in->dtype_source : "file");
 }

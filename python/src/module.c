@@ -158,11 +158,11 @@ static PyObject *entry(const char *path, const char *name, int hdu, int level)
 		tsr_array_free(a);
 		return d;
 	}
-	d = Py_BuildValue("{s:s,s:N,s:N,s:N,s:N,s:s,s:K,s:L,s:O}", "format", in.format, "hdu",
+	d = Py_BuildValue("{s:s,s:N,s:N,s:N,s:N,s:s,s:N,s:L,s:O}", "format", in.format, "hdu",
 			  tsrpy_hdu_of(&in), "shape", tsrpy_shape_tuple(in.ndim, in.shape), "chunks",
 			  tsrpy_shape_tuple(in.ndim, in.chunk_shape), "dtype",
 			  (PyObject *)tsrpy_descr_of(in.dtype, in.descr),
-			  "codec", in.codec, "stored_nbytes", (unsigned long long)in.stored_nbytes,
+			  "codec", in.codec, "stored_nbytes", tsrpy_stored_of(&in),
 			  "nchunks", (long long)in.nchunks, "scaled", in.scaled ? Py_True : Py_False);
 	tsr_array_free(a);
 	return d;

@@ -59,6 +59,9 @@ int tsrpy_open_options(PyObject *hdu, PyObject *array, PyObject *level, int raw,
 /* An info dict's "hdu": the FITS HDU's index, None for formats without HDUs (as the CLI's
  * JSON gives it). */
 PyObject *tsrpy_hdu_of(const struct tsr_array_info *in);
+/* An info dict's "stored_nbytes": None for Zarr, where tessera does not list every chunk to
+ * count them (metadata() does). */
+PyObject *tsrpy_stored_of(const struct tsr_array_info *in);
 PyObject *tsrpy_info_dict(const struct tsr_array_info *in, PyArray_Descr *descr,
 			  PyObject *path);
 /* metadata(): tsr_array_metadata's document as a dict; attrs: its user part (meta.c). */
