@@ -445,13 +445,13 @@ static int tsr_zarr_utf32(const char *s, int be, uint8_t *out, size_t cap)
 	return TSR_OK;
 }
 
-int tsr_zarr_fill_value(const cJSON *fv, struct tsr_zarr_meta *m, const char *text)
+int tsr_zarr_fill_value(const cJSON *fv, struct tsr_zarr_meta *m)
 {
 	size_t w = tsr_dtype_size(m->dtype);
 	uint8_t *out = m->fill;
 	memset(m->fill, 0, sizeof(m->fill));
 	if (!m->kind)
-		return tsr_zarr_fill(fv, m->dtype, text, m->fill);
+		return tsr_zarr_fill(fv, m->dtype, m->fill);
 	if (m->kind == 'M') {
 		/* an integer count, or NaT (INT64_MIN): "NaT", and null as zarr-python reads it */
 		if (!fv || cJSON_IsNull(fv) || (cJSON_IsString(fv) && !strcmp(fv->valuestring, "NaT"))) {
@@ -459,7 +459,7 @@ int tsr_zarr_fill_value(const cJSON *fv, struct tsr_zarr_meta *m, const char *te
 			memcpy(m->fill, &nat, 8);
 			return TSR_OK;
 		}
-		return tsr_zarr_fill(fv, TSR_INT64, text, m->fill);
+		return tsr_zarr_fill(fv, TSR_INT64, m->fill);
 	}
 	if (w > sizeof(m->fill)) {
 		m->fill_wide = calloc(1, w);

@@ -186,8 +186,7 @@ int tsr_zarr_json_dims(const cJSON *list, const char *what, int64_t lo, int *n_r
 /* cJSON keeps numbers as doubles: a 64-bit integer fill value such as 2^63 - 1 needs its digits.
  * They are found in the text as the number after a "fill_value" key whose value rounds to the
  * same double (the text may hold several documents, as consolidated metadata does). */
-int tsr_zarr_json_exact_int(const char *text, const cJSON *item, int is_unsigned,
-			    uint64_t *bits_ret)
+int tsr_zarr_json_exact_int(const cJSON *item, int is_unsigned, uint64_t *bits_ret)
 {
 	double v = item->valuedouble;
 	if (v == floor(v) && fabs(v) < 9007199254740992.0) {
@@ -196,36 +195,28 @@ int tsr_zarr_json_exact_int(const char *text, const cJSON *item, int is_unsigned
 		*bits_ret = v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v;
 		return TSR_OK;
 	}
-	for (const char *p = text; p && (p = strstr(p, "\"fill_value\"")); p++) {
-		const char *q = p + 12;
-		while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
-			q++;
-		if (*q != ':')
-			continue;
-		q++;
-		while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
-			q++;
-		char *end;
-		errno = 0;
-		if (*q == '-') {
-			long long s = strtoll(q, &end, 10);
-			if (errno || end == q || *end == '.' || *end == 'e' || *end == 'E' ||
-			    (double)s != v)
-				continue;
-			if (is_unsigned)
-				return TSR_E_RANGE;
-			*bits_ret = (uint64_t)s;
-			return TSR_OK;
-		}
-		unsigned long long u = strtoull(q, &end, 10);
-		if (errno || end == q || *end == '.' || *end == 'e' || *end == 'E' || (double)u != v)
-			continue;
-		if (!is_unsigned && u > (unsigned long long)INT64_MAX)
+	/* beyond 2^53: the digits the loader kept (tsr_json_keep_digits); none, not an integer */
+	const char *q = item->valuestring;
+	if (!q)
+		return TSR_E_FORMAT;
+	char *end;
+	errno = 0;
+	if (*q == '-') {
+		long long s = strtoll(q, &end, 10);
+		if (errno || end == q || *end)
+			return TSR_E_FORMAT;
+		if (is_unsigned)
 			return TSR_E_RANGE;
-		*bits_ret = u;
+		*bits_ret = (uint64_t)s;
 		return TSR_OK;
 	}
-	return TSR_E_FORMAT;
+	unsigned long long u = strtoull(q, &end, 10);
+	if (errno || end == q || *end)
+		return TSR_E_FORMAT;
+	if (!is_unsigned && u > (unsigned long long)INT64_MAX)
+		return TSR_E_RANGE;
+	*bits_ret = u;
+	return TSR_OK;
 }
 
 char *tsr_zarr_join(const char *dir, const char *name)

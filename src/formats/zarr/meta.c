@@ -98,7 +98,7 @@ static int tsr_zarr_fill_float(const cJSON *fv, size_t w, uint8_t *out)
 	return TSR_OK;
 }
 
-int tsr_zarr_fill(const cJSON *fv, enum tsr_dtype t, const char *text, uint8_t out[16])
+int tsr_zarr_fill(const cJSON *fv, enum tsr_dtype t, uint8_t out[16])
 {
 	size_t w = tsr_dtype_size(t);
 	memset(out, 0, 16);
@@ -137,7 +137,7 @@ int tsr_zarr_fill(const cJSON *fv, enum tsr_dtype t, const char *text, uint8_t o
 		return tsr_error(TSR_E_FORMAT, "fill_value %g of an integer array is not an integer", d);
 	int is_signed = tsr_dtype_is_signed(t);
 	uint64_t bits;
-	int st = tsr_zarr_json_exact_int(text ? text : "", fv, !is_signed, &bits);
+	int st = tsr_zarr_json_exact_int(fv, !is_signed, &bits);
 	if (st)
 		return tsr_error(TSR_E_FORMAT, "fill_value %g does not fit %s", d, tsr_dtype_name(t));
 	if (w < 8) {

@@ -69,7 +69,6 @@ void tsr_zarr_node_free(struct tsr_zarr_node *n)
 {
 	for (int i = 0; i < 3; i++)
 		cJSON_Delete(n->owned[i]);
-	free(n->text);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -80,19 +79,14 @@ static const cJSON *tsr_zarr_consolidated(const char *store, int version, struct
 {
 	if (!n->owned[2]) {
 		cJSON *j = NULL;
-		char *text = NULL;
 		char *p = tsr_zarr_join(store, version == 3 ? "zarr.json" : ".zmetadata");
-		if (!p || tsr_zarr_json_load(p, &j, &text)) {
+		if (!p || tsr_zarr_json_load(p, &j, NULL)) {
 			free(p);
 			tsr_error_clear();
 			return NULL;
 		}
 		free(p);
 		n->owned[2] = j;
-		if (!n->text)
-			n->text = text;
-		else
-			free(text);
 	}
 	const cJSON *meta;
 	if (version == 3) {
@@ -113,17 +107,10 @@ static int tsr_zarr_doc(const char *store, int version, const char *path, const 
 	if (!p)
 		return tsr_error(TSR_E_NOMEM, "out of memory");
 	cJSON *j = NULL;
-	char *text = NULL;
-	int st = tsr_zarr_json_load(p, &j, &text);
+	int st = tsr_zarr_json_load(p, &j, NULL);
 	free(p);
 	if (st == TSR_OK) {
 		n->owned[slot] = j;
-		if (slot == 0) {
-			free(n->text);
-			n->text = text;
-		} else {
-			free(text);
-		}
 		*doc_ret = j;
 		return TSR_OK;
 	}

@@ -76,7 +76,7 @@ static int tsr_zarr_v2_filters(const cJSON *filters, struct tsr_zarr_meta *m, ch
 	return TSR_OK;
 }
 
-int tsr_zarr_v2_parse(const cJSON *j, const char *text, struct tsr_zarr_meta *m)
+int tsr_zarr_v2_parse(const cJSON *j, struct tsr_zarr_meta *m)
 {
 	int st, n;
 	memset(m, 0, sizeof(*m));
@@ -97,7 +97,7 @@ int tsr_zarr_v2_parse(const cJSON *j, const char *text, struct tsr_zarr_meta *m)
 		return tsr_error(TSR_E_FORMAT, "'chunks' has %d dimensions, 'shape' %d", n, m->ndim);
 	if ((st = tsr_zarr_dtype_v2(cJSON_GetObjectItemCaseSensitive(j, "dtype"), m)))
 		return st;
-	if ((st = tsr_zarr_fill_value(cJSON_GetObjectItemCaseSensitive(j, "fill_value"), m, text)))
+	if ((st = tsr_zarr_fill_value(cJSON_GetObjectItemCaseSensitive(j, "fill_value"), m)))
 		return st;
 	const cJSON *order = cJSON_GetObjectItemCaseSensitive(j, "order");
 	if (order && !(cJSON_IsString(order) && (!strcmp(order->valuestring, "C") ||

@@ -309,7 +309,7 @@ static const char *const tsr_zarr_v3_fields[] = {
 	"fill_value", "codecs", "attributes", "storage_transformers", "dimension_names",
 };
 
-int tsr_zarr_v3_parse(const cJSON *j, const char *text, struct tsr_zarr_meta *m)
+int tsr_zarr_v3_parse(const cJSON *j, struct tsr_zarr_meta *m)
 {
 	int st, n;
 	memset(m, 0, sizeof(*m));
@@ -384,7 +384,7 @@ int tsr_zarr_v3_parse(const cJSON *j, const char *text, struct tsr_zarr_meta *m)
 		return st;
 	tsr_zarr_v3_raw_order(m);
 	/* after the codecs: a unicode fill takes the byte order they store */
-	if ((st = tsr_zarr_fill_value(fv, m, text)))
+	if ((st = tsr_zarr_fill_value(fv, m)))
 		return st;
 	snprintf(m->codec, sizeof(m->codec), "%.31s", label);
 	return TSR_OK;

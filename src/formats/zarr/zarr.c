@@ -293,9 +293,9 @@ int tsr_zarr_open(struct tsr_array *a, const struct tsr_open_options *o)
 	z->zip = zip;
 	zip = NULL;
 	if (version == 2)
-		st = tsr_zarr_v2_parse(n.json, n.text, &z->m);
+		st = tsr_zarr_v2_parse(n.json, &z->m);
 	else
-		st = tsr_zarr_v3_parse(n.json, n.text, &z->m);
+		st = tsr_zarr_v3_parse(n.json, &z->m);
 	if (st) {
 		tsr_error_prefix("%s: array %s: %s", a->path, z->label,
 				 version == 2 ? ".zarray" : "zarr.json");

@@ -106,16 +106,16 @@ struct tsr_zarr {
 
 /* Reads a whole small file (NUL-terminated); TSR_E_NOT_FOUND when it does not exist. */
 int tsr_zarr_read_file(const char *path, char **text_ret, size_t *nbytes_ret);
-/* Reads and parses a JSON file; *text_ret (may be NULL) keeps the text for exact numbers. */
+/* Reads and parses a JSON file (integers beyond 2^53 keep their digits: tsr_zarr_json_exact_int);
+ * *text_ret (may be NULL) keeps the text. */
 int tsr_zarr_json_load(const char *path, cJSON **json_ret, char **text_ret);
 /* An integral JSON number in [lo, hi]. */
 int tsr_zarr_json_int(const cJSON *item, int64_t lo, int64_t hi, int64_t *v_ret);
 /* A list of n integers in [lo, hi] (n <= TSR_MAX_DIM). */
 int tsr_zarr_json_dims(const cJSON *list, const char *what, int64_t lo, int *n_ret, int64_t *v);
-/* The exact text of a JSON number that cJSON holds as a double: the integer digits of
- * "fill_value" in text whose value rounds to item's double. */
-int tsr_zarr_json_exact_int(const char *text, const cJSON *item, int is_unsigned,
-			    uint64_t *bits_ret);
+/* An integral JSON number as the bits of a 64-bit integer, exactly: beyond 2^53 from the digits
+ * the loader kept (a double does not hold them). TSR_E_RANGE where it does not fit. */
+int tsr_zarr_json_exact_int(const cJSON *item, int is_unsigned, uint64_t *bits_ret);
 /* "a/b" joined onto dir, allocated. */
 char *tsr_zarr_join(const char *dir, const char *name);
 
@@ -127,7 +127,7 @@ int tsr_zarr_v2_dtype(const cJSON *item, enum tsr_dtype *dtype_ret, int *big_end
 int tsr_zarr_v3_dtype(const cJSON *item, enum tsr_dtype *dtype_ret);
 /* A fill_value into little-endian bytes of dtype; null is zero (as zarr-python 3 and
  * tensorstore read it). text: the document, for integers beyond a double's precision. */
-int tsr_zarr_fill(const cJSON *fv, enum tsr_dtype dtype, const char *text, uint8_t out[16]);
+int tsr_zarr_fill(const cJSON *fv, enum tsr_dtype dtype, uint8_t out[16]);
 
 /* ---- filters.c: numcodecs filters ---- */
 
@@ -150,11 +150,11 @@ int tsr_zarr_dtype_v3(const cJSON *item, struct tsr_zarr_meta *m);
 void tsr_zarr_v3_raw_order(struct tsr_zarr_meta *m);
 /* m's fill value from fill_value (any dtype): base64 for bytes, raw and structured, the
  * string for unicode, an integer or "NaT" for datetimes. */
-int tsr_zarr_fill_value(const cJSON *fv, struct tsr_zarr_meta *m, const char *text);
+int tsr_zarr_fill_value(const cJSON *fv, struct tsr_zarr_meta *m);
 
 /* ---- v2.c, v3.c: array metadata ---- */
-int tsr_zarr_v2_parse(const cJSON *zarray, const char *text, struct tsr_zarr_meta *m);
-int tsr_zarr_v3_parse(const cJSON *zarr_json, const char *text, struct tsr_zarr_meta *m);
+int tsr_zarr_v2_parse(const cJSON *zarray, struct tsr_zarr_meta *m);
+int tsr_zarr_v3_parse(const cJSON *zarr_json, struct tsr_zarr_meta *m);
 
 /* ---- zip.c: zip stores ---- */
 
@@ -210,7 +210,6 @@ struct tsr_zarr_node {
 	int is_array;
 	cJSON *json;                /* .zarray / zarr.json (owned unless borrowed) */
 	cJSON *attrs;               /* v2 .zattrs, or v3 attributes (may be NULL) */
-	char *text;                 /* the text json came from (for exact numbers) */
 	cJSON *owned[3];            /* documents to free */
 };
 
