@@ -360,11 +360,12 @@ static int tsr_file_ranks(const struct tsr_cuda_task *tasks, int64_t t0, int64_t
 
 /* Puts a slot's tasks [t0, t1) in file order where their files repeat out of it: each file's
  * tasks together, files in the order they first appear, each by offset. Chunks back to back in
- * a file then lie back to back in the slot, and a run of them is one read (tsr_coalesce): a
- * sharded Zarr store's inner chunks are in C order within their shard, the plan's across the
- * array, so that a slot of 805 inner chunks of 80 KB took 805 reads (H100, 2026-12-06), where
- * a shard's inner chunks in the slot are one. (The place kernel puts each task where it lands,
- * in any order.) Returns whether it moved any; on a failed allocation none. */
+ * a file then lie back to back in the slot, and a run of them is one read (tsr_coalesce): the
+ * plan lays a sharded Zarr store's inner chunks in C order across the array, and zarr-python
+ * writes them in Morton order within each shard, so that a slot of 805 inner chunks of 80 KB
+ * took 805 reads (H100, 2026-12-06), and takes 215-336 in file order (2026-12-07). (The place
+ * kernel puts each task where it lands, in any order.) Returns whether it moved any; on a failed
+ * allocation none. */
 static int tsr_fill_file_order(struct tsr_cuda_task *tasks, int64_t t0, int64_t t1)
 {
 	int one = 1; /* one file in offset order (a FITS heap, a Blosc2 frame): nothing to do */
