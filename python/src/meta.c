@@ -80,6 +80,8 @@ static int image_keys(PyObject *z, PyObject *d)
 	if (!st && n)
 		st = PyDict_SetItemString(d, "NAXIS", n);
 	long naxis = n && PyLong_Check(n) ? PyLong_AsLong(n) : 0;
+	if (naxis == -1 && PyErr_Occurred())
+		PyErr_Clear(); /* (a ZNAXIS beyond a long: no axes to copy) */
 	for (long i = 1; !st && i <= naxis && i < 1000; i++) {
 		char zk[16], k[16];
 		snprintf(zk, sizeof(zk), "ZNAXIS%ld", i);
