@@ -142,9 +142,7 @@ int tsr_listing_metadata(const struct tsr_listing *l, size_t i, char **json_ret)
 		tsr_file_close(fd);
 	}
 	if (!st)
-		tsr_json_digits_raw(root);
-	if (!st && !(*json_ret = cJSON_PrintUnformatted(root)))
-		st = tsr_error(TSR_E_NOMEM, "out of memory for metadata");
+		st = tsr_json_print(root, json_ret);
 	cJSON_Delete(root);
 	if (!st)
 		tsr_error_clear();

@@ -39,7 +39,9 @@ int tsr_json_add(cJSON *obj, const char *key, cJSON *item)
 	return TSR_OK;
 }
 
-void tsr_json_digits_raw(cJSON *j)
+/* Numbers that kept their digits (integers beyond 2^53, as a Zarr document wrote them:
+ * zarr/json.c) made raw, so that printing writes those digits, not a double. */
+static void tsr_json_digits_raw(cJSON *j)
 {
 	for (cJSON *c = j; c; c = c->next) {
 		if (cJSON_IsNumber(c) && c->valuestring)
@@ -47,6 +49,14 @@ void tsr_json_digits_raw(cJSON *j)
 		else if (c->child)
 			tsr_json_digits_raw(c->child);
 	}
+}
+
+int tsr_json_print(cJSON *root, char **json_ret)
+{
+	tsr_json_digits_raw(root);
+	/* cJSON allocates with malloc: tsr_free releases it */
+	*json_ret = cJSON_PrintUnformatted(root);
+	return *json_ret ? TSR_OK : tsr_error(TSR_E_NOMEM, "out of memory for metadata");
 }
 
 int tsr_array_metadata(const struct tsr_array *a, char **json_ret)
@@ -73,13 +83,8 @@ int tsr_array_metadata(const struct tsr_array *a, char **json_ret)
 		st = tsr_blosc2_metadata(a, root);
 	else
 		st = tsr_error(TSR_E_INTERNAL, "%s: no metadata for format %s", a->path, fmt);
-	if (!st) {
-		/* cJSON allocates with malloc: tsr_free releases it */
-		tsr_json_digits_raw(root);
-		*json_ret = cJSON_PrintUnformatted(root);
-		if (!*json_ret)
-			st = tsr_error(TSR_E_NOMEM, "out of memory for metadata");
-	}
+	if (!st)
+		st = tsr_json_print(root, json_ret);
 	cJSON_Delete(root);
 	if (!st)
 		tsr_error_clear();

@@ -22,9 +22,10 @@ int tsr_blosc2_path_metadata(const char *path, cJSON *root);
  * then the digits go in raw), and adding an item that may be NULL (out of memory). */
 cJSON *tsr_json_dims(const int64_t *v, int n);
 cJSON *tsr_json_int(int64_t v);
-/* Numbers that kept their digits (integers beyond 2^53, as a Zarr document wrote them:
- * zarr/json.c) made raw, so that printing writes those digits, not a double. */
-void tsr_json_digits_raw(cJSON *j);
+/* root as compact JSON text into *json_ret (free it with tsr_free), numbers that kept their
+ * digits (a Zarr document's integers beyond 2^53: zarr/json.c) written as those digits;
+ * TSR_OK or TSR_E_NOMEM. */
+int tsr_json_print(cJSON *root, char **json_ret);
 /* Adds item under key; returns TSR_E_NOMEM when item is NULL or the add fails. */
 int tsr_json_add(cJSON *obj, const char *key, cJSON *item);
 

@@ -131,16 +131,14 @@ static cJSON *tsr_card_json(const struct tsr_fits_card *c, int left, int *used_r
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON *value = NULL;
-	char comment[80] = "", key[80];
-	const char *vtext = c->has_value ? c->text : NULL;
-	snprintf(key, sizeof(key), "%s", c->key);
-	const char *eq = strchr(c->text, '=');
-	if (!vtext && !strcmp(c->key, "HIERARCH") && eq && eq > c->text) {
+	char comment[80] = "", key[80] = "";
+	const char *vtext = c->has_value ? c->text : NULL, *eq = strchr(c->text, '=');
+	if (!vtext && !strcmp(c->key, "HIERARCH") && eq) {
 		tsr_trim(c->text, (size_t)(eq - c->text), key, sizeof(key));
-		vtext = key[0] ? eq + 1 : NULL;
-		if (!key[0])
-			snprintf(key, sizeof(key), "%s", c->key);
+		vtext = key[0] ? eq + 1 : NULL; /* (no words before '=': commentary) */
 	}
+	if (!key[0])
+		snprintf(key, sizeof(key), "%s", c->key);
 	*used_ret = 1;
 	if (!o || !cJSON_AddStringToObject(o, "key", key)) {
 		cJSON_Delete(o);

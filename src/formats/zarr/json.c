@@ -103,13 +103,11 @@ static int tsr_json_keep_digits(cJSON *j, const char **p, const char *end)
 	return 0;
 }
 
-int tsr_zarr_json_load(const char *path, cJSON **json_ret, char **text_ret)
+int tsr_zarr_json_load(const char *path, cJSON **json_ret)
 {
 	char *text = NULL;
 	size_t n = 0;
 	*json_ret = NULL;
-	if (text_ret)
-		*text_ret = NULL;
 	int st = tsr_zarr_read_file(path, &text, &n);
 	if (st)
 		return st;
@@ -134,10 +132,7 @@ int tsr_zarr_json_load(const char *path, cJSON **json_ret, char **text_ret)
 	const char *at = text;
 	tsr_json_keep_digits(j, &at, end && end >= text && end <= text + n ? end : text + n);
 	*json_ret = j;
-	if (text_ret)
-		*text_ret = text;
-	else
-		free(text);
+	free(text);
 	return TSR_OK;
 }
 
@@ -183,9 +178,8 @@ int tsr_zarr_json_dims(const cJSON *list, const char *what, int64_t lo, int *n_r
 	return TSR_OK;
 }
 
-/* cJSON keeps numbers as doubles: a 64-bit integer fill value such as 2^63 - 1 needs its digits.
- * They are found in the text as the number after a "fill_value" key whose value rounds to the
- * same double (the text may hold several documents, as consolidated metadata does). */
+/* cJSON keeps numbers as doubles: a 64-bit integer fill value such as 2^63 - 1 needs its digits,
+ * which the loader kept in the number itself (tsr_json_keep_digits). */
 int tsr_zarr_json_exact_int(const cJSON *item, int is_unsigned, uint64_t *bits_ret)
 {
 	double v = item->valuedouble;

@@ -168,7 +168,7 @@ int tsr_zarr_list(const char *store, char ***names_ret, size_t *count_ret)
 		const cJSON *meta = NULL;
 		if (version == 2) {
 			char *p = tsr_zarr_join(store, ".zmetadata");
-			if (p && tsr_zarr_json_load(p, &cons, NULL) == TSR_OK)
+			if (p && tsr_zarr_json_load(p, &cons) == TSR_OK)
 				meta = cJSON_GetObjectItemCaseSensitive(cons, "metadata");
 			free(p);
 		} else {

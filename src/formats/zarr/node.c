@@ -80,7 +80,7 @@ static const cJSON *tsr_zarr_consolidated(const char *store, int version, struct
 	if (!n->owned[2]) {
 		cJSON *j = NULL;
 		char *p = tsr_zarr_join(store, version == 3 ? "zarr.json" : ".zmetadata");
-		if (!p || tsr_zarr_json_load(p, &j, NULL)) {
+		if (!p || tsr_zarr_json_load(p, &j)) {
 			free(p);
 			tsr_error_clear();
 			return NULL;
@@ -107,7 +107,7 @@ static int tsr_zarr_doc(const char *store, int version, const char *path, const 
 	if (!p)
 		return tsr_error(TSR_E_NOMEM, "out of memory");
 	cJSON *j = NULL;
-	int st = tsr_zarr_json_load(p, &j, NULL);
+	int st = tsr_zarr_json_load(p, &j);
 	free(p);
 	if (st == TSR_OK) {
 		n->owned[slot] = j;

@@ -106,9 +106,9 @@ struct tsr_zarr {
 
 /* Reads a whole small file (NUL-terminated); TSR_E_NOT_FOUND when it does not exist. */
 int tsr_zarr_read_file(const char *path, char **text_ret, size_t *nbytes_ret);
-/* Reads and parses a JSON file (integers beyond 2^53 keep their digits: tsr_zarr_json_exact_int);
- * *text_ret (may be NULL) keeps the text. */
-int tsr_zarr_json_load(const char *path, cJSON **json_ret, char **text_ret);
+/* Reads and parses a JSON file; integers beyond 2^53 keep their digits (tsr_zarr_json_exact_int,
+ * and printed metadata: tsr_json_print). */
+int tsr_zarr_json_load(const char *path, cJSON **json_ret);
 /* An integral JSON number in [lo, hi]. */
 int tsr_zarr_json_int(const cJSON *item, int64_t lo, int64_t hi, int64_t *v_ret);
 /* A list of n integers in [lo, hi] (n <= TSR_MAX_DIM). */
@@ -126,7 +126,7 @@ int tsr_zarr_v2_dtype(const cJSON *item, enum tsr_dtype *dtype_ret, int *big_end
 /* A v3 data_type name ("float32"). */
 int tsr_zarr_v3_dtype(const cJSON *item, enum tsr_dtype *dtype_ret);
 /* A fill_value into little-endian bytes of dtype; null is zero (as zarr-python 3 and
- * tensorstore read it). text: the document, for integers beyond a double's precision. */
+ * tensorstore read it). */
 int tsr_zarr_fill(const cJSON *fv, enum tsr_dtype dtype, uint8_t out[16]);
 
 /* ---- filters.c: numcodecs filters ---- */
