@@ -620,7 +620,8 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		 * buffer (streams of several kinds are grouped at dispatch). */
 		struct tsr_cuda_fill fill = {
 			.nbytes = s->nbytes, .dec_nbytes = s->dec_nbytes, .used = s->used,
-			.dec_used = s->dec_used, .ntasks = s->ntasks, .replay = replay};
+			.dec_used = s->dec_used, .ntasks = s->ntasks, .replay = replay,
+			.file_each = tsr_plan_descs_npaths(descs) >= (size_t)plan->ntasks};
 		int64_t t1 = tsr_cuda_fill_slot(tasks, plan->ntasks, t0, &fill);
 		if (t1 == t0) {
 			/* Full with earlier files' chunks (or of smaller buffers than this read

@@ -332,26 +332,29 @@ static int tsr_file_rank_cmp(const void *a, const void *b)
 	return (x->i > y->i) - (x->i < y->i);
 }
 
+/* A file seen in a slot (an open-addressing table's entry): its path, and its number. */
+struct tsr_file_seen {
+	const char *path;
+	uint32_t file;
+};
+
 /* The files of tasks [t0, t1) numbered in the order they first appear (paths are interned: one
  * pointer a file), into r; returns whether a file's tasks are apart or out of offset order. */
 static int tsr_file_ranks(const struct tsr_cuda_task *tasks, int64_t t0, int64_t t1,
-			  struct tsr_file_rank *r, const char **table, size_t mask)
+			  struct tsr_file_rank *r, struct tsr_file_seen *table, size_t mask)
 {
 	uint32_t nfiles = 0;
 	int moved = 0;
 	for (int64_t t = t0; t < t1; t++) {
 		const struct tsr_task_info *ti = tasks[t].ti;
 		size_t h = ((uintptr_t)ti->path >> 4) * (size_t)0x9E3779B97F4A7C15u & mask;
-		while (table[2 * h] && table[2 * h] != ti->path)
+		while (table[h].path && table[h].path != ti->path)
 			h = (h + 1) & mask;
-		const int seen = table[2 * h] != NULL;
-		if (!seen) {
-			table[2 * h] = ti->path;
-			table[2 * h + 1] = (const char *)(uintptr_t)nfiles++;
-		}
+		const int seen = table[h].path != NULL;
+		if (!seen)
+			table[h] = (struct tsr_file_seen){ti->path, nfiles++};
 		struct tsr_file_rank *k = &r[t - t0];
-		*k = (struct tsr_file_rank){(uint32_t)(uintptr_t)table[2 * h + 1], (int32_t)(t - t0),
-					    ti->offset};
+		*k = (struct tsr_file_rank){table[h].file, (int32_t)(t - t0), ti->offset};
 		if (t > t0 && seen)
 			moved |= k->file != k[-1].file || k->offset < k[-1].offset;
 	}
@@ -379,7 +382,7 @@ static int tsr_fill_file_order(struct tsr_cuda_task *tasks, int64_t t0, int64_t 
 	while (cap < 2 * n)
 		cap *= 2;
 	struct tsr_file_rank *r = malloc(n * sizeof(*r));
-	const char **table = calloc(2 * cap, sizeof(*table));
+	struct tsr_file_seen *table = calloc(cap, sizeof(*table));
 	struct tsr_cuda_task *tmp = NULL;
 	int moved = r && table && tsr_file_ranks(tasks, t0, t1, r, table, cap - 1);
 	if (moved)
@@ -404,7 +407,7 @@ int64_t tsr_cuda_fill_slot(struct tsr_cuda_task *tasks, int64_t ntasks, int64_t 
 	int64_t t1 = tsr_fill_lay(tasks, ntasks, t0, f, &used, &dec_used);
 	/* the tasks that fit, in file order and laid again (a stored task's 16-byte alignment
 	 * may then leave the last out: it opens the next slot) */
-	if (!f->replay && t1 - t0 > 1 && tsr_fill_file_order(tasks, t0, t1))
+	if (!f->replay && !f->file_each && t1 - t0 > 1 && tsr_fill_file_order(tasks, t0, t1))
 		t1 = tsr_fill_lay(tasks, t1, t0, f, &used, &dec_used);
 	if (t1 > t0) {
 		f->used = used;

@@ -133,6 +133,8 @@ struct tsr_cuda_fill {
 	size_t used, dec_used;
 	size_t ntasks;                  /* tasks laid in (TSR_SLOT_PLACES at most) */
 	int replay;                     /* slot_offset is the chunk's device address: none staged */
+	int file_each;                  /* each task a file of its own (the plan's paths): no file
+					   order to find */
 };
 /* Lays tasks t0, t0 + 1, ... into the slot while they fit, those that fit in file order where
  * their files repeat (each file's together, by offset: chunks back to back in a file are one
