@@ -186,7 +186,7 @@ static void array_dealloc(tsrpy_Array *self)
 	PyObject_Free(self);
 }
 
-static int check_open(tsrpy_Array *self)
+int tsrpy_check_open(tsrpy_Array *self)
 {
 	if (!self->array) {
 		PyErr_SetString(PyExc_ValueError, CLOSED);
@@ -206,7 +206,7 @@ static PyObject *array_read_args(tsrpy_Array *self, const struct tsrpy_read_args
 	int64_t shape[TSR_MAX_DIM];
 	int ndim = 0, scalar = 0, st;
 
-	if (check_open(self) < 0)
+	if (tsrpy_check_open(self) < 0)
 		return NULL;
 	/* Counted from here: a device allocation below releases the GIL, and close() in another
 	 * thread must not free the handle under this read. */
@@ -447,7 +447,7 @@ PyObject *tsrpy_info_dict(const struct tsr_array_info *in, PyArray_Descr *descr,
 static PyObject *array_info(tsrpy_Array *self, PyObject *noargs)
 {
 	(void)noargs;
-	if (check_open(self) < 0)
+	if (tsrpy_check_open(self) < 0)
 		return NULL;
 	return tsrpy_info_dict(&self->info, self->descr, self->path);
 }
@@ -468,7 +468,7 @@ static PyObject *array_close(tsrpy_Array *self, PyObject *noargs)
 static PyObject *array_enter(tsrpy_Array *self, PyObject *noargs)
 {
 	(void)noargs;
-	if (check_open(self) < 0)
+	if (tsrpy_check_open(self) < 0)
 		return NULL;
 	return Py_NewRef(self);
 }
@@ -526,7 +526,7 @@ static PyObject *get_ndim(tsrpy_Array *self, void *c)
 static PyObject *get_format(tsrpy_Array *self, void *c)
 {
 	(void)c;
-	if (check_open(self) < 0) /* the info's strings live as long as the handle */
+	if (tsrpy_check_open(self) < 0) /* the info's strings live as long as the handle */
 		return NULL;
 	return PyUnicode_FromString(self->info.format);
 }
@@ -534,7 +534,7 @@ static PyObject *get_format(tsrpy_Array *self, void *c)
 static PyObject *get_codec(tsrpy_Array *self, void *c)
 {
 	(void)c;
-	if (check_open(self) < 0)
+	if (tsrpy_check_open(self) < 0)
 		return NULL;
 	return PyUnicode_FromString(self->info.codec);
 }

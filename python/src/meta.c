@@ -6,10 +6,8 @@
 
 PyObject *tsrpy_array_metadata(tsrpy_Array *self)
 {
-	if (!self->array) {
-		PyErr_SetString(PyExc_ValueError, "I/O operation on a closed tessera.Array");
+	if (tsrpy_check_open(self) < 0)
 		return NULL;
-	}
 	char *text = NULL;
 	int st;
 	self->readers++; /* (the metadata is read again with the GIL released: close waits) */

@@ -49,6 +49,8 @@ typedef struct {
 } tsrpy_Array;
 
 extern PyTypeObject tsrpy_ArrayType;
+/* 0, or -1 with ValueError once the Array is closed. */
+int tsrpy_check_open(tsrpy_Array *self);
 /* iter(a): the rows of axis 0, read a block of whole chunks at a time (iter.c). */
 extern PyTypeObject tsrpy_ArrayIterType;
 PyObject *tsrpy_array_iter(tsrpy_Array *self);
