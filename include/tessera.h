@@ -209,7 +209,8 @@ TSR_API int tsr_open(struct tsr_context *ctx, const char *path,
 		     struct tsr_array **array_ret);
 /*
  * tsr_list_arrays() lists the arrays of the Zarr store at path, sorted: their paths inside the
- * store ("labels/ids"; "" when the store is itself an array). *names_ret is one allocation (the
+ * store ("labels/ids"; "" when the store is itself an array; a node whose metadata is there
+ * but does not load among them, as tsr_list). *names_ret is one allocation (the
  * count_ret pointers, a NULL, then the strings): free it with tsr_free(). A path that is not a
  * Zarr store is TSR_E_FORMAT.
  * Returns TSR_OK; TSR_E_INVALID_ARG (NULL argument); TSR_E_NOT_FOUND (no such path);
@@ -719,7 +720,9 @@ struct tsr_listing;
  * tsr_list() lists what path holds, reading headers and metadata only (no data, no trial
  * opens): every HDU of a FITS file in file order, the arrays of a Zarr store sorted by path
  * with its OME-Zarr multiscale groups among them (a group sorts before its levels), or
- * the one array of a Blosc2 frame. Free the listing with tsr_listing_free().
+ * the one array of a Blosc2 frame. A Zarr node whose metadata is there but does not load is
+ * listed as an array, so that opening it names the fault. Free the listing with
+ * tsr_listing_free().
  * Returns TSR_OK; TSR_E_INVALID_ARG (NULL argument); TSR_E_NOT_FOUND (no such path);
  * TSR_E_IO (it cannot be read); TSR_E_FORMAT (not a FITS file, Zarr store or Blosc2 frame,
  * or a header or metadata document that is malformed: the message names file and HDU or

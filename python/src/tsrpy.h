@@ -55,6 +55,8 @@ int tsrpy_check_open(tsrpy_Array *self);
 extern PyTypeObject tsrpy_ArrayIterType;
 PyObject *tsrpy_array_iter(tsrpy_Array *self);
 PyObject *tsrpy_open(PyObject *self, PyObject *args, PyObject *kw);
+/* tessera.list_arrays (listing.c). */
+PyObject *tsrpy_list_arrays(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *tsrpy_read_fn(PyObject *self, PyObject *args, PyObject *kw);
 int tsrpy_open_options(PyObject *hdu, PyObject *array, PyObject *level, int raw,
 		       struct tsr_open_options *oo, PyObject **array_bytes);

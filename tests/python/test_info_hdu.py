@@ -1,6 +1,6 @@
 """test_info_hdu.py - info() and list_arrays() give "hdu" as the FITS HDU's index, and None for
 formats without HDUs (Zarr arrays, OME-Zarr levels, Blosc2 frames), as the CLI's JSON does;
-a FITS HDU without an image is listed with its index and the reason."""
+a FITS HDU without an image is listed with its index and its kind."""
 import os
 
 import tessera
@@ -14,7 +14,8 @@ def test_fits_hdu_index():
         assert a.info()["hdu"] == 1
     listed = tessera.list_arrays(path)
     assert [e["hdu"] for e in listed] == [0, 1]
-    assert "error" in listed[0] and "error" not in listed[1]
+    assert [e["kind"] for e in listed] == ["empty", "array"]
+    assert "error" not in listed[0] and "error" not in listed[1]
 
 
 def test_no_hdu_elsewhere():

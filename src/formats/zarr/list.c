@@ -68,6 +68,14 @@ static int tsr_zarr_list_consolidated(const cJSON *meta, int version, struct tsr
 	return TSR_OK;
 }
 
+/* Whether a walked node is listed as an array: one that says so, and one whose metadata is
+ * there but does not load (node load status ls), whose kind its metadata would have said; so
+ * a broken array is listed and opening it names the fault, where leaving it out would hide it. */
+static int tsr_zarr_listed(int ls, const struct tsr_zarr_node *n)
+{
+	return ls == TSR_OK ? n->is_array : ls != TSR_E_NOT_FOUND && ls != TSR_E_NOMEM;
+}
+
 /* A zip store has no directories: its arrays are the nodes whose metadata entries are named
  * PATH/.zarray (v2) or PATH/zarr.json (v3) and say they are arrays. */
 static int tsr_zarr_zip_walk(const struct tsr_zip *zip, const char *store, int version,
@@ -89,9 +97,12 @@ static int tsr_zarr_zip_walk(const struct tsr_zip *zip, const char *store, int v
 			st = tsr_error(TSR_E_NOMEM, "out of memory");
 			break;
 		}
-		if (norm[0] && tsr_zarr_node_load(store, version, norm, &n) == TSR_OK) {
-			if (n.is_array)
+		if (norm[0]) {
+			int ls = tsr_zarr_node_load(store, version, norm, &n);
+			if (tsr_zarr_listed(ls, &n))
 				st = tsr_zarr_names_add(l, norm);
+			else if (ls == TSR_E_NOMEM)
+				st = ls;
 			tsr_zarr_node_free(&n);
 		}
 		free(rel);
@@ -128,8 +139,10 @@ static int tsr_zarr_walk(const char *store, int version, const char *path, int d
 			if (v == version) {
 				struct tsr_zarr_node n;
 				int ls = tsr_zarr_node_load(store, version, rel, &n);
-				if (ls == TSR_OK && n.is_array)
+				if (tsr_zarr_listed(ls, &n))
 					st = tsr_zarr_names_add(l, rel);
+				else if (ls == TSR_E_NOMEM)
+					st = ls;
 				else if (ls == TSR_OK && depth < TSR_ZARR_MAX_DEPTH)
 					st = tsr_zarr_walk(store, version, rel, depth + 1, l);
 				tsr_zarr_node_free(&n);
