@@ -43,7 +43,8 @@ extern "C" {
 	X(TSR_E_NOT_FOUND, -9, "not found")                                         \
 	X(TSR_E_TOO_SMALL, -10, "destination buffer too small")                     \
 	X(TSR_E_NO_DEVICE, -11, "device or memory space not available")             \
-	X(TSR_E_INTERNAL, -12, "internal error")
+	X(TSR_E_INTERNAL, -12, "internal error")                                    \
+	X(TSR_E_STOPPED, -13, "read stopped by the caller")
 
 enum tsr_status {
 #define TSR_X_ENUM(name, value, text) name = value,
@@ -437,6 +438,15 @@ struct tsr_read_options {
 	 * another device than the read's is TSR_E_INVALID_ARG. Host reads ignore them. */
 	const int *devices;
 	int ndevices;
+	/* Added later: a caller's struct_size from before cannot stop a read. */
+	/* Asked between chunks (host reads) and between staging slots (CUDA reads), by any of
+	 * the read's threads, at times by several at once: nonzero stops the read, which returns
+	 * TSR_E_STOPPED (naming the file) once the chunks under way are done, and the GPU work
+	 * sent before it. The destination then holds some chunks' values and not others. A batch
+	 * or stream read asks it for each file. NULL: the read is never stopped. stop_arg is
+	 * passed to it. (Python's module stops a read this way on Ctrl-C.) */
+	int (*stop)(void *stop_arg);
+	void *stop_arg;
 };
 
 /* What a read really did. */

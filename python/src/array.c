@@ -230,6 +230,12 @@ static PyObject *array_read_args(tsrpy_Array *self, const struct tsrpy_read_args
 		d.buf.data = fresh = tsrpy_cache_take(d.buf.nbytes, &fresh_nbytes);
 	memset(&rec, 0, sizeof(rec));
 	rec.struct_size = sizeof(rec);
+	struct tsrpy_interrupt intr;
+	if (tsrpy_interrupt_arm(&intr, &ro) < 0) {
+		Py_XDECREF(d.result);
+		tsrpy_cache_give(fresh, fresh_nbytes);
+		goto fail;
+	}
 	Py_BEGIN_ALLOW_THREADS
 	/* No receipt unless asked: filling one (names, timings) costs more than a small read. */
 	if (d.fresh && !fresh) {
@@ -246,8 +252,9 @@ static PyObject *array_read_args(tsrpy_Array *self, const struct tsrpy_read_args
 	tsr_index_free(ix);
 	ix = NULL;
 	self->readers--;
-	if (st) {
-		tsrpy_raise(st, NULL); /* first: freeing device memory is a tessera call */
+	if (tsrpy_interrupt_end(&intr) < 0 || st) {
+		if (!PyErr_Occurred())
+			tsrpy_raise(st, NULL); /* first: freeing device memory is a tessera call */
 		Py_XDECREF(d.result);
 		tsrpy_cache_give(fresh, fresh_nbytes); /* (a kept buffer the read failed into) */
 		return NULL;

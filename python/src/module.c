@@ -192,7 +192,8 @@ PyMODINIT_FUNC PyInit__tessera(void)
 		Py_DECREF(m);
 		return NULL;
 	}
-	if (add_exc(m, "TesseraError", NULL, &tsrpy_TesseraError) < 0 ||
+	if (tsrpy_interrupt_init() < 0 ||
+	    add_exc(m, "TesseraError", NULL, &tsrpy_TesseraError) < 0 ||
 	    add_exc(m, "FormatError", tsrpy_TesseraError, &tsrpy_FormatError) < 0 ||
 	    add_exc(m, "CorruptError", tsrpy_TesseraError, &tsrpy_CorruptError) < 0)
 		goto fail;

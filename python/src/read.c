@@ -733,6 +733,11 @@ static PyObject *batch_one(const char **paths, Py_ssize_t n, PyObject *hdu,
 	if (tsrpy_dest(ra, dtype, descr, ndim + 1, shape, 0, &d) < 0)
 		goto fail;
 	Py_CLEAR(descr);
+	struct tsrpy_interrupt intr;
+	if (tsrpy_interrupt_arm(&intr, &ro) < 0) {
+		Py_DECREF(d.result);
+		goto fail;
+	}
 	Py_BEGIN_ALLOW_THREADS
 	if (ix)
 		st = batch_index(paths, n, &oo, ix, dtype, ndim, shape + 1, &d.buf, &ro,
@@ -743,6 +748,10 @@ static PyObject *batch_one(const char **paths, Py_ssize_t n, PyObject *hdu,
 	Py_END_ALLOW_THREADS
 	tsr_index_free(ix);
 	Py_XDECREF(ab);
+	if (tsrpy_interrupt_end(&intr) < 0) {
+		Py_DECREF(d.result);
+		return NULL;
+	}
 	if (st || bad >= 0) {
 		if (st)
 			tsrpy_raise(st, bad >= 0 ? paths[bad] : NULL); /* before freeing device memory */
@@ -965,10 +974,23 @@ static PyObject *stream_next(tsrpy_Stream *s)
 		s->busy = 0;
 		return NULL;
 	}
+	struct tsrpy_interrupt intr;
+	if (tsrpy_interrupt_arm(&intr, &s->ro) < 0) {
+		s->busy = 0;
+		Py_DECREF(d.result);
+		return NULL;
+	}
 	Py_BEGIN_ALLOW_THREADS
 	st = tsr_stream_next(s->stream, &d.buf, &s->ro, &got, &rec);
 	Py_END_ALLOW_THREADS
 	s->busy = 0;
+	s->ro.stop = NULL, s->ro.stop_arg = NULL; /* (intr lives for this call only) */
+	if (tsrpy_interrupt_end(&intr) < 0) {
+		/* as a generator an exception ends: the stream is closed */
+		Py_DECREF(d.result);
+		stream_close_now(s);
+		return NULL;
+	}
 	if (st) {
 		tsrpy_raise(st, NULL); /* first: freeing device memory is a tessera call */
 		Py_DECREF(d.result);

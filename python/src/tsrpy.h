@@ -27,6 +27,26 @@ PyObject *tsrpy_raise(int status, const char *path);
 /* The one context every handle of the process reads through (module.c). */
 struct tsr_context *tsrpy_context(void);
 
+/* ---- Ctrl-C during a read (interrupt.c) ---- */
+#include <pthread.h>
+#include <stdatomic.h>
+struct tsrpy_interrupt {
+	atomic_int stop;
+	pthread_t caller;
+	int on_main;                   /* the read runs on the main thread (signals run there) */
+	long long next_ns;             /* when the caller's thread looks at signals next */
+	PyObject *type, *exc, *tb;     /* what a signal handler raised (3.12: exc alone) */
+};
+/* At import: which thread is the main one. 0, or -1 with an exception. */
+int tsrpy_interrupt_init(void);
+/* Just before a read releases the GIL: ro's stop callback runs the pending signals' handlers
+ * on the main thread between chunks, and an exception one raises stops the read. -1 with
+ * RuntimeError where a handler starts a read inside this thread's read (it would deadlock). */
+int tsrpy_interrupt_arm(struct tsrpy_interrupt *in, struct tsr_read_options *ro);
+/* Just after the read, GIL held: 0, or -1 with the handler's exception set (raise it,
+ * whatever the read's status, and drop the result). */
+int tsrpy_interrupt_end(struct tsrpy_interrupt *in);
+
 /* Python key -> tsr_selection (key.c): ints, slices with any step, Ellipsis, None, tuples of
  * them. *scalar_ret is 1 when NumPy would return a scalar (every axis taken by an integer). */
 /* tsrpy_key: -1 with an exception, 0 for a basic key (in *sel), 1 for a key with integer

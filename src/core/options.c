@@ -13,6 +13,8 @@ struct tsr_read_options_ints {
 	int nthreads, decoder, storage;
 	const int *devices;
 	int ndevices;
+	int (*stop)(void *);
+	void *stop_arg;
 };
 #define TSR_SAME_FIELD(f)                                                                     \
 	_Static_assert(offsetof(struct tsr_read_options, f) ==                                \
@@ -25,6 +27,8 @@ TSR_SAME_FIELD(decoder);
 TSR_SAME_FIELD(storage);
 TSR_SAME_FIELD(devices);
 TSR_SAME_FIELD(ndevices);
+TSR_SAME_FIELD(stop);
+TSR_SAME_FIELD(stop_arg);
 _Static_assert(sizeof(struct tsr_read_options) == sizeof(struct tsr_read_options_ints),
 	       "tsr_read_options changed size");
 _Static_assert(sizeof(enum tsr_decoder) == sizeof(int) && sizeof(enum tsr_storage) == sizeof(int) &&
@@ -37,7 +41,7 @@ _Static_assert(sizeof(enum tsr_decoder) == sizeof(int) && sizeof(enum tsr_storag
  * here, with its new fields at the end. */
 _Static_assert(sizeof(struct tsr_context_options) == 16, "tsr_context_options changed size");
 _Static_assert(sizeof(struct tsr_open_options) == 56, "tsr_open_options changed size");
-_Static_assert(sizeof(struct tsr_read_options) == 40, "tsr_read_options changed size");
+_Static_assert(sizeof(struct tsr_read_options) == 56, "tsr_read_options changed size");
 _Static_assert(sizeof(struct tsr_stream_options) == 16, "tsr_stream_options changed size");
 #endif
 

@@ -25,6 +25,7 @@ struct tsr_cpu_job {
 	struct tsr_worker_stats *stats;
 	struct tsr_split **splits; /* per task of the unsplit plan: its shared chunk, or NULL */
 	struct tsr_split_spare *spare;   /* split chunks' byte buffers, kept for the next ones */
+	const struct tsr_stop *stop;     /* the caller's stop callback; NULL: none */
 };
 
 /* Scatter a box of a decoded chunk (the task's, or a part of it) into the output
@@ -681,6 +682,11 @@ static void tsr_cpu_worker(void *arg, int w)
 		if (atomic_load(&job->err.failed) &&
 		    !tsr_job_ranks_before(&job->err, tsr_task_chunk(job->plan, t)))
 			continue;
+		/* A stop ranks first (named by the file): the tasks after it are skipped. */
+		if (job->stop && tsr_stop_asked(job->stop)) {
+			tsr_job_fail(&job->err, a, -1, TSR_E_STOPPED);
+			break;
+		}
 		if (tsr_task_nshares(job->plan, t) > 1) {
 			tsr_cpu_share(job, ws, t, &store, stats);
 			continue;
@@ -808,10 +814,11 @@ static void tsr_cpu_worker(void *arg, int w)
 
 int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
 		const struct tsr_norm_sel *sel, void *out, int nthreads,
-		const struct tsr_backend *be, struct tsr_receipt *r)
+		const struct tsr_backend *be, const struct tsr_stop *stop, struct tsr_receipt *r)
 {
 	struct tsr_cpu_job job = {0};
 	job.be = be;
+	job.stop = stop && stop->fn ? stop : NULL;
 	job.array = array;
 	job.plan = plan;
 	job.sel = sel;

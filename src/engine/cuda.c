@@ -463,7 +463,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 			   const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads,
 			   int decoder, const struct tsr_storage_choice *store, int batch,
 			   int device, struct tsr_plan_descs *descs, struct tsr_cuda_laid *laid,
-			   struct tsr_receipt *r)
+			   const struct tsr_stop *stop, struct tsr_receipt *r)
 {
 	const int defer_sync = batch & TSR_BATCH_DEFER;
 	/* laid out ahead, as this read would lay it out (a batch member's) */
@@ -606,6 +606,12 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	int64_t t0 = 0;
 	double t_copy = 0;
 	while (st == TSR_OK && t0 < plan->ntasks) {
+		/* A stop goes the way of a failure: what was sent finishes, nothing more is. */
+		if (tsr_stop_asked(stop)) {
+			st = TSR_E_STOPPED;
+			tsr_error_prefix("%s", array->path);
+			break;
+		}
 		/* The open slot, or the ring's next one: its last copy done and its inflate results
 		 * judged before the host refills it (a batch read's earlier file: the error names
 		 * that file). */
@@ -757,14 +763,15 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
 		 const struct tsr_storage_choice *store, int batch, int device,
-		 struct tsr_plan_descs *descs, struct tsr_cuda_laid *laid, struct tsr_receipt *r)
+		 struct tsr_plan_descs *descs, struct tsr_cuda_laid *laid,
+		 const struct tsr_stop *stop, struct tsr_receipt *r)
 {
 	/* every CUDA call of the read runs on its device (the caller's current one restored) */
 	int prev = -1;
 	int st = tsr_cuda_enter(&device, out, array->path, &prev);
 	if (st == TSR_OK)
 		st = tsr_cuda_run_on(array, plan, sel, out, stream, nthreads, decoder, store, batch,
-				     device, descs, laid, r);
+				     device, descs, laid, stop, r);
 	else
 		tsr_plan_descs_free(descs);
 	tsr_cuda_leave(prev);
@@ -776,10 +783,11 @@ int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
 		 const struct tsr_storage_choice *store, int batch, int device,
-		 struct tsr_plan_descs *descs, struct tsr_cuda_laid *laid, struct tsr_receipt *r)
+		 struct tsr_plan_descs *descs, struct tsr_cuda_laid *laid,
+		 const struct tsr_stop *stop, struct tsr_receipt *r)
 {
 	(void)plan, (void)sel, (void)out, (void)stream, (void)nthreads, (void)decoder;
-	(void)store, (void)batch, (void)laid, (void)r;
+	(void)store, (void)batch, (void)laid, (void)stop, (void)r;
 	tsr_plan_descs_free(descs);
 	int prev;
 	return tsr_cuda_enter(&device, out, array->path, &prev); /* (says no CUDA engine) */

@@ -46,12 +46,21 @@ static inline void tsr_receipt_store(struct tsr_receipt *dst, const struct tsr_r
 struct tsr_backend;
 struct tsr_storage_choice;
 
+/* A read's stop callback (tsr_read_options.stop), asked by the engines between chunks or slots. */
+struct tsr_stop {
+	int (*fn)(void *arg);
+	void *arg;
+};
+/* 1 (and the thread's message set; the caller names the file) when the caller asks the read
+ * to stop. */
+int tsr_stop_asked(const struct tsr_stop *stop);
+
 /* Runs plan on up to nthreads threads, writing the selection into out (host memory).
  * Adds phase times and byte counts to *r. be: the read's storage backend (src/io/storage.h),
  * prepared for this plan. */
 int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
 		const struct tsr_norm_sel *sel, void *out, int nthreads,
-		const struct tsr_backend *be, struct tsr_receipt *r);
+		const struct tsr_backend *be, const struct tsr_stop *stop, struct tsr_receipt *r);
 
 /* How a read takes part in a batch read (tsr_read_batch), for the CUDA engine. */
 enum {
@@ -76,7 +85,8 @@ struct tsr_cuda_laid;
 int tsr_cuda_run(struct tsr_array *array, const struct tsr_plan *plan,
 		 const struct tsr_norm_sel *sel, void *out, void *stream, int nthreads, int decoder,
 		 const struct tsr_storage_choice *store, int batch, int device,
-		 struct tsr_plan_descs *descs, struct tsr_cuda_laid *laid, struct tsr_receipt *r);
+		 struct tsr_plan_descs *descs, struct tsr_cuda_laid *laid,
+		 const struct tsr_stop *stop, struct tsr_receipt *r);
 /* plan's tasks described and laid out as tsr_cuda_run does it for store, decoder and nthreads
  * (the read's) as a batch member, describing on up to naid of pool (ahead.c: before the read's
  * turn; tsr_cuda_run takes the descriptions and uses the layout). *laid is made on first use
@@ -187,6 +197,7 @@ static inline int tsr_feed_readers(int nthreads)
  * tasks described as the CUDA engine routes them (NULL: the engine describes them). */
 struct tsr_read_prep {
 	int nthreads, decoder, device;
+	struct tsr_stop stop;
 	struct tsr_storage_choice store;
 	struct tsr_plan plan;
 	int planned;

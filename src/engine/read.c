@@ -21,6 +21,14 @@ int tsr_selection_shape(const struct tsr_array *array, const struct tsr_selectio
 	return TSR_OK;
 }
 
+int tsr_stop_asked(const struct tsr_stop *stop)
+{
+	if (!stop || !stop->fn || !stop->fn(stop->arg))
+		return 0;
+	tsr_error(TSR_E_STOPPED, "the read was stopped by its caller (read options' stop)");
+	return 1;
+}
+
 void tsr_receipt_init(const struct tsr_array *a, struct tsr_receipt *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -87,6 +95,7 @@ int tsr_read_prepare(struct tsr_array *array, const struct tsr_norm_sel *ns, int
 		return st;
 	prep->nthreads = tsr_read_threads(array->ctx, &o);
 	prep->decoder = o.decoder;
+	prep->stop = (struct tsr_stop){o.stop, o.stop_arg};
 	if (o.decoder != TSR_DECODER_AUTO && o.decoder != TSR_DECODER_CPU &&
 	    o.decoder != TSR_DECODER_GPU)
 		return tsr_error(TSR_E_INVALID_ARG, "%s: read option decoder %d is none of "
@@ -136,11 +145,13 @@ int tsr_read_execute(struct tsr_array *array, const struct tsr_norm_sel *ns, voi
 	prep->descs = NULL; /* (the engine's now) */
 	if (!st && on_device)
 		st = tsr_cuda_run(array, &prep->plan, ns, out, cuda_stream, prep->nthreads,
-				  prep->decoder, store, batch, prep->device, descs, prep->laid, r);
+				  prep->decoder, store, batch, prep->device, descs, prep->laid,
+				  &prep->stop, r);
 	else {
 		tsr_plan_descs_free(descs);
 		if (!st)
-			st = tsr_cpu_run(array, &prep->plan, ns, out, prep->nthreads, store->be, r);
+			st = tsr_cpu_run(array, &prep->plan, ns, out, prep->nthreads, store->be,
+					 &prep->stop, r);
 	}
 	r->bytes_out = st ? 0 : (uint64_t)ns->out_count * tsr_dtype_size(array->desc.dtype);
 	r->t_total = tsr_now() - t_start;
