@@ -603,6 +603,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 	job.gather_at = gather_at;
 	job.device = device;
 	job.spare = &cs->spare;
+	job.stop = stop;
 	int64_t t0 = 0;
 	double t_copy = 0;
 	while (st == TSR_OK && t0 < plan->ntasks) {

@@ -222,6 +222,7 @@ struct tsr_cuda_job {
 	int64_t nshares;
 	atomic_llong next_share;
 	struct tsr_split_spare *spare; /* the device state's */
+	const struct tsr_stop *stop; /* the caller's stop callback (asked before a CPU decode) */
 	pthread_mutex_t lock;   /* guards the sums below */
 	double t_fetch, t_decode;
 	uint64_t bytes_read, bytes_decoded;

@@ -168,6 +168,10 @@ void tsr_cuda_worker(void *arg, int w)
 		if (st == TSR_OK && ct->how != TSR_HOW_CPU && ct->how != TSR_HOW_BLOSC) {
 			if (ref.nbytes) /* lent: the stored bytes */
 				memcpy(dst, src, (size_t)ref.nbytes);
+		} else if (st == TSR_OK && ct->how == TSR_HOW_CPU && tsr_stop_asked(job->stop)) {
+			/* (a stop ranks first, named by the file: the slot loop stops on it) */
+			tsr_job_fail(&job->err, job->array, -1, TSR_E_STOPPED);
+			break;
 		} else if (st == TSR_OK && ct->how == TSR_HOW_CPU) {
 			uint64_t dn = 0;
 			ref.codec.big_endian = ct->big_endian; /* (a blosc header's) */

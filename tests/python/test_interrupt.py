@@ -142,3 +142,20 @@ def test_other_threads_reads_untouched(store):
     t.join()
     assert seen == [1] and untouched(got["out"]) == 0
     assert np.array_equal(got["out"][-CHUNK:], v)
+
+
+@pytest.mark.skipif(tessera.capabilities()["cuda"]["devices"] < 1, reason="no CUDA device")
+def test_device_read_stops(store):
+    """Into device memory: bz2 chunks are decoded by the CPU into the staging slots, and a stop
+    is asked before each one's decode and before each slot; the read waits for what it sent."""
+    cupy = pytest.importorskip("cupy")
+    path, v = store
+    with tessera.open(path) as a:
+        out = cupy.full(a.shape, -1, cupy.int32)
+        t = sigint_in(0.2)
+        with pytest.raises(KeyboardInterrupt):
+            a.read(out=out)
+        t.join()
+        assert untouched(cupy.asnumpy(out)) > NCHUNKS // 4
+        got = a.read(slice(CHUNK * 7, CHUNK * 9), device="cuda")
+        assert np.array_equal(cupy.asnumpy(got), np.concatenate([v, v]))
