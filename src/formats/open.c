@@ -39,17 +39,37 @@ static int tsr_zarr_dir(const char *path)
 	return 1;
 }
 
-/* A store directory or a zipped store, named without trailing slashes. */
-static int tsr_zarr_list_any(const char *path, int *fd, uint64_t *file_nbytes,
-			     struct tsr_listing *l)
+/* Runs fn(store, arg) on a store directory or a zipped store (a file: *fd open), named
+ * without trailing slashes; a zip's entries are the store's keys while it runs. */
+static int tsr_zarr_in_store(const char *path, const int *fd, const uint64_t *file_nbytes,
+			     int (*fn)(const char *store, void *arg), void *arg)
 {
-	(void)fd, (void)file_nbytes;
 	char *store = tsr_zarr_store_dup(path);
 	if (!store)
 		return TSR_E_NOMEM;
-	int st = tsr_zarr_entries(store, l);
+	struct tsr_zip *zip = NULL;
+	int st = TSR_OK;
+	if (*fd >= 0 && (st = tsr_zip_open(store, *fd, *file_nbytes, &zip)))
+		tsr_error_prefix("%s", path);
+	if (!st) {
+		tsr_zarr_zip_enter(zip);
+		st = fn(store, arg);
+		tsr_zarr_zip_enter(NULL);
+	}
+	tsr_zip_free(zip);
 	free(store);
 	return st;
+}
+
+static int tsr_zarr_entries_fn(const char *store, void *l)
+{
+	return tsr_zarr_entries(store, l);
+}
+
+static int tsr_zarr_list_any(const char *path, int *fd, uint64_t *file_nbytes,
+			     struct tsr_listing *l)
+{
+	return tsr_zarr_in_store(path, fd, file_nbytes, tsr_zarr_entries_fn, l);
 }
 
 /* A file that starts as FITS does (its first card's keyword), or an archive that may hold one
@@ -105,11 +125,22 @@ static int tsr_fits_meta(const char *path, int *fd, uint64_t *file_nbytes,
 	return st ? st : tsr_fits_hdu_metadata(*fd, *file_nbytes, path, e->hdu, root);
 }
 
+struct tsr_zarr_meta_arg {
+	const struct tsr_entry *e;
+	cJSON *root;
+};
+
+static int tsr_zarr_meta_fn(const char *store, void *arg)
+{
+	const struct tsr_zarr_meta_arg *m = arg;
+	return tsr_zarr_node_metadata(store, m->e->name, m->root);
+}
+
 static int tsr_zarr_meta(const char *path, int *fd, uint64_t *file_nbytes,
 			 const struct tsr_entry *e, cJSON *root)
 {
-	(void)fd, (void)file_nbytes;
-	return tsr_zarr_node_metadata(path, e->name, root);
+	struct tsr_zarr_meta_arg m = {e, root};
+	return tsr_zarr_in_store(path, fd, file_nbytes, tsr_zarr_meta_fn, &m);
 }
 
 static int tsr_b2_meta(const char *path, int *fd, uint64_t *file_nbytes,

@@ -43,6 +43,30 @@ static uint64_t tsr_zarr_stored(const char *dir, int depth)
 	return total;
 }
 
+/* A zipped array's stored bytes: its chunk entries' (those under its key that are not
+ * metadata), each name once, as its reads find it (tsr_zip_find: the last of duplicates). */
+static uint64_t tsr_zarr_zip_stored(const struct tsr_zip *zip, const char *dir)
+{
+	size_t rn = strlen(zip->root);
+	const char *key = !strcmp(dir, zip->root) ? ""
+			  : !strncmp(dir, zip->root, rn) && dir[rn] == '/' ? dir + rn + 1 : NULL;
+	if (!key)
+		return 0;
+	size_t kn = strlen(key);
+	uint64_t total = 0;
+	for (size_t i = 0; i < zip->n; i++) {
+		const char *name = zip->entries[i].name;
+		const char *base = strrchr(name, '/');
+		base = base ? base + 1 : name;
+		if ((kn && (strncmp(name, key, kn) || name[kn] != '/')) || !*base ||
+		    tsr_zarr_is_meta(base) || (i && !strcmp(name, zip->entries[i - 1].name)))
+			continue;
+		const struct tsr_zip_entry *e = tsr_zip_find(zip, name);
+		total += e ? e->csize : 0;
+	}
+	return total;
+}
+
 /* The multiscale group above array `path` that has it as a level: its entry, with the
  * group's axes and the level's coordinate transformations. NULL (and no error) when none. */
 static int tsr_zarr_multiscale(const char *store, int version, const char *path, cJSON **ms_ret)
@@ -108,7 +132,19 @@ static cJSON *tsr_copy_or_null(const cJSON *item)
 	return item ? cJSON_Duplicate(item, 1) : cJSON_CreateNull();
 }
 
+static int tsr_zarr_metadata_in(const struct tsr_array *a, cJSON *root);
+
+/* A zipped store's documents are its entries: the array's zip is entered for the reads. */
 int tsr_zarr_metadata(const struct tsr_array *a, cJSON *root)
+{
+	const struct tsr_zarr *z = a->impl;
+	tsr_zarr_zip_enter(z->zip);
+	int st = tsr_zarr_metadata_in(a, root);
+	tsr_zarr_zip_enter(NULL);
+	return st;
+}
+
+static int tsr_zarr_metadata_in(const struct tsr_array *a, cJSON *root)
 {
 	const struct tsr_zarr *z = a->impl;
 	const char *path = strcmp(z->label, "/") ? z->label : "";
@@ -146,7 +182,8 @@ int tsr_zarr_metadata(const struct tsr_array *a, cJSON *root)
 		st = tsr_json_add(root, "attributes", attrs ? cJSON_Duplicate(attrs, 1)
 							  : cJSON_CreateObject());
 	if (!st)
-		st = tsr_json_add(root, "stored_nbytes", tsr_json_int((int64_t)tsr_zarr_stored(z->dir, 0)));
+		st = tsr_json_add(root, "stored_nbytes", tsr_json_int((int64_t)(
+			z->zip ? tsr_zarr_zip_stored(z->zip, z->dir) : tsr_zarr_stored(z->dir, 0))));
 	cJSON *layout = st ? NULL : cJSON_CreateObject();
 	if (!st)
 		st = tsr_json_add(root, "layout", layout);
