@@ -26,7 +26,8 @@ const char *tsr_cli_decoder_name(int decoder);
 int tsr_cli_parse_int(const char *s, long lo, long hi, int *v_ret);
 
 /* Writes an NPY v1.0 file (C order) of elements with NumPy descr `descr`; path "-" is
- * standard output. Returns 0 or -1 with errno. */
+ * standard output. A regular file is written beside its path and renamed over it once whole
+ * (a failed write leaves the path as it was). Returns 0 or -1 with errno. */
 int tsr_cli_write_npy(const char *path, const char *descr, int ndim, const int64_t *shape,
 		      const void *data, size_t nbytes);
 

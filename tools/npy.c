@@ -1,8 +1,24 @@
 /* npy.c - NPY v1.0 output for `tessera read` (to a file, or to standard output for "-"). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
+
+/* Where the bytes go first: a file's new contents are written beside it and renamed over it
+ * once whole, so a failed or killed write (a full disk, a file size limit, Ctrl-C) leaves no
+ * NPY whose header promises more data than it holds, and an earlier file as it was. A path
+ * that is not a regular file (a device, a FIFO) is written in place. */
+static int tsr_npy_staged(const char *path, char *tmp, size_t cap)
+{
+	struct stat sb;
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return 0;
+	int n = snprintf(tmp, cap, "%s.tmp-%ld", path, (long)getpid());
+	return n > 0 && (size_t)n < cap;
+}
 
 int tsr_cli_write_npy(const char *path, const char *descr, int ndim, const int64_t *shape,
 		      const void *data, size_t nbytes)
@@ -27,7 +43,9 @@ int tsr_cli_write_npy(const char *path, const char *descr, int ndim, const int64
 	n += pad;
 	hdr[n++] = '\n';
 	int to_stdout = strcmp(path, "-") == 0;
-	FILE *f = to_stdout ? stdout : fopen(path, "wb");
+	char tmp[4200];
+	int staged = !to_stdout && tsr_npy_staged(path, tmp, sizeof(tmp));
+	FILE *f = to_stdout ? stdout : fopen(staged ? tmp : path, "wb");
 	if (!f)
 		return -1;
 	unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(n & 0xff),
@@ -36,5 +54,13 @@ int tsr_cli_write_npy(const char *path, const char *descr, int ndim, const int64
 		 (nbytes == 0 || fwrite(data, 1, nbytes, f) == nbytes);
 	if ((to_stdout ? fflush(f) : fclose(f)) != 0)
 		ok = 0;
+	if (staged) {
+		int err = errno;
+		if (ok && rename(tmp, path) != 0)
+			ok = 0, err = errno;
+		if (!ok)
+			unlink(tmp);
+		errno = err; /* (for the caller's perror) */
+	}
 	return ok ? 0 : -1;
 }
