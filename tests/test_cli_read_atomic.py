@@ -1,8 +1,8 @@
 """test_cli_read_atomic.py - `tessera read -o OUT.npy` writes a whole file or none: a write that
 fails part way (here a file size limit, as a full disk would) exits nonzero, leaves an earlier
 OUT.npy as it was, creates none where there was none, and leaves no temporary file behind; a
-write that succeeds replaces the earlier file; a path that is not a regular file (/dev/null) is
-written in place, not replaced."""
+write that succeeds replaces the earlier file (through a symbolic link, the file it names); a path
+that is not a regular file (/dev/null) is written in place, not replaced."""
 import os
 import resource
 import signal
@@ -55,6 +55,16 @@ with tempfile.TemporaryDirectory() as tmp:
     err = same(np.load(out), want)
     if err:
         failures.append("replacing write: %s" % err)
+
+    total += 1  # through a symbolic link: its file is replaced, the link stays
+    link = os.path.join(tmp, "link.npy")
+    np.save(out, earlier)
+    os.symlink(out, link)
+    subprocess.run([BIN, "read", src, "-o", link], check=True, timeout=60)
+    if not os.path.islink(link) or same(np.load(out), want):
+        failures.append("write through a link: link %s, file %s" % (
+            "kept" if os.path.islink(link) else "replaced", same(np.load(out), want) or "new"))
+    os.remove(link)
 
     total += 1
     left = sorted(f for f in os.listdir(tmp) if f not in ("out.npy",))

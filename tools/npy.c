@@ -1,6 +1,7 @@
 /* npy.c - NPY v1.0 output for `tessera read` (to a file, or to standard output for "-"). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,12 +12,18 @@
  * once whole, so a failed or killed write (a full disk, a file size limit, Ctrl-C) leaves no
  * NPY whose header promises more data than it holds, and an earlier file as it was. A path
  * that is not a regular file (a device, a FIFO) is written in place. */
-static int tsr_npy_staged(const char *path, char *tmp, size_t cap)
+static int tsr_npy_staged(const char *path, char *target, char *tmp, size_t cap)
 {
 	struct stat sb;
 	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
 		return 0;
-	int n = snprintf(tmp, cap, "%s.tmp-%ld", path, (long)getpid());
+	/* through a symbolic link to its file, which is what a write through the link changes */
+	char *real = lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) ? realpath(path, NULL) : NULL;
+	int n = snprintf(target, cap, "%s", real ? real : path);
+	free(real);
+	if (n <= 0 || (size_t)n >= cap)
+		return 0;
+	n = snprintf(tmp, cap, "%s.tmp-%ld", target, (long)getpid());
 	return n > 0 && (size_t)n < cap;
 }
 
@@ -43,8 +50,8 @@ int tsr_cli_write_npy(const char *path, const char *descr, int ndim, const int64
 	n += pad;
 	hdr[n++] = '\n';
 	int to_stdout = strcmp(path, "-") == 0;
-	char tmp[4200];
-	int staged = !to_stdout && tsr_npy_staged(path, tmp, sizeof(tmp));
+	char tmp[4200], target[4200];
+	int staged = !to_stdout && tsr_npy_staged(path, target, tmp, sizeof(tmp));
 	FILE *f = to_stdout ? stdout : fopen(staged ? tmp : path, "wb");
 	if (!f)
 		return -1;
@@ -56,7 +63,7 @@ int tsr_cli_write_npy(const char *path, const char *descr, int ndim, const int64
 		ok = 0;
 	if (staged) {
 		int err = errno;
-		if (ok && rename(tmp, path) != 0)
+		if (ok && rename(tmp, target) != 0)
 			ok = 0, err = errno;
 		if (!ok)
 			unlink(tmp);
