@@ -761,6 +761,18 @@ TSR_API int tsr_listing_entry(const struct tsr_listing *listing, size_t i,
  * TSR_E_NOMEM.
  */
 TSR_API int tsr_listing_metadata(const struct tsr_listing *listing, size_t i, char **json_ret);
+/*
+ * tsr_listing_open() opens entry i of a listing, an ARRAY entry, as tsr_open opens it by its
+ * HDU index (FITS) or array path (Zarr): opts gives the rest (raw, dtype; its hdu, hdu_name,
+ * hdu_ver, array and level are the entry's). A FITS HDU is found from the header the listing
+ * read, not by walking the file from its start, so opening every entry of a file of n HDUs
+ * reads n headers, not n^2 / 2 (tsr_open by index walks every HDU before it); a file whose
+ * header there no longer names the listed EXTNAME is walked from its start, as tsr_open does.
+ * Returns what tsr_open returns; TSR_E_INVALID_ARG also for NULL arguments and an entry that
+ * is not an array; TSR_E_RANGE (no entry i).
+ */
+TSR_API int tsr_listing_open(struct tsr_context *ctx, const struct tsr_listing *listing, size_t i,
+			     const struct tsr_open_options *opts, struct tsr_array **array_ret);
 /* tsr_listing_free() frees a listing; NULL is a no-op. */
 TSR_API void tsr_listing_free(struct tsr_listing *listing);
 

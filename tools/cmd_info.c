@@ -82,21 +82,17 @@ static cJSON *tsr_entry_json(const struct tsr_entry *e)
 	return o;
 }
 
-/* Opens the entry's array and adds what it is; on failure adds "error" and says it on
- * standard error. Returns 0 or 1. */
+/* Opens listing entry i's array (where the listing found it) and adds what it is; on failure
+ * adds "error" and says it on standard error. Returns 0 or 1. */
 static int tsr_describe(struct tsr_context *ctx, const struct tsr_info_args *args,
-			const struct tsr_entry *e, cJSON *o)
+			const struct tsr_listing *l, size_t i, cJSON *o)
 {
 	struct tsr_open_options oo = {.struct_size = sizeof(oo), .hdu = -1, .level = -1,
 				      .dtype = args->dtype};
-	if (!strcmp(e->format, "fits"))
-		oo.hdu = e->hdu;
-	else if (!strcmp(e->format, "zarr"))
-		oo.array = e->name;
 	struct tsr_array *a = NULL;
 	char *meta_text = NULL;
 	struct tsr_array_info in = {.struct_size = sizeof(in)};
-	if (tsr_open(ctx, args->path, &oo, &a) || tsr_array_info(a, &in) ||
+	if (tsr_listing_open(ctx, l, i, &oo, &a) || tsr_array_info(a, &in) ||
 	    tsr_array_metadata(a, &meta_text)) {
 		fprintf(stderr, "tessera info: %s\n", tsr_errmsg());
 		tsr_put(o, "error", cJSON_CreateString(tsr_errmsg()));
@@ -577,7 +573,7 @@ int tsr_cli_info(int argc, char **argv)
 		if (!cJSON_AddItemToArray(entries, o))
 			tsr_info_need(NULL);
 		if (e.kind == TSR_ENTRY_ARRAY) {
-			rc |= tsr_describe(ctx, &args, &e, o);
+			rc |= tsr_describe(ctx, &args, l, i, o);
 		} else if (args.header || args.attrs) {
 			/* a header without an image, a group's attributes: the listing's own */
 			char *text = NULL;

@@ -20,20 +20,18 @@ static const char *kind_name(enum tsr_entry_kind k)
 	return "unknown";
 }
 
-/* An ARRAY entry's shape, chunks, dtype, codec, ... (from tsr_open), or its "error" and
- * "status" where it does not open, added to d. Returns 0, or -1 with a Python error set. */
-static int add_array(PyObject *d, const char *path, const struct tsr_entry *e)
+/* Listing entry i's shape, chunks, dtype, codec, ... (opened where the listing found it), or
+ * its "error" and "status" where it does not open, added to d. Returns 0, or -1 with a Python
+ * error set. */
+static int add_array(PyObject *d, const struct tsr_listing *l, size_t i)
 {
-	struct tsr_open_options oo = {sizeof(oo), e->hdu, 0, NULL, -1};
 	struct tsr_array *a = NULL;
 	struct tsr_array_info in = {.struct_size = sizeof(in)};
 	PyObject *v;
 	int st, rc;
 
-	if (!strcmp(e->format, "zarr"))
-		oo.array = e->name;
 	Py_BEGIN_ALLOW_THREADS
-	st = tsr_open(tsrpy_context(), path, &oo, &a);
+	st = tsr_listing_open(tsrpy_context(), l, i, NULL, &a);
 	if (st == TSR_OK)
 		st = tsr_array_info(a, &in);
 	Py_END_ALLOW_THREADS
@@ -57,8 +55,8 @@ static int add_array(PyObject *d, const char *path, const struct tsr_entry *e)
 	return rc;
 }
 
-/* The dict of listing entry e: what every entry says, then its format's own keys. */
-static PyObject *entry_dict(const char *path, const struct tsr_entry *e)
+/* The dict of listing entry i (e): what every entry says, then its format's own keys. */
+static PyObject *entry_dict(const struct tsr_listing *l, size_t i, const struct tsr_entry *e)
 {
 	PyObject *d = Py_BuildValue("{s:s,s:s,s:N}", "kind", kind_name(e->kind), "format", e->format,
 				    "hdu", e->hdu >= 0 ? PyLong_FromLong(e->hdu) : Py_NewRef(Py_None));
@@ -91,7 +89,7 @@ static PyObject *entry_dict(const char *path, const struct tsr_entry *e)
 		v = Py_BuildValue("{s:s}", "name", e->name);
 	}
 	if (!v || PyDict_Update(d, v) < 0 ||
-	    (e->kind == TSR_ENTRY_ARRAY && add_array(d, path, e) < 0)) {
+	    (e->kind == TSR_ENTRY_ARRAY && add_array(d, l, i) < 0)) {
 		Py_XDECREF(v);
 		Py_DECREF(d);
 		return NULL;
@@ -180,7 +178,7 @@ PyObject *tsrpy_list_arrays(PyObject *self, PyObject *args, PyObject *kw)
 			tsrpy_raise(TSR_E_RANGE, path);
 			goto fail;
 		}
-		d = entry_dict(path, &e);
+		d = entry_dict(l, i, &e);
 		if (!d || PyList_Append(res, d) < 0) {
 			Py_XDECREF(d);
 			goto fail;

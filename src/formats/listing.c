@@ -19,11 +19,14 @@ static char *tsr_listing_str(const char *s)
 	return strdup(s ? s : "");
 }
 
-int tsr_listing_add(struct tsr_listing *l, const struct tsr_entry *e)
+int tsr_listing_add(struct tsr_listing *l, const struct tsr_entry *e, uint64_t at)
 {
 	int st = tsr_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v), 8);
+	if (!st)
+		st = tsr_grow((void **)&l->at, &l->at_cap, l->n + 1, sizeof(*l->at), 8);
 	if (st)
 		return st;
+	l->at[l->n] = at;
 	struct tsr_entry c = *e;
 	c.struct_size = sizeof(c);
 	c.name = tsr_listing_str(e->name);
@@ -49,6 +52,7 @@ void tsr_listing_free(struct tsr_listing *l)
 		free((char *)l->v[i].group);
 	}
 	free(l->v);
+	free(l->at);
 	free(l->path);
 	free(l);
 }
@@ -110,6 +114,37 @@ int tsr_list(const char *path, struct tsr_listing **listing_ret)
 	tsr_error_clear();
 	*listing_ret = l;
 	return TSR_OK;
+}
+
+int tsr_listing_open(struct tsr_context *ctx, const struct tsr_listing *l, size_t i,
+		     const struct tsr_open_options *opts, struct tsr_array **array_ret)
+{
+	if (!array_ret)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_listing_open: array_ret is NULL");
+	*array_ret = NULL;
+	if (!ctx || !l)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_listing_open: NULL context or listing");
+	if (i >= l->n)
+		return tsr_error(TSR_E_RANGE, "tsr_listing_open: entry %zu of %zu", i, l->n);
+	const struct tsr_entry *e = &l->v[i];
+	if (e->kind != TSR_ENTRY_ARRAY)
+		return tsr_error(TSR_E_INVALID_ARG, "%s: entry %zu is no array (%s)", l->path, i,
+				 e->kind == TSR_ENTRY_EMPTY	 ? "an HDU without data"
+				 : e->kind == TSR_ENTRY_TABLE ? "a table"
+							      : "a multiscale group");
+	struct tsr_open_options o;
+	int st = tsr_open_options_load(&o, opts, "tsr_listing_open");
+	if (st)
+		return st;
+	/* the entry's own array, whatever opts named */
+	o.hdu = e->hdu;
+	o.hdu_name = NULL;
+	o.hdu_ver = 0;
+	o.array = !strcmp(e->format, "zarr") ? e->name : NULL;
+	o.level = -1;
+	int fits = !strcmp(e->format, "fits");
+	return tsr_open_at(ctx, l->path, &o, fits ? e->hdu : 0, fits ? l->at[i] : 0,
+			   fits ? e->name : NULL, array_ret);
 }
 
 int tsr_listing_metadata(const struct tsr_listing *l, size_t i, char **json_ret)

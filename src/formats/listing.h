@@ -8,11 +8,13 @@
 struct tsr_listing {
 	char *path;            /* as given to tsr_list (a store's without trailing '/') */
 	struct tsr_entry *v;
-	size_t n, cap;
+	uint64_t *at;          /* per entry: a FITS HDU's header offset; 0 otherwise */
+	size_t n, cap, at_cap;
 };
 
-/* Appends a copy of e (its strings copied; NULL strings become ""). */
-int tsr_listing_add(struct tsr_listing *l, const struct tsr_entry *e);
+/* Appends a copy of e (its strings copied; NULL strings become ""); at: where a FITS HDU's
+ * header starts (tsr_listing_open starts there), 0 for other entries. */
+int tsr_listing_add(struct tsr_listing *l, const struct tsr_entry *e, uint64_t at);
 
 /* The listers. Each appends the entries of path; errors name path. */
 int tsr_fits_list(const char *path, int fd, uint64_t file_nbytes, struct tsr_listing *l);

@@ -29,7 +29,7 @@ static int tsr_b2_list(const char *path, int *fd, uint64_t *file_nbytes, struct 
 {
 	(void)path, (void)fd, (void)file_nbytes;
 	struct tsr_entry e = {.kind = TSR_ENTRY_ARRAY, .format = "blosc2", .hdu = -1, .level = -1};
-	return tsr_listing_add(l, &e);
+	return tsr_listing_add(l, &e, 0);
 }
 
 /* Any directory that is no sparse frame is a Zarr store (or says why it is not one). */
@@ -268,6 +268,13 @@ static int tsr_driver_takes(const struct tsr_driver *drv, const struct tsr_open_
 int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_options *opts,
 	     struct tsr_array **array_ret)
 {
+	return tsr_open_at(ctx, path, opts, 0, 0, NULL, array_ret);
+}
+
+int tsr_open_at(struct tsr_context *ctx, const char *path, const struct tsr_open_options *opts,
+		int start_hdu, uint64_t start_at, const char *start_name,
+		struct tsr_array **array_ret)
+{
 	if (!array_ret)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_open: array_ret is NULL");
 	*array_ret = NULL;
@@ -283,6 +290,9 @@ int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_op
 	a->ctx = ctx;
 	a->fd = -1;
 	a->desc.level = -1;
+	a->start_hdu = start_hdu;
+	a->start_at = start_at;
+	a->start_name = start_name;
 	a->path = strdup(path);
 	if (!a->path) {
 		free(a);

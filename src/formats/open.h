@@ -52,6 +52,13 @@ int tsr_blosc2_open(struct tsr_array *array, const struct tsr_open_options *opts
 int tsr_blosc2_sniff(const unsigned char *head, size_t n);
 int tsr_blosc2_sniff_dir(const char *path);
 
+/* tsr_open, starting the walk to a FITS HDU at start_hdu's header (byte start_at), where a
+ * listing found it, once that header still names start_name (tsr_listing_open); start_hdu 0:
+ * as tsr_open. */
+int tsr_open_at(struct tsr_context *ctx, const char *path, const struct tsr_open_options *opts,
+		int start_hdu, uint64_t start_at, const char *start_name,
+		struct tsr_array **array_ret);
+
 /* The driver for path. A file is left open in *fd_ret (the caller closes it) with its size in
  * *nbytes_ret; a directory gives -1 and 0. On failure *fd_ret is -1 and the message names
  * path. */

@@ -263,6 +263,26 @@ static void tsr_fits_name_list(char *list, size_t cap, int hdu, const struct tsr
 	snprintf(list + n, cap - n, "%s%d %s", n ? ", " : "", hdu, one);
 }
 
+/* Whether the walk to HDU want may start at the header a listing found (a->start_*): an
+ * extension header there that still names the listed EXTNAME; a file changed since is walked
+ * from its start. */
+static int tsr_fits_start_holds(const struct tsr_array *a, int want)
+{
+	if (a->start_hdu <= 0 || want != a->start_hdu || a->start_at >= a->file_nbytes)
+		return 0;
+	struct tsr_fits_header h = {0};
+	char xt[72] = "", name[72] = "";
+	int ok = tsr_fits_header_read(a->fd, a->file_nbytes, a->start_at, &h) == TSR_OK &&
+		 h.ncards && !strcmp(h.cards[0].key, "XTENSION") &&
+		 tsr_fits_get_string(&h, "XTENSION", xt, sizeof(xt)) == TSR_OK;
+	int sn = ok ? tsr_fits_get_string(&h, "EXTNAME", name, sizeof(name)) : TSR_OK;
+	ok = ok && (sn == TSR_OK || sn == TSR_E_NOT_FOUND) &&
+	     !strcmp(sn == TSR_OK ? name : "", a->start_name ? a->start_name : "");
+	tsr_fits_header_free(&h);
+	tsr_error_clear();
+	return ok;
+}
+
 int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
 {
 	struct tsr_fits_header h = {0};
@@ -286,7 +306,12 @@ int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
 		return tsr_error(TSR_E_FORMAT, "%s: not a FITS file (it does not start with SIMPLE)",
 				 a->path);
 	}
-	for (int hdu = 0;; hdu++) {
+	int hdu0 = 0;
+	if (!name && tsr_fits_start_holds(a, want)) {
+		hdu0 = a->start_hdu;
+		offset = a->start_at;
+	}
+	for (int hdu = hdu0;; hdu++) {
 		if (offset >= a->file_nbytes) {
 			if (name && opts->hdu_ver)
 				return tsr_error(TSR_E_NOT_FOUND, "%s: no HDU with EXTNAME '%s' and "
@@ -341,6 +366,7 @@ int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
 		}
 		if (pick) {
 			a->desc.index = hdu;
+			a->header_at = offset;
 			if (nbytes > a->file_nbytes - h.data_offset) {
 				st = tsr_error(TSR_E_FORMAT, "%s: HDU %d: truncated: the data unit needs "
 					       "%llu bytes at offset %llu, the file has %llu",

@@ -112,7 +112,7 @@ int tsr_fits_list(const char *path, int fd, uint64_t file_nbytes, struct tsr_lis
 			.compressed = hdu.zimage,
 			.level = -1,
 		};
-		st = tsr_listing_add(l, &e);
+		st = tsr_listing_add(l, &e, offset);
 		offset = hdu.next_offset;
 		tsr_fits_header_free(&h);
 	}

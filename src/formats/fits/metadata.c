@@ -277,9 +277,12 @@ int tsr_fits_metadata(const struct tsr_array *a, cJSON *root)
 {
 	struct tsr_fits_header h = {0};
 	struct tsr_fits_hdu hdu;
-	int st = tsr_fits_hdu_find(a->fd, a->file_nbytes, a->path, a->desc.index, &h, &hdu);
-	if (st)
+	/* the header the open found, not a walk from the file's start to it */
+	int st = tsr_fits_hdu_read(a->fd, a->file_nbytes, a->header_at, a->desc.index, &h, &hdu);
+	if (st) {
+		tsr_error_prefix("%s: HDU %d", a->path, a->desc.index);
 		return st;
+	}
 	int compressed = hdu.zimage;
 	st = tsr_fits_hdu_json(&h, &hdu, root);
 	if (!st)

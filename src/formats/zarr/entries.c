@@ -118,7 +118,7 @@ int tsr_zarr_entries(const char *store, struct tsr_listing *l)
 	/* a group's path is a prefix of its arrays' paths, so it sorts before them */
 	qsort(v, count, sizeof(*v), tsr_entry_cmp);
 	for (size_t i = 0; i < count && !st; i++)
-		st = tsr_listing_add(l, &v[i]);
+		st = tsr_listing_add(l, &v[i], 0);
 done:
 	for (size_t g = 0; g < ng; g++)
 		free(groups[g]);

@@ -1,0 +1,245 @@
+/* test_listing_open.c - tsr_listing_open opens a listing's array entries as tsr_open opens them
+ * by index or path (the same HDU, values, metadata and the caller's other options), from the
+ * header the listing read; a file rewritten since the listing (its HDUs shifted by one, the same
+ * size) still opens the HDU asked for; entries that are no array, indexes past the end and NULL
+ * arguments are refused. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "tessera.h"
+
+#define NHDU 300
+
+static void card(FILE *f, const char *text)
+{
+	char c[81];
+	snprintf(c, sizeof(c), "%-80s", text);
+	fwrite(c, 1, 80, f);
+}
+
+/* Ends a header: END, then blanks to the block's end (ncards written before END). */
+static void end_header(FILE *f, int ncards)
+{
+	card(f, "END");
+	for (int n = ncards + 1; n % 36; n++)
+		card(f, "");
+}
+
+/* An int16 image of 3 x 5 values first + k, named name, padded to its block. */
+static void image(FILE *f, const char *name, int first)
+{
+	char c[81];
+	card(f, "XTENSION= 'IMAGE   '");
+	card(f, "BITPIX  =                   16");
+	card(f, "NAXIS   =                    2");
+	card(f, "NAXIS1  =                    5");
+	card(f, "NAXIS2  =                    3");
+	card(f, "PCOUNT  =                    0");
+	card(f, "GCOUNT  =                    1");
+	snprintf(c, sizeof(c), "EXTNAME = '%-8s'", name);
+	card(f, c);
+	end_header(f, 8);
+	unsigned char data[2880] = {0};
+	for (int k = 0; k < 15; k++) {
+		data[2 * k] = (unsigned char)((first + k) >> 8);
+		data[2 * k + 1] = (unsigned char)(first + k);
+	}
+	fwrite(data, 1, sizeof(data), f);
+}
+
+/* A primary HDU without data, then NHDU - 1 extensions: images E1, E2, ... (values 100 * i
+ * + k), HDU 7 a table and HDU 9 an image without data (one block; the others two). shift:
+ * HDU i holds what HDU i - 1 held without it (a new image "NEW" of four blocks first, the
+ * last one dropped). */
+static void write_file(const char *path, int shift)
+{
+	FILE *f = fopen(path, "wb");
+	CHECK(f != NULL);
+	if (!f)
+		exit(1);
+	card(f, "SIMPLE  =                    T");
+	card(f, "BITPIX  =                    8");
+	card(f, "NAXIS   =                    0");
+	end_header(f, 3);
+	for (int i = 1; i < NHDU; i++) {
+		int src = i - shift; /* which HDU of the unshifted file this one is */
+		char name[16];
+		if (src == 0) {
+			/* four blocks, two HDUs' worth: the listed offset of HDU i is now
+			 * HDU i - 1's header, a header of another name */
+			card(f, "XTENSION= 'IMAGE   '");
+			card(f, "BITPIX  =                   16");
+			card(f, "NAXIS   =                    2");
+			card(f, "NAXIS1  =                    5");
+			card(f, "NAXIS2  =                  864");
+			card(f, "PCOUNT  =                    0");
+			card(f, "GCOUNT  =                    1");
+			card(f, "EXTNAME = 'NEW     '");
+			end_header(f, 8);
+			unsigned char data[3 * 2880] = {0};
+			fwrite(data, 1, sizeof(data), f);
+			continue;
+		}
+		snprintf(name, sizeof(name), "E%d", src);
+		if (src == 7) {
+			card(f, "XTENSION= 'BINTABLE'");
+			card(f, "BITPIX  =                    8");
+			card(f, "NAXIS   =                    2");
+			card(f, "NAXIS1  =                    4");
+			card(f, "NAXIS2  =                    2");
+			card(f, "PCOUNT  =                    0");
+			card(f, "GCOUNT  =                    1");
+			card(f, "TFIELDS =                    1");
+			card(f, "TFORM1  = 'J       '");
+			card(f, "EXTNAME = 'E7      '");
+			end_header(f, 10);
+			unsigned char pad[2880] = {0};
+			fwrite(pad, 1, sizeof(pad), f);
+		} else if (src == 9) {
+			card(f, "XTENSION= 'IMAGE   '");
+			card(f, "BITPIX  =                   16");
+			card(f, "NAXIS   =                    0");
+			card(f, "PCOUNT  =                    0");
+			card(f, "GCOUNT  =                    1");
+			card(f, "EXTNAME = 'E9      '");
+			end_header(f, 6);
+		} else {
+			image(f, name, 100 * src);
+		}
+	}
+	fclose(f);
+}
+
+/* The array's 15 values are first .. first + 14, and its index and EXTNAME are hdu, name. */
+static void check_array(struct tsr_array *a, int hdu, const char *name, int first)
+{
+	struct tsr_array_info in = {.struct_size = sizeof(in)};
+	CHECK_EQ_INT(tsr_array_info(a, &in), TSR_OK);
+	CHECK_EQ_INT(in.index, hdu);
+	int16_t v[15] = {0};
+	struct tsr_buffer dst = {.data = v, .nbytes = sizeof(v), .mem = TSR_MEM_HOST};
+	CHECK_EQ_INT(tsr_read(a, NULL, &dst, NULL, NULL), TSR_OK);
+	for (int k = 0; k < 15; k++)
+		if (v[k] != first + k) {
+			fprintf(stderr, "HDU %d value %d: %d, expected %d\n", hdu, k, v[k], first + k);
+			check_failures++;
+			break;
+		}
+	char *meta = NULL, want[64];
+	CHECK_EQ_INT(tsr_array_metadata(a, &meta), TSR_OK);
+	snprintf(want, sizeof(want), "\"extname\":\"%s\"", name);
+	if (!meta || !strstr(meta, want)) {
+		fprintf(stderr, "HDU %d: metadata lacks %s\n", hdu, want);
+		check_failures++;
+	}
+	tsr_free(meta);
+}
+
+int main(void)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/tsr_lopen_%d.fits", (int)getpid());
+	write_file(path, 0);
+	struct tsr_context *ctx = NULL;
+	CHECK_EQ_INT(tsr_context_create(NULL, &ctx), TSR_OK);
+	struct tsr_listing *l = NULL;
+	if (tsr_list(path, &l) != TSR_OK) {
+		fprintf(stderr, "tsr_list: %s\n", tsr_errmsg());
+		return 1;
+	}
+	CHECK_EQ_INT(tsr_listing_count(l), NHDU);
+	int arrays = 0;
+	for (size_t i = 0; i < tsr_listing_count(l); i++) {
+		struct tsr_entry e = {.struct_size = sizeof(e)};
+		CHECK_EQ_INT(tsr_listing_entry(l, i, &e), TSR_OK);
+		struct tsr_array *a = NULL;
+		int st = tsr_listing_open(ctx, l, i, NULL, &a);
+		if (e.kind != TSR_ENTRY_ARRAY) {
+			CHECK_EQ_INT(st, TSR_E_INVALID_ARG);
+			CHECK(a == NULL);
+			continue;
+		}
+		CHECK_EQ_INT(st, TSR_OK);
+		if (!a)
+			continue;
+		arrays++;
+		check_array(a, (int)i, e.name, 100 * (int)i);
+		tsr_array_free(a);
+	}
+	CHECK_EQ_INT(arrays, NHDU - 3); /* not the primary, the table or the empty image */
+
+	/* the caller's other options hold; its hdu and names do not */
+	struct tsr_open_options oo = {.struct_size = sizeof(oo), .hdu = 3, .hdu_name = "E5",
+				      .dtype = "u2"};
+	struct tsr_array *a = NULL;
+	CHECK_EQ_INT(tsr_listing_open(ctx, l, 200, &oo, &a), TSR_OK);
+	struct tsr_array_info in = {.struct_size = sizeof(in)};
+	CHECK_EQ_INT(tsr_array_info(a, &in), TSR_OK);
+	CHECK_EQ_INT(in.index, 200);
+	CHECK_EQ_INT(in.dtype, TSR_UINT16);
+	tsr_array_free(a);
+
+	/* the file rewritten in place since the listing: HDU i is what HDU i - 1 was, and the
+	 * listed offset of HDU i (i > 11) is HDU i - 1's header */
+	write_file(path, 1);
+	for (size_t i = 12; i < NHDU; i += 37) { /* (images in both files) */
+		a = NULL;
+		CHECK_EQ_INT(tsr_listing_open(ctx, l, i, NULL, &a), TSR_OK);
+		if (a) {
+			char name[16];
+			snprintf(name, sizeof(name), "E%d", (int)i - 1);
+			check_array(a, (int)i, name, 100 * ((int)i - 1));
+		}
+		tsr_array_free(a);
+	}
+
+	/* refusals */
+	a = (struct tsr_array *)&a;
+	CHECK_EQ_INT(tsr_listing_open(ctx, l, NHDU, NULL, &a), TSR_E_RANGE);
+	CHECK(a == NULL);
+	CHECK_EQ_INT(tsr_listing_open(NULL, l, 1, NULL, &a), TSR_E_INVALID_ARG);
+	CHECK_EQ_INT(tsr_listing_open(ctx, NULL, 1, NULL, &a), TSR_E_INVALID_ARG);
+	CHECK_EQ_INT(tsr_listing_open(ctx, l, 1, NULL, NULL), TSR_E_INVALID_ARG);
+	tsr_listing_free(l);
+
+	/* Zarr entries (an OME group's levels) and a Blosc2 frame open by their paths */
+	const char *corpus = getenv("TSR_CORPUS");
+	char store[512];
+	snprintf(store, sizeof(store), "%s/zarr2/ome_multiscale.zarr", corpus ? corpus : ".");
+	CHECK_EQ_INT(tsr_list(store, &l), TSR_OK);
+	int levels = 0;
+	for (size_t i = 0; i < tsr_listing_count(l); i++) {
+		struct tsr_entry e = {.struct_size = sizeof(e)};
+		tsr_listing_entry(l, i, &e);
+		if (e.kind != TSR_ENTRY_ARRAY)
+			continue;
+		struct tsr_open_options lv = {.struct_size = sizeof(lv), .hdu = -1, .array = e.group,
+					      .level = e.level};
+		struct tsr_array *x = NULL, *y = NULL;
+		struct tsr_array_info ix = {.struct_size = sizeof(ix)}, iy = {.struct_size = sizeof(iy)};
+		CHECK_EQ_INT(tsr_listing_open(ctx, l, i, NULL, &x), TSR_OK);
+		CHECK_EQ_INT(tsr_open(ctx, store, &lv, &y), TSR_OK);
+		if (x && y && !tsr_array_info(x, &ix) && !tsr_array_info(y, &iy)) {
+			CHECK(ix.ndim == iy.ndim && ix.shape[0] == iy.shape[0] &&
+			      ix.shape[1] == iy.shape[1]);
+			levels++;
+		}
+		tsr_array_free(x);
+		tsr_array_free(y);
+	}
+	CHECK_EQ_INT(levels, 3);
+	tsr_listing_free(l);
+	snprintf(store, sizeof(store), "%s/blosc2/lz4_shuffle_f4_3d.b2nd", corpus ? corpus : ".");
+	CHECK_EQ_INT(tsr_list(store, &l), TSR_OK);
+	a = NULL;
+	CHECK_EQ_INT(tsr_listing_open(ctx, l, 0, NULL, &a), TSR_OK);
+	tsr_array_free(a);
+	tsr_listing_free(l);
+
+	tsr_context_free(ctx);
+	remove(path);
+	return check_failures ? 1 : 0;
+}
