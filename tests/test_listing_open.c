@@ -182,6 +182,12 @@ int main(void)
 	CHECK_EQ_INT(in.dtype, TSR_UINT16);
 	tsr_array_free(a);
 
+	/* entries that are no array: their metadata from the header the listing read */
+	char *meta = NULL;
+	CHECK_EQ_INT(tsr_listing_metadata(l, 7, &meta), TSR_OK);
+	CHECK(meta && strstr(meta, "\"extname\":\"E7\"") && strstr(meta, "BINTABLE"));
+	tsr_free(meta);
+
 	/* the file rewritten in place since the listing: HDU i is what HDU i - 1 was, and the
 	 * listed offset of HDU i (i > 11) is HDU i - 1's header */
 	write_file(path, 1);
@@ -195,6 +201,12 @@ int main(void)
 		}
 		tsr_array_free(a);
 	}
+
+	/* HDU 7's listed header is now HDU 6's: its metadata is HDU 7's as the file holds it */
+	meta = NULL;
+	CHECK_EQ_INT(tsr_listing_metadata(l, 7, &meta), TSR_OK);
+	CHECK(meta && strstr(meta, "\"extname\":\"E6\"") && strstr(meta, "\"hdu\":7"));
+	tsr_free(meta);
 
 	/* refusals */
 	a = (struct tsr_array *)&a;

@@ -173,7 +173,7 @@ int tsr_listing_metadata(const struct tsr_listing *l, size_t i, char **json_ret)
 			st = tsr_error(TSR_E_FORMAT, "%s: now a %s input, listed as %s", l->path,
 				       drv->name, e->format);
 		if (!st)
-			st = drv->metadata(l->path, &fd, &nbytes, e, root);
+			st = drv->metadata(l->path, &fd, &nbytes, e, l->at[i], root);
 		tsr_file_close(fd);
 	}
 	if (!st)

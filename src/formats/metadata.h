@@ -14,7 +14,8 @@ int tsr_blosc2_metadata(const struct tsr_array *array, cJSON *root);
 
 /* The same for an entry of a listing, without opening an array (tsr_listing_metadata): a
  * FITS HDU of any kind, a Zarr node (array or group), a Blosc2 frame. */
-int tsr_fits_hdu_metadata(int fd, uint64_t file_nbytes, const char *path, int index, cJSON *root);
+int tsr_fits_hdu_metadata(int fd, uint64_t file_nbytes, const char *path, int index, uint64_t at,
+			  const char *name, cJSON *root);
 int tsr_zarr_node_metadata(const char *store, const char *name, cJSON *root);
 int tsr_blosc2_path_metadata(const char *path, cJSON *root);
 

@@ -119,10 +119,10 @@ static int tsr_fits_list_any(const char *path, int *fd, uint64_t *file_nbytes,
 }
 
 static int tsr_fits_meta(const char *path, int *fd, uint64_t *file_nbytes,
-			 const struct tsr_entry *e, cJSON *root)
+			 const struct tsr_entry *e, uint64_t at, cJSON *root)
 {
 	int st = tsr_fits_unpack_fd(path, fd, file_nbytes);
-	return st ? st : tsr_fits_hdu_metadata(*fd, *file_nbytes, path, e->hdu, root);
+	return st ? st : tsr_fits_hdu_metadata(*fd, *file_nbytes, path, e->hdu, at, e->name, root);
 }
 
 struct tsr_zarr_meta_arg {
@@ -137,16 +137,17 @@ static int tsr_zarr_meta_fn(const char *store, void *arg)
 }
 
 static int tsr_zarr_meta(const char *path, int *fd, uint64_t *file_nbytes,
-			 const struct tsr_entry *e, cJSON *root)
+			 const struct tsr_entry *e, uint64_t at, cJSON *root)
 {
+	(void)at;
 	struct tsr_zarr_meta_arg m = {e, root};
 	return tsr_zarr_in_store(path, fd, file_nbytes, tsr_zarr_meta_fn, &m);
 }
 
 static int tsr_b2_meta(const char *path, int *fd, uint64_t *file_nbytes,
-		       const struct tsr_entry *e, cJSON *root)
+		       const struct tsr_entry *e, uint64_t at, cJSON *root)
 {
-	(void)fd, (void)file_nbytes, (void)e;
+	(void)fd, (void)file_nbytes, (void)e, (void)at;
 	return tsr_blosc2_path_metadata(path, root);
 }
 

@@ -35,9 +35,10 @@ struct tsr_driver {
 	/* appends the arrays at path (*fd: the open file, -1 for a directory; a driver that reads
 	 * another file in its place swaps it in, and the caller closes *fd); errors name path */
 	int (*list)(const char *path, int *fd, uint64_t *file_nbytes, struct tsr_listing *l);
-	/* adds entry e's metadata (one the driver listed) to the JSON object root, as list */
+	/* adds entry e's metadata (one the driver listed; at: where a FITS HDU's header was) to
+	 * the JSON object root, as list */
 	int (*metadata)(const char *path, int *fd, uint64_t *file_nbytes,
-			const struct tsr_entry *e, struct cJSON *root);
+			const struct tsr_entry *e, uint64_t at, struct cJSON *root);
 };
 
 /* The drivers the table in open.c names. Each describes the array at

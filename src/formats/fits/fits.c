@@ -268,19 +268,13 @@ static void tsr_fits_name_list(char *list, size_t cap, int hdu, const struct tsr
  * from its start. */
 static int tsr_fits_start_holds(const struct tsr_array *a, int want)
 {
-	if (a->start_hdu <= 0 || want != a->start_hdu || a->start_at >= a->file_nbytes)
-		return 0;
 	struct tsr_fits_header h = {0};
-	char xt[72] = "", name[72] = "";
-	int ok = tsr_fits_header_read(a->fd, a->file_nbytes, a->start_at, &h) == TSR_OK &&
-		 h.ncards && !strcmp(h.cards[0].key, "XTENSION") &&
-		 tsr_fits_get_string(&h, "XTENSION", xt, sizeof(xt)) == TSR_OK;
-	int sn = ok ? tsr_fits_get_string(&h, "EXTNAME", name, sizeof(name)) : TSR_OK;
-	ok = ok && (sn == TSR_OK || sn == TSR_E_NOT_FOUND) &&
-	     !strcmp(sn == TSR_OK ? name : "", a->start_name ? a->start_name : "");
+	struct tsr_fits_hdu hdu;
+	if (a->start_hdu <= 0 || want != a->start_hdu ||
+	    !tsr_fits_hdu_at(a->fd, a->file_nbytes, a->start_at, want, a->start_name, &h, &hdu))
+		return 0;
 	tsr_fits_header_free(&h);
-	tsr_error_clear();
-	return ok;
+	return 1;
 }
 
 int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)

@@ -49,6 +49,11 @@ struct tsr_fits_hdu {
  * frees h. Errors name neither file nor HDU (the caller prefixes them). */
 int tsr_fits_hdu_read(int fd, uint64_t file_nbytes, uint64_t offset, int index,
 		      struct tsr_fits_header *h, struct tsr_fits_hdu *hdu_ret);
+/* Whether the header at byte `at` is still HDU `index` as a listing found it (index > 0): an
+ * extension header whose EXTNAME is name ("" for none). 1: read into h and hdu_ret (the caller
+ * frees h); 0: not so (nothing to free, no error set). */
+int tsr_fits_hdu_at(int fd, uint64_t file_nbytes, uint64_t at, int index, const char *name,
+		    struct tsr_fits_header *h, struct tsr_fits_hdu *hdu_ret);
 /* Reads the header of HDU `index` (walking the ones before it); errors are prefixed with
  * path and HDU. */
 int tsr_fits_hdu_find(int fd, uint64_t file_nbytes, const char *path, int index,

@@ -70,6 +70,24 @@ int tsr_fits_hdu_find(int fd, uint64_t file_nbytes, const char *path, int index,
 	return st;
 }
 
+int tsr_fits_hdu_at(int fd, uint64_t file_nbytes, uint64_t at, int index, const char *name,
+		    struct tsr_fits_header *h, struct tsr_fits_hdu *hdu)
+{
+	char got[72] = "";
+	if (index <= 0 || at == 0 || at >= file_nbytes ||
+	    tsr_fits_hdu_read(fd, file_nbytes, at, index, h, hdu) != TSR_OK) {
+		tsr_error_clear();
+		return 0;
+	}
+	int sn = tsr_fits_get_string(h, "EXTNAME", got, sizeof(got));
+	int ok = h->ncards && !strcmp(h->cards[0].key, "XTENSION") &&
+		 (sn == TSR_OK || sn == TSR_E_NOT_FOUND) && !strcmp(got, name ? name : "");
+	tsr_error_clear();
+	if (!ok)
+		tsr_fits_header_free(h);
+	return ok;
+}
+
 /* What tsr_open makes of the HDU (fits.c picks the same ones as images). */
 static enum tsr_entry_kind tsr_fits_kind(const struct tsr_fits_hdu *hdu)
 {

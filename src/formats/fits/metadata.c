@@ -257,11 +257,15 @@ static int tsr_fits_hdu_json(const struct tsr_fits_header *h, const struct tsr_f
 	return st;
 }
 
-int tsr_fits_hdu_metadata(int fd, uint64_t file_nbytes, const char *path, int index, cJSON *root)
+int tsr_fits_hdu_metadata(int fd, uint64_t file_nbytes, const char *path, int index, uint64_t at,
+			  const char *name, cJSON *root)
 {
 	struct tsr_fits_header h = {0};
 	struct tsr_fits_hdu hdu;
-	int st = tsr_fits_hdu_find(fd, file_nbytes, path, index, &h, &hdu);
+	/* where the listing found it, else by a walk (the file changed since) */
+	int st = tsr_fits_hdu_at(fd, file_nbytes, at, index, name, &h, &hdu)
+			 ? TSR_OK
+			 : tsr_fits_hdu_find(fd, file_nbytes, path, index, &h, &hdu);
 	if (st)
 		return st;
 	st = tsr_fits_hdu_json(&h, &hdu, root);
