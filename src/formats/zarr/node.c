@@ -98,9 +98,10 @@ static const cJSON *tsr_zarr_consolidated(const char *store, int version, struct
 	return cJSON_IsObject(meta) ? cJSON_GetObjectItemCaseSensitive(meta, key) : NULL;
 }
 
-/* A metadata document of node path: its file, else the consolidated entry. */
+/* A metadata document of node path: its file, else (unless file_only) the consolidated
+ * entry. */
 static int tsr_zarr_doc(const char *store, int version, const char *path, const char *file,
-			struct tsr_zarr_node *n, int slot, const cJSON **doc_ret)
+			struct tsr_zarr_node *n, int slot, int file_only, const cJSON **doc_ret)
 {
 	char *dir = tsr_zarr_join(store, path), *p = dir ? tsr_zarr_join(dir, file) : NULL;
 	free(dir);
@@ -114,7 +115,7 @@ static int tsr_zarr_doc(const char *store, int version, const char *path, const 
 		*doc_ret = j;
 		return TSR_OK;
 	}
-	if (st != TSR_E_NOT_FOUND)
+	if (st != TSR_E_NOT_FOUND || file_only)
 		return st;
 	/* Consolidated keys: "a/b/.zarray" (v2), "a/b" (v3; the root itself is not listed). */
 	char key[1024];
@@ -140,7 +141,7 @@ static int tsr_zarr_node_read(const char *store, int version, const char *path,
 	memset(n, 0, sizeof(*n));
 	n->version = version;
 	if (version == 3) {
-		if ((st = tsr_zarr_doc(store, 3, path, "zarr.json", n, 0, &doc)))
+		if ((st = tsr_zarr_doc(store, 3, path, "zarr.json", n, 0, 0, &doc)))
 			return st;
 		const cJSON *zf = cJSON_GetObjectItemCaseSensitive(doc, "zarr_format");
 		const cJSON *nt = cJSON_GetObjectItemCaseSensitive(doc, "node_type");
@@ -154,19 +155,24 @@ static int tsr_zarr_node_read(const char *store, int version, const char *path,
 		n->attrs = cJSON_GetObjectItemCaseSensitive(doc, "attributes");
 		return TSR_OK;
 	}
-	st = tsr_zarr_doc(store, 2, path, ".zarray", n, 0, &doc);
-	if (st == TSR_OK) {
-		n->is_array = 1;
-		n->json = (cJSON *)doc;
-	} else if (st == TSR_E_NOT_FOUND) {
-		if ((st = tsr_zarr_doc(store, 2, path, ".zgroup", n, 0, &doc)))
-			return st == TSR_E_NOT_FOUND ? tsr_error(TSR_E_NOT_FOUND, "no .zarray or .zgroup")
-						     : st;
-		n->json = (cJSON *)doc;
-	} else {
-		return st;
+	/* The files first, .zarray then .zgroup; then the consolidated entries, in that order:
+	 * a group that is a folder of files (the root of a consolidated store among them) is
+	 * known without parsing the consolidated document, which can be megabytes. */
+	for (int consolidated = 0; consolidated < 2; consolidated++) {
+		st = tsr_zarr_doc(store, 2, path, ".zarray", n, 0, !consolidated, &doc);
+		if (st == TSR_OK) {
+			n->is_array = 1;
+			break;
+		}
+		if (st == TSR_E_NOT_FOUND)
+			st = tsr_zarr_doc(store, 2, path, ".zgroup", n, 0, !consolidated, &doc);
+		if (st != TSR_E_NOT_FOUND)
+			break;
 	}
-	st = tsr_zarr_doc(store, 2, path, ".zattrs", n, 1, &doc);
+	if (st)
+		return st == TSR_E_NOT_FOUND ? tsr_error(TSR_E_NOT_FOUND, "no .zarray or .zgroup") : st;
+	n->json = (cJSON *)doc;
+	st = tsr_zarr_doc(store, 2, path, ".zattrs", n, 1, 0, &doc);
 	if (st == TSR_OK)
 		n->attrs = (cJSON *)doc;
 	else if (st != TSR_E_NOT_FOUND)
