@@ -44,8 +44,8 @@ static int int_arg(PyObject *o, const char *what, long lo, int *ret)
 /* Open options from Python keywords: hdu/level None -> -1, array None -> the store itself.
  * hdu is an index (primary = 0), an EXTNAME ("SCI") or (EXTNAME, EXTVER). The strings the
  * options point to live in *keep (NULL when none); release it after tsr_open. */
-static int open_options(PyObject *hdu, PyObject *array, PyObject *level, int raw,
-			PyObject *dtype, struct tsr_open_options *oo, PyObject **keep)
+int tsrpy_open_options_dtype(PyObject *hdu, PyObject *array, PyObject *level, int raw,
+			     PyObject *dtype, struct tsr_open_options *oo, PyObject **keep)
 {
 	memset(oo, 0, sizeof(*oo));
 	oo->struct_size = sizeof(*oo);
@@ -110,58 +110,69 @@ fail:
 int tsrpy_open_options(PyObject *hdu, PyObject *array, PyObject *level, int raw,
 		       struct tsr_open_options *oo, PyObject **array_bytes)
 {
-	return open_options(hdu, array, level, raw, NULL, oo, array_bytes);
+	return tsrpy_open_options_dtype(hdu, array, level, raw, NULL, oo, array_bytes);
+}
+
+tsrpy_Array *tsrpy_array_wrap(struct tsr_array *handle, PyObject *path)
+{
+	tsrpy_Array *self = PyObject_New(tsrpy_Array, &tsrpy_ArrayType);
+	int st;
+	if (!self) {
+		tsr_array_free(handle);
+		return NULL;
+	}
+	self->array = handle;
+	self->descr = NULL;
+	self->readers = 0;
+	self->weakrefs = NULL;
+	self->path = Py_NewRef(path);
+	memset(&self->info, 0, sizeof(self->info));
+	self->info.struct_size = sizeof(self->info);
+	st = tsr_array_info(handle, &self->info);
+	if (st) {
+		tsrpy_raise(st, NULL);
+		Py_DECREF(self);
+		return NULL;
+	}
+	self->descr = tsrpy_descr_of(self->info.dtype, self->info.descr);
+	if (!self->descr) {
+		Py_DECREF(self);
+		return NULL;
+	}
+	return self;
 }
 
 static tsrpy_Array *array_open(PyObject *pathobj, PyObject *hdu, PyObject *array,
 			       PyObject *level, int raw, PyObject *dtype)
 {
 	struct tsr_open_options oo;
-	PyObject *pb = NULL, *ab = NULL;
-	tsrpy_Array *self;
+	PyObject *pb = NULL, *ab = NULL, *str = NULL;
+	struct tsr_array *handle = NULL;
+	tsrpy_Array *self = NULL;
 	const char *path;
 	int st;
 
 	if (!PyUnicode_FSConverter(pathobj, &pb))
 		return NULL;
-	if (open_options(hdu, array, level, raw, dtype, &oo, &ab) < 0) {
+	if (tsrpy_open_options_dtype(hdu, array, level, raw, dtype, &oo, &ab) < 0) {
 		Py_DECREF(pb);
 		return NULL;
 	}
 	path = PyBytes_AS_STRING(pb);
-	self = PyObject_New(tsrpy_Array, &tsrpy_ArrayType);
-	if (!self)
-		goto fail;
-	self->array = NULL;
-	self->descr = NULL;
-	self->readers = 0;
-	self->weakrefs = NULL;
-	self->path = PyUnicode_DecodeFSDefault(path);
-	if (!self->path)
-		goto fail;
-	Py_BEGIN_ALLOW_THREADS
-	st = tsr_open(tsrpy_context(), path, &oo, &self->array);
-	if (st == TSR_OK) {
-		memset(&self->info, 0, sizeof(self->info));
-		self->info.struct_size = sizeof(self->info);
-		st = tsr_array_info(self->array, &self->info);
+	str = PyUnicode_DecodeFSDefault(path);
+	if (str) {
+		Py_BEGIN_ALLOW_THREADS
+		st = tsr_open(tsrpy_context(), path, &oo, &handle);
+		Py_END_ALLOW_THREADS
+		if (st)
+			tsrpy_raise(st, path);
+		else
+			self = tsrpy_array_wrap(handle, str);
 	}
-	Py_END_ALLOW_THREADS
-	if (st) {
-		tsrpy_raise(st, path);
-		goto fail;
-	}
-	self->descr = tsrpy_descr_of(self->info.dtype, self->info.descr);
-	if (!self->descr)
-		goto fail;
+	Py_XDECREF(str);
 	Py_DECREF(pb);
 	Py_XDECREF(ab);
 	return self;
-fail:
-	Py_XDECREF(self);
-	Py_DECREF(pb);
-	Py_XDECREF(ab);
-	return NULL;
 }
 
 PyObject *tsrpy_open(PyObject *mod, PyObject *args, PyObject *kw)

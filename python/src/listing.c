@@ -196,3 +196,95 @@ fail:
 	Py_XDECREF(res);
 	return NULL;
 }
+
+/* tessera.iter_arrays(store): each array of tsr_list's listing opened in turn, where the
+ * listing found it (tsr_listing_open), one open at a time. */
+typedef struct {
+	PyObject_HEAD
+	struct tsr_listing *listing;
+	size_t next;
+	PyObject *path;                /* str */
+	PyObject *keep;                /* what opts' strings point into */
+	struct tsr_open_options opts;  /* raw, dtype */
+} tsrpy_ArraysIter;
+
+static void arrays_iter_dealloc(tsrpy_ArraysIter *it)
+{
+	tsr_listing_free(it->listing);
+	Py_XDECREF(it->path);
+	Py_XDECREF(it->keep);
+	PyObject_Free(it);
+}
+
+static PyObject *arrays_iter_next(tsrpy_ArraysIter *it)
+{
+	while (it->listing && it->next < tsr_listing_count(it->listing)) {
+		struct tsr_entry e = {.struct_size = sizeof(e)};
+		struct tsr_array *a = NULL;
+		size_t i = it->next++;
+		int st;
+		if (tsr_listing_entry(it->listing, i, &e) != TSR_OK || e.kind != TSR_ENTRY_ARRAY)
+			continue;
+		Py_BEGIN_ALLOW_THREADS
+		st = tsr_listing_open(tsrpy_context(), it->listing, i, &it->opts, &a);
+		Py_END_ALLOW_THREADS
+		if (st)
+			return tsrpy_raise(st, NULL); /* (the next call goes on past it) */
+		return (PyObject *)tsrpy_array_wrap(a, it->path);
+	}
+	return NULL; /* StopIteration */
+}
+
+PyTypeObject tsrpy_ArraysIterType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "tessera.ArraysIterator",
+	.tp_basicsize = sizeof(tsrpy_ArraysIter),
+	.tp_dealloc = (destructor)arrays_iter_dealloc,
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "Each array a path holds, opened in turn (tessera.iter_arrays).",
+	.tp_iter = PyObject_SelfIter,
+	.tp_iternext = (iternextfunc)arrays_iter_next,
+};
+
+PyObject *tsrpy_iter_arrays(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = {"store", "raw", "dtype", NULL};
+	PyObject *pathobj = NULL, *dtype = Py_None;
+	int raw = 0, st;
+	struct stat sb;
+	(void)self;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|$pO:iter_arrays", kwlist,
+					 PyUnicode_FSConverter, &pathobj, &raw, &dtype))
+		return NULL;
+	const char *path = PyBytes_AS_STRING(pathobj);
+	tsrpy_ArraysIter *it = PyObject_New(tsrpy_ArraysIter, &tsrpy_ArraysIterType);
+	if (!it) {
+		Py_DECREF(pathobj);
+		return NULL;
+	}
+	it->listing = NULL;
+	it->next = 0;
+	it->keep = NULL;
+	it->path = PyUnicode_DecodeFSDefault(path);
+	if (!it->path ||
+	    tsrpy_open_options_dtype(NULL, NULL, NULL, raw, dtype, &it->opts, &it->keep) < 0)
+		goto fail;
+	if (stat(path, &sb) != 0) {
+		PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+		goto fail;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	st = tsr_list(path, &it->listing);
+	Py_END_ALLOW_THREADS
+	if (st) {
+		tsrpy_raise(st, path);
+		goto fail;
+	}
+	Py_DECREF(pathobj);
+	return (PyObject *)it;
+fail:
+	Py_DECREF(pathobj);
+	Py_DECREF(it);
+	return NULL;
+}

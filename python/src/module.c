@@ -144,6 +144,9 @@ static PyMethodDef methods[] = {
 	{"list_arrays", (PyCFunction)(void (*)(void))tsrpy_list_arrays, METH_VARARGS | METH_KEYWORDS,
 	 "list_arrays(store) -> list of dicts, one an entry: a FITS file's HDUs, a Zarr store's "
 	 "arrays and OME-Zarr multiscale groups, a Blosc2 frame's array; 'kind' says which"},
+	{"iter_arrays", (PyCFunction)(void (*)(void))tsrpy_iter_arrays, METH_VARARGS | METH_KEYWORDS,
+	 "iter_arrays(store, *, raw=False, dtype=None) -> iterator of Array: each array a path "
+	 "holds (list_arrays' 'array' entries), opened in turn where the listing found it"},
 	{"set_cupy_results", tsrpy_set_cupy_results, METH_O,
 	 "set_cupy_results(flag) -> previous flag. True (the default): device='cuda' reads give "
 	 "cupy.ndarray when CuPy imports; False: tessera.DeviceArray (CUDA Array Interface, "
@@ -206,6 +209,7 @@ PyMODINIT_FUNC PyInit__tessera(void)
 		goto fail;
 	Py_DECREF(b);
 	if (PyType_Ready(&tsrpy_ArrayType) < 0 || PyType_Ready(&tsrpy_ArrayIterType) < 0 ||
+	    PyType_Ready(&tsrpy_ArraysIterType) < 0 ||
 	    PyType_Ready(&tsrpy_DeviceArrayType) < 0 || PyType_Ready(&tsrpy_StreamType) < 0)
 		goto fail;
 	Py_INCREF(&tsrpy_ArrayType);

@@ -80,6 +80,15 @@ PyObject *tsrpy_list_arrays(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *tsrpy_read_fn(PyObject *self, PyObject *args, PyObject *kw);
 int tsrpy_open_options(PyObject *hdu, PyObject *array, PyObject *level, int raw,
 		       struct tsr_open_options *oo, PyObject **array_bytes);
+/* The same with open()'s dtype (None: none); *keep holds the strings oo points into. */
+int tsrpy_open_options_dtype(PyObject *hdu, PyObject *array, PyObject *level, int raw,
+			     PyObject *dtype, struct tsr_open_options *oo, PyObject **keep);
+/* An Array of an opened handle, taken over (freed on failure too); path: its str. NULL with
+ * an exception on failure. */
+tsrpy_Array *tsrpy_array_wrap(struct tsr_array *handle, PyObject *path);
+/* tessera.iter_arrays (listing.c). */
+extern PyTypeObject tsrpy_ArraysIterType;
+PyObject *tsrpy_iter_arrays(PyObject *self, PyObject *args, PyObject *kw);
 /* An info dict's "hdu": the FITS HDU's index, None for formats without HDUs (as the CLI's
  * JSON gives it). */
 PyObject *tsrpy_hdu_of(const struct tsr_array_info *in);

@@ -21,6 +21,7 @@ from ._tessera import (  # noqa: F401
     __version__,
     capabilities,
     host_cache,
+    iter_arrays,
     list_arrays,
     open,
     read,
@@ -32,6 +33,6 @@ from ._tessera import (  # noqa: F401
 
 __all__ = [
     "Array", "DeviceArray", "Stream", "TesseraError", "FormatError", "CorruptError",
-    "NoDeviceError", "NotFoundError", "open", "read", "read_batch", "stream", "list_arrays",
+    "NoDeviceError", "NotFoundError", "open", "read", "read_batch", "stream", "list_arrays", "iter_arrays",
     "capabilities", "host_cache", "set_cupy_results", "trim", "__version__",
 ]
