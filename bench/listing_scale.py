@@ -62,6 +62,11 @@ def main():
                 with tessera.open(fpath, hdu=e["hdu"]) as x:
                     x.attrs
     rows.append(("", "tessera: every HDU's attrs (open by index)", timed(tsr_headers)))
+
+    def tsr_iter():
+        for x in tessera.iter_arrays(fpath):
+            x.attrs
+    rows.append(("", "tessera: every HDU's attrs (iter_arrays)", timed(tsr_iter)))
     rows.append(("", "astropy fits.info", timed(lambda: fits.info(fpath, output=io.StringIO()))))
 
     def astropy_headers():
