@@ -125,6 +125,7 @@ tsrpy_Array *tsrpy_array_wrap(struct tsr_array *handle, PyObject *path)
 	self->descr = NULL;
 	self->readers = 0;
 	self->weakrefs = NULL;
+	self->reopen = NULL;
 	self->path = Py_NewRef(path);
 	memset(&self->info, 0, sizeof(self->info));
 	self->info.struct_size = sizeof(self->info);
@@ -140,6 +141,50 @@ tsrpy_Array *tsrpy_array_wrap(struct tsr_array *handle, PyObject *path)
 		return NULL;
 	}
 	return self;
+}
+
+static tsrpy_Array *array_open(PyObject *pathobj, PyObject *hdu, PyObject *array,
+			       PyObject *level, int raw, PyObject *dtype);
+
+int tsrpy_array_reopen_set(tsrpy_Array *self, PyObject *array, PyObject *level, int raw,
+			   PyObject *dtype)
+{
+	/* a FITS HDU by its index, whatever named it; other formats have none */
+	PyObject *hdu = self->info.index >= 0 && !strcmp(self->info.format, "fits")
+				? PyLong_FromLong(self->info.index)
+				: Py_NewRef(Py_None);
+	if (!hdu)
+		return -1;
+	Py_XSETREF(self->reopen, Py_BuildValue("(ONOOOO)", self->path, hdu, array ? array : Py_None,
+					       level ? level : Py_None, raw ? Py_True : Py_False,
+					       dtype ? dtype : Py_None));
+	return self->reopen ? 0 : -1;
+}
+
+PyObject *tsrpy_reopen(PyObject *mod, PyObject *args)
+{
+	PyObject *path, *hdu, *array, *level, *dtype;
+	int raw;
+	(void)mod;
+	if (!PyArg_ParseTuple(args, "OOOOpO:_reopen", &path, &hdu, &array, &level, &raw, &dtype))
+		return NULL;
+	return (PyObject *)array_open(path, hdu, array, level, raw, dtype);
+}
+
+/* pickle: the arguments that open it again (reads hold no state beyond the handle) */
+static PyObject *array_reduce(tsrpy_Array *self, PyObject *unused)
+{
+	(void)unused;
+	if (tsrpy_check_open(self) < 0)
+		return NULL;
+	if (!self->reopen) {
+		PyErr_SetString(PyExc_TypeError, "this tessera.Array does not know how it was opened");
+		return NULL;
+	}
+	PyObject *mod = PyImport_ImportModule("tessera._tessera");
+	PyObject *fn = mod ? PyObject_GetAttrString(mod, "_reopen") : NULL;
+	Py_XDECREF(mod);
+	return fn ? Py_BuildValue("(NO)", fn, self->reopen) : NULL;
 }
 
 static tsrpy_Array *array_open(PyObject *pathobj, PyObject *hdu, PyObject *array,
@@ -168,6 +213,8 @@ static tsrpy_Array *array_open(PyObject *pathobj, PyObject *hdu, PyObject *array
 			tsrpy_raise(st, path);
 		else
 			self = tsrpy_array_wrap(handle, str);
+		if (self && tsrpy_array_reopen_set(self, array, level, raw, dtype) < 0)
+			Py_CLEAR(self);
 	}
 	Py_XDECREF(str);
 	Py_DECREF(pb);
@@ -194,6 +241,7 @@ static void array_dealloc(tsrpy_Array *self)
 	tsr_array_free(self->array); /* no read is in flight: each holds a reference */
 	Py_XDECREF(self->descr);
 	Py_XDECREF(self->path);
+	Py_XDECREF(self->reopen);
 	PyObject_Free(self);
 }
 
@@ -607,6 +655,8 @@ static PyMethodDef array_methods[] = {
 	{"__enter__", (PyCFunction)array_enter, METH_NOARGS, NULL},
 	{"__exit__", (PyCFunction)array_exit, METH_VARARGS, NULL},
 	{"__array__", (PyCFunction)(void (*)(void))array_array, METH_VARARGS | METH_KEYWORDS, NULL},
+	{"__reduce__", (PyCFunction)array_reduce, METH_NOARGS,
+	 "pickling: the Array opens again from its path and open() arguments"},
 	{NULL, NULL, 0, NULL},
 };
 

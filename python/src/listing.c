@@ -206,6 +206,7 @@ typedef struct {
 	PyObject *path;                /* str */
 	PyObject *keep;                /* what opts' strings point into */
 	struct tsr_open_options opts;  /* raw, dtype */
+	PyObject *dtype;               /* as given (each Array's pickle opens with it) */
 } tsrpy_ArraysIter;
 
 static void arrays_iter_dealloc(tsrpy_ArraysIter *it)
@@ -213,6 +214,7 @@ static void arrays_iter_dealloc(tsrpy_ArraysIter *it)
 	tsr_listing_free(it->listing);
 	Py_XDECREF(it->path);
 	Py_XDECREF(it->keep);
+	Py_XDECREF(it->dtype);
 	PyObject_Free(it);
 }
 
@@ -230,7 +232,14 @@ static PyObject *arrays_iter_next(tsrpy_ArraysIter *it)
 		Py_END_ALLOW_THREADS
 		if (st)
 			return tsrpy_raise(st, NULL); /* (the next call goes on past it) */
-		return (PyObject *)tsrpy_array_wrap(a, it->path);
+		tsrpy_Array *arr = tsrpy_array_wrap(a, it->path);
+		PyObject *name = arr && !strcmp(e.format, "zarr") ? PyUnicode_DecodeFSDefault(e.name)
+								   : NULL;
+		if (arr && ((!name && !strcmp(e.format, "zarr")) ||
+			    tsrpy_array_reopen_set(arr, name, NULL, it->opts.raw, it->dtype) < 0))
+			Py_CLEAR(arr);
+		Py_XDECREF(name);
+		return (PyObject *)arr;
 	}
 	return NULL; /* StopIteration */
 }
@@ -266,6 +275,7 @@ PyObject *tsrpy_iter_arrays(PyObject *self, PyObject *args, PyObject *kw)
 	it->listing = NULL;
 	it->next = 0;
 	it->keep = NULL;
+	it->dtype = Py_NewRef(dtype);
 	it->path = PyUnicode_DecodeFSDefault(path);
 	if (!it->path ||
 	    tsrpy_open_options_dtype(NULL, NULL, NULL, raw, dtype, &it->opts, &it->keep) < 0)

@@ -147,6 +147,8 @@ static PyMethodDef methods[] = {
 	{"iter_arrays", (PyCFunction)(void (*)(void))tsrpy_iter_arrays, METH_VARARGS | METH_KEYWORDS,
 	 "iter_arrays(store, *, raw=False, dtype=None) -> iterator of Array: each array a path "
 	 "holds (list_arrays' 'array' entries), opened in turn where the listing found it"},
+	{"_reopen", tsrpy_reopen, METH_VARARGS, "_reopen(path, hdu, array, level, raw, dtype): "
+	 "what unpickling an Array calls"},
 	{"set_cupy_results", tsrpy_set_cupy_results, METH_O,
 	 "set_cupy_results(flag) -> previous flag. True (the default): device='cuda' reads give "
 	 "cupy.ndarray when CuPy imports; False: tessera.DeviceArray (CUDA Array Interface, "

@@ -66,6 +66,9 @@ typedef struct {
 	PyObject *path;                /* str */
 	Py_ssize_t readers;            /* reads in flight (GIL released); close waits for 0 */
 	PyObject *weakrefs;
+	/* how to open it again, for pickling: (path, hdu, array, level, raw, dtype), as
+	 * tessera.open takes them (hdu the index found); NULL: not known */
+	PyObject *reopen;
 } tsrpy_Array;
 
 extern PyTypeObject tsrpy_ArrayType;
@@ -86,6 +89,13 @@ int tsrpy_open_options_dtype(PyObject *hdu, PyObject *array, PyObject *level, in
 /* An Array of an opened handle, taken over (freed on failure too); path: its str. NULL with
  * an exception on failure. */
 tsrpy_Array *tsrpy_array_wrap(struct tsr_array *handle, PyObject *path);
+/* Records how a wrapped Array opens again (tessera.open's arguments; hdu: an int or None, the
+ * rest as open takes them); a FITS Array's hdu becomes the index it was opened at. Steals
+ * nothing. 0, or -1 with an exception. */
+int tsrpy_array_reopen_set(tsrpy_Array *self, PyObject *array, PyObject *level, int raw,
+			   PyObject *dtype);
+/* tessera._tessera._reopen(path, hdu, array, level, raw, dtype): what unpickling calls. */
+PyObject *tsrpy_reopen(PyObject *mod, PyObject *args);
 /* tessera.iter_arrays (listing.c). */
 extern PyTypeObject tsrpy_ArraysIterType;
 PyObject *tsrpy_iter_arrays(PyObject *self, PyObject *args, PyObject *kw);
