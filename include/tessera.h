@@ -252,6 +252,11 @@ struct tsr_array_info {
 					  (a group's dataset, tsr_open_options.level); -1: not
 					  opened through a multiscale group (any FITS HDU, Blosc2
 					  frame, or Zarr array opened by its own path) */
+	/* Added later still (a struct_size from before gets what it has room for): */
+	const char *name;              /* the array's name in its file, as tsr_list names it:
+					  Zarr, its path in the store ("labels/ids"; an OME level's
+					  own, "0"; "" for a store that is an array itself); FITS,
+					  the HDU's EXTNAME ("" when none); Blosc2, "" */
 };
 
 /* Fills *info_ret; its strings live as long as the array. Returns TSR_OK or TSR_E_INVALID_ARG

@@ -498,9 +498,9 @@ PyObject *tsrpy_info_dict(const struct tsr_array_info *in, PyArray_Descr *descr,
 		Py_XDECREF(stored);
 		return NULL;
 	}
-	return Py_BuildValue("{s:s,s:O,s:N,s:N,s:O,s:N,s:i,s:N,s:N,s:L,s:s,s:s,s:N,s:O,s:s,s:s}",
+	return Py_BuildValue("{s:s,s:O,s:N,s:N,s:s,s:O,s:N,s:i,s:N,s:N,s:L,s:s,s:s,s:N,s:O,s:s,s:s}",
 			     "format", in->format, "path", path, "hdu", tsrpy_hdu_of(in), "level",
-			     level, "dtype",
+			     level, "name", in->name ? in->name : "", "dtype",
 			     (PyObject *)descr, "stored_dtype", stored, "ndim", in->ndim, "shape",
 			     tsrpy_shape_tuple(in->ndim, in->shape), "chunks",
 			     tsrpy_shape_tuple(in->ndim, in->chunk_shape), "nchunks",
@@ -628,12 +628,15 @@ static PyObject *array_repr(tsrpy_Array *self)
 	if (!self->array)
 		r = PyUnicode_FromFormat("<tessera.Array %R (closed)>", self->path);
 	else {
-		/* what picked the array inside the file: a FITS HDU, an OME-Zarr level */
-		char where[32] = "";
+		/* what picked the array inside the file: a FITS HDU, an OME-Zarr level, a Zarr
+		 * array's path in its store */
+		char where[320] = "";
 		if (!strcmp(self->info.format, "fits"))
 			snprintf(where, sizeof(where), " hdu=%d", self->info.index);
 		else if (self->info.level >= 0)
 			snprintf(where, sizeof(where), " level=%d", self->info.level);
+		else if (self->info.name && self->info.name[0])
+			snprintf(where, sizeof(where), " array='%.300s'", self->info.name);
 		r = PyUnicode_FromFormat("<tessera.Array %s %R%s shape=%R dtype=%S codec=%s>",
 					 self->info.format, self->path, where, shape,
 					 (PyObject *)self->descr, self->info.codec);

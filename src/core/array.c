@@ -124,6 +124,7 @@ int tsr_array_info(const struct tsr_array *a, struct tsr_array_info *info_ret)
 	info->scaled = d->scaled;
 	info->dtype_source = d->dtype_source ? d->dtype_source : "file";
 	info->level = d->level;
+	info->name = d->name ? d->name : "";
 	memcpy(info_ret, &full, size);
 	return TSR_OK;
 }

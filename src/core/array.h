@@ -39,6 +39,7 @@ struct tsr_desc {
 	char reader[16];                  /* "tessera" or "cfitsio" */
 	char fallback[160];               /* why part of the work goes through a fallback */
 	const char *unit_noun;            /* "HDU", "array" */
+	const char *name;                 /* tsr_array_info.name; NULL: "" */
 	const char *unit_label;           /* names the unit in messages ("labels/ids"); NULL:
 					     its index */
 	/* Optional: names chunk `chunk` in messages (a Zarr chunk key); NULL: its number. */
@@ -68,6 +69,7 @@ struct tsr_array {
 	uint64_t start_at;
 	const char *start_name;
 	uint64_t header_at;        /* FITS: where the opened HDU's header starts (its metadata) */
+	char extname[72];          /* FITS: the opened HDU's EXTNAME (desc.name) */
 	enum tsr_dtype want_dtype;
 	char want_order;           /* its byte order character, 0 when it names none */
 	/* Per-array state of the storage backends (src/io keeps its mock caches there), opaque

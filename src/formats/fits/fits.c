@@ -361,6 +361,11 @@ int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
 		if (pick) {
 			a->desc.index = hdu;
 			a->header_at = offset;
+			/* (a malformed EXTNAME names nothing, as the listing takes it) */
+			if (tsr_fits_get_string(&h, "EXTNAME", a->extname, sizeof(a->extname)))
+				a->extname[0] = '\0';
+			tsr_error_clear();
+			a->desc.name = a->extname;
 			if (nbytes > a->file_nbytes - h.data_offset) {
 				st = tsr_error(TSR_E_FORMAT, "%s: HDU %d: truncated: the data unit needs "
 					       "%llu bytes at offset %llu, the file has %llu",

@@ -163,6 +163,7 @@ static int tsr_zarr_describe(struct tsr_array *a, struct tsr_zarr *z)
 	snprintf(d->codec, sizeof(d->codec), "%s", m->codec);
 	snprintf(d->reader, sizeof(d->reader), "tessera");
 	d->unit_label = z->label;
+	d->name = strcmp(z->label, "/") ? z->label : "";
 	d->chunk_label = tsr_zarr_chunk_label;
 
 	struct tsr_chunk_ref *t = &z->tmpl;
@@ -313,7 +314,7 @@ fail:
 	tsr_zip_free(zip);
 	tsr_zarr_free(z);
 	if (st)
-		a->desc.unit_label = NULL;
+		a->desc.unit_label = a->desc.name = NULL;
 	tsr_zarr_node_free(&n);
 	free(path);
 	free(store);
