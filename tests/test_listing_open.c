@@ -1,8 +1,9 @@
 /* test_listing_open.c - tsr_listing_open opens a listing's array entries as tsr_open opens them
  * by index or path (the same HDU, values, metadata and the caller's other options), from the
- * header the listing read; a file rewritten since the listing (its HDUs shifted by one, the same
- * size) still opens the HDU asked for; entries that are no array, indexes past the end and NULL
- * arguments are refused. */
+ * header the listing read; a file rewritten since the listing (a four-block HDU put first, so a
+ * listed offset holds another HDU's header) still opens the HDU asked for, and a listing's
+ * metadata of a table names the HDU the file holds now; entries that are no array, indexes past
+ * the end and NULL arguments are refused. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

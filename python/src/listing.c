@@ -1,5 +1,6 @@
-/* listing.c - tessera.list_arrays: tsr_list's entries as dicts, each array's shape, dtype and
- * layout from opening it, a multiscale group's level shapes from its levels' entries. */
+/* listing.c - tessera.list_arrays (tsr_list's entries as dicts: each array's shape, dtype and
+ * layout from opening it, a multiscale group's level shapes from its levels' entries) and
+ * tessera.iter_arrays (each listed array opened in turn where the listing found it). */
 #include "tsrpy.h"
 
 #include <errno.h>
