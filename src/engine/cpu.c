@@ -25,7 +25,7 @@ struct tsr_cpu_job {
 	struct tsr_worker_stats *stats;
 	struct tsr_split **splits; /* per task of the unsplit plan: its shared chunk, or NULL */
 	struct tsr_split_spare *spare;   /* split chunks' byte buffers, kept for the next ones */
-	const struct tsr_stop *stop;     /* the caller's stop callback; NULL: none */
+	const struct tsr_stop *stop;     /* the caller's stop callback (tsr_stop_asked) */
 };
 
 /* Scatter a box of a decoded chunk (the task's, or a part of it) into the output
@@ -683,7 +683,7 @@ static void tsr_cpu_worker(void *arg, int w)
 		    !tsr_job_ranks_before(&job->err, tsr_task_chunk(job->plan, t)))
 			continue;
 		/* A stop ranks first (named by the file): the tasks after it are skipped. */
-		if (job->stop && tsr_stop_asked(job->stop)) {
+		if (tsr_stop_asked(job->stop)) {
 			tsr_job_fail(&job->err, a, -1, TSR_E_STOPPED);
 			break;
 		}
@@ -818,7 +818,7 @@ int tsr_cpu_run(const struct tsr_array *array, const struct tsr_plan *plan,
 {
 	struct tsr_cpu_job job = {0};
 	job.be = be;
-	job.stop = stop && stop->fn ? stop : NULL;
+	job.stop = stop;
 	job.array = array;
 	job.plan = plan;
 	job.sel = sel;

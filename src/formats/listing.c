@@ -22,11 +22,8 @@ static char *tsr_listing_str(const char *s)
 int tsr_listing_add(struct tsr_listing *l, const struct tsr_entry *e, uint64_t at)
 {
 	int st = tsr_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v), 8);
-	if (!st)
-		st = tsr_grow((void **)&l->at, &l->at_cap, l->n + 1, sizeof(*l->at), 8);
 	if (st)
 		return st;
-	l->at[l->n] = at;
 	struct tsr_entry c = *e;
 	c.struct_size = sizeof(c);
 	c.name = tsr_listing_str(e->name);
@@ -38,7 +35,7 @@ int tsr_listing_add(struct tsr_listing *l, const struct tsr_entry *e, uint64_t a
 		free((char *)c.group);
 		return tsr_error(TSR_E_NOMEM, "out of memory");
 	}
-	l->v[l->n++] = c;
+	l->v[l->n++] = (struct tsr_listed){c, at};
 	return TSR_OK;
 }
 
@@ -47,12 +44,11 @@ void tsr_listing_free(struct tsr_listing *l)
 	if (!l)
 		return;
 	for (size_t i = 0; i < l->n; i++) {
-		free((char *)l->v[i].name);
-		free((char *)l->v[i].xtension);
-		free((char *)l->v[i].group);
+		free((char *)l->v[i].e.name);
+		free((char *)l->v[i].e.xtension);
+		free((char *)l->v[i].e.group);
 	}
 	free(l->v);
-	free(l->at);
 	free(l->path);
 	free(l);
 }
@@ -71,7 +67,7 @@ int tsr_listing_entry(const struct tsr_listing *l, size_t i, struct tsr_entry *e
 	if (i >= l->n)
 		return tsr_error(TSR_E_RANGE, "tsr_listing_entry: entry %zu of %zu", i, l->n);
 	size_t n = e->struct_size < sizeof(*e) ? e->struct_size : sizeof(*e);
-	memcpy((char *)e + sizeof(e->struct_size), (const char *)&l->v[i] + sizeof(e->struct_size),
+	memcpy((char *)e + sizeof(e->struct_size), (const char *)&l->v[i].e + sizeof(e->struct_size),
 	       n - sizeof(e->struct_size));
 	return TSR_OK;
 }
@@ -126,7 +122,7 @@ int tsr_listing_open(struct tsr_context *ctx, const struct tsr_listing *l, size_
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_listing_open: NULL context or listing");
 	if (i >= l->n)
 		return tsr_error(TSR_E_RANGE, "tsr_listing_open: entry %zu of %zu", i, l->n);
-	const struct tsr_entry *e = &l->v[i];
+	const struct tsr_entry *e = &l->v[i].e;
 	if (e->kind != TSR_ENTRY_ARRAY)
 		return tsr_error(TSR_E_INVALID_ARG, "%s: entry %zu is no array (%s)", l->path, i,
 				 e->kind == TSR_ENTRY_EMPTY	 ? "an HDU without data"
@@ -143,7 +139,7 @@ int tsr_listing_open(struct tsr_context *ctx, const struct tsr_listing *l, size_
 	o.array = !strcmp(e->format, "zarr") ? e->name : NULL;
 	o.level = -1;
 	int fits = !strcmp(e->format, "fits");
-	return tsr_open_at(ctx, l->path, &o, fits ? e->hdu : 0, fits ? l->at[i] : 0,
+	return tsr_open_at(ctx, l->path, &o, fits ? e->hdu : 0, fits ? l->v[i].at : 0,
 			   fits ? e->name : NULL, array_ret);
 }
 
@@ -156,7 +152,7 @@ int tsr_listing_metadata(const struct tsr_listing *l, size_t i, char **json_ret)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_listing_metadata: NULL listing");
 	if (i >= l->n)
 		return tsr_error(TSR_E_RANGE, "tsr_listing_metadata: entry %zu of %zu", i, l->n);
-	const struct tsr_entry *e = &l->v[i];
+	const struct tsr_entry *e = &l->v[i].e;
 	cJSON *root = cJSON_CreateObject();
 	if (!root)
 		return tsr_error(TSR_E_NOMEM, "out of memory for metadata");
@@ -173,7 +169,7 @@ int tsr_listing_metadata(const struct tsr_listing *l, size_t i, char **json_ret)
 			st = tsr_error(TSR_E_FORMAT, "%s: now a %s input, listed as %s", l->path,
 				       drv->name, e->format);
 		if (!st)
-			st = drv->metadata(l->path, &fd, &nbytes, e, l->at[i], root);
+			st = drv->metadata(l->path, &fd, &nbytes, e, l->v[i].at, root);
 		tsr_file_close(fd);
 	}
 	if (!st)

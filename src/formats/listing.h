@@ -5,11 +5,16 @@
 #include "../core/internal.h"
 
 /* Entries own their strings (copies). */
+/* An entry as listed, and where a FITS HDU's header starts (0 for other entries). */
+struct tsr_listed {
+	struct tsr_entry e;
+	uint64_t at;
+};
+
 struct tsr_listing {
 	char *path;            /* as given to tsr_list (a store's without trailing '/') */
-	struct tsr_entry *v;
-	uint64_t *at;          /* per entry: a FITS HDU's header offset; 0 otherwise */
-	size_t n, cap, at_cap;
+	struct tsr_listed *v;
+	size_t n, cap;
 };
 
 /* Appends a copy of e (its strings copied; NULL strings become ""); at: where a FITS HDU's

@@ -49,6 +49,14 @@ def sigint_in(seconds):
     return t
 
 
+def interrupted(call, exc=KeyboardInterrupt, match=None):
+    """call() with SIGINT sent 0.2 s in: it must raise exc (matching match)."""
+    t = sigint_in(0.2)
+    with pytest.raises(exc, match=match):
+        call()
+    t.join()
+
+
 def untouched(out):
     """Chunks of out the read never wrote (out was filled with -1)."""
     return int((out.reshape(-1, CHUNK) == -1).all(axis=1).sum())
@@ -58,10 +66,7 @@ def test_array_read_stops(store):
     path, v = store
     with tessera.open(path) as a:
         out = np.full(a.shape, -1, np.int32)
-        t = sigint_in(0.2)
-        with pytest.raises(KeyboardInterrupt):
-            a.read(out=out)
-        t.join()
+        interrupted(lambda: a.read(out=out))
         # stopped: chunks were left undecoded, and those written are whole and right
         assert untouched(out) > NCHUNKS // 4
         done = out.reshape(-1, CHUNK)
@@ -74,26 +79,17 @@ def test_array_read_stops(store):
 def test_module_read_and_batch_stop(store):
     path, _ = store
     out = np.full(NCHUNKS * CHUNK, -1, np.int32)
-    t = sigint_in(0.2)
-    with pytest.raises(KeyboardInterrupt):
-        tessera.read(path, out=out)
-    t.join()
+    interrupted(lambda: tessera.read(path, out=out))
     assert untouched(out) > NCHUNKS // 4
     out3 = np.full((3, NCHUNKS * CHUNK), -1, np.int32)
-    t = sigint_in(0.2)
-    with pytest.raises(KeyboardInterrupt):
-        tessera.read_batch([path, path, path], out=out3)
-    t.join()
+    interrupted(lambda: tessera.read_batch([path, path, path], out=out3))
     assert untouched(out3) > NCHUNKS
 
 
 def test_stream_stops_and_ends(store):
     path, _ = store
     s = tessera.stream([path] * 4, batch=2)
-    t = sigint_in(0.2)
-    with pytest.raises(KeyboardInterrupt):
-        next(s)
-    t.join()
+    interrupted(lambda: next(s))
     with pytest.raises(StopIteration):  # as a generator an exception left
         next(s)
 
@@ -118,10 +114,7 @@ def test_read_inside_a_handler_refused(store):
         tessera.read(path, slice(0, 10))
 
     signal.signal(signal.SIGINT, handler)
-    t = sigint_in(0.2)
-    with pytest.raises(RuntimeError, match="signal handler"):
-        tessera.read(path)
-    t.join()
+    interrupted(lambda: tessera.read(path), RuntimeError, match="signal handler")
     assert tessera.read(path, slice(0, 10)).shape == (10,)
 
 
@@ -152,10 +145,7 @@ def test_device_read_stops(store):
     path, v = store
     with tessera.open(path) as a:
         out = cupy.full(a.shape, -1, cupy.int32)
-        t = sigint_in(0.2)
-        with pytest.raises(KeyboardInterrupt):
-            a.read(out=out)
-        t.join()
+        interrupted(lambda: a.read(out=out))
         assert untouched(cupy.asnumpy(out)) > NCHUNKS // 4
         got = a.read(slice(CHUNK * 7, CHUNK * 9), device="cuda")
         assert np.array_equal(cupy.asnumpy(got), np.concatenate([v, v]))

@@ -264,17 +264,13 @@ static void tsr_fits_name_list(char *list, size_t cap, int hdu, const struct tsr
 }
 
 /* Whether the walk to HDU want may start at the header a listing found (a->start_*): an
- * extension header there that still names the listed EXTNAME; a file changed since is walked
- * from its start. */
-static int tsr_fits_start_holds(const struct tsr_array *a, int want)
+ * extension header there that still names the listed EXTNAME, read into *h for the walk's
+ * first step; a file changed since is walked from its start. */
+static int tsr_fits_start_holds(const struct tsr_array *a, int want, struct tsr_fits_header *h)
 {
-	struct tsr_fits_header h = {0};
 	struct tsr_fits_hdu hdu;
-	if (a->start_hdu <= 0 || want != a->start_hdu ||
-	    !tsr_fits_hdu_at(a->fd, a->file_nbytes, a->start_at, want, a->start_name, &h, &hdu))
-		return 0;
-	tsr_fits_header_free(&h);
-	return 1;
+	return a->start_hdu > 0 && want == a->start_hdu &&
+	       tsr_fits_hdu_at(a->fd, a->file_nbytes, a->start_at, want, a->start_name, h, &hdu);
 }
 
 int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
@@ -300,10 +296,11 @@ int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
 		return tsr_error(TSR_E_FORMAT, "%s: not a FITS file (it does not start with SIMPLE)",
 				 a->path);
 	}
-	int hdu0 = 0;
-	if (!name && tsr_fits_start_holds(a, want)) {
+	int hdu0 = 0, have = 0; /* have: h holds the header at offset already */
+	if (!name && tsr_fits_start_holds(a, want, &h)) {
 		hdu0 = a->start_hdu;
 		offset = a->start_at;
+		have = 1;
 	}
 	for (int hdu = hdu0;; hdu++) {
 		if (offset >= a->file_nbytes) {
@@ -320,7 +317,8 @@ int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
 			return tsr_error(TSR_E_RANGE, "%s: HDU %d out of range: the file has %d HDUs",
 					 a->path, want, hdu);
 		}
-		int st = tsr_fits_header_read(a->fd, a->file_nbytes, offset, &h);
+		int st = have ? TSR_OK : tsr_fits_header_read(a->fd, a->file_nbytes, offset, &h);
+		have = 0;
 		if (st) {
 			tsr_error_prefix("%s: HDU %d", a->path, hdu);
 			return st;

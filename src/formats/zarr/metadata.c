@@ -43,14 +43,13 @@ static uint64_t tsr_zarr_stored(const char *dir, int depth)
 	return total;
 }
 
-/* A zipped array's stored bytes: its chunk entries' (those under its key that are not
- * metadata), each name once, as its reads find it (tsr_zip_find: the last of duplicates). */
+/* A zipped array's stored bytes (its zip entered): its chunk entries' (those under its key
+ * that are not metadata), each name once, as its reads find it (tsr_zip_find: the last of
+ * duplicates). */
 static uint64_t tsr_zarr_zip_stored(const struct tsr_zip *zip, const char *dir)
 {
-	size_t rn = strlen(zip->root);
-	const char *key = !strcmp(dir, zip->root) ? ""
-			  : !strncmp(dir, zip->root, rn) && dir[rn] == '/' ? dir + rn + 1 : NULL;
-	if (!key)
+	const char *key = ""; /* (the store's root: the zip itself) */
+	if (strcmp(dir, zip->root) && !tsr_zarr_zip_of(dir, &key))
 		return 0;
 	size_t kn = strlen(key);
 	uint64_t total = 0;
