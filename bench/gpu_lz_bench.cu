@@ -16,7 +16,7 @@ extern "C" {
 }
 
 /*
- * Usage: gpu_lz_bench [--streams N] [--kib K] [--runs R] [--nvcomp LIB] [--kernel auto|many|few]
+ * Usage: gpu_lz_bench [--streams N] [--kib K] [--runs R] [--nvcomp LIB] [--kernel auto|many|few|share]
  * N streams (default 10000) of K KiB (64) of float32 data: a smooth field with noise in its low
  * bits, as is (floats) and byte-shuffled as blosc stores it (shuffled), and the top byte plane of
  * a Zarr v2 array's float field (what blosc codes of it: fill_profile); LZ4 fast and HC 9, and
@@ -26,6 +26,7 @@ extern "C" {
  * events; GB/s are decoded bytes (10^9) per second. nvCOMP (loaded with dlopen, never linked)
  * decodes the same LZ4 streams the same way. --kernel forces our many-streams or few-streams
  * kernel (tsr_cuda_lz_force; auto: the batch's size picks). Table last.
+ * --mix: rows of streams part coded, part incompressible (PROFILE_MIX) instead.
  * --frames FILE --codec lz4|blosclz: one row instead, FILE's streams (bench/blosc_frames.py's
  * records: a 32-bit little-endian decoded size, the same for all, a 32-bit stream size and the
  * stream: a Blosc2 slot's coded streams), each checked against liblz4 or the library's CPU
@@ -67,15 +68,36 @@ static int cmp_d(const void *a, const void *b)
 #define PROFILE_ZARR_PLANE LZP_N
 /* (the row of --frames' streams) */
 #define PROFILE_FRAMES (LZP_N + 1)
+/* --mix's rows: streams of 4 KiB pieces, each byte-shuffled floats (as a blosc block lays them)
+ * with the chance PROFILE_MIX + k says (k quarters) and floats as they are (incompressible to
+ * LZ4) else, so that a batch's stored share runs between the two profiles': where the share
+ * that picks a large LZ4 batch's kernel (lz_core.h, tsr_lz_share_take) should lie is read off
+ * these rows. */
+#define PROFILE_MIX (LZP_N + 2)
+#define MIX_PIECE 4096
 
 static const char *profile_name(int p)
 {
-	return p == PROFILE_ZARR_PLANE ? "zarr-f32-top-plane" : p == PROFILE_FRAMES ? "frames" : lzp_name[p];
+	static const char *const mix[] = {"mix-0", "mix-25", "mix-50", "mix-75", "mix-100"};
+	return p == PROFILE_ZARR_PLANE ? "zarr-f32-top-plane"
+	       : p == PROFILE_FRAMES   ? "frames"
+	       : p >= PROFILE_MIX      ? mix[p - PROFILE_MIX]
+				       : lzp_name[p];
 }
 
 /* Fills buf (n bytes) with profile p (seed: which part of the field, or lzp_fill's arg). */
 static void fill_profile(int p, unsigned char *buf, size_t n, uint64_t seed)
 {
+	if (p >= PROFILE_MIX) {
+		uint64_t s = seed * 0x9e3779b97f4a7c15ull + 99;
+		for (size_t o = 0; o < n; o += MIX_PIECE) {
+			size_t k = n - o < MIX_PIECE ? n - o : MIX_PIECE;
+			int coded = lzp_rand(&s) % 4 < (uint64_t)(p - PROFILE_MIX);
+			lzp_fill(coded ? LZP_FLOATS_SHUFFLED : LZP_FLOATS, buf + o, k,
+				 seed * 64 + o / MIX_PIECE);
+		}
+		return;
+	}
 	if (p != PROFILE_ZARR_PLANE) {
 		lzp_fill(p, buf, n, seed);
 		return;
@@ -307,7 +329,7 @@ int main(int argc, char **argv)
 	size_t n = 10000, kib = 64;
 	int runs = 20;
 	const char *nvlib = NULL, *frames = NULL;
-	int frames_codec = 0, max_rows = 0; /* (0: every row) */
+	int frames_codec = 0, max_rows = 0, mix = 0; /* (max_rows 0: every row) */
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--streams") && i + 1 < argc)
 			n = (size_t)atol(argv[++i]);
@@ -321,10 +343,14 @@ int main(int argc, char **argv)
 			++i, tsr_cuda_lz_force(TSR_CUDA_LZ_MANY);
 		else if (!strcmp(argv[i], "--kernel") && i + 1 < argc && !strcmp(argv[i + 1], "few"))
 			++i, tsr_cuda_lz_force(TSR_CUDA_LZ_FEW);
+		else if (!strcmp(argv[i], "--kernel") && i + 1 < argc && !strcmp(argv[i + 1], "share"))
+			++i, tsr_cuda_lz_force(TSR_CUDA_LZ_SHARE);
 		else if (!strcmp(argv[i], "--kernel") && i + 1 < argc && !strcmp(argv[i + 1], "auto"))
 			++i;
 		else if (!strcmp(argv[i], "--frames") && i + 1 < argc)
 			frames = argv[++i];
+		else if (!strcmp(argv[i], "--mix"))
+			mix = 1;
 		else if (!strcmp(argv[i], "--rows") && i + 1 < argc)
 			max_rows = atoi(argv[++i]); /* (the first rows alone: a profile of the first) */
 		else if (!strcmp(argv[i], "--codec") && i + 1 < argc &&
@@ -332,7 +358,7 @@ int main(int argc, char **argv)
 			frames_codec = strcmp(argv[++i], "lz4") ? 2 : 0;
 		else {
 			fprintf(stderr, "usage: gpu_lz_bench [--streams N] [--kib K] [--runs R] [--nvcomp LIB] "
-				"[--kernel auto|many|few] [--frames FILE --codec lz4|blosclz] [--rows N]\n");
+				"[--kernel auto|many|few|share] [--frames FILE --codec lz4|blosclz] [--mix] [--rows N]\n");
 			return 2;
 		}
 	}
@@ -368,14 +394,19 @@ int main(int argc, char **argv)
 		{2, PROFILE_ZARR_PLANE, "blosclz"}};
 	static const struct row frame_rows[] = {{0, PROFILE_FRAMES, "lz4"},
 						{2, PROFILE_FRAMES, "blosclz"}};
-	const struct row *rows = frames ? &frame_rows[frames_codec ? 1 : 0] : all_rows;
+	static const struct row mix_rows[] = {
+		{0, PROFILE_MIX + 1, "lz4"}, {0, PROFILE_MIX + 2, "lz4"}, {0, PROFILE_MIX + 3, "lz4"},
+		{2, PROFILE_MIX + 1, "blosclz"}, {2, PROFILE_MIX + 2, "blosclz"},
+		{2, PROFILE_MIX + 3, "blosclz"}};
+	const struct row *rows = frames ? &frame_rows[frames_codec ? 1 : 0] : mix ? mix_rows : all_rows;
 	char table[4096];
 	size_t tn = 0;
 	int bad = 0;
 	tn += (size_t)snprintf(table + tn, sizeof table - tn,
 			       "| codec | data | streams x KiB | ratio | tessera GB/s | nvCOMP GB/s | tessera / nvCOMP |\n"
 			       "|---|---|---|---|---|---|---|\n");
-	size_t nrows = frames ? 1 : sizeof(all_rows) / sizeof(*all_rows);
+	size_t nrows = frames ? 1 : mix ? sizeof(mix_rows) / sizeof(*mix_rows)
+				       : sizeof(all_rows) / sizeof(*all_rows);
 	if (max_rows > 0 && (size_t)max_rows < nrows)
 		nrows = (size_t)max_rows;
 	for (size_t r = 0; r < nrows; r++) {

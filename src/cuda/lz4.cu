@@ -32,10 +32,10 @@ extern "C" int tsr_cuda_lz4_batch(const void *const *d_in, const size_t *d_in_nb
 				  size_t *d_out_nbytes, int *d_status, size_t nstreams, int variant,
 				  void *d_scratch, size_t scratch_nbytes, void *cuda_stream)
 {
-	int few = 0, st = tsr_lz_pick_few(nstreams, &few);
+	int pick = 0, st = tsr_lz_pick(nstreams, 1, &pick);
 	if (st)
 		return st;
-	return (few ? tsr_cuda_lz4_few_batch : tsr_lz4_launch_many)(
-		d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status, nstreams, variant,
-		d_scratch, scratch_nbytes, cuda_stream);
+	return tsr_lz_run(pick, tsr_lz4_launch_many, tsr_cuda_lz4_few_batch, d_in, d_in_nbytes,
+			  d_out, d_out_cap, d_out_nbytes, d_status, nstreams, variant, d_scratch,
+			  scratch_nbytes, cuda_stream);
 }

@@ -11,8 +11,8 @@ extern "C" int tsr_cuda_lz4_few_batch(const void *const *d_in, const size_t *d_i
 				      void *const *d_out, const size_t *d_out_cap,
 				      size_t *d_out_nbytes, int *d_status, size_t nstreams,
 				      int variant, void *d_scratch, size_t scratch_nbytes,
-				      void *cuda_stream)
+				      void *cuda_stream, const int *take, int mine)
 {
 	return tsr_lz4_launch_few(d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status,
-				  nstreams, variant, d_scratch, scratch_nbytes, cuda_stream);
+				  nstreams, variant, d_scratch, scratch_nbytes, cuda_stream, take, mine);
 }

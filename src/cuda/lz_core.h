@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "tsr_cuda.h"
 
@@ -81,6 +82,37 @@
 /* A match of at most this many bytes is copied a byte a lane in one pass (tsr_lz_match); not
  * tied to the lanes, so that the CPU emulator's one lane runs that path too. */
 #define TSR_LZ_SHORT 32u
+
+/*
+ * Which kernel a large LZ4 batch takes (tsr_cuda_lz4_batch; TSR_CUDA_LZ_SHARE): one stored in at
+ * least TSR_LZ_STORED_TENTHS tenths of its capacity is mostly long literal runs, which the
+ * few-streams kernel copies as vectors a warp wide; the many-streams kernel's groups of 16 lanes
+ * copy them a byte a lane. So such a batch goes to the few-streams kernel, any other to the
+ * many-streams one. By the batch, not the stream: split between the two kernels one after
+ * the other, batches of both kinds of stream lost against either kernel alone (H100, 10,000 x
+ * 64 KiB, half incompressible floats: 299 GB/s, 425 many, 401 few). The sizes are in device
+ * memory, so a kernel of one block sums them (tsr_lz_share_kernel) and each kernel reads its
+ * answer; each stream's sizes count up to 4 GiB.
+ */
+#ifndef TSR_LZ_STORED_TENTHS
+#define TSR_LZ_STORED_TENTHS 9u
+#endif
+enum { TSR_LZ_TAKE_MANY = 1, TSR_LZ_TAKE_FEW = 2 };
+
+/* A stream's size as the sums count it. */
+TSR_LZ_D uint64_t tsr_lz_share_size(uint64_t x)
+{
+	const uint64_t lim = (uint64_t)1 << 32;
+	return x < lim ? x : lim;
+}
+
+/* The kernel a batch of in stored bytes and cap bytes of capacity takes (the sums of
+ * tsr_lz_share_size's). */
+TSR_LZ_D int tsr_lz_share_take(uint64_t in, uint64_t cap)
+{
+	return in >= cap - cap / 10u * (10u - TSR_LZ_STORED_TENTHS) ? TSR_LZ_TAKE_FEW
+								     : TSR_LZ_TAKE_MANY;
+}
 
 /* The text of a status code (host code: tsr_cuda_lz_status_name, and the CPU tests). */
 static inline const char *tsr_lz_status_text(int status)
@@ -214,49 +246,128 @@ TSR_LZ_D void tsr_lz_copy(uint8_t *out, uint32_t op, const uint8_t *src, uint32_
 }
 
 #if TSR_LZ_WIDE
-/* A long literal run (the few-streams kernels): out[op, op + len) = input [ip, ip + len), read
- * as aligned words, 4 a lane in flight (4 times the bytes of byte loads: a long run's copy waits
- * on its loads, H200 ncu), each word's bytes stored one at a time (input and output alignments
- * differ). The kernels of many streams keep byte loads, whose fewer registers keep more
- * streams resident. */
+/* Vectors of 16 bytes a lane in flight in a long literal run's copy (below). */
+#ifndef TSR_LZ_VECS
+#define TSR_LZ_VECS 4u
+#endif
+
+/* 16 input bytes as four words. */
+struct tsr_lz_v16 {
+	uint32_t w[4];
+};
+
+/* The 16 input bytes at offset b, in + b 16-byte aligned: one vector load, or at the stream's
+ * ends its words one at a time, bytes outside [0, n) read as 0 and never read. */
+TSR_LZ_D struct tsr_lz_v16 tsr_lz_vec(const struct tsr_lz *z, int64_t b)
+{
+	struct tsr_lz_v16 v;
+	if (b >= 0 && b + 16 <= (int64_t)z->n) {
+#ifdef TSR_LZ_EMU
+		memcpy(v.w, z->in + b, 16); /* (the 16 bytes at once, as the GPU: the fuzz target's
+					       guard page sees a read past the stream) */
+#else
+		const uint4 q = *(const uint4 *)(const void *)(z->in + b);
+		v.w[0] = q.x, v.w[1] = q.y, v.w[2] = q.z, v.w[3] = q.w;
+#endif
+		return v;
+	}
+	for (int k = 0; k < 4; k++)
+		v.w[k] = tsr_lz_word(z, b + 4 * k);
+	return v;
+}
+
+/* Of a, b, c and d, the one q (0..3) names; q is the same in every lane, so that the words stay
+ * in registers (an array indexed by it went to local memory). */
+TSR_LZ_D uint32_t tsr_lz_sel4(uint32_t q, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+	const uint32_t x = q & 1u ? b : a, y = q & 1u ? d : c;
+	return q & 2u ? y : x;
+}
+
+/* Bits r..r + 31 of hi:lo (r < 32). */
+TSR_LZ_D uint32_t tsr_lz_fsr(uint32_t lo, uint32_t hi, uint32_t r)
+{
+#ifdef TSR_LZ_EMU
+	return r ? lo >> r | hi << (32 - r) : lo;
+#else
+	return __funnelshift_r(lo, hi, r);
+#endif
+}
+
+/*
+ * A long literal run (the few-streams kernels): out[op, op + len) = input [ip, ip + len). The
+ * output is written as aligned 16-byte vectors, TSR_LZ_VECS a lane in flight, each made of the
+ * two aligned input vectors its bytes lie in, shifted by the difference of the two alignments
+ * (the same for the whole run); the bytes before the output's first 16-byte boundary and after
+ * its last one go a byte a lane. The first form read aligned words, 4 a lane in flight, and
+ * stored each word's bytes one at a time: on an H100, 10,000 x 64 KiB of incompressible floats
+ * (a literal run a stream) decoded at 914 GB/s, now 1,168; 2,048 x 128 KiB 791 -> 957, shuffled
+ * floats 1.04x. Inlined, the few-streams LZ4 kernel went from 96 registers to 128; called
+ * (__noinline__, 122) it lost 4-6% on the 2,048-stream rows (design-notes, "lzvec"). The
+ * kernels of many streams keep byte copies, whose fewer registers keep more streams resident.
+ */
 TSR_LZ_D void tsr_lz_copy_words(struct tsr_lz *z, uint8_t *out, uint32_t op, uint32_t ip,
 				uint32_t len)
 {
 	/* in pieces of at most TSR_LZ_PIECE bytes (1 GiB; emu_lz4_pieces.c makes them small, so
 	 * that runs cross their ends at every alignment) */
 	while (len) {
-		uint32_t piece = len < TSR_LZ_PIECE ? len : TSR_LZ_PIECE;
-		uint32_t d = (uint32_t)(((uintptr_t)z->in + ip) & 3u); /* ip's place in its word */
-		int64_t a = (int64_t)ip - d;
-		uint32_t nwords = (piece + d + 3u) / 4u;
+		const uint32_t piece = len < TSR_LZ_PIECE ? len : TSR_LZ_PIECE;
 		uint8_t *dst = out + op;
-		for (uint32_t base = 0; base < nwords; base += 4 * TSR_LZ_NLANES) {
-			uint32_t v[4];
+		const uint8_t *src = z->in + ip;
+		uint32_t h = (uint32_t)(-(uintptr_t)dst & 15u); /* bytes before the boundary */
+		h = h < piece ? h : piece;
+		for (uint32_t j = TSR_LZ_LANE; j < h; j += TSR_LZ_NLANES)
+			dst[j] = src[j];
+		const uint32_t nvec = (piece - h) / 16u;
+		/* output vector i's bytes start s bytes into the input's aligned vector at a + 16 i */
+		const uint32_t s = (uint32_t)(((uintptr_t)src + h) & 15u);
+		const int64_t a = (int64_t)ip + h - s;
+		const uint32_t q = s >> 2, r = 8u * (s & 3u);
+		uint8_t *dv = dst + h;
+		for (uint32_t base = 0; base < nvec; base += TSR_LZ_VECS * TSR_LZ_NLANES) {
+			struct tsr_lz_v16 lo[TSR_LZ_VECS], hi[TSR_LZ_VECS];
 #ifndef TSR_LZ_EMU
 #pragma unroll
 #endif
-			for (uint32_t u = 0; u < 4; u++) {
-				uint32_t i = base + u * TSR_LZ_NLANES + TSR_LZ_LANE;
-				v[u] = i < nwords ? tsr_lz_word(z, a + 4 * (int64_t)i) : 0;
-			}
-#ifndef TSR_LZ_EMU
-#pragma unroll
-#endif
-			for (uint32_t u = 0; u < 4; u++) {
-				uint32_t i = base + u * TSR_LZ_NLANES + TSR_LZ_LANE;
-				if (i >= nwords)
-					continue;
-				/* the word's byte k is the run's byte 4 i + k - d */
-#ifndef TSR_LZ_EMU
-#pragma unroll
-#endif
-				for (uint32_t k = 0; k < 4; k++) {
-					uint32_t j = 4 * i + k - d; /* (wraps below 0: skipped) */
-					if (j < piece)
-						dst[j] = (uint8_t)(v[u] >> (8 * k));
+			for (uint32_t u = 0; u < TSR_LZ_VECS; u++) {
+				const uint32_t i = base + u * TSR_LZ_NLANES + TSR_LZ_LANE;
+				if (i < nvec) {
+					lo[u] = tsr_lz_vec(z, a + 16 * (int64_t)i);
+					hi[u] = s ? tsr_lz_vec(z, a + 16 * (int64_t)i + 16) : lo[u];
 				}
 			}
+#ifndef TSR_LZ_EMU
+#pragma unroll
+#endif
+			for (uint32_t u = 0; u < TSR_LZ_VECS; u++) {
+				const uint32_t i = base + u * TSR_LZ_NLANES + TSR_LZ_LANE;
+				if (i >= nvec)
+					continue;
+				/* words q to q + 4 of the two vectors' eight */
+				const uint32_t *l = lo[u].w, *g = hi[u].w;
+				const uint32_t c[5] = {tsr_lz_sel4(q, l[0], l[1], l[2], l[3]),
+						       tsr_lz_sel4(q, l[1], l[2], l[3], g[0]),
+						       tsr_lz_sel4(q, l[2], l[3], g[0], g[1]),
+						       tsr_lz_sel4(q, l[3], g[0], g[1], g[2]),
+						       tsr_lz_sel4(q, g[0], g[1], g[2], g[3])};
+				uint32_t o[4];
+#ifndef TSR_LZ_EMU
+#pragma unroll
+#endif
+				for (uint32_t k = 0; k < 4; k++)
+					o[k] = tsr_lz_fsr(c[k], c[k + 1], r);
+				uint8_t *d = dv + 16 * (size_t)i;
+#ifdef TSR_LZ_EMU
+				for (uint32_t k = 0; k < 16; k++)
+					d[k] = (uint8_t)(o[k >> 2] >> (8 * (k & 3u)));
+#else
+				*(uint4 *)(void *)d = make_uint4(o[0], o[1], o[2], o[3]);
+#endif
+			}
 		}
+		for (uint32_t j = h + 16 * nvec + TSR_LZ_LANE; j < piece; j += TSR_LZ_NLANES)
+			dst[j] = src[j];
 		ip += piece;
 		op += piece;
 		len -= piece;

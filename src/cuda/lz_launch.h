@@ -15,22 +15,26 @@
 #define TSR_LZ_WARPS 8
 #endif
 
-/* Streams a multiprocessor at most for the few-streams kernels (tsr_lz_pick_few): on the H200
+/* Streams a multiprocessor at most for the few-streams kernels alone (tsr_lz_pick): on the H200
  * (132 multiprocessors) they beat the many-streams kernels on 256, 1,024 and 2,048 streams of
- * 128 KiB (15.5 a multiprocessor) and lost on 10,000 of 64 KiB (design-notes, "lzfew landed"). */
+ * 128 KiB (15.5 a multiprocessor) and lost on 10,000 coded streams of 64 KiB (design-notes,
+ * "lzfew landed"). */
 #define TSR_LZ_FEW_PER_SM 16
 
 /* The kernel forced by tsr_cuda_lz_force (lz4.cu), TSR_CUDA_LZ_AUTO by default. */
 extern int tsr_cuda_lz_mode;
 
 /* The loop of every LZ kernel: each group takes the next stream, decodes it with
- * dec(m, in, n, out, cap, &got), and writes its size and status. */
+ * dec(m, in, n, out, cap, &got), and writes its size and status. take (NULL: none) is where
+ * tsr_lz_share_kernel said which kernel decodes the batch: one that is not `mine` returns. */
 template <typename F>
 static __device__ __forceinline__ void
 tsr_lz_streams(F dec, const void *const *d_in, const size_t *d_in_nbytes, void *const *d_out,
 	       const size_t *d_out_cap, size_t *d_out_nbytes, int *d_status, size_t nstreams,
-	       unsigned long long *next)
+	       const int *take, int mine, unsigned long long *next)
 {
+	if (take && *take != mine)
+		return;
 	__shared__ struct tsr_lz_smem sm[TSR_LZ_WARPS * 32 / TSR_LZ_GROUP];
 	struct tsr_lz_smem *m = &sm[threadIdx.x / TSR_LZ_GROUP];
 	for (;;) {
@@ -53,16 +57,25 @@ tsr_lz_streams(F dec, const void *const *d_in, const size_t *d_in_nbytes, void *
 	}
 }
 
-/* Whether a launch of nstreams takes the few-streams kernel: forced, or at most
+/* What tsr_lz_pick gives a launch. */
+enum { TSR_LZ_PICK_MANY, TSR_LZ_PICK_FEW, TSR_LZ_PICK_SHARE };
+
+/* Which kernel a launch of nstreams takes: forced, or the few-streams kernel for at most
  * TSR_LZ_FEW_PER_SM streams a multiprocessor of the current device (all of them resident at
  * once, a warp each, every multiprocessor with work), where the many-streams kernel's groups
- * of 16 lanes would sit on a few multiprocessors. */
-static inline int tsr_lz_pick_few(size_t nstreams, int *few_ret)
+ * of 16 lanes would sit on a few multiprocessors; a larger batch the many-streams kernel, or,
+ * where the family says (by_share: LZ4), the one its stored share picks on the device
+ * (lz_core.h, tsr_lz_share_take). */
+static inline int tsr_lz_pick(size_t nstreams, int by_share, int *pick_ret)
 {
 	static int sms_cache[64];
 	int mode = __atomic_load_n(&tsr_cuda_lz_mode, __ATOMIC_RELAXED);
-	if (mode != TSR_CUDA_LZ_AUTO) {
-		*few_ret = mode == TSR_CUDA_LZ_FEW;
+	if (mode == TSR_CUDA_LZ_MANY || mode == TSR_CUDA_LZ_FEW) {
+		*pick_ret = mode == TSR_CUDA_LZ_FEW ? TSR_LZ_PICK_FEW : TSR_LZ_PICK_MANY;
+		return TSR_OK;
+	}
+	if (mode == TSR_CUDA_LZ_SHARE && by_share) {
+		*pick_ret = TSR_LZ_PICK_SHARE;
 		return TSR_OK;
 	}
 	int dev, sms = 0;
@@ -78,8 +91,72 @@ static inline int tsr_lz_pick_few(size_t nstreams, int *few_ret)
 		if (dev >= 0 && dev < 64)
 			__atomic_store_n(&sms_cache[dev], sms, __ATOMIC_RELAXED);
 	}
-	*few_ret = nstreams <= (size_t)sms * TSR_LZ_FEW_PER_SM;
+	*pick_ret = nstreams <= (size_t)sms * TSR_LZ_FEW_PER_SM ? TSR_LZ_PICK_FEW
+		    : by_share				    ? TSR_LZ_PICK_SHARE
+							    : TSR_LZ_PICK_MANY;
 	return TSR_OK;
+}
+
+/* Where in the launch's scratch tsr_lz_share_kernel writes its answer (the work counter is
+ * at 0). */
+#define TSR_LZ_TAKE_AT 16u
+
+/* One block: the batch's stored bytes and capacity summed, and which kernel decodes it
+ * (tsr_lz_share_take) written to *take. */
+static __global__ void __launch_bounds__(256)
+tsr_lz_share_kernel(const size_t *d_in_nbytes, const size_t *d_out_cap, size_t nstreams,
+		    int *take)
+{
+	__shared__ unsigned long long s_in[8], s_cap[8];
+	unsigned long long a = 0, b = 0;
+	for (size_t i = threadIdx.x; i < nstreams; i += 256) {
+		a += tsr_lz_share_size(d_in_nbytes[i]);
+		b += tsr_lz_share_size(d_out_cap[i]);
+	}
+	for (int o = 16; o; o >>= 1) {
+		a += __shfl_down_sync(0xffffffffu, a, o);
+		b += __shfl_down_sync(0xffffffffu, b, o);
+	}
+	if ((threadIdx.x & 31u) == 0)
+		s_in[threadIdx.x >> 5] = a, s_cap[threadIdx.x >> 5] = b;
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		for (int w = 1; w < 8; w++)
+			a += s_in[w], b += s_cap[w];
+		*take = tsr_lz_share_take(a, b);
+	}
+}
+
+/* A batch through the kernel pick says: the many-streams launch or the few-streams one, or,
+ * by the batch's share, the share kernel and then both launches, of which the one it did not
+ * name returns at once. Launches take tsr_cuda_lz4_batch's arguments, then where the share
+ * kernel's answer is (or NULL) and which answer is theirs. */
+template <typename M, typename F>
+static int tsr_lz_run(int pick, M many, F few, const void *const *d_in, const size_t *d_in_nbytes,
+		      void *const *d_out, const size_t *d_out_cap, size_t *d_out_nbytes,
+		      int *d_status, size_t nstreams, int variant, void *d_scratch,
+		      size_t scratch_nbytes, void *cuda_stream)
+{
+	if (pick != TSR_LZ_PICK_SHARE)
+		return (pick == TSR_LZ_PICK_FEW ? few : many)(
+			d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status, nstreams,
+			variant, d_scratch, scratch_nbytes, cuda_stream, (const int *)NULL, 0);
+	if (nstreams == 0)
+		return TSR_OK;
+	if (!d_in_nbytes || !d_out_cap || !d_scratch || scratch_nbytes < 256)
+		return TSR_E_INVALID_ARG;
+	int *take = (int *)((char *)d_scratch + TSR_LZ_TAKE_AT);
+	tsr_lz_share_kernel<<<1, 256, 0, (cudaStream_t)cuda_stream>>>(d_in_nbytes, d_out_cap,
+								      nstreams, take);
+	int st = tsr_cuda_status(cudaGetLastError(), TSR_E_INTERNAL);
+	if (st)
+		return st;
+	st = many(d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status, nstreams, variant,
+		  d_scratch, scratch_nbytes, cuda_stream, (const int *)take, TSR_LZ_TAKE_MANY);
+	if (st)
+		return st;
+	return few(d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status, nstreams, variant,
+		   d_scratch, scratch_nbytes, cuda_stream, (const int *)take, TSR_LZ_TAKE_FEW);
 }
 
 /* Resident blocks of kernel k on the current device (cached per device in grid[]). */

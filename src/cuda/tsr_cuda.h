@@ -198,22 +198,26 @@ int tsr_cuda_blosclz_batch(const void *const *d_in, const size_t *d_in_nbytes,
 /*
  * Which LZ kernel a batch runs. TSR_CUDA_LZ_AUTO (the default): a batch of at most 16 streams a
  * multiprocessor runs the few-streams kernel (a warp a stream, two a block, long LZ4 literal
- * runs read as words), a larger one the many-streams kernel (16 lanes a stream, 16 a block).
- * TSR_CUDA_LZ_MANY and TSR_CUDA_LZ_FEW force one, for tests and benchmarks; process-wide.
+ * runs copied as vectors); a larger one the many-streams kernel (16 lanes a stream, 16 a block),
+ * but for LZ4 by its stored share (TSR_CUDA_LZ_SHARE): a batch stored in at least 9/10 of its
+ * capacity, mostly literals, the few-streams kernel (lz_core.h, tsr_lz_share_take).
+ * TSR_CUDA_LZ_MANY, TSR_CUDA_LZ_FEW and TSR_CUDA_LZ_SHARE force one at any size (SHARE: LZ4's;
+ * BloscLZ's then as AUTO), for tests and benchmarks; process-wide.
  */
-enum { TSR_CUDA_LZ_AUTO = 0, TSR_CUDA_LZ_MANY = 1, TSR_CUDA_LZ_FEW = 2 };
+enum { TSR_CUDA_LZ_AUTO = 0, TSR_CUDA_LZ_MANY = 1, TSR_CUDA_LZ_FEW = 2, TSR_CUDA_LZ_SHARE = 3 };
 void tsr_cuda_lz_force(int mode);
 
 /* The few-streams kernels' launches (tsr_cuda_lz4_batch and tsr_cuda_blosclz_batch pick them),
- * arguments as theirs. */
+ * arguments as theirs, then take (NULL, or where the batch's share kernel wrote which kernel
+ * decodes it) and mine (this kernel's answer: lz_core.h's TSR_LZ_TAKE_FEW). */
 int tsr_cuda_lz4_few_batch(const void *const *d_in, const size_t *d_in_nbytes,
 			   void *const *d_out, const size_t *d_out_cap, size_t *d_out_nbytes,
 			   int *d_status, size_t nstreams, int variant, void *d_scratch,
-			   size_t scratch_nbytes, void *cuda_stream);
+			   size_t scratch_nbytes, void *cuda_stream, const int *take, int mine);
 int tsr_cuda_blosclz_few_batch(const void *const *d_in, const size_t *d_in_nbytes,
 			       void *const *d_out, const size_t *d_out_cap, size_t *d_out_nbytes,
 			       int *d_status, size_t nstreams, int variant, void *d_scratch,
-			       size_t scratch_nbytes, void *cuda_stream);
+			       size_t scratch_nbytes, void *cuda_stream, const int *take, int mine);
 
 /*
  * Batched Zstandard (RFC 8878) decoder: any number of frames and skippable frames one after

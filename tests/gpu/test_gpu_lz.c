@@ -103,12 +103,21 @@ static void make_corrupt(void)
 	nitems -= good;
 }
 
-/* Decodes items [0, nitems) of family fam and variant v in one launch; checks them. */
-static int run(int fam, int v, int separate, size_t *checked)
+/* Whether item i goes into a batch of family fam and variant v, of stored streams alone
+ * (stored: those a batch's share would send to the few-streams kernel on their own). */
+static int takes(size_t i, int fam, int v, int stored)
+{
+	return items[i].fam == fam && items[i].variant == v &&
+	       (!stored || tsr_lz_share_take(items[i].zn, items[i].cap) == TSR_LZ_TAKE_FEW);
+}
+
+/* Decodes items [0, nitems) of family fam and variant v (stored: only stored ones) in one
+ * launch; checks them. */
+static int run(int fam, int v, int separate, int stored, size_t *checked)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < nitems; i++)
-		n += items[i].fam == fam && items[i].variant == v;
+		n += takes(i, fam, v, stored);
 	if (!n)
 		return 0;
 	void **hin = (void **)tu_xmalloc(n * sizeof(void *)), **hout = (void **)tu_xmalloc(n * sizeof(void *));
@@ -117,7 +126,7 @@ static int run(int fam, int v, int separate, size_t *checked)
 	int *hst = (int *)tu_xmalloc(n * sizeof(int));
 	size_t k = 0, in_total = 0, out_total = 0;
 	for (size_t i = 0; i < nitems; i++) {
-		if (items[i].fam != fam || items[i].variant != v)
+		if (!takes(i, fam, v, stored))
 			continue;
 		idx[k++] = i;
 		in_total += (items[i].zn + 15) & ~(size_t)15;
@@ -242,20 +251,35 @@ int main(int argc, char **argv)
 	}
 	if (corrupt)
 		make_corrupt();
-	/* each batch through both kernels: the many-streams one and the few-streams one (a
-	 * batch's own size would pick one of them) */
-	static const int modes[] = {TSR_CUDA_LZ_MANY, TSR_CUDA_LZ_FEW};
-	size_t checked = 0;
+	/* each batch through both kernels: the many-streams one, the few-streams one (a batch's
+	 * own size would pick one of them), and the one the batch's stored share picks on the
+	 * device, as AUTO runs a large LZ4 batch (the other launch returning at once: a wrong
+	 * answer there leaves the batch undecoded) */
+	static const int modes[] = {TSR_CUDA_LZ_MANY, TSR_CUDA_LZ_FEW, TSR_CUDA_LZ_SHARE};
+	size_t checked = 0, stored = 0;
 	int fails = 0;
 	for (size_t mi = 0; mi < sizeof modes / sizeof modes[0]; mi++) {
 		tsr_cuda_lz_force(modes[mi]);
-		fails += run(0, TSR_CUDA_LZ4_RAW, corrupt, &checked) +
-			 run(0, TSR_CUDA_LZ4_SIZED, corrupt, &checked) +
-			 run(1, 0, corrupt, &checked);
+		fails += run(0, TSR_CUDA_LZ4_RAW, corrupt, 0, &checked) +
+			 run(0, TSR_CUDA_LZ4_SIZED, corrupt, 0, &checked) +
+			 run(1, 0, corrupt, 0, &checked);
+		if (modes[mi] == TSR_CUDA_LZ_SHARE) {
+			/* the LZ4 batches of stored streams alone, which the share sends to the
+			 * few-streams kernel (the whole ones above go to the many-streams one) */
+			size_t before = checked;
+			fails += run(0, TSR_CUDA_LZ4_RAW, corrupt, 1, &checked) +
+				 run(0, TSR_CUDA_LZ4_SIZED, corrupt, 1, &checked);
+			stored = checked - before;
+		}
 	}
 	tsr_cuda_lz_force(TSR_CUDA_LZ_AUTO);
-	printf("%s: %zu streams checked (each by both kernels), %d failures\n",
+	if (stored == 0) {
+		fprintf(stderr, "FAIL: no stored LZ4 stream for the share's few-streams batch\n");
+		fails++;
+	}
+	printf("%s: %zu streams checked (each by both kernels and by the batch's share; %zu stored "
+	       "ones alone by the share), %d failures\n",
 	       corrupt ? "GPU LZ kernels, corrupt streams (vs the same code on the CPU)"
-		       : "GPU LZ kernels (vs the inputs)", checked, fails);
+		       : "GPU LZ kernels (vs the inputs)", checked, stored, fails);
 	return fails ? 1 : 0;
 }
