@@ -768,7 +768,8 @@ TSR_API int tsr_listing_entry(const struct tsr_listing *listing, size_t i,
 TSR_API int tsr_listing_metadata(const struct tsr_listing *listing, size_t i, char **json_ret);
 /*
  * tsr_listing_open() opens entry i of a listing, an ARRAY entry, as tsr_open opens it by its
- * HDU index (FITS) or array path (Zarr): opts gives the rest (raw, dtype; its hdu, hdu_name,
+ * HDU index (FITS) or array path (Zarr; an OME-Zarr level by its group and level, so that its
+ * tsr_array_info.level is the entry's): opts gives the rest (raw, dtype; its hdu, hdu_name,
  * hdu_ver, array and level are the entry's). A FITS HDU is found from the header the listing
  * read, not by walking the file from its start, so opening every entry of a file of n HDUs
  * reads n headers, not n^2 / 2 (tsr_open by index walks every HDU before it); a file whose

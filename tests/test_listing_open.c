@@ -218,7 +218,7 @@ int main(void)
 	CHECK_EQ_INT(tsr_listing_open(ctx, l, 1, NULL, NULL), TSR_E_INVALID_ARG);
 	tsr_listing_free(l);
 
-	/* Zarr entries (an OME group's levels) and a Blosc2 frame open by their paths */
+	/* Zarr entries (an OME group's levels, each as its group's level) and a Blosc2 frame */
 	const char *corpus = getenv("TSR_CORPUS");
 	char store[512];
 	snprintf(store, sizeof(store), "%s/zarr2/ome_multiscale.zarr", corpus ? corpus : ".");
@@ -238,6 +238,11 @@ int main(void)
 		if (x && y && !tsr_array_info(x, &ix) && !tsr_array_info(y, &iy)) {
 			CHECK(ix.ndim == iy.ndim && ix.shape[0] == iy.shape[0] &&
 			      ix.shape[1] == iy.shape[1]);
+			/* a level says its level and its path, as opened by group and level */
+			CHECK_EQ_INT(ix.level, e.level);
+			CHECK_EQ_INT(ix.level, iy.level);
+			CHECK(ix.name && iy.name && !strcmp(ix.name, iy.name) &&
+			      !strcmp(ix.name, e.name));
 			levels++;
 		}
 		tsr_array_free(x);

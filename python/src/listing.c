@@ -234,12 +234,18 @@ static PyObject *arrays_iter_next(tsrpy_ArraysIter *it)
 		if (st)
 			return tsrpy_raise(st, NULL); /* (the next call goes on past it) */
 		tsrpy_Array *arr = tsrpy_array_wrap(a, it->path);
-		PyObject *name = arr && !strcmp(e.format, "zarr") ? PyUnicode_DecodeFSDefault(e.name)
-								   : NULL;
-		if (arr && ((!name && !strcmp(e.format, "zarr")) ||
-			    tsrpy_array_reopen_set(arr, name, NULL, it->opts.raw, it->dtype) < 0))
+		/* (pickled, it opens again as listed: a Zarr array by its path, a multiscale level
+		 * as its group's level, as tsr_listing_open opened it) */
+		int zarr = !strcmp(e.format, "zarr"), lv = zarr && e.level >= 0;
+		PyObject *name = !arr || !zarr		  ? NULL
+				 : lv && !e.group[0] ? Py_NewRef(Py_None)
+				 : PyUnicode_DecodeFSDefault(lv ? e.group : e.name);
+		PyObject *level = arr && lv ? PyLong_FromLong(e.level) : NULL;
+		if (arr && ((zarr && !name) || (lv && !level) ||
+			    tsrpy_array_reopen_set(arr, name, level, it->opts.raw, it->dtype) < 0))
 			Py_CLEAR(arr);
 		Py_XDECREF(name);
+		Py_XDECREF(level);
 		return (PyObject *)arr;
 	}
 	return NULL; /* StopIteration */

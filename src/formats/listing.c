@@ -138,6 +138,12 @@ int tsr_listing_open(struct tsr_context *ctx, const struct tsr_listing *l, size_
 	o.hdu_ver = 0;
 	o.array = !strcmp(e->format, "zarr") ? e->name : NULL;
 	o.level = -1;
+	if (o.array && e->level >= 0) {
+		/* a multiscale level: as open(array=group, level=k) opens it, so that it says its
+		 * level (tsr_array_info.level), not only its path */
+		o.array = e->group[0] ? e->group : NULL;
+		o.level = e->level;
+	}
 	int fits = !strcmp(e->format, "fits");
 	return tsr_open_at(ctx, l->path, &o, fits ? e->hdu : 0, fits ? l->v[i].at : 0,
 			   fits ? e->name : NULL, array_ret);

@@ -67,3 +67,28 @@ def test_broken_array_raises_in_turn(tmp_path):
 def test_missing_path():
     with pytest.raises(FileNotFoundError):
         tessera.iter_arrays("/no/such/file.fits")
+
+
+def test_multiscale_levels_say_their_level():
+    """A listed OME-Zarr level opens as open(array=group, level=k) opens it: it says its
+    level, and a pickled one opens again as that level."""
+    import pickle
+
+    stores = [p for p in corpus_files() if "ome" in os.path.basename(p)]
+    assert stores
+    seen = 0
+    for path in stores:
+        listed = [e for e in tessera.list_arrays(path) if e["kind"] == "array" and "error" not in e]
+        for e, a in zip(listed, tessera.iter_arrays(path)):
+            if e.get("level") is None:
+                a.close()
+                continue
+            with tessera.open(path, array=e["group"] or None, level=e["level"]) as b:
+                assert a.info()["level"] == b.info()["level"] == e["level"], path
+                assert a.info()["name"] == b.info()["name"], path
+            again = pickle.loads(pickle.dumps(a))
+            assert again.info()["level"] == e["level"] and again.shape == a.shape, path
+            again.close()
+            a.close()
+            seen += 1
+    assert seen >= 3
