@@ -1,4 +1,4 @@
-/* lz4_few.cu - the LZ4 kernel of batches of few streams (tsr_cuda_lz4_batch picks it): a warp a stream, two a block, long literal runs read as words. */
+/* lz4_few.cu - the LZ4 kernel of batches of few streams (tsr_cuda_lz4_batch picks it): a warp a stream, two a block, long literal runs copied as 16-byte vectors (lz_core.h). */
 #define TSR_LZ_GROUP 32
 #define TSR_LZ_WARPS 2
 #define TSR_LZ_WIDE 1

@@ -62,7 +62,8 @@
 #define TSR_LZ_SHARED(p) __builtin_assume(__isShared(p))
 #endif
 
-/* Long literal runs read as words (tsr_lz_literals): the few-streams kernels set it. */
+/* Long literal runs copied as 16-byte vectors (tsr_lz_literals): the few-streams LZ4 kernel
+ * sets it. */
 #ifndef TSR_LZ_WIDE
 #define TSR_LZ_WIDE 0
 #endif
