@@ -772,8 +772,10 @@ TSR_API int tsr_listing_metadata(const struct tsr_listing *listing, size_t i, ch
  * tsr_array_info.level is the entry's): opts gives the rest (raw, dtype; its hdu, hdu_name,
  * hdu_ver, array and level are the entry's). A FITS HDU is found from the header the listing
  * read, not by walking the file from its start, so opening every entry of a file of n HDUs
- * reads n headers, not n^2 / 2 (tsr_open by index walks every HDU before it); a file whose
+ * reads n headers, not n^2 / 2 (a first tsr_open by index walks every HDU before it); a file whose
  * header there no longer names the listed EXTNAME is walked from its start, as tsr_open does.
+ * (tsr_open by index also starts where the context's earlier walks of the same, unchanged
+ * file found that HDU, so an open by index in a loop reads a header or a few, not i.)
  * Returns what tsr_open returns; TSR_E_INVALID_ARG also for NULL arguments and an entry that
  * is not an array; TSR_E_RANGE (no entry i).
  */

@@ -10,46 +10,10 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "fits_cards.h"
 #include "tessera.h"
 
 #define NHDU 300
-
-static void card(FILE *f, const char *text)
-{
-	char c[81];
-	snprintf(c, sizeof(c), "%-80s", text);
-	fwrite(c, 1, 80, f);
-}
-
-/* Ends a header: END, then blanks to the block's end (ncards written before END). */
-static void end_header(FILE *f, int ncards)
-{
-	card(f, "END");
-	for (int n = ncards + 1; n % 36; n++)
-		card(f, "");
-}
-
-/* An int16 image of 3 x 5 values first + k, named name, padded to its block. */
-static void image(FILE *f, const char *name, int first)
-{
-	char c[81];
-	card(f, "XTENSION= 'IMAGE   '");
-	card(f, "BITPIX  =                   16");
-	card(f, "NAXIS   =                    2");
-	card(f, "NAXIS1  =                    5");
-	card(f, "NAXIS2  =                    3");
-	card(f, "PCOUNT  =                    0");
-	card(f, "GCOUNT  =                    1");
-	snprintf(c, sizeof(c), "EXTNAME = '%-8s'", name);
-	card(f, c);
-	end_header(f, 8);
-	unsigned char data[2880] = {0};
-	for (int k = 0; k < 15; k++) {
-		data[2 * k] = (unsigned char)((first + k) >> 8);
-		data[2 * k + 1] = (unsigned char)(first + k);
-	}
-	fwrite(data, 1, sizeof(data), f);
-}
 
 /* A primary HDU without data, then NHDU - 1 extensions: images E1, E2, ... (values 100 * i
  * + k), HDU 7 a table and HDU 9 an image without data (one block; the others two). shift:

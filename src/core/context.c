@@ -40,7 +40,7 @@ void tsr_context_free(struct tsr_context *ctx)
 	if (!ctx)
 		return;
 	tsr_pool_free(ctx->pool);
-	/* the CUDA state (made last, as reads go) before the CPU one */
+	/* the CUDA state (made last, as reads go) before the CPU one; the FITS memo holds no other */
 	for (int id = TSR_CTX_NSTATES - 1; id >= 0; id--)
 		if (ctx->state[id])
 			ctx->state_free[id](ctx->state[id]);

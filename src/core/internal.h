@@ -92,10 +92,11 @@ void tsr_pool_run(struct tsr_pool *pool, int nworkers, tsr_pool_fn fn, void *arg
 void tsr_pool_start(struct tsr_pool *pool, int nworkers, tsr_pool_fn fn, void *arg);
 void tsr_pool_wait(struct tsr_pool *pool);
 
-/* What an engine keeps on a context between reads (the CPU engine's idle worker states, the
- * CUDA engine's staging ring): made by the engine on first use, freed with the context through
- * the engine's own function, so the core needs to know no engine. */
-enum tsr_ctx_state_id { TSR_CTX_CPU = 0, TSR_CTX_CUDA, TSR_CTX_NSTATES };
+/* What an engine or a driver keeps on a context between calls (the CPU engine's idle worker
+ * states, the CUDA engine's staging ring, the FITS driver's HDU offsets): made by its owner on
+ * first use, freed with the context through the owner's own function, so the core needs to
+ * know neither engines nor drivers. */
+enum tsr_ctx_state_id { TSR_CTX_CPU = 0, TSR_CTX_CUDA, TSR_CTX_FITS, TSR_CTX_NSTATES };
 typedef int (*tsr_state_make_fn)(struct tsr_context *ctx, void **state_ret);
 typedef void (*tsr_state_free_fn)(void *state);
 /* The context's state `id`, made by make (once, under the context's lock; a failure is

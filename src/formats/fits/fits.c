@@ -297,10 +297,26 @@ int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
 				 a->path);
 	}
 	int hdu0 = 0, have = 0; /* have: h holds the header at offset already */
+	/* (a file unpacked into memory is a new one each open: no memo) */
+	const int memo = !a->unpacked;
 	if (!name && tsr_fits_start_holds(a, want, &h)) {
 		hdu0 = a->start_hdu;
 		offset = a->start_at;
 		have = 1;
+	} else if (!name && memo && tsr_fits_memo_start(a->ctx, a->fd, want, &hdu0, &offset)) {
+		/* a walk of this file found HDU hdu0 there: from it, if it is still an extension's
+		 * header; else from the start */
+		char xt0[72];
+		have = tsr_fits_header_read(a->fd, a->file_nbytes, offset, &h) == TSR_OK;
+		if (have && tsr_fits_get_string(&h, "XTENSION", xt0, sizeof(xt0)) != TSR_OK) {
+			tsr_fits_header_free(&h);
+			have = 0;
+		}
+		if (!have) {
+			tsr_error_clear();
+			hdu0 = 0;
+			offset = 0;
+		}
 	}
 	for (int hdu = hdu0;; hdu++) {
 		if (offset >= a->file_nbytes) {
@@ -323,6 +339,8 @@ int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
 			tsr_error_prefix("%s: HDU %d", a->path, hdu);
 			return st;
 		}
+		if (memo)
+			tsr_fits_memo_note(a->ctx, a->fd, hdu, offset);
 		int bitpix = 0, naxis = 0, simple = 0;
 		int64_t naxisn[TSR_MAX_DIM] = {0};
 		char xt[72] = "";

@@ -54,6 +54,20 @@ int tsr_fits_hdu_read(int fd, uint64_t file_nbytes, uint64_t offset, int index,
  * frees h); 0: not so (nothing to free, no error set). */
 int tsr_fits_hdu_at(int fd, uint64_t file_nbytes, uint64_t at, int index, const char *name,
 		    struct tsr_fits_header *h, struct tsr_fits_hdu *hdu_ret);
+/* memo.c: the header offsets walks from a file's start found, kept on the context for the
+ * files it walked lately (a file the same while its device, inode, size and times are).
+ * tsr_fits_memo_start: 1 and the HDU k (1 <= k <= want) nearest below or at want whose
+ * header offset is known for fd's file, *at_ret; 0 where none is. tsr_fits_memo_note: HDU hdu
+ * of fd's file starts at `at` (kept where it extends the run from HDU 0). Neither sets an
+ * error: a memo that cannot be had costs only the walk. */
+int tsr_fits_memo_start(struct tsr_context *ctx, int fd, int want, int *hdu_ret, uint64_t *at_ret);
+void tsr_fits_memo_note(struct tsr_context *ctx, int fd, int hdu, uint64_t at);
+/* Whether a file of stat record s changed too lately to be kept (in the last 50 ms, or its
+ * change time is ahead of the clock, or the clock cannot be read): the kernel stamps times
+ * from a clock of a few milliseconds' grain, so a rewrite within one grain of the last write
+ * could leave every time as it was. */
+struct stat;
+int tsr_fits_memo_racy(const struct stat *s);
 /* Reads the header of HDU `index` (walking the ones before it); errors are prefixed with
  * path and HDU. */
 int tsr_fits_hdu_find(int fd, uint64_t file_nbytes, const char *path, int index,
