@@ -1,4 +1,4 @@
-/* fits_cards.h - FITS files written card by card for the tests: a card, a header's end, an int16 image HDU whose first values count up. */
+/* fits_cards.h - FITS files written card by card for the tests: a card, a header's end, a file's start (a primary HDU without data), an int16 image HDU whose first values count up. */
 #ifndef TSR_TEST_FITS_CARDS_H
 #define TSR_TEST_FITS_CARDS_H
 
@@ -17,6 +17,20 @@ static void end_header(FILE *f, int ncards)
 	card(f, "END");
 	for (int n = ncards + 1; n % 36; n++)
 		card(f, "");
+}
+
+/* path opened for writing (an existing file truncated: the same inode) with a primary HDU
+ * without data written; NULL where it cannot be. */
+static FILE *fits_start(const char *path)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return NULL;
+	card(f, "SIMPLE  =                    T");
+	card(f, "BITPIX  =                    8");
+	card(f, "NAXIS   =                    0");
+	end_header(f, 3);
+	return f;
 }
 
 /* An int16 image of `rows` rows of 5 values, named name: its first 15 values first + k, the

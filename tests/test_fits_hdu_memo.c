@@ -19,14 +19,10 @@
  * offset past HDU 1 now holds another HDU's header. */
 static void write_file(const char *path, int moved)
 {
-	FILE *f = fopen(path, "wb"); /* (an existing file: the same inode, truncated) */
+	FILE *f = fits_start(path);
 	CHECK(f != NULL);
 	if (!f)
 		exit(1);
-	card(f, "SIMPLE  =                    T");
-	card(f, "BITPIX  =                    8");
-	card(f, "NAXIS   =                    0");
-	end_header(f, 3);
 	for (int i = 1; i < NHDU - moved; i++) {
 		char name[16];
 		if (moved && i == 1) {

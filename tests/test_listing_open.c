@@ -21,14 +21,10 @@
  * last one dropped). */
 static void write_file(const char *path, int shift)
 {
-	FILE *f = fopen(path, "wb");
+	FILE *f = fits_start(path);
 	CHECK(f != NULL);
 	if (!f)
 		exit(1);
-	card(f, "SIMPLE  =                    T");
-	card(f, "BITPIX  =                    8");
-	card(f, "NAXIS   =                    0");
-	end_header(f, 3);
 	for (int i = 1; i < NHDU; i++) {
 		int src = i - shift; /* which HDU of the unshifted file this one is */
 		char name[16];
