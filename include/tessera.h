@@ -796,6 +796,13 @@ TSR_API void tsr_listing_free(struct tsr_listing *listing);
  * array was opened); TSR_E_NOMEM.
  */
 TSR_API int tsr_array_metadata(const struct tsr_array *array, char **json_ret);
+/* tsr_array_metadata() with flags: TSR_METADATA_NO_LISTING leaves out what only a listing of
+ * every chunk gives (Zarr's stored_nbytes is null), so that the document of an array of a
+ * million chunk files costs what its metadata files do (Python's Array.attrs asks so). Other
+ * flags: TSR_E_INVALID_ARG. */
+#define TSR_METADATA_NO_LISTING 1u
+TSR_API int tsr_array_metadata_flags(const struct tsr_array *array, unsigned flags,
+				     char **json_ret);
 
 #ifdef __cplusplus
 }

@@ -61,11 +61,19 @@ int tsr_json_print(cJSON *root, char **json_ret)
 
 int tsr_array_metadata(const struct tsr_array *a, char **json_ret)
 {
+	return tsr_array_metadata_flags(a, 0, json_ret);
+}
+
+int tsr_array_metadata_flags(const struct tsr_array *a, unsigned flags, char **json_ret)
+{
 	if (!json_ret)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_array_metadata: json_ret is NULL");
 	*json_ret = NULL;
 	if (!a || !a->ops)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_array_metadata: NULL array");
+	if (flags & ~TSR_METADATA_NO_LISTING)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_array_metadata: unknown flags 0x%x",
+				 flags & ~TSR_METADATA_NO_LISTING);
 	cJSON *root = cJSON_CreateObject();
 	if (!root)
 		return tsr_error(TSR_E_NOMEM, "out of memory for metadata");
@@ -78,7 +86,7 @@ int tsr_array_metadata(const struct tsr_array *a, char **json_ret)
 	else if (!strcmp(fmt, "fits"))
 		st = tsr_fits_metadata(a, root);
 	else if (!strcmp(fmt, "zarr"))
-		st = tsr_zarr_metadata(a, root);
+		st = tsr_zarr_metadata(a, !(flags & TSR_METADATA_NO_LISTING), root);
 	else if (!strcmp(fmt, "blosc2"))
 		st = tsr_blosc2_metadata(a, root);
 	else

@@ -7,9 +7,10 @@
 
 #include "../core/array.h"
 
-/* Each adds its members to root; errors name the file (and HDU or array). */
+/* Each adds its members to root; errors name the file (and HDU or array). Zarr's
+ * stored_nbytes lists every chunk: with count 0 it is null (TSR_METADATA_NO_LISTING). */
 int tsr_fits_metadata(const struct tsr_array *array, cJSON *root);
-int tsr_zarr_metadata(const struct tsr_array *array, cJSON *root);
+int tsr_zarr_metadata(const struct tsr_array *array, int count, cJSON *root);
 int tsr_blosc2_metadata(const struct tsr_array *array, cJSON *root);
 
 /* The same for an entry of a listing, without opening an array (tsr_listing_metadata): a

@@ -131,19 +131,19 @@ static cJSON *tsr_copy_or_null(const cJSON *item)
 	return item ? cJSON_Duplicate(item, 1) : cJSON_CreateNull();
 }
 
-static int tsr_zarr_metadata_in(const struct tsr_array *a, cJSON *root);
+static int tsr_zarr_metadata_in(const struct tsr_array *a, int count, cJSON *root);
 
 /* A zipped store's documents are its entries: the array's zip is entered for the reads. */
-int tsr_zarr_metadata(const struct tsr_array *a, cJSON *root)
+int tsr_zarr_metadata(const struct tsr_array *a, int count, cJSON *root)
 {
 	const struct tsr_zarr *z = a->impl;
 	tsr_zarr_zip_enter(z->zip);
-	int st = tsr_zarr_metadata_in(a, root);
+	int st = tsr_zarr_metadata_in(a, count, root);
 	tsr_zarr_zip_enter(NULL);
 	return st;
 }
 
-static int tsr_zarr_metadata_in(const struct tsr_array *a, cJSON *root)
+static int tsr_zarr_metadata_in(const struct tsr_array *a, int count, cJSON *root)
 {
 	const struct tsr_zarr *z = a->impl;
 	const char *path = strcmp(z->label, "/") ? z->label : "";
@@ -181,8 +181,10 @@ static int tsr_zarr_metadata_in(const struct tsr_array *a, cJSON *root)
 		st = tsr_json_add(root, "attributes", attrs ? cJSON_Duplicate(attrs, 1)
 							  : cJSON_CreateObject());
 	if (!st)
-		st = tsr_json_add(root, "stored_nbytes", tsr_json_int((int64_t)(
-			z->zip ? tsr_zarr_zip_stored(z->zip, z->dir) : tsr_zarr_stored(z->dir, 0))));
+		st = tsr_json_add(root, "stored_nbytes",
+				  !count ? cJSON_CreateNull()
+					 : tsr_json_int((int64_t)(z->zip ? tsr_zarr_zip_stored(z->zip, z->dir)
+									 : tsr_zarr_stored(z->dir, 0))));
 	cJSON *layout = st ? NULL : cJSON_CreateObject();
 	if (!st)
 		st = tsr_json_add(root, "layout", layout);
