@@ -23,8 +23,8 @@
  */
 #define TSR_FITS_MEMO_RACY_NS 50000000LL
 #define TSR_FITS_MEMO_FILES 8
-/* (HDUs a file keeps at most: 8 MiB of offsets) */
-#define TSR_FITS_MEMO_MAX (1u << 20)
+/* (HDUs a file keeps at most: 512 KiB of offsets; past them a walk goes on from the last) */
+#define TSR_FITS_MEMO_MAX (1u << 16)
 
 struct tsr_fits_memo_file {
 	dev_t dev;
