@@ -59,9 +59,6 @@ struct tsr_array {
 	struct tsr_desc desc;
 	const struct tsr_driver_ops *ops;
 	void *impl;
-	/* tsr_open_options.dtype, parsed before the driver runs (TSR_DTYPE_INVALID: none). A
-	 * driver whose file names no dtype uses it (and sets desc.dtype_source to "caller");
-	 * tsr_open applies it to any other array as a view of the values. */
 	/* Where a listing found the HDU this open asks for (tsr_listing_open): FITS starts its
 	 * walk at start_hdu's header, at byte start_at, once that header still names start_name
 	 * (EXTNAME, "" for none); start_hdu 0: the walk starts at the file's start. */
@@ -70,6 +67,9 @@ struct tsr_array {
 	const char *start_name;
 	uint64_t header_at;        /* FITS: where the opened HDU's header starts (its metadata) */
 	char extname[72];          /* FITS: the opened HDU's EXTNAME (desc.name) */
+	/* tsr_open_options.dtype, parsed before the driver runs (TSR_DTYPE_INVALID: none). A
+	 * driver whose file names no dtype uses it (and sets desc.dtype_source to "caller");
+	 * tsr_open applies it to any other array as a view of the values. */
 	enum tsr_dtype want_dtype;
 	char want_order;           /* its byte order character, 0 when it names none */
 	/* Per-array state of the storage backends (src/io keeps its mock caches there), opaque

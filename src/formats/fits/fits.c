@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "../../core/file.h"
 #include "../open.h"
@@ -263,14 +264,30 @@ static void tsr_fits_name_list(char *list, size_t cap, int hdu, const struct tsr
 	snprintf(list + n, cap - n, "%s%d %s", n ? ", " : "", hdu, one);
 }
 
-/* Whether the walk to HDU want may start at the header a listing found (a->start_*): an
- * extension header there that still names the listed EXTNAME, read into *h for the walk's
- * first step; a file changed since is walked from its start. */
-static int tsr_fits_start_holds(const struct tsr_array *a, int want, struct tsr_fits_header *h)
+/* Where the walk to HDU want starts, when not at the file's start (1: *h holds the header
+ * at HDU *hdu0, byte *offset): at the header a listing found (a->start_*) while it still names
+ * the listed EXTNAME; else, for a file whose walks the context keeps (kept: its stat record;
+ * NULL: not kept), at the nearest HDU at or below want that an earlier walk found, while the
+ * header there is still an extension's. A file changed since is walked from its start. */
+static int tsr_fits_walk_start(const struct tsr_array *a, int want, const struct stat *kept,
+			       struct tsr_fits_header *h, int *hdu0, uint64_t *offset)
 {
 	struct tsr_fits_hdu hdu;
-	return a->start_hdu > 0 && want == a->start_hdu &&
-	       tsr_fits_hdu_at(a->fd, a->file_nbytes, a->start_at, want, a->start_name, h, &hdu);
+	int k;
+	uint64_t at;
+	if (a->start_hdu > 0 && want == a->start_hdu &&
+	    tsr_fits_hdu_at(a->fd, a->file_nbytes, a->start_at, want, a->start_name, h, &hdu)) {
+		*hdu0 = want;
+		*offset = a->start_at;
+		return 1;
+	}
+	if (kept && tsr_fits_memo_start(a->ctx, kept, want, &k, &at) &&
+	    tsr_fits_hdu_at(a->fd, a->file_nbytes, at, k, NULL, h, &hdu)) {
+		*hdu0 = k;
+		*offset = at;
+		return 1;
+	}
+	return 0;
 }
 
 int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
@@ -297,27 +314,11 @@ int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
 				 a->path);
 	}
 	int hdu0 = 0, have = 0; /* have: h holds the header at offset already */
-	/* (a file unpacked into memory is a new one each open: no memo) */
-	const int memo = !a->unpacked;
-	if (!name && tsr_fits_start_holds(a, want, &h)) {
-		hdu0 = a->start_hdu;
-		offset = a->start_at;
-		have = 1;
-	} else if (!name && memo && tsr_fits_memo_start(a->ctx, a->fd, want, &hdu0, &offset)) {
-		/* a walk of this file found HDU hdu0 there: from it, if it is still an extension's
-		 * header; else from the start */
-		char xt0[72];
-		have = tsr_fits_header_read(a->fd, a->file_nbytes, offset, &h) == TSR_OK;
-		if (have && tsr_fits_get_string(&h, "XTENSION", xt0, sizeof(xt0)) != TSR_OK) {
-			tsr_fits_header_free(&h);
-			have = 0;
-		}
-		if (!have) {
-			tsr_error_clear();
-			hdu0 = 0;
-			offset = 0;
-		}
-	}
+	/* (a file unpacked into memory is a new one each open: its walks are not kept) */
+	struct stat sb;
+	const struct stat *kept = !a->unpacked && fstat(a->fd, &sb) == 0 ? &sb : NULL;
+	if (!name)
+		have = tsr_fits_walk_start(a, want, kept, &h, &hdu0, &offset);
 	for (int hdu = hdu0;; hdu++) {
 		if (offset >= a->file_nbytes) {
 			if (name && opts->hdu_ver)
@@ -339,8 +340,8 @@ int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
 			tsr_error_prefix("%s: HDU %d", a->path, hdu);
 			return st;
 		}
-		if (memo)
-			tsr_fits_memo_note(a->ctx, a->fd, hdu, offset);
+		if (kept)
+			tsr_fits_memo_note(a->ctx, kept, hdu, offset);
 		int bitpix = 0, naxis = 0, simple = 0;
 		int64_t naxisn[TSR_MAX_DIM] = {0};
 		char xt[72] = "";

@@ -49,24 +49,25 @@ struct tsr_fits_hdu {
  * frees h. Errors name neither file nor HDU (the caller prefixes them). */
 int tsr_fits_hdu_read(int fd, uint64_t file_nbytes, uint64_t offset, int index,
 		      struct tsr_fits_header *h, struct tsr_fits_hdu *hdu_ret);
-/* Whether the header at byte `at` is still HDU `index` as a listing found it (index > 0): an
- * extension header whose EXTNAME is name ("" for none). 1: read into h and hdu_ret (the caller
- * frees h); 0: not so (nothing to free, no error set). */
+/* Whether the header at byte `at` is still HDU `index` as a listing or a walk found it
+ * (index > 0): an extension header whose EXTNAME is name ("" for none; NULL: any). 1: read
+ * into h and hdu_ret (the caller frees h); 0: not so (nothing to free, no error set). */
 int tsr_fits_hdu_at(int fd, uint64_t file_nbytes, uint64_t at, int index, const char *name,
 		    struct tsr_fits_header *h, struct tsr_fits_hdu *hdu_ret);
 /* memo.c: the header offsets walks from a file's start found, kept on the context for the
- * files it walked lately (a file the same while its device, inode, size and times are).
- * tsr_fits_memo_start: 1 and the HDU k (1 <= k <= want) nearest below or at want whose
- * header offset is known for fd's file, *at_ret; 0 where none is. tsr_fits_memo_note: HDU hdu
- * of fd's file starts at `at` (kept where it extends the run from HDU 0). Neither sets an
- * error: a memo that cannot be had costs only the walk. */
-int tsr_fits_memo_start(struct tsr_context *ctx, int fd, int want, int *hdu_ret, uint64_t *at_ret);
-void tsr_fits_memo_note(struct tsr_context *ctx, int fd, int hdu, uint64_t at);
+ * files it walked lately (a file the same while its device, inode, size and times in its
+ * stat record s are). tsr_fits_memo_start: 1 and the HDU k (1 <= k <= want) nearest below or
+ * at want whose header offset is known for the file, *at_ret; 0 where none is.
+ * tsr_fits_memo_note: HDU hdu of the file starts at `at` (kept where it extends the run from
+ * HDU 0). Neither sets an error: a memo that cannot be had costs only the walk. */
+struct stat;
+int tsr_fits_memo_start(struct tsr_context *ctx, const struct stat *s, int want, int *hdu_ret,
+			uint64_t *at_ret);
+void tsr_fits_memo_note(struct tsr_context *ctx, const struct stat *s, int hdu, uint64_t at);
 /* Whether a file of stat record s changed too lately to be kept (in the last 50 ms, or its
  * change time is ahead of the clock, or the clock cannot be read): the kernel stamps times
  * from a clock of a few milliseconds' grain, so a rewrite within one grain of the last write
  * could leave every time as it was. */
-struct stat;
 int tsr_fits_memo_racy(const struct stat *s);
 /* Reads the header of HDU `index` (walking the ones before it); errors are prefixed with
  * path and HDU. */

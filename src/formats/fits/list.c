@@ -81,7 +81,7 @@ int tsr_fits_hdu_at(int fd, uint64_t file_nbytes, uint64_t at, int index, const 
 	}
 	int sn = tsr_fits_get_string(h, "EXTNAME", got, sizeof(got));
 	int ok = h->ncards && !strcmp(h->cards[0].key, "XTENSION") &&
-		 (sn == TSR_OK || sn == TSR_E_NOT_FOUND) && !strcmp(got, name ? name : "");
+		 (!name || ((sn == TSR_OK || sn == TSR_E_NOT_FOUND) && !strcmp(got, name)));
 	tsr_error_clear();
 	if (!ok)
 		tsr_fits_header_free(h);

@@ -92,8 +92,8 @@ int tsr_fits_memo_racy(const struct stat *s)
 	return ns < TSR_FITS_MEMO_RACY_NS;
 }
 
-/* The file fd's entry (under the lock), or with make an entry taken for it (the oldest, or
- * one never used), or NULL. */
+/* The entry of the file of stat record s (under the lock), or with make an entry taken for it
+ * (the oldest, or one never used), or NULL. */
 static struct tsr_fits_memo_file *tsr_fits_memo_file(struct tsr_fits_memo *m, const struct stat *s,
 						     int make)
 {
@@ -125,15 +125,15 @@ static struct tsr_fits_memo_file *tsr_fits_memo_file(struct tsr_fits_memo *m, co
 	return old->at ? old : NULL;
 }
 
-int tsr_fits_memo_start(struct tsr_context *ctx, int fd, int want, int *hdu_ret, uint64_t *at_ret)
+int tsr_fits_memo_start(struct tsr_context *ctx, const struct stat *s, int want, int *hdu_ret,
+			uint64_t *at_ret)
 {
-	struct stat s;
 	struct tsr_fits_memo *m = want > 0 ? tsr_fits_memo_of(ctx) : NULL;
-	if (!m || fstat(fd, &s))
+	if (!m)
 		return 0;
 	int found = 0;
 	pthread_mutex_lock(&m->lock);
-	struct tsr_fits_memo_file *f = tsr_fits_memo_file(m, &s, 0);
+	struct tsr_fits_memo_file *f = tsr_fits_memo_file(m, s, 0);
 	if (f && f->n > 1) {
 		uint32_t k = (uint32_t)want < f->n ? (uint32_t)want : f->n - 1;
 		*hdu_ret = (int)k;
@@ -144,14 +144,13 @@ int tsr_fits_memo_start(struct tsr_context *ctx, int fd, int want, int *hdu_ret,
 	return found;
 }
 
-void tsr_fits_memo_note(struct tsr_context *ctx, int fd, int hdu, uint64_t at)
+void tsr_fits_memo_note(struct tsr_context *ctx, const struct stat *s, int hdu, uint64_t at)
 {
-	struct stat s;
 	struct tsr_fits_memo *m = tsr_fits_memo_of(ctx);
-	if (!m || hdu < 0 || (uint32_t)hdu >= TSR_FITS_MEMO_MAX || fstat(fd, &s))
+	if (!m || hdu < 0 || (uint32_t)hdu >= TSR_FITS_MEMO_MAX)
 		return;
 	pthread_mutex_lock(&m->lock);
-	struct tsr_fits_memo_file *f = tsr_fits_memo_file(m, &s, hdu == 0);
+	struct tsr_fits_memo_file *f = tsr_fits_memo_file(m, s, hdu == 0);
 	if (f && (uint32_t)hdu < f->n && f->at[hdu] != at) {
 		f->n = (uint32_t)hdu; /* (a walk that disagrees: what it found replaces the rest) */
 	}
