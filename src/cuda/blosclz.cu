@@ -14,7 +14,7 @@ extern "C" int tsr_cuda_blosclz_batch(const void *const *d_in, const size_t *d_i
 	int pick = 0, st = tsr_lz_pick(nstreams, 0, &pick);
 	if (st)
 		return st;
-	return tsr_lz_run(pick, tsr_blosclz_launch_many, tsr_cuda_blosclz_few_batch, d_in,
-			  d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status, nstreams, variant,
-			  d_scratch, scratch_nbytes, cuda_stream);
+	return (pick == TSR_LZ_PICK_FEW ? tsr_cuda_blosclz_few_batch : tsr_blosclz_launch_many)(
+		d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status, nstreams, variant,
+		d_scratch, scratch_nbytes, cuda_stream, NULL, 0);
 }

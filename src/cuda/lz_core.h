@@ -92,8 +92,8 @@
  * many-streams one. By the batch, not the stream: split between the two kernels one after
  * the other, batches of both kinds of stream lost against either kernel alone (H100, 10,000 x
  * 64 KiB, half incompressible floats: 299 GB/s, 425 many, 401 few). The sizes are in device
- * memory, so a kernel of one block sums them (tsr_lz_share_kernel) and each kernel reads its
- * answer; each stream's sizes count up to 4 GiB.
+ * memory, so a kernel of one block sums them (tsr_lz4_share_kernel, lz4.cu) and each kernel
+ * reads its answer; each stream's sizes count up to 4 GiB.
  */
 #ifndef TSR_LZ_STORED_TENTHS
 #define TSR_LZ_STORED_TENTHS 9u

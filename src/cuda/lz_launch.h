@@ -26,7 +26,8 @@ extern int tsr_cuda_lz_mode;
 
 /* The loop of every LZ kernel: each group takes the next stream, decodes it with
  * dec(m, in, n, out, cap, &got), and writes its size and status. take (NULL: none) is where
- * tsr_lz_share_kernel said which kernel decodes the batch: one that is not `mine` returns. */
+ * a kernel of the batch's share (lz4.cu) said which kernel decodes the batch: one that is not
+ * `mine` returns. */
 template <typename F>
 static __device__ __forceinline__ void
 tsr_lz_streams(F dec, const void *const *d_in, const size_t *d_in_nbytes, void *const *d_out,
@@ -95,68 +96,6 @@ static inline int tsr_lz_pick(size_t nstreams, int by_share, int *pick_ret)
 		    : by_share				    ? TSR_LZ_PICK_SHARE
 							    : TSR_LZ_PICK_MANY;
 	return TSR_OK;
-}
-
-/* Where in the launch's scratch tsr_lz_share_kernel writes its answer (the work counter is
- * at 0). */
-#define TSR_LZ_TAKE_AT 16u
-
-/* One block: the batch's stored bytes and capacity summed, and which kernel decodes it
- * (tsr_lz_share_take) written to *take. */
-static __global__ void __launch_bounds__(256)
-tsr_lz_share_kernel(const size_t *d_in_nbytes, const size_t *d_out_cap, size_t nstreams,
-		    int *take)
-{
-	__shared__ unsigned long long s_in[8], s_cap[8];
-	unsigned long long a = 0, b = 0;
-	for (size_t i = threadIdx.x; i < nstreams; i += 256) {
-		a += tsr_lz_share_size(d_in_nbytes[i]);
-		b += tsr_lz_share_size(d_out_cap[i]);
-	}
-	for (int o = 16; o; o >>= 1) {
-		a += __shfl_down_sync(0xffffffffu, a, o);
-		b += __shfl_down_sync(0xffffffffu, b, o);
-	}
-	if ((threadIdx.x & 31u) == 0)
-		s_in[threadIdx.x >> 5] = a, s_cap[threadIdx.x >> 5] = b;
-	__syncthreads();
-	if (threadIdx.x == 0) {
-		for (int w = 1; w < 8; w++)
-			a += s_in[w], b += s_cap[w];
-		*take = tsr_lz_share_take(a, b);
-	}
-}
-
-/* A batch through the kernel pick says: the many-streams launch or the few-streams one, or,
- * by the batch's share, the share kernel and then both launches, of which the one it did not
- * name returns at once. Launches take tsr_cuda_lz4_batch's arguments, then where the share
- * kernel's answer is (or NULL) and which answer is theirs. */
-template <typename M, typename F>
-static int tsr_lz_run(int pick, M many, F few, const void *const *d_in, const size_t *d_in_nbytes,
-		      void *const *d_out, const size_t *d_out_cap, size_t *d_out_nbytes,
-		      int *d_status, size_t nstreams, int variant, void *d_scratch,
-		      size_t scratch_nbytes, void *cuda_stream)
-{
-	if (pick != TSR_LZ_PICK_SHARE)
-		return (pick == TSR_LZ_PICK_FEW ? few : many)(
-			d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status, nstreams,
-			variant, d_scratch, scratch_nbytes, cuda_stream, (const int *)NULL, 0);
-	if (nstreams == 0)
-		return TSR_OK;
-	if (!d_in_nbytes || !d_out_cap || !d_scratch || scratch_nbytes < 256)
-		return TSR_E_INVALID_ARG;
-	int *take = (int *)((char *)d_scratch + TSR_LZ_TAKE_AT);
-	tsr_lz_share_kernel<<<1, 256, 0, (cudaStream_t)cuda_stream>>>(d_in_nbytes, d_out_cap,
-								      nstreams, take);
-	int st = tsr_cuda_status(cudaGetLastError(), TSR_E_INTERNAL);
-	if (st)
-		return st;
-	st = many(d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status, nstreams, variant,
-		  d_scratch, scratch_nbytes, cuda_stream, (const int *)take, TSR_LZ_TAKE_MANY);
-	if (st)
-		return st;
-	return few(d_in, d_in_nbytes, d_out, d_out_cap, d_out_nbytes, d_status, nstreams, variant,
-		   d_scratch, scratch_nbytes, cuda_stream, (const int *)take, TSR_LZ_TAKE_FEW);
 }
 
 /* Resident blocks of kernel k on the current device (cached per device in grid[]). */
