@@ -141,6 +141,26 @@ static int add_levels(PyObject *res)
 	return 0;
 }
 
+/* tsr_list of path into *l: 0, or -1 with a Python error set (a missing path is Python's
+ * FileNotFoundError, as open() of a missing file). */
+static int list_path(const char *path, struct tsr_listing **l)
+{
+	struct stat sb;
+	int st;
+	if (stat(path, &sb) != 0) {
+		PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+		return -1;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	st = tsr_list(path, l);
+	Py_END_ALLOW_THREADS
+	if (st) {
+		tsrpy_raise(st, path);
+		return -1;
+	}
+	return 0;
+}
+
 /* tessera.list_arrays(store): what tsr_list finds (FITS HDUs, Zarr arrays and multiscale
  * groups, a Blosc2 array), without reading pixels. */
 PyObject *tsrpy_list_arrays(PyObject *self, PyObject *args, PyObject *kw)
@@ -149,26 +169,14 @@ PyObject *tsrpy_list_arrays(PyObject *self, PyObject *args, PyObject *kw)
 	PyObject *pathobj = NULL, *res = NULL;
 	struct tsr_listing *l = NULL;
 	const char *path;
-	struct stat sb;
-	int st;
 	(void)self;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:list_arrays", kwlist, PyUnicode_FSConverter,
 					 &pathobj))
 		return NULL;
 	path = PyBytes_AS_STRING(pathobj);
-	/* a missing path is Python's FileNotFoundError, as open() of a missing file */
-	if (stat(path, &sb) != 0) {
-		PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+	if (list_path(path, &l) < 0)
 		goto fail;
-	}
-	Py_BEGIN_ALLOW_THREADS
-	st = tsr_list(path, &l);
-	Py_END_ALLOW_THREADS
-	if (st) {
-		tsrpy_raise(st, path);
-		goto fail;
-	}
 	res = PyList_New(0);
 	if (!res)
 		goto fail;
@@ -266,8 +274,7 @@ PyObject *tsrpy_iter_arrays(PyObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = {"store", "raw", "dtype", NULL};
 	PyObject *pathobj = NULL, *dtype = Py_None;
-	int raw = 0, st;
-	struct stat sb;
+	int raw = 0;
 	(void)self;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|$pO:iter_arrays", kwlist,
@@ -285,19 +292,9 @@ PyObject *tsrpy_iter_arrays(PyObject *self, PyObject *args, PyObject *kw)
 	it->dtype = Py_NewRef(dtype);
 	it->path = PyUnicode_DecodeFSDefault(path);
 	if (!it->path ||
-	    tsrpy_open_options_dtype(NULL, NULL, NULL, raw, dtype, &it->opts, &it->keep) < 0)
+	    tsrpy_open_options_dtype(NULL, NULL, NULL, raw, dtype, &it->opts, &it->keep) < 0 ||
+	    list_path(path, &it->listing) < 0)
 		goto fail;
-	if (stat(path, &sb) != 0) {
-		PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
-		goto fail;
-	}
-	Py_BEGIN_ALLOW_THREADS
-	st = tsr_list(path, &it->listing);
-	Py_END_ALLOW_THREADS
-	if (st) {
-		tsrpy_raise(st, path);
-		goto fail;
-	}
 	Py_DECREF(pathobj);
 	return (PyObject *)it;
 fail:
