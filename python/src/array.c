@@ -155,7 +155,16 @@ int tsrpy_array_reopen_set(tsrpy_Array *self, PyObject *array, PyObject *level, 
 				: Py_NewRef(Py_None);
 	if (!hdu)
 		return -1;
-	Py_XSETREF(self->reopen, Py_BuildValue("(ONOOOO)", self->path, hdu, array ? array : Py_None,
+	/* the path made absolute now, against the directory it was opened in: a pickle is
+	 * loaded by another process (Dask, multiprocessing) whose directory may be another */
+	PyObject *os = PyImport_ImportModule("os.path");
+	PyObject *path = os ? PyObject_CallMethod(os, "abspath", "O", self->path) : NULL;
+	Py_XDECREF(os);
+	if (!path) {
+		Py_DECREF(hdu);
+		return -1;
+	}
+	Py_XSETREF(self->reopen, Py_BuildValue("(NNOOOO)", path, hdu, array ? array : Py_None,
 					       level ? level : Py_None, raw ? Py_True : Py_False,
 					       dtype ? dtype : Py_None));
 	return self->reopen ? 0 : -1;
@@ -647,17 +656,28 @@ static PyObject *array_repr(tsrpy_Array *self)
 
 static PyMethodDef array_methods[] = {
 	{"read", (PyCFunction)(void (*)(void))array_read, METH_FASTCALL | METH_KEYWORDS,
-	 "read(key=None, *, device=None, out=None, stream=None, decoder='auto', storage='real', "
-	 "receipt=False) -> numpy.ndarray (host), cupy.ndarray or tessera.DeviceArray (cuda), "
-	 "out itself when given; (result, receipt dict) with receipt=True"},
-	{"info", (PyCFunction)array_info, METH_NOARGS, "info() -> dict"},
+	 "read($self, /, key=None, *, device=None, out=None, stream=None, decoder='auto', "
+	 "storage='real', receipt=False)\n--\n\n"
+	 "a[key] with the read's options: key as NumPy indexing takes it (None: everything);\n"
+	 "device: None or 'cpu' (numpy.ndarray), 'cuda' or 'cuda:N' (cupy.ndarray, or\n"
+	 "tessera.DeviceArray without CuPy); out: an array of the result's shape and dtype to read\n"
+	 "into (returned); stream: a CUDA stream the result is ready on; decoder: 'auto', 'gpu'\n"
+	 "or 'cpu'; storage: 'real', 'cufile' or 'posix'; receipt=True returns (result, dict of\n"
+	 "what the read did and where its time went)."},
+	{"info", (PyCFunction)array_info, METH_NOARGS,
+	 "info($self, /)\n--\n\nA dict of every field of tsr_array_info: format, shape, chunks, "
+	 "dtype, codec, HDU, level, name, scaling."},
 	{"metadata", (PyCFunction)tsrpy_array_metadata, METH_NOARGS,
-	 "metadata() -> dict: what the file says of the array (FITS header cards, Zarr metadata "
-	 "document and attributes, OME-Zarr scales, Blosc2 metalayers and vlmeta), read again"},
-	{"close", (PyCFunction)array_close, METH_NOARGS, "close() frees the handle"},
+	 "metadata($self, /)\n--\n\n"
+	 "A dict of what the file says of the array (FITS header cards, Zarr metadata document\n"
+	 "and attributes, OME-Zarr scales, Blosc2 metalayers and vlmeta), read again each call."},
+	{"close", (PyCFunction)array_close, METH_NOARGS,
+	 "close($self, /)\n--\n\nFrees the handle; later reads raise ValueError."},
 	{"__enter__", (PyCFunction)array_enter, METH_NOARGS, NULL},
 	{"__exit__", (PyCFunction)array_exit, METH_VARARGS, NULL},
-	{"__array__", (PyCFunction)(void (*)(void))array_array, METH_VARARGS | METH_KEYWORDS, NULL},
+	{"__array__", (PyCFunction)(void (*)(void))array_array, METH_VARARGS | METH_KEYWORDS,
+	 "__array__($self, /, dtype=None, copy=None)\n--\n\n"
+	 "The whole array read into host memory (numpy.asarray(a)); dtype: cast to it."},
 	{"__reduce__", (PyCFunction)array_reduce, METH_NOARGS,
 	 "pickling: the Array opens again from its path and open() arguments"},
 	{NULL, NULL, 0, NULL},
@@ -684,6 +704,19 @@ static PyMemberDef array_members[] = {
 	{NULL, 0, 0, 0, NULL},
 };
 
+/* `value in a`: NumPy's (any element equal), over the whole array read */
+static int array_contains(tsrpy_Array *self, PyObject *value)
+{
+	PyObject *all = PyObject_CallMethod((PyObject *)self, "read", NULL);
+	int r = all ? PySequence_Contains(all, value) : -1;
+	Py_XDECREF(all);
+	return r;
+}
+
+static PySequenceMethods array_sequence = {
+	.sq_contains = (objobjproc)array_contains,
+};
+
 static PyMappingMethods array_mapping = {
 	(lenfunc)array_len,
 	(binaryfunc)array_getitem,
@@ -697,11 +730,13 @@ PyTypeObject tsrpy_ArrayType = {
 	.tp_dealloc = (destructor)array_dealloc,
 	.tp_repr = (reprfunc)array_repr,
 	.tp_as_mapping = &array_mapping,
+	.tp_as_sequence = &array_sequence,
 	.tp_iter = (getiterfunc)tsrpy_array_iter,
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "An opened array (tessera.open): a FITS image HDU, a Zarr array or a Blosc2 "
-		  "array. a[key] reads with NumPy basic indexing; reads release the GIL and one "
-		  "Array may be read from many threads at once.",
+		  "array. a[key] reads as NumPy indexes (basic slices, integer arrays, boolean "
+		  "masks); reads release the GIL and one Array may be read from many threads at "
+		  "once. attrs is the user's metadata, read-only.",
 	.tp_methods = array_methods,
 	.tp_getset = array_getset,
 	.tp_members = array_members,

@@ -37,8 +37,10 @@ static int key_item(PyObject *o, struct tsr_sel_item *it)
 		it->step = step, it->has_step = 1;
 		return 0;
 	}
+	/* (a 0-d boolean array is a mask, as True is, not the integer its __index__ refuses) */
 	if (!PyBool_Check(o) && !PyArray_IsScalar(o, Bool) && PyIndex_Check(o) &&
-	    !(PyArray_Check(o) && PyArray_NDIM((PyArrayObject *)o) > 0)) {
+	    !(PyArray_Check(o) && (PyArray_NDIM((PyArrayObject *)o) > 0 ||
+				   PyArray_TYPE((PyArrayObject *)o) == NPY_BOOL))) {
 		PyObject *i = PyNumber_Index(o);
 		int overflow = 0;
 		long long v;

@@ -172,5 +172,10 @@ PyObject *tsrpy_array_attrs(tsrpy_Array *self)
 		r = part && PyDict_Check(part) ? Py_NewRef(part) : PyDict_New();
 	}
 	Py_DECREF(m);
-	return r;
+	/* as tessera._attrs makes it: read-only, and python-blosc2's tuples */
+	PyObject *mod = r ? PyImport_ImportModule("tessera._attrs") : NULL;
+	PyObject *a = mod ? PyObject_CallMethod(mod, "make", "Os", r, fmt) : NULL;
+	Py_XDECREF(mod);
+	Py_XDECREF(r);
+	return a;
 }

@@ -56,13 +56,14 @@ PyObject *tsrpy_raise(int status, const char *path)
 		msg = tsr_strerror(status);
 	if (path && (status == TSR_E_IO || status == TSR_E_NOT_FOUND || status == TSR_E_FORMAT) &&
 	    stat(path, &st) != 0 && errno == ENOENT) {
-		exc = PyObject_CallFunction(PyExc_FileNotFoundError, "isO", ENOENT, msg, Py_None);
-		if (exc) {
-			PyObject *p = PyUnicode_DecodeFSDefault(path);
-			if (p)
-				PyObject_SetAttrString(exc, "filename", p);
-			Py_XDECREF(p);
-		}
+		/* as OSError's own: "[Errno 2] No such file or directory: 'path'", the path once (the
+		 * exception adds it after the message, so the message's own leading copy goes) */
+		size_t n = strlen(path);
+		if (!strncmp(msg, path, n) && !strncmp(msg + n, ": ", 2))
+			msg += n + 2;
+		PyObject *p = PyUnicode_DecodeFSDefault(path);
+		exc = p ? PyObject_CallFunction(PyExc_FileNotFoundError, "isO", ENOENT, msg, p) : NULL;
+		Py_XDECREF(p);
 	} else {
 		exc = PyObject_CallFunction(type, "s", msg);
 	}
@@ -77,6 +78,20 @@ PyObject *tsrpy_raise(int status, const char *path)
 	PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
 	Py_DECREF(exc);
 	return NULL;
+}
+
+PyObject *tsrpy_raise_among(int status, const char *const *paths, Py_ssize_t n)
+{
+	const char *msg = tsr_errmsg();
+	struct stat st;
+	/* the missing file the message names: a file of the list that does not exist (a longer
+	 * path that merely contains another exists, or is not in the list) */
+	if (msg && (status == TSR_E_IO || status == TSR_E_NOT_FOUND || status == TSR_E_FORMAT))
+		for (Py_ssize_t i = 0; i < n; i++)
+			if (paths[i] && strstr(msg, paths[i]) && stat(paths[i], &st) != 0 &&
+			    errno == ENOENT)
+				return tsrpy_raise(status, paths[i]);
+	return tsrpy_raise(status, NULL);
 }
 
 static PyObject *capabilities(PyObject *self, PyObject *noargs)
@@ -131,38 +146,67 @@ static PyObject *trim(PyObject *self, PyObject *unused)
 
 static PyMethodDef methods[] = {
 	{"open", (PyCFunction)(void (*)(void))tsrpy_open, METH_VARARGS | METH_KEYWORDS,
-	 "open(path, *, hdu=None, array=None, level=None, raw=False) -> Array"},
+	 "open($module, /, path, *, hdu=None, array=None, level=None, raw=False, dtype=None)\n--\n\n"
+	 "Opens the array at path (a FITS file, a Zarr v2/v3 store or array, a Blosc2 .b2nd or\n"
+	 "frame) and returns a tessera.Array; nothing is read until it is indexed.\n\n"
+	 "hdu: FITS HDU as astropy counts (0 = primary), an EXTNAME str or (EXTNAME, EXTVER);\n"
+	 "None = the first HDU with image data. array: a Zarr array's path inside the store.\n"
+	 "level: an OME-Zarr multiscale level. raw: True reads stored values (no BSCALE/BZERO,\n"
+	 "no dequantization). dtype: the dtype to read the items as (any NumPy spelling): plain\n"
+	 "Blosc2 super-chunks store only an item size and read as unsigned integers of that size\n"
+	 "without it; for any other array it is a view of the values read (as numpy's\n"
+	 "a.view(dtype), no conversion), and its item size must be the array's.\n"
+	 "Missing path: FileNotFoundError; a file tessera cannot read: FormatError or\n"
+	 "CorruptError; no such HDU or array: NotFoundError (by name) or IndexError (by number)."},
 	{"read", (PyCFunction)(void (*)(void))tsrpy_read_fn, METH_VARARGS | METH_KEYWORDS,
-	 "read(path, key=None, *, hdu=None, array=None, level=None, raw=False, device=None, "
-	 "out=None, stream=None, decoder='auto', storage='real', receipt=False)"},
+	 "read($module, /, path, key=None, *, device=None, out=None, stream=None, decoder='auto', "
+	 "storage='real', receipt=False, hdu=None, array=None, level=None, raw=False, dtype=None)"
+	 "\n--\n\n"
+	 "open(path, ...)[key] in one call: a numpy.ndarray, or with device='cuda' a\n"
+	 "cupy.ndarray (tessera.DeviceArray without CuPy); out: an array to read into;\n"
+	 "receipt=True returns (result, receipt dict). See tessera.open and Array.read."},
 	{"read_batch", (PyCFunction)(void (*)(void))tsrpy_read_batch, METH_VARARGS | METH_KEYWORDS,
-	 "read_batch(paths, *, hdu=None, array=None, level=None, raw=False, key=None, "
-	 "device=None, out=None, stream=None, decoder='auto', storage='real', receipt=False)"},
+	 "read_batch($module, /, paths, *, hdu=None, hdus=None, array=None, level=None, raw=False, "
+	 "key=None, device=None, out=None, stream=None, decoder='auto', storage='real', "
+	 "receipt=False)\n--\n\n"
+	 "The same key of every file of paths, stacked on a new first axis (every file must give\n"
+	 "the same shape and dtype). hdus: several HDUs, one stacked result each (a tuple)."},
 	{"stream", (PyCFunction)(void (*)(void))tsrpy_stream_fn, METH_VARARGS | METH_KEYWORDS,
-	 "stream(paths, *, batch=1, prefetch=0, hdu=None, array=None, level=None, raw=False, "
-	 "key=None, device=None, stream=None, decoder='auto') -> iterator of stacked batches"},
+	 "stream($module, /, paths, *, batch=1, prefetch=0, hdu=None, array=None, level=None, "
+	 "raw=False, key=None, device=None, stream=None, decoder='auto', storage='real')"
+	 "\n--\n\n"
+	 "An iterator of stacked batches of batch files each (the last may be shorter), the next\n"
+	 "prefetch batches read ahead. An error ends the iteration, as a generator's does."},
 	{"list_arrays", (PyCFunction)(void (*)(void))tsrpy_list_arrays, METH_VARARGS | METH_KEYWORDS,
-	 "list_arrays(store) -> list of dicts, one an entry: a FITS file's HDUs, a Zarr store's "
-	 "arrays and OME-Zarr multiscale groups, a Blosc2 frame's array; 'kind' says which"},
+	 "list_arrays($module, /, store)\n--\n\n"
+	 "A list of dicts, one an entry: a FITS file's HDUs, a Zarr store's arrays and OME-Zarr\n"
+	 "multiscale groups, a Blosc2 frame's array; 'kind' says which. No pixels are read."},
 	{"iter_arrays", (PyCFunction)(void (*)(void))tsrpy_iter_arrays, METH_VARARGS | METH_KEYWORDS,
-	 "iter_arrays(store, *, raw=False, dtype=None) -> iterator of Array: each array a path "
-	 "holds (list_arrays' 'array' entries), opened in turn where the listing found it"},
-	{"_reopen", tsrpy_reopen, METH_VARARGS, "_reopen(path, hdu, array, level, raw, dtype): "
-	 "what unpickling an Array calls"},
+	 "iter_arrays($module, /, store, *, raw=False, dtype=None)\n--\n\n"
+	 "An iterator of tessera.Array: each array a path holds (list_arrays' 'array' entries),\n"
+	 "opened in turn where the listing found it."},
+	{"_reopen", tsrpy_reopen, METH_VARARGS,
+	 "_reopen($module, path, hdu, array, level, raw, dtype, /)\n--\n\n"
+	 "What unpickling an Array calls."},
 	{"set_cupy_results", tsrpy_set_cupy_results, METH_O,
-	 "set_cupy_results(flag) -> previous flag. True (the default): device='cuda' reads give "
-	 "cupy.ndarray when CuPy imports; False: tessera.DeviceArray (CUDA Array Interface, "
-	 "DLPack) for PyTorch, JAX or CuPy to take without a copy"},
-	{"capabilities", capabilities, METH_NOARGS, "capabilities() -> dict"},
+	 "set_cupy_results($module, flag, /)\n--\n\n"
+	 "Returns the previous flag. True (the default): device='cuda' reads give cupy.ndarray\n"
+	 "when CuPy imports; False: tessera.DeviceArray (CUDA Array Interface, DLPack) for\n"
+	 "PyTorch, JAX or CuPy to take without a copy."},
+	{"capabilities", capabilities, METH_NOARGS,
+	 "capabilities($module, /)\n--\n\n"
+	 "A dict of what this build and machine can do: CUDA devices, GPU decoders, cuFile."},
 	{"trim", trim, METH_NOARGS,
-	 "trim() -> None: gives back the memory tessera keeps between reads: on each GPU it has "
-	 "read into, its staging ring (pinned host and device buffers) and its decoders' unused "
-	 "scratch; on the host, its workers' buffers. Later reads allocate again. Arrays already "
-	 "handed out are not touched (host_cache(0) frees kept host result buffers)"},
+	 "trim($module, /)\n--\n\n"
+	 "Gives back the memory tessera keeps between reads: on each GPU it has read into, its\n"
+	 "staging ring (pinned host and device buffers) and its decoders' unused scratch; on the\n"
+	 "host, its workers' buffers. Later reads allocate again. Arrays already handed out are\n"
+	 "not touched (host_cache(0) frees kept host result buffers)."},
 	{"host_cache", (PyCFunction)(void (*)(void))tsrpy_host_cache, METH_VARARGS | METH_KEYWORDS,
-	 "host_cache(limit=None) -> dict(limit, bytes, buffers): the freed large host result "
-	 "buffers kept for later reads of a like size (a new buffer's pages cost their first "
-	 "touch); limit: bytes kept at most (default 1 GiB; 0 keeps none and frees what is kept)"},
+	 "host_cache($module, /, limit=None)\n--\n\n"
+	 "Returns dict(limit, bytes, buffers): the freed large host result buffers kept for later\n"
+	 "reads of a like size (a new buffer's pages cost their first touch); limit: bytes kept at\n"
+	 "most (default 1 GiB; 0 keeps none and frees what is kept)."},
 	{NULL, NULL, 0, NULL},
 };
 

@@ -753,8 +753,8 @@ static PyObject *batch_one(const char **paths, Py_ssize_t n, PyObject *hdu,
 		return NULL;
 	}
 	if (st || bad >= 0) {
-		if (st)
-			tsrpy_raise(st, bad >= 0 ? paths[bad] : NULL); /* before freeing device memory */
+		if (st) /* (before freeing device memory: the message is the thread's last) */
+			bad >= 0 ? tsrpy_raise(st, paths[bad]) : tsrpy_raise_among(st, paths, n);
 		else
 			PyErr_Format(tsrpy_FormatError,
 				     "%s: the key gives another shape or dtype than in %s (batch reads "
@@ -852,6 +852,7 @@ typedef struct {
 	struct tsr_stream *stream;
 	PyObject *keep;                /* the encoded paths */
 	const char **paths;
+	Py_ssize_t npaths;
 	struct tsr_read_options ro;
 	enum tsr_dtype dtype;
 	PyArray_Descr *descr;          /* NumPy's dtype of dtype */
@@ -894,9 +895,11 @@ PyObject *tsrpy_stream_fn(PyObject *mod, PyObject *args, PyObject *kw)
 	if (!s)
 		return NULL;
 	s->stream = NULL, s->keep = NULL, s->paths = NULL, s->busy = 0, s->receipt = NULL;
+	s->npaths = 0;
 	s->descr = NULL;
 	s->cuda_stream = Py_NewRef(ra.stream);
 	s->paths = path_vector(paths, &n, &s->keep);
+	s->npaths = n;
 	if (!s->paths || tsrpy_open_options(hdu, array, level, raw, &oo, &ab) < 0 ||
 	    tsrpy_read_options(&ra, &s->ro) < 0 ||
 	    per_file_shape(s->paths[0], &oo, ra.key, &sel, NULL, &s->dtype, &s->descr, &s->ndim,
@@ -921,7 +924,7 @@ PyObject *tsrpy_stream_fn(PyObject *mod, PyObject *args, PyObject *kw)
 	st = tsr_stream_open(tsrpy_context(), s->paths, (size_t)n, &oo, &sel, &so, &s->stream);
 	Py_END_ALLOW_THREADS
 	if (st) {
-		tsrpy_raise(st, NULL);
+		tsrpy_raise_among(st, s->paths, n);
 		goto fail;
 	}
 	Py_XDECREF(ab);
@@ -992,8 +995,12 @@ static PyObject *stream_next(tsrpy_Stream *s)
 		return NULL;
 	}
 	if (st) {
-		tsrpy_raise(st, NULL); /* first: freeing device memory is a tessera call */
+		/* first: freeing device memory is a tessera call */
+		tsrpy_raise_among(st, s->paths, s->npaths);
 		Py_DECREF(d.result);
+		/* as a generator an exception ends: the next call stops the iteration, where it
+		 * raised the same error again */
+		stream_close_now(s);
 		return NULL;
 	}
 	if (got == 0) {

@@ -23,6 +23,9 @@ extern PyObject *tsrpy_TesseraError, *tsrpy_FormatError, *tsrpy_CorruptError,
  * thread's tsr_errmsg() as its message; path (may be NULL) makes a missing file a
  * FileNotFoundError. Returns NULL for `return tsrpy_raise(...)`. */
 PyObject *tsrpy_raise(int status, const char *path);
+/* tsrpy_raise for a read of several files: FileNotFoundError for the one of paths[0 .. n) that
+ * the message names and that does not exist, as a read of that file alone raises. */
+PyObject *tsrpy_raise_among(int status, const char *const *paths, Py_ssize_t n);
 
 /* The one context every handle of the process reads through (module.c). */
 struct tsr_context *tsrpy_context(void);
