@@ -286,9 +286,17 @@ static int tsr_b2_describe(struct tsr_array *a, struct tsr_b2 *f, const uint8_t 
 	int64_t padded = 1, nchunks = 1;
 	for (int i = 0; i < m.ndim; i++) {
 		int64_t s = m.shape[i], c = m.chunkshape[i], b = m.blockshape[i];
-		if (s < 0 || c <= 0 || b <= 0 || c > INT32_MAX || b > INT32_MAX)
+		/* python-blosc2 gives an axis of shape 0 chunks and blocks of 0 unless told
+		 * otherwise (zeros((0, 4)): chunks (0, 4)), and stores no chunk. 0 is taken only
+		 * there and for both: on an axis holding items, or one without the other, it is
+		 * no layout c-blosc2 writes. Such an axis is described with chunks and blocks of 1,
+		 * as any driver's: a chunk is at least 1 wide (grids divide by it). */
+		int empty = s == 0 && c == 0 && b == 0;
+		if (s < 0 || (!empty && (c <= 0 || b <= 0)) || c > INT32_MAX || b > INT32_MAX)
 			return tsr_error(TSR_E_FORMAT, "b2nd metalayer: axis %d: shape %lld, chunks %lld, "
 					 "blocks %lld", i, (long long)s, (long long)c, (long long)b);
+		if (empty)
+			c = b = 1;
 		d->shape[i] = s;
 		d->chunk_shape[i] = c;
 		int64_t rounded = (c + b - 1) / b * b;

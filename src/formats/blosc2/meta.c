@@ -165,6 +165,10 @@ int tsr_b2_header_parse(const uint8_t *buf, size_t n, struct tsr_b2_header *h)
 	h->frame_len = v[1];
 	h->nbytes = v[2];
 	h->cbytes = v[3];
+	/* c-blosc2 writes chunksize -1 (not yet known) for a super-chunk that never had a chunk
+	 * (python-blosc2's SChunk() with no data): no chunks, as a chunksize of 0 says */
+	if (v[6] == -1 && v[2] == 0)
+		v[6] = 0;
 	if (v[4] <= 0 || v[4] > INT32_MAX || v[5] < 0 || v[5] > INT32_MAX || v[6] < 0 ||
 	    v[6] > INT32_MAX) {
 		tsr_error(st, "frame header: typesize %lld, blocksize %lld, chunksize %lld",

@@ -144,6 +144,10 @@ static int tsr_fits_image_open(struct tsr_array *a, const struct tsr_fits_header
 	}
 	im->row_nbytes = inner;
 	int64_t rows = inner > 0 ? (int64_t)(TSR_FITS_BLOCK_TARGET / (uint64_t)inner) : 1;
+	/* A block is never taller than the image (tsr_array_info reports it as the chunk
+	 * shape): the same one block then, and at least 1 row, as on every empty axis. */
+	if (naxis > 0 && rows > d->shape[0])
+		rows = d->shape[0];
 	if (rows < 1)
 		rows = 1;
 	d->chunk_shape[0] = rows;
