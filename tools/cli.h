@@ -43,4 +43,13 @@ int tsr_cli_hdu_arg(const char *arg, struct tsr_cli_hdu *h);
 /* Puts *h into the open options (a name, or the index). */
 void tsr_cli_hdu_apply(const struct tsr_cli_hdu *h, struct tsr_open_options *oo);
 
+/* The library's JSON text (tsr_array_metadata's) parsed for the CLI to take parts of: its
+ * NaN, Infinity and -Infinity, reals and integers beyond 2^53 numbers that keep their text
+ * (json_text.c). NULL where it does not parse or memory runs out. tsr_cli_json_raw makes
+ * those numbers of j raw nodes of their text, so that printing writes what the library
+ * wrote (cJSON by itself prints NaN as null, 1.0 as 1 and rounds 2^63 - 1). */
+struct cJSON;
+struct cJSON *tsr_cli_json_parse(const char *text);
+void tsr_cli_json_raw(struct cJSON *j);
+
 #endif

@@ -99,7 +99,7 @@ static int tsr_describe(struct tsr_context *ctx, const struct tsr_info_args *arg
 		tsr_array_free(a);
 		return 1;
 	}
-	cJSON *meta = tsr_info_need(cJSON_Parse(meta_text));
+	cJSON *meta = tsr_info_need(tsr_cli_json_parse(meta_text));
 	tsr_put(o, "dtype", cJSON_CreateString(tsr_dtype_name(in.dtype)));
 	tsr_put(o, "stored_dtype", cJSON_CreateString(tsr_dtype_name(in.stored_dtype)));
 	tsr_put(o, "dtype_source", cJSON_CreateString(in.dtype_source));
@@ -256,7 +256,10 @@ static void tsr_layout_text(char *buf, size_t cap, const cJSON *o)
 
 static void tsr_print_value(FILE *f, const cJSON *v)
 {
-	char *s = cJSON_PrintUnformatted(v);
+	cJSON *c = tsr_info_need(cJSON_Duplicate(v, 1));
+	tsr_cli_json_raw(c); /* (the library's own text of its numbers) */
+	char *s = cJSON_PrintUnformatted(c);
+	cJSON_Delete(c);
 	fputs(s ? s : "?", f);
 	free(s);
 }
@@ -443,7 +446,7 @@ static void tsr_print_indented(const char *s)
 static void tsr_print_header(const cJSON *o)
 {
 	const cJSON *raw = cJSON_GetObjectItemCaseSensitive(o, "metadata");
-	cJSON *meta = tsr_info_need(cJSON_Parse(raw->valuestring));
+	cJSON *meta = tsr_info_need(tsr_cli_json_parse(raw->valuestring));
 	const cJSON *cards = cJSON_GetObjectItemCaseSensitive(meta, "header"), *c;
 	cJSON_ArrayForEach(c, cards) {
 		const char *key = tsr_str(c, "key"), *comment = tsr_str(c, "comment");
@@ -588,6 +591,7 @@ int tsr_cli_info(int argc, char **argv)
 		}
 	}
 	if (args.json) {
+		tsr_cli_json_raw(doc);
 		char *s = tsr_info_need(cJSON_PrintUnformatted(doc));
 		tsr_print_indented(s);
 		free(s);

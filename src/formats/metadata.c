@@ -1,6 +1,8 @@
 /* metadata.c - tsr_array_metadata: what an array's metadata says, as JSON text, from the
  * format driver that opened it. */
 #include <inttypes.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,47 @@ cJSON *tsr_json_dims(const int64_t *v, int n)
 	return list;
 }
 
+void tsr_json_real_text(double v, char buf[TSR_JSON_REAL_MAX])
+{
+	if (isnan(v) || isinf(v)) {
+		/* Python's json and the peers write and read these tokens; JSON has none */
+		snprintf(buf, TSR_JSON_REAL_MAX, "%s", isnan(v) ? "NaN" : v < 0 ? "-Infinity"
+								  : "Infinity");
+		return;
+	}
+	/* the fewest digits that read back as v (17 always do) */
+	for (int p = 1; p <= 17; p++) {
+		snprintf(buf, TSR_JSON_REAL_MAX, "%.*g", p, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	/* a process's LC_NUMERIC may write a decimal comma, which JSON does not read */
+	for (char *q = buf; *q; q++)
+		if (*q == ',')
+			*q = '.';
+	/* %g writes 1.0 as "1" (an integer to JSON readers): a real needs its '.0' */
+	if (!strpbrk(buf, ".e"))
+		strcat(buf, ".0");
+}
+
+cJSON *tsr_json_real(double v)
+{
+	/* (cJSON_CreateNumber casts to int: undefined for NaN) */
+	cJSON *x = cJSON_CreateNumber(0);
+	char text[TSR_JSON_REAL_MAX];
+	tsr_json_real_text(v, text);
+	if (x) {
+		x->valuedouble = v;
+		x->valueint = isnan(v) ? 0 : v >= INT_MAX ? INT_MAX : v <= INT_MIN ? INT_MIN : (int)v;
+		x->valuestring = strdup(text);
+	}
+	if (x && !x->valuestring) {
+		cJSON_Delete(x);
+		x = NULL;
+	}
+	return x;
+}
+
 int tsr_json_add(cJSON *obj, const char *key, cJSON *item)
 {
 	if (!item || !cJSON_AddItemToObject(obj, key, item)) {
@@ -39,8 +82,9 @@ int tsr_json_add(cJSON *obj, const char *key, cJSON *item)
 	return TSR_OK;
 }
 
-/* Numbers that kept their digits (integers beyond 2^53, as a Zarr document wrote them:
- * zarr/json.c) made raw, so that printing writes those digits, not a double. */
+/* Numbers that kept their text (a Zarr document's as it wrote them: zarr/json.c; reals and
+ * NaN/Infinity from tsr_json_real) made raw, so that printing writes that text: cJSON itself
+ * writes 1.0 as 1, 2^60 + 1 rounded, and NaN as null. */
 static void tsr_json_digits_raw(cJSON *j)
 {
 	for (cJSON *c = j; c; c = c->next) {

@@ -24,9 +24,19 @@ int tsr_blosc2_path_metadata(const char *path, cJSON *root);
  * then the digits go in raw), and adding an item that may be NULL (out of memory). */
 cJSON *tsr_json_dims(const int64_t *v, int n);
 cJSON *tsr_json_int(int64_t v);
+/* tsr_json_real_text: v as JSON number text that reads back as the same double and stays a
+ * real (to Python's json: a float): the shortest such %g text, with '.0' where it has neither
+ * '.' nor exponent ("1.0", "-0.0", "1e+20", "0.1"); NaN and infinities as the bare tokens
+ * NaN, Infinity, -Infinity, which JSON lacks but Python's json reads and writes (and the
+ * peers: zarr-python's attributes, python-blosc2's vlmeta). buf holds TSR_JSON_REAL_MAX. */
+#define TSR_JSON_REAL_MAX 32
+void tsr_json_real_text(double v, char buf[TSR_JSON_REAL_MAX]);
+/* tsr_json_real: a number item of v that tsr_json_print writes as tsr_json_real_text's text
+ * (kept in its valuestring); NULL when out of memory. */
+cJSON *tsr_json_real(double v);
 /* root as compact JSON text into *json_ret (free it with tsr_free), numbers that kept their
- * digits (a Zarr document's integers beyond 2^53: zarr/json.c) written as those digits;
- * TSR_OK or TSR_E_NOMEM. */
+ * text in their valuestring (a Zarr document's numbers as it wrote them: zarr/json.c; those
+ * of tsr_json_real) written as that text; TSR_OK or TSR_E_NOMEM. */
 int tsr_json_print(cJSON *root, char **json_ret);
 /* Adds item under key; returns TSR_E_NOMEM when item is NULL or the add fails. */
 int tsr_json_add(cJSON *obj, const char *key, cJSON *item);

@@ -17,7 +17,8 @@
 /* Trailers and headers larger than this are not metadata (as the driver bounds them). */
 #define TSR_B2_MAX_META ((int64_t)1 << 28)
 
-/* A msgpack value as JSON: bytes as a hex string, extension types by type and size. */
+/* A msgpack value as JSON: bytes as a hex string, extension types by type and size, floats
+ * as reals (tsr_json_real). */
 static cJSON *tsr_mp_json(const msgpack_object *o)
 {
 	char buf[64];
@@ -31,7 +32,10 @@ static cJSON *tsr_mp_json(const msgpack_object *o)
 		return cJSON_CreateRaw(buf);
 	case MSGPACK_OBJECT_NEGATIVE_INTEGER: return tsr_json_int(o->via.i64);
 	case MSGPACK_OBJECT_FLOAT32:
-	case MSGPACK_OBJECT_FLOAT64: return cJSON_CreateNumber(o->via.f64);
+	case MSGPACK_OBJECT_FLOAT64:
+		/* a real stays one (1.0, not 1) and NaN, Infinity print as Python's json writes
+		 * them, not null: what python-blosc2's vlmeta gives back */
+		return tsr_json_real(o->via.f64);
 	case MSGPACK_OBJECT_STR: {
 		char *s = strndup(o->via.str.ptr, o->via.str.size);
 		cJSON *j = s ? cJSON_CreateString(s) : NULL;
@@ -72,9 +76,11 @@ static cJSON *tsr_mp_json(const msgpack_object *o)
 			char *key = k->type == MSGPACK_OBJECT_STR ? strndup(k->via.str.ptr, k->via.str.size)
 								  : NULL;
 			if (!key && k->type != MSGPACK_OBJECT_STR) {
-				/* a key that is not a string: its JSON text names it */
+				/* a key that is not a string: its JSON text names it (a float
+				 * key's as its values print: 1.0, NaN) */
 				cJSON *kj = tsr_mp_json(k);
-				key = kj ? cJSON_PrintUnformatted(kj) : NULL;
+				if (kj)
+					tsr_json_print(kj, &key);
 				cJSON_Delete(kj);
 			}
 			cJSON *x = key ? tsr_mp_json(&o->via.map.ptr[i].val) : NULL;

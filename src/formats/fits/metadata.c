@@ -46,16 +46,30 @@ static int tsr_card_string(const char *p, char *buf, size_t cap, size_t *len, co
 	return 0;
 }
 
-/* An integer or real value token as a JSON number: exact integers stay exact (as raw digits
- * beyond 2^53); Fortran 'D' exponents read as 'E'. NULL when the token is neither. */
+/* An integer or real value token as a JSON number, printed as valid JSON of the same value
+ * (FITS also writes "+5", "007", "5.", ".5" and Fortran's "1.0D5", which JSON does not):
+ * integers exact, beyond int64 too (their digits, which Python's json reads as the exact int,
+ * as astropy gives it); reals as reals (tsr_json_real: 1.0 stays 1.0 to Python, as astropy's
+ * float). NULL when the token is neither: complex values ("(1.0, 2.0)") stay strings, as JSON
+ * has no complex number. */
 static cJSON *tsr_card_number(const char *tok)
 {
-	char *end;
-	errno = 0;
-	long long i = strtoll(tok, &end, 10);
-	if (!*end && !errno && end != tok)
-		return tsr_json_int(i);
-	char t[72];
+	const char *digits = tok + (*tok == '+' || *tok == '-');
+	size_t nd = strspn(digits, "0123456789");
+	if (nd && !digits[nd]) {
+		char *end;
+		errno = 0;
+		long long i = strtoll(tok, &end, 10);
+		if (!errno)
+			return tsr_json_int(i);
+		/* beyond int64: the digits, without '+' and leading zeros */
+		char t[72];
+		while (digits[0] == '0')
+			digits++;
+		snprintf(t, sizeof(t), "%s%s", *tok == '-' ? "-" : "", digits);
+		return cJSON_CreateRaw(t);
+	}
+	char t[72], *end;
 	snprintf(t, sizeof(t), "%s", tok);
 	for (char *q = t; *q; q++)
 		if (*q == 'D' || *q == 'd')
@@ -63,7 +77,7 @@ static cJSON *tsr_card_number(const char *tok)
 	double d = strtod(t, &end);
 	if (*end || end == t || !isfinite(d))
 		return NULL;
-	return cJSON_CreateNumber(d);
+	return tsr_json_real(d);
 }
 
 /* A card's value text parsed into *value_ret (a string joined across the CONTINUE cards after

@@ -1,11 +1,13 @@
 /* json.c - metadata files and JSON values for the Zarr driver (through cJSON). */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../core/file.h"
+#include "../metadata.h"
 #include "zarr.h"
 
 int tsr_zarr_read_file(const char *path, char **text_ret, size_t *nbytes_ret)
@@ -50,18 +52,52 @@ int tsr_zarr_read_file(const char *path, char **text_ret, size_t *nbytes_ret)
 	return TSR_OK;
 }
 
-/* The next number token of JSON text [*p, end) outside strings, its length in *len_ret; NULL
- * when none is left. */
-static const char *tsr_json_next_number(const char **p, const char *end, size_t *len_ret)
+/* The length of a NaN, Infinity or -Infinity token at q of text [start, end) (outside
+ * strings), 0 where there is none: such a token stands where a value may, so it must be
+ * preceded by a blank, '[', ':' or ',' (or the text's start) and followed by a blank, ',', ']'
+ * or '}' (or the end). Anything else ("NaNx", "1NaN", "nan") stays what cJSON refuses: read as
+ * a number it could pass for another ("NaN1" as 0.01). */
+static size_t tsr_json_nonfinite(const char *q, const char *start, const char *end)
+{
+	static const char *const tokens[] = {"NaN", "Infinity", "-Infinity"};
+	if (q > start && !strchr(" \t\r\n[:,", q[-1]))
+		return 0;
+	for (size_t i = 0; i < sizeof(tokens) / sizeof(*tokens); i++) {
+		size_t n = strlen(tokens[i]);
+		if ((size_t)(end - q) >= n && !memcmp(q, tokens[i], n) &&
+		    (q + n == end || (q[n] && strchr(" \t\r\n,]}", q[n]))))
+			return n;
+	}
+	return 0;
+}
+
+/* Whether number token [t, t + n) (tsr_json_next_number's) is NaN, Infinity or -Infinity. */
+static int tsr_json_is_nonfinite(const char *t, size_t n)
+{
+	return *t == 'N' || *t == 'I' || (*t == '-' && n > 1 && t[1] == 'I');
+}
+
+/* The next number token of JSON text [*p, end) outside strings (NaN, Infinity and -Infinity
+ * among them: tsr_json_nonfinite), its length in *len_ret; NULL when none is left. start is
+ * the text's start. */
+static const char *tsr_json_next_number(const char **p, const char *start, const char *end,
+					size_t *len_ret)
 {
 	const char *q = *p;
 	while (q < end) {
+		size_t n;
 		if (*q == '"') { /* a string: to its closing quote, past escapes */
 			for (q++; q < end && *q != '"'; q++)
 				q += *q == '\\' && q + 1 < end;
 			q++;
+		} else if ((*q == 'N' || *q == 'I' || *q == '-') &&
+			   (n = tsr_json_nonfinite(q, start, end))) {
+			*len_ret = n;
+			*p = q + n;
+			return q;
 		} else if (*q == '-' || (*q >= '0' && *q <= '9')) {
 			const char *t = q;
+			/* (the characters cJSON's parse_number takes) */
 			while (q < end && strchr("+-0123456789.eE", *q))
 				q++;
 			*len_ret = (size_t)(q - t);
@@ -75,28 +111,90 @@ static const char *tsr_json_next_number(const char **p, const char *end, size_t 
 	return NULL;
 }
 
-/* Gives each number of j, in document order (cJSON keeps the text's order), the digits of the
- * text's next number token where that is an integer beyond 2^53, which a double does not hold:
- * in the number's valuestring (cJSON frees and duplicates it with the number; its double stays
- * what readers use). Returns -1 once the tokens run out. */
-static int tsr_json_keep_digits(cJSON *j, const char **p, const char *end)
+/* How many decimal digits [q, end) starts with. */
+static size_t tsr_json_ndigits(const char *q, const char *end)
+{
+	size_t d = 0;
+	while (q + d < end && q[d] >= '0' && q[d] <= '9')
+		d++;
+	return d;
+}
+
+/* Whether [t, t + n) is a number as JSON writes it: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+ * (cJSON also reads "01", "1." and "-.5", which Python's json refuses). */
+static int tsr_json_number_ok(const char *t, size_t n)
+{
+	const char *q = t, *end = t + n;
+	q += q < end && *q == '-';
+	size_t d = tsr_json_ndigits(q, end);
+	if (!d || (*q == '0' && d > 1))
+		return 0;
+	q += d;
+	if (q < end && *q == '.') {
+		if (!(d = tsr_json_ndigits(++q, end)))
+			return 0;
+		q += d;
+	}
+	if (q < end && (*q == 'e' || *q == 'E')) {
+		q++;
+		q += q < end && (*q == '+' || *q == '-');
+		if (!(d = tsr_json_ndigits(q, end)))
+			return 0;
+		q += d;
+	}
+	return q == end;
+}
+
+/* The text to print for number token [t, t + n) of value v; NULL where cJSON's own printing
+ * is it (a plain integer within 2^53: exact as a double, written as an integer). Otherwise the
+ * token itself, so that 1.0 stays a real (Python's json: a float), -0.0 keeps its sign and
+ * 2^63 - 1 its digits; a token JSON does not write (cJSON also reads "01", "1.") as JSON text
+ * of the same value: an integer's digits, a real's shortest text (tsr_json_real_text). */
+static char *tsr_json_token_text(const char *t, size_t n, double v)
+{
+	size_t sign = *t == '-', skip = 0;
+	int integer = n > sign && tsr_json_ndigits(t + sign, t + n) == n - sign;
+	if (!tsr_json_is_nonfinite(t, n) && !tsr_json_number_ok(t, n)) {
+		if (!integer) {
+			char buf[TSR_JSON_REAL_MAX];
+			tsr_json_real_text(v, buf);
+			return strdup(buf);
+		}
+		while (skip + 1 < n - sign && t[sign + skip] == '0')
+			skip++; /* leading zeros off, one digit kept */
+	}
+	if (integer && fabs(v) < 9007199254740992.0)
+		return NULL;
+	char *s = malloc(n + 1);
+	if (s) {
+		memcpy(s, t, sign);
+		memcpy(s + sign, t + sign + skip, n - sign - skip);
+		s[n - skip] = '\0';
+	}
+	return s;
+}
+
+/* Gives each number of j, in document order (cJSON keeps the text's order), the text of the
+ * next number token of the text [*p, end) (start its start) in its valuestring where that is
+ * not a plain integer within 2^53 (tsr_json_token_text; cJSON frees and duplicates it with the
+ * number, and tsr_json_print writes it), and NaN, Infinity, -Infinity their values (cJSON
+ * parsed zeros in their place: tsr_zarr_json_load). A number's double stays what readers use.
+ * Returns -1 once the tokens run out. */
+static int tsr_json_keep_digits(cJSON *j, const char **p, const char *start, const char *end)
 {
 	for (cJSON *c = j; c; c = c->next) {
 		if (cJSON_IsNumber(c)) {
 			size_t len = 0;
-			const char *t = tsr_json_next_number(p, end, &len);
+			const char *t = tsr_json_next_number(p, start, end, &len);
 			if (!t)
 				return -1;
-			size_t sign = *t == '-';
-			int integer = len > sign && len < 40 && strspn(t + sign, "0123456789") == len - sign;
-			if (integer && fabs(c->valuedouble) >= 9007199254740992.0 && !c->valuestring) {
-				c->valuestring = malloc(len + 1);
-				if (c->valuestring) {
-					memcpy(c->valuestring, t, len);
-					c->valuestring[len] = '\0';
-				}
+			if (tsr_json_is_nonfinite(t, len)) {
+				c->valuedouble = *t == 'N' ? NAN : *t == '-' ? -INFINITY : INFINITY;
+				c->valueint = *t == 'N' ? 0 : *t == '-' ? INT_MIN : INT_MAX;
 			}
-		} else if (c->child && tsr_json_keep_digits(c->child, p, end) < 0) {
+			if (!c->valuestring)
+				c->valuestring = tsr_json_token_text(t, len, c->valuedouble);
+		} else if (c->child && tsr_json_keep_digits(c->child, p, start, end) < 0) {
 			return -1;
 		}
 	}
@@ -105,22 +203,46 @@ static int tsr_json_keep_digits(cJSON *j, const char **p, const char *end)
 
 int tsr_zarr_json_load(const char *path, cJSON **json_ret)
 {
-	char *text = NULL;
-	size_t n = 0;
+	char *text = NULL, *copy = NULL;
+	size_t n = 0, len = 0;
 	*json_ret = NULL;
 	int st = tsr_zarr_read_file(path, &text, &n);
 	if (st)
 		return st;
-	const char *end = NULL;
-	cJSON *j = cJSON_ParseWithLengthOpts(text, n, &end, 0);
+	/* zarr-python writes float attributes NaN, Infinity, -Infinity bare, as Python's json
+	 * does, and cJSON refuses them: cJSON parses a copy with each replaced by a number as
+	 * long ("0.0", "0.000000", "-0.000000": offsets stay the text's), to which
+	 * tsr_json_keep_digits gives their values. */
+	const char *q = text, *t;
+	while ((t = tsr_json_next_number(&q, text, text + n, &len))) {
+		if (!tsr_json_is_nonfinite(t, len))
+			continue;
+		if (!copy) {
+			if (!(copy = malloc(n + 1))) {
+				free(text);
+				return tsr_error(TSR_E_NOMEM, "out of memory");
+			}
+			memcpy(copy, text, n);
+			copy[n] = '\0';
+		}
+		char *r = copy + (t - text);
+		memset(r, '0', len);
+		r[0] = *t == '-' ? '-' : '0';
+		r[*t == '-' ? 2 : 1] = '.';
+	}
+	const char *parsed = copy ? copy : text, *end = NULL;
+	cJSON *j = cJSON_ParseWithLengthOpts(parsed, n, &end, 0);
+	/* where the parse stopped: the same offset in text */
+	int has_end = end && end >= parsed && end <= parsed + n;
+	size_t stop = has_end ? (size_t)(end - parsed) : 0;
+	free(copy);
 	if (!j) {
 		/* Say where the parse stopped: the line and a few characters of it. */
-		size_t at = end && end >= text && end <= text + n ? (size_t)(end - text) : 0;
 		int line = 1;
-		for (size_t i = 0; i < at; i++)
+		for (size_t i = 0; i < stop; i++)
 			line += text[i] == '\n';
 		char near[24];
-		snprintf(near, sizeof(near), "%.20s", text + at);
+		snprintf(near, sizeof(near), "%.20s", text + stop);
 		for (char *p = near; *p; p++)
 			if (*p == '\n' || *p == '\r' || *p == '\t')
 				*p = ' ';
@@ -130,7 +252,7 @@ int tsr_zarr_json_load(const char *path, cJSON **json_ret)
 				 base ? base + 1 : path, line, near);
 	}
 	const char *at = text;
-	tsr_json_keep_digits(j, &at, end && end >= text && end <= text + n ? end : text + n);
+	tsr_json_keep_digits(j, &at, text, has_end ? text + stop : text + n);
 	*json_ret = j;
 	free(text);
 	return TSR_OK;
@@ -189,9 +311,12 @@ int tsr_zarr_json_exact_int(const cJSON *item, int is_unsigned, uint64_t *bits_r
 		*bits_ret = v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v;
 		return TSR_OK;
 	}
-	/* beyond 2^53: the digits the loader kept (tsr_json_keep_digits); none, not an integer */
+	/* beyond 2^53: the digits the loader kept (tsr_json_keep_digits); none, not an integer.
+	 * (It keeps every number's text that is not a plain integer within 2^53: "1e20", "1.5",
+	 * "NaN" are no integer's digits.) */
 	const char *q = item->valuestring;
-	if (!q)
+	size_t sign = q && *q == '-';
+	if (!q || !q[sign] || strspn(q + sign, "0123456789") != strlen(q + sign))
 		return TSR_E_FORMAT;
 	char *end;
 	errno = 0;

@@ -1,0 +1,100 @@
+/* json_text.c - the library's metadata text read back by the CLI, its numbers kept as written. */
+#include <cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* The document may hold what cJSON neither parses nor prints back as written: the bare tokens
+ * NaN, Infinity and -Infinity (a file's non-finite values, as Python's json writes them), reals
+ * whose text says they are reals (1.0, -0.0) and integers beyond a double's 2^53. Each such
+ * token is parsed as a string marked by this prefix (control characters, which a document's
+ * own strings never start with in practice, and escaped in JSON), then made a number again
+ * that keeps its text, which tsr_cli_json_raw has printing write as it was. */
+#define TSR_MARK "\\u0001\\u0002tsr"
+#define TSR_MARK_BYTES "\x01\x02tsr"
+
+/* The length of the token at q to keep as written, 0 for none (the text is outside strings). */
+static size_t tsr_keep_len(const char *q)
+{
+	static const char *const words[] = {"NaN", "Infinity", "-Infinity"};
+	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+		if (!strncmp(q, words[i], strlen(words[i])))
+			return strlen(words[i]);
+	if (*q != '-' && (*q < '0' || *q > '9'))
+		return 0;
+	size_t n = strspn(q, "+-0123456789.eE"), digits = strspn(q + (*q == '-'), "0123456789");
+	return strcspn(q, ".eE") < n || digits > 15 ? n : 0;
+}
+
+/* The marked strings of j made numbers again, their text kept in valuestring (which cJSON
+ * frees and duplicates with them) for tsr_cli_json_raw. */
+static void tsr_unmark(cJSON *j)
+{
+	size_t m = strlen(TSR_MARK_BYTES);
+	for (cJSON *c = j; c; c = c->next) {
+		if (cJSON_IsString(c) && !strncmp(c->valuestring, TSR_MARK_BYTES, m)) {
+			char *t = c->valuestring;
+			memmove(t, t + m, strlen(t + m) + 1);
+			c->type = cJSON_Number;
+			c->valuedouble = !strcmp(t, "NaN")	  ? NAN
+					 : !strcmp(t, "Infinity")  ? INFINITY
+					 : !strcmp(t, "-Infinity") ? -INFINITY
+								   : strtod(t, NULL);
+			c->valueint = 0;
+		} else if (c->child) {
+			tsr_unmark(c->child);
+		}
+	}
+}
+
+void tsr_cli_json_raw(cJSON *j)
+{
+	for (cJSON *c = j; c; c = c->next) {
+		if (cJSON_IsNumber(c) && c->valuestring)
+			c->type = cJSON_Raw;
+		else if (c->child)
+			tsr_cli_json_raw(c->child);
+	}
+}
+
+cJSON *tsr_cli_json_parse(const char *text)
+{
+	size_t n = strlen(text), mark = strlen(TSR_MARK), extra = 0;
+	for (const char *q = text; *q; q++)
+		extra += *q == '-' || *q == 'N' || *q == 'I' || (*q >= '0' && *q <= '9');
+	char *copy = malloc(n + extra * (mark + 2) + 1), *o = copy;
+	if (!copy)
+		return NULL;
+	for (const char *q = text; *q;) {
+		size_t k;
+		if (*q == '"') { /* a string, to its closing quote, past escapes */
+			const char *s = q++;
+			while (*q && *q != '"')
+				q += q[0] == '\\' && q[1] ? 2 : 1;
+			q += *q == '"';
+			memcpy(o, s, (size_t)(q - s));
+			o += q - s;
+		} else if ((k = tsr_keep_len(q))) {
+			*o++ = '"';
+			memcpy(o, TSR_MARK, mark);
+			memcpy(o + mark, q, k);
+			o += mark + k;
+			*o++ = '"';
+			q += k;
+		} else {
+			/* (a number's digits go on together: a real's tail is not a token of its own) */
+			k = *q == '-' || (*q >= '0' && *q <= '9') ? strspn(q, "+-0123456789.eE") : 1;
+			memcpy(o, q, k);
+			o += k;
+			q += k;
+		}
+	}
+	*o = '\0';
+	cJSON *j = cJSON_Parse(copy);
+	free(copy);
+	if (j)
+		tsr_unmark(j);
+	return j;
+}
