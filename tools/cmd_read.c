@@ -5,6 +5,18 @@
 
 #include "cli.h"
 
+/* Whether arg is one of read's options that take a value. */
+static int tsr_takes_value(const char *arg)
+{
+	static const char *const opts[] = {"--hdu",	"--array",  "--level", "--dtype",
+					   "--section", "--threads", "-o",	"--output",
+					   "--device",	"--decoder", "--storage"};
+	for (size_t k = 0; k < sizeof(opts) / sizeof(*opts); k++)
+		if (!strcmp(arg, opts[k]))
+			return 1;
+	return 0;
+}
+
 int tsr_cli_read(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL, *section = "", *array = NULL, *dtype = NULL;
@@ -98,6 +110,10 @@ int tsr_cli_read(int argc, char **argv)
 			raw = 1;
 		} else if (!strcmp(argv[i], "--receipt")) {
 			receipt = 1;
+		} else if (i + 1 == argc && tsr_takes_value(argv[i])) {
+			/* (an option that takes a value, last with none) */
+			fprintf(stderr, "tessera read: %s needs a value (see --help)\n", argv[i]);
+			return 2;
 		} else if (argv[i][0] == '-' || path) {
 			fprintf(stderr, "tessera read: unexpected argument '%s'\n", argv[i]);
 			return 2;

@@ -10,10 +10,13 @@ static void tsr_cli_usage(FILE *f)
 {
 	fprintf(f, "usage: tessera <command> [options]\n\n"
 		   "commands:\n"
-		   "  info PATH [--hdu N | --array NAME] [--json] [--header] [--attrs]\n"
+		   "  info PATH [--hdu N|NAME[,VER] | --array NAME] [--dtype DTYPE] [--json]\n"
+		   "       [--header] [--attrs]\n"
 		   "                                     what PATH holds: HDUs, arrays, OME levels;\n"
 		   "                                     dtype, shape, layout, codec, metadata\n"
-		   "  read PATH [--hdu N] [--section SPEC] [--raw] [--threads N] [--receipt] -o OUT.npy|-\n"
+		   "  read PATH [--hdu N|NAME[,VER] | --array NAME [--level K]] [--section SPEC]\n"
+		   "       [--oindex] [--raw] [--dtype DTYPE] [--threads N] [--device cpu|cuda]\n"
+		   "       [--decoder auto|cpu|gpu] [--storage ...] [--receipt] -o OUT.npy|-\n"
 		   "                                     read all or a section into an NPY file\n"
 		   "  bench [--hdu N | --array PATH] [--section SPEC] [--device cpu|cuda|both]\n"
 		   "        [--iterations K] [--threads T] [--output-json FILE] FILE...\n"
@@ -23,7 +26,17 @@ static void tsr_cli_usage(FILE *f)
 		   "  <command> --help                   help for a command\n");
 }
 
-int main(int argc, char **argv)
+/* The command's status, or 1 where what it printed did not all reach standard output (a full
+ * disk, a closed pipe): a listing cut short is a failure, as coreutils' tools say. */
+static int tsr_cli_finish(int rc)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	fprintf(stderr, "tessera: standard output: %s\n", strerror(errno ? errno : EIO));
+	return rc ? rc : 1;
+}
+
+static int tsr_cli_run(int argc, char **argv)
 {
 	if (argc < 2) {
 		tsr_cli_usage(stderr);
@@ -48,4 +61,9 @@ int main(int argc, char **argv)
 		return tsr_cli_demo(argc - 1, argv + 1);
 	fprintf(stderr, "tessera: unknown command '%s' (try tessera --help)\n", cmd);
 	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	return tsr_cli_finish(tsr_cli_run(argc, argv));
 }

@@ -118,9 +118,11 @@ struct tsr_context {
  * defaults and dst_nbytes = sizeof its struct: sizes from first_nbytes (the first published
  * struct) up; fields a shorter struct lacks keep their defaults; a longer one is accepted when
  * the bytes past dst_nbytes are zero. NULL src: the defaults. TSR_E_INVALID_ARG naming `what`
- * otherwise. dst's struct_size is left as it is. */
+ * otherwise; so is a shorter size that is not where one of its fields ends (ends[0 .. nends),
+ * or that rounded up to a size_t, as sizeof pads a struct): older structs end there, and any
+ * other size would copy part of a field (half a pointer). dst's struct_size is left as it is. */
 int tsr_options_load(void *dst, size_t dst_nbytes, const void *src, size_t first_nbytes,
-		     const char *what);
+		     const size_t *ends, size_t nends, const char *what);
 
 /* Each public options struct through tsr_options_load, with its defaults and its first
  * published size (one table, options.c); `what` names the entry point in messages. Every

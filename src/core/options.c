@@ -53,7 +53,7 @@ _Static_assert(sizeof(struct tsr_stream_options) == 16, "tsr_stream_options chan
  * defaults), refused otherwise, since honouring half a request would be worse than saying no.
  */
 int tsr_options_load(void *dst, size_t dst_nbytes, const void *src, size_t first_nbytes,
-		     const char *what)
+		     const size_t *ends, size_t nends, const char *what)
 {
 	size_t n;
 	if (!src)
@@ -63,6 +63,16 @@ int tsr_options_load(void *dst, size_t dst_nbytes, const void *src, size_t first
 		return tsr_error(TSR_E_INVALID_ARG,
 				 "%s: struct_size %zu is below the first published size %zu (set it "
 				 "to sizeof the struct)", what, n, first_nbytes);
+	if (n < dst_nbytes) {
+		size_t i = 0, a = sizeof(size_t);
+		while (i < nends && n != ends[i] && n != (ends[i] + a - 1) / a * a)
+			i++;
+		if (i == nends)
+			return tsr_error(TSR_E_INVALID_ARG,
+					 "%s: struct_size %zu ends inside a field: no struct this "
+					 "library published has that size (set it to sizeof the struct)",
+					 what, n);
+	}
 	if (n > dst_nbytes) {
 		const unsigned char *tail = (const unsigned char *)src + dst_nbytes;
 		for (size_t i = 0; i < n - dst_nbytes; i++)
@@ -77,32 +87,52 @@ int tsr_options_load(void *dst, size_t dst_nbytes, const void *src, size_t first
 	return TSR_OK;
 }
 
+/* Where field f of struct s ends: the sizes an older struct may have had (tsr_options_load). */
+#define TSR_END(s, f) (offsetof(struct s, f) + sizeof(((struct s *)0)->f))
+
 int tsr_context_options_load(struct tsr_context_options *o,
 			     const struct tsr_context_options *opts, const char *what)
 {
+	static const size_t ends[] = {TSR_END(tsr_context_options, nthreads)};
 	*o = (struct tsr_context_options){.struct_size = sizeof(*o)};
-	return tsr_options_load(o, sizeof(*o), opts, TSR_CONTEXT_OPTIONS_V1, what);
+	return tsr_options_load(o, sizeof(*o), opts, TSR_CONTEXT_OPTIONS_V1, ends, 1, what);
 }
 
 int tsr_open_options_load(struct tsr_open_options *o, const struct tsr_open_options *opts,
 			  const char *what)
 {
+	static const size_t ends[] = {
+		TSR_END(tsr_open_options, raw),	     TSR_END(tsr_open_options, array),
+		TSR_END(tsr_open_options, level),    TSR_END(tsr_open_options, hdu_name),
+		TSR_END(tsr_open_options, hdu_ver), TSR_END(tsr_open_options, dtype)};
 	*o = (struct tsr_open_options){.struct_size = sizeof(*o), .hdu = -1, .level = -1};
-	return tsr_options_load(o, sizeof(*o), opts, TSR_OPEN_OPTIONS_V1, what);
+	return tsr_options_load(o, sizeof(*o), opts, TSR_OPEN_OPTIONS_V1, ends,
+				sizeof(ends) / sizeof(*ends), what);
 }
 
 int tsr_read_options_load(struct tsr_read_options *o, const struct tsr_read_options *opts)
 {
+	static const size_t ends[] = {
+		TSR_END(tsr_read_options, nthreads), TSR_END(tsr_read_options, decoder),
+		TSR_END(tsr_read_options, storage),  TSR_END(tsr_read_options, devices),
+		TSR_END(tsr_read_options, ndevices), TSR_END(tsr_read_options, stop),
+		TSR_END(tsr_read_options, stop_arg)};
 	memset(o, 0, sizeof(*o)); /* (padding too: the struct is copied whole into shares) */
 	o->struct_size = sizeof(*o);
 	o->decoder = TSR_DECODER_AUTO;
 	o->storage = TSR_STORAGE_REAL;
-	return tsr_options_load(o, sizeof(*o), opts, TSR_READ_OPTIONS_V1, "read options");
+	int st = tsr_options_load(o, sizeof(*o), opts, TSR_READ_OPTIONS_V1, ends,
+				  sizeof(ends) / sizeof(*ends), "read options");
+	if (!st && o->nthreads < 0) /* (as tsr_context_create and tsr_stream_open refuse it) */
+		st = tsr_error(TSR_E_INVALID_ARG, "read options: nthreads %d is negative",
+			       o->nthreads);
+	return st;
 }
 
 int tsr_stream_options_load(struct tsr_stream_options *o,
 			    const struct tsr_stream_options *opts, const char *what)
 {
+	static const size_t ends[] = {TSR_END(tsr_stream_options, prefetch)};
 	*o = (struct tsr_stream_options){.struct_size = sizeof(*o)};
-	return tsr_options_load(o, sizeof(*o), opts, TSR_STREAM_OPTIONS_V1, what);
+	return tsr_options_load(o, sizeof(*o), opts, TSR_STREAM_OPTIONS_V1, ends, 1, what);
 }

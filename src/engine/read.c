@@ -203,7 +203,14 @@ int tsr_read_room(const struct tsr_array *array, const struct tsr_norm_sel *ns,
 		  const struct tsr_buffer *dst)
 {
 	size_t need = (size_t)ns->out_count * tsr_dtype_size(array->desc.dtype);
-	if (dst->nbytes < need || (need && !dst->data))
+	if ((unsigned)dst->mem > TSR_MEM_CUDA)
+		return tsr_error(TSR_E_INVALID_ARG, "%s: destination memory %d is none of "
+				 "TSR_MEM_HOST, TSR_MEM_HOST_PINNED, TSR_MEM_CUDA",
+				 array->path, (int)dst->mem);
+	if (need && !dst->data)
+		return tsr_error(TSR_E_TOO_SMALL, "%s: the selection needs %zu bytes, the buffer's "
+				 "data is NULL", array->path, need);
+	if (dst->nbytes < need)
 		return tsr_error(TSR_E_TOO_SMALL, "%s: the selection needs %zu bytes, the buffer has %zu",
 				 array->path, need, dst->nbytes);
 	return TSR_OK;
@@ -327,11 +334,9 @@ int tsr_read_index(struct tsr_array *array, const struct tsr_index *index,
 	int st = tsr_index_norm(array, index, &ns);
 	if (st)
 		return st;
-	size_t need = (size_t)ns.out_count * tsr_dtype_size(array->desc.dtype);
-	if (dst->nbytes < need || (need && !dst->data)) {
+	if ((st = tsr_read_room(array, &ns, dst))) {
 		tsr_norm_sel_free(&ns);
-		return tsr_error(TSR_E_TOO_SMALL, "%s: the selection needs %zu bytes, the buffer has %zu",
-				 array->path, need, dst->nbytes);
+		return st;
 	}
 	struct tsr_receipt r;
 	tsr_receipt_init(array, &r);
