@@ -577,7 +577,8 @@ struct tsr_stream_options {
 };
 
 /* tsr_stream_open() opens no file yet (the files' errors come from tsr_stream_next). Returns
- * TSR_OK; TSR_E_INVALID_ARG (NULL ctx or stream_ret, NULL paths with npaths > 0, a struct_size
+ * TSR_OK; TSR_E_INVALID_ARG (NULL ctx or stream_ret, NULL paths with npaths > 0 or a NULL
+ * entry of them, a struct_size
  * of either options struct it does not accept, a negative option); TSR_E_NOMEM (also when the
  * read-ahead thread cannot be started). */
 TSR_API int tsr_stream_open(struct tsr_context *ctx, const char *const *paths, size_t npaths,

@@ -30,6 +30,9 @@ int tsr_read_batch_ex(struct tsr_context *ctx, const char *const *paths, size_t 
 		st1 = tsr_read_options_load(&ro, opts);
 	if (st1)
 		return st1;
+	for (size_t i = 0; i < npaths; i++)
+		if (!paths[i])
+			return tsr_error(TSR_E_INVALID_ARG, "tsr_read_batch: paths[%zu] is NULL", i);
 	int device = -1;
 	if (dst->mem == TSR_MEM_CUDA) {
 		int st0 = tsr_read_device(ctx, opts, "tsr_read_batch", &device);
@@ -75,8 +78,10 @@ int tsr_read_batch_ex(struct tsr_context *ctx, const char *const *paths, size_t 
 			for (int d = 0; d < ndim; d++)
 				per *= (size_t)shape[d];
 			if (dst->nbytes / (npaths ? npaths : 1) < per) {
-				st = tsr_error(TSR_E_TOO_SMALL, "batch of %zu x %zu bytes, buffer has %zu",
-					       npaths, per, dst->nbytes);
+				st = tsr_error(TSR_E_TOO_SMALL, "%s: a batch of %zu files of %zu bytes "
+					       "(as this first file's selection) needs %zu bytes, the "
+					       "buffer has %zu", paths[0], npaths, per,
+					       npaths * per, dst->nbytes);
 				if (!ahead)
 					tsr_array_free(a);
 				break;

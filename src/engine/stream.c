@@ -167,6 +167,9 @@ int tsr_stream_open(struct tsr_context *ctx, const char *const *paths, size_t np
 	struct tsr_open_options oo;
 	if ((st0 = tsr_open_options_load(&oo, open_opts, "tsr_stream_open")))
 		return st0;
+	for (size_t i = 0; i < npaths; i++) /* (each is copied below: strdup(NULL) faults) */
+		if (!paths[i])
+			return tsr_error(TSR_E_INVALID_ARG, "tsr_stream_open: paths[%zu] is NULL", i);
 	struct tsr_stream *s = calloc(1, sizeof(*s));
 	if (!s)
 		return tsr_error(TSR_E_NOMEM, "tsr_stream_open: out of memory");
