@@ -12,7 +12,9 @@ import pytest
 
 import tessera
 
-CORPUS = os.environ.get("TSR_CORPUS", os.path.join(os.path.dirname(__file__), "../../../shared/corpus"))
+# (absolute: a pickle holds the path made absolute, so its repr and info() name it so;
+# test_pickle_cwd.py covers an Array opened by a relative path)
+CORPUS = os.path.abspath(os.environ.get("TSR_CORPUS", os.path.join(os.path.dirname(__file__), "../../../shared/corpus")))
 
 CASES = [
     ("fits/fp_multi.fits.fz", {"hdu": "EXT1"}),
