@@ -11,6 +11,12 @@ DEB_PACKAGES = cmake make gcc pkg-config libdeflate-dev libcfitsio-dev libcfitsi
 	python3-astropy python3-dev python3-venv python3-pip python3-matplotlib clang libclang-rt-14-dev \
 	ncompress
 
+# What the library alone needs to build and install (make install): no test, benchmark or
+# Python package.
+LIB_DEB_PACKAGES = cmake make gcc pkg-config libdeflate-dev libcfitsio-dev libzstd-dev \
+	liblz4-dev libbz2-dev libcjson-dev libmsgpack-dev
+LIB_BUILD ?= build-lib
+
 # Peers from PyPI that write fresh files in tests and race us in benchmarks (never library
 # dependencies), and what builds and tests the Python module: one virtual environment that
 # sees no Debian site-packages, so one resolver picks one NumPy for every peer (Debian's
@@ -23,7 +29,7 @@ VENV_STAMP = $(VENV)/.done-peers2
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run test deps venv build python test-python build-asan test-asan build-tsan test-tsan clean install
+.PHONY: all run test deps deps-lib venv build python test-python build-asan test-asan build-tsan test-tsan clean install
 
 all: build
 
@@ -54,10 +60,22 @@ build: deps venv
 python: deps venv
 	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(VENV)/bin/pip install -q --no-build-isolation .
 
-# The libraries, tessera.h, the CLI, tessera.pc and the CMake package under PREFIX.
+# The libraries, tessera.h, the CLI, tessera.pc and the CMake package under PREFIX: the
+# library's own Debian packages and a build of it alone (no tests, benchmarks, Python peers).
 PREFIX ?= /usr/local
-install: build
-	cmake --install $(BUILD) --prefix $(PREFIX)
+deps-lib:
+	@missing=""; for p in $(LIB_DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+install: deps-lib
+	cmake -S . -B $(LIB_BUILD) -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_BENCH=OFF
+	cmake --build $(LIB_BUILD) -j $(JOBS)
+	cmake --install $(LIB_BUILD) --prefix $(PREFIX)
 
 # Its tests (tests/python/, pytest + hypothesis), against the shared corpus and the PyPI peers.
 TSR_CORPUS ?= $(CURDIR)/../shared/corpus
@@ -97,4 +115,4 @@ test-tsan: build-tsan
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1 TSR_THREAD_ITERS=40 ctest --output-on-failure -R threads
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD) $(LIB_BUILD)
