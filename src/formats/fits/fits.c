@@ -32,17 +32,18 @@ enum tsr_dtype tsr_fits_bitpix_dtype(int bitpix)
 	}
 }
 
-void tsr_fits_xform(const struct tsr_fits_scaling *s, int raw, int uncompressed, struct tsr_xform *xf)
+void tsr_fits_xform(const struct tsr_fits_scaling *s, int raw, struct tsr_xform *xf)
 {
 	enum tsr_dtype stored = tsr_fits_bitpix_dtype(s->bitpix);
 	memset(xf, 0, sizeof(*xf));
 	xf->kind = TSR_XF_COPY;
 	xf->out = stored;
 	int unscaled = s->bscale == 1.0 && s->bzero == 0.0;
-	/* astropy: BLANK makes an unscaled integer image float only for plain image HDUs, and
-	 * only a non-zero BLANK counts ("if self._blank"). */
-	int blank = s->has_blank && s->blank != 0 && s->bitpix > 0;
-	if (raw || (unscaled && (!blank || !uncompressed)))
+	/* astropy (ImageHDU._scale_data; a tile-compressed image is one since astropy 6): any
+	 * BLANK of an integer image makes it float ("self._blank is not None"), but only a
+	 * non-zero one marks pixels NaN ("if self._blank: data.flat[blanks] = np.nan") */
+	int blank = s->has_blank && s->bitpix > 0;
+	if (raw || (unscaled && !blank))
 		return;
 	if (s->bscale == 1.0) {
 		/* astropy's uint=True: the FITS unsigned conventions stay integers. */
@@ -70,7 +71,7 @@ void tsr_fits_xform(const struct tsr_fits_scaling *s, int raw, int uncompressed,
 	xf->out = s->bitpix > 16 ? TSR_FLOAT64 : s->bitpix > 0 ? TSR_FLOAT32 : stored;
 	xf->scale = s->bscale;
 	xf->zero = s->bzero;
-	xf->has_blank = blank && !(s->bitpix < 0);
+	xf->has_blank = blank && s->blank != 0;
 	xf->blank = s->blank;
 }
 
@@ -133,7 +134,7 @@ static int tsr_fits_image_open(struct tsr_array *a, const struct tsr_fits_header
 		return tsr_error(TSR_E_NOMEM, "out of memory");
 	im->data_offset = h->data_offset;
 	im->stored = tsr_fits_bitpix_dtype(bitpix);
-	tsr_fits_xform(&s, raw, 1, &im->xf);
+	tsr_fits_xform(&s, raw, &im->xf);
 	struct tsr_desc *d = &a->desc;
 	d->ndim = naxis;
 	int64_t inner = (int64_t)tsr_dtype_size(im->stored);

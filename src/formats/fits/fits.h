@@ -82,10 +82,9 @@ struct tsr_fits_scaling {
 	int64_t blank;
 };
 enum tsr_dtype tsr_fits_bitpix_dtype(int bitpix);
-/* Picks output dtype and transform for stored values (uncompressed = 1: astropy's ImageHDU
- * rules; 0: CompImageHDU rules). */
-void tsr_fits_xform(const struct tsr_fits_scaling *s, int raw, int uncompressed,
-		    struct tsr_xform *xf);
+/* Picks output dtype and transform for stored values, by astropy's ImageHDU rules (a
+ * tile-compressed image's too: its CompImageHDU is an ImageHDU since astropy 6). */
+void tsr_fits_xform(const struct tsr_fits_scaling *s, int raw, struct tsr_xform *xf);
 
 /* Describes a tile-compressed image (ZIMAGE = T binary table) into array. */
 int tsr_fits_tiled_open(struct tsr_array *array, const struct tsr_fits_header *h, int raw);

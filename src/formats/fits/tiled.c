@@ -513,8 +513,14 @@ int tsr_fits_tiled_open(struct tsr_array *a, const struct tsr_fits_header *h, in
 	t->scaling.bzero = 0.0;
 	tsr_fits_get_double(h, "BSCALE", &t->scaling.bscale);
 	tsr_fits_get_double(h, "BZERO", &t->scaling.bzero);
-	t->scaling.has_blank = t->has_kw_zblank;
-	t->scaling.blank = t->kw_zblank;
+	/* An unscaled integer image's BLANK makes it float (tsr_fits_xform): its header's BLANK,
+	 * as astropy's image header has it, not a ZBLANK alone. A scaled image's null pixels are
+	 * the tiles' (ZBLANK, else BLANK), as before. */
+	int64_t blank = 0;
+	int image_blank = tsr_fits_get_int(h, "BLANK", &blank) == TSR_OK;
+	int scaled = t->scaling.bscale != 1.0 || t->scaling.bzero != 0.0;
+	t->scaling.has_blank = scaled ? t->has_kw_zblank : image_blank;
+	t->scaling.blank = scaled ? t->kw_zblank : blank;
 	if (t->zcmp == ZCMP_PLIO && zbitpix == 16 && t->scaling.bzero == 32768.0) {
 		/* PLIO stores unsigned 16-bit pixels directly (CFITSIO drops the offset). */
 		t->scaling.bzero = 0.0;
@@ -524,7 +530,7 @@ int tsr_fits_tiled_open(struct tsr_array *a, const struct tsr_fits_header *h, in
 		t->xf.kind = raw ? TSR_XF_COPY : TSR_XF_DEQUANT;
 		t->xf.out = raw ? TSR_INT32 : tsr_fits_bitpix_dtype((int)zbitpix);
 	} else {
-		tsr_fits_xform(&t->scaling, raw, 0, &t->xf);
+		tsr_fits_xform(&t->scaling, raw, &t->xf);
 		if (t->zcmp == ZCMP_PLIO && zbitpix == 16 && !raw && t->xf.kind == TSR_XF_COPY &&
 		    tsr_fits_has(h, "BZERO")) {
 			t->xf.kind = TSR_XF_OFFSET;
