@@ -10,6 +10,7 @@
 #include "../../../tools/args.c"
 #include "../../../tools/cmd_info.c"
 #include "../../../tools/hdu_arg.c"
+#include "../../../tools/json_text.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
