@@ -230,6 +230,10 @@ static int tsr_tiled_chunk(const struct tsr_array *a, int64_t chunk, struct tsr_
 		if (c->elem == TSR_DTYPE_INVALID || ref->nbytes != (uint64_t)ref->npix * tsr_dtype_size(c->elem))
 			return tsr_error(TSR_E_FORMAT, "UNCOMPRESSED_DATA holds %llu bytes for %lld pixels",
 					 (unsigned long long)ref->nbytes, (long long)ref->npix);
+		if (tsr_dtype_is_float(c->elem) && t->raw && quantized)
+			/* (no stored integers to give: the tile holds the floats themselves) */
+			return tsr_error(TSR_E_UNSUPPORTED,
+					 "raw read of a tile stored losslessly (UNCOMPRESSED_DATA)");
 		if (tsr_dtype_is_float(c->elem)) {
 			ref->xform.kind = c->elem == d->dtype ? TSR_XF_COPY : TSR_XF_SCALE;
 			ref->xform.scale = 1.0;
@@ -267,7 +271,17 @@ static int tsr_tiled_chunk(const struct tsr_array *a, int64_t chunk, struct tsr_
 		c->elem = zt;
 		break;
 	case ZCMP_NONE:
-		return tsr_error(TSR_E_FORMAT, "NOCOMPRESS tile with COMPRESSED_DATA bytes");
+		/* astropy's NOCOMPRESS writes each tile's pixels as they are (big-endian, of
+		 * ZBITPIX, or the quantized integers) into COMPRESSED_DATA, where fpack uses
+		 * UNCOMPRESSED_DATA (above) */
+		c->id = TSR_CODEC_NONE;
+		c->elem = quantized ? TSR_INT32 : zt;
+		c->big_endian = 1;
+		if (ref->nbytes != (uint64_t)ref->npix * tsr_dtype_size(c->elem))
+			return tsr_error(TSR_E_FORMAT, "NOCOMPRESS tile holds %llu bytes for %lld "
+					 "pixels of %zu bytes", (unsigned long long)ref->nbytes,
+					 (long long)ref->npix, tsr_dtype_size(c->elem));
+		break;
 	}
 	if (quantized && !t->raw) {
 		ref->xform.kind = TSR_XF_DEQUANT;
