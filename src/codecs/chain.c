@@ -125,7 +125,11 @@ static int tsr_chain_settle_values(const struct tsr_chunk_ref *ref, struct tsr_s
 		void *conv = tsr_scratch_get(scratch, 2, n * tsr_dtype_size(c->elem));
 		if (!conv)
 			return tsr_error(TSR_E_NOMEM, "out of memory");
-		int st = tsr_int_convert(conv, c->elem, *vals, *elem, n);
+		/* a lossy HCOMPRESS_1 tile (scale > 1) may decode past a 16-bit image's range:
+		 * CFITSIO clips those values (funpack), and so does this; an 8-bit image's it
+		 * refuses, as CFITSIO does (status 412), and so does every lossless codec's */
+		int clip = c->id == TSR_CODEC_HCOMPRESS && tsr_dtype_size(c->elem) == 2;
+		int st = tsr_int_convert(conv, c->elem, *vals, *elem, n, clip);
 		if (st) {
 			tsr_error_prefix("%s", ref->codec_name);
 			return st;
