@@ -55,6 +55,18 @@ static int32_t rd32(const uint8_t *p)
 	return (int32_t)tsr_le32(p);
 }
 
+/* The name c-blosc2's registry gives plugin codec id (python-blosc2's blosc2.Codec), for
+ * messages: " (ZFP_PREC)", or "" for an id it does not name. */
+static const char *tsr_blosc_plugin_codec(int id)
+{
+	static const char *const names[] = {" (NDLZ)",	    " (ZFP_ACC)", " (ZFP_PREC)",
+					    " (ZFP_RATE)",  " (OPENHTJ2K)", " (GROK)",
+					    " (OPENZL)",    " (J2K)",	    " (HTJ2K)"};
+	if (id < 32 || id >= 32 + (int)(sizeof(names) / sizeof(*names)))
+		return "";
+	return names[id - 32];
+}
+
 static int parse(const uint8_t *src, size_t src_nbytes, struct bl_dec *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -196,7 +208,9 @@ static int parse(const uint8_t *src, size_t src_nbytes, struct bl_dec *d)
 	case TSR_BLOSC_SNAPPY:
 		return tsr_error(TSR_E_UNSUPPORTED, "blosc: snappy streams are not decoded");
 	case TSR_BLOSC_UDCODEC:
-		return tsr_error(TSR_E_UNSUPPORTED, "blosc: user/plugin codec %d", in->udcodec);
+		return tsr_error(TSR_E_UNSUPPORTED, "blosc: codec %d%s, a user or plugin codec "
+				 "tessera does not decode", in->udcodec,
+				 tsr_blosc_plugin_codec(in->udcodec));
 	default:
 		return tsr_error(TSR_E_UNSUPPORTED, "blosc: codec format %d", in->codec);
 	}
@@ -228,7 +242,9 @@ static int parse(const uint8_t *src, size_t src_nbytes, struct bl_dec *d)
 		case TSR_BLOSC_BYTEDELTA:
 			break;
 		default:
-			return tsr_error(TSR_E_UNSUPPORTED, "blosc: filter %d (slot %d)", f, i);
+			return tsr_error(TSR_E_UNSUPPORTED, "blosc: filter %d%s (slot %d), a user or "
+					 "plugin filter tessera does not undo", f,
+					 f == 32 ? " (NDCELL)" : f == 33 ? " (NDMEAN)" : "", i);
 		}
 		if (d->has_delta && f != TSR_BLOSC_DELTA)
 			/* DELTA references the final bytes of block 0: only decodable last */

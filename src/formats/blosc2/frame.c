@@ -33,7 +33,6 @@ struct tsr_b2 {
 	int b2nd;              /* 0: a plain super-chunk, read as 1-D */
 	struct tsr_blocked blocked;
 	enum tsr_dtype dtype;
-	int unnamed;           /* the file names no dtype: the caller's or the item size's */
 	int big_endian, be_from_chunk;
 	int nvlmeta;
 	char codec[32];
@@ -107,16 +106,19 @@ static int tsr_b2_chunk_ref(const struct tsr_array *a, int64_t chunk, struct tsr
 		if (kind == 2) {
 			static const uint8_t nan32[4] = {0x00, 0x00, 0xc0, 0x7f};
 			static const uint8_t nan64[8] = {0, 0, 0, 0, 0, 0, 0xf8, 0x7f};
-			/* where the file names no float dtype, the item size says which NaN, as
-			 * c-blosc2 decodes these chunks */
-			if (f->dtype == TSR_FLOAT32 || (f->unnamed && f->h.typesize == 4))
+			/* the item size says which NaN's bits fill it, whatever the dtype, as
+			 * c-blosc2 decodes these chunks (python-blosc2's nans() of complex64 gives
+			 * 0+nanj: float64 NaN's bytes) */
+			ref->xform.fill_wide = NULL; /* (the NaN's bits, not a raw dtype's zeros) */
+			if (f->h.typesize == 4)
 				memcpy(ref->xform.fill, nan32, 4);
-			else if (f->dtype == TSR_FLOAT64 || (f->unnamed && f->h.typesize == 8))
+			else if (f->h.typesize == 8)
 				memcpy(ref->xform.fill, nan64, 8);
 			else
-				return tsr_error(TSR_E_CORRUPT,
-						 "chunk-offsets index: a NaN chunk in a %s array",
-						 tsr_dtype_name(f->dtype));
+				return tsr_error(TSR_E_UNSUPPORTED,
+						 "chunk-offsets index: a NaN chunk of %d-byte items (c-blosc2 "
+						 "fills NaN chunks of 4- and 8-byte items only)",
+						 f->h.typesize);
 		} else if (kind != 1 && kind != 4) {
 			/* 1 zeros, 4 uninitialised (read as zeros, as c-blosc2 does) */
 			return tsr_error(TSR_E_CORRUPT, "chunk-offsets index: special chunk kind %d", kind);
@@ -189,7 +191,6 @@ static int tsr_b2_dtype_unnamed(struct tsr_array *a, struct tsr_b2 *f, const cha
 {
 	int32_t ts = f->h.typesize;
 	enum tsr_dtype t = a->want_dtype;
-	f->unnamed = 1;
 	if (t != TSR_DTYPE_INVALID) {
 		if (tsr_dtype_size(t) != (size_t)ts)
 			return tsr_error(TSR_E_INVALID_ARG, "dtype %s has %zu-byte items, the %s "
@@ -247,6 +248,14 @@ static int tsr_b2_describe(struct tsr_array *a, struct tsr_b2 *f, const uint8_t 
 	struct tsr_desc *d = &a->desc;
 	const struct tsr_b2_header *h = &f->h;
 	int mi = -1;
+	for (int i = 0; i < h->nmeta; i++)
+		/* python-blosc2 saves a lazy expression or function (LazyExpr.save) as a frame
+		 * whose chunks are a placeholder (zeros): its values are computed from other
+		 * arrays, which the "b2o" metalayer names; reading the chunks would be wrong */
+		if (!strcmp(h->meta_name[i], "b2o"))
+			return tsr_error(TSR_E_UNSUPPORTED, "a python-blosc2 lazy object ('b2o' "
+					 "metalayer): its values are computed by python-blosc2 from "
+					 "the arrays it names, not stored in the frame");
 	for (int i = 0; i < h->nmeta && mi < 0; i++)
 		if (!strcmp(h->meta_name[i], "b2nd"))
 			mi = i;
