@@ -246,12 +246,10 @@ static int parse(const uint8_t *src, size_t src_nbytes, struct bl_dec *d)
 					 "plugin filter tessera does not undo", f,
 					 f == 32 ? " (NDCELL)" : f == 33 ? " (NDMEAN)" : "", i);
 		}
-		if (d->has_delta && f != TSR_BLOSC_DELTA)
-			/* DELTA references the final bytes of block 0: only decodable last */
-			return tsr_error(TSR_E_UNSUPPORTED,
-					 "blosc: DELTA followed on decode by filter %d", f);
-		if (f == TSR_BLOSC_DELTA && d->nfilt > 0 && d->filt[d->nfilt - 1] == TSR_BLOSC_DELTA)
-			return tsr_error(TSR_E_UNSUPPORTED, "blosc: two DELTA filters");
+		/* (DELTA anywhere in the pipeline, as often as it comes: c-blosc2's encoder XORs
+		 * each block but block 0 with the chunk's input block 0, so every DELTA step of a
+		 * decode takes the final bytes of block 0 (dec_block's ref0), whatever filters
+		 * follow it; block 0's own DELTA steps are prefix XORs of what they are given) */
 		d->filt[d->nfilt] = (uint8_t)f;
 		d->fmeta[d->nfilt] = (uint8_t)m;
 		d->nfilt++;

@@ -273,6 +273,11 @@ void tsr_route_blosc(const void *chunk, size_t nbytes, size_t elem_nbytes, int64
 		rt->why = TSR_WHY_DICT;
 		return;
 	}
+	/* the filter pass undoes DELTA only as the decode's last step (bfilter_core.h): a
+	 * pipeline with another filter after it, or two of them, decodes on the CPU */
+	for (int k = 0; k + 1 < in.nundo; k++)
+		if (in.undo[k] == TSR_BLOSC_DELTA)
+			return;
 	if (in.nbytes != (int64_t)w * nelem || in.nbytes == 0 || w == 0 ||
 	    in.value_nbytes > 65535) /* (the fill pass repeats patterns of up to 64 KiB) */
 		return;
