@@ -211,8 +211,13 @@ static int tsr_b2_dtype_unnamed(struct tsr_array *a, struct tsr_b2 *f, const cha
 	case 4: f->dtype = TSR_UINT32; break;
 	case 8: f->dtype = TSR_UINT64; break;
 	default:
+		/* (16: complex128; no other number has such items, and a caller's dtype is a
+		 * number's: tsr_dtype_parse takes no bytes, strings or records) */
 		return tsr_error(TSR_E_UNSUPPORTED, "the %s names no dtype and no unsigned integer "
-				 "has %d-byte items: open it with a dtype of that size", what, ts);
+				 "has %d-byte items: %s", what, ts,
+				 ts == 16 ? "open it with a dtype of that size (complex128)"
+					  : "no numeric dtype has that size, and tessera takes no bytes, "
+					    "string or record dtype from the caller");
 	}
 	a->desc.dtype_source = "itemsize";
 	return TSR_OK;
