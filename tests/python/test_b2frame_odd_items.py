@@ -1,0 +1,16 @@
+"""A plain super-chunk of 10-byte items (no number has them) is refused saying so, where the
+message asked for "a dtype of that size" that no caller could give (dtype= takes numbers)."""
+import numpy as np
+import pytest
+
+import tessera
+
+blosc2 = pytest.importorskip("blosc2")
+
+
+def test_refused_saying_why(tmp_path):
+    p = str(tmp_path / "s.b2frame")
+    s = blosc2.SChunk(chunksize=400, urlpath=p, mode="w", cparams=dict(typesize=10))
+    s.append_data(np.array([b"hello%d" % i for i in range(40)], "S10"))
+    with pytest.raises(NotImplementedError, match="no numeric dtype has that size"):
+        tessera.open(p)
