@@ -63,7 +63,40 @@ static int tsr_cli_run(int argc, char **argv)
 	return 2;
 }
 
+/* "--name=value" as "--name" "value" (GNU's long-option form), for every command: argv with
+ * such arguments split, in *argc_ret; NULL when memory runs out. A lone "--" and what follows
+ * it stay as they are. */
+static char **tsr_cli_split_eq(int argc, char **argv, int *argc_ret)
+{
+	char **v = malloc(sizeof(char *) * (2 * (size_t)argc + 1));
+	if (!v)
+		return NULL;
+	int n = 0, rest = 0;
+	for (int i = 0; i < argc; i++) {
+		char *eq = argv[i][0] == '-' && argv[i][1] == '-' ? strchr(argv[i], '=') : NULL;
+		rest |= !strcmp(argv[i], "--");
+		if (rest || !eq || eq == argv[i] + 2) {
+			v[n++] = argv[i];
+			continue;
+		}
+		*eq = '\0'; /* (argv's strings are the program's to change) */
+		v[n++] = argv[i];
+		v[n++] = eq + 1;
+	}
+	v[n] = NULL;
+	*argc_ret = n;
+	return v;
+}
+
 int main(int argc, char **argv)
 {
-	return tsr_cli_finish(tsr_cli_run(argc, argv));
+	int n = argc;
+	char **v = tsr_cli_split_eq(argc, argv, &n);
+	if (!v) {
+		fprintf(stderr, "tessera: out of memory\n");
+		return 1;
+	}
+	int rc = tsr_cli_finish(tsr_cli_run(n, v));
+	free(v);
+	return rc;
 }
