@@ -29,7 +29,7 @@ static struct tsr_chunk_ref int32_chunk(size_t npix)
 static int decode(enum tsr_codec_id id, const void *src, size_t n, size_t expect, size_t cap,
 		  size_t *got)
 {
-	struct tsr_bytes_step step = {id};
+	struct tsr_bytes_step step = {.id = id};
 	struct tsr_scratch s = {0};
 	void *out;
 	int st = tsr_bytes_decode(&step, src, n, &s, 3, expect, cap, NULL, &out, got);

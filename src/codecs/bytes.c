@@ -1,6 +1,7 @@
 /* bytes.c - the bytes-to-bytes codecs of Zarr and Blosc2 chunks: zstd, lz4, bz2, gzip/zlib,
  * blosc, crc32c. */
 #include <bzlib.h>
+#include <libdeflate.h>
 #include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,24 @@ int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t 
 			return tsr_error(TSR_E_CORRUPT, "crc32c mismatch: stored %08x, computed %08x",
 					 want, have);
 		*out = (void *)src;
+		*out_n = n - 4;
+		return TSR_OK;
+	}
+	case TSR_CODEC_CRC32:
+	case TSR_CODEC_ADLER32: {
+		/* numcodecs' Checksum32: 4 little-endian bytes before the payload ('start', its
+		 * default) or after it ('end') */
+		const char *name = step->id == TSR_CODEC_CRC32 ? "crc32" : "adler32";
+		if (n < 4)
+			return tsr_error(TSR_E_CORRUPT, "%s: chunk of %zu bytes has no checksum", name, n);
+		const unsigned char *pay = step->at_end ? in : in + 4;
+		uint32_t want = tsr_le32(step->at_end ? in + n - 4 : in);
+		uint32_t have = step->id == TSR_CODEC_CRC32 ? libdeflate_crc32(0, pay, n - 4)
+							    : libdeflate_adler32(1, pay, n - 4);
+		if (want != have)
+			return tsr_error(TSR_E_CORRUPT, "%s mismatch: stored %08x, computed %08x", name,
+					 want, have);
+		*out = (void *)pay;
 		*out_n = n - 4;
 		return TSR_OK;
 	}

@@ -23,12 +23,15 @@ enum tsr_codec_id {
 	TSR_CODEC_BZ2,        /* bzip2 (libbz2) */
 	TSR_CODEC_BLOSC,      /* a blosc1/blosc2 chunk */
 	TSR_CODEC_CRC32C,     /* Zarr v3 crc32c: 4 checksum bytes (little-endian) at the end */
+	TSR_CODEC_CRC32,      /* numcodecs crc32: zlib's CRC-32, 4 bytes (LE) at the start or end */
+	TSR_CODEC_ADLER32,    /* numcodecs adler32: zlib's Adler-32, the same places */
 	TSR_CODEC_BLOSC_B2ND, /* a blosc chunk whose decoded bytes follow ref->blocked (Blosc2) */
 };
 
 /* A bytes-to-bytes step run before the element codec. */
 struct tsr_bytes_step {
 	enum tsr_codec_id id;
+	int at_end;           /* CRC32, ADLER32: the checksum follows the bytes (else precedes) */
 };
 #define TSR_MAX_PRE 4
 

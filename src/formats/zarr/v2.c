@@ -62,6 +62,24 @@ static int tsr_zarr_v2_filters(const cJSON *filters, struct tsr_zarr_meta *m, ch
 				return st;
 			continue;
 		}
+		if (!strcmp(id, "crc32") || !strcmp(id, "adler32")) {
+			/* a checksum of the bytes the filters before it made: one more bytes step,
+			 * so (as a compressor used as a filter) only after every numcodecs filter */
+			if (m->nfilter)
+				return tsr_error(TSR_E_UNSUPPORTED, "filter '%s' before another filter",
+						 id);
+			const cJSON *loc = cJSON_GetObjectItemCaseSensitive(f, "location");
+			int end = cJSON_IsString(loc) && !strcmp(loc->valuestring, "end");
+			if (loc && !cJSON_IsNull(loc) && !end &&
+			    !(cJSON_IsString(loc) && !strcmp(loc->valuestring, "start")))
+				return tsr_error(TSR_E_FORMAT, "filter '%s': 'location' is not 'start' "
+						 "or 'end'", id);
+			if ((st = tsr_zarr_add_pre(m, id[0] == 'c' ? TSR_CODEC_CRC32
+								   : TSR_CODEC_ADLER32)))
+				return st;
+			m->pre[m->npre - 1].at_end = end;
+			continue;
+		}
 		struct tsr_filter flt;
 		st = tsr_zarr_filter_parse(id, f, &flt);
 		if (st < 0) {

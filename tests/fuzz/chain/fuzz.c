@@ -8,9 +8,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
 	if (n < 2)
 		return 0;
-	static const enum tsr_codec_id ids[] = {TSR_CODEC_ZSTD, TSR_CODEC_LZ4, TSR_CODEC_BZ2,
-						TSR_CODEC_CRC32C, TSR_CODEC_ZLIB, TSR_CODEC_BLOSC};
-	struct tsr_bytes_step step = {ids[data[0] % 6]};
+	static const enum tsr_codec_id ids[] = {TSR_CODEC_ZSTD, TSR_CODEC_LZ4,	 TSR_CODEC_BZ2,
+						TSR_CODEC_CRC32C, TSR_CODEC_ZLIB, TSR_CODEC_BLOSC,
+						TSR_CODEC_CRC32,  TSR_CODEC_ADLER32};
+	struct tsr_bytes_step step = {.id = ids[data[0] % 8], .at_end = data[0] >> 7};
 	/* Callers know the decoded size of a step or a cap on it (tsr_chunk_pre_limits): data[1]
 	 * picks which, and how many bytes. */
 	size_t size = (size_t)(data[1] >> 1) * 32 + 16;
