@@ -156,8 +156,10 @@ static PyMethodDef methods[] = {
 	 "Blosc2 super-chunks store only an item size and read as unsigned integers of that size\n"
 	 "without it; for any other array it is a view of the values read (as numpy's\n"
 	 "a.view(dtype), no conversion), and its item size must be the array's.\n"
-	 "Missing path: FileNotFoundError; a file tessera cannot read: FormatError or\n"
-	 "CorruptError; no such HDU or array: NotFoundError (by name) or IndexError (by number)."},
+	 "Missing path: FileNotFoundError; a damaged or malformed file: CorruptError or\n"
+	 "FormatError (tessera.TesseraError); a codec, filter or dtype tessera does not decode:\n"
+	 "NotImplementedError; no such HDU or array: NotFoundError (by name) or IndexError\n"
+	 "(by number)."},
 	{"read", (PyCFunction)(void (*)(void))tsrpy_read_fn, METH_VARARGS | METH_KEYWORDS,
 	 "read($module, /, path, key=None, *, device=None, out=None, stream=None, decoder='auto', "
 	 "storage='real', receipt=False, hdu=None, array=None, level=None, raw=False, dtype=None)"
