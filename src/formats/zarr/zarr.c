@@ -270,13 +270,25 @@ int tsr_zarr_open(struct tsr_array *a, const struct tsr_open_options *o)
 		tsr_zarr_zip_enter(zip);
 	}
 	int version = tsr_zarr_store_version(store);
+	if ((st = tsr_zarr_norm_path(o->array, &path)))
+		goto fail;
+	if (!version && path[0]) {
+		/* a store whose root holds no metadata (arrays written by their paths alone):
+		 * zarr-python opens an array in it by its path, whose own metadata gives the
+		 * version */
+		char *dir = tsr_zarr_join(store, path);
+		if (!dir) {
+			st = tsr_error(TSR_E_NOMEM, "out of memory");
+			goto fail;
+		}
+		version = tsr_zarr_store_version(dir);
+		free(dir);
+	}
 	if (!version) {
 		st = tsr_error(TSR_E_FORMAT, "%s: not a Zarr store (no .zarray, .zgroup or zarr.json)",
 			       a->path);
 		goto fail;
 	}
-	if ((st = tsr_zarr_norm_path(o->array, &path)))
-		goto fail;
 	if ((st = tsr_zarr_resolve(a, store, version, &path, o, &n)))
 		goto fail;
 	z = calloc(1, sizeof(*z));
