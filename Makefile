@@ -29,18 +29,23 @@ VENV_STAMP = $(VENV)/.done-peers2
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run test deps deps-lib venv build python test-python build-asan test-asan build-tsan test-tsan clean install
-
-all: build
-
-deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+# Installs the Debian packages of $(1) that are missing (one apt-get for all of them).
+define apt_missing
+	@missing=""; for p in $(1); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+endef
+
+.PHONY: all run test deps deps-lib venv build python test-python build-asan test-asan build-tsan test-tsan clean install
+
+all: build
+
+deps:
+	$(call apt_missing,$(DEB_PACKAGES))
 
 $(VENV_STAMP): | deps
 	@# (no --clear: an existing venv, or a worktree's link to one, is converted in place)
@@ -64,13 +69,7 @@ python: deps venv
 # library's own Debian packages and a build of it alone (no tests, benchmarks, Python peers).
 PREFIX ?= /usr/local
 deps-lib:
-	@missing=""; for p in $(LIB_DEB_PACKAGES); do \
-		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		echo "installing:$$missing"; \
-		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
-	fi
+	$(call apt_missing,$(LIB_DEB_PACKAGES))
 
 install: deps-lib
 	cmake -S . -B $(LIB_BUILD) -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_BENCH=OFF

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int check_failures;
 
@@ -64,5 +65,34 @@ static inline unsigned long long check_next(unsigned long long *state)
 		}                                                                        \
 		return 0;                                                                \
 	} while (0)
+
+/* Writes text into dir/name (dir made when missing), checking that the file opens. */
+static inline void check_put_file(const char *dir, const char *name, const char *text)
+{
+	char p[1024];
+	mkdir(dir, 0755);
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	FILE *f = fopen(p, "wb");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* Whether text holds each of the NULL-ended strings; says which it lacks, then the text. */
+static inline void check_holds(const char *what, const char *text, const char *const *want)
+{
+	int lacks = 0;
+	for (; *want; want++) {
+		if (!text || !strstr(text, *want)) {
+			fprintf(stderr, "%s: no %s\n", what, *want);
+			lacks++;
+		}
+	}
+	if (lacks)
+		fprintf(stderr, "%s: the document: %s\n", what, text ? text : "(none)");
+	check_failures += lacks;
+}
 
 #endif

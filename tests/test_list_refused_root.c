@@ -13,18 +13,6 @@
 #include "check.h"
 #include "tessera.h"
 
-static void put(const char *dir, const char *name, const char *text)
-{
-	char p[256];
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	FILE *f = fopen(p, "wb");
-	CHECK(f != NULL);
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
 int main(void)
 {
 	static const char *const cases[][3] = {
@@ -38,10 +26,10 @@ int main(void)
 	snprintf(dir, sizeof(dir), "/tmp/tsr_list_XXXXXX");
 	CHECK(mkdtemp(dir) != NULL);
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		put(dir, ".zarray", "{\"zarr_format\": 2, \"shape\": [4], \"chunks\": [2], \"dtype\": "
+		check_put_file(dir, ".zarray", "{\"zarr_format\": 2, \"shape\": [4], \"chunks\": [2], \"dtype\": "
 				    "\"<i4\", \"compressor\": null, \"fill_value\": 0, \"order\": "
 				    "\"C\", \"filters\": null}");
-		put(dir, cases[c][0], cases[c][1]);
+		check_put_file(dir, cases[c][0], cases[c][1]);
 		char **names = (char **)&names; /* must come back NULL */
 		size_t count = 7;
 		int st = tsr_list_arrays(dir, &names, &count);

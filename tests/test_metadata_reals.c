@@ -15,19 +15,6 @@
 #include "check.h"
 #include "tessera.h"
 
-static void put(const char *dir, const char *name, const char *text)
-{
-	char p[512];
-	mkdir(dir, 0755);
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	FILE *f = fopen(p, "wb");
-	CHECK(f != NULL);
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
 /* One 80-character FITS card. */
 static void card(FILE *f, const char *text)
 {
@@ -131,21 +118,6 @@ static void valid_json(const char *what, const char *text)
 
 /* ---- the documents */
 
-/* Whether text holds each of the NULL-ended strings; says which it lacks, then the text. */
-static void holds(const char *what, const char *text, const char *const *want)
-{
-	int lacks = 0;
-	for (; *want; want++) {
-		if (!text || !strstr(text, *want)) {
-			fprintf(stderr, "%s: no %s\n", what, *want);
-			lacks++;
-		}
-	}
-	if (lacks)
-		fprintf(stderr, "%s: the document: %s\n", what, text ? text : "(none)");
-	check_failures += lacks;
-}
-
 /* path's metadata document (NULL where it does not open), its first value (itemsize w) in
  * *first when first is not NULL. */
 static char *doc(struct tsr_context *ctx, const char *path, size_t w, void *first)
@@ -181,7 +153,7 @@ static void v2_array(const char *dir, const char *dtype, const char *fill)
 	snprintf(t, sizeof(t), "{\"zarr_format\": 2, \"shape\": [2], \"chunks\": [2], \"dtype\": "
 		 "\"%s\", \"compressor\": null, \"fill_value\": %s, \"order\": \"C\", "
 		 "\"filters\": null}", dtype, fill);
-	put(dir, ".zarray", t);
+	check_put_file(dir, ".zarray", t);
 }
 
 int main(void)
@@ -194,7 +166,7 @@ int main(void)
 
 	/* Zarr v3: numbers as the document wrote them; an int32 fill_value written 7.0 */
 	snprintf(p, sizeof(p), "%s/v3.zarr", dir);
-	put(p, "zarr.json",
+	check_put_file(p, "zarr.json",
 	    "{\"zarr_format\": 3, \"node_type\": \"array\", \"shape\": [2], \"data_type\": "
 	    "\"int32\", \"chunk_grid\": {\"name\": \"regular\", \"configuration\": "
 	    "{\"chunk_shape\": [2]}}, \"chunk_key_encoding\": {\"name\": \"default\"}, "
@@ -212,7 +184,7 @@ int main(void)
 		"\"huge\":9007199254740993", "\"exp\":2e+0",
 		/* what cJSON reads but JSON does not write, as JSON of the same value */
 		"\"lenient\":[1.0,-0.5,7,-0]", NULL};
-	holds("zarr v3", text, want3);
+	check_holds("zarr v3", text, want3);
 	tsr_free(text);
 
 	/* integer fill values: the digits path (beyond 2^53) and what is refused, as before */
@@ -245,7 +217,7 @@ int main(void)
 			char want[64];
 			snprintf(want, sizeof(want), "\"fill_value\":%s", fills[i].fill);
 			const char *const w1[] = {want, NULL};
-			holds(fills[i].fill, text, w1);
+			check_holds(fills[i].fill, text, w1);
 			tsr_free(text);
 			continue;
 		}
@@ -302,7 +274,7 @@ int main(void)
 		"\"key\":\"PI\",\"value\":3.141592653589793,",
 		"\"key\":\"CPLX\",\"value\":\"(1.0, 2.0)\",",
 		"\"key\":\"INT64\",\"value\":9223372036854775807,", NULL};
-	holds("fits", text, wantf);
+	check_holds("fits", text, wantf);
 	tsr_free(text);
 
 	tsr_context_free(ctx);

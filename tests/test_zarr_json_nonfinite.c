@@ -14,34 +14,6 @@
 #include "check.h"
 #include "tessera.h"
 
-static void put(const char *dir, const char *name, const char *text)
-{
-	char p[512];
-	mkdir(dir, 0755);
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	FILE *f = fopen(p, "wb");
-	CHECK(f != NULL);
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
-/* Whether text holds each of the NULL-ended strings; says which it lacks, then the text. */
-static void holds(const char *what, const char *text, const char *const *want)
-{
-	int lacks = 0;
-	for (; *want; want++) {
-		if (!text || !strstr(text, *want)) {
-			fprintf(stderr, "%s: no %s\n", what, *want);
-			lacks++;
-		}
-	}
-	if (lacks)
-		fprintf(stderr, "%s: the document: %s\n", what, text ? text : "(none)");
-	check_failures += lacks;
-}
-
 /* Opens path, reads all n values (itemsize w) into out, returns the metadata text. */
 static char *open_read(struct tsr_context *ctx, const char *path, size_t w, size_t n, void *out)
 {
@@ -92,10 +64,10 @@ int main(void)
 
 	/* v2: a bare NaN fill_value of float64, and attributes as Python's json.dumps writes */
 	snprintf(p, sizeof(p), "%s/v2.zarr", dir);
-	put(p, ".zarray", "{\"zarr_format\": 2, \"shape\": [4], \"chunks\": [2], \"dtype\": \"<f8\",\n"
+	check_put_file(p, ".zarray", "{\"zarr_format\": 2, \"shape\": [4], \"chunks\": [2], \"dtype\": \"<f8\",\n"
 			  " \"compressor\": null, \"fill_value\": NaN, \"order\": \"C\", "
 			  "\"filters\": null}");
-	put(p, ".zattrs", "{\"nodata\": NaN, \"hi\": Infinity, \"lo\": -Infinity,\n"
+	check_put_file(p, ".zattrs", "{\"nodata\": NaN, \"hi\": Infinity, \"lo\": -Infinity,\n"
 			  " \"list\": [NaN,1.5,-Infinity], \"text\": \"NaN, Infinity\", \"n\": -1}");
 	double d[4] = {0};
 	char *text = open_read(ctx, p, 8, 4, d);
@@ -104,12 +76,12 @@ int main(void)
 	static const char *const want2[] = {
 		"\"fill_value\":NaN", "\"nodata\":NaN", "\"hi\":Infinity", "\"lo\":-Infinity",
 		"\"list\":[NaN,1.5,-Infinity]", "\"text\":\"NaN, Infinity\"", "\"n\":-1", NULL};
-	holds("v2", text, want2);
+	check_holds("v2", text, want2);
 	tsr_free(text);
 
 	/* v3: a bare NaN fill_value of float32, -Infinity and Infinity in the attributes */
 	snprintf(p, sizeof(p), "%s/v3.zarr", dir);
-	put(p, "zarr.json",
+	check_put_file(p, "zarr.json",
 	    "{\"zarr_format\": 3, \"node_type\": \"array\", \"shape\": [3], \"data_type\": "
 	    "\"float32\", \"chunk_grid\": {\"name\": \"regular\", \"configuration\": "
 	    "{\"chunk_shape\": [3]}}, \"chunk_key_encoding\": {\"name\": \"default\"}, "
@@ -123,7 +95,7 @@ int main(void)
 	static const char *const want3[] = {"\"fill_value\":NaN", "\"nodata\":NaN",
 					    "\"range\":[-Infinity,Infinity]",
 					    "\"nested\":{\"x\":[[NaN]]}", NULL};
-	holds("v3", text, want3);
+	check_holds("v3", text, want3);
 	tsr_free(text);
 
 	/* what is still not JSON: lowercase, glued to letters or digits (NaN1 is no 0.01), a
@@ -142,12 +114,12 @@ int main(void)
 		snprintf(doc, sizeof(doc), "{\"zarr_format\": 2, \"shape\": [4], \"chunks\": [2], "
 			 "\"dtype\": \"<f8\",\n \"compressor\": null,\n \"fill_value\": %s, "
 			 "\"order\": \"C\", \"filters\": null}", bad[i].value);
-		put(p, ".zarray", doc);
+		check_put_file(p, ".zarray", doc);
 		snprintf(msg, sizeof(msg), ".zarray: not valid JSON (line 3, %s", bad[i].near);
 		refused(ctx, p, msg);
 	}
 	snprintf(p, sizeof(p), "%s/badkey.zarr", dir);
-	put(p, ".zarray", "{\"zarr_format\": 2, NaN: 1}");
+	check_put_file(p, ".zarray", "{\"zarr_format\": 2, NaN: 1}");
 	refused(ctx, p, ".zarray: not valid JSON (line 1, near '"); /* (cJSON's place: 'aN: 1}') */
 
 	tsr_context_free(ctx);
