@@ -44,7 +44,26 @@ static const struct {
 	{"numcodecs.lz4", TSR_CODEC_LZ4, "lz4"},
 	{"numcodecs.bz2", TSR_CODEC_BZ2, "bz2"},
 	{"numcodecs.crc32c", TSR_CODEC_CRC32C, "crc32c"},
+	{"numcodecs.crc32", TSR_CODEC_CRC32, "crc32"},
+	{"numcodecs.adler32", TSR_CODEC_ADLER32, "adler32"},
 };
+
+/* Where a numcodecs checksum codec's 4 bytes lie ("location": numcodecs' Checksum32): 1 at the
+ * end, 0 at the start; dflt where the configuration names none. crc32c's bytes step reads them
+ * at the end only. */
+static int tsr_zarr_checksum_at(const char *name, const cJSON *conf, int dflt, int *end_ret)
+{
+	const cJSON *loc = tsr_zarr_conf(conf, "location");
+	*end_ret = dflt;
+	if (loc && !cJSON_IsNull(loc)) {
+		if (!cJSON_IsString(loc) || (strcmp(loc->valuestring, "start") &&
+					     strcmp(loc->valuestring, "end")))
+			return tsr_error(TSR_E_FORMAT, "codec '%s': 'location' is not 'start' or "
+					 "'end'", name);
+		*end_ret = !strcmp(loc->valuestring, "end");
+	}
+	return TSR_OK;
+}
 
 static int tsr_zarr_endian(const cJSON *conf, int *big_ret)
 {
@@ -152,6 +171,7 @@ static int tsr_zarr_v3_chain(const cJSON *codecs, struct tsr_zarr_meta *m, const
 	int phase = 0, st, nperm = 0, sharded = 0;
 	enum tsr_codec_id bytes[TSR_MAX_PRE];
 	const char *bytes_label[TSR_MAX_PRE];
+	int bytes_end[TSR_MAX_PRE];
 	int nbytes = 0;
 	struct tsr_filter aa[TSR_MAX_FILTERS]; /* numcodecs array->array filters, listed order */
 	int naa = 0, ordered = 0, shuffle = 0;
@@ -249,7 +269,7 @@ static int tsr_zarr_v3_chain(const cJSON *codecs, struct tsr_zarr_meta *m, const
 			if (k == nk)
 				return tsr_error(TSR_E_UNSUPPORTED, "codec '%s' is not supported (bytes, "
 						 "transpose, sharding_indexed, blosc, gzip, zstd, crc32c, "
-						 "numcodecs.zlib/lz4/bz2)", name);
+						 "numcodecs.zlib/lz4/bz2/crc32/adler32)", name);
 			if (!phase)
 				return tsr_error(TSR_E_FORMAT, "bytes codec '%s' before the array->bytes "
 						 "codec", name);
@@ -258,8 +278,18 @@ static int tsr_zarr_v3_chain(const cJSON *codecs, struct tsr_zarr_meta *m, const
 						 "(a whole-shard codec)", name);
 			if (nbytes >= TSR_MAX_PRE)
 				return tsr_error(TSR_E_UNSUPPORTED, "more than %d bytes codecs", TSR_MAX_PRE);
+			enum tsr_codec_id id = tsr_zarr_v3_bytes_codecs[k].id;
+			int end = 0;
+			if (id == TSR_CODEC_CRC32 || id == TSR_CODEC_ADLER32 || id == TSR_CODEC_CRC32C) {
+				if ((st = tsr_zarr_checksum_at(name, conf, id == TSR_CODEC_CRC32C, &end)))
+					return st;
+				if (id == TSR_CODEC_CRC32C && !end)
+					return tsr_error(TSR_E_UNSUPPORTED, "codec '%s' with its "
+							 "checksum at the start", name);
+			}
 			bytes_label[nbytes] = tsr_zarr_v3_bytes_codecs[k].label;
-			bytes[nbytes++] = tsr_zarr_v3_bytes_codecs[k].id;
+			bytes_end[nbytes] = end;
+			bytes[nbytes++] = id;
 		}
 	}
 	if (!phase)
@@ -283,8 +313,10 @@ static int tsr_zarr_v3_chain(const cJSON *codecs, struct tsr_zarr_meta *m, const
 			return st;
 	/* The innermost chunk: bytes codecs undo in reverse order. */
 	m->npre = nbytes;
-	for (int i = 0; i < nbytes; i++)
+	for (int i = 0; i < nbytes; i++) {
 		m->pre[i].id = bytes[nbytes - 1 - i];
+		m->pre[i].at_end = bytes_end[nbytes - 1 - i];
+	}
 	int identity = 1;
 	for (int d = 0; d < m->ndim; d++) {
 		m->perm[d] = perm[d];
