@@ -24,21 +24,28 @@ class Attrs(dict):
         return (Attrs, (dict(self),))
 
 
-def _tuples(v):
-    """python-blosc2's vlmeta convention: a list whose first item is "__tuple__" is a tuple
-    (python-blosc2 packs tuples so and unpacks such lists as tuples)."""
+def _vlmeta(v):
+    """A vlmeta value as python-blosc2 gives it back: a list whose first item is "__tuple__"
+    is a tuple (python-blosc2 packs tuples so, and unpacks such lists as tuples), and msgpack
+    bytes, which the metadata document (JSON) writes as {"bytes_hex": HEX}, are bytes."""
     if isinstance(v, list):
-        items = [_tuples(x) for x in v]
+        items = [_vlmeta(x) for x in v]
         if items and items[0] == "__tuple__":
             return tuple(items[1:])
         return items
     if isinstance(v, dict):
-        return {k: _tuples(x) for k, x in v.items()}
+        h = v.get("bytes_hex")
+        if len(v) == 1 and isinstance(h, str):
+            try:
+                return bytes.fromhex(h)
+            except ValueError:
+                pass
+        return {k: _vlmeta(x) for k, x in v.items()}
     return v
 
 
 def make(d, fmt):
     """Array.attrs of d (a dict from the metadata document) for an array of format fmt."""
     if fmt == "blosc2":
-        d = {k: _tuples(v) for k, v in d.items()}
+        d = {k: _vlmeta(v) for k, v in d.items()}
     return Attrs(d)
