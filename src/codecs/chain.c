@@ -125,11 +125,7 @@ static int tsr_chain_settle_values(const struct tsr_chunk_ref *ref, struct tsr_s
 		void *conv = tsr_scratch_get(scratch, 2, n * tsr_dtype_size(c->elem));
 		if (!conv)
 			return tsr_error(TSR_E_NOMEM, "out of memory");
-		/* a lossy HCOMPRESS_1 tile (scale > 1) may decode past a 16-bit image's range:
-		 * CFITSIO clips those values (funpack), and so does this; an 8-bit image's it
-		 * refuses, as CFITSIO does (status 412), and so does every lossless codec's */
-		int clip = c->id == TSR_CODEC_HCOMPRESS && tsr_dtype_size(c->elem) == 2;
-		int st = tsr_int_convert(conv, c->elem, *vals, *elem, n, clip);
+		int st = tsr_int_convert(conv, c->elem, *vals, *elem, n);
 		if (st) {
 			tsr_error_prefix("%s", ref->codec_name);
 			return st;
@@ -407,6 +403,14 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 							  c->rice_bytepix);
 		if (st)
 			return st;
+		/* a lossy HCOMPRESS_1 tile (scale > 1) may decode past a 16-bit image's range:
+		 * CFITSIO clips those values (funpack), and so does this; past an 8-bit image's
+		 * the conversion below refuses them, as CFITSIO does (status 412) */
+		if (c->id == TSR_CODEC_HCOMPRESS && tsr_dtype_size(c->elem) == 2)
+			for (size_t i = 0; i < npix; i++) {
+				int32_t *v = (int32_t *)raw + i;
+				*v = *v < INT16_MIN ? INT16_MIN : *v > INT16_MAX ? INT16_MAX : *v;
+			}
 		break;
 	default:
 		return tsr_error(TSR_E_UNSUPPORTED, "codec %d", (int)c->id);

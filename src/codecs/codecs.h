@@ -58,11 +58,10 @@ void tsr_bswap_copy(void *dst, const void *src, size_t n, int w);
 int tsr_values_apply(void *out, const struct tsr_xform *xf, void *in, enum tsr_dtype in_type,
 		     int in_be, size_t n, int32_t *tmp);
 
-/* Converts n native integers between types (codecs that always yield int32, like HCOMPRESS_1
- * and PLIO_1, feeding 8/16-bit images); a value that does not fit is TSR_E_CORRUPT, or with
- * clip the nearest that does. */
+/* Converts n native integers between types; a value that does not fit is TSR_E_CORRUPT
+ * (codecs that always yield int32, like HCOMPRESS_1 and PLIO_1, feeding 8/16-bit images). */
 int tsr_int_convert(void *dst, enum tsr_dtype dst_type, const void *src, enum tsr_dtype src_type,
-		    size_t n, int clip);
+		    size_t n);
 
 /* NumPy's astype between numeric dtypes (bool, integers, float16/32/64; tsr_cast_ok), n values
  * of native byte order. */

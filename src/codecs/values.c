@@ -195,7 +195,7 @@ static int64_t tsr_load_int(const void *p, enum tsr_dtype t, size_t i)
 }
 
 int tsr_int_convert(void *dst, enum tsr_dtype dst_type, const void *src, enum tsr_dtype src_type,
-		    size_t n, int clip)
+		    size_t n)
 {
 	int64_t lo, hi;
 	switch (dst_type) {
@@ -207,9 +207,7 @@ int tsr_int_convert(void *dst, enum tsr_dtype dst_type, const void *src, enum ts
 	}
 	for (size_t i = 0; i < n; i++) {
 		int64_t v = tsr_load_int(src, src_type, i);
-		if (clip)
-			v = v < lo ? lo : v > hi ? hi : v;
-		else if (v < lo || v > hi)
+		if (v < lo || v > hi)
 			return tsr_error(TSR_E_CORRUPT, "pixel %zu = %lld does not fit %s", i, (long long)v,
 					 tsr_dtype_name(dst_type));
 		switch (dst_type) {
