@@ -285,8 +285,7 @@ void tsr_chunk_pre_limits(const struct tsr_chunk_ref *ref, size_t expect[TSR_MAX
 		expect[i] = e == SIZE_MAX ? 0 : e;
 		cap[i] = m;
 		/* what step i takes in: a checksum adds 4 bytes, a compressor at most its bound */
-		enum tsr_codec_id id = ref->pre[i].id;
-		if (id == TSR_CODEC_CRC32C || id == TSR_CODEC_CRC32 || id == TSR_CODEC_ADLER32) {
+		if (tsr_codec_is_checksum(ref->pre[i].id)) {
 			e = e && e < SIZE_MAX - 4 ? e + 4 : 0;
 			m = m < SIZE_MAX - 4 ? m + 4 : SIZE_MAX;
 		} else {

@@ -35,6 +35,12 @@ struct tsr_bytes_step {
 };
 #define TSR_MAX_PRE 4
 
+/* Whether id is a checksum step (4 bytes beside its input, which it passes on unchanged). */
+static inline int tsr_codec_is_checksum(enum tsr_codec_id id)
+{
+	return id == TSR_CODEC_CRC32C || id == TSR_CODEC_CRC32 || id == TSR_CODEC_ADLER32;
+}
+
 /* numcodecs filters, undone after the bytes steps (Zarr v2 filters, v3 numcodecs.* codecs):
  * each reads the buffer as n elements of `in` (byte order in_be) and writes elements of `out`
  * (out_be), computing as numcodecs' decode does with NumPy. */

@@ -355,3 +355,16 @@ char *tsr_zarr_join(const char *dir, const char *name)
 	s[n] = '\0';
 	return s;
 }
+
+int tsr_zarr_checksum_at(const char *name, const cJSON *holder, int dflt, int *end_ret)
+{
+	const cJSON *loc = holder ? cJSON_GetObjectItemCaseSensitive(holder, "location") : NULL;
+	*end_ret = dflt;
+	if (!loc || cJSON_IsNull(loc))
+		return TSR_OK;
+	if (!cJSON_IsString(loc) ||
+	    (strcmp(loc->valuestring, "start") && strcmp(loc->valuestring, "end")))
+		return tsr_error(TSR_E_FORMAT, "codec '%s': 'location' is not 'start' or 'end'", name);
+	*end_ret = !strcmp(loc->valuestring, "end");
+	return TSR_OK;
+}

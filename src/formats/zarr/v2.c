@@ -68,12 +68,9 @@ static int tsr_zarr_v2_filters(const cJSON *filters, struct tsr_zarr_meta *m, ch
 			if (m->nfilter)
 				return tsr_error(TSR_E_UNSUPPORTED, "filter '%s' before another filter",
 						 id);
-			const cJSON *loc = cJSON_GetObjectItemCaseSensitive(f, "location");
-			int end = cJSON_IsString(loc) && !strcmp(loc->valuestring, "end");
-			if (loc && !cJSON_IsNull(loc) && !end &&
-			    !(cJSON_IsString(loc) && !strcmp(loc->valuestring, "start")))
-				return tsr_error(TSR_E_FORMAT, "filter '%s': 'location' is not 'start' "
-						 "or 'end'", id);
+			int end;
+			if ((st = tsr_zarr_checksum_at(id, f, 0, &end)))
+				return st;
 			if ((st = tsr_zarr_add_pre(m, id[0] == 'c' ? TSR_CODEC_CRC32
 								   : TSR_CODEC_ADLER32)))
 				return st;

@@ -48,23 +48,6 @@ static const struct {
 	{"numcodecs.adler32", TSR_CODEC_ADLER32, "adler32"},
 };
 
-/* Where a numcodecs checksum codec's 4 bytes lie ("location": numcodecs' Checksum32): 1 at the
- * end, 0 at the start; dflt where the configuration names none. crc32c's bytes step reads them
- * at the end only. */
-static int tsr_zarr_checksum_at(const char *name, const cJSON *conf, int dflt, int *end_ret)
-{
-	const cJSON *loc = tsr_zarr_conf(conf, "location");
-	*end_ret = dflt;
-	if (loc && !cJSON_IsNull(loc)) {
-		if (!cJSON_IsString(loc) || (strcmp(loc->valuestring, "start") &&
-					     strcmp(loc->valuestring, "end")))
-			return tsr_error(TSR_E_FORMAT, "codec '%s': 'location' is not 'start' or "
-					 "'end'", name);
-		*end_ret = !strcmp(loc->valuestring, "end");
-	}
-	return TSR_OK;
-}
-
 static int tsr_zarr_endian(const cJSON *conf, int *big_ret)
 {
 	const cJSON *e = tsr_zarr_conf(conf, "endian");
@@ -280,7 +263,7 @@ static int tsr_zarr_v3_chain(const cJSON *codecs, struct tsr_zarr_meta *m, const
 				return tsr_error(TSR_E_UNSUPPORTED, "more than %d bytes codecs", TSR_MAX_PRE);
 			enum tsr_codec_id id = tsr_zarr_v3_bytes_codecs[k].id;
 			int end = 0;
-			if (id == TSR_CODEC_CRC32 || id == TSR_CODEC_ADLER32 || id == TSR_CODEC_CRC32C) {
+			if (tsr_codec_is_checksum(id)) {
 				if ((st = tsr_zarr_checksum_at(name, conf, id == TSR_CODEC_CRC32C, &end)))
 					return st;
 				if (id == TSR_CODEC_CRC32C && !end)
