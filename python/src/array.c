@@ -156,21 +156,14 @@ int tsrpy_array_reopen_set(tsrpy_Array *self, PyObject *array, PyObject *level, 
 	if (!hdu)
 		return -1;
 	/* a relative path joined to the directory it was opened in now: a pickle is loaded by
-	 * another process (Dask, multiprocessing) whose directory may be another. (Joined, not
-	 * normalised: "a/link/.." is not "a" where link is a symbolic link; an absolute path
-	 * stays as given.) */
+	 * another process (Dask, multiprocessing) whose directory may be another. (os.path.join
+	 * keeps an absolute path as given; joined, not normalised: "a/link/.." is not "a" where
+	 * link is a symbolic link.) */
 	PyObject *os = PyImport_ImportModule("os");
 	PyObject *osp = os ? PyObject_GetAttrString(os, "path") : NULL;
-	PyObject *isabs = osp ? PyObject_CallMethod(osp, "isabs", "O", self->path) : NULL;
-	PyObject *path = NULL;
-	if (isabs && PyObject_IsTrue(isabs)) {
-		path = Py_NewRef(self->path);
-	} else if (isabs) {
-		PyObject *cwd = PyObject_CallMethod(os, "getcwd", NULL);
-		path = cwd ? PyObject_CallMethod(osp, "join", "OO", cwd, self->path) : NULL;
-		Py_XDECREF(cwd);
-	}
-	Py_XDECREF(isabs);
+	PyObject *cwd = osp ? PyObject_CallMethod(os, "getcwd", NULL) : NULL;
+	PyObject *path = cwd ? PyObject_CallMethod(osp, "join", "OO", cwd, self->path) : NULL;
+	Py_XDECREF(cwd);
 	Py_XDECREF(osp);
 	Py_XDECREF(os);
 	if (!path) {

@@ -80,7 +80,8 @@ TSR_BF_HD uint64_t tsr_bf_block(const struct tsr_cuda_bfilter *c, uint64_t k)
 	return (uint64_t)c->sel_base + b;
 }
 
-/* Whether the chunk's last filter is DELTA (which parse allows only last). */
+/* Whether the chunk's last filter is DELTA (the route sends the pass no pipeline with DELTA
+ * anywhere else: tsr_route_blosc). */
 TSR_BF_HD int tsr_bf_has_delta(const struct tsr_cuda_bfilter *c)
 {
 	return c->plen == 0 && c->nfilt > 0 && c->filt[c->nfilt - 1] == TSR_BLOSC_DELTA;
