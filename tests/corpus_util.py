@@ -154,6 +154,16 @@ def read_must_fail(path, args=(), want=()):
     return None
 
 
+def run_info(failures, *args):
+    """`tessera info ARGS`: its standard output, or None with the failure noted when it does
+    not exit 0."""
+    p = subprocess.run([BIN, "info"] + list(args), capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        failures.append("%s: exit %d: %s" % (args, p.returncode, p.stderr.strip()))
+        return None
+    return p.stdout
+
+
 def crc32c(data):
     """CRC-32C (Castagnoli), bit by bit: test stores write their own checksums with it."""
     crc = 0xFFFFFFFF

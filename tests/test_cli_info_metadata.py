@@ -6,14 +6,13 @@ with its dither); a Zarr array gives its attributes, dimension names and fill va
 written here by hand)."""
 import json
 import os
-import subprocess
 import tempfile
 import warnings
 
 import numpy as np
 from astropy.io import fits as afits
 
-from corpus_util import BIN, report
+from corpus_util import report, run_info
 
 warnings.simplefilter("ignore")
 failures = []
@@ -21,11 +20,7 @@ total = 0
 
 
 def run(*args):
-    p = subprocess.run([BIN, "info"] + list(args), capture_output=True, text=True, timeout=60)
-    if p.returncode != 0:
-        failures.append("%s: exit %d: %s" % (args, p.returncode, p.stderr.strip()))
-        return None
-    return p.stdout
+    return run_info(failures, *args)
 
 
 def check(what, got, want):

@@ -6,21 +6,16 @@ that document failed ("out of memory", exit 1) or printed 1.0 as 1."""
 import json
 import math
 import os
-import subprocess
 import tempfile
 
-from corpus_util import BIN, report
+from corpus_util import report, run_info
 
 failures = []
 total = 0
 
 
 def run(*args):
-    p = subprocess.run([BIN, "info"] + list(args), capture_output=True, text=True, timeout=60)
-    if p.returncode != 0:
-        failures.append("%s: exit %d: %s" % (args, p.returncode, p.stderr.strip()))
-        return None
-    return p.stdout
+    return run_info(failures, *args)
 
 
 def check(what, ok):
