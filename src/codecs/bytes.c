@@ -36,6 +36,15 @@ static int tsr_over_cap(const char *codec, unsigned long long claim, size_t cap)
 			 "chunk's shape, dtype and codecs allow", codec, claim, cap);
 }
 
+/* A numcodecs checksum step's name, as its messages give it. */
+static const char *tsr_checksum_name(enum tsr_codec_id id)
+{
+	return id == TSR_CODEC_CRC32	  ? "crc32"
+	       : id == TSR_CODEC_ADLER32  ? "adler32"
+	       : id == TSR_CODEC_FLETCHER32 ? "fletcher32"
+					  : "jenkins_lookup3";
+}
+
 int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t n,
 		     struct tsr_scratch *s, int slot, size_t expect, size_t cap, void *into,
 		     void **out, size_t *out_n)
@@ -59,16 +68,20 @@ int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t 
 		return TSR_OK;
 	}
 	case TSR_CODEC_CRC32:
-	case TSR_CODEC_ADLER32: {
-		/* numcodecs' Checksum32: 4 little-endian bytes before the payload ('start', its
-		 * default) or after it ('end') */
-		const char *name = step->id == TSR_CODEC_CRC32 ? "crc32" : "adler32";
+	case TSR_CODEC_ADLER32:
+	case TSR_CODEC_FLETCHER32:
+	case TSR_CODEC_LOOKUP3: {
+		/* numcodecs' checksum filters: 4 little-endian bytes before the payload (crc32's
+		 * and adler32's default, 'start') or after it */
+		const char *name = tsr_checksum_name(step->id);
 		if (n < 4)
 			return tsr_error(TSR_E_CORRUPT, "%s: chunk of %zu bytes has no checksum", name, n);
 		const unsigned char *pay = step->at_end ? in : in + 4;
 		uint32_t want = tsr_le32(step->at_end ? in + n - 4 : in);
-		uint32_t have = step->id == TSR_CODEC_CRC32 ? libdeflate_crc32(0, pay, n - 4)
-							    : libdeflate_adler32(1, pay, n - 4);
+		uint32_t have = step->id == TSR_CODEC_CRC32	 ? libdeflate_crc32(0, pay, n - 4)
+				: step->id == TSR_CODEC_ADLER32	 ? libdeflate_adler32(1, pay, n - 4)
+				: step->id == TSR_CODEC_FLETCHER32 ? tsr_fletcher32(pay, n - 4)
+								   : tsr_lookup3(pay, n - 4, step->initval);
 		if (want != have)
 			return tsr_error(TSR_E_CORRUPT, "%s mismatch: stored %08x, computed %08x", name,
 					 want, have);

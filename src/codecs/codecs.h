@@ -77,6 +77,10 @@ int tsr_filters_decode(const struct tsr_chunk_ref *ref, void *src, size_t n,
 
 /* CRC-32C of n bytes. */
 uint32_t tsr_crc32c(const void *data, size_t n);
+/* HDF5's Fletcher-32 of n bytes (numcodecs' Fletcher32). */
+uint32_t tsr_fletcher32(const void *data, size_t n);
+/* Jenkins' lookup3 hashlittle of n bytes from initval (numcodecs' JenkinsLookup3). */
+uint32_t tsr_lookup3(const void *data, size_t n, uint32_t initval);
 
 /* Runs one bytes-to-bytes step on src[0, n): the result is *out (scratch slot `slot`, or src
  * itself for checksums) of *out_n bytes. expect > 0 is the size the result must have; else cap

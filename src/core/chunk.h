@@ -25,6 +25,8 @@ enum tsr_codec_id {
 	TSR_CODEC_CRC32C,     /* Zarr v3 crc32c: 4 checksum bytes (little-endian) at the end */
 	TSR_CODEC_CRC32,      /* numcodecs crc32: zlib's CRC-32, 4 bytes (LE) at the start or end */
 	TSR_CODEC_ADLER32,    /* numcodecs adler32: zlib's Adler-32, the same places */
+	TSR_CODEC_FLETCHER32, /* numcodecs fletcher32: HDF5's Fletcher-32, 4 bytes (LE) at the end */
+	TSR_CODEC_LOOKUP3,    /* numcodecs jenkins_lookup3: hashlittle(initval), 4 bytes (LE) at the end */
 	TSR_CODEC_BLOSC_B2ND, /* a blosc chunk whose decoded bytes follow ref->blocked (Blosc2) */
 };
 
@@ -32,13 +34,15 @@ enum tsr_codec_id {
 struct tsr_bytes_step {
 	enum tsr_codec_id id;
 	int at_end;           /* CRC32, ADLER32: the checksum follows the bytes (else precedes) */
+	uint32_t initval;     /* LOOKUP3: the hash's initial value */
 };
 #define TSR_MAX_PRE 4
 
 /* Whether id is a checksum step (4 bytes beside its input, which it passes on unchanged). */
 static inline int tsr_codec_is_checksum(enum tsr_codec_id id)
 {
-	return id == TSR_CODEC_CRC32C || id == TSR_CODEC_CRC32 || id == TSR_CODEC_ADLER32;
+	return id == TSR_CODEC_CRC32C || id == TSR_CODEC_CRC32 || id == TSR_CODEC_ADLER32 ||
+	       id == TSR_CODEC_FLETCHER32 || id == TSR_CODEC_LOOKUP3;
 }
 
 /* numcodecs filters, undone after the bytes steps (Zarr v2 filters, v3 numcodecs.* codecs):

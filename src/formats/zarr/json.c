@@ -356,15 +356,35 @@ char *tsr_zarr_join(const char *dir, const char *name)
 	return s;
 }
 
-int tsr_zarr_checksum_at(const char *name, const cJSON *holder, int dflt, int *end_ret)
+int tsr_zarr_checksum_step(const char *name, const cJSON *holder, struct tsr_bytes_step *step)
 {
 	const cJSON *loc = holder ? cJSON_GetObjectItemCaseSensitive(holder, "location") : NULL;
-	*end_ret = dflt;
-	if (!loc || cJSON_IsNull(loc))
+	enum tsr_codec_id id = step->id;
+	/* numcodecs' Checksum32 puts its bytes at the start unless told; crc32c (Zarr v3's own),
+	 * Fletcher32 and JenkinsLookup3 always put them at the end */
+	step->at_end = id != TSR_CODEC_CRC32 && id != TSR_CODEC_ADLER32;
+	if (loc && !cJSON_IsNull(loc)) {
+		if (!cJSON_IsString(loc) ||
+		    (strcmp(loc->valuestring, "start") && strcmp(loc->valuestring, "end")))
+			return tsr_error(TSR_E_FORMAT, "codec '%s': 'location' is not 'start' or 'end'",
+					 name);
+		int end = !strcmp(loc->valuestring, "end");
+		if (step->at_end && !end)
+			return tsr_error(TSR_E_UNSUPPORTED, "codec '%s' with its checksum at the start",
+					 name);
+		step->at_end = end;
+	}
+	if (id != TSR_CODEC_LOOKUP3)
 		return TSR_OK;
-	if (!cJSON_IsString(loc) ||
-	    (strcmp(loc->valuestring, "start") && strcmp(loc->valuestring, "end")))
-		return tsr_error(TSR_E_FORMAT, "codec '%s': 'location' is not 'start' or 'end'", name);
-	*end_ret = !strcmp(loc->valuestring, "end");
+	const cJSON *iv = cJSON_GetObjectItemCaseSensitive(holder, "initval");
+	const cJSON *prefix = cJSON_GetObjectItemCaseSensitive(holder, "prefix");
+	int64_t v = 0;
+	if (iv && !cJSON_IsNull(iv) && tsr_zarr_json_int(iv, 0, UINT32_MAX, &v))
+		return tsr_error(TSR_E_FORMAT, "codec '%s': 'initval' is not an integer in 0..2^32-1",
+				 name);
+	/* bytes hashed before each chunk's: NumPy arrays and bytes, which JSON does not hold */
+	if (prefix && !cJSON_IsNull(prefix))
+		return tsr_error(TSR_E_UNSUPPORTED, "codec '%s' with a 'prefix'", name);
+	step->initval = (uint32_t)v;
 	return TSR_OK;
 }

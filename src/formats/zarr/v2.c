@@ -38,6 +38,16 @@ static int tsr_zarr_add_pre(struct tsr_zarr_meta *m, enum tsr_codec_id id)
 	return TSR_OK;
 }
 
+/* numcodecs' checksum filters by id (TSR_CODEC_NONE for any other). */
+static enum tsr_codec_id tsr_zarr_v2_checksum(const char *id)
+{
+	return !strcmp(id, "crc32")		? TSR_CODEC_CRC32
+	       : !strcmp(id, "adler32")		? TSR_CODEC_ADLER32
+	       : !strcmp(id, "fletcher32")	? TSR_CODEC_FLETCHER32
+	       : !strcmp(id, "jenkins_lookup3") ? TSR_CODEC_LOOKUP3
+						: TSR_CODEC_NONE;
+}
+
 /* Filters decode in reverse order after the compressor. A compressor used as a filter is one
  * more bytes step, so it must decode before every numcodecs filter (be written after them). */
 static int tsr_zarr_v2_filters(const cJSON *filters, struct tsr_zarr_meta *m, char *label,
@@ -62,19 +72,16 @@ static int tsr_zarr_v2_filters(const cJSON *filters, struct tsr_zarr_meta *m, ch
 				return st;
 			continue;
 		}
-		if (!strcmp(id, "crc32") || !strcmp(id, "adler32")) {
+		struct tsr_bytes_step ck = {.id = tsr_zarr_v2_checksum(id)};
+		if (ck.id != TSR_CODEC_NONE) {
 			/* a checksum of the bytes the filters before it made: one more bytes step,
 			 * so (as a compressor used as a filter) only after every numcodecs filter */
 			if (m->nfilter)
 				return tsr_error(TSR_E_UNSUPPORTED, "filter '%s' before another filter",
 						 id);
-			int end;
-			if ((st = tsr_zarr_checksum_at(id, f, 0, &end)))
+			if ((st = tsr_zarr_checksum_step(id, f, &ck)) || (st = tsr_zarr_add_pre(m, ck.id)))
 				return st;
-			if ((st = tsr_zarr_add_pre(m, id[0] == 'c' ? TSR_CODEC_CRC32
-								   : TSR_CODEC_ADLER32)))
-				return st;
-			m->pre[m->npre - 1].at_end = end;
+			m->pre[m->npre - 1] = ck;
 			continue;
 		}
 		struct tsr_filter flt;

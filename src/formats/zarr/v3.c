@@ -46,6 +46,8 @@ static const struct {
 	{"numcodecs.crc32c", TSR_CODEC_CRC32C, "crc32c"},
 	{"numcodecs.crc32", TSR_CODEC_CRC32, "crc32"},
 	{"numcodecs.adler32", TSR_CODEC_ADLER32, "adler32"},
+	{"numcodecs.fletcher32", TSR_CODEC_FLETCHER32, "fletcher32"},
+	{"numcodecs.jenkins_lookup3", TSR_CODEC_LOOKUP3, "jenkins_lookup3"},
 };
 
 static int tsr_zarr_endian(const cJSON *conf, int *big_ret)
@@ -152,9 +154,8 @@ static int tsr_zarr_v3_chain(const cJSON *codecs, struct tsr_zarr_meta *m, const
 	if (!cJSON_IsArray(codecs))
 		return tsr_error(TSR_E_FORMAT, "'codecs' is not a list");
 	int phase = 0, st, nperm = 0, sharded = 0;
-	enum tsr_codec_id bytes[TSR_MAX_PRE];
+	struct tsr_bytes_step bytes[TSR_MAX_PRE];
 	const char *bytes_label[TSR_MAX_PRE];
-	int bytes_end[TSR_MAX_PRE];
 	int nbytes = 0;
 	struct tsr_filter aa[TSR_MAX_FILTERS]; /* numcodecs array->array filters, listed order */
 	int naa = 0, ordered = 0, shuffle = 0;
@@ -252,7 +253,7 @@ static int tsr_zarr_v3_chain(const cJSON *codecs, struct tsr_zarr_meta *m, const
 			if (k == nk)
 				return tsr_error(TSR_E_UNSUPPORTED, "codec '%s' is not supported (bytes, "
 						 "transpose, sharding_indexed, blosc, gzip, zstd, crc32c, "
-						 "numcodecs.zlib/lz4/bz2/crc32/adler32)", name);
+						 "numcodecs.zlib/lz4/bz2/crc32/adler32/fletcher32/jenkins_lookup3)", name);
 			if (!phase)
 				return tsr_error(TSR_E_FORMAT, "bytes codec '%s' before the array->bytes "
 						 "codec", name);
@@ -261,18 +262,12 @@ static int tsr_zarr_v3_chain(const cJSON *codecs, struct tsr_zarr_meta *m, const
 						 "(a whole-shard codec)", name);
 			if (nbytes >= TSR_MAX_PRE)
 				return tsr_error(TSR_E_UNSUPPORTED, "more than %d bytes codecs", TSR_MAX_PRE);
-			enum tsr_codec_id id = tsr_zarr_v3_bytes_codecs[k].id;
-			int end = 0;
-			if (tsr_codec_is_checksum(id)) {
-				if ((st = tsr_zarr_checksum_at(name, conf, id == TSR_CODEC_CRC32C, &end)))
-					return st;
-				if (id == TSR_CODEC_CRC32C && !end)
-					return tsr_error(TSR_E_UNSUPPORTED, "codec '%s' with its "
-							 "checksum at the start", name);
-			}
+			struct tsr_bytes_step step = {.id = tsr_zarr_v3_bytes_codecs[k].id};
+			if (tsr_codec_is_checksum(step.id) &&
+			    (st = tsr_zarr_checksum_step(name, conf, &step)))
+				return st;
 			bytes_label[nbytes] = tsr_zarr_v3_bytes_codecs[k].label;
-			bytes_end[nbytes] = end;
-			bytes[nbytes++] = id;
+			bytes[nbytes++] = step;
 		}
 	}
 	if (!phase)
@@ -296,10 +291,8 @@ static int tsr_zarr_v3_chain(const cJSON *codecs, struct tsr_zarr_meta *m, const
 			return st;
 	/* The innermost chunk: bytes codecs undo in reverse order. */
 	m->npre = nbytes;
-	for (int i = 0; i < nbytes; i++) {
-		m->pre[i].id = bytes[nbytes - 1 - i];
-		m->pre[i].at_end = bytes_end[nbytes - 1 - i];
-	}
+	for (int i = 0; i < nbytes; i++)
+		m->pre[i] = bytes[nbytes - 1 - i];
 	int identity = 1;
 	for (int d = 0; d < m->ndim; d++) {
 		m->perm[d] = perm[d];
