@@ -7,14 +7,14 @@ TSAN_BUILD ?= build-tsan
 
 # Debian packages the library, its tests and benchmarks need.
 DEB_PACKAGES = cmake make gcc pkg-config libdeflate-dev libcfitsio-dev libcfitsio-bin \
-	libzstd-dev liblz4-dev libbz2-dev libcjson-dev libmsgpack-dev libblosc-dev python3 python3-numpy \
+	libzstd-dev liblz4-dev libbz2-dev liblzma-dev libcjson-dev libmsgpack-dev libblosc-dev python3 python3-numpy \
 	python3-astropy python3-dev python3-venv python3-pip python3-matplotlib clang libclang-rt-14-dev \
 	ncompress
 
 # What the library alone needs to build and install (make install): no test, benchmark or
 # Python package.
 LIB_DEB_PACKAGES = cmake make gcc pkg-config libdeflate-dev libcfitsio-dev libzstd-dev \
-	liblz4-dev libbz2-dev libcjson-dev libmsgpack-dev
+	liblz4-dev libbz2-dev liblzma-dev libcjson-dev libmsgpack-dev
 LIB_BUILD ?= build-lib
 
 # Peers from PyPI that write fresh files in tests and race us in benchmarks (never library

@@ -47,7 +47,7 @@ endforeach()
 # libcurl), where a static libtessera links the shared libraries these packages install.
 set(TSR_PC_LIBS_PRIVATE "")
 foreach(_l ${DEFLATE_LIBRARIES} ${CFITSIO_LIBRARIES} ${ZSTD_LIBRARIES} ${LZ4_LIBRARIES}
-        ${CJSON_LIBRARIES} ${MSGPACK_LIBRARIES})
+        ${LZMA_LIBRARIES} ${CJSON_LIBRARIES} ${MSGPACK_LIBRARIES})
   string(APPEND TSR_PC_LIBS_PRIVATE "-l${_l} ")
 endforeach()
 string(APPEND TSR_PC_LIBS_PRIVATE "-lbz2 -lpthread")

@@ -17,7 +17,7 @@ if ls .gpu-debs/*.deb >/dev/null 2>&1; then
 	export PKG_CONFIG_PATH="$LIBDIR/pkgconfig:$PREFIX/usr/share/pkgconfig"
 	export LIBRARY_PATH="$LIBDIR"
 	export LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-elif ! pkg-config --exists libdeflate cfitsio libzstd liblz4 libcjson 2>/dev/null; then
+elif ! pkg-config --exists libdeflate cfitsio libzstd liblz4 liblzma libcjson 2>/dev/null; then
 	echo "gpu-env.sh: no .gpu-debs/*.deb carried, and the system lacks libdeflate, CFITSIO," \
 		"zstd, lz4 or cJSON" >&2
 	return 1

@@ -3,6 +3,7 @@
 #include <bzlib.h>
 #include <libdeflate.h>
 #include <lz4.h>
+#include <lzma.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -28,6 +29,9 @@ static void *tsr_dst(struct tsr_scratch *s, int i, size_t n, void *into, size_t 
 {
 	return into && n == expect ? into : tsr_slot(s, i, n);
 }
+
+/* The most an LZMA step's decoder may allocate beyond the chunk's bytes. */
+#define TSR_LZMA_MEM (128u << 20)
 
 /* A claim of more decoded bytes than the chunk's metadata allows (see tsr_chunk_pre_limits). */
 static int tsr_over_cap(const char *codec, unsigned long long claim, size_t cap)
@@ -142,6 +146,47 @@ int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t 
 					 : "decodes to more bytes than this chunk's shape, dtype and "
 					   "codecs allow");
 		got = len;
+		break;
+	}
+	case TSR_CODEC_LZMA: {
+		/* .xz and .lzma streams may hold no decoded size: decode into the most the chunk
+		 * allows. The decoder's memory (its dictionary, as the stream's header sizes it) is
+		 * capped: xz's largest preset needs 65 MiB. */
+		if (!(dst = tsr_dst(s, slot, lim, into, expect)))
+			return tsr_error(TSR_E_NOMEM, "out of memory for %zu bytes", lim);
+		lzma_stream z = LZMA_STREAM_INIT;
+		uint64_t mem = (uint64_t)TSR_LZMA_MEM + lim;
+		lzma_ret r = step->lzma_format == 2   ? lzma_alone_decoder(&z, mem)
+			     : step->lzma_format == 0 ? lzma_auto_decoder(&z, mem, LZMA_CONCATENATED)
+						      : lzma_stream_decoder(&z, mem, LZMA_CONCATENATED);
+		if (r != LZMA_OK)
+			return tsr_error(TSR_E_NOMEM, "lzma: out of memory");
+		z.next_in = src;
+		z.avail_in = n;
+		z.next_out = dst;
+		z.avail_out = lim;
+		r = lzma_code(&z, LZMA_FINISH);
+		got = lim - z.avail_out;
+		int over = 0;
+		if (r == LZMA_OK && !z.avail_out) {
+			/* the room is full: one more byte tells a longer stream from one whose end
+			 * (its index and footer) is still to be read */
+			unsigned char extra;
+			z.next_out = &extra;
+			z.avail_out = 1;
+			r = lzma_code(&z, LZMA_FINISH);
+			over = !z.avail_out;
+		}
+		lzma_end(&z);
+		if (over)
+			return tsr_error(TSR_E_CORRUPT, "lzma: decodes to more bytes than %s", expect
+					 ? "expected" : "this chunk's shape, dtype and codecs allow");
+		if (r == LZMA_MEMLIMIT_ERROR)
+			return tsr_error(TSR_E_UNSUPPORTED, "lzma: the stream needs more than %llu bytes "
+					 "of decoder memory", (unsigned long long)mem);
+		if (r != LZMA_STREAM_END)
+			return tsr_error(TSR_E_CORRUPT, "lzma: %s", r == LZMA_FORMAT_ERROR
+					 ? "not an .xz or .lzma stream" : "corrupt or truncated stream");
 		break;
 	}
 	case TSR_CODEC_GZIP:

@@ -21,6 +21,7 @@ enum tsr_codec_id {
 	TSR_CODEC_ZSTD,       /* zstd frames (libzstd) */
 	TSR_CODEC_LZ4,        /* numcodecs LZ4: 4-byte little-endian size, then one raw LZ4 block */
 	TSR_CODEC_BZ2,        /* bzip2 (libbz2) */
+	TSR_CODEC_LZMA,       /* numcodecs LZMA: an .xz or .lzma stream (liblzma) */
 	TSR_CODEC_BLOSC,      /* a blosc1/blosc2 chunk */
 	TSR_CODEC_CRC32C,     /* Zarr v3 crc32c: 4 checksum bytes (little-endian) at the end */
 	TSR_CODEC_CRC32,      /* numcodecs crc32: zlib's CRC-32, 4 bytes (LE) at the start or end */
@@ -35,6 +36,7 @@ struct tsr_bytes_step {
 	enum tsr_codec_id id;
 	int at_end;           /* CRC32, ADLER32: the checksum follows the bytes (else precedes) */
 	uint32_t initval;     /* LOOKUP3: the hash's initial value */
+	int lzma_format;      /* LZMA: numcodecs' format, 1 .xz (its default), 2 .lzma, 0 either */
 };
 #define TSR_MAX_PRE 4
 

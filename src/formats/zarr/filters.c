@@ -151,7 +151,8 @@ int tsr_zarr_filter_parse(const char *id, const cJSON *conf, struct tsr_filter *
 				 "elements are not supported", id);
 	return tsr_error(TSR_E_UNSUPPORTED, "filter '%s' is not supported (supported filters: "
 			 "delta, fixedscaleoffset, astype, quantize, shuffle, packbits, bitround, "
-			 "crc32, adler32, fletcher32, jenkins_lookup3, and the compressors blosc, zstd, gzip, zlib, lz4, bz2)", id);
+			 "crc32, adler32, fletcher32, jenkins_lookup3, and the compressors blosc, zstd, "
+			 "gzip, zlib, lz4, bz2, lzma)", id);
 }
 
 int tsr_zarr_filter_add(struct tsr_zarr_meta *m, const struct tsr_filter *f, int at_front)

@@ -356,9 +356,24 @@ char *tsr_zarr_join(const char *dir, const char *name)
 	return s;
 }
 
-int tsr_zarr_checksum_step(const char *name, const cJSON *holder, struct tsr_bytes_step *step)
+int tsr_zarr_step_params(const char *name, const cJSON *holder, struct tsr_bytes_step *step)
 {
-	const cJSON *loc = holder ? cJSON_GetObjectItemCaseSensitive(holder, "location") : NULL;
+	if (step->id == TSR_CODEC_LZMA) {
+		const cJSON *fmt = holder ? cJSON_GetObjectItemCaseSensitive(holder, "format") : NULL;
+		int64_t f = 1;
+		if (fmt && !cJSON_IsNull(fmt) && tsr_zarr_json_int(fmt, 0, 3, &f))
+			return tsr_error(TSR_E_FORMAT, "codec '%s': 'format' is not 0, 1, 2 or 3",
+					 name);
+		/* raw streams have no header: their filter chain and its options would come from
+		 * the metadata's "filters", which is not read */
+		if (f == 3)
+			return tsr_error(TSR_E_UNSUPPORTED, "codec '%s' with format 3 (raw)", name);
+		step->lzma_format = (int)f;
+		return TSR_OK;
+	}
+	if (!tsr_codec_is_checksum(step->id))
+		return TSR_OK;
+	const cJSON *loc = cJSON_GetObjectItemCaseSensitive(holder, "location");
 	enum tsr_codec_id id = step->id;
 	/* numcodecs' Checksum32 puts its bytes at the start unless told; crc32c (Zarr v3's own),
 	 * Fletcher32 and JenkinsLookup3 always put them at the end */

@@ -11,6 +11,7 @@ static const struct {
 } tsr_zarr_v2_compressors[] = {
 	{"blosc", TSR_CODEC_BLOSC}, {"zstd", TSR_CODEC_ZSTD}, {"gzip", TSR_CODEC_GZIP},
 	{"zlib", TSR_CODEC_ZLIB},   {"lz4", TSR_CODEC_LZ4},   {"bz2", TSR_CODEC_BZ2},
+	{"lzma", TSR_CODEC_LZMA},
 };
 
 static int tsr_zarr_v2_codec(const char *id, enum tsr_codec_id *codec_ret)
@@ -30,11 +31,17 @@ static const char *tsr_zarr_id(const cJSON *codec)
 	return cJSON_IsString(id) ? id->valuestring : NULL;
 }
 
-static int tsr_zarr_add_pre(struct tsr_zarr_meta *m, enum tsr_codec_id id)
+/* One more bytes step, its parameters from its object c. */
+static int tsr_zarr_add_pre(struct tsr_zarr_meta *m, const char *id, enum tsr_codec_id codec,
+			    const cJSON *c)
 {
+	struct tsr_bytes_step step = {.id = codec};
+	int st;
 	if (m->npre >= TSR_MAX_PRE)
 		return tsr_error(TSR_E_UNSUPPORTED, "more than %d compressors and filters", TSR_MAX_PRE);
-	m->pre[m->npre++].id = id;
+	if ((st = tsr_zarr_step_params(id, c, &step)))
+		return st;
+	m->pre[m->npre++] = step;
 	return TSR_OK;
 }
 
@@ -68,20 +75,18 @@ static int tsr_zarr_v2_filters(const cJSON *filters, struct tsr_zarr_meta *m, ch
 			if (m->nfilter)
 				return tsr_error(TSR_E_UNSUPPORTED, "compressor '%s' used as a filter "
 						 "before another filter", id);
-			if ((st = tsr_zarr_add_pre(m, codec)))
+			if ((st = tsr_zarr_add_pre(m, id, codec, f)))
 				return st;
 			continue;
 		}
-		struct tsr_bytes_step ck = {.id = tsr_zarr_v2_checksum(id)};
-		if (ck.id != TSR_CODEC_NONE) {
+		if ((codec = tsr_zarr_v2_checksum(id)) != TSR_CODEC_NONE) {
 			/* a checksum of the bytes the filters before it made: one more bytes step,
 			 * so (as a compressor used as a filter) only after every numcodecs filter */
 			if (m->nfilter)
 				return tsr_error(TSR_E_UNSUPPORTED, "filter '%s' before another filter",
 						 id);
-			if ((st = tsr_zarr_checksum_step(id, f, &ck)) || (st = tsr_zarr_add_pre(m, ck.id)))
+			if ((st = tsr_zarr_add_pre(m, id, codec, f)))
 				return st;
-			m->pre[m->npre - 1] = ck;
 			continue;
 		}
 		struct tsr_filter flt;
@@ -147,8 +152,8 @@ int tsr_zarr_v2_parse(const cJSON *j, struct tsr_zarr_meta *m)
 			return tsr_error(TSR_E_FORMAT, "'compressor' has no \"id\"");
 		if (!tsr_zarr_v2_codec(id, &codec))
 			return tsr_error(TSR_E_UNSUPPORTED, "compressor '%s' is not supported (supported: "
-					 "blosc, zstd, gzip, zlib, lz4, bz2)", id);
-		if ((st = tsr_zarr_add_pre(m, codec)))
+					 "blosc, zstd, gzip, zlib, lz4, bz2, lzma)", id);
+		if ((st = tsr_zarr_add_pre(m, id, codec, comp)))
 			return st;
 		snprintf(names, sizeof(names), "%s", id);
 	}

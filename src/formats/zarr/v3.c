@@ -43,6 +43,7 @@ static const struct {
 	{"numcodecs.zstd", TSR_CODEC_ZSTD, "zstd"},
 	{"numcodecs.lz4", TSR_CODEC_LZ4, "lz4"},
 	{"numcodecs.bz2", TSR_CODEC_BZ2, "bz2"},
+	{"numcodecs.lzma", TSR_CODEC_LZMA, "lzma"},
 	{"numcodecs.crc32c", TSR_CODEC_CRC32C, "crc32c"},
 	{"numcodecs.crc32", TSR_CODEC_CRC32, "crc32"},
 	{"numcodecs.adler32", TSR_CODEC_ADLER32, "adler32"},
@@ -253,7 +254,7 @@ static int tsr_zarr_v3_chain(const cJSON *codecs, struct tsr_zarr_meta *m, const
 			if (k == nk)
 				return tsr_error(TSR_E_UNSUPPORTED, "codec '%s' is not supported (bytes, "
 						 "transpose, sharding_indexed, blosc, gzip, zstd, crc32c, "
-						 "numcodecs.zlib/lz4/bz2/crc32/adler32/fletcher32/jenkins_lookup3)", name);
+						 "numcodecs.zlib/lz4/bz2/lzma/crc32/adler32/fletcher32/jenkins_lookup3)", name);
 			if (!phase)
 				return tsr_error(TSR_E_FORMAT, "bytes codec '%s' before the array->bytes "
 						 "codec", name);
@@ -263,8 +264,7 @@ static int tsr_zarr_v3_chain(const cJSON *codecs, struct tsr_zarr_meta *m, const
 			if (nbytes >= TSR_MAX_PRE)
 				return tsr_error(TSR_E_UNSUPPORTED, "more than %d bytes codecs", TSR_MAX_PRE);
 			struct tsr_bytes_step step = {.id = tsr_zarr_v3_bytes_codecs[k].id};
-			if (tsr_codec_is_checksum(step.id) &&
-			    (st = tsr_zarr_checksum_step(name, conf, &step)))
+			if ((st = tsr_zarr_step_params(name, conf, &step)))
 				return st;
 			bytes_label[nbytes] = tsr_zarr_v3_bytes_codecs[k].label;
 			bytes[nbytes++] = step;

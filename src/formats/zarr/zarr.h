@@ -116,11 +116,12 @@ int tsr_zarr_json_dims(const cJSON *list, const char *what, int64_t lo, int *n_r
 /* An integral JSON number as the bits of a 64-bit integer, exactly: beyond 2^53 from the digits
  * the loader kept (a double does not hold them). TSR_E_RANGE where it does not fit. */
 int tsr_zarr_json_exact_int(const cJSON *item, int is_unsigned, uint64_t *bits_ret);
-/* A checksum step's parameters from holder (a v2 filter's object, a v3 codec's configuration;
- * NULL: none), step->id set by the caller: where its 4 bytes lie (numcodecs' "location": crc32
- * and adler32 at the start unless "end"; the others only at the end) and lookup3's "initval".
- * TSR_E_FORMAT or TSR_E_UNSUPPORTED naming codec `name`. */
-int tsr_zarr_checksum_step(const char *name, const cJSON *holder, struct tsr_bytes_step *step);
+/* A bytes step's parameters from holder (a v2 compressor's or filter's object, a v3 codec's
+ * configuration; NULL: none), step->id set by the caller: where a checksum's 4 bytes lie
+ * (numcodecs' "location": crc32 and adler32 at the start unless "end"; the others only at the
+ * end), lookup3's "initval", LZMA's "format". TSR_E_FORMAT or TSR_E_UNSUPPORTED naming codec
+ * `name`. */
+int tsr_zarr_step_params(const char *name, const cJSON *holder, struct tsr_bytes_step *step);
 /* "a/b" joined onto dir, allocated. */
 char *tsr_zarr_join(const char *dir, const char *name);
 
