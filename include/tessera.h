@@ -123,7 +123,13 @@ TSR_API const char *tsr_dtype_npy_descr(enum tsr_dtype dtype);
  * staging ring (six slots of pinned host and device buffers, sized by the largest reads), and
  * the GPU decoders keep their scratch in a pool of the device's that every context shares;
  * tsr_context_free releases the ring and returns the pool's unused memory to the driver, and
- * tsr_context_trim does so while the context lives. */
+ * tsr_context_trim does so while the context lives.
+ *
+ * A fork's child may go on using a context (and its arrays) made before the fork, as
+ * multiprocessing workers do: its first read there starts the context's worker threads again,
+ * which the child does not inherit. That holds when no other thread of the parent was inside a
+ * tessera call at the fork (its locks would stay taken in the child), and for host memory:
+ * CUDA does not survive a fork of a process that used it. */
 
 struct tsr_context;
 

@@ -38,6 +38,11 @@ static PyObject *iter_next(tsrpy_ArrayIter *it)
 {
 	if (it->next >= it->n)
 		return NULL; /* StopIteration */
+	if (!it->array->array) {
+		/* closed: whatever the block holds, as a closed file's iterator */
+		PyErr_SetString(PyExc_ValueError, "I/O operation on a closed tessera.Array");
+		return NULL;
+	}
 	if (it->busy) {
 		/* another thread's next() is reading the block: as a generator's, refused */
 		PyErr_SetString(PyExc_ValueError, "tessera.ArrayIterator already executing");

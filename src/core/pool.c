@@ -1,7 +1,10 @@
 /* pool.c - a fixed thread pool that runs one function on N workers at once, with the caller or
  * in the background. */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -17,6 +20,10 @@ struct tsr_pool {
 	unsigned long generation;
 	int running;
 	int quit;
+	/* The process whose threads these are. A fork's child has only the thread that forked,
+	 * so its first job starts the workers again (ML loaders fork their workers after the
+	 * parent has read); claim is the process that took that on. */
+	atomic_int pid, claim;
 };
 
 struct tsr_pool_thread_arg {
@@ -52,6 +59,47 @@ static void *tsr_pool_main(void *p)
 	return NULL;
 }
 
+/* Starts workers first..nthreads-1; on a failure the pool keeps those that started. */
+static int tsr_pool_spawn(struct tsr_pool *pool, int first)
+{
+	for (int i = first; i < pool->nthreads; i++) {
+		struct tsr_pool_thread_arg *start = malloc(sizeof(*start));
+		if (!start || (start->pool = pool, start->id = i,
+			       pthread_create(&pool->threads[i], NULL, tsr_pool_main, start) != 0)) {
+			free(start);
+			pool->nthreads = i;
+			return tsr_error(TSR_E_NOMEM, "thread pool: cannot start thread %d", i);
+		}
+	}
+	return TSR_OK;
+}
+
+/* In a fork's child, the pool as new: its lock and conditions as the parent's threads left
+ * them may be held or waited on, and its workers are not there. One thread of the child does
+ * it; any other that comes meanwhile waits for it. (A job the parent had running at the fork is
+ * lost with its threads: the child starts with none.) */
+static void tsr_pool_after_fork(struct tsr_pool *pool)
+{
+	int me = (int)getpid();
+	if (atomic_load(&pool->pid) == me)
+		return;
+	int seen = atomic_load(&pool->claim);
+	if (seen == me || !atomic_compare_exchange_strong(&pool->claim, &seen, me)) {
+		while (atomic_load(&pool->pid) != me)
+			sched_yield();
+		return;
+	}
+	pthread_mutex_init(&pool->lock, NULL);
+	pthread_cond_init(&pool->wake, NULL);
+	pthread_cond_init(&pool->done, NULL);
+	pthread_cond_init(&pool->idle, NULL);
+	pool->busy = pool->running = pool->quit = 0;
+	pool->generation = 0;
+	if (tsr_pool_spawn(pool, 1))
+		tsr_error_clear(); /* (fewer workers: the jobs still run, on those that started) */
+	atomic_store(&pool->pid, me);
+}
+
 int tsr_pool_create(int nthreads, struct tsr_pool **pool_ret)
 {
 	struct tsr_pool *pool = calloc(1, sizeof(*pool));
@@ -60,6 +108,8 @@ int tsr_pool_create(int nthreads, struct tsr_pool **pool_ret)
 	if (nthreads < 1)
 		nthreads = 1;
 	pool->nthreads = nthreads;
+	atomic_init(&pool->pid, (int)getpid());
+	atomic_init(&pool->claim, 0);
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->wake, NULL);
 	pthread_cond_init(&pool->done, NULL);
@@ -70,15 +120,10 @@ int tsr_pool_create(int nthreads, struct tsr_pool **pool_ret)
 		return tsr_error(TSR_E_NOMEM, "thread pool: out of memory");
 	}
 	/* Thread 0 is always the caller; start the others. */
-	for (int i = 1; i < nthreads; i++) {
-		struct tsr_pool_thread_arg *start = malloc(sizeof(*start));
-		if (!start || (start->pool = pool, start->id = i,
-			       pthread_create(&pool->threads[i], NULL, tsr_pool_main, start) != 0)) {
-			free(start);
-			pool->nthreads = i;
-			tsr_pool_free(pool);
-			return tsr_error(TSR_E_NOMEM, "thread pool: cannot start thread %d", i);
-		}
+	int st = tsr_pool_spawn(pool, 1);
+	if (st) {
+		tsr_pool_free(pool);
+		return st;
 	}
 	*pool_ret = pool;
 	return TSR_OK;
@@ -88,6 +133,13 @@ void tsr_pool_free(struct tsr_pool *pool)
 {
 	if (!pool)
 		return;
+	if (atomic_load(&pool->pid) != (int)getpid()) {
+		/* a fork's child that never used it: the workers are the parent's, not to be
+		 * joined, and the lock may be held by one of them */
+		free(pool->threads);
+		free(pool);
+		return;
+	}
 	pthread_mutex_lock(&pool->lock);
 	pool->quit = 1;
 	pthread_cond_broadcast(&pool->wake);
@@ -104,6 +156,7 @@ void tsr_pool_free(struct tsr_pool *pool)
 
 void tsr_pool_start(struct tsr_pool *pool, int nworkers, tsr_pool_fn fn, void *arg)
 {
+	tsr_pool_after_fork(pool);
 	if (nworkers > pool->nthreads)
 		nworkers = pool->nthreads;
 	pthread_mutex_lock(&pool->lock);
