@@ -2,6 +2,7 @@
  * exponents, END detection across blocks, and malformed headers. */
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -113,15 +114,32 @@ int main(void)
 	CHECK(strstr(tsr_errmsg(), "END") != NULL);
 	close(f);
 
-	/* A non-ASCII byte in a card. */
+	/* Bytes outside printable ASCII (a Latin-1 name in a string, a control byte in a
+	 * comment) read as '?', as astropy reads them; the values around them are unchanged. */
 	CHECK_EQ_INT(write_header(path, cards, n, 1, 0), 0);
 	FILE *w = fopen(path, "r+b");
-	fseek(w, 85, SEEK_SET);
+	fseek(w, 5 * 80 + 12, SEEK_SET); /* OBJECT's "It" */
+	fputc(0xc9, w);
+	fseek(w, 3 * 80 + 40, SEEK_SET); /* BSCALE's comment */
 	fputc(0x07, w);
 	fclose(w);
+	char obj[64];
+	double v;
 	CHECK((f = open(path, O_RDONLY)) >= 0);
-	CHECK_EQ_INT(tsr_fits_header_read(f, 2880, 0, &h), TSR_E_FORMAT);
-	CHECK(strstr(tsr_errmsg(), "not ASCII") != NULL);
+	CHECK_EQ_INT(tsr_fits_header_read(f, 2880, 0, &h), TSR_OK);
+	CHECK_EQ_INT(tsr_fits_get_string(&h, "OBJECT", obj, sizeof(obj)), TSR_OK);
+	CHECK(strcmp(obj, "I?'s a test") == 0);
+	CHECK_EQ_INT(tsr_fits_get_double(&h, "BSCALE", &v), TSR_OK);
+	CHECK(v == 150.0);
+	tsr_fits_header_free(&h);
+	close(f);
+
+	/* A header that starts with neither SIMPLE nor XTENSION is refused at its first block. */
+	static const char *const junk[] = {"SIMPLX  =                    T"};
+	CHECK_EQ_INT(write_header(path, junk, 1, 0, 3), 0);
+	CHECK((f = open(path, O_RDONLY)) >= 0);
+	CHECK_EQ_INT(tsr_fits_header_read(f, 4 * 2880, 0, &h), TSR_E_FORMAT);
+	CHECK(strstr(tsr_errmsg(), "neither SIMPLE nor XTENSION") != NULL);
 	close(f);
 	unlink(path);
 	CHECK_DONE();

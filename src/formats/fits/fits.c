@@ -325,7 +325,10 @@ int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
 	if (!name)
 		have = tsr_fits_walk_start(a, want, kept, &h, &hdu0, &offset);
 	for (int hdu = hdu0;; hdu++) {
-		if (offset >= a->file_nbytes) {
+		int end = have ? 0 : tsr_fits_walk_end(a->fd, a->file_nbytes, offset, hdu);
+		if (end < 0)
+			return end;
+		if (end) {
 			if (name && opts->hdu_ver)
 				return tsr_error(TSR_E_NOT_FOUND, "%s: no HDU with EXTNAME '%s' and "
 						 "EXTVER %d (HDUs: %s)", a->path, name,

@@ -20,8 +20,13 @@ struct tsr_fits_header {
 	uint64_t data_nbytes;  /* size of the data unit (without padding) */
 };
 
-/* Reads the header at offset; fails cleanly on truncation or a missing END. */
+/* Reads the header at offset; fails cleanly on truncation, a missing END or a first card that
+ * is neither SIMPLE nor XTENSION. */
 int tsr_fits_header_read(int fd, uint64_t file_nbytes, uint64_t offset, struct tsr_fits_header *h);
+/* Whether a walk's HDU `index` (its header at offset) is past the file's last: 1 past its end,
+ * or for an extension where no XTENSION card starts (padding or junk after the last HDU, which
+ * astropy and CFITSIO read past); 0 where one starts; TSR_E_IO when it cannot be read. */
+int tsr_fits_walk_end(int fd, uint64_t file_nbytes, uint64_t offset, int index);
 void tsr_fits_header_free(struct tsr_fits_header *h);
 /* Keyword lookups: TSR_OK, TSR_E_NOT_FOUND (absent) or TSR_E_FORMAT (bad value). */
 int tsr_fits_get_int(const struct tsr_fits_header *h, const char *key, int64_t *v);

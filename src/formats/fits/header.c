@@ -35,17 +35,19 @@ int tsr_fits_header_read(int fd, uint64_t file_nbytes, uint64_t offset, struct t
 			tsr_fits_header_free(h);
 			return st;
 		}
+		if (!nblocks && memcmp(block, "SIMPLE  ", 8) && memcmp(block, "XTENSION", 8)) {
+			tsr_fits_header_free(h);
+			return tsr_error(TSR_E_FORMAT, "header at byte %llu starts with neither SIMPLE "
+					 "nor XTENSION", (unsigned long long)offset);
+		}
 		for (int c = 0; c < 36; c++) {
-			const char *card = block + c * 80;
-			for (int i = 0; i < 80; i++) {
-				unsigned char ch = (unsigned char)card[i];
-				if (ch < 32 || ch > 126) {
-					tsr_fits_header_free(h);
-					return tsr_error(TSR_E_FORMAT,
-							 "header at byte %llu: card %d is not ASCII text",
-							 (unsigned long long)offset, nblocks * 36 + c);
-				}
-			}
+			char *card = block + c * 80;
+			/* Bytes outside printable ASCII (FITS allows none; Latin-1 names in comments
+			 * are common) read as '?', as astropy reads them; CFITSIO reads such files
+			 * too. The first card must still be SIMPLE or XTENSION, which callers check. */
+			for (int i = 0; i < 80; i++)
+				if ((unsigned char)card[i] < 32 || (unsigned char)card[i] > 126)
+					card[i] = '?';
 			if (memcmp(card, "END", 3) == 0 && card[3] == ' ' &&
 			    memcmp(card + 3, "                                            ", 5) == 0) {
 				h->data_offset = at + TSR_FITS_BLOCK;
@@ -75,6 +77,17 @@ int tsr_fits_header_read(int fd, uint64_t file_nbytes, uint64_t offset, struct t
 			}
 		}
 	}
+}
+
+int tsr_fits_walk_end(int fd, uint64_t file_nbytes, uint64_t offset, int index)
+{
+	char key[8];
+	if (offset >= file_nbytes)
+		return 1;
+	if (!index || file_nbytes - offset < sizeof(key))
+		return !index ? 0 : 1;
+	int st = tsr_file_pread(fd, key, sizeof(key), offset);
+	return st ? st : memcmp(key, "XTENSION", sizeof(key)) != 0;
 }
 
 void tsr_fits_header_free(struct tsr_fits_header *h)

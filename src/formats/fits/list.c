@@ -55,7 +55,10 @@ int tsr_fits_hdu_find(int fd, uint64_t file_nbytes, const char *path, int index,
 	uint64_t offset = 0;
 	int st = tsr_fits_magic(fd, file_nbytes, path);
 	for (int i = 0; !st; i++) {
-		if (offset >= file_nbytes)
+		int end = tsr_fits_walk_end(fd, file_nbytes, offset, i);
+		if (end < 0)
+			return end;
+		if (end)
 			return tsr_error(TSR_E_RANGE, "%s: HDU %d out of range: the file has %d HDUs",
 					 path, index, i);
 		if ((st = tsr_fits_hdu_read(fd, file_nbytes, offset, i, h, hdu))) {
@@ -104,10 +107,22 @@ int tsr_fits_list(const char *path, int fd, uint64_t file_nbytes, struct tsr_lis
 	struct tsr_fits_hdu hdu;
 	uint64_t offset = 0;
 	int st = tsr_fits_magic(fd, file_nbytes, path);
-	for (int i = 0; !st && offset < file_nbytes; i++) {
+	for (int i = 0; !st; i++) {
+		int end = tsr_fits_walk_end(fd, file_nbytes, offset, i);
+		if (end)
+			return end < 0 ? end : TSR_OK;
 		if ((st = tsr_fits_hdu_read(fd, file_nbytes, offset, i, &h, &hdu))) {
-			tsr_error_prefix("%s: HDU %d", path, i);
-			break;
+			if (!i) {
+				tsr_error_prefix("%s: HDU %d", path, i);
+				break;
+			}
+			/* an extension whose header does not read (cut short, no END): listed, so
+			 * that opening it names the fault, as the HDUs before it are; the walk ends
+			 * there, its size unknown */
+			tsr_error_clear();
+			struct tsr_entry bad = {.kind = TSR_ENTRY_ARRAY, .format = "fits", .hdu = i,
+						.name = "", .xtension = "", .level = -1};
+			return tsr_listing_add(l, &bad, offset);
 		}
 		char extname[72] = "";
 		int64_t extver = 0;
