@@ -215,7 +215,8 @@ TSR_API int tsr_open(struct tsr_context *ctx, const char *path,
 		     const struct tsr_open_options *opts, /* NULL: defaults */
 		     struct tsr_array **array_ret);
 /*
- * tsr_list_arrays() lists the arrays of the Zarr store at path, sorted: their paths inside the
+ * tsr_list_arrays() lists the arrays of the Zarr store at path, sorted (component by component:
+ * "cell/0" before "cell-2"): their paths inside the
  * store ("labels/ids"; "" when the store is itself an array; a node whose metadata is there
  * but does not load among them, as tsr_list). *names_ret is one allocation (the
  * count_ret pointers, a NULL, then the strings): free it with tsr_free(). A path that is not a

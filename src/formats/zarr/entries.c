@@ -8,12 +8,13 @@
 
 static int tsr_entry_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct tsr_entry *)a)->name, ((const struct tsr_entry *)b)->name);
+	return tsr_zarr_path_cmp(((const struct tsr_entry *)a)->name,
+				 ((const struct tsr_entry *)b)->name);
 }
 
 static int tsr_str_cmp(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return tsr_zarr_path_cmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Every group that holds an array at some depth: the proper prefixes of the array paths

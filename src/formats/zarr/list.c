@@ -34,9 +34,19 @@ static void tsr_zarr_names_free(struct tsr_zarr_names *l)
 	free(l->v);
 }
 
+int tsr_zarr_path_cmp(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		/* '/' below every other byte, so that a node's subtree follows it whole */
+		int x = *a == '/' ? 1 : (unsigned char)*a, y = *b == '/' ? 1 : (unsigned char)*b;
+		if (x != y || !x)
+			return x - y;
+	}
+}
+
 static int tsr_zarr_cmp(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return tsr_zarr_path_cmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Consolidated metadata: v2 keys "a/b/.zarray"; v3 keys "a/b" with node_type "array". */
@@ -112,12 +122,32 @@ static int tsr_zarr_zip_walk(const struct tsr_zip *zip, const char *store, int v
 	return st;
 }
 
+/* The directories a walk is inside, by device and inode: a link back to one of them (`ln -s .
+ * same`) is a loop, not a subtree, and is left out (each loop doubled the paths a level). */
+struct tsr_zarr_above {
+	dev_t dev[TSR_ZARR_MAX_DEPTH + 1];
+	ino_t ino[TSR_ZARR_MAX_DEPTH + 1];
+};
+
+static int tsr_zarr_is_above(const struct tsr_zarr_above *a, int depth, const struct stat *sb)
+{
+	for (int i = 0; i < depth; i++)
+		if (a->dev[i] == sb->st_dev && a->ino[i] == sb->st_ino)
+			return 1;
+	return 0;
+}
+
 static int tsr_zarr_walk(const char *store, int version, const char *path, int depth,
-			 struct tsr_zarr_names *l)
+			 struct tsr_zarr_above *above, struct tsr_zarr_names *l)
 {
 	char *dir = tsr_zarr_join(store, path);
 	if (!dir)
 		return tsr_error(TSR_E_NOMEM, "out of memory");
+	struct stat here;
+	if (stat(dir, &here) == 0) {
+		above->dev[depth] = here.st_dev;
+		above->ino[depth] = here.st_ino;
+	}
 	DIR *d = opendir(dir);
 	int st = TSR_OK;
 	if (!d) {
@@ -134,7 +164,8 @@ static int tsr_zarr_walk(const char *store, int version, const char *path, int d
 		struct stat sb;
 		if (!sub || !rel) {
 			st = tsr_error(TSR_E_NOMEM, "out of memory");
-		} else if (stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		} else if (stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+			   !tsr_zarr_is_above(above, depth + 1, &sb)) {
 			int v = tsr_zarr_store_version(sub);
 			if (v == version) {
 				struct tsr_zarr_node n;
@@ -144,11 +175,11 @@ static int tsr_zarr_walk(const char *store, int version, const char *path, int d
 				else if (ls == TSR_E_NOMEM)
 					st = ls;
 				else if (ls == TSR_OK && depth < TSR_ZARR_MAX_DEPTH)
-					st = tsr_zarr_walk(store, version, rel, depth + 1, l);
+					st = tsr_zarr_walk(store, version, rel, depth + 1, above, l);
 				tsr_zarr_node_free(&n);
 			} else if (v == 0 && version == 2 && depth < TSR_ZARR_MAX_DEPTH) {
 				/* v2 writers may leave intermediate groups implicit. */
-				st = tsr_zarr_walk(store, version, rel, depth + 1, l);
+				st = tsr_zarr_walk(store, version, rel, depth + 1, above, l);
 			}
 		}
 		free(sub);
@@ -191,7 +222,7 @@ int tsr_zarr_list(const char *store, char ***names_ret, size_t *count_ret)
 		if (cJSON_IsObject(meta))
 			st = tsr_zarr_list_consolidated(meta, version, &l);
 		else
-			st = tsr_zarr_walk(store, version, "", 0, &l);
+			st = tsr_zarr_walk(store, version, "", 0, &(struct tsr_zarr_above){0}, &l);
 		cJSON_Delete(cons);
 	}
 	tsr_zarr_node_free(&root);

@@ -122,6 +122,9 @@ int tsr_zarr_json_exact_int(const cJSON *item, int is_unsigned, uint64_t *bits_r
  * end), lookup3's "initval", LZMA's "format". TSR_E_FORMAT or TSR_E_UNSUPPORTED naming codec
  * `name`. */
 int tsr_zarr_step_params(const char *name, const cJSON *holder, struct tsr_bytes_step *step);
+/* Store paths in listing order: by bytes, each path's components one at a time ('/' before any
+ * other byte), so that a group's arrays follow it ("cell", "cell/0", "cell-2"). */
+int tsr_zarr_path_cmp(const char *a, const char *b);
 /* "a/b" joined onto dir, allocated. */
 char *tsr_zarr_join(const char *dir, const char *name);
 
