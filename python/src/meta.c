@@ -111,6 +111,14 @@ static int image_keys(PyObject *z, PyObject *d)
 	return st ? -1 : 0;
 }
 
+/* A FITS keyword as astropy names it: an 8-character keyword upper-cased (FITS keywords are
+ * upper case; astropy reads "exptime" as EXPTIME), a HIERARCH card's words as written (a new
+ * reference). The metadata document keeps each card's key as the file has it. */
+static PyObject *astropy_key(PyObject *key, int hierarch)
+{
+	return hierarch ? Py_NewRef(key) : PyObject_CallMethod(key, "upper", NULL);
+}
+
 /* A FITS header's cards as {key: value}: each key's first card, as astropy's header[key] gives
  * it; commentary (COMMENT, HISTORY, blank keys) left out, as it has no value to map. A
  * tile-compressed image's are its image's header, as astropy and CFITSIO show it: the table's
@@ -127,8 +135,10 @@ static PyObject *header_keys(PyObject *cards, int compressed)
 		    !PyUnicode_CompareWithASCIIString(key, "COMMENT") ||
 		    !PyUnicode_CompareWithASCIIString(key, "HISTORY"))
 			continue;
-		if (put_first(all, key, value) < 0)
+		PyObject *k = astropy_key(key, PyDict_GetItemString(card, "hierarch") != NULL);
+		if (!k || put_first(all, k, value) < 0)
 			Py_CLEAR(all);
+		Py_XDECREF(k);
 	}
 	if (!compressed || !all)
 		return all;

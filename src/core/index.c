@@ -423,16 +423,6 @@ static int tsr_mask_points(const struct tsr_index_item *it, int axis, const int6
 	return TSR_OK;
 }
 
-static void tsr_shape_text(char *buf, size_t cap, int ndim, const int64_t *shape)
-{
-	size_t n = 0;
-	n += (size_t)snprintf(buf + n, cap - n, "(");
-	for (int d = 0; d < ndim && n < cap; d++)
-		n += (size_t)snprintf(buf + n, cap - n, "%s%lld", d ? "," : "", (long long)shape[d]);
-	if (n < cap)
-		snprintf(buf + n, cap - n, "%s)", ndim == 1 ? "," : "");
-}
-
 /* Broadcasts the arrays (NumPy's rules) into one group: its points in the broadcast shape's C
  * order, coordinates on the arrays' axes. */
 static int tsr_vector_group(struct tsr_bcast_arr *arr, int narr, struct tsr_sel_group *g,

@@ -371,3 +371,13 @@ int tsr_selection_normalize(const struct tsr_selection *sel, int ndim, const int
 		out->out_count *= out->out_shape[i];
 	return TSR_OK;
 }
+
+void tsr_shape_text(char *buf, size_t cap, int ndim, const int64_t *shape)
+{
+	size_t n = 0;
+	n += (size_t)snprintf(buf + n, cap - n, "(");
+	for (int d = 0; d < ndim && n < cap; d++)
+		n += (size_t)snprintf(buf + n, cap - n, "%s%lld", d ? "," : "", (long long)shape[d]);
+	if (n < cap)
+		snprintf(buf + n, cap - n, "%s)", ndim == 1 ? "," : "");
+}

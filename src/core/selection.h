@@ -47,6 +47,8 @@ int tsr_selection_normalize(const struct tsr_selection *sel, int ndim, const int
 int tsr_index_normalize(const struct tsr_index *index, int ndim, const int64_t *shape,
 			struct tsr_norm_sel *out);
 void tsr_norm_sel_free(struct tsr_norm_sel *sel);
+/* A shape as NumPy writes it ("(3,5)", "(7,)", "()") into buf of cap bytes. */
+void tsr_shape_text(char *buf, size_t cap, int ndim, const int64_t *shape);
 
 /* One slice or integer item against an axis of n (selection.c; tsr_index uses them too). */
 int tsr_sel_slice_axis(const struct tsr_sel_item *it, int axis, int64_t n, struct tsr_dim_sel *d);

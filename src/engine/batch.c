@@ -4,6 +4,20 @@
 
 #include "engine.h"
 
+int tsr_batch_alike(const char *path, int ndim, const int64_t *shape, enum tsr_dtype dtype,
+		    const char *path0, int ndim0, const int64_t *shape0, enum tsr_dtype dtype0)
+{
+	if (ndim == ndim0 && !memcmp(shape, shape0, (size_t)ndim * sizeof(int64_t)) &&
+	    dtype == dtype0)
+		return TSR_OK;
+	char a[256], b[256];
+	tsr_shape_text(a, sizeof(a), ndim, shape);
+	tsr_shape_text(b, sizeof(b), ndim0, shape0);
+	return tsr_error(TSR_E_FORMAT, "%s: its selection is %s %s, where the batch's first file's "
+			 "(%s) is %s %s", path, a, tsr_dtype_name(dtype), path0, b,
+			 tsr_dtype_name(dtype0));
+}
+
 int tsr_read_batch(struct tsr_context *ctx, const char *const *paths, size_t npaths,
 		   const struct tsr_open_options *open_opts, const struct tsr_selection *sel,
 		   const struct tsr_buffer *dst, const struct tsr_read_options *opts,
@@ -86,11 +100,8 @@ int tsr_read_batch_ex(struct tsr_context *ctx, const char *const *paths, size_t 
 					tsr_array_free(a);
 				break;
 			}
-		} else if (ndim != ndim0 || memcmp(shape, shape0, (size_t)ndim * sizeof(int64_t)) ||
-			   a->desc.dtype != dtype0) {
-			st = tsr_error(TSR_E_FORMAT, "%s: shape or dtype (%s) differs from %s's (%s)",
-				       paths[i], tsr_dtype_name(a->desc.dtype), paths[0],
-				       tsr_dtype_name(dtype0));
+		} else if ((st = tsr_batch_alike(paths[i], ndim, shape, a->desc.dtype, paths[0], ndim0,
+						 shape0, dtype0))) {
 			if (!ahead)
 				tsr_array_free(a);
 			break;

@@ -210,11 +210,9 @@ static int tsr_shares_alike(struct tsr_context *ctx, const char *const *paths,
 			ndim0 = ndim;
 			memcpy(shape0, shape, sizeof(shape));
 			dtype0 = a->desc.dtype;
-		} else if (ndim != ndim0 || memcmp(shape, shape0, (size_t)ndim * sizeof(int64_t)) ||
-			   a->desc.dtype != dtype0) {
-			st = tsr_error(TSR_E_FORMAT, "%s: shape or dtype (%s) differs from %s's (%s)",
-				       path, tsr_dtype_name(a->desc.dtype), paths[0],
-				       tsr_dtype_name(dtype0));
+		} else {
+			st = tsr_batch_alike(path, ndim, shape, a->desc.dtype, paths[0], ndim0, shape0,
+					     dtype0);
 		}
 		tsr_array_free(a);
 	}

@@ -238,6 +238,10 @@ int tsr_ahead_read(struct tsr_ahead_file *f, const struct tsr_buffer *dst,
 void tsr_ahead_free(struct tsr_ahead *ah);
 
 /* tsr_read_batch with TSR_BATCH_* flags (batch.c): TSR_BATCH_SHARE for a device's share. */
+/* Whether a batch's file (its selection's shape and dtype) is like its first: TSR_OK, or
+ * TSR_E_FORMAT naming both files, shapes and dtypes. */
+int tsr_batch_alike(const char *path, int ndim, const int64_t *shape, enum tsr_dtype dtype,
+		    const char *path0, int ndim0, const int64_t *shape0, enum tsr_dtype dtype0);
 int tsr_read_batch_ex(struct tsr_context *ctx, const char *const *paths, size_t npaths,
 		      const struct tsr_open_options *open_opts, const struct tsr_selection *sel,
 		      const struct tsr_buffer *dst, const struct tsr_read_options *opts,

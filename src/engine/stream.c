@@ -398,11 +398,9 @@ static int tsr_stream_batch(struct tsr_stream *s, const struct tsr_buffer *dst, 
 		int st = tsr_open(s->ctx, s->paths[s->next], oo, &a);
 		if (st == TSR_OK)
 			st = tsr_selection_shape(a, sel, &ndim, shape);
-		if (st == TSR_OK && (ndim != s->ndim0 || a->desc.dtype != s->dtype0 ||
-				     memcmp(shape, s->shape0, (size_t)ndim * sizeof(int64_t))))
-			st = tsr_error(TSR_E_FORMAT, "%s: shape or dtype (%s) differs from %s's (%s)",
-				       s->paths[s->next], tsr_dtype_name(a->desc.dtype), s->paths[0],
-				       tsr_dtype_name(s->dtype0));
+		if (st == TSR_OK)
+			st = tsr_batch_alike(s->paths[s->next], ndim, shape, a->desc.dtype,
+					     s->paths[0], s->ndim0, s->shape0, s->dtype0);
 		tsr_array_free(a);
 		if (st)
 			return st;

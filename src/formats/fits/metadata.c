@@ -154,7 +154,8 @@ static cJSON *tsr_card_json(const struct tsr_fits_card *c, int left, int *used_r
 	if (!key[0])
 		snprintf(key, sizeof(key), "%s", c->key);
 	*used_ret = 1;
-	if (!o || !cJSON_AddStringToObject(o, "key", key)) {
+	if (!o || !cJSON_AddStringToObject(o, "key", key) ||
+	    (vtext && vtext != c->text && !cJSON_AddTrueToObject(o, "hierarch"))) {
 		cJSON_Delete(o);
 		return NULL;
 	}
