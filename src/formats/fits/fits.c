@@ -167,6 +167,15 @@ static int tsr_fits_image_open(struct tsr_array *a, const struct tsr_fits_header
 	return TSR_OK;
 }
 
+int tsr_fits_is_groups(const struct tsr_fits_header *h)
+{
+	int64_t naxis = 0, n1 = -1;
+	int groups = 0;
+	return tsr_fits_get_int(h, "NAXIS", &naxis) == TSR_OK && naxis > 1 &&
+	       tsr_fits_get_int(h, "NAXIS1", &n1) == TSR_OK && n1 == 0 &&
+	       tsr_fits_get_bool(h, "GROUPS", &groups) == TSR_OK && groups;
+}
+
 int tsr_fits_data_size(const struct tsr_fits_header *h, int *bitpix_ret, int *naxis_ret,
 			      int64_t *naxisn, uint64_t *nbytes_ret)
 {
@@ -188,7 +197,6 @@ int tsr_fits_data_size(const struct tsr_fits_header *h, int *bitpix_ret, int *na
 		return tsr_error(TSR_E_FORMAT, "negative PCOUNT or GCOUNT");
 	/* Random groups: NAXIS1 = 0 and the product starts at NAXIS2. */
 	uint64_t prod = naxis > 0 ? 1 : 0;
-	int groups = 0;
 	for (int i = 1; i <= naxis; i++) {
 		char key[24];
 		int64_t n;
@@ -199,17 +207,14 @@ int tsr_fits_data_size(const struct tsr_fits_header *h, int *bitpix_ret, int *na
 			return tsr_error(TSR_E_FORMAT, "%s = %lld", key, (long long)n);
 		if (i <= TSR_MAX_DIM && naxisn)
 			naxisn[i - 1] = n;
-		if (i == 1 && n == 0 && naxis > 1 && tsr_fits_has(h, "GROUPS")) {
-			groups = 1;
+		if (i == 1 && n == 0 && naxis > 1 && tsr_fits_has(h, "GROUPS"))
 			continue;
-		}
 		if (prod > 0 && (uint64_t)n > (UINT64_MAX >> 8) / prod)
 			return tsr_error(TSR_E_FORMAT, "data size overflows");
 		prod *= (uint64_t)n;
 	}
 	if (naxis == 0 && pcount == 0)
 		prod = 0;
-	(void)groups;
 	uint64_t bytes = (uint64_t)(bitpix < 0 ? -bitpix : bitpix) / 8, nbytes;
 	/* PCOUNT and GCOUNT are claims too: their product must not wrap to a size that fits */
 	if (__builtin_add_overflow((uint64_t)pcount, prod, &nbytes) ||
@@ -375,7 +380,8 @@ int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
 		int zimage = 0;
 		tsr_fits_get_bool(&h, "ZIMAGE", &zimage);
 		int is_table_image = strcmp(xt, "BINTABLE") == 0 && zimage;
-		int is_image = hdu == 0 || strcmp(xt, "IMAGE") == 0;
+		int groups = hdu == 0 && tsr_fits_is_groups(&h);
+		int is_image = (hdu == 0 && !groups) || strcmp(xt, "IMAGE") == 0;
 		int has_data = nbytes > 0;
 		int pick = want == hdu || (want < 0 && has_data && (is_image || is_table_image));
 		if (name) {
@@ -399,6 +405,10 @@ int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
 					       (unsigned long long)a->file_nbytes);
 			} else if (is_table_image) {
 				st = tsr_fits_tiled_open(a, &h, opts->raw);
+			} else if (groups) {
+				st = tsr_error(TSR_E_UNSUPPORTED, "%s: HDU %d holds random groups (GROUPS "
+					       "= T: parameters beside each group's array), not an image",
+					       a->path, hdu);
 			} else if (!is_image) {
 				st = tsr_error(TSR_E_UNSUPPORTED, "%s: HDU %d is a %s extension, not an image",
 					       a->path, hdu, xt[0] ? xt : "?");

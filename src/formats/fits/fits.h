@@ -36,6 +36,9 @@ int tsr_fits_get_bool(const struct tsr_fits_header *h, const char *key, int *v);
 int tsr_fits_get_string(const struct tsr_fits_header *h, const char *key, char *buf, size_t cap);
 int tsr_fits_has(const struct tsr_fits_header *h, const char *key);
 
+/* Whether a primary header describes random groups (NAXIS1 = 0, GROUPS = T; FITS 4.0 section
+ * 6): no image, whatever its axes say. */
+int tsr_fits_is_groups(const struct tsr_fits_header *h);
 /* Size of an HDU's data unit from its mandatory keywords (BITPIX, NAXISn, PCOUNT, GCOUNT);
  * naxisn (may be NULL) gets the first TSR_MAX_DIM axis lengths, FITS order. */
 int tsr_fits_data_size(const struct tsr_fits_header *h, int *bitpix_ret, int *naxis_ret,
@@ -49,6 +52,7 @@ struct tsr_fits_hdu {
 	uint64_t data_nbytes;
 	char xtension[72];     /* "" for the primary HDU */
 	int zimage;            /* a tile-compressed image (BINTABLE with ZIMAGE = T) */
+	int groups;            /* a primary HDU of random groups (listed as a table) */
 };
 /* Reads the header of the HDU at *offset (number index) into h and describes it; the caller
  * frees h. Errors name neither file nor HDU (the caller prefixes them). */

@@ -30,6 +30,7 @@ int tsr_fits_hdu_read(int fd, uint64_t file_nbytes, uint64_t offset, int index,
 		return st;
 	}
 	h->data_nbytes = hdu->data_nbytes;
+	hdu->groups = index == 0 && tsr_fits_is_groups(h);
 	tsr_fits_get_bool(h, "ZIMAGE", &hdu->zimage);
 	hdu->zimage = hdu->zimage && !strcmp(hdu->xtension, "BINTABLE");
 	hdu->next_offset = h->data_offset + (hdu->data_nbytes + TSR_FITS_BLOCK - 1) /
@@ -96,7 +97,7 @@ static enum tsr_entry_kind tsr_fits_kind(const struct tsr_fits_hdu *hdu)
 {
 	if (hdu->zimage)
 		return TSR_ENTRY_ARRAY;
-	if (hdu->index > 0 && strcmp(hdu->xtension, "IMAGE") != 0)
+	if (hdu->groups || (hdu->index > 0 && strcmp(hdu->xtension, "IMAGE") != 0))
 		return TSR_ENTRY_TABLE;
 	return hdu->naxis > 0 && hdu->data_nbytes > 0 ? TSR_ENTRY_ARRAY : TSR_ENTRY_EMPTY;
 }
