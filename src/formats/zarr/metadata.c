@@ -102,6 +102,9 @@ static int tsr_zarr_multiscale(const char *store, int version, const char *path,
 					const cJSON *ct = cJSON_GetObjectItemCaseSensitive(
 						cJSON_GetArrayItem(dsl, k), "coordinateTransformations");
 					const cJSON *axes = cJSON_GetObjectItemCaseSensitive(m0, "axes");
+					/* (the image-wide transforms, applied after each level's own) */
+					const cJSON *mct = cJSON_GetObjectItemCaseSensitive(
+						m0, "coordinateTransformations");
 					cJSON *o = cJSON_CreateObject();
 					if ((st = tsr_json_add(o, "group", cJSON_CreateString(g))) ||
 					    (st = tsr_json_add(o, "level", cJSON_CreateNumber(k))) ||
@@ -110,7 +113,13 @@ static int tsr_zarr_multiscale(const char *store, int version, const char *path,
 									    : cJSON_CreateNull())) ||
 					    (st = tsr_json_add(o, "coordinateTransformations",
 							       ct ? cJSON_Duplicate(ct, 1)
-								  : cJSON_CreateNull())))
+								  : cJSON_CreateNull())) ||
+					    (st = tsr_json_add(o, "groupCoordinateTransformations",
+							       mct ? cJSON_Duplicate(mct, 1)
+								   : cJSON_CreateNull())) ||
+					    (st = tsr_json_add(o, "attributes",
+							       n.attrs ? cJSON_Duplicate(n.attrs, 1)
+								       : cJSON_CreateObject())))
 						cJSON_Delete(o);
 					else
 						*ms_ret = o;
