@@ -476,8 +476,8 @@ static void tsr_print_header(const cJSON *o)
 
 static int tsr_info_usage(FILE *f)
 {
-	fprintf(f, "usage: tessera info PATH [--hdu N] [--array NAME] [--json] [--header] [--attrs]\n"
-		   "                    [--dtype DTYPE]\n"
+	fprintf(f, "usage: tessera info PATH... [--hdu N|EXTNAME[,EXTVER]] [--array NAME] [--json]\n"
+		   "                    [--header] [--attrs] [--dtype DTYPE]\n"
 		   "Lists what PATH holds: a FITS file's HDUs (EXTNAME, dtype, shape, tiles, codec,\n"
 		   "stored bytes, BSCALE/BZERO, BLANK, quantization), a Zarr store's arrays (dtype,\n"
 		   "shape, chunks and shards, codecs, fill value, stored bytes) and OME-Zarr\n"
@@ -488,48 +488,26 @@ static int tsr_info_usage(FILE *f)
 		   "(docs/info-json.md; with --header or --attrs each array carries \"metadata\").\n"
 		   "--dtype opens the arrays with that dtype, as tessera read --dtype does (a plain\n"
 		   "Blosc2 super-chunk stores none: unsigned integers of its item size otherwise).\n"
-		   "Exits 1, saying why on standard error, when PATH or what was asked for cannot\n"
+		   "Several paths are listed one after another (--json: a list of their documents).\n"
+		   "Exits 1, saying why on standard error, when a PATH or what was asked for cannot\n"
 		   "be read.\n");
 	return f == stdout ? 0 : 2;
 }
 
-int tsr_cli_info(int argc, char **argv)
+/* One PATH's listing, printed; with `all` (several paths and --json), its document goes there
+ * (a path that does not list: {"path", "error"}). */
+static int tsr_info_path(struct tsr_info_args *a, cJSON *all)
 {
-	struct tsr_info_args args = {.hdu = -1};
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			return tsr_info_usage(stdout);
-		} else if (!strcmp(argv[i], "--array") && i + 1 < argc) {
-			args.array = argv[++i];
-		} else if (!strcmp(argv[i], "--json")) {
-			args.json = 1;
-		} else if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
-			args.dtype = argv[++i];
-		} else if (!strcmp(argv[i], "--header")) {
-			args.header = 1;
-		} else if (!strcmp(argv[i], "--attrs")) {
-			args.attrs = 1;
-		} else if (!strcmp(argv[i], "--hdu") && i + 1 < argc) {
-			if (tsr_cli_hdu_arg(argv[++i], &args.hdu_arg)) {
-				fprintf(stderr, "tessera info: --hdu is " TSR_CLI_HDU_CHOICES
-					", not '%s'\n", argv[i]);
-				return 2;
-			}
-			args.hdu = args.hdu_arg.index;
-		} else if (argv[i][0] == '-' || args.path) {
-			fprintf(stderr, "tessera info: unexpected argument '%s'\n", argv[i]);
-			return 2;
-		} else {
-			args.path = argv[i];
-		}
-	}
-	if (!args.path) {
-		fprintf(stderr, "tessera info: no PATH given\n");
-		return tsr_info_usage(stderr);
-	}
+	struct tsr_info_args args = *a;
 	struct tsr_listing *l = NULL;
 	if (tsr_list(args.path, &l)) {
 		fprintf(stderr, "tessera info: %s\n", tsr_errmsg());
+		if (all) {
+			cJSON *o = tsr_info_need(cJSON_CreateObject());
+			tsr_put(o, "path", cJSON_CreateString(args.path));
+			tsr_put(o, "error", cJSON_CreateString(tsr_errmsg()));
+			cJSON_AddItemToArray(all, o);
+		}
 		return 1;
 	}
 	size_t n = tsr_listing_count(l);
@@ -590,7 +568,10 @@ int tsr_cli_info(int argc, char **argv)
 			tsr_free(text);
 		}
 	}
-	if (args.json) {
+	if (all) {
+		cJSON_AddItemToArray(all, doc);
+		doc = NULL;
+	} else if (args.json) {
 		tsr_cli_json_raw(doc);
 		char *s = tsr_info_need(cJSON_PrintUnformatted(doc));
 		tsr_print_indented(s);
@@ -619,5 +600,66 @@ int tsr_cli_info(int argc, char **argv)
 	tsr_context_free(ctx);
 	free(keep);
 	tsr_listing_free(l);
+	return rc;
+}
+
+int tsr_cli_info(int argc, char **argv)
+{
+	struct tsr_info_args args = {.hdu = -1};
+	const char **paths = tsr_info_need(calloc((size_t)argc, sizeof(*paths)));
+	int npaths = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			free(paths);
+			return tsr_info_usage(stdout);
+		} else if (!strcmp(argv[i], "--array") && i + 1 < argc) {
+			args.array = argv[++i];
+		} else if (!strcmp(argv[i], "--json")) {
+			args.json = 1;
+		} else if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
+			args.dtype = argv[++i];
+		} else if (!strcmp(argv[i], "--header")) {
+			args.header = 1;
+		} else if (!strcmp(argv[i], "--attrs")) {
+			args.attrs = 1;
+		} else if (!strcmp(argv[i], "--hdu") && i + 1 < argc) {
+			if (tsr_cli_hdu_arg(argv[++i], &args.hdu_arg)) {
+				fprintf(stderr, "tessera info: --hdu is " TSR_CLI_HDU_CHOICES
+					", not '%s'\n", argv[i]);
+				free(paths);
+				return 2;
+			}
+			args.hdu = args.hdu_arg.index;
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "tessera info: unexpected argument '%s'\n", argv[i]);
+			free(paths);
+			return 2;
+		} else {
+			paths[npaths++] = argv[i];
+		}
+	}
+	if (!npaths) {
+		free(paths);
+		fprintf(stderr, "tessera info: no PATH given\n");
+		return tsr_info_usage(stderr);
+	}
+	/* several paths: each one's listing in turn (--json: a list of their documents) */
+	cJSON *all = npaths > 1 && args.json ? tsr_info_need(cJSON_CreateArray()) : NULL;
+	int rc = 0;
+	for (int k = 0; k < npaths; k++) {
+		struct tsr_info_args one = args;
+		one.path = paths[k];
+		if (k && !args.json)
+			putchar('\n');
+		rc |= tsr_info_path(&one, all);
+	}
+	if (all) {
+		tsr_cli_json_raw(all);
+		char *text = tsr_info_need(cJSON_PrintUnformatted(all));
+		tsr_print_indented(text);
+		free(text);
+		cJSON_Delete(all);
+	}
+	free(paths);
 	return rc;
 }

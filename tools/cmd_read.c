@@ -1,4 +1,5 @@
 /* cmd_read.c - `tessera read`: all of an array or a section into an NPY file. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,7 +188,8 @@ int tsr_cli_read(int argc, char **argv)
 	struct tsr_array_info in = {.struct_size = sizeof(in)};
 	tsr_array_info(a, &in);
 	if (tsr_cli_write_npy(out, in.descr, ndim, shape, data, nbytes)) {
-		perror(strcmp(out, "-") ? out : "tessera read: standard output");
+		fprintf(stderr, "tessera read: %s: %s\n", strcmp(out, "-") ? out : "standard output",
+			strerror(errno));
 		goto done;
 	}
 	/* With the NPY on standard output, the receipt goes to standard error. */
