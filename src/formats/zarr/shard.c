@@ -1,10 +1,12 @@
 /* shard.c - sharding_indexed: finds an inner chunk's byte range in its shard from the shard's
  * index, reading each index once (only the index, never the shard) and caching it. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../codecs/codecs.h"
 #include "../../core/file.h"
+#include "../../io/unpack.h"
 #include "zarr.h"
 
 #define TSR_ZARR_PAGE 1024   /* slots per page, pages per directory */
@@ -27,6 +29,13 @@ int tsr_zarr_cache_init(struct tsr_zarr_cache *c, int64_t nslots)
 	return TSR_OK;
 }
 
+static void tsr_zarr_index_free(struct tsr_zarr_index *ix)
+{
+	if (ix && ix->memfd >= 0)
+		tsr_file_close(ix->memfd);
+	free(ix);
+}
+
 void tsr_zarr_cache_free(struct tsr_zarr_cache *c)
 {
 	if (!c->dirs)
@@ -36,7 +45,7 @@ void tsr_zarr_cache_free(struct tsr_zarr_cache *c)
 		for (int p = 0; dir && p < TSR_ZARR_PAGE; p++) {
 			_Atomic(void *) *page = atomic_load(&dir[p]);
 			for (int i = 0; page && i < TSR_ZARR_PAGE; i++)
-				free(atomic_load(&page[i]));
+				tsr_zarr_index_free(atomic_load(&page[i]));
 			free(page);
 		}
 		free(dir);
@@ -120,16 +129,64 @@ static int tsr_zarr_index_read(int fd, const struct tsr_zarr_shard *s, uint64_t 
 		idx->entries[i] = v;
 	}
 	idx->missing = 0;
+	idx->memfd = -1;
 	idx->region_offset = region_offset;
 	idx->region_nbytes = region_nbytes;
 	*idx_ret = idx;
 	return TSR_OK;
 }
 
+/* A shard whose bytes codecs cover it whole (s->nwhole): its region of fd read, decoded and
+ * kept in a memory file, whose index is then read as a plain shard's. The decoded size is
+ * bounded by what its index and inner chunks could take. */
+static int tsr_zarr_whole_index(const struct tsr_zarr_meta *m, const struct tsr_zarr_shard *s,
+				int fd, uint64_t off, uint64_t nbytes, struct tsr_zarr_index **ix_ret)
+{
+	uint64_t inner = tsr_dtype_size(m->dtype), cap;
+	for (int d = 0; d < m->ndim; d++)
+		inner = inner && s->inner[d] > 0 && (uint64_t)s->inner[d] <= UINT64_MAX / 2 / inner
+				? inner * (uint64_t)s->inner[d]
+				: UINT64_MAX / 4;
+	/* (an inner chunk's codecs may grow it: twice its bytes and 64 KiB) */
+	if (__builtin_mul_overflow((uint64_t)s->ninner, 2 * inner + 65536, &cap) ||
+	    __builtin_add_overflow(cap, s->index_nbytes, &cap) || cap > tsr_unpack_limit())
+		cap = tsr_unpack_limit();
+	if (nbytes > SIZE_MAX)
+		return tsr_error(TSR_E_UNSUPPORTED, "shard of %llu bytes", (unsigned long long)nbytes);
+	unsigned char *raw = malloc(nbytes ? (size_t)nbytes : 1);
+	if (!raw)
+		return tsr_error(TSR_E_NOMEM, "out of memory for a shard of %llu bytes",
+				 (unsigned long long)nbytes);
+	struct tsr_scratch sc = {0};
+	int st = tsr_file_pread(fd, raw, (size_t)nbytes, off), memfd = -1;
+	const void *cur = raw;
+	size_t n = (size_t)nbytes;
+	for (int i = 0; !st && i < s->nwhole; i++) {
+		void *out;
+		size_t out_n;
+		/* (the pre-steps' scratch slots, 3 and 4, in turn) */
+		st = tsr_bytes_decode(&s->whole[i], cur, n, &sc, 3 + (i & 1), 0, (size_t)cap, NULL,
+				      &out, &out_n);
+		cur = out;
+		n = out_n;
+	}
+	if (!st)
+		st = tsr_memfile(cur, n, &memfd);
+	free(raw);
+	tsr_scratch_free(&sc);
+	if (!st && (st = tsr_zarr_index_read(memfd, s, 0, n, ix_ret)) == TSR_OK)
+		(*ix_ret)->memfd = memfd;
+	else if (memfd >= 0)
+		tsr_file_close(memfd);
+	if (st)
+		tsr_error_prefix("whole shard");
+	return st;
+}
+
 int tsr_zarr_shard_ref(struct tsr_zarr *z, const int64_t *origin, struct tsr_chunk_ref *ref)
 {
 	const struct tsr_zarr_meta *m = &z->m;
-	int nd = m->ndim, fd = -1, st = TSR_OK;
+	int nd = m->ndim, fd = -1, st = TSR_OK, memfd = -1;
 	int64_t idx[TSR_MAX_DIM];
 	for (int d = 0; d < nd; d++)
 		idx[d] = origin[d] / m->chunk[d];
@@ -165,6 +222,7 @@ int tsr_zarr_shard_ref(struct tsr_zarr *z, const int64_t *origin, struct tsr_chu
 						goto done;
 					}
 					ix->missing = 1;
+					ix->memfd = -1;
 					ix = tsr_zarr_publish(slot, ix);
 					st = TSR_OK;
 					goto fill;
@@ -176,12 +234,26 @@ int tsr_zarr_shard_ref(struct tsr_zarr *z, const int64_t *origin, struct tsr_chu
 				off = base;
 				nbytes = size;
 			}
-			if ((st = tsr_zarr_index_read(fd, s, off, nbytes, &ix)))
-				goto done;
-			ix = tsr_zarr_publish(slot, ix);
+			if (s->nwhole) {
+				if ((st = tsr_zarr_whole_index(m, s, fd, off, nbytes, &ix)))
+					goto done;
+				/* (a thread that decoded it too drops its copy) */
+				void *expect = NULL;
+				if (!atomic_compare_exchange_strong_explicit(
+					    slot, &expect, (void *)ix, memory_order_acq_rel,
+					    memory_order_acquire)) {
+					tsr_zarr_index_free(ix);
+					ix = expect;
+				}
+			} else {
+				if ((st = tsr_zarr_index_read(fd, s, off, nbytes, &ix)))
+					goto done;
+				ix = tsr_zarr_publish(slot, ix);
+			}
 		}
 		if (ix->missing)
 			goto fill;
+		memfd = ix->memfd;
 		uint64_t eo = ix->entries[2 * j], en = ix->entries[2 * j + 1];
 		if (eo == TSR_ZARR_EMPTY && en == TSR_ZARR_EMPTY)
 			goto fill;
@@ -199,7 +271,9 @@ int tsr_zarr_shard_ref(struct tsr_zarr *z, const int64_t *origin, struct tsr_chu
 	ref->offset = off;
 	ref->nbytes = nbytes;
 	ref->missing_is_fill = 0;
-	if (z->zip)
+	if (memfd >= 0) /* the inner chunk lies in the decoded shard's memory file */
+		snprintf(ref->path, sizeof(ref->path), "/proc/self/fd/%d", memfd);
+	else if (z->zip)
 		ref->path[0] = '\0'; /* the array's own file: the zip */
 	goto done;
 fill:

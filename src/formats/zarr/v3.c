@@ -258,9 +258,9 @@ static int tsr_zarr_v3_chain(const cJSON *codecs, struct tsr_zarr_meta *m, const
 			if (!phase)
 				return tsr_error(TSR_E_FORMAT, "bytes codec '%s' before the array->bytes "
 						 "codec", name);
-			if (sharded)
-				return tsr_error(TSR_E_UNSUPPORTED, "codec '%s' after sharding_indexed "
-						 "(a whole-shard codec)", name);
+			if (sharded && depth)
+				return tsr_error(TSR_E_UNSUPPORTED, "codec '%s' after a nested "
+						 "sharding_indexed", name);
 			if (nbytes >= TSR_MAX_PRE)
 				return tsr_error(TSR_E_UNSUPPORTED, "more than %d bytes codecs", TSR_MAX_PRE);
 			struct tsr_bytes_step step = {.id = tsr_zarr_v3_bytes_codecs[k].id};
@@ -275,6 +275,25 @@ static int tsr_zarr_v3_chain(const cJSON *codecs, struct tsr_zarr_meta *m, const
 	if (sharded && naa)
 		return tsr_error(TSR_E_UNSUPPORTED, "numcodecs filters before sharding_indexed (on "
 				 "whole shards)");
+	if (sharded && nbytes) {
+		/* codecs on the whole shard (zarr-python writes its default compressor there when
+		 * the serializer is a ShardingCodec): undone first, in reverse */
+		struct tsr_zarr_shard *s = &m->shard[0];
+		if (m->nshard > 1)
+			return tsr_error(TSR_E_UNSUPPORTED, "bytes codecs on whole shards with nested "
+					 "sharding_indexed");
+		s->nwhole = nbytes;
+		char inner[64];
+		snprintf(inner, sizeof(inner), "%s", label);
+		size_t len = 0;
+		for (int i = 0; i < nbytes; i++) {
+			s->whole[i] = bytes[nbytes - 1 - i];
+			len += (size_t)snprintf(label + len, label_cap > len ? label_cap - len : 0,
+						"%s%s", i ? "+" : "", bytes_label[i]);
+		}
+		if (len < label_cap)
+			snprintf(label + len, label_cap - len, "(%s)", inner);
+	}
 	if (sharded)
 		return TSR_OK;
 	if (naa && nperm && ordered)

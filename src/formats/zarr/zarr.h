@@ -27,6 +27,11 @@ struct tsr_zarr_shard {
 	int index_big_endian;
 	int index_crc32c;
 	uint64_t index_nbytes;
+	/* Bytes codecs after sharding_indexed, on the whole shard (the outermost level only):
+	 * decode order. Such a shard is decoded whole into a memory file once, its index and
+	 * inner chunks read there. */
+	int nwhole;
+	struct tsr_bytes_step whole[TSR_MAX_PRE];
 };
 
 /* An array's metadata, reduced to what reading needs (v2 and v3 alike). */
@@ -59,6 +64,8 @@ struct tsr_zarr_meta {
 /* A shard's (or inner shard's) decoded index, cached once read. */
 struct tsr_zarr_index {
 	int missing;                /* the shard file does not exist: all fill */
+	int memfd;                  /* the decoded shard's memory file (whole-shard codecs), owned
+				       here, region_* then counting in it; -1: none */
 	uint64_t region_offset;     /* of the blob in the shard file */
 	uint64_t region_nbytes;
 	uint64_t entries[];         /* offset, nbytes per inner chunk (C order) */
