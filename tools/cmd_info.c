@@ -328,6 +328,16 @@ static const char *tsr_str(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+/* How much wider than its bytes a padded field must be to fill width columns: a UTF-8 name's
+ * continuation bytes take no column ("nível" is 6 bytes, 5 columns). */
+static int tsr_pad(const char *s, int width)
+{
+	int extra = 0;
+	for (; *s; s++)
+		extra += ((unsigned char)*s & 0xc0) == 0x80;
+	return width + extra;
+}
+
 static void tsr_print_table(const cJSON *doc)
 {
 	const char *format = tsr_str(doc, "format");
@@ -349,27 +359,29 @@ static void tsr_print_table(const cJSON *doc)
 			snprintf(first, sizeof(first), "%s", zarr ? (name[0] ? name : "/") : "0");
 		if (!strcmp(kind, "multiscale")) {
 			const cJSON *nl = cJSON_GetObjectItemCaseSensitive(o, "nlevels");
-			printf("%-24s OME-Zarr multiscale group: %d level%s (%s%s%s--level 0..%d)\n",
-			       first, nl->valueint, nl->valueint == 1 ? "" : "s",
+			printf("%-*s OME-Zarr multiscale group: %d level%s (%s%s%s--level 0..%d)\n",
+			       tsr_pad(first, 24), first, nl->valueint, nl->valueint == 1 ? "" : "s",
 			       name[0] ? "--array " : "", name, name[0] ? " " : "", nl->valueint - 1);
 			continue;
 		}
 		if (strcmp(kind, "array")) {
 			const char *xt = tsr_str(o, "xtension");
-			printf("%-21s (no image: %s)\n", first,
+			printf("%-*s (no image: %s)\n", tsr_pad(first, 21), first,
 			       !strcmp(kind, "table") ? xt : "an HDU without data");
 			continue;
 		}
 		const cJSON *err = cJSON_GetObjectItemCaseSensitive(o, "error");
 		if (err) {
-			printf("%-*s (cannot open: %s)\n", zarr ? 24 : 21, first, err->valuestring);
+			printf("%-*s (cannot open: %s)\n", tsr_pad(first, zarr ? 24 : 21), first,
+			       err->valuestring);
 			continue;
 		}
 		char shape[TSR_DIMS_CAP], layout[2 * TSR_DIMS_CAP];
 		tsr_dims_text(shape, sizeof(shape), cJSON_GetObjectItemCaseSensitive(o, "shape"));
 		tsr_layout_text(layout, sizeof(layout), o);
 		const cJSON *sb = cJSON_GetObjectItemCaseSensitive(o, "stored_nbytes");
-		printf("%-*s %-10s %-10s %-20s %-30s %-16s %.0f%s%s\n", zarr ? 24 : 21, first,
+		printf("%-*s %-10s %-10s %-20s %-30s %-16s %.0f%s%s\n",
+		       tsr_pad(first, zarr ? 24 : 21), first,
 		       tsr_str(o, "dtype"), tsr_str(o, "stored_dtype"), shape, layout,
 		       tsr_str(o, "codec"), cJSON_IsNumber(sb) ? sb->valuedouble : 0.0,
 		       strcmp(tsr_str(o, "reader"), "tessera") ? " (via CFITSIO)" : "",
