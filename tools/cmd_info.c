@@ -14,6 +14,7 @@ struct tsr_info_args {
 	int hdu;           /* --hdu: a FITS HDU; -1: all */
 	struct tsr_cli_hdu hdu_arg; /* --hdu as given: an index, or EXTNAME[,EXTVER] */
 	int json, header, attrs;
+	int level;         /* --level: that level of the multiscale group --array names; -1: all */
 	const char *dtype; /* --dtype: every array opened with it (tsr_open_options.dtype) */
 };
 
@@ -179,6 +180,29 @@ static int tsr_select(const struct tsr_info_args *args, const struct tsr_listing
 			return 1;
 		}
 		keep[args->hdu] = 1;
+	}
+	if (args->level >= 0) {
+		/* one level of an OME-Zarr group (the store's root without --array), as read's
+		 * --array GROUP --level K opens it */
+		char group[4096] = "";
+		size_t found = 0;
+		if (strcmp(format, "zarr")) {
+			fprintf(stderr, "tessera info: %s: --level is for OME-Zarr stores\n",
+				args->path);
+			return 1;
+		}
+		if (args->array)
+			tsr_array_norm(args->array, group, sizeof(group));
+		for (size_t i = 0; i < n; i++) {
+			tsr_listing_entry(l, i, &e);
+			keep[i] = e.kind == TSR_ENTRY_ARRAY && e.level == args->level &&
+				  !strcmp(e.group, group);
+			found += keep[i];
+		}
+		if (!found)
+			fprintf(stderr, "tessera info: %s: no level %d of a multiscale group '%s'\n",
+				args->path, args->level, group[0] ? group : "/");
+		return !found;
 	}
 	if (!args->array)
 		return 0;
@@ -488,13 +512,14 @@ static void tsr_print_header(const cJSON *o)
 
 static int tsr_info_usage(FILE *f)
 {
-	fprintf(f, "usage: tessera info PATH... [--hdu N|EXTNAME[,EXTVER]] [--array NAME] [--json]\n"
-		   "                    [--header] [--attrs] [--dtype DTYPE]\n"
+	fprintf(f, "usage: tessera info PATH... [--hdu N|EXTNAME[,EXTVER]] [--array NAME]\n"
+		   "                    [--level K] [--json] [--header] [--attrs] [--dtype DTYPE]\n"
 		   "Lists what PATH holds: a FITS file's HDUs (EXTNAME, dtype, shape, tiles, codec,\n"
 		   "stored bytes, BSCALE/BZERO, BLANK, quantization), a Zarr store's arrays (dtype,\n"
 		   "shape, chunks and shards, codecs, fill value, stored bytes) and OME-Zarr\n"
 		   "multiscale groups, or a Blosc2 frame's array. --hdu and --array show one HDU,\n"
-		   "array or group. --header prints the FITS header cards of the HDUs shown;\n"
+		   "array or group; --level K one level of the OME-Zarr group --array names (the\n"
+		   "store's own without it). --header prints the FITS header cards of the HDUs shown;\n"
 		   "--attrs prints all the metadata of each (Zarr attributes, dimension names, OME\n"
 		   "scales, Blosc2 vlmeta, FITS cards) as JSON. --json prints one JSON document\n"
 		   "(docs/info-json.md; with --header or --attrs each array carries \"metadata\").\n"
@@ -617,7 +642,7 @@ static int tsr_info_path(struct tsr_info_args *a, cJSON *all)
 
 int tsr_cli_info(int argc, char **argv)
 {
-	struct tsr_info_args args = {.hdu = -1};
+	struct tsr_info_args args = {.hdu = -1, .level = -1};
 	const char **paths = tsr_info_need(calloc((size_t)argc, sizeof(*paths)));
 	int npaths = 0;
 	for (int i = 1; i < argc; i++) {
@@ -630,6 +655,16 @@ int tsr_cli_info(int argc, char **argv)
 			args.json = 1;
 		} else if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
 			args.dtype = argv[++i];
+		} else if (!strcmp(argv[i], "--level") && i + 1 < argc) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+			if (!*argv[i] || *end || v < 0 || v > 1000000) {
+				fprintf(stderr, "tessera info: --level is a level number, not '%s'\n",
+					argv[i]);
+				free(paths);
+				return 2;
+			}
+			args.level = (int)v;
 		} else if (!strcmp(argv[i], "--header")) {
 			args.header = 1;
 		} else if (!strcmp(argv[i], "--attrs")) {
