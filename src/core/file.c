@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,5 +60,34 @@ int tsr_file_pread(int fd, void *dst, size_t nbytes, uint64_t offset)
 					 (unsigned long long)offset);
 		done += (size_t)n;
 	}
+	return TSR_OK;
+}
+
+int tsr_file_memfd(void)
+{
+	int fd = memfd_create("tessera-unpacked", MFD_CLOEXEC);
+	if (fd < 0 && (errno == ENOSYS || errno == EPERM)) /* (a sandbox without memfd) */
+		fd = open("/dev/shm", O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	return fd;
+}
+
+int tsr_memfile(const void *data, size_t n, int *fd_ret)
+{
+	int fd = tsr_file_memfd();
+	if (fd < 0)
+		return tsr_error(TSR_E_IO, "a memory file: %s", strerror(errno));
+	for (size_t done = 0; done < n;) {
+		ssize_t w = write(fd, (const char *)data + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = w < 0 ? errno : ENOSPC;
+			close(fd);
+			return tsr_error(e == ENOSPC || e == ENOMEM ? TSR_E_NOMEM : TSR_E_IO,
+					 "a memory file of %zu bytes: %s", n, strerror(e));
+		}
+		done += (size_t)w;
+	}
+	*fd_ret = fd;
 	return TSR_OK;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../core/array.h"
+#include "../core/file.h"
 #include "../core/internal.h"
 #include "io.h"
 #include "unpack.h"
@@ -158,36 +159,6 @@ static int tsr_bunzip(const unsigned char *in, size_t n, unsigned char *out, siz
 	return st;
 }
 
-/* A new empty memory file, or -1 (errno set). */
-static int tsr_memfd(void)
-{
-	int fd = memfd_create("tessera-unpacked", MFD_CLOEXEC);
-	if (fd < 0 && (errno == ENOSYS || errno == EPERM)) /* (a sandbox without memfd) */
-		fd = open("/dev/shm", O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
-	return fd;
-}
-
-int tsr_memfile(const void *data, size_t n, int *fd_ret)
-{
-	int fd = tsr_memfd();
-	if (fd < 0)
-		return tsr_error(TSR_E_IO, "a memory file: %s", strerror(errno));
-	for (size_t done = 0; done < n;) {
-		ssize_t w = write(fd, (const char *)data + done, n - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int e = w < 0 ? errno : ENOSPC;
-			close(fd);
-			return tsr_error(e == ENOSPC || e == ENOMEM ? TSR_E_NOMEM : TSR_E_IO,
-					 "a memory file of %zu bytes: %s", n, strerror(e));
-		}
-		done += (size_t)w;
-	}
-	*fd_ret = fd;
-	return TSR_OK;
-}
-
 int tsr_unpack(enum tsr_unpack_kind kind, const unsigned char *in, size_t n, uint64_t limit,
 	       int *fd_ret, uint64_t *nbytes_ret)
 {
@@ -199,7 +170,7 @@ int tsr_unpack(enum tsr_unpack_kind kind, const unsigned char *in, size_t n, uin
 		cap = (uint64_t)1 << 46;
 	if (cap == 0)
 		cap = 1;
-	int fd = tsr_memfd();
+	int fd = tsr_file_memfd();
 	if (fd < 0)
 		return tsr_error(TSR_E_IO, "a memory file for decompressing: %s", strerror(errno));
 	unsigned char *out = MAP_FAILED;

@@ -21,10 +21,6 @@ const char *tsr_unpack_name(enum tsr_unpack_kind kind);
 /* How many decompressed bytes an open may hold: half of this machine's memory. */
 uint64_t tsr_unpack_limit(void);
 
-/* A new anonymous memory file holding data[0, n): *fd_ret, open for pread (close it with
- * tsr_file_close). */
-int tsr_memfile(const void *data, size_t n, int *fd_ret);
-
 /* Decompresses in[0, n) into a new anonymous memory file (memfd: no file on disk). On TSR_OK
  * *fd_ret is that file (open for pread; close it with tsr_file_close) and *nbytes_ret its size.
  * More than limit decompressed bytes, corrupt or truncated input: a negative status and a

@@ -1,12 +1,12 @@
 /* shard.c - sharding_indexed: finds an inner chunk's byte range in its shard from the shard's
- * index, reading each index once (only the index, never the shard) and caching it. */
+ * index, reading each index once (only the index, never the shard, unless codecs cover the
+ * whole shard: then it is decoded once into a memory file) and caching it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../codecs/codecs.h"
 #include "../../core/file.h"
-#include "../../io/unpack.h"
 #include "zarr.h"
 
 #define TSR_ZARR_PAGE 1024   /* slots per page, pages per directory */
@@ -149,8 +149,8 @@ static int tsr_zarr_whole_index(const struct tsr_zarr_meta *m, const struct tsr_
 				: UINT64_MAX / 4;
 	/* (an inner chunk's codecs may grow it: twice its bytes and 64 KiB) */
 	if (__builtin_mul_overflow((uint64_t)s->ninner, 2 * inner + 65536, &cap) ||
-	    __builtin_add_overflow(cap, s->index_nbytes, &cap) || cap > tsr_unpack_limit())
-		cap = tsr_unpack_limit();
+	    __builtin_add_overflow(cap, s->index_nbytes, &cap) || cap > SIZE_MAX / 2)
+		cap = SIZE_MAX / 2;
 	if (nbytes > SIZE_MAX)
 		return tsr_error(TSR_E_UNSUPPORTED, "shard of %llu bytes", (unsigned long long)nbytes);
 	unsigned char *raw = malloc(nbytes ? (size_t)nbytes : 1);
