@@ -125,7 +125,7 @@ TSR_API const char *tsr_dtype_npy_descr(enum tsr_dtype dtype);
  * tsr_context_free releases the ring and returns the pool's unused memory to the driver, and
  * tsr_context_trim does so while the context lives.
  *
- * A fork's child may go on using a context (and its arrays) made before the fork, as
+ * A fork's child may go on using a context (and its arrays and streams) made before the fork, as
  * multiprocessing workers do: its first read there starts the context's worker threads again,
  * which the child does not inherit. That holds when no other thread of the parent was inside a
  * tessera call at the fork (its locks would stay taken in the child), and for host memory:

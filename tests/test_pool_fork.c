@@ -1,7 +1,8 @@
 /* test_pool_fork.c - a fork's child reads on the context its parent made and read on (as
  * multiprocessing and ML loaders fork workers): its pool's workers are started again there,
  * not waited on forever; a child that never reads frees the context without joining the
- * parent's threads. */
+ * parent's threads; a stream the parent opened goes on in the child, and frees there, read
+ * or not (its read-ahead thread was joined, the parent's: a hang). */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,29 @@ static int child_frees(void *p)
 	return 0;
 }
 
+struct sjob {
+	struct tsr_stream *s;
+	size_t per;
+	const void *want; /* the stream's second file */
+	int read;         /* the child reads a batch before it frees the stream */
+};
+
+static int child_stream(void *p)
+{
+	struct sjob *j = p;
+	int bad = 0;
+	if (j->read) {
+		void *got = malloc(j->per);
+		struct tsr_buffer b = {got, j->per, TSR_MEM_HOST, NULL};
+		size_t n = 0;
+		bad = !got || tsr_stream_next(j->s, &b, NULL, &n, NULL) || n != 1 ||
+		      memcmp(got, j->want, j->per);
+		free(got);
+	}
+	tsr_stream_free(j->s);
+	return bad ? 3 : 0;
+}
+
 int main(void)
 {
 	const char *corpus = getenv("TSR_CORPUS");
@@ -81,6 +105,21 @@ int main(void)
 	struct job j = {ctx, path, want, nb};
 	CHECK_EQ_INT(in_child(child_reads, &j), 0);
 	CHECK_EQ_INT(in_child(child_frees, &j), 0);
+	/* a stream opened and read from in the parent, then forked */
+	const char *two[] = {path, path};
+	struct tsr_stream_options so = {sizeof(so), 1, 1};
+	struct tsr_stream *st = NULL;
+	CHECK_EQ_INT(tsr_stream_open(ctx, two, 2, NULL, NULL, &so, &st), TSR_OK);
+	void *first = malloc(nb);
+	struct tsr_buffer fb = {first, nb, TSR_MEM_HOST, NULL};
+	size_t got_n = 0;
+	CHECK_EQ_INT(tsr_stream_next(st, &fb, NULL, &got_n, NULL), TSR_OK);
+	struct sjob sj = {st, nb, want, 1};
+	CHECK_EQ_INT(in_child(child_stream, &sj), 0);
+	sj.read = 0;
+	CHECK_EQ_INT(in_child(child_stream, &sj), 0);
+	tsr_stream_free(st);
+	free(first);
 	/* the parent's own pool goes on as before */
 	CHECK_EQ_INT(child_reads(&(struct job){ctx, path, want, nb}), 0);
 	tsr_free(want);

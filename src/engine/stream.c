@@ -34,6 +34,7 @@ struct tsr_stream {
 	pthread_cond_t wake;
 	size_t advised, want;
 	int quit;
+	pid_t pid;                  /* the process whose thread it is (a fork's child has none) */
 	/* Read-ahead into memory the stream owns (device streams; tsr_stream_ahead_test for host
 	 * ones): files [ahead_first, ahead_first + ahead_n) read by one batch read, each
 	 * file_nbytes, served to later batches by a copy. */
@@ -126,20 +127,40 @@ void tsr_stream_ahead_test(struct tsr_stream *s, size_t budget)
 	s->ahead_budget = budget;
 }
 
+/* In a fork's child, the read-ahead thread is the parent's: the stream's lock and condition
+ * made new (that thread may have held them at the fork) and a thread of the child's own
+ * started, as the context's pools do. */
+static void tsr_stream_after_fork(struct tsr_stream *s)
+{
+	if (s->pid == getpid())
+		return;
+	s->pid = getpid();
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->wake, NULL);
+	s->quit = 0;
+	s->thread_started = pthread_create(&s->thread, NULL, tsr_stream_main, s) == 0;
+}
+
 void tsr_stream_free(struct tsr_stream *s)
 {
 	if (!s)
 		return;
 	tsr_stream_ahead_drop(s);
-	if (s->thread_started) {
+	if (s->pid != getpid()) {
+		/* a child that never read: no thread of its own to end (and the parent's lock
+		 * may be held), so nothing to join or destroy */
+		s->thread_started = 0;
+	} else if (s->thread_started) {
 		pthread_mutex_lock(&s->lock);
 		s->quit = 1;
 		pthread_cond_signal(&s->wake);
 		pthread_mutex_unlock(&s->lock);
 		pthread_join(s->thread, NULL);
 	}
-	pthread_mutex_destroy(&s->lock);
-	pthread_cond_destroy(&s->wake);
+	if (s->pid == getpid()) {
+		pthread_mutex_destroy(&s->lock);
+		pthread_cond_destroy(&s->wake);
+	}
 	free(s->array_copy);
 	free(s->hdu_name_copy);
 	free(s->dtype_copy);
@@ -175,6 +196,7 @@ int tsr_stream_open(struct tsr_context *ctx, const char *const *paths, size_t np
 		return tsr_error(TSR_E_NOMEM, "tsr_stream_open: out of memory");
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->wake, NULL);
+	s->pid = getpid();
 	s->ctx = ctx;
 	s->per_batch = so.files_per_batch ? (size_t)so.files_per_batch : 1;
 	s->prefetch = so.prefetch ? (size_t)so.prefetch : 2 * s->per_batch;
@@ -363,6 +385,7 @@ static int tsr_stream_batch(struct tsr_stream *s, const struct tsr_buffer *dst, 
 	if (!s || !dst || !nfiles_ret)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_stream_next: NULL argument");
 	*nfiles_ret = 0;
+	tsr_stream_after_fork(s);
 	struct tsr_read_options o; /* (checked here too: a stream's end refuses what a read does) */
 	int st0 = tsr_read_options_load(&o, opts);
 	if (st0)
