@@ -35,26 +35,33 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/tesseraConfigVersion.cmak
 install(FILES ${PROJECT_BINARY_DIR}/tesseraConfig.cmake
         ${PROJECT_BINARY_DIR}/tesseraConfigVersion.cmake DESTINATION ${TSR_CMAKE_DIR})
 
-# tessera.pc: prefix = the .pc file's folder, as many levels up as the libdir is deep.
-set(TSR_PC_PREFIX "\${pcfiledir}")
-string(REPLACE "/" ";" _tsr_parts "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
-foreach(_p ${_tsr_parts})
-  string(APPEND TSR_PC_PREFIX "/..")
-endforeach()
+# tessera.pc: prefix = the .pc file's folder, as many levels up as the libdir is deep, so a
+# moved install still points at itself; where the libdir or includedir is absolute (Spack,
+# Nix and conda pass them so), the install's own full paths.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}" OR IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
+  set(TSR_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+  set(TSR_PC_LIBDIR "${CMAKE_INSTALL_FULL_LIBDIR}")
+  set(TSR_PC_INCLUDEDIR "${CMAKE_INSTALL_FULL_INCLUDEDIR}")
+else()
+  set(TSR_PC_PREFIX "\${pcfiledir}")
+  string(REPLACE "/" ";" _tsr_parts "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+  foreach(_p ${_tsr_parts})
+    string(APPEND TSR_PC_PREFIX "/..")
+  endforeach()
+  set(TSR_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
+  set(TSR_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+endif()
 # What a static link needs beyond libtessera.a (Libs.private), the CUDA runtime when built
 # with CUDA. The libraries are named directly, not as Requires.private modules: `pkg-config
 # --static` would then ask for their own static dependencies too (Debian's cfitsio.pc names
 # libcurl), where a static libtessera links the shared libraries these packages install.
-set(TSR_PC_LIBS_PRIVATE "")
+set(_tsr_libs "")
 foreach(_l ${DEFLATE_LIBRARIES} ${CFITSIO_LIBRARIES} ${ZSTD_LIBRARIES} ${LZ4_LIBRARIES}
-        ${LZMA_LIBRARIES} ${CJSON_LIBRARIES} ${MSGPACK_LIBRARIES})
-  string(APPEND TSR_PC_LIBS_PRIVATE "-l${_l} ")
+        ${LZMA_LIBRARIES} ${CJSON_LIBRARIES} ${MSGPACK_LIBRARIES} bz2 pthread ${CMAKE_DL_LIBS} m)
+  list(APPEND _tsr_libs "-l${_l}")
 endforeach()
-string(APPEND TSR_PC_LIBS_PRIVATE "-lbz2 -lpthread")
-foreach(_l ${CMAKE_DL_LIBS})
-  string(APPEND TSR_PC_LIBS_PRIVATE " -l${_l}")
-endforeach()
-string(APPEND TSR_PC_LIBS_PRIVATE " -lm")
+list(REMOVE_DUPLICATES _tsr_libs) # (a module may name pthread or m itself)
+list(JOIN _tsr_libs " " TSR_PC_LIBS_PRIVATE)
 if(TSR_CUDA_ENABLED)
   # the kernels' archive, then the static CUDA runtime (and what it needs) and nvcc's C++
   set(TSR_PC_LIBS_PRIVATE "-ltessera_cuda -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lrt ${TSR_PC_LIBS_PRIVATE} -lstdc++")
