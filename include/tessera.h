@@ -135,11 +135,12 @@ struct tsr_context;
 
 struct tsr_context_options {
 	size_t struct_size;    /* sizeof(struct tsr_context_options) */
-	int nthreads;          /* worker threads; 0 = all online CPUs, 1 = decode on the caller */
+	int nthreads;          /* worker threads; 0 = all online CPUs (at most 256), 1 = decode on
+				  the caller; at most 1024 */
 };
 
 /* tsr_context_create() makes a context. Returns TSR_OK; TSR_E_INVALID_ARG (NULL ctx_ret, a
- * struct_size it does not accept, nthreads < 0); TSR_E_NOMEM (also when a worker thread
+ * struct_size it does not accept, nthreads < 0 or > 1024); TSR_E_NOMEM (also when a worker thread
  * cannot be started). */
 TSR_API int tsr_context_create(const struct tsr_context_options *opts, /* NULL: defaults */
 			       struct tsr_context **ctx_ret);
@@ -170,7 +171,12 @@ struct tsr_array;
  * frame directory). A FITS file compressed whole (gzip, as .fits.gz; bzip2, .fits.bz2; unix
  * compress, .fits.Z; told by its first bytes, not its name) is decompressed into memory when
  * opened (no file on disk) and read from there; the handle holds that copy until freed, and one
- * larger than half of the machine's memory is TSR_E_NOMEM. */
+ * larger than half of the machine's memory is TSR_E_NOMEM.
+ *
+ * NULL options are the defaults TSR_OPEN_OPTIONS_INIT holds: hdu and level -1. A struct zeroed
+ * but for struct_size has hdu 0, the primary HDU, where the default is the first HDU with image
+ * data (a tile-compressed .fz file's image is HDU 1): start from TSR_OPEN_OPTIONS_INIT, or set
+ * hdu to -1. */
 struct tsr_open_options {
 	size_t struct_size;    /* sizeof(struct tsr_open_options) */
 	int hdu;               /* FITS: HDU index as astropy counts (primary = 0); -1 = the first
@@ -195,10 +201,14 @@ struct tsr_open_options {
 	 * TSR_E_INVALID_ARG), and '>' is refused (values come back in native order). */
 	const char *dtype;
 };
+/* The defaults, for a struct to set some fields of: struct tsr_open_options o =
+ * TSR_OPEN_OPTIONS_INIT; o.raw = 1; (C and C++ alike). */
+#define TSR_OPEN_OPTIONS_INIT {sizeof(struct tsr_open_options), -1, 0, NULL, -1, NULL, 0, NULL}
 
 /*
  * tsr_open() returns TSR_OK; TSR_E_INVALID_ARG (NULL ctx, path or array_ret, a struct_size it
- * does not accept, a dtype it does not know or whose item size is not the array's);
+ * does not accept, an hdu or level below -1, a dtype it does not know or whose item size is
+ * not the array's);
  * TSR_E_NOT_FOUND (no such path; no HDU of that hdu_name/hdu_ver, no HDU with image data, or
  * an hdu chosen by index with none; a Zarr array path the store lacks, or a group that is not
  * multiscale; an array path in a FITS file or a Blosc2 frame, an hdu_name of a Zarr store or

@@ -5,6 +5,9 @@
 
 #include "internal.h"
 
+/* The most worker threads a context takes (its default, all online CPUs, stops at 256). */
+#define TSR_MAX_THREADS 1024
+
 int tsr_context_create(const struct tsr_context_options *opts, struct tsr_context **ctx_ret)
 {
 	if (!ctx_ret)
@@ -17,6 +20,10 @@ int tsr_context_create(const struct tsr_context_options *opts, struct tsr_contex
 	int nthreads = o.nthreads;
 	if (nthreads < 0)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_context_create: nthreads %d < 0", nthreads);
+	/* (a typo's 100000 would start threads until the system refuses one, tens of thousands) */
+	if (nthreads > TSR_MAX_THREADS)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_context_create: nthreads %d > %d", nthreads,
+				 TSR_MAX_THREADS);
 	if (nthreads == 0) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		nthreads = n > 0 ? (int)(n > 256 ? 256 : n) : 1;

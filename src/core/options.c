@@ -106,8 +106,14 @@ int tsr_open_options_load(struct tsr_open_options *o, const struct tsr_open_opti
 		TSR_END(tsr_open_options, level),    TSR_END(tsr_open_options, hdu_name),
 		TSR_END(tsr_open_options, hdu_ver), TSR_END(tsr_open_options, dtype)};
 	*o = (struct tsr_open_options){.struct_size = sizeof(*o), .hdu = -1, .level = -1};
-	return tsr_options_load(o, sizeof(*o), opts, TSR_OPEN_OPTIONS_V1, ends,
-				sizeof(ends) / sizeof(*ends), what);
+	int st = tsr_options_load(o, sizeof(*o), opts, TSR_OPEN_OPTIONS_V1, ends,
+				  sizeof(ends) / sizeof(*ends), what);
+	/* -1 is each one's "none"; below it is no HDU or level (they opened as -1) */
+	if (!st && (o->hdu < -1 || o->level < -1))
+		st = tsr_error(TSR_E_INVALID_ARG, "%s: %s %d is below -1 (-1: %s)", what,
+			       o->hdu < -1 ? "hdu" : "level", o->hdu < -1 ? o->hdu : o->level,
+			       o->hdu < -1 ? "the first HDU with image data" : "the first level");
+	return st;
 }
 
 int tsr_read_options_load(struct tsr_read_options *o, const struct tsr_read_options *opts)

@@ -204,8 +204,9 @@ int tsr_cuda_device_count(int *n_ret)
 int tsr_cuda_pointer_device(const void *ptr, int *device_ret)
 {
 	(void)ptr;
-	if (device_ret)
-		*device_ret = -1;
+	if (!device_ret) /* (the argument is checked first, as in a CUDA build) */
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_cuda_pointer_device: device_ret is NULL");
+	*device_ret = -1;
 	return tsr_error(TSR_E_NO_DEVICE, TSR_NO_CUDA);
 }
 
