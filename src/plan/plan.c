@@ -67,27 +67,38 @@ int tsr_plan_build(const struct tsr_desc *desc, const struct tsr_norm_sel *sel, 
 		int64_t cs = desc->chunk_shape[d];
 		int64_t first = s->start, last = s->start + (s->count - 1) * s->step;
 		int64_t c0 = (first < last ? first : last) / cs, c1 = (first < last ? last : first) / cs;
-		lists[d] = malloc((size_t)(c1 - c0 + 1) * 3 * sizeof(int64_t));
+		/* at most a chunk a position: a long step over small chunks touches few of those
+		 * it spans (a[::2**30] of 2^40 one-element chunks: 1,024, not 2^40) */
+		int64_t most = c1 - c0 + 1 < s->count ? c1 - c0 + 1 : s->count;
+		lists[d] = malloc((size_t)most * 3 * sizeof(int64_t));
 		if (!lists[d]) {
-			status = tsr_error(TSR_E_NOMEM, "plan: out of memory");
+			status = tsr_error(TSR_E_NOMEM, "plan: out of memory for %lld chunks along axis "
+					   "%d", (long long)most, d);
 			goto done;
 		}
 		nlist[d] = 0;
-		/* Walk the chunks in the order positions visit them. */
-		for (int64_t i = 0; i <= c1 - c0; i++) {
-			int64_t c = s->step > 0 ? c0 + i : c1 - i;
-			int64_t k0, k1;
+		/* Walk the chunks the positions visit, in their order: from each position, the
+		 * run of positions in its chunk. */
+		for (int64_t k = 0; k < s->count;) {
+			int64_t c = (s->start + k * s->step) / cs, k0, k1;
 			tsr_plan_k_range(s, c * cs, (c + 1) * cs, &k0, &k1);
-			if (k0 < k1) {
-				int64_t *e = lists[d] + 3 * nlist[d]++;
-				e[0] = c;
-				e[1] = k0;
-				e[2] = k1;
-			}
+			if (k1 <= k) /* (cannot be: position k lies in chunk c) */
+				k1 = k + 1;
+			int64_t *e = lists[d] + 3 * nlist[d]++;
+			e[0] = c;
+			e[1] = k;
+			e[2] = k1;
+			k = k1;
+		}
+		if (total > INT64_MAX / nlist[d]) {
+			status = tsr_error(TSR_E_NOMEM, "plan: more tasks than can be counted");
+			goto done;
 		}
 		total *= nlist[d];
 	}
-	plan->tasks = malloc((size_t)total * (size_t)plan->stride * sizeof(int64_t));
+	plan->tasks = (uint64_t)total > SIZE_MAX / sizeof(int64_t) / (size_t)plan->stride
+			      ? NULL
+			      : malloc((size_t)total * (size_t)plan->stride * sizeof(int64_t));
 	if (!plan->tasks) {
 		status = tsr_error(TSR_E_NOMEM, "plan: out of memory for %lld tasks", (long long)total);
 		goto done;
