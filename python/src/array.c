@@ -513,9 +513,10 @@ PyObject *tsrpy_info_dict(const struct tsr_array_info *in, PyArray_Descr *descr,
 		Py_XDECREF(stored);
 		return NULL;
 	}
-	return Py_BuildValue("{s:s,s:O,s:N,s:N,s:s,s:O,s:N,s:i,s:N,s:N,s:L,s:s,s:s,s:N,s:O,s:s,s:s}",
+	/* (a name is the file's bytes, UTF-8 or not: decoded as paths are, surrogateescape) */
+	return Py_BuildValue("{s:s,s:O,s:N,s:N,s:N,s:O,s:N,s:i,s:N,s:N,s:L,s:s,s:s,s:N,s:O,s:s,s:s}",
 			     "format", in->format, "path", path, "hdu", tsrpy_hdu_of(in), "level",
-			     level, "name", in->name ? in->name : "", "dtype",
+			     level, "name", PyUnicode_DecodeFSDefault(in->name ? in->name : ""), "dtype",
 			     (PyObject *)descr, "stored_dtype", stored, "ndim", in->ndim, "shape",
 			     tsrpy_shape_tuple(in->ndim, in->shape), "chunks",
 			     tsrpy_shape_tuple(in->ndim, in->chunk_shape), "nchunks",

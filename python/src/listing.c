@@ -87,7 +87,7 @@ static PyObject *entry_dict(const struct tsr_listing *l, size_t i, const struct 
 					  e->level >= 0 ? PyLong_FromLong(e->level) : Py_NewRef(Py_None));
 		Py_XDECREF(nm);
 	} else {
-		v = Py_BuildValue("{s:s}", "name", e->name);
+		v = Py_BuildValue("{s:N}", "name", PyUnicode_DecodeFSDefault(e->name));
 	}
 	if (!v || PyDict_Update(d, v) < 0 ||
 	    (e->kind == TSR_ENTRY_ARRAY && add_array(d, l, i) < 0)) {

@@ -95,12 +95,77 @@ static void tsr_json_digits_raw(cJSON *j)
 	}
 }
 
+/* The length of the UTF-8 sequence at p (1-4), or 0 where it is not one (a stray continuation
+ * byte, an overlong form, a surrogate, past U+10FFFF, cut short). */
+static int tsr_utf8_len(const unsigned char *p)
+{
+	unsigned c = p[0];
+	int n = c < 0x80 ? 1
+		: (c & 0xe0) == 0xc0 ? 2
+		: (c & 0xf0) == 0xe0 ? 3
+		: (c & 0xf8) == 0xf0 ? 4
+				     : 0;
+	unsigned cp = n == 1 ? c : n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
+	for (int i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	static const unsigned least[5] = {0, 0, 0x80, 0x800, 0x10000};
+	if (n == 0 || cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000))
+		return 0;
+	return n;
+}
+
+/* The document as valid UTF-8: files hold strings of any bytes (a Blosc2 vlmeta string, a Zarr
+ * attribute, a path), which JSON readers refuse; each byte that starts no UTF-8 sequence
+ * becomes U+FFFD, as Python's errors="replace" makes it. Such bytes lie only inside strings
+ * (the rest of the document is ASCII), where the escape is text. */
+static int tsr_json_utf8(char **text)
+{
+	const unsigned char *s = (const unsigned char *)*text;
+	size_t bad = 0, n = 0;
+	for (; s[n];) {
+		int k = tsr_utf8_len(s + n);
+		bad += !k;
+		n += k ? (size_t)k : 1;
+	}
+	if (!bad)
+		return TSR_OK;
+	char *out = malloc(n + 5 * bad + 1), *o = out;
+	if (!out)
+		return tsr_error(TSR_E_NOMEM, "out of memory for metadata");
+	for (size_t i = 0; i < n;) {
+		int k = tsr_utf8_len(s + i);
+		if (k) {
+			memcpy(o, s + i, (size_t)k);
+			o += k;
+			i += (size_t)k;
+		} else {
+			memcpy(o, "\\ufffd", 6);
+			o += 6;
+			i++;
+		}
+	}
+	*o = '\0';
+	free(*text);
+	*text = out;
+	return TSR_OK;
+}
+
 int tsr_json_print(cJSON *root, char **json_ret)
 {
 	tsr_json_digits_raw(root);
 	/* cJSON allocates with malloc: tsr_free releases it */
 	*json_ret = cJSON_PrintUnformatted(root);
-	return *json_ret ? TSR_OK : tsr_error(TSR_E_NOMEM, "out of memory for metadata");
+	if (!*json_ret)
+		return tsr_error(TSR_E_NOMEM, "out of memory for metadata");
+	int st = tsr_json_utf8(json_ret);
+	if (st) {
+		free(*json_ret);
+		*json_ret = NULL;
+	}
+	return st;
 }
 
 int tsr_array_metadata(const struct tsr_array *a, char **json_ret)

@@ -177,6 +177,15 @@ static int tsr_unclaimed_file(const char *path)
 			 "folder it describes, %.*s", path, dir, slash ? path : ".");
 }
 
+/* Whether the thread's message names path already: messages keep bytes outside printable
+ * ASCII escaped (\xff), so the path is looked for as they write it. */
+static int tsr_names_path(const char *path)
+{
+	char esc[4200];
+	tsr_escape(esc, sizeof(esc), path, strlen(path));
+	return strstr(tsr_errmsg(), esc) != NULL;
+}
+
 /* In order: the first that claims a path takes it. */
 static const struct tsr_driver tsr_drivers[] = {
 	{"blosc2", "Blosc2 frame", 0, tsr_blosc2_sniff_dir, tsr_b2_file, tsr_blosc2_open,
@@ -238,7 +247,7 @@ int tsr_driver_find(const char *path, const struct tsr_driver **driver_ret, int 
 	st = tsr_unclaimed_file(path);
 fail:
 	tsr_file_close(fd);
-	if (!strstr(tsr_errmsg(), path))
+	if (!tsr_names_path(path))
 		tsr_error_prefix("%s", path);
 	return st;
 }
@@ -312,7 +321,7 @@ int tsr_open_at(struct tsr_context *ctx, const char *path, const struct tsr_open
 		st = tsr_array_view(a);
 	if (st != TSR_OK) {
 		/* Every failure names the file, whichever layer it came from. */
-		if (!strstr(tsr_errmsg(), path))
+		if (!tsr_names_path(path))
 			tsr_error_prefix("%s", path);
 		tsr_array_free(a);
 		return st;
