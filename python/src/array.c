@@ -202,6 +202,40 @@ static PyObject *array_reduce(tsrpy_Array *self, PyObject *unused)
 	return fn ? Py_BuildValue("(NO)", fn, self->reopen) : NULL;
 }
 
+/* A negative hdu counts from the end, as astropy's f[-1] does: the file's HDUs counted by a
+ * listing (headers only). A new reference to the index it names, or NULL with an exception
+ * (IndexError past the first HDU); hdu itself for anything else. */
+static PyObject *hdu_from_end(const char *path, PyObject *hdu)
+{
+	if (!hdu || !PyLong_Check(hdu) || PyBool_Check(hdu))
+		return Py_XNewRef(hdu);
+	long v = PyLong_AsLong(hdu);
+	if (v == -1 && PyErr_Occurred())
+		return NULL;
+	if (v >= 0)
+		return Py_NewRef(hdu);
+	struct tsr_listing *l = NULL;
+	struct tsr_entry e = {.struct_size = sizeof(e)};
+	size_t n = 0;
+	int st, fits = 0;
+	Py_BEGIN_ALLOW_THREADS
+	st = tsr_list(path, &l);
+	if (!st) {
+		n = tsr_listing_count(l);
+		fits = n && !tsr_listing_entry(l, 0, &e) && !strcmp(e.format, "fits");
+	}
+	tsr_listing_free(l);
+	Py_END_ALLOW_THREADS
+	if (st)
+		return tsrpy_raise(st, path);
+	if (!fits) /* (a format without HDUs: the option's own refusal says so) */
+		return Py_NewRef(hdu);
+	if ((long long)n + v < 0)
+		return PyErr_Format(PyExc_IndexError, "hdu %ld out of range: the file has %zu HDUs",
+				    v, n);
+	return PyLong_FromLongLong((long long)n + v);
+}
+
 static tsrpy_Array *array_open(PyObject *pathobj, PyObject *hdu, PyObject *array,
 			       PyObject *level, int raw, PyObject *dtype)
 {
@@ -214,10 +248,13 @@ static tsrpy_Array *array_open(PyObject *pathobj, PyObject *hdu, PyObject *array
 
 	if (!PyUnicode_FSConverter(pathobj, &pb))
 		return NULL;
-	if (tsrpy_open_options_dtype(hdu, array, level, raw, dtype, &oo, &ab) < 0) {
+	PyObject *h = hdu_from_end(PyBytes_AS_STRING(pb), hdu);
+	if ((hdu && !h) || tsrpy_open_options_dtype(h, array, level, raw, dtype, &oo, &ab) < 0) {
+		Py_XDECREF(h);
 		Py_DECREF(pb);
 		return NULL;
 	}
+	Py_XDECREF(h);
 	path = PyBytes_AS_STRING(pb);
 	str = PyUnicode_DecodeFSDefault(path);
 	if (str) {

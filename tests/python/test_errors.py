@@ -68,7 +68,7 @@ def test_missing_array_in_store():
 
 
 @pytest.mark.parametrize("kw,exc", [
-    (dict(hdu=["SCI"]), TypeError), (dict(hdu=-2), ValueError), (dict(hdu=1.0), TypeError),
+    (dict(hdu=["SCI"]), TypeError), (dict(hdu=-2), IndexError), (dict(hdu=1.0), TypeError),
     (dict(hdu=("SCI",)), TypeError), (dict(hdu=("SCI", 0)), ValueError), (dict(hdu=(1, 1)), TypeError),
     (dict(level="a"), TypeError), (dict(array=3), TypeError), (dict(level=-4), ValueError),
 ])
