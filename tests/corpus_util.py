@@ -174,6 +174,26 @@ def crc32c(data):
     return crc ^ 0xFFFFFFFF
 
 
+def cli(*args, timeout=60):
+    """`tessera ARGS`: the finished process (returncode; stdout and stderr as text)."""
+    return subprocess.run([BIN] + list(args), capture_output=True, text=True, timeout=timeout)
+
+
+class Checks:
+    """Named checks, counted for report(): check(what, cond) notes what where cond is false."""
+
+    def __init__(self):
+        self.failures, self.total = [], 0
+
+    def __call__(self, what, cond):
+        self.total += 1
+        if not cond:
+            self.failures.append(what)
+
+    def report(self):
+        report(self.failures, self.total)
+
+
 def report(failures, total):
     for f in failures:
         print("FAIL", f)

@@ -4,24 +4,15 @@ options; a level the group lacks exits 1 saying so. info had no --level ("unexpe
 argument")."""
 import json
 import os
-import subprocess
 import tempfile
 
-from corpus_util import BIN, report
+from corpus_util import Checks, cli
 
-failures = []
-total = 0
-
-
-def check(what, cond):
-    global total
-    total += 1
-    if not cond:
-        failures.append(what)
+check = Checks()
 
 
 def info(*args):
-    return subprocess.run([BIN, "info"] + list(args), capture_output=True, text=True, timeout=60)
+    return cli("info", *args)
 
 
 def array(d, shape):
@@ -54,4 +45,4 @@ with tempfile.TemporaryDirectory() as tmp:
     p = info(s, "--level", "x")
     check("level x: rc %d" % p.returncode, p.returncode == 2)
 
-report(failures, total)
+check.report()

@@ -4,27 +4,18 @@ the order given, a path that does not list as {"path", "error"} there; exit 1 wh
 It took one path ("unexpected argument")."""
 import json
 import os
-import subprocess
 import tempfile
 
 import numpy as np
 from astropy.io import fits as afits
 
-from corpus_util import BIN, report
+from corpus_util import Checks, cli
 
-failures = []
-total = 0
-
-
-def check(what, cond):
-    global total
-    total += 1
-    if not cond:
-        failures.append(what)
+check = Checks()
 
 
 def info(*args):
-    return subprocess.run([BIN, "info"] + list(args), capture_output=True, text=True, timeout=60)
+    return cli("info", *args)
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -51,4 +42,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check("missing: on stderr", "none.fits" in p.stderr)
     check("missing: the others listed", docs[2]["entries"][0]["shape"] == [3, 3])
 
-report(failures, total)
+check.report()

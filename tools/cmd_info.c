@@ -656,15 +656,12 @@ int tsr_cli_info(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
 			args.dtype = argv[++i];
 		} else if (!strcmp(argv[i], "--level") && i + 1 < argc) {
-			char *end;
-			long v = strtol(argv[++i], &end, 10);
-			if (!*argv[i] || *end || v < 0 || v > 1000000) {
+			if (tsr_cli_parse_int(argv[++i], 0, 1L << 30, &args.level)) {
 				fprintf(stderr, "tessera info: --level is a level number, not '%s'\n",
 					argv[i]);
 				free(paths);
 				return 2;
 			}
-			args.level = (int)v;
 		} else if (!strcmp(argv[i], "--header")) {
 			args.header = 1;
 		} else if (!strcmp(argv[i], "--attrs")) {

@@ -34,6 +34,9 @@ void tsr_error_clear(void);
  * quote bytes from files (keys, names, values), so tsr_error and tsr_error_prefix pass what they
  * format through it: no message carries a raw control or invalid byte. */
 size_t tsr_escape(char *dst, size_t cap, const char *src, size_t n);
+/* Length of the valid multi-byte UTF-8 character at s[0, n) (no overlong form, surrogate or
+ * code point past U+10FFFF), else 0 (ASCII bytes too: callers take those themselves). */
+size_t tsr_utf8_len(const unsigned char *s, size_t n);
 
 /* ---- dtypes (core/dtype.c) ---- */
 int tsr_dtype_is_float(enum tsr_dtype t);

@@ -41,8 +41,7 @@ const char *tsr_version(void)
 	return TSR_VERSION_STRING;
 }
 
-/* Length of the valid UTF-8 character at s[0, n) that is not a C1 control, else 0. */
-static size_t tsr_utf8_len(const unsigned char *s, size_t n)
+size_t tsr_utf8_len(const unsigned char *s, size_t n)
 {
 	unsigned c = s[0];
 	size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
@@ -52,8 +51,7 @@ static size_t tsr_utf8_len(const unsigned char *s, size_t n)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
 	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) || /* overlong, surrogate */
-	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90) || /* overlong, > U+10FFFF */
-	    (c == 0xc2 && s[1] < 0xa0))                                  /* C1 controls */
+	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))   /* overlong, > U+10FFFF */
 		return 0;
 	return len;
 }
@@ -67,6 +65,8 @@ size_t tsr_escape(char *dst, size_t cap, const char *src, size_t n)
 		return 0;
 	for (size_t i = 0; i < n;) {
 		size_t len = s[i] >= 0x20 && s[i] < 0x7f ? 1 : s[i] >= 0x80 ? tsr_utf8_len(s + i, n - i) : 0;
+		if (len == 2 && s[i] == 0xc2 && s[i + 1] < 0xa0)
+			len = 0; /* (a C1 control: escaped as the C0 ones are) */
 		if (len) {
 			if (o + len >= cap)
 				break;

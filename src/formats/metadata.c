@@ -95,26 +95,11 @@ static void tsr_json_digits_raw(cJSON *j)
 	}
 }
 
-/* The length of the UTF-8 sequence at p (1-4), or 0 where it is not one (a stray continuation
- * byte, an overlong form, a surrogate, past U+10FFFF, cut short). */
-static int tsr_utf8_len(const unsigned char *p)
+/* The length of the character at s[0, n): ASCII 1, UTF-8 its bytes, 0 for a byte that starts
+ * none. */
+static size_t tsr_json_char(const unsigned char *s, size_t n)
 {
-	unsigned c = p[0];
-	int n = c < 0x80 ? 1
-		: (c & 0xe0) == 0xc0 ? 2
-		: (c & 0xf0) == 0xe0 ? 3
-		: (c & 0xf8) == 0xf0 ? 4
-				     : 0;
-	unsigned cp = n == 1 ? c : n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
-	for (int i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	static const unsigned least[5] = {0, 0, 0x80, 0x800, 0x10000};
-	if (n == 0 || cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000))
-		return 0;
-	return n;
+	return s[0] < 0x80 ? 1 : tsr_utf8_len(s, n);
 }
 
 /* The document as valid UTF-8: files hold strings of any bytes (a Blosc2 vlmeta string, a Zarr
@@ -124,11 +109,11 @@ static int tsr_utf8_len(const unsigned char *p)
 static int tsr_json_utf8(char **text)
 {
 	const unsigned char *s = (const unsigned char *)*text;
-	size_t bad = 0, n = 0;
-	for (; s[n];) {
-		int k = tsr_utf8_len(s + n);
+	size_t n = strlen(*text), bad = 0;
+	for (size_t i = 0; i < n;) {
+		size_t k = tsr_json_char(s + i, n - i);
 		bad += !k;
-		n += k ? (size_t)k : 1;
+		i += k ? k : 1;
 	}
 	if (!bad)
 		return TSR_OK;
@@ -136,11 +121,11 @@ static int tsr_json_utf8(char **text)
 	if (!out)
 		return tsr_error(TSR_E_NOMEM, "out of memory for metadata");
 	for (size_t i = 0; i < n;) {
-		int k = tsr_utf8_len(s + i);
+		size_t k = tsr_json_char(s + i, n - i);
 		if (k) {
-			memcpy(o, s + i, (size_t)k);
+			memcpy(o, s + i, k);
 			o += k;
-			i += (size_t)k;
+			i += k;
 		} else {
 			memcpy(o, "\\ufffd", 6);
 			o += 6;

@@ -29,8 +29,9 @@ int tsr_zarr_cache_init(struct tsr_zarr_cache *c, int64_t nslots)
 	return TSR_OK;
 }
 
-static void tsr_zarr_index_free(struct tsr_zarr_index *ix)
+static void tsr_zarr_index_free(void *p)
 {
+	struct tsr_zarr_index *ix = p;
 	if (ix && ix->memfd >= 0)
 		tsr_file_close(ix->memfd);
 	free(ix);
@@ -54,15 +55,15 @@ void tsr_zarr_cache_free(struct tsr_zarr_cache *c)
 	c->dirs = NULL;
 }
 
-/* Publishes p in slot unless another thread got there first (p is freed then); returns the one
- * that stays. */
-static void *tsr_zarr_publish(_Atomic(void *) *slot, void *p)
+/* Publishes p in slot unless another thread got there first (p is dropped then, by drop);
+ * returns the one that stays. */
+static void *tsr_zarr_publish(_Atomic(void *) *slot, void *p, void (*drop)(void *))
 {
 	void *expect = NULL;
 	if (atomic_compare_exchange_strong_explicit(slot, &expect, p, memory_order_acq_rel,
 						    memory_order_acquire))
 		return p;
-	free(p);
+	drop(p);
 	return expect;
 }
 
@@ -77,7 +78,7 @@ static _Atomic(void *) *tsr_zarr_level(_Atomic(void *) *pp)
 		return NULL;
 	for (int i = 0; i < TSR_ZARR_PAGE; i++)
 		atomic_init(&mine[i], NULL);
-	return tsr_zarr_publish(pp, (void *)mine);
+	return tsr_zarr_publish(pp, (void *)mine, free);
 }
 
 /* The slot of blob `id`, its directory and page allocated (and published) on first use. */
@@ -223,7 +224,7 @@ int tsr_zarr_shard_ref(struct tsr_zarr *z, const int64_t *origin, struct tsr_chu
 					}
 					ix->missing = 1;
 					ix->memfd = -1;
-					ix = tsr_zarr_publish(slot, ix);
+					ix = tsr_zarr_publish(slot, ix, tsr_zarr_index_free);
 					st = TSR_OK;
 					goto fill;
 				}
@@ -234,22 +235,11 @@ int tsr_zarr_shard_ref(struct tsr_zarr *z, const int64_t *origin, struct tsr_chu
 				off = base;
 				nbytes = size;
 			}
-			if (s->nwhole) {
-				if ((st = tsr_zarr_whole_index(m, s, fd, off, nbytes, &ix)))
-					goto done;
-				/* (a thread that decoded it too drops its copy) */
-				void *expect = NULL;
-				if (!atomic_compare_exchange_strong_explicit(
-					    slot, &expect, (void *)ix, memory_order_acq_rel,
-					    memory_order_acquire)) {
-					tsr_zarr_index_free(ix);
-					ix = expect;
-				}
-			} else {
-				if ((st = tsr_zarr_index_read(fd, s, off, nbytes, &ix)))
-					goto done;
-				ix = tsr_zarr_publish(slot, ix);
-			}
+			st = s->nwhole ? tsr_zarr_whole_index(m, s, fd, off, nbytes, &ix)
+				       : tsr_zarr_index_read(fd, s, off, nbytes, &ix);
+			if (st)
+				goto done;
+			ix = tsr_zarr_publish(slot, ix, tsr_zarr_index_free);
 		}
 		if (ix->missing)
 			goto fill;
