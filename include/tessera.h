@@ -177,6 +177,11 @@ struct tsr_array;
  * but for struct_size has hdu 0, the primary HDU, where the default is the first HDU with image
  * data (a tile-compressed .fz file's image is HDU 1): start from TSR_OPEN_OPTIONS_INIT, or set
  * hdu to -1. */
+/* The longest EXTNAME tessera names and opens, in bytes: a FITS string of more than 68
+ * characters goes on over CONTINUE cards (astropy writes long names so); a longer one is
+ * listed cut to this length. */
+#define TSR_HDU_NAME_MAX 1023
+
 struct tsr_open_options {
 	size_t struct_size;    /* sizeof(struct tsr_open_options) */
 	int hdu;               /* FITS: HDU index as astropy counts (primary = 0); -1 = the first
@@ -187,8 +192,9 @@ struct tsr_open_options {
 	int level;             /* OME-Zarr: multiscale level (dataset index); 0 (or -1) = the
 				  first; ignored for arrays that are not multiscale when <= 0 */
 	const char *hdu_name;  /* FITS: the HDU whose EXTNAME this is (blanks and case ignored,
-				  "PRIMARY" also names HDU 0, as astropy); when set, hdu is
-				  ignored; none such is TSR_E_NOT_FOUND. NULL or "": hdu decides */
+				  "PRIMARY" also names HDU 0, as astropy; up to TSR_HDU_NAME_MAX
+				  bytes); when set, hdu is ignored; none such is TSR_E_NOT_FOUND.
+				  NULL or "": hdu decides */
 	int hdu_ver;           /* with hdu_name: its EXTVER (absent counts as 1); 0 = the first
 				  HDU of that name */
 	/* Added later: a caller's struct_size from before gets NULL. */

@@ -123,9 +123,9 @@ int main(void)
 		CHECK(strstr(tsr_errmsg(), "'NOPE'") != NULL);
 		o = by_name("SCI", -1);
 		CHECK_EQ_INT(pick(ctx, path, &o), TSR_E_INVALID_ARG);
-		char longname[80];
-		memset(longname, 'A', 69);
-		longname[69] = '\0';
+		char longname[TSR_HDU_NAME_MAX + 2];
+		memset(longname, 'A', TSR_HDU_NAME_MAX + 1);
+		longname[TSR_HDU_NAME_MAX + 1] = '\0';
 		o = by_name(longname, 0);
 		CHECK_EQ_INT(pick(ctx, path, &o), TSR_E_INVALID_ARG);
 

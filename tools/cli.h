@@ -35,7 +35,7 @@ int tsr_cli_write_npy(const char *path, const char *descr, int ndim, const int64
 #define TSR_CLI_HDU_CHOICES "an index (0 = primary), an EXTNAME, or EXTNAME,EXTVER"
 struct tsr_cli_hdu {
 	int index;     /* -1: none (a name, or no --hdu) */
-	char name[69]; /* "": no name (FITS strings hold up to 68 characters) */
+	char name[TSR_HDU_NAME_MAX + 1]; /* "": no name */
 	int ver;       /* with name: EXTVER, 0 = any */
 };
 /* Parses arg into *h; 0, or -1 when it is none of the choices. */

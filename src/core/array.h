@@ -66,7 +66,7 @@ struct tsr_array {
 	uint64_t start_at;
 	const char *start_name;
 	uint64_t header_at;        /* FITS: where the opened HDU's header starts (its metadata) */
-	char extname[72];          /* FITS: the opened HDU's EXTNAME (desc.name) */
+	char extname[TSR_HDU_NAME_MAX + 1]; /* FITS: the opened HDU's EXTNAME (desc.name) */
 	/* tsr_open_options.dtype, parsed before the driver runs (TSR_DTYPE_INVALID: none). A
 	 * driver whose file names no dtype uses it (and sets desc.dtype_source to "caller");
 	 * tsr_open applies it to any other array as a view of the values. */

@@ -306,11 +306,11 @@ int tsr_fits_open(struct tsr_array *a, const struct tsr_open_options *opts)
 	uint64_t offset = 0;
 	int want = opts->hdu;
 	const char *name = opts->hdu_name && opts->hdu_name[0] ? opts->hdu_name : NULL;
-	char names[400] = "", extname[72];
-	if (name && (opts->hdu_ver < 0 || strlen(name) > 68))
+	char names[400] = "", extname[TSR_HDU_NAME_MAX + 1];
+	if (name && (opts->hdu_ver < 0 || strlen(name) > TSR_HDU_NAME_MAX))
 		return tsr_error(TSR_E_INVALID_ARG, "%s: HDU name '%.68s' with EXTVER %d: names hold "
-				 "up to 68 characters, versions count from 1 (0: any)", a->path,
-				 name, opts->hdu_ver);
+				 "up to %d bytes, versions count from 1 (0: any)", a->path,
+				 name, opts->hdu_ver, TSR_HDU_NAME_MAX);
 	a->desc.unit_noun = "HDU";
 	a->desc.chunk_noun = "tile";
 	char magic[10];

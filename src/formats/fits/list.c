@@ -125,7 +125,7 @@ int tsr_fits_list(const char *path, int fd, uint64_t file_nbytes, struct tsr_lis
 						.name = "", .xtension = "", .level = -1};
 			return tsr_listing_add(l, &bad, offset);
 		}
-		char extname[72] = "";
+		char extname[TSR_HDU_NAME_MAX + 1] = "";
 		int64_t extver = 0;
 		int sn = tsr_fits_get_string(&h, "EXTNAME", extname, sizeof(extname));
 		int sv = tsr_fits_get_int(&h, "EXTVER", &extver);
