@@ -19,11 +19,11 @@ int tsr_array_view(struct tsr_array *a)
 	char unit[320];
 	tsr_array_unit(a, unit, sizeof(unit));
 	if (tsr_dtype_size(t) != tsr_dtype_size(d->dtype))
-		return tsr_error(TSR_E_INVALID_ARG, "%s: %s: dtype %s has %zu-byte items, the array "
+		return tsr_error(TSR_E_INVALID_ARG, "%s%s: dtype %s has %zu-byte items, the array "
 				 "(%s) has %zu-byte items", a->path, unit, tsr_dtype_name(t),
 				 tsr_dtype_size(t), tsr_dtype_name(d->dtype), tsr_dtype_size(d->dtype));
 	if (a->want_order == '>' && tsr_dtype_size(t) > 1)
-		return tsr_error(TSR_E_UNSUPPORTED, "%s: %s: a big-endian dtype ('>'): tessera "
+		return tsr_error(TSR_E_UNSUPPORTED, "%s%s: a big-endian dtype ('>'): tessera "
 				 "returns values in native order, and the file names its own", a->path,
 				 unit);
 	d->dtype = t;
@@ -68,10 +68,12 @@ int64_t tsr_array_chunk_extent(const struct tsr_array *a, int64_t chunk, int64_t
 
 void tsr_array_unit(const struct tsr_array *a, char *buf, size_t cap)
 {
-	if (a->desc.unit_label)
-		snprintf(buf, cap, "%s %s", a->desc.unit_noun, a->desc.unit_label);
+	if (!a->desc.unit_noun)
+		snprintf(buf, cap, "%s", "");
+	else if (a->desc.unit_label)
+		snprintf(buf, cap, ": %s %s", a->desc.unit_noun, a->desc.unit_label);
 	else
-		snprintf(buf, cap, "%s %d", a->desc.unit_noun, a->desc.index);
+		snprintf(buf, cap, ": %s %d", a->desc.unit_noun, a->desc.index);
 }
 
 void tsr_array_chunk_name(const struct tsr_array *a, int64_t chunk, char *prefix,
@@ -80,7 +82,7 @@ void tsr_array_chunk_name(const struct tsr_array *a, int64_t chunk, char *prefix
 	if (prefix) {
 		char unit[320];
 		tsr_array_unit(a, unit, sizeof(unit));
-		snprintf(prefix, prefix_cap, "%s: %s: %s", a->path, unit, a->desc.chunk_noun);
+		snprintf(prefix, prefix_cap, "%s%s: %s", a->path, unit, a->desc.chunk_noun);
 	}
 	if (label) {
 		if (a->desc.chunk_label)

@@ -92,9 +92,10 @@ void tsr_array_grid(struct tsr_array *array);
 /* The extent of chunk `chunk` (C order over the grid) in the array: the chunk shape, edge chunks
  * truncated to the array, not padded. Returns its element count. */
 int64_t tsr_array_chunk_extent(const struct tsr_array *array, int64_t chunk, int64_t *extent);
-/* Writes how messages name the array's unit: "HDU 1", "array labels/ids". */
+/* Writes how messages name the array's unit after its path: ": HDU 1", ": array labels/ids",
+ * or "" for a format that holds one array (a Blosc2 frame: no unit noun). */
 void tsr_array_unit(const struct tsr_array *array, char *buf, size_t cap);
-/* How messages name a chunk: prefix gets "path: HDU 1: tile" ("path: array /: chunk"), label
+/* How messages name a chunk: prefix gets "path: HDU 1: tile" ("path: chunk"), label
  * its number or the driver's name for it ("7", "c/0/1"); either may be NULL. */
 void tsr_array_chunk_name(const struct tsr_array *array, int64_t chunk, char *prefix,
 			  size_t prefix_cap, char *label, size_t label_cap);

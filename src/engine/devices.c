@@ -400,7 +400,7 @@ int tsr_read_devices(struct tsr_array *array, const struct tsr_selection *sel,
 	if ((st = tsr_selection_normalize(sel, array->desc.ndim, array->desc.shape, &ns))) {
 		char unit[320];
 		tsr_array_unit(array, unit, sizeof(unit));
-		tsr_error_prefix("%s: %s", array->path, unit);
+		tsr_error_prefix("%s%s", array->path, unit);
 		return st;
 	}
 	int ax, out;

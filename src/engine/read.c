@@ -193,7 +193,7 @@ int tsr_read_ex(struct tsr_array *array, const struct tsr_selection *sel,
 	if (st) {
 		char unit[320];
 		tsr_array_unit(array, unit, sizeof(unit));
-		tsr_error_prefix("%s: %s", array->path, unit);
+		tsr_error_prefix("%s%s", array->path, unit);
 		return st;
 	}
 	return tsr_read_norm(array, &ns, dst, opts, receipt_ret, batch, t0);
@@ -279,7 +279,7 @@ int tsr_read_alloc(struct tsr_array *array, const struct tsr_selection *sel,
 	if (st) {
 		char unit[320];
 		tsr_array_unit(array, unit, sizeof(unit));
-		tsr_error_prefix("%s: %s", array->path, unit);
+		tsr_error_prefix("%s%s", array->path, unit);
 		return st;
 	}
 	return tsr_read_alloc_norm(array, &ns, opts, t0, data_ret, nbytes_ret, ndim_ret, shape_ret,
@@ -300,7 +300,7 @@ static int tsr_index_norm(const struct tsr_array *array, const struct tsr_index 
 	if (st) {
 		char unit[320];
 		tsr_array_unit(array, unit, sizeof(unit));
-		tsr_error_prefix("%s: %s", array->path, unit);
+		tsr_error_prefix("%s%s", array->path, unit);
 	}
 	return st;
 }

@@ -625,7 +625,7 @@ int tsr_blosc2_open(struct tsr_array *a, const struct tsr_open_options *opts)
 	tsr_b2_codec_name(f);
 	snprintf(d->codec, sizeof(d->codec), "%s", f->codec);
 	snprintf(d->reader, sizeof(d->reader), "tessera");
-	d->unit_noun = "array";
+	d->unit_noun = NULL; /* a frame holds one array: messages name the file and chunk */
 	d->chunk_noun = "chunk";
 	d->index = 0;
 	/* the chunk grid tsr_open derives from shape and chunk shape must be the frame's */
