@@ -7,10 +7,18 @@ static const char INVALID_KEY[] =
 	"only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
 	"boolean arrays are valid indices";
 
+/* NumPy's words for an array of another dtype. */
+static const char NOT_INTEGER_ARRAY[] = "arrays used as indices must be of integer (or boolean) type";
+
+/* Lists, arrays, sequences, and objects NumPy makes arrays of (__array__, the array
+ * interfaces, buffers). */
 static int is_advanced(PyObject *o)
 {
 	return PyBool_Check(o) || PyArray_IsScalar(o, Bool) || PyList_Check(o) ||
-	       PyArray_Check(o) || PySequence_Check(o);
+	       PyArray_Check(o) || PySequence_Check(o) || PyObject_CheckBuffer(o) ||
+	       PyObject_HasAttrString(o, "__array__") ||
+	       PyObject_HasAttrString(o, "__array_interface__") ||
+	       PyObject_HasAttrString(o, "__array_struct__");
 }
 
 /* One item of the key. Integers take the object's __index__ as NumPy does (so numpy.int64
@@ -36,6 +44,13 @@ static int key_item(PyObject *o, struct tsr_sel_item *it)
 		it->stop = stop, it->has_stop = s->stop != Py_None;
 		it->step = step, it->has_step = 1;
 		return 0;
+	}
+	/* a 0-d array of floats, strings or objects: NumPy's IndexError, not __index__'s
+	 * TypeError */
+	if (PyArray_Check(o) && PyArray_NDIM((PyArrayObject *)o) == 0 &&
+	    !PyArray_ISINTEGER((PyArrayObject *)o) && !PyArray_ISBOOL((PyArrayObject *)o)) {
+		PyErr_SetString(PyExc_IndexError, NOT_INTEGER_ARRAY);
+		return -1;
 	}
 	/* (a 0-d boolean array is a mask, as True is, not the integer its __index__ refuses) */
 	if (!PyBool_Check(o) && !PyArray_IsScalar(o, Bool) && PyIndex_Check(o) &&
@@ -141,8 +156,9 @@ static int index_add(struct tsr_index *ix, PyObject *o)
 			goto fail;
 		st = tsr_index_add_mask(ix, nd, shape, (const unsigned char *)PyArray_DATA(c));
 		Py_DECREF(c);
-	} else if (PyArray_ISINTEGER(a) || PyArray_SIZE(a) == 0) {
-		/* (an empty list is an empty integer array, as in NumPy) */
+	} else if (PyArray_ISINTEGER(a) || (PyArray_SIZE(a) == 0 && !PyArray_Check(o))) {
+		/* (an empty list is an empty integer array, as in NumPy; an empty array of
+		 * another dtype is refused as any other is) */
 		PyArrayObject *c = (PyArrayObject *)PyArray_FROM_OTF(
 			(PyObject *)a, NPY_INT64, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_FORCECAST);
 		if (!c)
@@ -150,7 +166,8 @@ static int index_add(struct tsr_index *ix, PyObject *o)
 		st = tsr_index_add_array(ix, nd, shape, (const int64_t *)PyArray_DATA(c));
 		Py_DECREF(c);
 	} else {
-		PyErr_SetString(PyExc_IndexError, INVALID_KEY);
+		/* NumPy: its own words for an array, its general ones for a list */
+		PyErr_SetString(PyExc_IndexError, PyArray_Check(o) ? NOT_INTEGER_ARRAY : INVALID_KEY);
 		goto fail;
 	}
 	Py_DECREF(a);

@@ -393,8 +393,10 @@ static int tsr_mask_points(const struct tsr_index_item *it, int axis, const int6
 			   int64_t **coords_ret, int64_t *nnz_ret)
 {
 	int k = it->ndim;
+	/* (a mask axis of length 0 matches any axis, as NumPy's check passes it over: such a
+	 * mask selects nothing) */
 	for (int j = 0; j < k; j++)
-		if (it->shape[j] != shape[axis + j])
+		if (it->shape[j] != 0 && it->shape[j] != shape[axis + j])
 			return tsr_error(TSR_E_SELECTION, "boolean index did not match indexed array "
 					 "along axis %d; size of axis is %lld but size of corresponding "
 					 "boolean axis is %lld", axis + j, (long long)shape[axis + j],
@@ -445,6 +447,8 @@ static int tsr_vector_group(struct tsr_bcast_arr *arr, int narr, struct tsr_sel_
 							    "arrays could not be broadcast together with "
 							    "shapes");
 				for (int b = 0; b < narr && n < sizeof(msg); b++) {
+					if (!arr[b].ndim) /* (scalars left out, as NumPy's) */
+						continue;
 					tsr_shape_text(one, sizeof(one), arr[b].ndim, arr[b].shape);
 					n += (size_t)snprintf(msg + n, sizeof(msg) - n, " %s", one);
 				}
