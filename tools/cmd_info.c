@@ -352,14 +352,64 @@ static const char *tsr_str(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-/* How much wider than its bytes a padded field must be to fill width columns: a UTF-8 name's
- * continuation bytes take no column ("nível" is 6 bytes, 5 columns). */
+/* The columns a UTF-8 string takes: its bytes less their continuation bytes ("nível" is 6
+ * bytes, 5 columns). */
+static int tsr_cols(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* The printf width that pads s to width columns. */
 static int tsr_pad(const char *s, int width)
 {
-	int extra = 0;
-	for (; *s; s++)
-		extra += ((unsigned char)*s & 0xc0) == 0x80;
-	return width + extra;
+	return width + (int)strlen(s) - tsr_cols(s);
+}
+
+/* The table's columns, widened to their longest field. */
+struct tsr_widths {
+	int first, dtype, stored, shape, layout, codec;
+};
+
+/* An entry's first field: "1    SCI" (FITS), the array's path (Zarr), "0" (Blosc2). */
+static void tsr_first_text(char *buf, size_t cap, const cJSON *o, int fits, int zarr)
+{
+	const char *name = tsr_str(o, "name");
+	const cJSON *hdu = cJSON_GetObjectItemCaseSensitive(o, "hdu");
+	if (fits)
+		snprintf(buf, cap, "%-4d %s", cJSON_IsNumber(hdu) ? hdu->valueint : -1,
+			 name[0] ? name : "-");
+	else
+		snprintf(buf, cap, "%s", zarr ? (name[0] ? name : "/") : "0");
+}
+
+static int tsr_wider(int w, const char *s)
+{
+	int c = tsr_cols(s);
+	return c > w ? c : w;
+}
+
+static void tsr_table_widths(const cJSON *entries, int fits, int zarr, struct tsr_widths *w)
+{
+	const cJSON *o;
+	*w = (struct tsr_widths){zarr ? 24 : 21, 10, 10, 20, 30, 16};
+	cJSON_ArrayForEach(o, entries) {
+		if (strcmp(tsr_str(o, "kind"), "array") ||
+		    cJSON_GetObjectItemCaseSensitive(o, "error"))
+			continue; /* (a row of its own words after the first field) */
+		char first[4200], shape[TSR_DIMS_CAP], layout[2 * TSR_DIMS_CAP];
+		tsr_first_text(first, sizeof(first), o, fits, zarr);
+		tsr_dims_text(shape, sizeof(shape), cJSON_GetObjectItemCaseSensitive(o, "shape"));
+		tsr_layout_text(layout, sizeof(layout), o);
+		w->first = tsr_wider(w->first, first);
+		w->dtype = tsr_wider(w->dtype, tsr_str(o, "dtype"));
+		w->stored = tsr_wider(w->stored, tsr_str(o, "stored_dtype"));
+		w->shape = tsr_wider(w->shape, shape);
+		w->layout = tsr_wider(w->layout, layout);
+		w->codec = tsr_wider(w->codec, tsr_str(o, "codec"));
+	}
 }
 
 static void tsr_print_table(const cJSON *doc)
@@ -368,35 +418,34 @@ static void tsr_print_table(const cJSON *doc)
 	const cJSON *entries = cJSON_GetObjectItemCaseSensitive(doc, "entries"), *o;
 	int fits = !strcmp(format, "fits"), zarr = !strcmp(format, "zarr");
 	int n = cJSON_GetArraySize(entries);
+	struct tsr_widths w;
+	tsr_table_widths(entries, fits, zarr, &w);
 	printf("%s (%s, %d %s%s)\n", tsr_str(doc, "path"),
 	       fits ? "FITS file" : zarr ? "Zarr store" : "Blosc2 frame", n,
 	       fits ? "HDU" : "entr", fits ? (n == 1 ? "" : "s") : (n == 1 ? "y" : "ies"));
-	printf("%-*s %-10s %-10s %-20s %-30s %-16s %s\n", zarr ? 24 : 21, fits ? "HDU  EXTNAME" : zarr ? "array" : "#",
-	       "dtype", "stored", "shape", "layout", "codec", "stored bytes");
+	printf("%-*s %-*s %-*s %-*s %-*s %-*s %s\n", w.first,
+	       fits ? "HDU  EXTNAME" : zarr ? "array" : "#", w.dtype, "dtype", w.stored, "stored",
+	       w.shape, "shape", w.layout, "layout", w.codec, "codec", "stored bytes");
 	cJSON_ArrayForEach(o, entries) {
 		const char *kind = tsr_str(o, "kind"), *name = tsr_str(o, "name");
 		char first[4200];
-		const cJSON *hdu = cJSON_GetObjectItemCaseSensitive(o, "hdu");
-		if (fits)
-			snprintf(first, sizeof(first), "%-4d %s", hdu->valueint, name[0] ? name : "-");
-		else
-			snprintf(first, sizeof(first), "%s", zarr ? (name[0] ? name : "/") : "0");
+		tsr_first_text(first, sizeof(first), o, fits, zarr);
 		if (!strcmp(kind, "multiscale")) {
 			const cJSON *nl = cJSON_GetObjectItemCaseSensitive(o, "nlevels");
 			printf("%-*s OME-Zarr multiscale group: %d level%s (%s%s%s--level 0..%d)\n",
-			       tsr_pad(first, 24), first, nl->valueint, nl->valueint == 1 ? "" : "s",
+			       tsr_pad(first, w.first), first, nl->valueint, nl->valueint == 1 ? "" : "s",
 			       name[0] ? "--array " : "", name, name[0] ? " " : "", nl->valueint - 1);
 			continue;
 		}
 		if (strcmp(kind, "array")) {
 			const char *xt = tsr_str(o, "xtension");
-			printf("%-*s (no image: %s)\n", tsr_pad(first, 21), first,
+			printf("%-*s (no image: %s)\n", tsr_pad(first, w.first), first,
 			       !strcmp(kind, "table") ? xt : "an HDU without data");
 			continue;
 		}
 		const cJSON *err = cJSON_GetObjectItemCaseSensitive(o, "error");
 		if (err) {
-			printf("%-*s (cannot open: %s)\n", tsr_pad(first, zarr ? 24 : 21), first,
+			printf("%-*s (cannot open: %s)\n", tsr_pad(first, w.first), first,
 			       err->valuestring);
 			continue;
 		}
@@ -404,10 +453,12 @@ static void tsr_print_table(const cJSON *doc)
 		tsr_dims_text(shape, sizeof(shape), cJSON_GetObjectItemCaseSensitive(o, "shape"));
 		tsr_layout_text(layout, sizeof(layout), o);
 		const cJSON *sb = cJSON_GetObjectItemCaseSensitive(o, "stored_nbytes");
-		printf("%-*s %-10s %-10s %-20s %-30s %-16s %.0f%s%s\n",
-		       tsr_pad(first, zarr ? 24 : 21), first,
-		       tsr_str(o, "dtype"), tsr_str(o, "stored_dtype"), shape, layout,
-		       tsr_str(o, "codec"), cJSON_IsNumber(sb) ? sb->valuedouble : 0.0,
+		const char *dt = tsr_str(o, "dtype"), *sdt = tsr_str(o, "stored_dtype");
+		const char *codec = tsr_str(o, "codec");
+		printf("%-*s %-*s %-*s %-*s %-*s %-*s %.0f%s%s\n", tsr_pad(first, w.first), first,
+		       tsr_pad(dt, w.dtype), dt, tsr_pad(sdt, w.stored), sdt, w.shape, shape,
+		       w.layout, layout, tsr_pad(codec, w.codec), codec,
+		       cJSON_IsNumber(sb) ? sb->valuedouble : 0.0,
 		       strcmp(tsr_str(o, "reader"), "tessera") ? " (via CFITSIO)" : "",
 		       strcmp(tsr_str(o, "dtype_source"), "itemsize") ? "" :
 		       " (no dtype in the file: unsigned items of its size; --dtype names one)");
