@@ -84,15 +84,26 @@ int tsr_json_add(cJSON *obj, const char *key, cJSON *item)
 
 /* Numbers that kept their text (a Zarr document's as it wrote them: zarr/json.c; reals and
  * NaN/Infinity from tsr_json_real) made raw, so that printing writes that text: cJSON itself
- * writes 1.0 as 1, 2^60 + 1 rounded, and NaN as null. */
-static void tsr_json_digits_raw(cJSON *j)
+ * writes 1.0 as 1, 2^60 + 1 rounded, and NaN as null. An integer without text past an int
+ * (a FITS card's, a shape's) gets its exact digits: cJSON writes it in 15 significant digits
+ * and keeps them where they read back within its epsilon, so 5000000000000001 came out as
+ * 5e+15. Returns -1 where memory runs out. */
+static int tsr_json_digits_raw(cJSON *j)
 {
 	for (cJSON *c = j; c; c = c->next) {
+		if (cJSON_IsNumber(c) && !c->valuestring && c->valuedouble == floor(c->valuedouble) &&
+		    fabs(c->valuedouble) > INT_MAX && fabs(c->valuedouble) < 18446744073709551616.0) {
+			char buf[32];
+			snprintf(buf, sizeof(buf), "%.0f", c->valuedouble); /* (exact: an integer) */
+			if (!(c->valuestring = strdup(buf)))
+				return -1;
+		}
 		if (cJSON_IsNumber(c) && c->valuestring)
 			c->type = cJSON_Raw;
-		else if (c->child)
-			tsr_json_digits_raw(c->child);
+		else if (c->child && tsr_json_digits_raw(c->child) < 0)
+			return -1;
 	}
+	return 0;
 }
 
 /* The length of the character at s[0, n): ASCII 1, UTF-8 its bytes, 0 for a byte that starts
@@ -140,9 +151,8 @@ static int tsr_json_utf8(char **text)
 
 int tsr_json_print(cJSON *root, char **json_ret)
 {
-	tsr_json_digits_raw(root);
 	/* cJSON allocates with malloc: tsr_free releases it */
-	*json_ret = cJSON_PrintUnformatted(root);
+	*json_ret = tsr_json_digits_raw(root) < 0 ? NULL : cJSON_PrintUnformatted(root);
 	if (!*json_ret)
 		return tsr_error(TSR_E_NOMEM, "out of memory for metadata");
 	int st = tsr_json_utf8(json_ret);

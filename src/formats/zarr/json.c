@@ -263,8 +263,11 @@ int tsr_zarr_json_int(const cJSON *item, int64_t lo, int64_t hi, int64_t *v_ret)
 	if (!cJSON_IsNumber(item))
 		return TSR_E_FORMAT;
 	double v = item->valuedouble;
-	/* Integers beyond 2^53 are not exact in a double: metadata never needs them here. */
-	if (!(v == floor(v)) || v < -9007199254740992.0 || v > 9007199254740992.0)
+	/* Integers beyond 2^53 are not exact in a double: metadata never needs them here. (A
+	 * token past 2^53 that rounds to it, 9007199254740993, is told by its kept digits.) */
+	if (!(v == floor(v)) || v < -9007199254740992.0 || v > 9007199254740992.0 ||
+	    (fabs(v) == 9007199254740992.0 && item->valuestring &&
+	     strcmp(item->valuestring + (*item->valuestring == '-'), "9007199254740992") != 0))
 		return TSR_E_FORMAT;
 	if ((int64_t)v < lo || (int64_t)v > hi)
 		return TSR_E_RANGE;
@@ -287,10 +290,13 @@ int tsr_zarr_json_dims(const cJSON *list, const char *what, int64_t lo, int *n_r
 	cJSON_ArrayForEach(e, list) {
 		if (tsr_zarr_json_int(e, lo, (int64_t)1 << 53, &v[i])) {
 			/* JSON numbers are doubles: past 2^53 they are no longer exact integers */
-			if (cJSON_IsNumber(e) && e->valuedouble > 9007199254740992.0)
-				return tsr_error(TSR_E_FORMAT, "'%s'[%d] = %.17g is above 2^53 "
+			if (cJSON_IsNumber(e) && e->valuedouble >= 9007199254740992.0) {
+				char d[32]; /* (its digits, where the loader kept them) */
+				snprintf(d, sizeof(d), "%.17g", e->valuedouble);
+				return tsr_error(TSR_E_FORMAT, "'%s'[%d] = %s is above 2^53 "
 						 "(9007199254740992), the largest extent tessera "
-						 "reads", what, i, e->valuedouble);
+						 "reads", what, i, e->valuestring ? e->valuestring : d);
+			}
 			return tsr_error(TSR_E_FORMAT, "'%s'[%d] is not an integer >= %lld", what, i,
 					 (long long)lo);
 		}
