@@ -1,5 +1,6 @@
 /* ome.c - OME-Zarr multiscales: a level of an image group is a dataset path (NGFF 0.4 keeps
  * "multiscales" in .zattrs, 0.5 in zarr.json attributes.ome). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "zarr.h"
@@ -27,4 +28,33 @@ int tsr_zarr_ome_level(const cJSON *attrs, int level, const char **path_ret, int
 		return tsr_error(TSR_E_FORMAT, "multiscales[0].datasets[%d] has no 'path'", level);
 	*path_ret = path->valuestring;
 	return TSR_OK;
+}
+
+/* Does a multiscales entry of attrs, of NGFF 0.2 to 0.4, list dataset path `name`? Those
+ * versions store chunks under '/' alone ("since v0.2, / is the only allowed dimension
+ * separator": an image written by zarr-python before 2.8 has no dimension_separator in its
+ * .zarray, and ome-zarr-py reads it with '/'). */
+int tsr_zarr_ome_nested(const cJSON *attrs, const char *name)
+{
+	const cJSON *ms = cJSON_GetObjectItemCaseSensitive(attrs, "multiscales"), *m, *d;
+	if (!cJSON_IsArray(ms))
+		return 0;
+	cJSON_ArrayForEach(m, ms) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "version");
+		if (!cJSON_IsString(v) || (strcmp(v->valuestring, "0.2") &&
+					   strcmp(v->valuestring, "0.3") &&
+					   strcmp(v->valuestring, "0.4")))
+			continue;
+		cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(m, "datasets")) {
+			const cJSON *p = cJSON_GetObjectItemCaseSensitive(d, "path");
+			char *norm = NULL;
+			if (!cJSON_IsString(p) || tsr_zarr_norm_path(p->valuestring, &norm))
+				continue;
+			int same = !strcmp(norm, name);
+			free(norm);
+			if (same)
+				return 1;
+		}
+	}
+	return 0;
 }

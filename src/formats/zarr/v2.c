@@ -142,6 +142,7 @@ int tsr_zarr_v2_parse(const cJSON *j, struct tsr_zarr_meta *m)
 		if (!cJSON_IsString(sep) || (strcmp(sep->valuestring, ".") && strcmp(sep->valuestring, "/")))
 			return tsr_error(TSR_E_FORMAT, "'dimension_separator' is not \".\" or \"/\"");
 		m->sep = sep->valuestring[0];
+		m->sep_given = 1;
 	}
 	const cJSON *comp = cJSON_GetObjectItemCaseSensitive(j, "compressor");
 	char names[32] = "";

@@ -192,6 +192,36 @@ static int tsr_zarr_describe(struct tsr_array *a, struct tsr_zarr *z)
 	return TSR_OK;
 }
 
+/* The separator of v2 array `path`'s chunk keys where its .zarray names none: '/' where a
+ * group above it lists it as a dataset of NGFF 0.2 to 0.4 (tsr_zarr_ome_nested), opened by
+ * its level or its path alike; else '.', zarr's default. */
+static char tsr_zarr_v2_default_sep(const char *store, const char *path)
+{
+	size_t n = strlen(path);
+	char *up = strdup(path);
+	int nested = 0;
+	if (!up)
+		return '.';
+	for (size_t i = n; i-- > 0 && !nested;) {
+		if (up[i] != '/')
+			continue;
+		up[i] = '\0'; /* the group up[0, i) and the dataset path + i + 1 below it */
+		struct tsr_zarr_node g = {0};
+		if (tsr_zarr_node_load(store, 2, up, &g) == TSR_OK && !g.is_array)
+			nested = tsr_zarr_ome_nested(g.attrs, path + i + 1);
+		tsr_zarr_node_free(&g);
+	}
+	if (!nested) { /* the root group */
+		struct tsr_zarr_node g = {0};
+		if (tsr_zarr_node_load(store, 2, "", &g) == TSR_OK && !g.is_array)
+			nested = tsr_zarr_ome_nested(g.attrs, path);
+		tsr_zarr_node_free(&g);
+	}
+	free(up);
+	tsr_error_clear(); /* (a group that does not load only names no dataset) */
+	return nested ? '/' : '.';
+}
+
 /* Resolves the node to open: the array at `path`, or a level of the OME-Zarr group there. */
 static int tsr_zarr_resolve(struct tsr_array *a, const char *store, int version, char **path,
 			    const struct tsr_open_options *o, struct tsr_zarr_node *n)
@@ -305,9 +335,11 @@ int tsr_zarr_open(struct tsr_array *a, const struct tsr_open_options *o)
 	z->dir_len = strlen(z->dir);
 	z->zip = zip;
 	zip = NULL;
-	if (version == 2)
+	if (version == 2) {
 		st = tsr_zarr_v2_parse(n.json, &z->m);
-	else
+		if (!st && !z->m.sep_given && path[0])
+			z->m.sep = tsr_zarr_v2_default_sep(store, path);
+	} else
 		st = tsr_zarr_v3_parse(n.json, &z->m);
 	if (st) {
 		tsr_error_prefix("%s: array %s: %s", a->path, z->label,

@@ -49,6 +49,7 @@ struct tsr_zarr_meta {
 	uint8_t fill[16];           /* the fill value, little-endian bytes of dtype */
 	uint8_t *fill_wide;         /* the fill of a dtype wider than 16 bytes (owned) */
 	char sep;                   /* chunk key separator */
+	int sep_given;              /* v2: the .zarray names dimension_separator */
 	int key_c_prefix;           /* v3 "default" keys: "c/1/2" */
 	int npre;                   /* bytes steps of the innermost chunk, in decode order */
 	struct tsr_bytes_step pre[TSR_MAX_PRE];
@@ -237,6 +238,9 @@ void tsr_zarr_node_free(struct tsr_zarr_node *n);
 /* The OME-Zarr multiscale level of a group's attributes: *path_ret borrows datasets[level].path.
  * TSR_E_NOT_FOUND when the group is not multiscale, TSR_E_RANGE when level is too large. */
 int tsr_zarr_ome_level(const cJSON *attrs, int level, const char **path_ret, int *nlevels_ret);
+/* 1 where a multiscales entry of attrs of NGFF 0.2 to 0.4 lists dataset `name` (a normalized
+ * path): its .zarray's chunk keys are '/'-separated when it names no dimension_separator. */
+int tsr_zarr_ome_nested(const cJSON *attrs, const char *name);
 /* Normalises an array path: strips slashes, collapses "//", refuses "." and "..". */
 int tsr_zarr_norm_path(const char *in, char **out_ret);
 /* Lists a store's arrays (sorted), as tsr_list_arrays returns them. */
