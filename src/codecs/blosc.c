@@ -82,6 +82,11 @@ static int parse(const uint8_t *src, size_t src_nbytes, struct bl_dec *d)
 	int32_t nbytes = rd32(src + 4), blocksize = rd32(src + 8), cbytes = rd32(src + 12);
 	if (in->version == 0)
 		return tsr_error(TSR_E_CORRUPT, "blosc: format version 0");
+	/* blosc has raised its format version six times in fifteen years: a version a little
+	 * past 6 is a newer blosc, one far past it a chunk whose header is not blosc's */
+	if (in->version > 15)
+		return tsr_error(TSR_E_CORRUPT, "blosc: format version %d, which no blosc writes "
+				 "(this reader: 1-6; 7-15 would be newer ones)", in->version);
 	if (in->version > 6)
 		return tsr_error(TSR_E_UNSUPPORTED,
 				 "blosc: format version %d is newer than this reader (1-6)",

@@ -30,8 +30,9 @@ int tsr_zarr_v2_dtype(const cJSON *item, enum tsr_dtype *dtype_ret, int *big_end
 			return TSR_OK;
 		}
 	}
-	return tsr_error(TSR_E_UNSUPPORTED, "dtype '%s' is not supported (bool, int8-64, uint8-64, "
-			 "float16/32/64, complex64/128)", s);
+	return tsr_error(TSR_E_UNSUPPORTED, "dtype '%s' is not supported (tessera reads bool, "
+			 "int8-64, uint8-64, float16/32/64, complex64/128, datetime64, timedelta64, "
+			 "S, U, V and structured dtypes)", s);
 }
 
 int tsr_zarr_v3_dtype(const cJSON *item, enum tsr_dtype *dtype_ret)
@@ -49,8 +50,8 @@ int tsr_zarr_v3_dtype(const cJSON *item, enum tsr_dtype *dtype_ret)
 			return TSR_OK;
 		}
 	}
-	return tsr_error(TSR_E_UNSUPPORTED, "data_type '%s' is not supported (bool, int8-64, "
-			 "uint8-64, float16/32/64, complex64/128)", s);
+	return tsr_error(TSR_E_UNSUPPORTED, "data_type '%s' is not supported (Zarr v3: tessera "
+			 "reads bool, int8-64, uint8-64, float16/32/64, complex64/128)", s);
 }
 
 /* One float fill (a number, "NaN", "Infinity", "-Infinity" or "0x" raw bits) of w bytes. */
