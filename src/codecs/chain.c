@@ -295,6 +295,22 @@ void tsr_chunk_pre_limits(const struct tsr_chunk_ref *ref, size_t expect[TSR_MAX
 	}
 }
 
+int tsr_chunk_check_stored(const struct tsr_chunk_ref *ref, uint64_t stored)
+{
+	const struct tsr_codec_step *c = &ref->codec;
+	size_t w = tsr_dtype_size(c->elem);
+	if (c->id != TSR_CODEC_NONE || ref->npre || !w || c->elem_from_size || ref->npix <= 0)
+		return TSR_OK;
+	size_t e = tsr_mul_sat((size_t)ref->npix, w);
+	if (ref->nfilter)
+		e = tsr_filters_in_size(ref, e);
+	if (!e || e == SIZE_MAX || stored == e)
+		return TSR_OK;
+	/* (the words a decode of it would fail with) */
+	return tsr_error(TSR_E_CORRUPT, "%s: decodes to %llu bytes, expected %llu", ref->codec_name,
+			 (unsigned long long)stored, (unsigned long long)e);
+}
+
 int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_nbytes, void *out,
 			 size_t npix_needed, const struct tsr_chunk_box *box,
 			 struct tsr_scratch *scratch, uint64_t *decoded_nbytes_ret)

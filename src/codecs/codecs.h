@@ -99,6 +99,10 @@ int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t 
  * more than n + n/8 + 64 KiB bytes of n). No header of the chunk can raise either. */
 void tsr_chunk_pre_limits(const struct tsr_chunk_ref *ref, size_t expect[TSR_MAX_PRE],
 			  size_t cap[TSR_MAX_PRE]);
+/* Whether stored bytes can be the chunk: an uncompressed chunk with no bytes step holds exactly
+ * its elements (or its filters' input for them), so another size is TSR_E_CORRUPT (naming
+ * both) before a caller allocates the whole chunk it claims; TSR_OK for any other chunk. */
+int tsr_chunk_check_stored(const struct tsr_chunk_ref *ref, uint64_t stored);
 
 /* Buffers a thread reuses from chunk to chunk. */
 #define TSR_SCRATCH_SLOTS 9

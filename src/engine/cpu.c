@@ -766,6 +766,11 @@ static void tsr_cpu_worker(void *arg, int w)
 			stats->t_place += t_place;
 			continue;
 		}
+		/* (a chunk that cannot be its claim fails before its claim is allocated) */
+		if ((st = tsr_chunk_check_stored(&ref, ref.nbytes))) {
+			tsr_job_fail(&job->err, job->array, chunk, st);
+			continue;
+		}
 		int boxed = direct < 0 && tsr_chunk_decodes_box(&ref);
 		unsigned char *dst;
 		if (direct >= 0) {
