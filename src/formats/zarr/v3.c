@@ -135,8 +135,11 @@ static int tsr_zarr_sharding(const cJSON *conf, struct tsr_zarr_meta *m, const i
 		return st;
 	s->index_nbytes = 16 * (uint64_t)s->ninner + (s->index_crc32c ? 4 : 0);
 	if (s->index_nbytes > TSR_ZARR_MAX_INDEX)
-		return tsr_error(TSR_E_UNSUPPORTED, "sharding_indexed: an index of %llu bytes",
-				 (unsigned long long)s->index_nbytes);
+		return tsr_error(TSR_E_UNSUPPORTED, "sharding_indexed: an index of %llu bytes "
+				 "(%llu inner chunks a shard); tessera reads indexes up to %llu bytes",
+				 (unsigned long long)s->index_nbytes,
+				 (unsigned long long)s->ninner,
+				 (unsigned long long)TSR_ZARR_MAX_INDEX);
 	size_t len = strlen(label);
 	snprintf(label + len, label_cap - len, "shard/");
 	int64_t inner[TSR_MAX_DIM];
