@@ -246,8 +246,27 @@ int tsr_zarr_json_load(const char *path, cJSON **json_ret)
 		for (char *p = near; *p; p++)
 			if (*p == '\n' || *p == '\r' || *p == '\t')
 				*p = ' ';
+		/* cJSON refuses nesting past its limit: say that, not that the text is not JSON */
+		int depth = 0, most = 0, quoted = 0;
+		for (size_t i = 0; i < n; i++) {
+			char c = text[i];
+			if (quoted) {
+				i += c == '\\';
+				quoted = c != '"';
+			} else if (c == '"') {
+				quoted = 1;
+			} else if (c == '[' || c == '{') {
+				most = ++depth > most ? depth : most;
+			} else if (c == ']' || c == '}') {
+				depth--;
+			}
+		}
 		free(text);
 		const char *base = strrchr(path, '/');
+		if (most > CJSON_NESTING_LIMIT)
+			return tsr_error(TSR_E_UNSUPPORTED, "%s: JSON nested %d levels deep, past the "
+					 "%d its parser takes", base ? base + 1 : path, most,
+					 CJSON_NESTING_LIMIT);
 		return tsr_error(TSR_E_FORMAT, "%s: not valid JSON (line %d, near '%s')",
 				 base ? base + 1 : path, line, near);
 	}

@@ -164,7 +164,7 @@ static int tsr_zarr_metadata_in(const struct tsr_array *a, int count, cJSON *roo
 		store[--len] = '\0';
 	int version = z->m.version;
 	struct tsr_zarr_node n;
-	int st = tsr_zarr_node_load(store, version, path, &n);
+	int st = tsr_zarr_node_load_attrs(store, version, path, &n);
 	if (st == TSR_OK && !n.is_array)
 		st = tsr_error(TSR_E_FORMAT, "no longer an array");
 	if (st) {
@@ -221,7 +221,7 @@ int tsr_zarr_node_metadata(const char *store, const char *name, cJSON *root)
 {
 	int version = tsr_zarr_store_version(store);
 	struct tsr_zarr_node n;
-	int st = version ? tsr_zarr_node_load(store, version, name, &n)
+	int st = version ? tsr_zarr_node_load_attrs(store, version, name, &n)
 			 : tsr_error(TSR_E_FORMAT, "no longer a Zarr store");
 	if (st) {
 		if (version)

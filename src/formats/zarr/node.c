@@ -134,7 +134,7 @@ static int tsr_zarr_doc(const char *store, int version, const char *path, const 
 }
 
 static int tsr_zarr_node_read(const char *store, int version, const char *path,
-			      struct tsr_zarr_node *n)
+			      struct tsr_zarr_node *n, int strict)
 {
 	const cJSON *doc = NULL;
 	int st;
@@ -175,8 +175,10 @@ static int tsr_zarr_node_read(const char *store, int version, const char *path,
 	st = tsr_zarr_doc(store, 2, path, ".zattrs", n, 1, 0, &doc);
 	if (st == TSR_OK)
 		n->attrs = (cJSON *)doc;
-	else if (st != TSR_E_NOT_FOUND)
+	else if (st != TSR_E_NOT_FOUND && (strict || !n->is_array))
 		return st;
+	/* (an array's .zattrs that does not load leaves its data to read, as zarr-python, which
+	 * reads attributes when asked: its metadata and attrs raise) */
 	tsr_error_clear();
 	return TSR_OK;
 }
@@ -185,7 +187,16 @@ static int tsr_zarr_node_read(const char *store, int version, const char *path,
  * them on its error path (issue 21, D4). */
 int tsr_zarr_node_load(const char *store, int version, const char *path, struct tsr_zarr_node *n)
 {
-	int st = tsr_zarr_node_read(store, version, path, n);
+	int st = tsr_zarr_node_read(store, version, path, n, 0);
+	if (st)
+		tsr_zarr_node_free(n);
+	return st;
+}
+
+int tsr_zarr_node_load_attrs(const char *store, int version, const char *path,
+			     struct tsr_zarr_node *n)
+{
+	int st = tsr_zarr_node_read(store, version, path, n, 1);
 	if (st)
 		tsr_zarr_node_free(n);
 	return st;
