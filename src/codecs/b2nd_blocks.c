@@ -626,9 +626,9 @@ static int buf_reserve(unsigned char **buf, size_t *cap, size_t n)
 	return TSR_OK;
 }
 
-int tsr_chunk_fetch_part(const struct tsr_chunk_ref *ref, const struct tsr_chunk_box *box,
-			 tsr_chunk_read_fn read, void *arg, unsigned char **buf, size_t *cap,
-			 uint64_t *nbytes_ret)
+int tsr_b2nd_fetch_part(const struct tsr_chunk_ref *ref, const struct tsr_chunk_box *box,
+			tsr_chunk_read_fn read, void *arg, unsigned char **buf, size_t *cap,
+			uint64_t *nbytes_ret)
 {
 	struct b2_geom g;
 	int st;

@@ -37,6 +37,12 @@ int tsr_b2nd_decode(void *out, size_t out_nbytes, const struct tsr_chunk_ref *re
 int tsr_b2nd_blocks(const struct tsr_chunk_ref *ref, const void *chunk, size_t nbytes,
 		    const int64_t *lo, const int64_t *hi, struct tsr_blosc_blocks *sel);
 
+/* tsr_chunk_fetch_part for b2nd chunks: the header, block table, dictionary and the blocks
+ * under the box, packed as a smaller chunk that tsr_b2nd_decode takes with the same box. */
+int tsr_b2nd_fetch_part(const struct tsr_chunk_ref *ref, const struct tsr_chunk_box *box,
+			tsr_chunk_read_fn read, void *arg, unsigned char **buf, size_t *cap,
+			uint64_t *nbytes_ret);
+
 /* Sets n elements of w bytes at out to the element at value. */
 void tsr_fill_elems(void *out, size_t n, size_t w, const void *value);
 

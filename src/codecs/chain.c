@@ -8,6 +8,7 @@
 #include "b2nd_memo.h"
 #include "blosc.h"
 #include "codecs.h"
+#include "raw_box.h"
 
 void tsr_scratch_free(struct tsr_scratch *s)
 {
@@ -220,7 +221,17 @@ static size_t tsr_box_npix(const struct tsr_chunk_ref *ref, const struct tsr_chu
 
 int tsr_chunk_decodes_box(const struct tsr_chunk_ref *ref)
 {
-	return ref->codec.id == TSR_CODEC_BLOSC_B2ND || ref->codec.id == TSR_CODEC_FILL;
+	return ref->codec.id == TSR_CODEC_BLOSC_B2ND || ref->codec.id == TSR_CODEC_FILL ||
+	       tsr_raw_boxes(ref);
+}
+
+int tsr_chunk_fetch_part(const struct tsr_chunk_ref *ref, const struct tsr_chunk_box *box,
+			 tsr_chunk_read_fn read, void *arg, unsigned char **buf, size_t *cap,
+			 uint64_t *nbytes_ret)
+{
+	if (ref->codec.id == TSR_CODEC_BLOSC_B2ND)
+		return tsr_b2nd_fetch_part(ref, box, read, arg, buf, cap, nbytes_ret);
+	return tsr_raw_fetch_part(ref, box, read, arg, buf, cap, nbytes_ret);
 }
 
 /* Whether the last step's bytes are the chunk's elements as the output holds them (no element
@@ -341,6 +352,8 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 		return tsr_b2nd_decode(out, tsr_box_npix(ref, box) * w, ref, src, src_nbytes, box,
 				       scratch, decoded_nbytes_ret);
 	}
+	if (box && tsr_raw_boxes(ref)) /* (its rows, from the chunk or the span fetched) */
+		return tsr_raw_decode_box(ref, src, src_nbytes, box, out, decoded_nbytes_ret);
 	/* When the last step's bytes are the output values as they stand, it decodes straight
 	 * into out: a copy of the whole chunk saved, which is memory traffic all threads share. */
 	int in_place = tsr_values_as_stored(ref) && (!be || w == 1);

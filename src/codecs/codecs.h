@@ -130,7 +130,8 @@ struct tsr_chunk_box {
 	int64_t lo[TSR_MAX_DIM], hi[TSR_MAX_DIM];
 };
 
-/* Can the chunk's codec decode just a box of it? (b2nd blocks, fill values: yes) */
+/* Can the chunk's codec decode just a box of it? (b2nd blocks, fill values, uncompressed
+ * values as stored: yes) */
 int tsr_chunk_decodes_box(const struct tsr_chunk_ref *ref);
 
 /* tsr_chunk_decode of a box only, for codecs where tsr_chunk_decodes_box says so: out receives
@@ -203,7 +204,8 @@ int tsr_chunk_stream_end(struct tsr_chunk_stream *cs);
 
 /* Fetches only the stored bytes that decoding `box` of the chunk needs, when the chunk's codec
  * can say which (b2nd blocks: header, block table, dictionary and the blocks under the box,
- * packed as a smaller chunk that tsr_chunk_decode_box takes with the same box). ref->nbytes is
+ * packed as a smaller chunk that tsr_chunk_decode_box takes with the same box; an uncompressed
+ * chunk: the span from the box's first element to its last). ref->nbytes is
  * the chunk's full stored size. On TSR_OK, *nbytes_ret is the size now in *buf (grown as
  * needed, with 64 zeroed bytes of slack), or 0 when the whole chunk should be fetched instead. */
 int tsr_chunk_fetch_part(const struct tsr_chunk_ref *ref, const struct tsr_chunk_box *box,

@@ -719,13 +719,14 @@ static void tsr_cpu_worker(void *arg, int w)
 		 * the pieces under the task's box, into a box-sized buffer. */
 		struct tsr_chunk_box box;
 		tsr_task_bounds(job->plan, t, box.lo, box.hi);
+		int done = 0; /* only the box's part fetched */
 		if (st || streamed) {
 			/* nothing to fetch */
 		} else if (ref.nbytes > 0) {
 			/* A lent chunk is whole in memory: box reads decode their blocks from
-			 * it. */
-			int done = 0;
-			if (!lends && direct < 0 && tsr_chunk_decodes_box(&ref))
+			 * it. (Points gathered from a chunk take it whole.) */
+			if (!lends && direct < 0 && tsr_chunk_decodes_box(&ref) &&
+			    !(job->plan->ngroups && tsr_chunk_gathers(&ref)))
 				st = tsr_cpu_fetch_box(&store, chunk, &ref, &box, &ws->fetch,
 						       &ws->fetch_cap, &done);
 			const unsigned char *bytes = ws->fetch;
@@ -767,7 +768,7 @@ static void tsr_cpu_worker(void *arg, int w)
 			continue;
 		}
 		/* (a chunk that cannot be its claim fails before its claim is allocated) */
-		if ((st = tsr_chunk_check_stored(&ref, ref.nbytes))) {
+		if (!done && (st = tsr_chunk_check_stored(&ref, ref.nbytes))) {
 			tsr_job_fail(&job->err, job->array, chunk, st);
 			continue;
 		}
