@@ -115,8 +115,8 @@ edit_json(os.path.join(s, "zarr.json"), lambda d: d.pop("codecs"))
 expect_error("v3 without codecs", s, want=("array /", "zarr.json", "codecs"))
 
 s = copy("zarr3/zstd_f4.zarr")
-edit_json(os.path.join(s, "zarr.json"), lambda d: d.update(data_type="bfloat16"))
-expect_error("v3 unsupported data_type", s, want=("array /", "bfloat16", "not supported"))
+edit_json(os.path.join(s, "zarr.json"), lambda d: d.update(data_type="int4"))
+expect_error("v3 unsupported data_type", s, want=("array /", "int4", "not supported"))
 
 s = copy("zarr3/zstd_f4.zarr")
 edit_json(os.path.join(s, "zarr.json"),

@@ -204,6 +204,9 @@ int tsr_zarr_dtype_v2(const cJSON *item, struct tsr_zarr_meta *m)
 	size_t size;
 	enum tsr_dtype num;
 	int be, kind, st;
+	/* tensorstore writes "bfloat16" (little-endian, as its other v2 dtypes without '>') */
+	if (cJSON_IsString(item) && tsr_zarr_bits_type(item->valuestring, m))
+		return TSR_OK;
 	if ((st = tsr_zarr_v2_type(item, 0, &b, &size, &num, &be, &kind)))
 		return st;
 	m->kind = kind;
@@ -349,6 +352,8 @@ int tsr_zarr_dtype_v3(const cJSON *item, struct tsr_zarr_meta *m)
 	size_t size;
 	enum tsr_dtype num;
 	int kind, st;
+	if (cJSON_IsString(item) && tsr_zarr_bits_type(item->valuestring, m))
+		return TSR_OK;
 	if ((st = tsr_zarr_v3_type(item, 0, &b, &size, &num, &kind)))
 		return st;
 	m->kind = kind;
@@ -449,6 +454,8 @@ int tsr_zarr_fill_value(const cJSON *fv, struct tsr_zarr_meta *m)
 {
 	size_t w = tsr_dtype_size(m->dtype);
 	uint8_t *out = m->fill;
+	if (m->bits_of)
+		return tsr_zarr_bits_fill(fv, m);
 	memset(m->fill, 0, sizeof(m->fill));
 	if (!m->kind)
 		return tsr_zarr_fill(fv, m->dtype, m->fill);

@@ -157,6 +157,24 @@ static int tsr_zarr_describe(struct tsr_array *a, struct tsr_zarr *z)
 	d->dtype = m->dtype;
 	d->stored_dtype = m->dtype;
 	d->descr = m->descr;
+	if (m->bits_of) {
+		/* NumPy has no such dtype: the caller names one of its size to read its bits as */
+		enum tsr_dtype t = a->want_dtype;
+		if (t == TSR_DTYPE_INVALID)
+			return tsr_error(TSR_E_UNSUPPORTED, "data_type '%s' has no NumPy dtype: give "
+					 "a dtype of %zu-byte items to read its bits (%s; "
+					 "ml_dtypes' %s views them)", m->bits_of, es,
+					 es == 2 ? "uint16" : "uint8", m->bits_of);
+		if (tsr_dtype_size(t) != es)
+			return tsr_error(TSR_E_INVALID_ARG, "dtype %s has %zu-byte items, the %s "
+					 "array has %zu-byte items", tsr_dtype_name(t),
+					 tsr_dtype_size(t), m->bits_of, es);
+		if (a->want_order == '>' && es > 1)
+			return tsr_error(TSR_E_UNSUPPORTED, "a big-endian dtype ('>'): tessera "
+					 "returns values in native order");
+		d->dtype = t;
+		d->dtype_source = "caller";
+	}
 	d->scaled = 0;
 	d->stored_nbytes = 0; /* unknown without listing every chunk */
 	d->max_chunk_nbytes = (uint64_t)npix * es;

@@ -50,6 +50,8 @@ struct tsr_zarr_meta {
 	uint8_t *fill_wide;         /* the fill of a dtype wider than 16 bytes (owned) */
 	char sep;                   /* chunk key separator */
 	int sep_given;              /* v2: the .zarray names dimension_separator */
+	const char *bits_of;        /* a data type NumPy lacks (bfloat16, float8_*): dtype holds
+				       its bits, read only under a caller's dtype of its size */
 	int key_c_prefix;           /* v3 "default" keys: "c/1/2" */
 	int npre;                   /* bytes steps of the innermost chunk, in decode order */
 	struct tsr_bytes_step pre[TSR_MAX_PRE];
@@ -162,6 +164,12 @@ void tsr_zarr_filter_label(const char *id, char *label, size_t cap);
 int tsr_zarr_dtype_v2(const cJSON *item, struct tsr_zarr_meta *m);
 /* The same for a v3 data_type. */
 int tsr_zarr_dtype_v3(const cJSON *item, struct tsr_zarr_meta *m);
+/* Is name a data type NumPy has no dtype for (bfloat16, float8_*; bits_types.c)? 1 with m's
+ * dtype its bits' unsigned integer and m->bits_of set, else 0. */
+int tsr_zarr_bits_type(const char *name, struct tsr_zarr_meta *m);
+/* Such an array's fill value: a number the type holds exactly, bfloat16's "NaN"/"Infinity"/
+ * "-Infinity", or its bits as "0x..."; another is TSR_E_UNSUPPORTED. */
+int tsr_zarr_bits_fill(const cJSON *fv, struct tsr_zarr_meta *m);
 /* After the v3 codecs set m->big_endian: raw dtypes stay as stored (a big-endian 'U' says so
  * in its descr). */
 void tsr_zarr_v3_raw_order(struct tsr_zarr_meta *m);
