@@ -172,13 +172,17 @@ static int tsr_zarr_node_read(const char *store, int version, const char *path,
 	if (st)
 		return st == TSR_E_NOT_FOUND ? tsr_error(TSR_E_NOT_FOUND, "no .zarray or .zgroup") : st;
 	n->json = (cJSON *)doc;
+	/* An array's .zattrs is read when its attributes are asked for (tsr_zarr_node_load_attrs),
+	 * as zarr-python reads them: opening and reading an array never parse it, so one that
+	 * is large or does not load costs nothing there (its metadata and attrs raise). A group's
+	 * are read with it: its multiscales name its levels. */
+	if (!strict && n->is_array)
+		return TSR_OK;
 	st = tsr_zarr_doc(store, 2, path, ".zattrs", n, 1, 0, &doc);
 	if (st == TSR_OK)
 		n->attrs = (cJSON *)doc;
-	else if (st != TSR_E_NOT_FOUND && (strict || !n->is_array))
+	else if (st != TSR_E_NOT_FOUND)
 		return st;
-	/* (an array's .zattrs that does not load leaves its data to read, as zarr-python, which
-	 * reads attributes when asked: its metadata and attrs raise) */
 	tsr_error_clear();
 	return TSR_OK;
 }

@@ -242,8 +242,8 @@ struct tsr_zarr_node {
 int tsr_zarr_store_version(const char *dir);
 /* Loads node `path` ("" = root) of the store. TSR_E_NOT_FOUND when there is none. */
 int tsr_zarr_node_load(const char *store, int version, const char *path, struct tsr_zarr_node *n);
-/* The same, where an array's attributes must load too: tsr_zarr_node_load leaves an array's
- * .zattrs that does not parse out (attrs NULL), so that its data still reads. */
+/* The same, with an array's attributes: tsr_zarr_node_load leaves a v2 array's .zattrs unread
+ * (attrs NULL), so that opening and reading it never parse them. */
 int tsr_zarr_node_load_attrs(const char *store, int version, const char *path,
 			     struct tsr_zarr_node *n);
 void tsr_zarr_node_free(struct tsr_zarr_node *n);
