@@ -234,9 +234,7 @@ int tsr_chunk_fetch_part(const struct tsr_chunk_ref *ref, const struct tsr_chunk
 	return tsr_raw_fetch_part(ref, box, read, arg, buf, cap, nbytes_ret);
 }
 
-/* Whether the last step's bytes are the chunk's elements as the output holds them (no element
- * codec, no value change, no axis order or byte planes to undo; byte order aside). */
-static int tsr_values_as_stored(const struct tsr_chunk_ref *ref)
+int tsr_values_as_stored(const struct tsr_chunk_ref *ref)
 {
 	const struct tsr_codec_step *c = &ref->codec;
 	size_t w = tsr_dtype_size(c->elem);

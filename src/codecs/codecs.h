@@ -130,6 +130,10 @@ struct tsr_chunk_box {
 	int64_t lo[TSR_MAX_DIM], hi[TSR_MAX_DIM];
 };
 
+/* Whether the last step's bytes are the chunk's elements as the output holds them (no element
+ * codec, no value change, no axis order or byte planes to undo; byte order aside). */
+int tsr_values_as_stored(const struct tsr_chunk_ref *ref);
+
 /* Can the chunk's codec decode just a box of it? (b2nd blocks, fill values, uncompressed
  * values as stored: yes) */
 int tsr_chunk_decodes_box(const struct tsr_chunk_ref *ref);

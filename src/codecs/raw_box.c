@@ -11,10 +11,8 @@
 int tsr_raw_boxes(const struct tsr_chunk_ref *ref)
 {
 	const struct tsr_codec_step *c = &ref->codec;
-	size_t w = tsr_dtype_size(c->elem);
-	return c->id == TSR_CODEC_NONE && !ref->npre && !ref->nfilter && !ref->has_perm &&
-	       !c->byte_shuffle && !c->elem_from_size && ref->xform.kind == TSR_XF_COPY && w &&
-	       tsr_dtype_size(ref->xform.out) == w && (!c->big_endian || w == 1) && ref->npix > 0;
+	return !ref->npre && tsr_values_as_stored(ref) && !c->elem_from_size &&
+	       (!c->big_endian || tsr_dtype_size(c->elem) == 1) && ref->npix > 0;
 }
 
 /* The C-order index in the chunk of element at (per axis) pos[]. */

@@ -215,24 +215,19 @@ static int tsr_zarr_describe(struct tsr_array *a, struct tsr_zarr *z)
  * its level or its path alike; else '.', zarr's default. */
 static char tsr_zarr_v2_default_sep(const char *store, const char *path)
 {
-	size_t n = strlen(path);
 	char *up = strdup(path);
 	int nested = 0;
 	if (!up)
 		return '.';
-	for (size_t i = n; i-- > 0 && !nested;) {
-		if (up[i] != '/')
+	/* each group above it, nearest first: up[0, i) ("" the root), the dataset below it */
+	for (size_t i = strlen(path); i-- > 0 && !nested;) {
+		if (up[i] != '/' && i > 0)
 			continue;
-		up[i] = '\0'; /* the group up[0, i) and the dataset path + i + 1 below it */
+		const char *ds = up[i] == '/' ? path + i + 1 : path;
+		up[i] = '\0';
 		struct tsr_zarr_node g = {0};
 		if (tsr_zarr_node_load(store, 2, up, &g) == TSR_OK && !g.is_array)
-			nested = tsr_zarr_ome_nested(g.attrs, path + i + 1);
-		tsr_zarr_node_free(&g);
-	}
-	if (!nested) { /* the root group */
-		struct tsr_zarr_node g = {0};
-		if (tsr_zarr_node_load(store, 2, "", &g) == TSR_OK && !g.is_array)
-			nested = tsr_zarr_ome_nested(g.attrs, path);
+			nested = tsr_zarr_ome_nested(g.attrs, ds);
 		tsr_zarr_node_free(&g);
 	}
 	free(up);
