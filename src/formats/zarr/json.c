@@ -97,8 +97,10 @@ static const char *tsr_json_next_number(const char **p, const char *start, const
 			return q;
 		} else if (*q == '-' || (*q >= '0' && *q <= '9')) {
 			const char *t = q;
-			/* (the characters cJSON's parse_number takes) */
-			while (q < end && strchr("+-0123456789.eE", *q))
+			/* (the characters cJSON's parse_number takes; tested without strchr,
+			 * which a call a character made a fifth of a large document's load) */
+			while (q < end && ((*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' ||
+					   *q == 'E' || *q == '+' || *q == '-'))
 				q++;
 			*len_ret = (size_t)(q - t);
 			*p = q;

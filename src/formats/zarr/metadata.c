@@ -140,6 +140,31 @@ static cJSON *tsr_copy_or_null(const cJSON *item)
 	return item ? cJSON_Duplicate(item, 1) : cJSON_CreateNull();
 }
 
+/* item's members moved into a new item of its kind, item left empty: a node's documents are
+ * its own and freed after the metadata is made, so a copy of them (a cJSON item a number or
+ * string: 4 million for a .zattrs of that many) is waste. A v2 node's attributes are a
+ * document of their own; a v3 node's lie in its zarr.json, which the metadata holds too. */
+static cJSON *tsr_json_take(cJSON *item)
+{
+	cJSON *t = cJSON_IsObject(item)  ? cJSON_CreateObject()
+		   : cJSON_IsArray(item) ? cJSON_CreateArray()
+					 : NULL;
+	if (!t)
+		return item ? cJSON_Duplicate(item, 1) : cJSON_CreateNull();
+	t->child = item->child;
+	item->child = NULL;
+	return t;
+}
+
+/* A node's attributes for its metadata: moved out of a v2 node, copied out of a v3 node's
+ * zarr.json (an empty object where there are none). */
+static cJSON *tsr_node_attrs(struct tsr_zarr_node *n)
+{
+	if (!n->attrs)
+		return cJSON_CreateObject();
+	return n->version == 2 ? tsr_json_take(n->attrs) : cJSON_Duplicate(n->attrs, 1);
+}
+
 static int tsr_zarr_metadata_in(const struct tsr_array *a, int count, cJSON *root);
 
 /* A zipped store's documents are its entries: the array's zip is entered for the reads. */
@@ -187,8 +212,7 @@ static int tsr_zarr_metadata_in(const struct tsr_array *a, int count, cJSON *roo
 	if (!st)
 		st = tsr_json_add(root, "dimension_names", tsr_copy_or_null(dims));
 	if (!st)
-		st = tsr_json_add(root, "attributes", attrs ? cJSON_Duplicate(attrs, 1)
-							  : cJSON_CreateObject());
+		st = tsr_json_add(root, "attributes", tsr_node_attrs(&n));
 	if (!st)
 		st = tsr_json_add(root, "stored_nbytes",
 				  !count ? cJSON_CreateNull()
@@ -209,7 +233,7 @@ static int tsr_zarr_metadata_in(const struct tsr_array *a, int count, cJSON *roo
 	if (!st)
 		st = tsr_json_add(root, "multiscale", ms ? ms : cJSON_CreateNull());
 	if (!st)
-		st = tsr_json_add(root, "metadata", cJSON_Duplicate(n.json, 1));
+		st = tsr_json_add(root, "metadata", tsr_json_take(n.json));
 	if (st)
 		tsr_error_prefix("%s: array %s", a->path, z->label);
 	tsr_zarr_node_free(&n);
@@ -235,10 +259,9 @@ int tsr_zarr_node_metadata(const char *store, const char *name, cJSON *root)
 	if (!st)
 		st = tsr_json_add(root, "node_type", cJSON_CreateString(n.is_array ? "array" : "group"));
 	if (!st)
-		st = tsr_json_add(root, "attributes", n.attrs ? cJSON_Duplicate(n.attrs, 1)
-							     : cJSON_CreateObject());
+		st = tsr_json_add(root, "attributes", tsr_node_attrs(&n));
 	if (!st)
-		st = tsr_json_add(root, "metadata", cJSON_Duplicate(n.json, 1));
+		st = tsr_json_add(root, "metadata", tsr_json_take(n.json));
 	if (st)
 		tsr_error_prefix("%s: %s", store, name[0] ? name : "/");
 	tsr_zarr_node_free(&n);
