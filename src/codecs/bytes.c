@@ -4,6 +4,7 @@
 #include <libdeflate.h>
 #include <lz4.h>
 #include <lzma.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -22,6 +23,12 @@ static void *tsr_slot(struct tsr_scratch *s, int i, size_t n)
 		s->cap[i] = s->buf[i] ? n : 0;
 	}
 	return s->buf[i];
+}
+
+int tsr_pre_slot(const struct tsr_scratch *s, const void *src)
+{
+	const uintptr_t p = (uintptr_t)src, b = (uintptr_t)s->buf[3];
+	return s->buf[3] && p >= b && p - b <= s->cap[3] + 64 ? 4 : 3;
 }
 
 /* Scratch slot i of n bytes, or the caller's destination when it has room for them. */
