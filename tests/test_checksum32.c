@@ -17,6 +17,16 @@ int main(void)
 	CHECK_EQ_INT(tsr_fletcher32("abcde", 5), 0x4ff029c7u);
 	CHECK_EQ_INT(tsr_fletcher32("abcdef", 6), 0x50562a2du);
 	CHECK_EQ_INT(tsr_fletcher32("12345678", 8), 0x000ad0d4u);
+	/* bytes all zero: 0, as numcodecs writes it (sums that started at 0xffff gave 0xffffffff
+	 * and refused such chunks); sums of 0xffff words stay 0xffff */
+	static unsigned char zeros[721], ones[800];
+	memset(ones, 0xff, sizeof(ones));
+	CHECK_EQ_INT(tsr_fletcher32(zeros, 1), 0u);
+	CHECK_EQ_INT(tsr_fletcher32(zeros, 4), 0u);
+	CHECK_EQ_INT(tsr_fletcher32(zeros, 721), 0u);
+	CHECK_EQ_INT(tsr_fletcher32(ones, 2), 0xffffffffu);
+	CHECK_EQ_INT(tsr_fletcher32(ones, 800), 0xffffffffu);
+	CHECK_EQ_INT(tsr_fletcher32("\x00\x01", 2), 0x00010001u);
 
 	/* neither reads past its n bytes, nor depends on their alignment */
 	char buf[64];

@@ -4,11 +4,12 @@
 
 /* HDF5's Fletcher-32 (H5_checksum_fletcher32, which numcodecs follows): the bytes as big-endian
  * 16-bit words (an odd last byte the high half of a word), two ones'-complement sums that start
- * at 0xffff and fold every 360 words, before they could overflow 32 bits. */
+ * at 0 and fold every 360 words, before they could overflow 32 bits. (Sums that start at 0xffff,
+ * the textbook's, agree on every input but bytes all zero: 0xffffffff where numcodecs writes 0.) */
 uint32_t tsr_fletcher32(const void *data, size_t n)
 {
 	const unsigned char *p = data;
-	uint32_t s1 = 0xffff, s2 = 0xffff;
+	uint32_t s1 = 0, s2 = 0;
 	size_t words = n / 2;
 	while (words) {
 		size_t run = words < 360 ? words : 360;
