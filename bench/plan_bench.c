@@ -2,7 +2,8 @@
  * (open, plan, describe and route, slot layout, stored reads, place descriptions and stream
  * arguments), timed without a device over a batch of files, in ns per task (tile).
  *
- * Usage: plan_bench [-r REPS] [-c] [-t THREADS] FILE...  (-t: tasks and places described on
+ * Usage: plan_bench [-r REPS] [-c] [-n] [-t THREADS] FILE...  (-n: the read's tasks left in the
+ * plan's order, not put in file order first as the engine puts them; -t: tasks and places described on
  * THREADS threads, as the CUDA engine's planning helpers do,
  * tsr_plan_describe_on and tsr_cuda_describe_on; -c: decoder cpu, every task the CPU's; e.g. the
  * 32 RICE_1 int16 FITS of 4096 x 4096 that
@@ -137,7 +138,7 @@ static int64_t lay_out(const struct tsr_plan *plan, const struct tsr_plan_descs 
 
 int main(int argc, char **argv)
 {
-	int reps = 5, a0 = 1, nthreads = 1;
+	int reps = 5, a0 = 1, nthreads = 1, file_order = 1;
 	int decoder = TSR_DECODER_AUTO;
 	for (;;) {
 		if (argc > a0 + 1 && !strcmp(argv[a0], "-t")) {
@@ -149,12 +150,15 @@ int main(int argc, char **argv)
 		} else if (argc > a0 && !strcmp(argv[a0], "-c")) {
 			decoder = TSR_DECODER_CPU;
 			a0++;
+		} else if (argc > a0 && !strcmp(argv[a0], "-n")) {
+			file_order = 0;
+			a0++;
 		} else {
 			break;
 		}
 	}
 	if (a0 >= argc || reps < 1 || nthreads < 1) {
-		fprintf(stderr, "usage: plan_bench [-r REPS] [-c] [-t THREADS] FILE...\n");
+		fprintf(stderr, "usage: plan_bench [-r REPS] [-c] [-n] [-t THREADS] FILE...\n");
 		return 2;
 	}
 	int nfiles = argc - a0;
@@ -220,6 +224,8 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			tsr_cuda_layout(a, &plan, ds, decoder, batch, 16, tasks, &L);
+			if (file_order && tsr_plan_descs_npaths(ds) < (size_t)plan.ntasks)
+				tsr_cuda_file_order(tasks, plan.ntasks); /* (as tsr_cuda_run_on) */
 			double t3 = now();
 			npieces += lay_out(&plan, ds, tasks, &r);
 			double t4 = now();

@@ -1,4 +1,4 @@
-/* test_cuda_fill_file_order.c - a CUDA slot lays its tasks in file order where their files repeat (tsr_cuda_fill_slot): a sharded store's inner chunks, planned in C order across the array, lie each shard's together and by offset, so that the feed reads each shard's run in one read; every task is laid once, in the slot's bounds, and stores of one chunk a file keep the plan's order. */
+/* test_cuda_fill_file_order.c - a CUDA slot lays its tasks in file order where their files repeat (tsr_cuda_fill_slot), and a read puts all its tasks in that order first (tsr_cuda_file_order): a sharded store's inner chunks, planned in C order across the array, lie each shard's together and by offset, so that the feed reads each shard's run in one read and a slot holds whole shards; every task is laid once, in the slot's bounds, and stores of one chunk a file keep the plan's order. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,8 +87,9 @@ static size_t raw_size(int k) { return (void)k, IR * IC * 2; }
 /* Fills the read's slots of nbytes each as the CUDA engine does and checks each: its tasks laid
  * in its bounds without overlap, each file's tasks together and by offset, and the feed's reads
  * of its spans one a run of chunks back to back in a file. Returns the reads of all slots. */
-static int64_t fill_and_check(struct layout_read *lr, size_t nbytes)
+static int64_t fill_and_check(struct layout_read *lr, size_t nbytes, int64_t *nslots)
 {
+	*nslots = 0;
 	const int64_t n = lr->plan.ntasks;
 	char *seen = calloc((size_t)n, 1);
 	struct tsr_span *spans = malloc((size_t)n * sizeof(*spans));
@@ -131,6 +132,7 @@ static int64_t fill_and_check(struct layout_read *lr, size_t nbytes)
 		CHECK_EQ_INT(tsr_coalesce(spans, k, &tsr_cuda_feed_rule, &pieces, &np, &pcap), TSR_OK);
 		CHECK(np == runs);
 		reads += np;
+		++*nslots;
 		t0 = t1;
 	}
 	for (int64_t t = 0; seen && t < n; t++)
@@ -161,11 +163,41 @@ int main(void)
 			if (layout_read(ctx, dir, 4, TSR_DECODER_GPU, &lr) == 0) {
 				CHECK_EQ_INT(lr.plan.ntasks, NSHARDS * NINNER);
 				CHECK(lr.tasks[0].how == (variant ? TSR_HOW_RAW : TSR_HOW_STREAM));
-				int64_t reads = fill_and_check(&lr, slot[k]);
+				int64_t nslots, reads = fill_and_check(&lr, slot[k], &nslots);
 				if (k == 0)
 					CHECK_EQ_INT(reads, NSHARDS);
 				else
-					CHECK(reads > NSHARDS && reads < lr.plan.ntasks / 2);
+					CHECK(reads > NSHARDS + nslots - 1 &&
+					      reads < lr.plan.ntasks / 2);
+			}
+			layout_read_free(&lr);
+		}
+		/* the read in file order first, as the engine puts it: each shard's tasks
+		 * together across the read, so that a slot's reads are the shards it holds, at
+		 * most one a slot more than the shards */
+		for (int k = 0; k < 2; k++) {
+			struct layout_read lr;
+			if (layout_read(ctx, dir, 4, TSR_DECODER_GPU, &lr) == 0) {
+				const int64_t n = lr.plan.ntasks;
+				CHECK_EQ_INT(tsr_cuda_file_order(lr.tasks, n), 1);
+				int nfiles = 1;
+				for (int64_t t = 1; t < n; t++) {
+					const struct tsr_task_info *a = lr.tasks[t - 1].ti,
+								   *b = lr.tasks[t].ti;
+					if (a->path == b->path) {
+						CHECK(b->offset > a->offset);
+						continue;
+					}
+					nfiles++;
+					for (int64_t u = 0; u < t; u++)
+						CHECK(lr.tasks[u].ti->path != b->path);
+				}
+				CHECK_EQ_INT(nfiles, NSHARDS);
+				CHECK_EQ_INT(tsr_cuda_file_order(lr.tasks, n), 0);
+				int64_t nslots, reads = fill_and_check(&lr, slot[k], &nslots);
+				CHECK(reads >= NSHARDS && reads <= NSHARDS + nslots - 1);
+				if (k == 0)
+					CHECK_EQ_INT(reads, NSHARDS);
 			}
 			layout_read_free(&lr);
 		}
@@ -176,7 +208,9 @@ int main(void)
 	CHECK_EQ_INT(make_u16_store(dir, 40, 1000, 1), 0);
 	struct layout_read lr;
 	if (layout_read(ctx, dir, 4, TSR_DECODER_GPU, &lr) == 0) {
-		CHECK_EQ_INT(fill_and_check(&lr, (size_t)1 << 20), 40);
+		CHECK_EQ_INT(tsr_cuda_file_order(lr.tasks, lr.plan.ntasks), 0);
+		int64_t nslots;
+		CHECK_EQ_INT(fill_and_check(&lr, (size_t)1 << 20, &nslots), 40);
 		for (int64_t t = 0; t < lr.plan.ntasks; t++)
 			CHECK_EQ_INT(lr.tasks[t].t, t);
 	}

@@ -527,6 +527,11 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		tsr_cuda_layout(array, plan, descs, decoder, batch, nthreads, tasks, &L);
 	else
 		memset(&L, 0, sizeof(L));
+	/* The whole read in file order, not each slot alone: a sharded Zarr store's plan crosses
+	 * its shards row by row, so a slot of them held a few Morton runs of each of many shards
+	 * (215-336 reads a slot of 805 inner chunks); now it holds whole shards. */
+	if (st == TSR_OK && !replay && tsr_plan_descs_npaths(descs) < (size_t)plan->ntasks)
+		tsr_cuda_file_order(tasks, plan->ntasks);
 	double t_plan = tsr_now() - tp0;
 	if (st == TSR_OK && L.n_dequant && !cs->randoms) {
 		/* (under cs->lock: no other read of this context is placing) */

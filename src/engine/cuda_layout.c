@@ -400,6 +400,11 @@ static int tsr_fill_file_order(struct tsr_cuda_task *tasks, int64_t t0, int64_t 
 	return moved;
 }
 
+int tsr_cuda_file_order(struct tsr_cuda_task *tasks, int64_t ntasks)
+{
+	return ntasks > 1 && ntasks <= INT32_MAX && tsr_fill_file_order(tasks, 0, ntasks);
+}
+
 int64_t tsr_cuda_fill_slot(struct tsr_cuda_task *tasks, int64_t ntasks, int64_t t0,
 			   struct tsr_cuda_fill *f)
 {

@@ -136,6 +136,10 @@ struct tsr_cuda_fill {
 	int file_each;                  /* each task a file of its own (the plan's paths): no file
 					   order to find */
 };
+/* Puts a read's tasks in file order where their files repeat out of it, as a slot's (each
+ * file's together, files in the order they first appear, each by offset), so that a slot holds
+ * runs of a file's chunks, not pieces of many files' runs; returns whether it moved any. */
+int tsr_cuda_file_order(struct tsr_cuda_task *tasks, int64_t ntasks);
 /* Lays tasks t0, t0 + 1, ... into the slot while they fit, those that fit in file order where
  * their files repeat (each file's together, by offset: chunks back to back in a file are one
  * read); returns one past the last. */
