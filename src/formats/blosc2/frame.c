@@ -532,6 +532,12 @@ static int tsr_b2_open_frame(struct tsr_array *a, struct tsr_b2 *f, int fd, uint
 			  f->sparse ? "sparse frame directory" : "frame file");
 		goto done;
 	}
+	/* A frame of no bytes holds no chunks, whatever cbytes says: c-blosc2 leaves cbytes as it
+	 * was when the last chunk goes (python-blosc2's resize to 0, SChunk.delete_chunk) and
+	 * reads neither chunks nor cbytes then, its trailer right after the header
+	 * (get_trailer_offset). */
+	if (h->nbytes == 0)
+		h->cbytes = 0;
 	if (h->nbytes < 0 || h->cbytes < 0 ||
 	    (!f->sparse && h->cbytes > (int64_t)frame_len - header_len)) {
 		tsr_error(st, "frame of %llu bytes cannot hold %lld bytes of chunks after its "
