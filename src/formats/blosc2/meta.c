@@ -399,7 +399,7 @@ int tsr_b2_dtype_parse(const char *s, enum tsr_dtype *dtype_ret, int *big_endian
 
 /* ---- dtypes beyond numbers ---- */
 
-/* The size of one typestr ("<i4", "S3", "|U2", ">M8[ns]") of len characters; 0 if it is none
+/* The size of one typestr ("<i4", "S3", "|U2", ">M8[ns]", "?") of len characters; 0 if it is none
  * tessera reads. *kind_ret: its kind letter; *be_ret: '>' byte order. */
 static size_t tsr_b2_typestr_size(const char *s, size_t len, char *kind_ret, int *be_ret)
 {
@@ -413,6 +413,10 @@ static size_t tsr_b2_typestr_size(const char *s, size_t len, char *kind_ret, int
 		return 0;
 	char kind = s[i++];
 	*kind_ret = kind;
+	if (kind == '?' && i == len) { /* NumPy's str(dtype) spells a bool field so, not "b1" */
+		*kind_ret = 'b';
+		return 1;
+	}
 	size_t n = 0, digits = 0;
 	while (i < len && s[i] >= '0' && s[i] <= '9' && n < ((size_t)1 << 30)) {
 		n = n * 10 + (size_t)(s[i++] - '0');
