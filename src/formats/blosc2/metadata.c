@@ -17,8 +17,26 @@
 /* Trailers and headers larger than this are not metadata (as the driver bounds them). */
 #define TSR_B2_MAX_META ((int64_t)1 << 28)
 
-/* A msgpack value as JSON: bytes as a hex string, extension types by type and size, floats
- * as reals (tsr_json_real). */
+/* j["bytes_hex"]: n bytes at p in hex (msgpack bin, and an extension type's payload, which
+ * python-blosc2 gives its complex numbers, sets and NumPy arrays: tessera/_attrs.py). */
+static int tsr_mp_hex(cJSON *j, const char *p, uint32_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *hex = malloc((size_t)n * 2 + 1);
+	if (!hex)
+		return tsr_error(TSR_E_NOMEM, "out of memory for metadata");
+	for (uint32_t i = 0; i < n; i++) {
+		hex[2 * i] = digits[(unsigned char)p[i] >> 4];
+		hex[2 * i + 1] = digits[(unsigned char)p[i] & 15];
+	}
+	hex[2 * (size_t)n] = '\0';
+	int st = tsr_json_add(j, "bytes_hex", cJSON_CreateString(hex));
+	free(hex);
+	return st;
+}
+
+/* A msgpack value as JSON: bytes as a hex string, extension types by type, size and payload
+ * (hex), floats as reals (tsr_json_real). */
 static cJSON *tsr_mp_json(const msgpack_object *o)
 {
 	char buf[64];
@@ -43,18 +61,11 @@ static cJSON *tsr_mp_json(const msgpack_object *o)
 		return j;
 	}
 	case MSGPACK_OBJECT_BIN: {
-		char *hex = malloc((size_t)o->via.bin.size * 2 + 1);
-		if (!hex)
-			return NULL;
-		for (uint32_t i = 0; i < o->via.bin.size; i++)
-			snprintf(hex + 2 * i, 3, "%02x", (unsigned char)o->via.bin.ptr[i]);
-		hex[2 * (size_t)o->via.bin.size] = '\0';
 		cJSON *j = cJSON_CreateObject();
-		if (j && tsr_json_add(j, "bytes_hex", cJSON_CreateString(hex)) != TSR_OK) {
+		if (j && tsr_mp_hex(j, o->via.bin.ptr, o->via.bin.size) != TSR_OK) {
 			cJSON_Delete(j);
 			j = NULL;
 		}
-		free(hex);
 		return j;
 	}
 	case MSGPACK_OBJECT_ARRAY: {
@@ -96,7 +107,8 @@ static cJSON *tsr_mp_json(const msgpack_object *o)
 	case MSGPACK_OBJECT_EXT: {
 		cJSON *j = cJSON_CreateObject();
 		if (j && (tsr_json_add(j, "ext_type", cJSON_CreateNumber(o->via.ext.type)) ||
-			  tsr_json_add(j, "nbytes", cJSON_CreateNumber(o->via.ext.size)))) {
+			  tsr_json_add(j, "nbytes", cJSON_CreateNumber(o->via.ext.size)) ||
+			  tsr_mp_hex(j, o->via.ext.ptr, o->via.ext.size))) {
 			cJSON_Delete(j);
 			j = NULL;
 		}
