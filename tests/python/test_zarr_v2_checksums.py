@@ -1,8 +1,8 @@
 """Zarr v2 arrays with numcodecs' crc32 and adler32 filters (4 little-endian checksum bytes at
 the start, numcodecs' default, or the end; after any other filter, with or without a
 compressor) read as zarr-python reads them, and a damaged chunk fails naming the checksum; they
-were refused ("filter 'crc32' is not supported"). A checksum before another filter is refused
-(its bytes would be an array filter's input)."""
+were refused ("filter 'crc32' is not supported"); so was a checksum as the compressor. A
+checksum before another filter is refused (its bytes would be an array filter's input)."""
 import glob
 import os
 
@@ -52,3 +52,13 @@ def test_checksum_before_a_filter_refused(tmp_path):
     p, _ = _store(tmp_path, [numcodecs.CRC32(), numcodecs.Delta("i2")], None)
     with pytest.raises(NotImplementedError, match="filter 'crc32' before another filter"):
         tessera.open(p)
+
+
+@pytest.mark.parametrize("kind", ["CRC32", "Adler32", "Fletcher32", "JenkinsLookup3"])
+@pytest.mark.parametrize("delta", [False, True])
+def test_as_the_compressor(tmp_path, kind, delta):
+    """A checksum as the compressor (compressors=CRC32()) reads as it does among the filters;
+    it was refused ("compressor 'crc32' is not supported")."""
+    p, d = _store(tmp_path, [numcodecs.Delta("i2")] if delta else None, getattr(numcodecs, kind)())
+    np.testing.assert_array_equal(tessera.open(p)[...], zarr.open_array(p)[...])
+    np.testing.assert_array_equal(tessera.open(p)[2:19:3, ::-2], d[2:19:3, ::-2])

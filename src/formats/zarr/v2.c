@@ -151,9 +151,13 @@ int tsr_zarr_v2_parse(const cJSON *j, struct tsr_zarr_meta *m)
 		enum tsr_codec_id codec;
 		if (!id)
 			return tsr_error(TSR_E_FORMAT, "'compressor' has no \"id\"");
-		if (!tsr_zarr_v2_codec(id, &codec))
+		/* (a checksum as the compressor, as zarr-python writes compressors=CRC32(): a
+		 * bytes step as it is among the filters) */
+		if (!tsr_zarr_v2_codec(id, &codec) &&
+		    (codec = tsr_zarr_v2_checksum(id)) == TSR_CODEC_NONE)
 			return tsr_error(TSR_E_UNSUPPORTED, "compressor '%s' is not supported (supported: "
-					 "blosc, zstd, gzip, zlib, lz4, bz2, lzma)", id);
+					 "blosc, zstd, gzip, zlib, lz4, bz2, lzma, and the checksums "
+					 "crc32, adler32, fletcher32, jenkins_lookup3)", id);
 		if ((st = tsr_zarr_add_pre(m, id, codec, comp)))
 			return st;
 		snprintf(names, sizeof(names), "%s", id);
