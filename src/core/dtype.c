@@ -133,6 +133,9 @@ int tsr_dtype_parse(const char *s, enum tsr_dtype *dtype_ret, char *order_ret)
 			return TSR_OK;
 		}
 	}
-	return tsr_error(TSR_E_INVALID_ARG, "dtype '%s' is not one tessera knows (NumPy's spelling: "
-			 "'<f4', 'i2', 'uint8', 'float64', 'bool', ...)", s);
+	/* (bytes, strings, records and datetimes are read where a file names them; a caller
+	 * names numbers only) */
+	return tsr_error(TSR_E_INVALID_ARG, "dtype '%s': a caller's dtype is a number's or bool "
+			 "(NumPy's spelling: '<f4', 'i2', 'uint8', 'float64', 'bool', ...); bytes, "
+			 "string, record and datetime dtypes are read only as a file names them", s);
 }
