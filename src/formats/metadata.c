@@ -82,23 +82,6 @@ int tsr_json_add(cJSON *obj, const char *key, cJSON *item)
 	return TSR_OK;
 }
 
-/* The decimal digits of v into buf (21 bytes at least), without snprintf: its format parse a
- * call was a sixth of printing a .zattrs of 4 million integers. */
-static void tsr_json_int_text(long long v, char *buf)
-{
-	char tmp[24];
-	int n = 0;
-	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-	do
-		tmp[n++] = (char)('0' + u % 10);
-	while (u /= 10);
-	if (v < 0)
-		*buf++ = '-';
-	while (n)
-		*buf++ = tmp[--n];
-	*buf = '\0';
-}
-
 /* Numbers that kept their text (a Zarr document's as it wrote them: zarr/json.c; reals and
  * NaN/Infinity from tsr_json_real) made raw, so that printing writes that text: cJSON itself
  * writes 1.0 as 1, 2^60 + 1 rounded, and NaN as null. An integer without text (a FITS card's,
@@ -115,7 +98,7 @@ static int tsr_json_digits_raw(cJSON *j)
 		    fabs(v) < 18446744073709551616.0) {
 			char buf[32];
 			if (fabs(v) < 9223372036854775808.0)
-				tsr_json_int_text((long long)v, buf);
+				tsr_int_text(buf, (long long)v);
 			else
 				snprintf(buf, sizeof(buf), "%.0f", v); /* (exact: an integer) */
 			if (!(c->valuestring = strdup(buf)))
