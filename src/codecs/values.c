@@ -201,6 +201,7 @@ int tsr_int_convert(void *dst, enum tsr_dtype dst_type, const void *src, enum ts
 	switch (dst_type) {
 	case TSR_UINT8: lo = 0; hi = UINT8_MAX; break;
 	case TSR_INT16: lo = INT16_MIN; hi = INT16_MAX; break;
+	case TSR_UINT16: lo = 0; hi = UINT16_MAX; break;
 	case TSR_INT32: lo = INT32_MIN; hi = INT32_MAX; break;
 	case TSR_INT64: lo = INT64_MIN; hi = INT64_MAX; break;
 	default: return tsr_error(TSR_E_INTERNAL, "integer conversion to %s", tsr_dtype_name(dst_type));
@@ -213,6 +214,7 @@ int tsr_int_convert(void *dst, enum tsr_dtype dst_type, const void *src, enum ts
 		switch (dst_type) {
 		case TSR_UINT8: ((uint8_t *)dst)[i] = (uint8_t)v; break;
 		case TSR_INT16: ((int16_t *)dst)[i] = (int16_t)v; break;
+		case TSR_UINT16: ((uint16_t *)dst)[i] = (uint16_t)v; break;
 		case TSR_INT32: ((int32_t *)dst)[i] = (int32_t)v; break;
 		default: ((int64_t *)dst)[i] = v; break;
 		}

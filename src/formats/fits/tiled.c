@@ -34,6 +34,7 @@ struct tsr_fits_tiled {
 	int has_kw_zblank;
 	int64_t kw_zblank;
 	int rice_blocksize, rice_bytepix, hcomp_smooth;
+	int plio_unsigned;      /* PLIO_1 tiles of a uint16 image: its pixels, 0 to 65535 */
 	int raw;
 	int whole_tiles;        /* every tile has the tile shape (none is cut at an edge) */
 	struct tsr_fits_scaling scaling; /* BSCALE/BZERO/BLANK of the image */
@@ -268,7 +269,7 @@ static int tsr_tiled_chunk(const struct tsr_array *a, int64_t chunk, struct tsr_
 		break;
 	case ZCMP_PLIO:
 		c->id = TSR_CODEC_PLIO;
-		c->elem = zt;
+		c->elem = t->plio_unsigned ? TSR_UINT16 : zt;
 		break;
 	case ZCMP_NONE:
 		/* astropy's NOCOMPRESS writes each tile's pixels as they are (big-endian, of
@@ -351,7 +352,15 @@ static int tsr_zval(const struct tsr_fits_header *h, const char *name, int pos, 
 			break;
 		if (strcmp(val, name) == 0) {
 			snprintf(key, sizeof(key), "ZVAL%d", i);
-			return tsr_fits_get_int(h, key, v);
+			/* an integer, or a logical: astropy writes SMOOTH as T or F, which CFITSIO
+			 * reads as 1 or 0 */
+			int b, st = tsr_fits_get_int(h, key, v);
+			if (st == TSR_E_FORMAT && tsr_fits_get_bool(h, key, &b) == TSR_OK) {
+				tsr_error_clear();
+				*v = b;
+				st = TSR_OK;
+			}
+			return st;
 		}
 	}
 	(void)pos;
@@ -498,8 +507,14 @@ int tsr_fits_tiled_open(struct tsr_array *a, const struct tsr_fits_header *h, in
 		if (t->rice_blocksize < 1 || t->rice_blocksize > 1 << 20)
 			return tsr_error(TSR_E_FORMAT, "RICE_1 BLOCKSIZE = %d", t->rice_blocksize);
 	}
-	if (t->zcmp == ZCMP_HCOMP && tsr_zval(h, "SMOOTH", 2, &v) == TSR_OK)
-		t->hcomp_smooth = v != 0;
+	if (t->zcmp == ZCMP_HCOMP) {
+		/* a SMOOTH that is there but unread would decode without the smoothing the tiles
+		 * were written with: wrong values, so it is refused */
+		st = tsr_zval(h, "SMOOTH", 2, &v);
+		if (st != TSR_OK && st != TSR_E_NOT_FOUND)
+			return st;
+		t->hcomp_smooth = st == TSR_OK && v != 0;
+	}
 
 	/* Quantization: floats are quantized unless lossless by ZQUANTIZ or by missing scales. */
 	char zq[72] = "";
@@ -550,6 +565,9 @@ int tsr_fits_tiled_open(struct tsr_array *a, const struct tsr_fits_header *h, in
 			t->xf.kind = TSR_XF_OFFSET;
 			t->xf.out = TSR_UINT16;
 			t->xf.offset = 0;
+			/* (the tiles' values are the pixels, so 32768 and up are there too: they were
+			 * checked against int16 and refused) */
+			t->plio_unsigned = 1;
 		}
 	}
 	d->dtype = t->xf.out;
