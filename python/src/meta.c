@@ -136,8 +136,21 @@ static PyObject *header_keys(PyObject *cards, int compressed)
 		    !PyUnicode_CompareWithASCIIString(key, "HISTORY"))
 			continue;
 		PyObject *k = astropy_key(key, PyDict_GetItemString(card, "hierarch") != NULL);
-		if (!k || put_first(all, k, value) < 0)
+		/* a complex value: its parts (the document's value is its text), as astropy's
+		 * complex */
+		PyObject *parts = PyDict_GetItemString(card, "complex"), *cv = NULL;
+		if (parts && PyList_Check(parts) && PyList_GET_SIZE(parts) == 2) {
+			double re = PyFloat_AsDouble(PyList_GET_ITEM(parts, 0));
+			double im = re == -1.0 && PyErr_Occurred()
+					    ? -1.0
+					    : PyFloat_AsDouble(PyList_GET_ITEM(parts, 1));
+			cv = PyErr_Occurred() ? NULL : PyComplex_FromDoubles(re, im);
+			if (!cv)
+				Py_CLEAR(all);
+		}
+		if (!k || (all && put_first(all, k, cv ? cv : value) < 0))
 			Py_CLEAR(all);
+		Py_XDECREF(cv);
 		Py_XDECREF(k);
 	}
 	if (!compressed || !all)

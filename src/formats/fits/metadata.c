@@ -51,7 +51,7 @@ static int tsr_card_string(const char *p, char *buf, size_t cap, size_t *len, co
  * integers exact, beyond int64 too (their digits, which Python's json reads as the exact int,
  * as astropy gives it); reals as reals (tsr_json_real: 1.0 stays 1.0 to Python, as astropy's
  * float). NULL when the token is neither: complex values ("(1.0, 2.0)") stay strings, as JSON
- * has no complex number. */
+ * has no complex number, with their parts beside them (tsr_card_complex). */
 static cJSON *tsr_card_number(const char *tok)
 {
 	const char *digits = tok + (*tok == '+' || *tok == '-');
@@ -80,11 +80,36 @@ static cJSON *tsr_card_number(const char *tok)
 	return tsr_json_real(d);
 }
 
-/* A card's value text parsed into *value_ret (a string joined across the CONTINUE cards after
- * it, of c[0 .. left)), its comment into comment; returns how many cards it took. */
-static int tsr_card_value(const struct tsr_fits_card *c, int left, const char *p,
-			  cJSON **value_ret, char *comment, size_t comment_cap)
+/* A complex value token ("(1.5, -2.0)", FITS 4.0 section 4.2.5 and 4.2.6) as the JSON list
+ * [real, imaginary] of its parts' numbers; NULL when the token is not one. */
+static cJSON *tsr_card_complex(const char *tok)
 {
+	size_t n = strlen(tok);
+	const char *comma = strchr(tok, ',');
+	if (n < 5 || tok[0] != '(' || tok[n - 1] != ')' || !comma || strchr(comma + 1, ','))
+		return NULL;
+	char re[72], im[72];
+	tsr_trim(tok + 1, (size_t)(comma - tok - 1), re, sizeof(re));
+	tsr_trim(comma + 1, (size_t)(tok + n - 1 - comma - 1), im, sizeof(im));
+	cJSON *r = tsr_card_number(re), *i = r ? tsr_card_number(im) : NULL, *l = NULL;
+	if (i && (l = cJSON_CreateArray()) && cJSON_AddItemToArray(l, r)) {
+		r = NULL;
+		if (cJSON_AddItemToArray(l, i))
+			return l;
+	}
+	cJSON_Delete(r);
+	cJSON_Delete(i);
+	cJSON_Delete(l);
+	return NULL;
+}
+
+/* A card's value text parsed into *value_ret (a string joined across the CONTINUE cards after
+ * it, of c[0 .. left)), its comment into comment, a complex value's parts into *complex_ret (else
+ * NULL); returns how many cards it took. */
+static int tsr_card_value(const struct tsr_fits_card *c, int left, const char *p,
+			  cJSON **value_ret, cJSON **complex_ret, char *comment, size_t comment_cap)
+{
+	*complex_ret = NULL;
 	int used = 1;
 	cJSON *value;
 	while (*p == ' ')
@@ -127,8 +152,12 @@ static int tsr_card_value(const struct tsr_fits_card *c, int left, const char *p
 			value = cJSON_CreateNull(); /* an undefined value */
 		else if (!strcmp(tok, "T") || !strcmp(tok, "F"))
 			value = cJSON_CreateBool(tok[0] == 'T');
-		else if (!(value = tsr_card_number(tok)))
-			value = cJSON_CreateString(tok); /* complex values, or whatever it is */
+		else if (!(value = tsr_card_number(tok))) {
+			/* complex values, or whatever it is: its text (JSON has no complex
+			 * number), and a complex value's parts beside it */
+			value = cJSON_CreateString(tok);
+			*complex_ret = tsr_card_complex(tok);
+		}
 	}
 	const char *slash = strchr(rest, '/');
 	if (slash)
@@ -144,7 +173,7 @@ static int tsr_card_value(const struct tsr_fits_card *c, int left, const char *p
 static cJSON *tsr_card_json(const struct tsr_fits_card *c, int left, int *used_ret)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON *value = NULL;
+	cJSON *value = NULL, *cplx = NULL;
 	char comment[80] = "", key[80] = "";
 	const char *vtext = c->has_value ? c->text : NULL, *eq = strchr(c->text, '=');
 	if (!vtext && !strcmp(c->key, "HIERARCH") && eq) {
@@ -164,10 +193,16 @@ static cJSON *tsr_card_json(const struct tsr_fits_card *c, int left, int *used_r
 		tsr_trim(c->text, strlen(c->text), comment, sizeof(comment));
 		value = cJSON_CreateNull();
 	} else {
-		*used_ret = tsr_card_value(c, left, vtext, &value, comment, sizeof(comment));
+		*used_ret = tsr_card_value(c, left, vtext, &value, &cplx, comment, sizeof(comment));
 	}
 	if (!value || !cJSON_AddItemToObject(o, "value", value)) {
 		cJSON_Delete(value);
+		cJSON_Delete(cplx);
+		cJSON_Delete(o);
+		return NULL;
+	}
+	if (cplx && !cJSON_AddItemToObject(o, "complex", cplx)) {
+		cJSON_Delete(cplx);
 		cJSON_Delete(o);
 		return NULL;
 	}
