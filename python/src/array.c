@@ -231,8 +231,8 @@ static PyObject *hdu_from_end(const char *path, PyObject *hdu)
 	if (!fits) /* (a format without HDUs: the option's own refusal says so) */
 		return Py_NewRef(hdu);
 	if ((long long)n + v < 0)
-		return PyErr_Format(PyExc_IndexError, "hdu %ld out of range: the file has %zu HDUs",
-				    v, n);
+		return PyErr_Format(PyExc_IndexError, "%s: hdu %ld out of range: the file has %zu "
+				    "HDUs", path, v, n);
 	return PyLong_FromLongLong((long long)n + v);
 }
 
@@ -757,6 +757,31 @@ static int array_contains(tsrpy_Array *self, PyObject *value)
 	return r;
 }
 
+/* bool(a): NumPy's, a one-element array's value, ValueError for none or more (it was len()'s:
+ * an empty array False, a 0-d one a TypeError, any other True) */
+static int array_bool(tsrpy_Array *self)
+{
+	if (tsrpy_check_open(self) < 0)
+		return -1;
+	int64_t n = array_size(self);
+	if (n != 1) {
+		PyErr_SetString(PyExc_ValueError,
+				n ? "The truth value of an array with more than one element is "
+				    "ambiguous. Use a.any() or a.all()"
+				  : "The truth value of an empty array is ambiguous. Use `array.size > "
+				    "0` to check that an array is not empty.");
+		return -1;
+	}
+	PyObject *all = PyObject_CallMethod((PyObject *)self, "read", NULL);
+	int r = all ? PyObject_IsTrue(all) : -1;
+	Py_XDECREF(all);
+	return r;
+}
+
+static PyNumberMethods array_number = {
+	.nb_bool = (inquiry)array_bool,
+};
+
 static PySequenceMethods array_sequence = {
 	.sq_contains = (objobjproc)array_contains,
 };
@@ -775,6 +800,7 @@ PyTypeObject tsrpy_ArrayType = {
 	.tp_repr = (reprfunc)array_repr,
 	.tp_as_mapping = &array_mapping,
 	.tp_as_sequence = &array_sequence,
+	.tp_as_number = &array_number,
 	.tp_iter = (getiterfunc)tsrpy_array_iter,
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "An opened array (tessera.open): a FITS image HDU, a Zarr array or a Blosc2 "

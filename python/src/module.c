@@ -86,11 +86,17 @@ PyObject *tsrpy_raise_among(int status, const char *const *paths, Py_ssize_t n)
 	struct stat st;
 	/* the missing file the message names: a file of the list that does not exist (a longer
 	 * path that merely contains another exists, or is not in the list) */
-	if (msg && (status == TSR_E_IO || status == TSR_E_NOT_FOUND || status == TSR_E_FORMAT))
+	if (msg && (status == TSR_E_IO || status == TSR_E_NOT_FOUND || status == TSR_E_FORMAT)) {
 		for (Py_ssize_t i = 0; i < n; i++)
 			if (paths[i] && strstr(msg, paths[i]) && stat(paths[i], &st) != 0 &&
 			    errno == ENOENT)
 				return tsrpy_raise(status, paths[i]);
+		/* a name the message holds escaped (bytes that are not UTF-8 become \xNN): the
+		 * list's first missing file, as a batch reads its files in order */
+		for (Py_ssize_t i = 0; status == TSR_E_NOT_FOUND && i < n; i++)
+			if (paths[i] && stat(paths[i], &st) != 0 && errno == ENOENT)
+				return tsrpy_raise(status, paths[i]);
+	}
 	return tsrpy_raise(status, NULL);
 }
 

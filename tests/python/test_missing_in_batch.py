@@ -49,3 +49,17 @@ def test_other_errors_keep_their_type(tmp_path):
     bad.write_bytes(b"not a fits file" * 300)
     with pytest.raises(tessera.FormatError):
         tessera.read_batch([GOOD, str(bad), _missing(tmp_path)])
+
+
+@pytest.mark.parametrize("at", [0, 1, 3])
+@pytest.mark.parametrize("how", ["read_batch", "stream"])
+def test_name_not_utf8(tmp_path, at, how):
+    """A missing file whose name is not UTF-8 (its message escapes the bytes) is still the
+    FileNotFoundError of that file, wherever it stands; it was a NotFoundError without a
+    filename past the first place."""
+    missing = os.fsdecode(os.fsencode(str(tmp_path)) + b"/x\xff.fits")
+    paths = [GOOD] * 4
+    paths[at] = missing
+    with pytest.raises(FileNotFoundError) as e:
+        tessera.read_batch(paths) if how == "read_batch" else list(tessera.stream(paths))
+    assert e.value.filename == missing
