@@ -265,7 +265,7 @@ int main(void)
 		"\"key\":\"FLT\",\"value\":1.0,\"comment\":\"a real\"",
 		"\"key\":\"BIG\",\"value\":123456789012345678901234567890,",
 		"\"key\":\"NBIG\",\"value\":-123456789012345678901234567890,",
-		"\"key\":\"DEXP\",\"value\":1e+05,", "\"key\":\"PT5\",\"value\":5.0,",
+		"\"key\":\"DEXP\",\"value\":100000.0,", "\"key\":\"PT5\",\"value\":5.0,",
 		"\"key\":\"DOT5\",\"value\":0.5,", "\"key\":\"PLUS\",\"value\":5,",
 		"\"key\":\"ZEROS\",\"value\":7,", "\"key\":\"RZ\",\"value\":-7.5,",
 		"\"key\":\"INT\",\"value\":42,", "\"key\":\"E\",\"value\":0.0015,",

@@ -41,10 +41,21 @@ void tsr_json_real_text(double v, char buf[TSR_JSON_REAL_MAX])
 		return;
 	}
 	/* the fewest digits that read back as v (17 always do) */
-	for (int p = 1; p <= 17; p++) {
+	int p = 1;
+	for (; p <= 17; p++) {
 		snprintf(buf, TSR_JSON_REAL_MAX, "%.*g", p, v);
 		if (strtod(buf, NULL) == v)
 			break;
+	}
+	/* without an exponent from 1e-4 to 1e16, as Python's repr writes reals: %g wrote 10.0 as
+	 * "1e+01" (its exponent from p digits on); the same digits, fixed */
+	const double m = fabs(v);
+	if (strchr(buf, 'e') && m >= 1e-4 && m < 1e16) {
+		int e = (int)floor(log10(m)), decimals = p - 1 - e;
+		char fixed[TSR_JSON_REAL_MAX];
+		snprintf(fixed, sizeof(fixed), "%.*f", decimals > 0 ? decimals : 0, v);
+		if (strtod(fixed, NULL) == v)
+			memcpy(buf, fixed, strlen(fixed) + 1);
 	}
 	/* a process's LC_NUMERIC may write a decimal comma, which JSON does not read */
 	for (char *q = buf; *q; q++)

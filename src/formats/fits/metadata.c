@@ -251,7 +251,8 @@ static cJSON *tsr_kw_double(const struct tsr_fits_header *h, const char *key, do
 	double v = dflt;
 	int st = tsr_fits_get_double(h, key, &v);
 	tsr_error_clear();
-	return st == TSR_OK || st == TSR_E_NOT_FOUND ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+	/* (a real, as the card's: 2.0 stays 2.0, not 2) */
+	return st == TSR_OK || st == TSR_E_NOT_FOUND ? tsr_json_real(v) : cJSON_CreateNull();
 }
 
 /* How a tile-compressed image is stored: algorithm, original BITPIX, quantization. */
