@@ -1,7 +1,7 @@
 """test_bench_report.py - `tessera bench --output-json` writes reports that follow
 docs/bench-report.md (checked by hand: jsonschema may be missing), skips CUDA phases with a
-reason where no GPU is, keeps a failed phase in the report, and never clobbers a report on an
-early failure."""
+reason where no GPU is (and fails where --device cuda asked for nothing else), keeps a failed
+phase in the report, and never clobbers a report on an early failure."""
 import json
 import os
 import re
@@ -236,8 +236,12 @@ def validate(r):
                       "receipt"):
                 if p.get(k) is not None:
                     e.append("%s.%s: not null for status %r" % (where, k, st))
-    if r.get("ok") != (not any_failed):
-        e.append("ok %r, but a phase failed: %r" % (r.get("ok"), any_failed))
+    # (--device cuda with no CUDA phase run: nothing asked for ran, so not ok either)
+    cuda_none = (r.get("options") or {}).get("device") == "cuda" and not any(
+        p.get("status") == "ok" for p in r.get("phases", []) if p.get("id", "").startswith("cuda"))
+    if r.get("ok") != (not any_failed and not cuda_none):
+        e.append("ok %r, but a phase failed: %r, no CUDA phase of --device cuda ran: %r" %
+                 (r.get("ok"), any_failed, cuda_none))
     return e
 
 
@@ -440,6 +444,25 @@ def phase_failure_still_reports():
     return e
 
 
+def cuda_only_without_a_gpu():
+    """--device cuda where no CUDA phase can run: exit 1, "ok": false, and a line saying why
+    (it exited 0 with "ok": true, though nothing asked for ran); with a GPU, exit 0."""
+    out = os.path.join(tmp, "c.json")
+    p = bench("--iterations", "1", "--device", "cuda", "--output-json", out, FITS)
+    with open(out) as f:
+        r = json.load(f)
+    e = validate(r)
+    if r["capabilities"]["cuda"]["available"]:
+        if p.returncode != 0 or not r["ok"]:
+            e.append("with a GPU: exit %d, ok %r" % (p.returncode, r["ok"]))
+        return e
+    if p.returncode != 1 or r["ok"] is not False:
+        e.append("without a GPU: exit %d, ok %r" % (p.returncode, r["ok"]))
+    if "--device cuda: no CUDA phase ran" not in p.stderr:
+        e.append("stderr: %r" % p.stderr)
+    return e
+
+
 def self_check():
     """The validator rejects what the page forbids (else the cases above prove nothing)."""
     out = os.path.join(tmp, "r.json")
@@ -469,6 +492,7 @@ case("--decoder", decoder_option)
 case("--dir, --max-files, --storage, --files-per-batch", options_storage_dir)
 case("early failures keep the previous report", early_failures_keep_report)
 case("phase failure still writes a report", phase_failure_still_reports)
+case("--device cuda without a GPU fails", cuda_only_without_a_gpu)
 case("validator self-check", self_check)
 shutil.rmtree(tmp, ignore_errors=True)
 report(failures, total)

@@ -1250,6 +1250,13 @@ int tsr_cli_bench(int argc, char **argv)
 	int failed = 0;
 	for (size_t i = 0; i < nph; i++)
 		failed |= ph[i].status == BENCH_FAILED;
+	/* --device cuda where no CUDA phase can run: nothing asked for ran, which a script must
+	 * see (it read "ok": true and exit 0) */
+	if (!b.device_cpu && !b.cuda_ok) {
+		fprintf(stderr, "tessera bench: --device cuda: no CUDA phase ran: %s\n",
+			b.cuda_reason[0] ? b.cuda_reason : "no CUDA device");
+		failed = 1;
+	}
 	rc = failed;
 	if (json) {
 		root = cJSON_CreateObject();
