@@ -51,5 +51,9 @@ void tsr_cli_hdu_apply(const struct tsr_cli_hdu *h, struct tsr_open_options *oo)
 struct cJSON;
 struct cJSON *tsr_cli_json_parse(const char *text);
 void tsr_cli_json_raw(struct cJSON *j);
+/* text (cJSON's print, freed) as valid UTF-8, each byte that starts no UTF-8 character U+FFFD:
+ * the CLI's own strings (a path named by bytes that are not UTF-8) go into its JSON as they
+ * are, which JSON readers refuse. NULL where memory runs out. */
+char *tsr_cli_json_utf8(char *text);
 
 #endif

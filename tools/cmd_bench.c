@@ -1312,7 +1312,7 @@ int tsr_cli_bench(int argc, char **argv)
 		cJSON *pa = cJSON_AddArrayToObject(root, "phases");
 		for (size_t i = 0; i < nph; i++)
 			cJSON_AddItemToArray(pa, bench_json_phase(&ph[i]));
-		text = cJSON_Print(root);
+		text = tsr_cli_json_utf8(cJSON_Print(root));
 		if (!text || bench_write_atomic(json, text)) {
 			if (!text)
 				fprintf(stderr, "tessera bench: out of memory writing the report\n");

@@ -661,7 +661,7 @@ static int tsr_info_path(struct tsr_info_args *a, cJSON *all)
 		doc = NULL;
 	} else if (args.json) {
 		tsr_cli_json_raw(doc);
-		char *s = tsr_info_need(cJSON_PrintUnformatted(doc));
+		char *s = tsr_info_need(tsr_cli_json_utf8(cJSON_PrintUnformatted(doc)));
 		tsr_print_indented(s);
 		free(s);
 	} else if (args.header || args.attrs) {
@@ -750,7 +750,7 @@ int tsr_cli_info(int argc, char **argv)
 	}
 	if (all) {
 		tsr_cli_json_raw(all);
-		char *text = tsr_info_need(cJSON_PrintUnformatted(all));
+		char *text = tsr_info_need(tsr_cli_json_utf8(cJSON_PrintUnformatted(all)));
 		tsr_print_indented(text);
 		free(text);
 		cJSON_Delete(all);

@@ -98,3 +98,56 @@ cJSON *tsr_cli_json_parse(const char *text)
 		tsr_unmark(j);
 	return j;
 }
+
+/* The length of the valid UTF-8 character at s (n bytes left): no overlong form, surrogate or
+ * code point past U+10FFFF; 0 for none. */
+static size_t tsr_cli_utf8_len(const unsigned char *s, size_t n)
+{
+	if (s[0] < 0x80)
+		return 1;
+	size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	if (!len || len > n || s[0] > 0xf4)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return len;
+}
+
+char *tsr_cli_json_utf8(char *text)
+{
+	if (!text)
+		return NULL;
+	const unsigned char *s = (const unsigned char *)text;
+	size_t n = strlen(text), bad = 0;
+	for (size_t i = 0; i < n;) {
+		size_t k = tsr_cli_utf8_len(s + i, n - i);
+		bad += !k;
+		i += k ? k : 1;
+	}
+	if (!bad)
+		return text;
+	char *out = malloc(n + 2 * bad + 1), *o = out;
+	if (!out) {
+		free(text);
+		return NULL;
+	}
+	for (size_t i = 0; i < n;) {
+		size_t k = tsr_cli_utf8_len(s + i, n - i);
+		if (k) {
+			memcpy(o, s + i, k);
+			o += k;
+			i += k;
+		} else { /* U+FFFD, as Python's errors="replace" makes a byte that starts none */
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		}
+	}
+	*o = '\0';
+	free(text);
+	return out;
+}
