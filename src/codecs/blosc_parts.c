@@ -179,7 +179,7 @@ int tsr_chunk_parts_open(const struct tsr_chunk_ref *ref, const void *src, size_
 	for (int i = 0; i + 1 < ref->npre; i++) {
 		void *next;
 		size_t next_n;
-		if ((st = tsr_bytes_decode(&ref->pre[i], src, src_nbytes, scratch, tsr_pre_slot(scratch, src),
+		if ((st = tsr_bytes_decode(&ref->pre[i], src, src_nbytes, scratch, 3,
 					   expect[i], cap[i], NULL, &next, &next_n)))
 			goto fail;
 		src = next;

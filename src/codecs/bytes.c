@@ -25,10 +25,14 @@ static void *tsr_slot(struct tsr_scratch *s, int i, size_t n)
 	return s->buf[i];
 }
 
-int tsr_pre_slot(const struct tsr_scratch *s, const void *src)
+/* Of scratch slots `slot` and slot + 1, the one src does not lie in: a checksum step passes
+ * its input on, so steps that took the two in turn (3, 4, 3, ...) had the step after a
+ * checksum decode over its own input, and free it where the slot grew (gzip, crc32c, zstd read
+ * as corrupt, a chunk's steps and a whole shard's alike). */
+static int tsr_free_slot(const struct tsr_scratch *s, int slot, const void *src)
 {
-	const uintptr_t p = (uintptr_t)src, b = (uintptr_t)s->buf[3];
-	return s->buf[3] && p >= b && p - b <= s->cap[3] + 64 ? 4 : 3;
+	const uintptr_t p = (uintptr_t)src, b = (uintptr_t)s->buf[slot];
+	return s->buf[slot] && p >= b && p - b <= s->cap[slot] + 64 ? slot + 1 : slot;
 }
 
 /* Scratch slot i of n bytes, or the caller's destination when it has room for them. */
@@ -66,6 +70,7 @@ int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t 
 	/* Nothing is allocated past what the chunk's metadata allows, whatever a header says. */
 	size_t lim = expect ? expect : cap;
 	int st;
+	slot = tsr_free_slot(s, slot, src);
 	switch (step->id) {
 	case TSR_CODEC_CRC32C: {
 		if (n < 4)

@@ -363,7 +363,7 @@ int tsr_chunk_decode_box(const struct tsr_chunk_ref *ref, void *src, size_t src_
 		/* the last step lands in out when it yields exactly the elements */
 		int last = i + 1 == ref->npre;
 		void *into = last && in_place && expect[i] && expect[i] == npix * w ? out : NULL;
-		st = tsr_bytes_decode(&ref->pre[i], src, src_nbytes, scratch, tsr_pre_slot(scratch, src), expect[i],
+		st = tsr_bytes_decode(&ref->pre[i], src, src_nbytes, scratch, 3, expect[i],
 				      cap[i], into, &next, &next_n);
 		if (st)
 			return st;
@@ -524,7 +524,7 @@ int tsr_chunk_stream_begin(struct tsr_chunk_stream *cs, const struct tsr_chunk_r
 	for (int i = 0; i + 1 < ref->npre; i++) {
 		void *next;
 		size_t next_n;
-		st = tsr_bytes_decode(&ref->pre[i], src, src_nbytes, scratch, tsr_pre_slot(scratch, src), expect[i],
+		st = tsr_bytes_decode(&ref->pre[i], src, src_nbytes, scratch, 3, expect[i],
 				      cap[i], NULL, &next, &next_n);
 		if (st)
 			return st;

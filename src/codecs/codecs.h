@@ -82,13 +82,8 @@ uint32_t tsr_fletcher32(const void *data, size_t n);
 /* Jenkins' lookup3 hashlittle of n bytes from initval (numcodecs' JenkinsLookup3). */
 uint32_t tsr_lookup3(const void *data, size_t n, uint32_t initval);
 
-/* The scratch slot (3 or 4) for a pre-step's output whose input is src: the one src does not
- * lie in. A checksum step passes its input on, so slots taken in turn (3, 4, 3, ...) had the
- * step after a checksum write over its own input, and free it where it grew: gzip, crc32c,
- * zstd read as corrupt. */
-int tsr_pre_slot(const struct tsr_scratch *s, const void *src);
-/* Runs one bytes-to-bytes step on src[0, n): the result is *out (scratch slot `slot`, or src
- * itself for checksums) of *out_n bytes. expect > 0 is the size the result must have; else cap
+/* Runs one bytes-to-bytes step on src[0, n): the result is *out (scratch slot `slot` or
+ * slot + 1, whichever src does not lie in, or src itself for checksums) of *out_n bytes. expect > 0 is the size the result must have; else cap
  * is the most it may have: a stream or header claiming more is TSR_E_CORRUPT before anything
  * is allocated (tsr_chunk_pre_limits gives both from the chunk's metadata). into (may be NULL):
  * decode there (expect bytes, no slack) instead of the scratch slot when the result has that

@@ -3,7 +3,9 @@ any order: gzip, crc32c, zstd; crc32c, gzip, crc32c, blosc; v2 filters Delta, Zl
 compressor) read as zarr-python reads them. A checksum step passes its input on, and the steps
 took two scratch buffers in turn, so the step after a checksum wrote over (and where it grew,
 freed) its own input: CorruptError "gzip: bad or truncated data", "zstd: Destination buffer is
-too small", found by a probe's 1,100 chains (150 failed)."""
+too small", found by a probe's 1,100 chains (150 failed). A whole shard's chain after
+sharding_indexed failed alike: the slot is now chosen where every step decodes
+(tsr_bytes_decode), not by each loop over steps."""
 import warnings
 
 import numpy as np
@@ -63,3 +65,19 @@ def test_v2_filters_before_a_compressor(tmp_path):
         z[...] = d
     np.testing.assert_array_equal(tessera.open(p)[...], d)
     np.testing.assert_array_equal(tessera.open(p)[...], z[...])
+
+
+@pytest.mark.parametrize("name", ["gzip crc32c zstd", "crc32c gzip crc32c zstd"])
+def test_whole_shard_chain(tmp_path, name):
+    """The same chains after sharding_indexed (a whole shard's codecs) read too: the shard's
+    steps took the two scratch slots in turn as a chunk's did."""
+    comps = {"gzip crc32c zstd": [zc.GzipCodec(), zc.Crc32cCodec(), zc.ZstdCodec()],
+             "crc32c gzip crc32c zstd": [zc.Crc32cCodec(), zc.GzipCodec(), zc.Crc32cCodec(),
+                                         zc.ZstdCodec()]}[name]
+    p = str(tmp_path / "w.zarr")
+    d = _v3(p, comps, chunks=(40, 30),
+            serializer=zc.ShardingCodec(chunk_shape=(10, 10),
+                                        codecs=[zc.BytesCodec(endian="big")]))
+    a = tessera.open(p)
+    np.testing.assert_array_equal(a[...], d)
+    np.testing.assert_array_equal(a[3:37:4, ::-3], d[3:37:4, ::-3])

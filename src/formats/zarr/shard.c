@@ -166,7 +166,7 @@ static int tsr_zarr_whole_index(const struct tsr_zarr_meta *m, const struct tsr_
 		void *out;
 		size_t out_n;
 		/* (the pre-steps' scratch slots, 3 and 4, in turn) */
-		st = tsr_bytes_decode(&s->whole[i], cur, n, &sc, 3 + (i & 1), 0, (size_t)cap, NULL,
+		st = tsr_bytes_decode(&s->whole[i], cur, n, &sc, 3, 0, (size_t)cap, NULL,
 				      &out, &out_n);
 		cur = out;
 		n = out_n;
