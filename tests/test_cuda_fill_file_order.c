@@ -1,4 +1,4 @@
-/* test_cuda_fill_file_order.c - a CUDA slot lays its tasks in file order where their files repeat (tsr_cuda_fill_slot), and a read puts all its tasks in that order first (tsr_cuda_file_order): a sharded store's inner chunks, planned in C order across the array, lie each shard's together and by offset, so that the feed reads each shard's run in one read and a slot holds whole shards; every task is laid once, in the slot's bounds, and stores of one chunk a file keep the plan's order. */
+/* test_cuda_fill_file_order.c - a CUDA read puts its tasks in file order where their files repeat (tsr_cuda_file_order), then fills its slots in turn (tsr_cuda_fill_slot): a sharded store's inner chunks, planned in C order across the array, lie each shard's together and by offset, so that a slot holds whole shards and the feed reads each shard's run in it in one read; every task is laid once, in the slot's bounds, and stores of one chunk a file keep the plan's order. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,20 +158,6 @@ int main(void)
 		/* one slot: each shard's chunks one read; slots of 160 bytes (about ten tasks):
 		 * runs cut at the slots' bounds, each still one read */
 		const size_t slot[2] = {(size_t)1 << 20, 160};
-		for (int k = 0; k < 2; k++) {
-			struct layout_read lr;
-			if (layout_read(ctx, dir, 4, TSR_DECODER_GPU, &lr) == 0) {
-				CHECK_EQ_INT(lr.plan.ntasks, NSHARDS * NINNER);
-				CHECK(lr.tasks[0].how == (variant ? TSR_HOW_RAW : TSR_HOW_STREAM));
-				int64_t nslots, reads = fill_and_check(&lr, slot[k], &nslots);
-				if (k == 0)
-					CHECK_EQ_INT(reads, NSHARDS);
-				else
-					CHECK(reads > NSHARDS + nslots - 1 &&
-					      reads < lr.plan.ntasks / 2);
-			}
-			layout_read_free(&lr);
-		}
 		/* the read in file order first, as the engine puts it: each shard's tasks
 		 * together across the read, so that a slot's reads are the shards it holds, at
 		 * most one a slot more than the shards */

@@ -527,9 +527,10 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		tsr_cuda_layout(array, plan, descs, decoder, batch, nthreads, tasks, &L);
 	else
 		memset(&L, 0, sizeof(L));
-	/* The whole read in file order, not each slot alone: a sharded Zarr store's plan crosses
-	 * its shards row by row, so a slot of them held a few Morton runs of each of many shards
-	 * (215-336 reads a slot of 805 inner chunks); now it holds whole shards. */
+	/* The read in file order before its slots are filled: a sharded Zarr store's plan crosses
+	 * its shards row by row, so a slot held a few Morton runs of each of many shards (215-336
+	 * reads a slot of 805 inner chunks with each slot ordered alone); now it holds whole
+	 * shards. */
 	if (st == TSR_OK && !replay && tsr_plan_descs_npaths(descs) < (size_t)plan->ntasks)
 		tsr_cuda_file_order(tasks, plan->ntasks);
 	double t_plan = tsr_now() - tp0;
@@ -632,8 +633,7 @@ static int tsr_cuda_run_on(struct tsr_array *array, const struct tsr_plan *plan,
 		 * buffer (streams of several kinds are grouped at dispatch). */
 		struct tsr_cuda_fill fill = {
 			.nbytes = s->nbytes, .dec_nbytes = s->dec_nbytes, .used = s->used,
-			.dec_used = s->dec_used, .ntasks = s->ntasks, .replay = replay,
-			.file_each = tsr_plan_descs_npaths(descs) >= (size_t)plan->ntasks};
+			.dec_used = s->dec_used, .ntasks = s->ntasks, .replay = replay};
 		int64_t t1 = tsr_cuda_fill_slot(tasks, plan->ntasks, t0, &fill);
 		if (t1 == t0) {
 			/* Full with earlier files' chunks (or of smaller buffers than this read

@@ -361,15 +361,16 @@ static int tsr_file_ranks(const struct tsr_cuda_task *tasks, int64_t t0, int64_t
 	return moved;
 }
 
-/* Puts a slot's tasks [t0, t1) in file order where their files repeat out of it: each file's
- * tasks together, files in the order they first appear, each by offset. Chunks back to back in
- * a file then lie back to back in the slot, and a run of them is one read (tsr_coalesce): the
- * plan lays a sharded Zarr store's inner chunks in C order across the array, and zarr-python
- * writes them in Morton order within each shard, so that a slot of 805 inner chunks of 80 KB
- * took 805 reads (H100, 2026-12-06), and takes 215-336 in file order (2026-12-07). (The place
- * kernel puts each task where it lands, in any order.) Returns whether it moved any; on a failed
- * allocation none. */
-static int tsr_fill_file_order(struct tsr_cuda_task *tasks, int64_t t0, int64_t t1)
+/* Puts a read's tasks in file order where their files repeat out of it: each file's tasks
+ * together, files in the order they first appear, each by offset. Chunks back to back in a file
+ * then lie back to back in a slot, and a run of them is one read (tsr_coalesce): the plan lays a
+ * sharded Zarr store's inner chunks in C order across the array, and zarr-python writes them in
+ * Morton order within each shard, so that a slot of 805 inner chunks of 80 KB took 805 reads
+ * (H100, 2026-12-06), 215-336 with each slot in file order (2026-12-07), and the read's 4,096
+ * 116 in all with the read in file order (plan_bench, a later session). (The place kernel puts
+ * each task where it lands, in any order.) Returns whether it moved any; on a failed allocation
+ * none. */
+static int tsr_file_order(struct tsr_cuda_task *tasks, int64_t t0, int64_t t1)
 {
 	int one = 1; /* one file in offset order (a FITS heap, a Blosc2 frame): nothing to do */
 	for (int64_t t = t0 + 1; one && t < t1; t++)
@@ -402,7 +403,7 @@ static int tsr_fill_file_order(struct tsr_cuda_task *tasks, int64_t t0, int64_t 
 
 int tsr_cuda_file_order(struct tsr_cuda_task *tasks, int64_t ntasks)
 {
-	return ntasks > 1 && ntasks <= INT32_MAX && tsr_fill_file_order(tasks, 0, ntasks);
+	return ntasks > 1 && ntasks <= INT32_MAX && tsr_file_order(tasks, 0, ntasks);
 }
 
 int64_t tsr_cuda_fill_slot(struct tsr_cuda_task *tasks, int64_t ntasks, int64_t t0,
@@ -410,10 +411,6 @@ int64_t tsr_cuda_fill_slot(struct tsr_cuda_task *tasks, int64_t ntasks, int64_t 
 {
 	size_t used, dec_used;
 	int64_t t1 = tsr_fill_lay(tasks, ntasks, t0, f, &used, &dec_used);
-	/* the tasks that fit, in file order and laid again (a stored task's 16-byte alignment
-	 * may then leave the last out: it opens the next slot) */
-	if (!f->replay && !f->file_each && t1 - t0 > 1 && tsr_fill_file_order(tasks, t0, t1))
-		t1 = tsr_fill_lay(tasks, t1, t0, f, &used, &dec_used);
 	if (t1 > t0) {
 		f->used = used;
 		f->dec_used = dec_used;

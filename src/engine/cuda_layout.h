@@ -133,16 +133,14 @@ struct tsr_cuda_fill {
 	size_t used, dec_used;
 	size_t ntasks;                  /* tasks laid in (TSR_SLOT_PLACES at most) */
 	int replay;                     /* slot_offset is the chunk's device address: none staged */
-	int file_each;                  /* each task a file of its own (the plan's paths): no file
-					   order to find */
 };
-/* Puts a read's tasks in file order where their files repeat out of it, as a slot's (each
- * file's together, files in the order they first appear, each by offset), so that a slot holds
- * runs of a file's chunks, not pieces of many files' runs; returns whether it moved any. */
+/* Puts a read's tasks in file order where their files repeat out of it (each file's together,
+ * files in the order they first appear, each by offset), so that the slots filled in turn hold
+ * runs of a file's chunks, each one read; returns whether it moved any. The engine calls it once
+ * a read, before its slots (a read of one chunk a file, and a replay, keep the plan's order). */
 int tsr_cuda_file_order(struct tsr_cuda_task *tasks, int64_t ntasks);
-/* Lays tasks t0, t0 + 1, ... into the slot while they fit, those that fit in file order where
- * their files repeat (each file's together, by offset: chunks back to back in a file are one
- * read); returns one past the last. */
+/* Lays tasks t0, t0 + 1, ... into the slot while they fit, in their order; returns one past
+ * the last. */
 int64_t tsr_cuda_fill_slot(struct tsr_cuda_task *tasks, int64_t ntasks, int64_t t0,
 			   struct tsr_cuda_fill *f);
 
