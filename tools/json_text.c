@@ -100,7 +100,9 @@ cJSON *tsr_cli_json_parse(const char *text)
 }
 
 /* The length of the valid UTF-8 character at s (n bytes left): no overlong form, surrogate or
- * code point past U+10FFFF; 0 for none. */
+ * code point past U+10FFFF; 0 for none. (The library's tsr_utf8_len and its metadata's
+ * tsr_json_utf8 do the same for its documents; tools make only public calls, DESIGN.md §2, and
+ * these strings are the CLI's own.) */
 static size_t tsr_cli_utf8_len(const unsigned char *s, size_t n)
 {
 	if (s[0] < 0x80)

@@ -140,11 +140,9 @@ static PyObject *header_keys(PyObject *cards, int compressed)
 		 * complex */
 		PyObject *parts = PyDict_GetItemString(card, "complex"), *cv = NULL;
 		if (parts && PyList_Check(parts) && PyList_GET_SIZE(parts) == 2) {
-			double re = PyFloat_AsDouble(PyList_GET_ITEM(parts, 0));
-			double im = re == -1.0 && PyErr_Occurred()
-					    ? -1.0
-					    : PyFloat_AsDouble(PyList_GET_ITEM(parts, 1));
-			cv = PyErr_Occurred() ? NULL : PyComplex_FromDoubles(re, im);
+			PyObject *args = PyList_AsTuple(parts); /* complex(re, im) */
+			cv = args ? PyObject_Call((PyObject *)&PyComplex_Type, args, NULL) : NULL;
+			Py_XDECREF(args);
 			if (!cv)
 				Py_CLEAR(all);
 		}

@@ -1,6 +1,5 @@
 /* metadata.c - tsr_array_metadata: what an array's metadata says, as JSON text, from the
  * format driver that opened it. */
-#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,7 +13,7 @@ cJSON *tsr_json_int(int64_t v)
 	if (v >= -((int64_t)1 << 53) && v <= ((int64_t)1 << 53))
 		return cJSON_CreateNumber((double)v);
 	char digits[24];
-	snprintf(digits, sizeof(digits), "%" PRId64, v);
+	tsr_int_text(digits, (long long)v);
 	return cJSON_CreateRaw(digits);
 }
 
