@@ -47,7 +47,8 @@ def check_doc(path, fmt):
     doc = info(path)
     if doc is None:
         return None
-    if set(doc) != {"path", "format", "entries"} or doc["format"] != fmt:
+    if set(doc) != {"path", "format", "count", "entries"} or doc["format"] != fmt or \
+            doc["count"] != len(doc["entries"]):
         failures.append("%s: top level %r (format %r)" % (path, sorted(doc), doc.get("format")))
         return None
     arrays = [e for e in doc["entries"] if e["kind"] == "array"]

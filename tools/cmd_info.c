@@ -417,7 +417,9 @@ static void tsr_print_table(const cJSON *doc)
 	const char *format = tsr_str(doc, "format");
 	const cJSON *entries = cJSON_GetObjectItemCaseSensitive(doc, "entries"), *o;
 	int fits = !strcmp(format, "fits"), zarr = !strcmp(format, "zarr");
-	int n = cJSON_GetArraySize(entries);
+	/* the title counts what the path holds, though --hdu / --array show part of it */
+	const cJSON *count = cJSON_GetObjectItemCaseSensitive(doc, "count");
+	int n = cJSON_IsNumber(count) ? count->valueint : cJSON_GetArraySize(entries);
 	struct tsr_widths w;
 	tsr_table_widths(entries, fits, zarr, &w);
 	printf("%s (%s, %d %s%s)\n", tsr_str(doc, "path"),
@@ -633,6 +635,7 @@ static int tsr_info_path(struct tsr_info_args *a, cJSON *all)
 	cJSON *entries = tsr_info_need(cJSON_CreateArray());
 	tsr_put(doc, "path", cJSON_CreateString(args.path));
 	tsr_put(doc, "format", cJSON_CreateString(format));
+	tsr_put(doc, "count", cJSON_CreateNumber((double)n));
 	tsr_put(doc, "entries", entries);
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
