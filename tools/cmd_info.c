@@ -183,26 +183,39 @@ static int tsr_select(const struct tsr_info_args *args, const struct tsr_listing
 	}
 	if (args->level >= 0) {
 		/* one level of an OME-Zarr group (the store's root without --array), as read's
-		 * --array GROUP --level K opens it */
+		 * --array GROUP --level K opens it; level 0 of what is no multiscale group is the
+		 * array itself, as tsr_open_options.level says (read takes it so) */
 		char group[4096] = "";
 		size_t found = 0;
-		if (strcmp(format, "zarr")) {
-			fprintf(stderr, "tessera info: %s: --level is for OME-Zarr stores\n",
-				args->path);
-			return 1;
-		}
+		int nlevels = -1;
 		if (args->array)
 			tsr_array_norm(args->array, group, sizeof(group));
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < n && !strcmp(format, "zarr"); i++) {
 			tsr_listing_entry(l, i, &e);
+			if (e.kind == TSR_ENTRY_MULTISCALE && !strcmp(e.name, group))
+				nlevels = e.nlevels;
 			keep[i] = e.kind == TSR_ENTRY_ARRAY && e.level == args->level &&
 				  !strcmp(e.group, group);
 			found += keep[i];
 		}
-		if (!found)
-			fprintf(stderr, "tessera info: %s: no level %d of a multiscale group '%s'\n",
-				args->path, args->level, group[0] ? group : "/");
-		return !found;
+		if (found)
+			return 0;
+		if (nlevels >= 0) {
+			fprintf(stderr, "tessera info: %s: no level %d of multiscale group '%s' (it has "
+				"%d level%s)\n", args->path, args->level, group[0] ? group : "/",
+				nlevels, nlevels == 1 ? "" : "s");
+			return 1;
+		}
+		if (args->level > 0) {
+			fprintf(stderr, "tessera info: %s: level %d: %s is not an OME-Zarr multiscale "
+				"group\n", args->path, args->level,
+				strcmp(format, "zarr") ? (strcmp(format, "fits") ? "a Blosc2 frame" :
+				"a FITS file") : group[0] ? group : "the store's root");
+			return 1;
+		}
+		memset(keep, !args->array && args->hdu < 0, n);
+		if (args->hdu >= 0)
+			keep[args->hdu] = 1;
 	}
 	if (!args->array)
 		return 0;
