@@ -169,15 +169,17 @@ int tsr_cli_read(int argc, char **argv)
 			fprintf(stderr, "tessera read: out of memory\n");
 			goto done;
 		}
-		int st = tsr_cuda_malloc(nbytes, &dev);
+		/* the read's own messages name the file; the CLI's allocation and copy do not */
+		int st = tsr_cuda_malloc(nbytes, &dev), own = st != 0;
 		dst.data = dev;
 		if (!st)
 			st = ix ? tsr_read_index(a, ix, &dst, &ro, &r) : tsr_read(a, &sel, &dst, &ro, &r);
 		if (!st)
-			st = tsr_cuda_memcpy_to_host(data, dev, nbytes);
+			own = (st = tsr_cuda_memcpy_to_host(data, dev, nbytes)) != 0;
 		tsr_cuda_free(dev);
 		if (st) {
-			fprintf(stderr, "tessera read: %s\n", tsr_errmsg());
+			fprintf(stderr, "tessera read: %s%s%s\n", own ? path : "", own ? ": " : "",
+				tsr_errmsg());
 			goto done;
 		}
 	} else if (ix ? tsr_read_index_alloc(a, ix, &ro, &data, &nbytes, &ndim, shape, &r) :
