@@ -46,8 +46,7 @@ static void tsr_ahead_make(void *arg, int worker)
 	int st = tsr_open(ah->ctx, ah->paths[i], ah->oo, &f->array);
 	/* (the selection's failure as the batch's tsr_selection_shape gives it) */
 	if (st == TSR_OK)
-		st = tsr_selection_normalize(ah->sel, f->array->desc.ndim, f->array->desc.shape,
-					     &f->ns);
+		st = tsr_array_sel_norm(f->array, ah->sel, &f->ns);
 	f->open_st = st;
 	if (st) {
 		snprintf(f->msg, sizeof(f->msg), "%s", tsr_errmsg());

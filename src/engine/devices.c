@@ -349,7 +349,7 @@ int tsr_read_slabs(const struct tsr_array *array, const struct tsr_selection *se
 	if (nparts < 1 || nparts > 4096)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_slabs: %d parts", nparts);
 	struct tsr_norm_sel ns;
-	int st = tsr_selection_normalize(sel, array->desc.ndim, array->desc.shape, &ns);
+	int st = tsr_array_sel_norm(array, sel, &ns);
 	if (st)
 		return st;
 	int ax, out;
@@ -397,12 +397,8 @@ int tsr_read_devices(struct tsr_array *array, const struct tsr_selection *sel,
 		return tsr_error(TSR_E_UNSUPPORTED, "%s: mock-device storage keeps one device cache "
 				 "a handle: it replays on one device", array->path);
 	struct tsr_norm_sel ns;
-	if ((st = tsr_selection_normalize(sel, array->desc.ndim, array->desc.shape, &ns))) {
-		char unit[320];
-		tsr_array_unit(array, unit, sizeof(unit));
-		tsr_error_prefix("%s%s", array->path, unit);
+	if ((st = tsr_array_sel_norm(array, sel, &ns)))
 		return st;
-	}
 	int ax, out;
 	tsr_slab_axis(&ns, &ax, &out);
 	struct tsr_read_options first;

@@ -142,6 +142,10 @@ int tsr_read_device(const struct tsr_context *ctx, const struct tsr_read_options
 int tsr_read_threads(const struct tsr_context *ctx, const struct tsr_read_options *o);
 /* TSR_E_TOO_SMALL (naming the array and both sizes) when dst cannot hold the selection ns. */
 struct tsr_norm_sel;
+/* sel normalized against array's shape (tsr_selection_normalize); its failure's message names
+ * the array's file and HDU or array, as every read's does. */
+int tsr_array_sel_norm(const struct tsr_array *array, const struct tsr_selection *sel,
+		       struct tsr_norm_sel *ns);
 int tsr_read_room(const struct tsr_array *array, const struct tsr_norm_sel *ns,
 		  const struct tsr_buffer *dst);
 

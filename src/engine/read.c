@@ -6,13 +6,25 @@
 #include "../io/storage.h"
 #include "engine.h"
 
+int tsr_array_sel_norm(const struct tsr_array *array, const struct tsr_selection *sel,
+		       struct tsr_norm_sel *ns)
+{
+	int st = tsr_selection_normalize(sel, array->desc.ndim, array->desc.shape, ns);
+	if (st) {
+		char unit[320];
+		tsr_array_unit(array, unit, sizeof(unit));
+		tsr_error_prefix("%s%s", array->path, unit);
+	}
+	return st;
+}
+
 int tsr_selection_shape(const struct tsr_array *array, const struct tsr_selection *sel,
 			int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM])
 {
 	if (!array || !ndim_ret || !shape_ret)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_selection_shape: NULL argument");
 	struct tsr_norm_sel ns;
-	int st = tsr_selection_normalize(sel, array->desc.ndim, array->desc.shape, &ns);
+	int st = tsr_array_sel_norm(array, sel, &ns);
 	if (st)
 		return st;
 	*ndim_ret = ns.out_ndim;
@@ -189,13 +201,9 @@ int tsr_read_ex(struct tsr_array *array, const struct tsr_selection *sel,
 	if (receipt_ret && receipt_ret->struct_size < TSR_RECEIPT_MIN_NBYTES)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_read: receipt struct_size too small");
 	struct tsr_norm_sel ns;
-	int st = tsr_selection_normalize(sel, array->desc.ndim, array->desc.shape, &ns);
-	if (st) {
-		char unit[320];
-		tsr_array_unit(array, unit, sizeof(unit));
-		tsr_error_prefix("%s%s", array->path, unit);
+	int st = tsr_array_sel_norm(array, sel, &ns);
+	if (st)
 		return st;
-	}
 	return tsr_read_norm(array, &ns, dst, opts, receipt_ret, batch, t0);
 }
 
@@ -275,13 +283,9 @@ int tsr_read_alloc(struct tsr_array *array, const struct tsr_selection *sel,
 	*data_ret = NULL;
 	*nbytes_ret = 0;
 	struct tsr_norm_sel ns;
-	int st = tsr_selection_normalize(sel, array->desc.ndim, array->desc.shape, &ns);
-	if (st) {
-		char unit[320];
-		tsr_array_unit(array, unit, sizeof(unit));
-		tsr_error_prefix("%s%s", array->path, unit);
+	int st = tsr_array_sel_norm(array, sel, &ns);
+	if (st)
 		return st;
-	}
 	return tsr_read_alloc_norm(array, &ns, opts, t0, data_ret, nbytes_ret, ndim_ret, shape_ret,
 				   receipt_ret);
 }
