@@ -387,7 +387,8 @@ enum tsr_mem {
 };
 
 struct tsr_buffer {
-	void *data;            /* destination; C order, native byte order, dtype of the array */
+	void *data;            /* destination; C order, native byte order, dtype of the array,
+				  aligned for it (tsr_read) */
 	size_t nbytes;         /* capacity in bytes */
 	enum tsr_mem mem;
 	void *cuda_stream;     /* cudaStream_t, for TSR_MEM_CUDA */
@@ -513,12 +514,16 @@ struct tsr_receipt {
 /*
  * tsr_read() reads the selection (NULL: everything) into dst. The destination receives the
  * selected values in C order with the array's dtype; dst->nbytes must be at least the
- * selection's size. receipt_ret may be NULL.
+ * selection's size, and dst->data aligned for the dtype (to its item size, a complex dtype's
+ * to its part's, as malloc, cudaMalloc and NumPy give; raw dtypes need none). An empty
+ * selection reads nothing, and its dst->data may be NULL. receipt_ret may be NULL. The options
+ * and the receipt's struct_size are checked before the selection.
  * Returns TSR_OK; TSR_E_INVALID_ARG (NULL array or dst, a read options struct_size it does not
  * accept, a receipt struct_size below the first published one, a decoder or storage value none
- * of its enum's); the selection's errors as
+ * of its enum's, dst->data not aligned for the dtype); the selection's errors as
  * tsr_selection_shape() names them (TSR_E_INVALID_ARG, TSR_E_SELECTION, TSR_E_RANGE);
- * TSR_E_TOO_SMALL (dst->nbytes below the selection's size, or NULL dst->data);
+ * TSR_E_TOO_SMALL (dst->nbytes below the selection's size, or NULL dst->data where the
+ * selection is not empty);
  * TSR_E_UNSUPPORTED (raw dtypes into device memory, mock-device or cufile storage into host
  * memory, cufile storage where GPUDirect Storage does not run natively, more axes than the
  * CUDA engine places, a codec or feature of the data tessera does not decode);

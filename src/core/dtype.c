@@ -45,6 +45,13 @@ size_t tsr_dtype_size(enum tsr_dtype t)
 	return tsr_dtype_ok(t) ? tsr_dtypes[t].size : 0;
 }
 
+size_t tsr_dtype_align(enum tsr_dtype t)
+{
+	if (tsr_dtype_is_raw(t) || !tsr_dtype_ok(t))
+		return 1;
+	return t == TSR_COMPLEX64 || t == TSR_COMPLEX128 ? tsr_dtypes[t].size / 2 : tsr_dtypes[t].size;
+}
+
 const char *tsr_dtype_name(enum tsr_dtype t)
 {
 	if (tsr_dtype_is_raw(t))

@@ -45,6 +45,9 @@ size_t tsr_utf8_len(const unsigned char *s, size_t n);
 
 /* ---- dtypes (core/dtype.c) ---- */
 int tsr_dtype_is_float(enum tsr_dtype t);
+/* The alignment a destination of t needs: its size, a complex one's part's, 1 for raw bytes
+ * (the decoders store numbers through typed pointers; raw items are copied). */
+size_t tsr_dtype_align(enum tsr_dtype t);
 int tsr_dtype_is_signed(enum tsr_dtype t);
 /* A raw dtype (TSR_DTYPE_RAW + itemsize): bytes, unicode, structured. */
 int tsr_dtype_is_raw(enum tsr_dtype t);

@@ -185,6 +185,20 @@ static int tsr_read_impl(struct tsr_array *array, const struct tsr_norm_sel *ns,
 	return st;
 }
 
+/* A read's arguments checked before its selection, as every call checks its options first:
+ * the receipt's size and the read options (loaded again where the read uses them). */
+static int tsr_read_args(const char *what, const struct tsr_read_options *opts,
+			 const struct tsr_receipt *receipt)
+{
+	struct tsr_read_options o;
+	if (receipt && receipt->struct_size < TSR_RECEIPT_MIN_NBYTES)
+		return tsr_error(TSR_E_INVALID_ARG, "%s: receipt struct_size too small", what);
+	int st = tsr_read_options_load(&o, opts);
+	if (st)
+		tsr_error_prefix("%s: ", what);
+	return st;
+}
+
 int tsr_read(struct tsr_array *array, const struct tsr_selection *sel, const struct tsr_buffer *dst,
 	     const struct tsr_read_options *opts, struct tsr_receipt *receipt_ret)
 {
@@ -198,11 +212,11 @@ int tsr_read_ex(struct tsr_array *array, const struct tsr_selection *sel,
 	double t0 = tsr_now();
 	if (!array || !dst)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_read: NULL array or destination");
-	if (receipt_ret && receipt_ret->struct_size < TSR_RECEIPT_MIN_NBYTES)
-		return tsr_error(TSR_E_INVALID_ARG, "tsr_read: receipt struct_size too small");
-	struct tsr_norm_sel ns;
-	int st = tsr_array_sel_norm(array, sel, &ns);
+	int st = tsr_read_args("tsr_read", opts, receipt_ret);
 	if (st)
+		return st;
+	struct tsr_norm_sel ns;
+	if ((st = tsr_array_sel_norm(array, sel, &ns)))
 		return st;
 	return tsr_read_norm(array, &ns, dst, opts, receipt_ret, batch, t0);
 }
@@ -221,6 +235,11 @@ int tsr_read_room(const struct tsr_array *array, const struct tsr_norm_sel *ns,
 	if (dst->nbytes < need)
 		return tsr_error(TSR_E_TOO_SMALL, "%s: the selection needs %zu bytes, the buffer has %zu",
 				 array->path, need, dst->nbytes);
+	size_t align = tsr_dtype_align(array->desc.dtype);
+	if (need && (uintptr_t)dst->data % align)
+		return tsr_error(TSR_E_INVALID_ARG, "%s: the buffer's data (%p) is not aligned to "
+				 "%zu bytes, as %s values need", array->path, dst->data, align,
+				 tsr_dtype_name(array->desc.dtype));
 	return TSR_OK;
 }
 
@@ -278,13 +297,13 @@ int tsr_read_alloc(struct tsr_array *array, const struct tsr_selection *sel,
 	double t0 = tsr_now();
 	if (!array || !data_ret || !nbytes_ret || !ndim_ret || !shape_ret)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_alloc: NULL argument");
-	if (receipt_ret && receipt_ret->struct_size < TSR_RECEIPT_MIN_NBYTES)
-		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_alloc: receipt struct_size too small");
+	int st = tsr_read_args("tsr_read_alloc", opts, receipt_ret);
+	if (st)
+		return st;
 	*data_ret = NULL;
 	*nbytes_ret = 0;
 	struct tsr_norm_sel ns;
-	int st = tsr_array_sel_norm(array, sel, &ns);
-	if (st)
+	if ((st = tsr_array_sel_norm(array, sel, &ns)))
 		return st;
 	return tsr_read_alloc_norm(array, &ns, opts, t0, data_ret, nbytes_ret, ndim_ret, shape_ret,
 				   receipt_ret);
@@ -332,11 +351,11 @@ int tsr_read_index(struct tsr_array *array, const struct tsr_index *index,
 	double t0 = tsr_now();
 	if (!array || !dst)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_index: NULL array or destination");
-	if (receipt_ret && receipt_ret->struct_size < TSR_RECEIPT_MIN_NBYTES)
-		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_index: receipt struct_size too small");
-	struct tsr_norm_sel ns;
-	int st = tsr_index_norm(array, index, &ns);
+	int st = tsr_read_args("tsr_read_index", opts, receipt_ret);
 	if (st)
+		return st;
+	struct tsr_norm_sel ns;
+	if ((st = tsr_index_norm(array, index, &ns)))
 		return st;
 	if ((st = tsr_read_room(array, &ns, dst))) {
 		tsr_norm_sel_free(&ns);
@@ -361,13 +380,13 @@ int tsr_read_index_alloc(struct tsr_array *array, const struct tsr_index *index,
 	double t0 = tsr_now();
 	if (!array || !data_ret || !nbytes_ret || !ndim_ret || !shape_ret)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_index_alloc: NULL argument");
-	if (receipt_ret && receipt_ret->struct_size < TSR_RECEIPT_MIN_NBYTES)
-		return tsr_error(TSR_E_INVALID_ARG, "tsr_read_index_alloc: receipt struct_size too small");
+	int st = tsr_read_args("tsr_read_index_alloc", opts, receipt_ret);
+	if (st)
+		return st;
 	*data_ret = NULL;
 	*nbytes_ret = 0;
 	struct tsr_norm_sel ns;
-	int st = tsr_index_norm(array, index, &ns);
-	if (st)
+	if ((st = tsr_index_norm(array, index, &ns)))
 		return st;
 	st = tsr_read_alloc_norm(array, &ns, opts, t0, data_ret, nbytes_ret, ndim_ret, shape_ret,
 				 receipt_ret);

@@ -120,6 +120,10 @@ int tsr_listing_open(struct tsr_context *ctx, const struct tsr_listing *l, size_
 	*array_ret = NULL;
 	if (!ctx || !l)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_listing_open: NULL context or listing");
+	struct tsr_open_options o; /* (the options first, as every call checks them) */
+	int st = tsr_open_options_load(&o, opts, "tsr_listing_open");
+	if (st)
+		return st;
 	if (i >= l->n)
 		return tsr_error(TSR_E_RANGE, "tsr_listing_open: entry %zu of %zu", i, l->n);
 	const struct tsr_entry *e = &l->v[i].e;
@@ -128,10 +132,6 @@ int tsr_listing_open(struct tsr_context *ctx, const struct tsr_listing *l, size_
 				 e->kind == TSR_ENTRY_EMPTY	 ? "an HDU without data"
 				 : e->kind == TSR_ENTRY_TABLE ? "a table"
 							      : "a multiscale group");
-	struct tsr_open_options o;
-	int st = tsr_open_options_load(&o, opts, "tsr_listing_open");
-	if (st)
-		return st;
 	/* the entry's own array, whatever opts named */
 	o.hdu = e->hdu;
 	o.hdu_name = NULL;
