@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -49,6 +50,8 @@ struct tsr_stream {
 	int ahead_host;             /* read ahead into host memory too (tests) */
 	size_t file_nbytes;         /* bytes of one file's selection */
 	struct tsr_receipt ahead_rec; /* the group read's receipt: its names for later batches */
+	int fail_st;                /* the error that ended the stream (0: none), and its message */
+	char fail_msg[1024];
 };
 
 /* A device stream reads its next batches with the current one, as one batch read into a
@@ -378,6 +381,10 @@ static int tsr_stream_serve(struct tsr_stream *s, const struct tsr_buffer *dst, 
 }
 
 /* The next batch (stacked into dst, or split over the read options' devices into dsts). */
+static int tsr_stream_read(struct tsr_stream *s, const struct tsr_buffer *dst, int split,
+			   const struct tsr_read_options *opts, size_t *nfiles_ret,
+			   struct tsr_receipt *receipt_ret);
+
 static int tsr_stream_batch(struct tsr_stream *s, const struct tsr_buffer *dst, int split,
 			    const struct tsr_read_options *opts, size_t *nfiles_ret,
 			    struct tsr_receipt *receipt_ret)
@@ -392,8 +399,26 @@ static int tsr_stream_batch(struct tsr_stream *s, const struct tsr_buffer *dst, 
 		return st0;
 	if (receipt_ret && receipt_ret->struct_size < TSR_RECEIPT_MIN_NBYTES)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_stream_next: receipt struct_size too small");
+	if (s->fail_st) {
+		tsr_error_set_text(s->fail_msg);
+		return s->fail_st;
+	}
 	if (s->next >= s->npaths)
 		return TSR_OK;
+	int st = tsr_stream_read(s, dst, split, opts, nfiles_ret, receipt_ret);
+	if (st) { /* an error ends the stream: later calls give it again (tsr_stream_next) */
+		*nfiles_ret = 0;
+		s->fail_st = st;
+		snprintf(s->fail_msg, sizeof(s->fail_msg), "%s", tsr_errmsg());
+	}
+	return st;
+}
+
+/* The batch at s->next into dst: tsr_stream_batch's work once its arguments are checked. */
+static int tsr_stream_read(struct tsr_stream *s, const struct tsr_buffer *dst, int split,
+			   const struct tsr_read_options *opts, size_t *nfiles_ret,
+			   struct tsr_receipt *receipt_ret)
+{
 	size_t n = s->npaths - s->next < s->per_batch ? s->npaths - s->next : s->per_batch;
 	const struct tsr_open_options *oo = s->has_open ? &s->open : NULL;
 	const struct tsr_selection *sel = s->has_sel ? &s->sel : NULL;
