@@ -319,7 +319,8 @@ TSR_API int tsr_selection_parse(const char *spec, struct tsr_selection *sel_ret)
  * Returns TSR_OK; TSR_E_INVALID_ARG (NULL array or output, more than 2 * TSR_MAX_DIM items,
  * an item of another kind); TSR_E_SELECTION (two ellipses, more indices than axes, a zero
  * step, a result of more than TSR_MAX_DIM dims); TSR_E_RANGE (an integer index out of
- * bounds). */
+ * bounds). Its message is NumPy's words alone (the caller holds the array); a read's, a
+ * batch's and a stream's name the file and HDU or array before them. */
 TSR_API int tsr_selection_shape(const struct tsr_array *array, const struct tsr_selection *sel,
 				int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM]);
 

@@ -79,7 +79,7 @@ int tsr_read_batch_ex(struct tsr_context *ctx, const char *const *paths, size_t 
 		} else {
 			if ((st = tsr_open(ctx, paths[i], open_opts, &a)))
 				break;
-			if ((st = tsr_selection_shape(a, sel, &ndim, shape))) {
+			if ((st = tsr_array_sel_shape(a, sel, &ndim, shape))) {
 				tsr_array_free(a);
 				break;
 			}

@@ -202,7 +202,7 @@ static int tsr_shares_alike(struct tsr_context *ctx, const char *const *paths,
 		int ndim;
 		int64_t shape[TSR_MAX_DIM];
 		if ((st = tsr_open(ctx, path, open_opts, &a)) ||
-		    (st = tsr_selection_shape(a, sel, &ndim, shape))) {
+		    (st = tsr_array_sel_shape(a, sel, &ndim, shape))) {
 			tsr_array_free(a);
 			break;
 		}

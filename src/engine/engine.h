@@ -146,6 +146,10 @@ struct tsr_norm_sel;
  * the array's file and HDU or array, as every read's does. */
 int tsr_array_sel_norm(const struct tsr_array *array, const struct tsr_selection *sel,
 		       struct tsr_norm_sel *ns);
+/* tsr_selection_shape whose failure names the array's file and unit (a batch's, a stream's
+ * files: the public call's message is NumPy's own words, its caller holding the array). */
+int tsr_array_sel_shape(const struct tsr_array *array, const struct tsr_selection *sel,
+			int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM]);
 int tsr_read_room(const struct tsr_array *array, const struct tsr_norm_sel *ns,
 		  const struct tsr_buffer *dst);
 

@@ -18,19 +18,33 @@ int tsr_array_sel_norm(const struct tsr_array *array, const struct tsr_selection
 	return st;
 }
 
-int tsr_selection_shape(const struct tsr_array *array, const struct tsr_selection *sel,
-			int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM])
+/* The shape, and a failure's message with or without the array's file and unit. */
+static int tsr_sel_shape(const struct tsr_array *array, const struct tsr_selection *sel,
+			 int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM], int named)
 {
 	if (!array || !ndim_ret || !shape_ret)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_selection_shape: NULL argument");
 	struct tsr_norm_sel ns;
-	int st = tsr_array_sel_norm(array, sel, &ns);
+	int st = named ? tsr_array_sel_norm(array, sel, &ns)
+		       : tsr_selection_normalize(sel, array->desc.ndim, array->desc.shape, &ns);
 	if (st)
 		return st;
 	*ndim_ret = ns.out_ndim;
 	for (int i = 0; i < ns.out_ndim; i++)
 		shape_ret[i] = ns.out_shape[i];
 	return TSR_OK;
+}
+
+int tsr_selection_shape(const struct tsr_array *array, const struct tsr_selection *sel,
+			int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM])
+{
+	return tsr_sel_shape(array, sel, ndim_ret, shape_ret, 0);
+}
+
+int tsr_array_sel_shape(const struct tsr_array *array, const struct tsr_selection *sel,
+			int *ndim_ret, int64_t shape_ret[TSR_MAX_DIM])
+{
+	return tsr_sel_shape(array, sel, ndim_ret, shape_ret, 1);
 }
 
 int tsr_stop_asked(const struct tsr_stop *stop)

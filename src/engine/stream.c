@@ -429,7 +429,7 @@ static int tsr_stream_read(struct tsr_stream *s, const struct tsr_buffer *dst, i
 		struct tsr_array *a = NULL;
 		int st = tsr_open(s->ctx, s->paths[0], oo, &a);
 		if (st == TSR_OK)
-			st = tsr_selection_shape(a, sel, &s->ndim0, s->shape0);
+			st = tsr_array_sel_shape(a, sel, &s->ndim0, s->shape0);
 		if (st == TSR_OK)
 			s->dtype0 = a->desc.dtype;
 		tsr_array_free(a);
@@ -445,7 +445,7 @@ static int tsr_stream_read(struct tsr_stream *s, const struct tsr_buffer *dst, i
 		int64_t shape[TSR_MAX_DIM];
 		int st = tsr_open(s->ctx, s->paths[s->next], oo, &a);
 		if (st == TSR_OK)
-			st = tsr_selection_shape(a, sel, &ndim, shape);
+			st = tsr_array_sel_shape(a, sel, &ndim, shape);
 		if (st == TSR_OK)
 			st = tsr_batch_alike(s->paths[s->next], ndim, shape, a->desc.dtype,
 					     s->paths[0], s->ndim0, s->shape0, s->dtype0);
