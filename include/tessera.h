@@ -618,8 +618,11 @@ TSR_API int tsr_stream_open(struct tsr_context *ctx, const char *const *paths, s
  * dtype (TSR_E_FORMAT naming the file otherwise). Returns TSR_OK; TSR_E_INVALID_ARG (NULL
  * stream, dst or nfiles_ret, a read options or receipt struct_size it does not accept, also
  * once the stream is done); otherwise what tsr_read_batch() returns for the batch's files.
- * An error ends the stream: every later call returns that status again, with *nfiles_ret 0
- * (a stream does not skip a bad file; read the files after it with a stream of their own). */
+ * An error ends the stream: every later call returns that status and message again, with
+ * *nfiles_ret 0 (a stream does not skip a bad file; read the files after it with a stream of
+ * their own); a stop (TSR_E_STOPPED) ends it too. The call's own argument errors end nothing:
+ * TSR_E_INVALID_ARG as above, and TSR_E_TOO_SMALL (dst too small for the batch), after which
+ * the next call with room reads the same batch. */
 TSR_API int tsr_stream_next(struct tsr_stream *stream, const struct tsr_buffer *dst,
 			    const struct tsr_read_options *opts, size_t *nfiles_ret,
 			    struct tsr_receipt *receipt_ret);

@@ -1,7 +1,8 @@
-/* test_stream_error_sticky.c - an error ends a stream, as the header says: after a buffer too
- * small (TSR_E_TOO_SMALL) or a stop (TSR_E_STOPPED) every later tsr_stream_next returned
- * TSR_OK and read the same file again; now each returns the first error and its message with
- * *nfiles_ret 0. Argument errors (a NULL buffer) are the call's own and end nothing. */
+/* test_stream_error_sticky.c - an error ends a stream, as the header says: after a file's
+ * error or a stop (TSR_E_STOPPED) every later tsr_stream_next returned TSR_OK and read the
+ * same file again (a stop) or failed on it again; now each returns the first error and its
+ * message with *nfiles_ret 0. The call's own argument errors end nothing: a NULL buffer, and a
+ * buffer too small (TSR_E_TOO_SMALL), after which a larger one reads the same batch. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +33,20 @@ int main(void)
 	CHECK_EQ_INT(tsr_stream_open(ctx, two, 2, NULL, NULL, NULL, &s), TSR_OK);
 	CHECK_EQ_INT(tsr_stream_next(s, NULL, NULL, &nf, NULL), TSR_E_INVALID_ARG);
 	CHECK_EQ_INT(tsr_stream_next(s, &small, NULL, &nf, NULL), TSR_E_TOO_SMALL);
+	CHECK_EQ_INT(tsr_stream_next(s, &big, NULL, &nf, NULL), TSR_OK);
+	CHECK(nf == 1);
+	tsr_stream_free(s);
+
+	/* a file's error: the second file is not FITS */
+	const char *bad[] = {path, corpus ? corpus : "../../shared/corpus"};
+	CHECK_EQ_INT(tsr_stream_open(ctx, bad, 2, NULL, NULL, NULL, &s), TSR_OK);
+	CHECK_EQ_INT(tsr_stream_next(s, &big, NULL, &nf, NULL), TSR_OK);
+	int st = tsr_stream_next(s, &big, NULL, &nf, NULL);
+	CHECK(st < 0);
 	snprintf(first, sizeof(first), "%s", tsr_errmsg());
 	for (int i = 0; i < 3; i++) {
 		nf = 9;
-		CHECK_EQ_INT(tsr_stream_next(s, &big, NULL, &nf, NULL), TSR_E_TOO_SMALL);
+		CHECK_EQ_INT(tsr_stream_next(s, &big, NULL, &nf, NULL), st);
 		CHECK(nf == 0 && !strcmp(tsr_errmsg(), first));
 	}
 	tsr_stream_free(s);

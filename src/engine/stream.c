@@ -406,7 +406,9 @@ static int tsr_stream_batch(struct tsr_stream *s, const struct tsr_buffer *dst, 
 	if (s->next >= s->npaths)
 		return TSR_OK;
 	int st = tsr_stream_read(s, dst, split, opts, nfiles_ret, receipt_ret);
-	if (st) { /* an error ends the stream: later calls give it again (tsr_stream_next) */
+	/* an error ends the stream: later calls give it again (tsr_stream_next); a destination
+	 * too small is the call's own, as a NULL one is: the same batch waits for a larger one */
+	if (st && st != TSR_E_TOO_SMALL) {
 		*nfiles_ret = 0;
 		s->fail_st = st;
 		snprintf(s->fail_msg, sizeof(s->fail_msg), "%s", tsr_errmsg());
