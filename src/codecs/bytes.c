@@ -154,9 +154,10 @@ int tsr_bytes_decode(const struct tsr_bytes_step *step, const void *src, size_t 
 		if (r != BZ_OK)
 			return tsr_error(TSR_E_CORRUPT, "bz2: %s", r != BZ_OUTBUFF_FULL
 					 ? "corrupt or truncated stream" : expect
-					 ? "decodes to more bytes than expected"
+					 ? "decodes to more bytes than expected, or is cut short "
+					   "(no end of stream after them)"
 					 : "decodes to more bytes than this chunk's shape, dtype and "
-					   "codecs allow");
+					   "codecs allow, or is cut short (no end of stream after them)");
 		got = len;
 		break;
 	}

@@ -8,7 +8,8 @@ static const char *tsr_inflate_why(enum libdeflate_result r)
 {
 	switch (r) {
 	case LIBDEFLATE_INSUFFICIENT_SPACE:
-		return "decodes to more bytes than expected";
+		/* (a stream cut short ends so too: libdeflate reads zeros past its end) */
+		return "decodes to more bytes than expected, or is cut short";
 	case LIBDEFLATE_SHORT_OUTPUT:
 		return "decodes to fewer bytes than expected";
 	default:
