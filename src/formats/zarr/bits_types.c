@@ -10,8 +10,9 @@
 /* How each type's bits are laid out (ml_dtypes' and tensorstore's names): exponent and
  * mantissa bits, the exponent's bias, and its specials: IEEE-like (the top exponent is inf and
  * NaN), "fn" (no inf; the top exponent with an all-ones mantissa is NaN) or "fnuz" (no inf, no
- * negative zero; 0x80 is NaN). bfloat16 is float32's top half. */
-enum { TSR_BITS_IEEE, TSR_BITS_FN, TSR_BITS_FNUZ };
+ * negative zero; 0x80 is NaN), or e8m0 (OCP MX's scale: no sign, no mantissa, no zero, no inf;
+ * 2^(E - 127), 0xff NaN). bfloat16 is float32's top half. */
+enum { TSR_BITS_IEEE, TSR_BITS_FN, TSR_BITS_FNUZ, TSR_BITS_E8M0 };
 static const struct tsr_bits_type {
 	const char *name;
 	int ebits, mbits, bias, kind;
@@ -24,6 +25,7 @@ static const struct tsr_bits_type {
 	{"float8_e4m3b11fnuz", 4, 3, 11, TSR_BITS_FNUZ},
 	{"float8_e5m2", 5, 2, 15, TSR_BITS_IEEE},
 	{"float8_e5m2fnuz", 5, 2, 16, TSR_BITS_FNUZ},
+	{"float8_e8m0fnu", 8, 0, 127, TSR_BITS_E8M0},
 };
 
 static const struct tsr_bits_type *tsr_bits_find(const char *name)
@@ -48,6 +50,13 @@ int tsr_zarr_bits_type(const char *name, struct tsr_zarr_meta *m)
 /* v's bits in type t where v is exactly one of its finite values; -1 where it is not. */
 static int64_t tsr_bits_encode(const struct tsr_bits_type *t, double v)
 {
+	if (t->kind == TSR_BITS_E8M0) { /* a power of two: 2^(E - 127), E in 0..254 */
+		int e;
+		if (!(v > 0) || !isfinite(v) || frexp(v, &e) != 0.5)
+			return -1;
+		int64_t E = (int64_t)e - 1 + t->bias;
+		return E >= 0 && E <= 254 ? E : -1;
+	}
 	int nbits = 1 + t->ebits + t->mbits, sign = signbit(v) != 0;
 	int64_t s = (int64_t)sign << (nbits - 1);
 	if (v == 0)
@@ -74,6 +83,28 @@ static int64_t tsr_bits_encode(const struct tsr_bits_type *t, double v)
 	return field > most ? -1 : s | field;
 }
 
+/* The bits of "NaN", "Infinity" or "-Infinity" in type t, as ml_dtypes converts NaN and the
+ * infinities and tensorstore reads the fill back: IEEE-like types their quiet NaN and their
+ * infinities; a type without infinities takes them as its NaN (fn: with the sign). -1 for any
+ * other text. */
+static int64_t tsr_bits_special(const struct tsr_bits_type *t, const char *s)
+{
+	int nan = !strcmp(s, "NaN"), neg = !strcmp(s, "-Infinity");
+	if (!nan && !neg && strcmp(s, "Infinity"))
+		return -1;
+	int64_t sign = (int64_t)1 << (t->ebits + t->mbits), top = ((1 << t->ebits) - 1) << t->mbits;
+	switch (t->kind) {
+	case TSR_BITS_IEEE:
+		return nan ? top | 1 << (t->mbits - 1) : top | (neg ? sign : 0);
+	case TSR_BITS_FN:
+		return top | ((1 << t->mbits) - 1) | (neg ? sign : 0);
+	case TSR_BITS_FNUZ:
+		return sign; /* 0x80 */
+	default:
+		return 0xff; /* e8m0 */
+	}
+}
+
 int tsr_zarr_bits_fill(const cJSON *fv, struct tsr_zarr_meta *m)
 {
 	const struct tsr_bits_type *t = tsr_bits_find(m->bits_of);
@@ -89,15 +120,13 @@ int tsr_zarr_bits_fill(const cJSON *fv, struct tsr_zarr_meta *m)
 			bits = (int64_t)u;
 	} else if (cJSON_IsNumber(fv)) {
 		bits = tsr_bits_encode(t, fv->valuedouble);
-	} else if (cJSON_IsString(fv) && t->ebits == 8) {
-		/* bfloat16's NaN and infinities are float32's top halves */
-		const char *s = fv->valuestring;
-		bits = !strcmp(s, "NaN") ? 0x7fc0 : !strcmp(s, "Infinity") ? 0x7f80
-			: !strcmp(s, "-Infinity") ? 0xff80 : -1;
+	} else if (cJSON_IsString(fv)) {
+		bits = tsr_bits_special(t, fv->valuestring);
 	}
 	if (bits < 0)
 		return tsr_error(TSR_E_UNSUPPORTED, "fill_value of a %s array: tessera takes a number "
-				 "it holds exactly, or its bits as \"0x...\"", t->name);
+				 "it holds exactly, \"NaN\", \"Infinity\", \"-Infinity\", or its "
+				 "bits as \"0x...\"", t->name);
 	for (size_t i = 0; i < w; i++)
 		m->fill[i] = (uint8_t)((uint64_t)bits >> (8 * i));
 	return TSR_OK;

@@ -51,7 +51,8 @@ int tsr_zarr_v3_dtype(const cJSON *item, enum tsr_dtype *dtype_ret)
 		}
 	}
 	return tsr_error(TSR_E_UNSUPPORTED, "data_type '%s' is not supported (Zarr v3: tessera "
-			 "reads bool, int8-64, uint8-64, float16/32/64, complex64/128)", s);
+			 "reads bool, int8-64, uint8-64, float16/32/64, complex64/128; bfloat16 and "
+			 "float8_* as their bits under a dtype the caller names)", s);
 }
 
 /* One float fill (a number, "NaN", "Infinity", "-Infinity" or "0x" raw bits) of w bytes. */
