@@ -27,7 +27,16 @@ static int tsr_b2_file(const char *path, const unsigned char *head, size_t n)
 /* A Blosc2 frame holds one array. */
 static int tsr_b2_list(const char *path, int *fd, uint64_t *file_nbytes, struct tsr_listing *l)
 {
-	(void)path, (void)fd, (void)file_nbytes;
+	/* a frame file's header and length are checked here, as a FITS listing reads its headers:
+	 * a truncated frame is no array to list (a sparse frame's directory has no fd) */
+	int64_t hlen;
+	uint64_t flen;
+	int st = fd && *fd >= 0 && file_nbytes ? tsr_blosc2_frame_span(*fd, *file_nbytes, &hlen, &flen)
+					    : TSR_OK;
+	if (st) {
+		tsr_error_prefix("%s", path);
+		return st;
+	}
 	struct tsr_entry e = {.kind = TSR_ENTRY_ARRAY, .format = "blosc2", .hdu = -1, .level = -1};
 	return tsr_listing_add(l, &e, 0);
 }

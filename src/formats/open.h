@@ -51,6 +51,11 @@ int tsr_zarr_sniff_zip(const char *path, const unsigned char *head, size_t n);
 int tsr_blosc2_open(struct tsr_array *array, const struct tsr_open_options *opts);
 /* Does a file start like a Blosc2 frame? Is a directory a sparse Blosc2 frame? */
 int tsr_blosc2_sniff(const unsigned char *head, size_t n);
+/* A frame file's fixed header checked against its size (fsize bytes, fd open): its header's and
+ * its frame's lengths, or TSR_E_FORMAT saying what is wrong (a listing's check, an open's
+ * first). */
+int tsr_blosc2_frame_span(int fd, uint64_t fsize, int64_t *header_len_ret,
+			  uint64_t *frame_len_ret);
 int tsr_blosc2_sniff_dir(const char *path);
 
 /* tsr_open, starting the walk to a FITS HDU at start_hdu's header (byte start_at), where a

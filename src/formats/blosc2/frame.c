@@ -480,10 +480,10 @@ done:
 	return st;
 }
 
-static int tsr_b2_open_frame(struct tsr_array *a, struct tsr_b2 *f, int fd, uint64_t fsize)
+int tsr_blosc2_frame_span(int fd, uint64_t fsize, int64_t *header_len_ret,
+			  uint64_t *frame_len_ret)
 {
-	uint8_t fixed[TSR_B2_HEADER_MINLEN], *hbuf = NULL, *tbuf = NULL;
-	struct tsr_b2_header *h = &f->h;
+	uint8_t fixed[TSR_B2_HEADER_MINLEN];
 	int st;
 	if (fsize < TSR_B2_HEADER_MINLEN)
 		return tsr_error(TSR_E_FORMAT, "%llu bytes cannot hold a Blosc2 frame header "
@@ -504,6 +504,20 @@ static int tsr_b2_open_frame(struct tsr_array *a, struct tsr_b2 *f, int fd, uint
 		return tsr_error(TSR_E_FORMAT, "the frame says it has %llu bytes but the file has %llu "
 				 "(truncated?)", (unsigned long long)frame_len,
 				 (unsigned long long)fsize);
+	*header_len_ret = header_len;
+	*frame_len_ret = frame_len;
+	return TSR_OK;
+}
+
+static int tsr_b2_open_frame(struct tsr_array *a, struct tsr_b2 *f, int fd, uint64_t fsize)
+{
+	uint8_t *hbuf = NULL, *tbuf = NULL;
+	struct tsr_b2_header *h = &f->h;
+	int64_t header_len = 0;
+	uint64_t frame_len = 0;
+	int st = tsr_blosc2_frame_span(fd, fsize, &header_len, &frame_len);
+	if (st)
+		return st;
 	if ((st = read_new(fd, 0, header_len, &hbuf)))
 		return st;
 	if ((st = tsr_b2_header_parse(hbuf, (size_t)header_len, h)))
