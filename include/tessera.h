@@ -213,8 +213,9 @@ struct tsr_open_options {
 
 /*
  * tsr_open() returns TSR_OK; TSR_E_INVALID_ARG (NULL ctx, path or array_ret, a struct_size it
- * does not accept, an hdu or level below -1, a dtype it does not know or whose item size is
- * not the array's);
+ * does not accept, an hdu or level below -1, an hdu_name over 1023 bytes, an hdu_ver below 0,
+ * a Zarr array path with "." or ".." among its parts, a dtype it does not know or whose item
+ * size is not the array's);
  * TSR_E_NOT_FOUND (no such path; no HDU of that hdu_name/hdu_ver, no HDU with image data, or
  * an hdu chosen by index with none; a Zarr array path the store lacks, or a group that is not
  * multiscale; an array path in a FITS file or a Blosc2 frame, an hdu_name of a Zarr store or
@@ -222,7 +223,7 @@ struct tsr_open_options {
  * level > 0 of an array that is not multiscale, of a FITS file or of a frame, an hdu > 0 of a
  * Zarr store or a Blosc2 frame: an option the format does not take is refused, not ignored); TSR_E_IO (it cannot be read); TSR_E_FORMAT (no format claims
  * it, or a header or metadata document is malformed); TSR_E_UNSUPPORTED (a feature tessera
- * does not read, a '>' dtype); TSR_E_CORRUPT (a whole-file compressed FITS file that does not
+ * does not read, a '>' dtype, an array of more than INT64_MAX elements); TSR_E_CORRUPT (a whole-file compressed FITS file that does not
  * decompress, a zip store's metadata that does not inflate, a Blosc2 frame's chunk index that
  * does not decode); TSR_E_NOMEM (also a decompressed FITS file larger than half of the
  * machine's memory).

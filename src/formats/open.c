@@ -284,6 +284,27 @@ static int tsr_driver_takes(const struct tsr_driver *drv, const struct tsr_open_
 	return TSR_OK;
 }
 
+/* An array whose elements a selection can count (int64): one of more opened, but no
+ * selection of it, not even one element, could be read (the selection counts the array's). */
+static int tsr_array_countable(const struct tsr_array *a)
+{
+	int64_t total = 1;
+	for (int i = 0; i < a->desc.ndim; i++)
+		if (a->desc.shape[i] == 0)
+			return TSR_OK;
+	for (int i = 0; i < a->desc.ndim; i++) {
+		if (total > INT64_MAX / a->desc.shape[i]) {
+			char unit[320];
+			tsr_array_unit(a, unit, sizeof(unit));
+			return tsr_error(TSR_E_UNSUPPORTED, "%s%s: an array of more than INT64_MAX "
+					 "elements (axis %d of %lld)", a->path, unit, i,
+					 (long long)a->desc.shape[i]);
+		}
+		total *= a->desc.shape[i];
+	}
+	return TSR_OK;
+}
+
 int tsr_open(struct tsr_context *ctx, const char *path, const struct tsr_open_options *opts,
 	     struct tsr_array **array_ret)
 {
@@ -328,6 +349,8 @@ int tsr_open_at(struct tsr_context *ctx, const char *path, const struct tsr_open
 		st = drv->open(a, &o);
 	if (st == TSR_OK)
 		st = tsr_array_view(a);
+	if (st == TSR_OK)
+		st = tsr_array_countable(a);
 	if (st != TSR_OK) {
 		/* Every failure names the file, whichever layer it came from. */
 		if (!tsr_names_path(path))
