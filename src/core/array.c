@@ -100,7 +100,9 @@ int tsr_array_info(const struct tsr_array *a, struct tsr_array_info *info_ret)
 	/* Callers built before `descr` was added pass a smaller struct: fill what fits. */
 	size_t size = info->struct_size;
 	if (size < offsetof(struct tsr_array_info, descr))
-		return tsr_error(TSR_E_INVALID_ARG, "tsr_array_info: bad struct_size");
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_array_info: struct_size %zu is below the "
+				 "first published struct's %zu", size,
+				 offsetof(struct tsr_array_info, descr));
 	if (size > sizeof(*info))
 		size = sizeof(*info);
 	const struct tsr_desc *d = &a->desc;

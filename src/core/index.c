@@ -297,6 +297,8 @@ static int tsr_index_parse_list(struct tsr_index *ix, const char *spec, const ch
 
 int tsr_index_parse(const char *spec, int mode, struct tsr_index **index_ret)
 {
+	if (index_ret)
+		*index_ret = NULL; /* (as every call that makes an object sets it on failure) */
 	if (!spec || !index_ret)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_index_parse: NULL argument");
 	struct tsr_index *ix;

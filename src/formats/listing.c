@@ -63,7 +63,9 @@ int tsr_listing_entry(const struct tsr_listing *l, size_t i, struct tsr_entry *e
 	if (!l || !e)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_listing_entry: NULL argument");
 	if (e->struct_size < TSR_ENTRY_MIN_NBYTES)
-		return tsr_error(TSR_E_INVALID_ARG, "tsr_listing_entry: bad struct_size");
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_listing_entry: struct_size %zu is below the "
+				 "first published struct's %zu", e->struct_size,
+				 (size_t)TSR_ENTRY_MIN_NBYTES);
 	if (i >= l->n)
 		return tsr_error(TSR_E_RANGE, "tsr_listing_entry: entry %zu of %zu", i, l->n);
 	size_t n = e->struct_size < sizeof(*e) ? e->struct_size : sizeof(*e);
