@@ -314,7 +314,7 @@ int tsr_zarr_json_dims(const cJSON *list, const char *what, int64_t lo, int *n_r
 			if (cJSON_IsNumber(e) && e->valuedouble >= 9007199254740992.0) {
 				char d[32]; /* (its digits, where the loader kept them) */
 				snprintf(d, sizeof(d), "%.17g", e->valuedouble);
-				return tsr_error(TSR_E_FORMAT, "'%s'[%d] = %s is above 2^53 "
+				return tsr_error(TSR_E_UNSUPPORTED, "'%s'[%d] = %s is above 2^53 "
 						 "(9007199254740992), the largest extent tessera "
 						 "reads", what, i, e->valuestring ? e->valuestring : d);
 			}
