@@ -77,9 +77,11 @@ int tsr_index_add_item(struct tsr_index *ix, const struct tsr_sel_item *item)
 	struct tsr_index_item *it = tsr_index_next(ix);
 	if (!it)
 		return ix ? TSR_E_SELECTION : TSR_E_INVALID_ARG;
-	if (!item || item->kind < TSR_SEL_INDEX || item->kind > TSR_SEL_NEWAXIS)
+	if (!item)
+		return tsr_error(TSR_E_INVALID_ARG, "tsr_index_add_item: NULL item");
+	if (item->kind < TSR_SEL_INDEX || item->kind > TSR_SEL_NEWAXIS)
 		return tsr_error(TSR_E_INVALID_ARG, "tsr_index_add_item: not a basic item (kind %d)",
-				 item ? (int)item->kind : -1);
+				 (int)item->kind);
 	it->kind = item->kind;
 	it->basic = *item;
 	ix->nitems++;
@@ -90,8 +92,11 @@ int tsr_index_add_item(struct tsr_index *ix, const struct tsr_sel_item *item)
 static int tsr_index_dims(struct tsr_index_item *it, int ndim, const int64_t *shape, int min_ndim,
 			  const char *what)
 {
-	if (ndim < min_ndim || ndim > TSR_MAX_DIM || (ndim > 0 && !shape))
-		return tsr_error(TSR_E_INVALID_ARG, "%s: %d dims", what, ndim);
+	if (ndim > 0 && !shape)
+		return tsr_error(TSR_E_INVALID_ARG, "%s: NULL shape for %d dims", what, ndim);
+	if (ndim < min_ndim || ndim > TSR_MAX_DIM)
+		return tsr_error(TSR_E_INVALID_ARG, "%s: %d dims (%d to %d)", what, ndim, min_ndim,
+				 TSR_MAX_DIM);
 	int64_t n = 1;
 	for (int d = 0; d < ndim; d++) {
 		if (shape[d] < 0)
