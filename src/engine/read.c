@@ -6,16 +6,22 @@
 #include "../io/storage.h"
 #include "engine.h"
 
-int tsr_array_sel_norm(const struct tsr_array *array, const struct tsr_selection *sel,
-		       struct tsr_norm_sel *ns)
+/* st, with a failure's message prefixed by the array's file and unit ("path: HDU 1"). */
+static int tsr_array_named(const struct tsr_array *array, int st)
 {
-	int st = tsr_selection_normalize(sel, array->desc.ndim, array->desc.shape, ns);
 	if (st) {
 		char unit[320];
 		tsr_array_unit(array, unit, sizeof(unit));
 		tsr_error_prefix("%s%s", array->path, unit);
 	}
 	return st;
+}
+
+int tsr_array_sel_norm(const struct tsr_array *array, const struct tsr_selection *sel,
+		       struct tsr_norm_sel *ns)
+{
+	return tsr_array_named(array, tsr_selection_normalize(sel, array->desc.ndim,
+							      array->desc.shape, ns));
 }
 
 /* The shape, and a failure's message with or without the array's file and unit. */
@@ -333,13 +339,8 @@ void tsr_free(void *p)
 static int tsr_index_norm(const struct tsr_array *array, const struct tsr_index *index,
 			  struct tsr_norm_sel *ns)
 {
-	int st = tsr_index_normalize(index, array->desc.ndim, array->desc.shape, ns);
-	if (st) {
-		char unit[320];
-		tsr_array_unit(array, unit, sizeof(unit));
-		tsr_error_prefix("%s%s", array->path, unit);
-	}
-	return st;
+	return tsr_array_named(array, tsr_index_normalize(index, array->desc.ndim,
+							  array->desc.shape, ns));
 }
 
 int tsr_index_shape(const struct tsr_array *array, const struct tsr_index *index, int *ndim_ret,
