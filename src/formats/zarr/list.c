@@ -8,8 +8,8 @@
 
 #include "zarr.h"
 
-/* Groups deeper than this are not walked. */
-#define TSR_ZARR_MAX_DEPTH 32
+/* Groups deeper than this are not walked (docs/info-json.md says so; the walk recurses). */
+#define TSR_ZARR_MAX_DEPTH 64
 
 struct tsr_zarr_names {
 	char **v;
@@ -137,6 +137,23 @@ static int tsr_zarr_is_above(const struct tsr_zarr_above *a, int depth, const st
 	return 0;
 }
 
+/* A walked folder's version: its metadata's; or the store's where a metadata name is there but
+ * is no file that can be read (a folder named .zarray, a folder that may not be searched): such
+ * a node is listed, and opening it names the fault (tsr_zarr_listed). 0: no node. */
+static int tsr_zarr_walked_version(const char *sub, int version)
+{
+	int v = tsr_zarr_store_version(sub);
+	static const char *const names[] = {"zarr.json", ".zarray", ".zgroup"};
+	for (size_t i = 0; !v && i < sizeof(names) / sizeof(*names); i++) {
+		char *p = tsr_zarr_join(sub, names[i]);
+		struct stat sb;
+		if (p && (stat(p, &sb) == 0 || errno == EACCES))
+			v = version;
+		free(p);
+	}
+	return v;
+}
+
 static int tsr_zarr_walk(const char *store, int version, const char *path, int depth,
 			 struct tsr_zarr_above *above, struct tsr_zarr_names *l)
 {
@@ -157,7 +174,10 @@ static int tsr_zarr_walk(const char *store, int version, const char *path, int d
 	}
 	struct dirent *e;
 	while (st == TSR_OK && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
+		/* a dot-named folder is listed where it is a node (zarr-python lists it), but not
+		 * walked as an implicit group (.git, .ipynb_checkpoints) */
+		int hidden = e->d_name[0] == '.';
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		char *sub = tsr_zarr_join(dir, e->d_name);
 		char *rel = tsr_zarr_join(path, e->d_name);
@@ -166,7 +186,7 @@ static int tsr_zarr_walk(const char *store, int version, const char *path, int d
 			st = tsr_error(TSR_E_NOMEM, "out of memory");
 		} else if (stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode) &&
 			   !tsr_zarr_is_above(above, depth + 1, &sb)) {
-			int v = tsr_zarr_store_version(sub);
+			int v = tsr_zarr_walked_version(sub, version);
 			if (v == version) {
 				struct tsr_zarr_node n;
 				int ls = tsr_zarr_node_load(store, version, rel, &n);
@@ -177,7 +197,7 @@ static int tsr_zarr_walk(const char *store, int version, const char *path, int d
 				else if (ls == TSR_OK && depth < TSR_ZARR_MAX_DEPTH)
 					st = tsr_zarr_walk(store, version, rel, depth + 1, above, l);
 				tsr_zarr_node_free(&n);
-			} else if (v == 0 && version == 2 && depth < TSR_ZARR_MAX_DEPTH) {
+			} else if (v == 0 && version == 2 && !hidden && depth < TSR_ZARR_MAX_DEPTH) {
 				/* v2 writers may leave intermediate groups implicit. */
 				st = tsr_zarr_walk(store, version, rel, depth + 1, above, l);
 			}

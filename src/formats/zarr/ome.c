@@ -5,6 +5,15 @@
 
 #include "zarr.h"
 
+/* A dataset path relative to its group as NGFF writes it: "0", or "./0" (a leading "./" names
+ * the group itself, which array paths otherwise refuse as '.'). */
+static const char *tsr_ome_rel(const char *p)
+{
+	while (p[0] == '.' && p[1] == '/')
+		p += 2;
+	return p;
+}
+
 int tsr_zarr_ome_level(const cJSON *attrs, int level, const char **path_ret, int *nlevels_ret)
 {
 	const cJSON *ms = cJSON_GetObjectItemCaseSensitive(attrs, "multiscales");
@@ -26,7 +35,7 @@ int tsr_zarr_ome_level(const cJSON *attrs, int level, const char **path_ret, int
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(datasets, level), "path");
 	if (!cJSON_IsString(path))
 		return tsr_error(TSR_E_FORMAT, "multiscales[0].datasets[%d] has no 'path'", level);
-	*path_ret = path->valuestring;
+	*path_ret = tsr_ome_rel(path->valuestring);
 	return TSR_OK;
 }
 
@@ -48,7 +57,7 @@ int tsr_zarr_ome_nested(const cJSON *attrs, const char *name)
 		cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(m, "datasets")) {
 			const cJSON *p = cJSON_GetObjectItemCaseSensitive(d, "path");
 			char *norm = NULL;
-			if (!cJSON_IsString(p) || tsr_zarr_norm_path(p->valuestring, &norm))
+			if (!cJSON_IsString(p) || tsr_zarr_norm_path(tsr_ome_rel(p->valuestring), &norm))
 				continue;
 			int same = !strcmp(norm, name);
 			free(norm);
