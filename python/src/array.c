@@ -347,19 +347,25 @@ static PyObject *array_read_args(tsrpy_Array *self, const struct tsrpy_read_args
 		tsrpy_cache_give(fresh, fresh_nbytes);
 		goto fail;
 	}
+	int alloc = d.fresh && !fresh, nd;
+	int64_t got[TSR_MAX_DIM];
 	Py_BEGIN_ALLOW_THREADS
 	/* No receipt unless asked: filling one (names, timings) costs more than a small read. */
-	if (d.fresh && !fresh) {
-		int nd;
-		int64_t got[TSR_MAX_DIM];
+	if (alloc)
 		st = tsr_read_alloc(self->array, &sel, &ro, &fresh, &fresh_nbytes, &nd, got,
 				    ra->receipt ? &rec : NULL);
-	} else if (ix) {
+	else if (ix)
 		st = tsr_read_index(self->array, ix, &d.buf, &ro, ra->receipt ? &rec : NULL);
-	} else {
+	else
 		st = tsr_read(self->array, &sel, &d.buf, &ro, ra->receipt ? &rec : NULL);
-	}
 	Py_END_ALLOW_THREADS
+	if (alloc && st == TSR_E_NOMEM && tsrpy_cache_clear()) {
+		/* the kept buffers may hold the memory the new one lacked: without them, again */
+		Py_BEGIN_ALLOW_THREADS
+		st = tsr_read_alloc(self->array, &sel, &ro, &fresh, &fresh_nbytes, &nd, got,
+				    ra->receipt ? &rec : NULL);
+		Py_END_ALLOW_THREADS
+	}
 	tsr_index_free(ix);
 	ix = NULL;
 	self->readers--;

@@ -43,6 +43,14 @@ static void drop_oldest(void)
 	nkept--;
 }
 
+int tsrpy_cache_clear(void)
+{
+	int had = nkept > 0;
+	while (nkept)
+		drop_oldest();
+	return had;
+}
+
 void tsrpy_cache_give(void *p, size_t nbytes)
 {
 	if (!p)

@@ -155,6 +155,9 @@ PyObject *tsrpy_wrap_fresh(PyArray_Descr *descr, int ndim, const int64_t *shape,
 /* A kept buffer of at least need bytes (and not a quarter more), out of the cache; its size in
  * *nbytes_ret. NULL: none. */
 void *tsrpy_cache_take(size_t need, size_t *nbytes_ret);
+/* Frees every kept buffer (a read that found no memory tries again without them); returns
+ * whether there were any. */
+int tsrpy_cache_clear(void);
 /* Keeps p (nbytes, from tsr_read_alloc) for a later read, or frees it (over the limit; older
  * buffers are freed first to make room). */
 void tsrpy_cache_give(void *p, size_t nbytes);
