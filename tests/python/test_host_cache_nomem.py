@@ -15,7 +15,11 @@ with open(os.path.join(store, ".zarray"), "w") as f:
     json.dump({"zarr_format": 2, "shape": [4096, 65536], "chunks": [256, 65536], "dtype": "<f4",
                "compressor": None, "fill_value": 3.0, "filters": None, "order": "C"}, f)
 a = tessera.open(store)
-a[:2]  # the engine's threads and buffers made before the limit
+x = a[:800]  # the engine's threads, their stacks and arenas made before the limit
+del x
+limit = tessera.host_cache()["limit"]
+tessera.host_cache(0)
+tessera.host_cache(limit)
 vm = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmSize"))
 resource.setrlimit(resource.RLIMIT_AS, ((vm << 10) + (360 << 20),) * 2)
 x = a[:800]  # 200 MiB
