@@ -218,14 +218,26 @@ int tsr_zarr_list(const char *store, char ***names_ret, size_t *count_ret)
 	int version = tsr_zarr_store_version(store), st;
 	*names_ret = NULL;
 	*count_ret = 0;
+	/* a zip of a store's folder (`zip -r s.zip s.zarr`) holds the store one level down: its
+	 * arrays are listed by their paths from the zip's root ("s.zarr/img"), as open's array=
+	 * takes them (zarr-python opens it with ZipStore and path=) */
+	const struct tsr_zip *zip = version ? NULL : tsr_zarr_zip_root(store);
+	for (size_t i = 0; zip && i < zip->n && !version; i++) {
+		const char *nm = zip->entries[i].name, *slash = strchr(nm, '/');
+		if (slash && !strcmp(slash + 1, "zarr.json"))
+			version = 3;
+		else if (slash && (!strcmp(slash + 1, ".zgroup") || !strcmp(slash + 1, ".zarray")))
+			version = 2;
+	}
 	if (!version)
 		return tsr_error(TSR_E_FORMAT, "%s: not a Zarr store (no .zarray, .zgroup or "
 				 "zarr.json)", store);
-	if ((st = tsr_zarr_node_load(store, version, "", &root))) {
+	if (zip) {
+		st = tsr_zarr_zip_walk(zip, store, version, &l);
+	} else if ((st = tsr_zarr_node_load(store, version, "", &root))) {
 		tsr_error_prefix("%s", store);
 		return st;
-	}
-	if (root.is_array) {
+	} else if (root.is_array) {
 		st = tsr_zarr_names_add(&l, "");
 	} else {
 		cJSON *cons = NULL;
@@ -245,7 +257,8 @@ int tsr_zarr_list(const char *store, char ***names_ret, size_t *count_ret)
 			st = tsr_zarr_walk(store, version, "", 0, &(struct tsr_zarr_above){0}, &l);
 		cJSON_Delete(cons);
 	}
-	tsr_zarr_node_free(&root);
+	if (!zip)
+		tsr_zarr_node_free(&root);
 	if (st) {
 		tsr_zarr_names_free(&l);
 		return st;
