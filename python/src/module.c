@@ -46,11 +46,28 @@ static PyObject *exc_for(int status)
 	}
 }
 
+/* The errno whose strerror ends an I/O error's message (the library names the OS's cause so:
+ * "path: Not a directory"), among those a file's open or read gives; 0 for none. */
+static int os_errno(const char *msg)
+{
+	static const int errs[] = {EACCES, EPERM,  ENOTDIR, EISDIR, EMFILE, ENFILE, ENAMETOOLONG,
+				   ELOOP,  ENOSPC, EROFS,   EIO,    ENXIO,  ENODEV, EBUSY, ENOENT};
+	size_t n = strlen(msg);
+	for (size_t i = 0; i < sizeof(errs) / sizeof(*errs); i++) {
+		const char *why = strerror(errs[i]);
+		size_t w = strlen(why);
+		if (n > w + 2 && !strcmp(msg + n - w, why) && !strncmp(msg + n - w - 2, ": ", 2))
+			return errs[i];
+	}
+	return 0;
+}
+
 PyObject *tsrpy_raise(int status, const char *path)
 {
 	const char *msg = tsr_errmsg();
 	PyObject *type = exc_for(status), *exc;
 	struct stat st;
+	int err;
 
 	if (!msg || !*msg)
 		msg = tsr_strerror(status);
@@ -64,6 +81,17 @@ PyObject *tsrpy_raise(int status, const char *path)
 		PyObject *p = PyUnicode_DecodeFSDefault(path);
 		exc = p ? PyObject_CallFunction(PyExc_FileNotFoundError, "isO", ENOENT, msg, p) : NULL;
 		Py_XDECREF(p);
+	} else if (status == TSR_E_IO && (err = os_errno(msg))) {
+		/* an OS error as Python's own: OSError(errno, ...) is its subclass
+		 * (NotADirectoryError, PermissionError, ...), e.errno set, the path as filename */
+		size_t n = path ? strlen(path) : 0;
+		if (path && !strncmp(msg, path, n) && !strncmp(msg + n, ": ", 2)) {
+			PyObject *p = PyUnicode_DecodeFSDefault(path);
+			exc = p ? PyObject_CallFunction(PyExc_OSError, "isO", err, msg + n + 2, p) : NULL;
+			Py_XDECREF(p);
+		} else {
+			exc = PyObject_CallFunction(PyExc_OSError, "is", err, msg);
+		}
 	} else {
 		exc = PyObject_CallFunction(type, "s", msg);
 	}
