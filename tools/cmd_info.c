@@ -447,9 +447,24 @@ static void tsr_print_table(const cJSON *doc)
 		tsr_first_text(first, sizeof(first), o, fits, zarr);
 		if (!strcmp(kind, "multiscale")) {
 			const cJSON *nl = cJSON_GetObjectItemCaseSensitive(o, "nlevels");
-			printf("%-*s OME-Zarr multiscale group: %d level%s (%s%s%s--level 0..%d)\n",
+			printf("%-*s OME-Zarr multiscale group: %d level%s (%s%s%s--level 0..%d)",
 			       tsr_pad(first, w.first), first, nl->valueint, nl->valueint == 1 ? "" : "s",
 			       name[0] ? "--array " : "", name, name[0] ? " " : "", nl->valueint - 1);
+			/* levels whose array the store lacks: listed by the group, no entry of their own */
+			int nmissing = 0;
+			for (int k = 0; k < nl->valueint; k++) {
+				const cJSON *e;
+				int found = 0;
+				cJSON_ArrayForEach(e, entries) {
+					const cJSON *g = cJSON_GetObjectItemCaseSensitive(e, "group"),
+						    *lv = cJSON_GetObjectItemCaseSensitive(e, "level");
+					found |= cJSON_IsString(g) && !strcmp(g->valuestring, name) &&
+						 cJSON_IsNumber(lv) && lv->valueint == k;
+				}
+				if (!found)
+					printf("%s%d", nmissing++ ? ", " : "; no array for level ", k);
+			}
+			printf("\n");
 			continue;
 		}
 		if (strcmp(kind, "array")) {
