@@ -2,7 +2,8 @@
 holds: nodes whose names start with a dot (the walk skipped every dot-named folder, so a store
 listed them only once consolidated), arrays under deep groups (the walk stopped at 32), and a
 node whose metadata is there but cannot be read (a folder named .zarray), listed with its error
-rather than left out. A dot-named folder that is no node is not walked as an implicit group.
+rather than left out, and a broken group's children. A dot-named folder that is no node is not
+walked as an implicit group.
 OME-Zarr dataset paths written "./0" name the group's "0" (the levels were left unattached)."""
 import json
 import os
@@ -88,3 +89,19 @@ def test_ome_dot_slash_paths(tmp_path, version):
     levels = {e["name"]: e["level"] for e in tessera.list_arrays(s) if e["kind"] == "array"}
     assert levels == {"0": 0, "1": 1}
     assert tessera.read(s, level=1).tolist() == [6, 6]
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_broken_group_keeps_children(tmp_path, version):
+    """A group whose metadata does not parse is listed with its error, and its children are
+    listed too (they were hidden, though they open by their paths)."""
+    s, arr = str(tmp_path / "s.zarr"), v2_array if version == 2 else v3_array
+    group(s, version)
+    group(os.path.join(s, "grp"), version)
+    arr(os.path.join(s, "grp", "inner"), 5)
+    with open(os.path.join(s, "grp", ".zgroup" if version == 2 else "zarr.json"), "w") as f:
+        f.write('{"zarr_format": ')
+    got = {e["name"]: e.get("error") for e in tessera.list_arrays(s)}
+    assert set(got) == {"grp", "grp/inner"} and got["grp/inner"] is None
+    assert "not valid JSON" in got["grp"]
+    assert tessera.read(s, array="grp/inner").tolist() == [5, 5]

@@ -154,6 +154,21 @@ static int tsr_zarr_walked_version(const char *sub, int version)
 	return v;
 }
 
+/* Whether a node whose metadata does not load may be a group, whose folder is worth walking:
+ * a v2 one with .zgroup and no .zarray (a v2 array's folder may hold a deep tree of chunk
+ * folders), any v3 one (the walk of a v3 folder goes no deeper than its folders' zarr.json). */
+static int tsr_zarr_maybe_group(const char *sub, int version)
+{
+	if (version == 3)
+		return 1;
+	char *g = tsr_zarr_join(sub, ".zgroup"), *a = tsr_zarr_join(sub, ".zarray");
+	struct stat sb;
+	int yes = g && a && lstat(g, &sb) == 0 && lstat(a, &sb) != 0 && errno == ENOENT;
+	free(g);
+	free(a);
+	return yes;
+}
+
 static int tsr_zarr_walk(const char *store, int version, const char *path, int depth,
 			 struct tsr_zarr_above *above, struct tsr_zarr_names *l)
 {
@@ -192,6 +207,11 @@ static int tsr_zarr_walk(const char *store, int version, const char *path, int d
 				int ls = tsr_zarr_node_load(store, version, rel, &n);
 				if (tsr_zarr_listed(ls, &n))
 					st = tsr_zarr_names_add(l, rel);
+				/* a group whose metadata does not load is listed with its error, and
+				 * its children too: they open by their paths */
+				if (st == TSR_OK && ls != TSR_OK && ls != TSR_E_NOMEM &&
+				    depth < TSR_ZARR_MAX_DEPTH && tsr_zarr_maybe_group(sub, version))
+					st = tsr_zarr_walk(store, version, rel, depth + 1, above, l);
 				else if (ls == TSR_E_NOMEM)
 					st = ls;
 				else if (ls == TSR_OK && depth < TSR_ZARR_MAX_DEPTH)
