@@ -53,11 +53,14 @@ int tsr_file_pread(int fd, void *dst, size_t nbytes, uint64_t offset)
 			return tsr_error(TSR_E_IO, "read of %zu bytes at offset %llu: %s", nbytes,
 					 (unsigned long long)offset, strerror(errno));
 		}
-		if (n == 0)
-			return tsr_error(TSR_E_IO,
-					 "file ends after %llu bytes, needed %zu bytes at offset %llu",
-					 (unsigned long long)(offset + done), nbytes,
-					 (unsigned long long)offset);
+		if (n == 0) {
+			/* its size now (it may have shrunk since it was opened, to before offset) */
+			struct stat sb;
+			unsigned long long size = fstat(fd, &sb) == 0 ? (unsigned long long)sb.st_size
+								 : (unsigned long long)(offset + done);
+			return tsr_error(TSR_E_IO, "file ends after %llu bytes, needed %zu bytes at "
+					 "offset %llu", size, nbytes, (unsigned long long)offset);
+		}
 		done += (size_t)n;
 	}
 	return TSR_OK;
