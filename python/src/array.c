@@ -723,12 +723,15 @@ static PyMethodDef array_methods[] = {
 	 "and attributes, OME-Zarr scales, Blosc2 metalayers and vlmeta), read again each call."},
 	{"close", (PyCFunction)array_close, METH_NOARGS,
 	 "close($self, /)\n--\n\nFrees the handle; later reads raise ValueError."},
-	{"__enter__", (PyCFunction)array_enter, METH_NOARGS, NULL},
-	{"__exit__", (PyCFunction)array_exit, METH_VARARGS, NULL},
+	{"__enter__", (PyCFunction)array_enter, METH_NOARGS,
+	 "__enter__($self, /)\n--\n\nThe Array itself (with tessera.open(p) as a: ...)."},
+	{"__exit__", (PyCFunction)array_exit, METH_VARARGS,
+	 "__exit__($self, exc_type, exc_value, traceback, /)\n--\n\nCloses the Array."},
 	{"__array__", (PyCFunction)(void (*)(void))array_array, METH_VARARGS | METH_KEYWORDS,
 	 "__array__($self, /, dtype=None, copy=None)\n--\n\n"
 	 "The whole array read into host memory (numpy.asarray(a)); dtype: cast to it."},
 	{"__reduce__", (PyCFunction)array_reduce, METH_NOARGS,
+	 "__reduce__($self, /)\n--\n\n"
 	 "pickling: the Array opens again from its path and open() arguments"},
 	{NULL, NULL, 0, NULL},
 };

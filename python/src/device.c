@@ -397,10 +397,12 @@ static PyObject *dev_repr(tsrpy_DeviceArray *d)
 
 static PyMethodDef dev_methods[] = {
 	{"__dlpack__", (PyCFunction)(void (*)(void))dev_dlpack, METH_VARARGS | METH_KEYWORDS,
+	 "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
 	 "DLPack capsule (legacy, or versioned when max_version >= (1, 0))"},
-	{"__dlpack_device__", (PyCFunction)dev_dlpack_device, METH_NOARGS, "(kDLCUDA, device id)"},
+	{"__dlpack_device__", (PyCFunction)dev_dlpack_device, METH_NOARGS,
+	 "__dlpack_device__($self, /)\n--\n\n(kDLCUDA, device id)"},
 	{"get", (PyCFunction)(void (*)(void))dev_get, METH_VARARGS | METH_KEYWORDS,
-	 "get() -> numpy.ndarray copied to the host"},
+	 "get($self, /, dtype=None, copy=None)\n--\n\nA numpy.ndarray copied to the host."},
 	{"__array__", (PyCFunction)(void (*)(void))dev_get, METH_VARARGS | METH_KEYWORDS, NULL},
 	{NULL, NULL, 0, NULL},
 };

@@ -1052,9 +1052,12 @@ static PyObject *stream_receipt(tsrpy_Stream *s, void *c)
 }
 
 static PyMethodDef stream_methods[] = {
-	{"close", (PyCFunction)stream_close, METH_NOARGS, "stops the read-ahead"},
-	{"__enter__", (PyCFunction)stream_enter, METH_NOARGS, NULL},
-	{"__exit__", (PyCFunction)stream_exit, METH_VARARGS, NULL},
+	{"close", (PyCFunction)stream_close, METH_NOARGS,
+	 "close($self, /)\n--\n\nStops the read-ahead; later batches raise StopIteration."},
+	{"__enter__", (PyCFunction)stream_enter, METH_NOARGS,
+	 "__enter__($self, /)\n--\n\nThe Stream itself."},
+	{"__exit__", (PyCFunction)stream_exit, METH_VARARGS,
+	 "__exit__($self, exc_type, exc_value, traceback, /)\n--\n\nCloses the Stream."},
 	{NULL, NULL, 0, NULL},
 };
 

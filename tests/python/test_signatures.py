@@ -12,7 +12,12 @@ FITS = os.path.join(CORPUS, "fits/u_f32_primary.fits")
 
 FUNCS = ["open", "read", "read_batch", "stream", "list_arrays", "iter_arrays",
          "set_cupy_results", "capabilities", "trim", "host_cache"]
-METHODS = ["read", "info", "metadata", "close", "__array__"]
+METHODS = ["read", "info", "metadata", "close", "__array__", "__enter__", "__exit__",
+           "__reduce__"]
+# the other public classes' methods (inspect.signature raised ValueError for these)
+OTHER = [("Stream", "close"), ("Stream", "__enter__"), ("Stream", "__exit__"),
+         ("DeviceArray", "get"), ("DeviceArray", "__dlpack__"),
+         ("DeviceArray", "__dlpack_device__")]
 
 
 @pytest.mark.parametrize("name", FUNCS)
@@ -24,6 +29,12 @@ def test_functions(name):
 @pytest.mark.parametrize("name", METHODS)
 def test_methods(name):
     sig = inspect.signature(getattr(tessera.Array, name))
+    assert list(sig.parameters)[0] == "self"
+
+
+@pytest.mark.parametrize("cls,name", OTHER)
+def test_other_methods(cls, name):
+    sig = inspect.signature(getattr(getattr(tessera, cls), name))
     assert list(sig.parameters)[0] == "self"
 
 
