@@ -380,11 +380,11 @@ static int tsr_stream_serve(struct tsr_stream *s, const struct tsr_buffer *dst, 
 	return TSR_OK;
 }
 
-/* The next batch (stacked into dst, or split over the read options' devices into dsts). */
 static int tsr_stream_read(struct tsr_stream *s, const struct tsr_buffer *dst, int split,
 			   const struct tsr_read_options *opts, size_t *nfiles_ret,
 			   struct tsr_receipt *receipt_ret);
 
+/* The next batch (stacked into dst, or split over the read options' devices into dsts). */
 static int tsr_stream_batch(struct tsr_stream *s, const struct tsr_buffer *dst, int split,
 			    const struct tsr_read_options *opts, size_t *nfiles_ret,
 			    struct tsr_receipt *receipt_ret)
